@@ -1,0 +1,10 @@
+//! Pure types and rules of the venue: identifiers, parsed values, roles and
+//! permissions. No I/O, no async.
+
+pub mod account;
+pub mod id;
+pub mod role;
+
+pub use account::{AutoAccept, Email, FieldError, Password, UiMetadataEntry};
+pub use id::{CompanyId, SessionId, UserId};
+pub use role::{Permission, Role, has_permission};

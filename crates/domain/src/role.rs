@@ -1,0 +1,106 @@
+//! Roles as the spec names them, and the permissions they grant (DESIGN section 4).
+
+use serde::{Deserialize, Serialize};
+
+/// A role a user holds; a user may hold several.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    Trader,
+    UpstairsAdmin,
+    CompanyAdmin,
+    UpstairsSales,
+    Sandbox,
+}
+
+impl Role {
+    pub const ALL: [Role; 5] = [
+        Role::Trader,
+        Role::UpstairsAdmin,
+        Role::CompanyAdmin,
+        Role::UpstairsSales,
+        Role::Sandbox,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Trader => "trader",
+            Role::UpstairsAdmin => "upstairs-admin",
+            Role::CompanyAdmin => "company-admin",
+            Role::UpstairsSales => "upstairs-sales",
+            Role::Sandbox => "sandbox",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+
+    /// What holding this role allows.
+    pub fn grants(self, permission: Permission) -> bool {
+        use Permission::*;
+        match self {
+            Role::UpstairsAdmin => true,
+            Role::UpstairsSales => matches!(permission, OrderAdmin | BillingRead | AdminDrawer),
+            Role::CompanyAdmin => matches!(permission, ManageOwnCompanyUsers),
+            Role::Trader => matches!(permission, Trade),
+            Role::Sandbox => matches!(permission, Trade | SandboxOnly),
+        }
+    }
+}
+
+/// What a caller may do; checked in the engine for every call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Permission {
+    /// Everything under the admin area: companies, users of any company, instruments.
+    Admin,
+    /// The Orders panel (read) and the admin drawer.
+    OrderAdmin,
+    BillingRead,
+    AdminDrawer,
+    /// Create and manage the users of one's own company.
+    ManageOwnCompanyUsers,
+    Trade,
+    /// Restricts trading and instrument visibility to sandbox instruments.
+    SandboxOnly,
+}
+
+/// True when any of `roles` grants `permission`.
+pub fn has_permission(roles: &[Role], permission: Permission) -> bool {
+    roles.iter().any(|r| r.grants(permission))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn role_names_round_trip() {
+        for r in Role::ALL {
+            assert_eq!(Role::parse(r.as_str()), Some(r));
+            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
+        }
+        assert_eq!(Role::parse("admin"), None);
+    }
+
+    #[test]
+    fn permission_table() {
+        use Permission::*;
+        let cases: &[(Role, Permission, bool)] = &[
+            (Role::UpstairsAdmin, Admin, true),
+            (Role::UpstairsAdmin, OrderAdmin, true),
+            (Role::UpstairsSales, Admin, false),
+            (Role::UpstairsSales, OrderAdmin, true),
+            (Role::UpstairsSales, AdminDrawer, true),
+            (Role::CompanyAdmin, Admin, false),
+            (Role::CompanyAdmin, ManageOwnCompanyUsers, true),
+            (Role::Trader, Admin, false),
+            (Role::Trader, Trade, true),
+            (Role::Trader, SandboxOnly, false),
+            (Role::Sandbox, SandboxOnly, true),
+        ];
+        for &(role, perm, expected) in cases {
+            assert_eq!(role.grants(perm), expected, "{role:?} {perm:?}");
+        }
+    }
+}

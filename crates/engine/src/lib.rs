@@ -1,0 +1,116 @@
+//! Use cases of the venue and the ports they need (store, clock, mailer, events).
+//! Every use case reads, checks and writes inside one transaction; its audit row and
+//! its outgoing e-mails are written in that same transaction.
+
+pub mod accounts;
+pub mod clock;
+pub mod error;
+pub mod events;
+pub mod model;
+pub mod ports;
+pub mod ratelimit;
+pub mod scheduler;
+pub mod security;
+pub mod seed;
+
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{EngineError, StoreError};
+pub use events::{BroadcastPublisher, Destination, Event, EventPublisher};
+pub use ports::{Mailer, Store, Tx};
+
+/// Settings the use cases depend on.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Base of links in e-mails, without a trailing slash (e.g. `http://localhost:8080`).
+    pub public_url: String,
+    pub product_name: String,
+    pub support_email: String,
+    pub support_phone: String,
+    /// The demo runs the venue always open.
+    pub always_open: bool,
+    pub session_ttl: Duration,
+    pub remember_me_ttl: Duration,
+    pub reset_link_ttl: Duration,
+    pub activation_link_ttl: Duration,
+    pub rate_limits: ratelimit::Limits,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            public_url: "http://localhost:8080".into(),
+            product_name: "Upstairs".into(),
+            support_email: "support@upstairs.example".into(),
+            support_phone: "+44 20 7946 0000".into(),
+            always_open: false,
+            session_ttl: Duration::from_secs(12 * 3600),
+            remember_me_ttl: Duration::from_secs(30 * 24 * 3600),
+            reset_link_ttl: Duration::from_secs(3600),
+            activation_link_ttl: Duration::from_secs(72 * 3600),
+            rate_limits: ratelimit::Limits::default(),
+        }
+    }
+}
+
+/// The application core: cheap to clone, shared by the HTTP edge and the job loops.
+pub struct Engine<S: Store> {
+    store: S,
+    clock: Arc<dyn Clock>,
+    events: Arc<dyn EventPublisher>,
+    mailer: Arc<dyn Mailer>,
+    config: Arc<EngineConfig>,
+    limiter: Arc<ratelimit::RateLimiter>,
+    /// Poked after a commit that created due work, so the scheduler runs at once.
+    wake: Arc<Notify>,
+}
+
+impl<S: Store> Clone for Engine<S> {
+    fn clone(&self) -> Self {
+        Self {
+            store: self.store.clone(),
+            clock: self.clock.clone(),
+            events: self.events.clone(),
+            mailer: self.mailer.clone(),
+            config: self.config.clone(),
+            limiter: self.limiter.clone(),
+            wake: self.wake.clone(),
+        }
+    }
+}
+
+impl<S: Store> Engine<S> {
+    pub fn new(
+        store: S,
+        clock: Arc<dyn Clock>,
+        events: Arc<dyn EventPublisher>,
+        mailer: Arc<dyn Mailer>,
+        config: EngineConfig,
+    ) -> Self {
+        let limiter = Arc::new(ratelimit::RateLimiter::new(config.rate_limits.clone()));
+        Self { store, clock, events, mailer, config: Arc::new(config), limiter, wake: Arc::new(Notify::new()) }
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    pub fn events(&self) -> &Arc<dyn EventPublisher> {
+        &self.events
+    }
+
+    pub fn wake_handle(&self) -> Arc<Notify> {
+        self.wake.clone()
+    }
+}

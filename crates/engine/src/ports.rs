@@ -1,0 +1,112 @@
+//! The ports the engine drives. Store traits are split by capability and combined in
+//! [`Tx`], so a backend implements each on its transaction type.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use upstairs_domain::{CompanyId, SessionId, UserId};
+use uuid::Uuid;
+
+use crate::error::StoreError;
+use crate::model::*;
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// A database: hands out transactions.
+#[async_trait]
+pub trait Store: Clone + Send + Sync + 'static {
+    type Tx: Tx;
+
+    /// A transaction that will write. On SQLite it takes the write lock at once
+    /// (`BEGIN IMMEDIATE`), so two writers never deadlock upgrading a read lock.
+    async fn write(&self) -> StoreResult<Self::Tx>;
+
+    /// A transaction that only reads.
+    async fn read(&self) -> StoreResult<Self::Tx>;
+
+    /// A short name of the backend for logs ("sqlite", "postgres").
+    fn backend(&self) -> &'static str;
+}
+
+#[async_trait]
+pub trait Tx:
+    CompanyRepo + UserRepo + SessionRepo + LinkTokenRepo + AuditRepo + OutboxRepo + TimerRepo + Send
+{
+    async fn commit(self) -> StoreResult<()>;
+}
+
+#[async_trait]
+pub trait CompanyRepo {
+    async fn insert_company(&mut self, c: &Company) -> StoreResult<()>;
+    async fn company(&mut self, id: CompanyId) -> StoreResult<Option<Company>>;
+    async fn company_by_name(&mut self, name: &str) -> StoreResult<Option<Company>>;
+    async fn count_companies(&mut self) -> StoreResult<i64>;
+}
+
+#[async_trait]
+pub trait UserRepo {
+    async fn insert_user(&mut self, u: &User) -> StoreResult<()>;
+    /// Writes every mutable column of `u` (identified by `user_id`).
+    async fn update_user(&mut self, u: &User) -> StoreResult<()>;
+    async fn user(&mut self, id: UserId) -> StoreResult<Option<UserView>>;
+    /// `email` must be lower-cased.
+    async fn user_by_email(&mut self, email: &str) -> StoreResult<Option<UserView>>;
+}
+
+#[async_trait]
+pub trait SessionRepo {
+    async fn insert_session(&mut self, s: &Session) -> StoreResult<()>;
+    async fn session_by_token_hash(&mut self, token_hash: &str) -> StoreResult<Option<Session>>;
+    async fn delete_session(&mut self, id: SessionId) -> StoreResult<()>;
+    /// Revokes every session of a user; returns how many.
+    async fn delete_sessions_of_user(&mut self, user: UserId) -> StoreResult<u64>;
+    async fn delete_expired_sessions(&mut self, now: DateTime<Utc>) -> StoreResult<u64>;
+}
+
+#[async_trait]
+pub trait LinkTokenRepo {
+    async fn insert_link_token(&mut self, t: &LinkToken) -> StoreResult<()>;
+    async fn link_token(&mut self, token_hash: &str) -> StoreResult<Option<LinkToken>>;
+    /// Marks every unused token of the user used; returns how many.
+    async fn use_link_tokens_of_user(&mut self, user: UserId, now: DateTime<Utc>) -> StoreResult<u64>;
+    /// Removes tokens that expired or were used before `before`.
+    async fn delete_stale_link_tokens(&mut self, before: DateTime<Utc>) -> StoreResult<u64>;
+}
+
+#[async_trait]
+pub trait AuditRepo {
+    async fn insert_action_log(&mut self, a: &ActionLog) -> StoreResult<()>;
+    /// Newest first.
+    async fn action_logs(&mut self, limit: i64) -> StoreResult<Vec<ActionLog>>;
+}
+
+#[async_trait]
+pub trait OutboxRepo {
+    async fn insert_outbox(&mut self, m: &OutboxMessage) -> StoreResult<()>;
+    async fn outbox(&mut self, id: Uuid) -> StoreResult<Option<OutboxMessage>>;
+    /// Records delivery and replaces the stored message by `redacted`.
+    async fn mark_outbox_sent(&mut self, id: Uuid, at: DateTime<Utc>, redacted: &OutgoingEmail) -> StoreResult<()>;
+    async fn record_outbox_failure(&mut self, id: Uuid, error: &str) -> StoreResult<()>;
+    /// Newest first.
+    async fn outbox_messages(&mut self, limit: i64) -> StoreResult<Vec<OutboxMessage>>;
+}
+
+#[async_trait]
+pub trait TimerRepo {
+    /// Inserts a timer; with a `dedupe_key` that already has a pending timer, does nothing
+    /// and returns false.
+    async fn insert_timer(&mut self, t: &Timer) -> StoreResult<bool>;
+    /// Claims up to `limit` timers due at `now` that no one holds, holding them until
+    /// `lease_until`, and counts the attempt. Safe with several nodes.
+    async fn claim_due_timers(&mut self, now: DateTime<Utc>, lease_until: DateTime<Utc>, limit: i64)
+    -> StoreResult<Vec<Timer>>;
+    async fn delete_timer(&mut self, id: Uuid) -> StoreResult<()>;
+    /// Releases a claimed timer to run again at `due_at`.
+    async fn reschedule_timer(&mut self, id: Uuid, due_at: DateTime<Utc>) -> StoreResult<()>;
+    async fn pending_timers(&mut self) -> StoreResult<Vec<Timer>>;
+}
+
+/// Sends one e-mail (SMTP or a file). Errors are retried by the outbox.
+#[async_trait]
+pub trait Mailer: Send + Sync + 'static {
+    async fn send(&self, email: &OutgoingEmail) -> Result<(), String>;
+}

@@ -1,0 +1,119 @@
+//! The store ports of the engine on SQLite (embedded default) and PostgreSQL. Each
+//! backend owns its migrations and its SQL; the rest of the server is generic.
+
+pub mod postgres;
+pub mod sqlite;
+
+use serde_json::Value;
+use upstairs_domain::{AutoAccept, Role, UiMetadataEntry};
+use upstairs_engine::StoreError;
+
+pub use postgres::PgStore;
+pub use sqlite::SqliteStore;
+
+/// Which backend a database URL names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+pub fn backend_of(url: &str) -> Result<Backend, String> {
+    if url.starts_with("sqlite:") {
+        Ok(Backend::Sqlite)
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(Backend::Postgres)
+    } else {
+        Err(format!("unsupported database URL {}: use sqlite://… or postgres://…", redact_url(url)))
+    }
+}
+
+/// The URL with any password replaced, safe to log.
+pub fn redact_url(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        Ok(u) => u.to_string(),
+        Err(_) => "<unparseable database URL>".into(),
+    }
+}
+
+pub(crate) fn map_err(e: sqlx::Error) -> StoreError {
+    match &e {
+        sqlx::Error::Database(db) => {
+            if db.is_unique_violation() {
+                return StoreError::Unique(db.constraint().unwrap_or(db.message()).to_owned());
+            }
+            let code = db.code().map(|c| c.into_owned()).unwrap_or_default();
+            // SQLite BUSY/LOCKED; PostgreSQL serialization failure, deadlock, lock timeout.
+            if matches!(code.as_str(), "5" | "6" | "517" | "40001" | "40P01" | "55P03") {
+                return StoreError::Busy(db.message().to_owned());
+            }
+            StoreError::Other(e.to_string())
+        }
+        sqlx::Error::PoolTimedOut => StoreError::Busy("connection pool timed out".into()),
+        _ => StoreError::Other(e.to_string()),
+    }
+}
+
+pub(crate) fn parse_roles(v: Value) -> Result<Vec<Role>, StoreError> {
+    serde_json::from_value(v).map_err(|e| StoreError::Other(format!("stored roles: {e}")))
+}
+
+pub(crate) fn parse_ui_metadata(v: Value) -> Result<Vec<UiMetadataEntry>, StoreError> {
+    serde_json::from_value(v).map_err(|e| StoreError::Other(format!("stored ui_metadata: {e}")))
+}
+
+pub(crate) fn parse_auto_accept(v: Option<String>) -> Result<Option<AutoAccept>, StoreError> {
+    v.map(|s| AutoAccept::parse(&s).ok_or_else(|| StoreError::Other(format!("stored auto_accept {s}"))))
+        .transpose()
+}
+
+pub(crate) fn json<T: serde::Serialize>(v: &T) -> Result<Value, StoreError> {
+    serde_json::to_value(v).map_err(|e| StoreError::Other(format!("encode json: {e}")))
+}
+
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, StoreError> {
+    serde_json::from_value(v).map_err(|e| StoreError::Other(format!("decode json: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        assert_eq!(backend_of("sqlite://data/upstairs.db"), Ok(Backend::Sqlite));
+        assert_eq!(backend_of("postgres://u:p@h/db"), Ok(Backend::Postgres));
+        assert!(backend_of("mysql://u:secret@h/db").unwrap_err().contains("***"));
+        assert_eq!(redact_url("postgres://u:secret@h:5432/db"), "postgres://u:***@h:5432/db");
+        assert!(!redact_url("postgres://u:secret@h/db").contains("secret"));
+        assert_eq!(redact_url("postgres://h/db"), "postgres://h/db");
+    }
+}
+
+/// Fresh, isolated databases for tests: a new SQLite file, or a new PostgreSQL schema
+/// in the database named by `UPSTAIRS_TEST_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/test`).
+pub mod testing {
+    use super::*;
+
+    pub fn postgres_url() -> String {
+        std::env::var("UPSTAIRS_TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+    }
+
+    /// A new SQLite database file under the system temp folder.
+    pub async fn fresh_sqlite() -> SqliteStore {
+        let path = std::env::temp_dir().join(format!("upstairs-test-{}.db", uuid::Uuid::new_v4().simple()));
+        SqliteStore::connect(&format!("sqlite://{}", path.display())).await.expect("open test sqlite")
+    }
+
+    /// A new schema in the test PostgreSQL database.
+    pub async fn fresh_postgres() -> PgStore {
+        let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
+        PgStore::connect_in_schema(&postgres_url(), &schema).await.unwrap_or_else(|e| {
+            panic!("PostgreSQL test database at {} is not reachable: {e}", redact_url(&postgres_url()))
+        })
+    }
+}

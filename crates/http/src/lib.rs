@@ -1,1 +1,114 @@
+//! The HTTP edge: axum routers per feature, problem errors, the OpenAPI document,
+//! the STOMP hub, and the built web app.
 
+pub mod dto;
+pub mod error;
+pub mod extract;
+pub mod routes;
+pub mod stomp;
+mod web;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, OriginalUri};
+use axum::http::{HeaderValue, Method, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, patch, post};
+use std::path::PathBuf;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::set_header::SetResponseHeaderLayer;
+use upstairs_engine::{BroadcastPublisher, Engine, Store};
+use utoipa::OpenApi;
+
+use crate::error::ApiError;
+use crate::routes::{auth, meta, users};
+
+/// What every handler can reach.
+pub struct AppState<S: Store> {
+    pub engine: Engine<S>,
+    /// The in-process event fan-out the STOMP sessions listen to.
+    pub events: BroadcastPublisher,
+}
+
+impl<S: Store> Clone for AppState<S> {
+    fn clone(&self) -> Self {
+        Self { engine: self.engine.clone(), events: self.events.clone() }
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Upstairs API", description = "Block trading venue: accounts, orders, match requests, RFQs."),
+    paths(
+        auth::login, auth::logout,
+        users::me, users::update, users::create, users::request_link, users::check_link, users::set_password,
+        meta::config,
+    ),
+    modifiers(&BearerAuth),
+    tags((name = "auth"), (name = "users"), (name = "meta"))
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme("bearer", SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()));
+    }
+}
+
+/// The OpenAPI document, pretty-printed as served at `/api/openapi.json`.
+pub fn openapi_json() -> String {
+    ApiDoc::openapi().to_pretty_json().unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+async fn openapi_handler() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], openapi_json()).into_response()
+}
+
+async fn api_not_found(method: Method, OriginalUri(uri): OriginalUri) -> ApiError {
+    ApiError::new(axum::http::StatusCode::NOT_FOUND, format!("No such API endpoint: {method} {}", uri.path()))
+}
+
+async fn api_method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        format!("{method} is not allowed on {}", uri.path()),
+    )
+}
+
+/// Largest request body accepted under `/api`.
+pub const MAX_BODY: usize = 64 * 1024;
+
+/// The whole application: `/api`, `/ws`, health, and the web app with SPA fallback.
+pub fn router<S: Store>(state: AppState<S>, web_dir: Option<PathBuf>) -> Router {
+    let api = Router::new()
+        .route("/auth/login", post(auth::login::<S>))
+        .route("/auth/session", delete(auth::logout::<S>))
+        .route("/users", post(users::create::<S>))
+        .route("/users/me", get(users::me::<S>))
+        .route("/users/{id}", patch(users::update::<S>))
+        .route("/users/password-reset", post(users::request_link::<S>))
+        .route("/users/password-reset/{hash}", get(users::check_link::<S>).post(users::set_password::<S>))
+        .route("/config", get(meta::config::<S>))
+        .route("/openapi.json", get(openapi_handler))
+        .fallback(api_not_found)
+        .method_not_allowed_fallback(api_method_not_allowed)
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-store")));
+
+    Router::new()
+        .nest("/api", api)
+        .route("/ws", get(stomp::session::ws_handler::<S>))
+        .route("/healthz", get(meta::healthz))
+        .route("/readyz", get(meta::readyz::<S>))
+        .fallback_service(web::spa(web_dir))
+        .layer(web::security_headers())
+        .layer(CatchPanicLayer::custom(|_| {
+            ApiError::new(axum::http::StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong on our side. Please try again.")
+                .into_response()
+        }))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .with_state(state)
+}

@@ -1,0 +1,92 @@
+//! The one HTTP error type: it alone knows status codes and `application/problem+json`.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use upstairs_domain::FieldError;
+use upstairs_engine::EngineError;
+use utoipa::ToSchema;
+
+/// An RFC 9457 problem document.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Problem {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub title: String,
+    pub status: u16,
+    /// The sentence the UI shows.
+    pub detail: String,
+    /// Per-field validation messages.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schema(value_type = Vec<ProblemFieldError>)]
+    pub errors: Vec<FieldError>,
+}
+
+/// One field's validation message.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProblemFieldError {
+    pub field: String,
+    pub message: String,
+}
+
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub detail: String,
+    pub errors: Vec<FieldError>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, detail: impl Into<String>) -> Self {
+        Self { status, detail: detail.into(), errors: vec![] }
+    }
+
+    pub fn bad_request(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, detail)
+    }
+
+    pub fn unauthorized(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, detail)
+    }
+}
+
+impl From<EngineError> for ApiError {
+    fn from(e: EngineError) -> Self {
+        use EngineError::*;
+        let (status, detail, errors) = match e {
+            NotFound(d) => (StatusCode::NOT_FOUND, d, vec![]),
+            Unauthorized(d) => (StatusCode::UNAUTHORIZED, d, vec![]),
+            Forbidden(d) => (StatusCode::FORBIDDEN, d, vec![]),
+            Conflict { detail, errors } => (StatusCode::CONFLICT, detail, errors),
+            Invalid { detail, errors } => (StatusCode::BAD_REQUEST, detail, errors),
+            Gone(d) => (StatusCode::GONE, d, vec![]),
+            TooManyRequests(d) => (StatusCode::TOO_MANY_REQUESTS, d, vec![]),
+            Unavailable(d) => (StatusCode::SERVICE_UNAVAILABLE, d, vec![]),
+            Internal(cause) => {
+                tracing::error!(%cause, "internal error");
+                (StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong on our side. Please try again.".into(), vec![])
+            }
+        };
+        Self { status, detail, errors }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let problem = Problem {
+            type_: "about:blank".into(),
+            title: self.status.canonical_reason().unwrap_or("Error").into(),
+            status: self.status.as_u16(),
+            detail: self.detail,
+            errors: self.errors,
+        };
+        let mut res = (self.status, axum::Json(problem)).into_response();
+        res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
+        if self.status == StatusCode::TOO_MANY_REQUESTS {
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
+        }
+        res
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,0 +1,37 @@
+//! Public settings, health and readiness.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use upstairs_engine::Store;
+
+use crate::AppState;
+use crate::dto::PublicConfig;
+
+/// Settings the web app shows before sign-in (product name, support contacts).
+#[utoipa::path(get, path = "/api/config", tag = "meta", responses((status = 200, body = PublicConfig)))]
+pub async fn config<S: Store>(State(st): State<AppState<S>>) -> Json<PublicConfig> {
+    let c = st.engine.config();
+    Json(PublicConfig {
+        product_name: c.product_name.clone(),
+        support_email: c.support_email.clone(),
+        support_phone: c.support_phone.clone(),
+        always_open: c.always_open,
+    })
+}
+
+/// The process is up.
+pub async fn healthz() -> &'static str {
+    "ok"
+}
+
+/// The database answers.
+pub async fn readyz<S: Store>(State(st): State<AppState<S>>) -> (StatusCode, &'static str) {
+    match st.engine.store().read().await {
+        Ok(_) => (StatusCode::OK, "ready"),
+        Err(e) => {
+            tracing::warn!(error = %e, "not ready");
+            (StatusCode::SERVICE_UNAVAILABLE, "database unavailable")
+        }
+    }
+}

@@ -1,0 +1,3 @@
+pub mod auth;
+pub mod meta;
+pub mod users;

@@ -1,0 +1,100 @@
+//! The session user, own preferences, user creation, and the password links.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use upstairs_domain::{CompanyId, UserId};
+use upstairs_engine::Store;
+use upstairs_engine::accounts::{NewUser, SelfUpdate};
+use uuid::Uuid;
+
+use crate::AppState;
+use crate::dto::*;
+use crate::error::{ApiResult, Problem};
+use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth, Client};
+
+/// The signed-in user (the session check).
+#[utoipa::path(get, path = "/api/users/me", tag = "users",
+    responses((status = 200, body = UserDto), (status = 401, body = Problem)), security(("bearer" = [])))]
+pub async fn me<S: Store>(Auth(actor): Auth) -> Json<UserDto> {
+    Json(actor.view().into())
+}
+
+/// Changes the caller's own preferences (`auto_accept`, `ui_metadata`).
+#[utoipa::path(patch, path = "/api/users/{id}", tag = "users", request_body = UpdateUserRequest,
+    params(("id" = Uuid, Path, description = "user id")),
+    responses((status = 200, body = UserDto), (status = 400, body = Problem), (status = 401, body = Problem),
+              (status = 403, body = Problem)), security(("bearer" = [])))]
+pub async fn update<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath(id): ApiPath<Uuid>,
+    ApiJson(req): ApiJson<UpdateUserRequest>,
+) -> ApiResult<Json<UserDto>> {
+    let update = SelfUpdate { auto_accept: req.auto_accept.map(Into::into), ui_metadata: req.ui_metadata_entries() };
+    Ok(Json(st.engine.update_self(&actor, UserId(id), update).await?.into()))
+}
+
+/// Creates a user without a password and e-mails an activation link.
+#[utoipa::path(post, path = "/api/users", tag = "users", request_body = CreateUserRequest,
+    responses((status = 201, body = UserDto), (status = 400, body = Problem), (status = 401, body = Problem),
+              (status = 403, body = Problem), (status = 409, body = Problem)), security(("bearer" = [])))]
+pub async fn create<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiJson(req): ApiJson<CreateUserRequest>,
+) -> ApiResult<(StatusCode, Json<UserDto>)> {
+    let input = NewUser {
+        email: req.email,
+        first_name: req.first_name,
+        last_name: req.last_name,
+        company_id: CompanyId(req.company_id),
+        roles: req.roles.into_iter().map(Into::into).collect(),
+        ems_trader_id: req.ems_trader_id,
+        // The admin form sends -1 for an empty multiplier.
+        parent_order_limit_multiplier: req.parent_order_limit_multiplier.filter(|m| *m != -1),
+        fix_integration: req.fix_integration.unwrap_or(false),
+        active: req.active.unwrap_or(true),
+    };
+    let user = st.engine.create_user(&actor, input).await?;
+    Ok((StatusCode::CREATED, Json(user.into())))
+}
+
+/// Asks for a password-reset link (or, with `new_account_email=true`, a new activation
+/// link). Answers the same whether or not the e-mail has an account.
+#[utoipa::path(post, path = "/api/users/password-reset", tag = "users", request_body = EmailRequest,
+    params(PasswordResetQuery),
+    responses((status = 204), (status = 400, body = Problem), (status = 429, body = Problem)))]
+pub async fn request_link<S: Store>(
+    State(st): State<AppState<S>>,
+    Client(client): Client,
+    ApiQuery(q): ApiQuery<PasswordResetQuery>,
+    ApiJson(req): ApiJson<EmailRequest>,
+) -> ApiResult<StatusCode> {
+    st.engine.request_password_link(&req.email, q.new_account_email.unwrap_or(false), &client).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Whether a reset or activation link can still be used.
+#[utoipa::path(get, path = "/api/users/password-reset/{hash}", tag = "users",
+    params(("hash" = String, Path, description = "the token from the e-mail link")),
+    responses((status = 200, body = LinkStatus), (status = 410, body = Problem)))]
+pub async fn check_link<S: Store>(
+    State(st): State<AppState<S>>,
+    ApiPath(hash): ApiPath<String>,
+) -> ApiResult<Json<LinkStatus>> {
+    Ok(Json(st.engine.check_link(&hash).await?.into()))
+}
+
+/// Sets a new password through a link; signs the user out everywhere.
+#[utoipa::path(post, path = "/api/users/password-reset/{hash}", tag = "users", request_body = PasswordRequest,
+    params(("hash" = String, Path, description = "the token from the e-mail link")),
+    responses((status = 204), (status = 400, body = Problem), (status = 410, body = Problem)))]
+pub async fn set_password<S: Store>(
+    State(st): State<AppState<S>>,
+    ApiPath(hash): ApiPath<String>,
+    ApiJson(req): ApiJson<PasswordRequest>,
+) -> ApiResult<StatusCode> {
+    st.engine.set_password_with_link(&hash, &req.password).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

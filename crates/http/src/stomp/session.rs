@@ -1,0 +1,319 @@
+//! One WebSocket connection speaking STOMP 1.2: CONNECT with a bearer token, then
+//! SUBSCRIBE to the caller's own destinations; events for that user become MESSAGE
+//! frames. Heart-beats both ways; the session is re-checked every minute.
+
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures::{SinkExt, StreamExt};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+use tokio::sync::broadcast::error::RecvError;
+use upstairs_engine::accounts::Actor;
+use upstairs_engine::{Destination, Event, Store};
+
+use super::frame::{Frame, Item, Parser};
+use crate::AppState;
+use crate::error::ApiError;
+
+/// Heart-beat interval we offer and want, in milliseconds.
+const HEART_BEAT_MS: u64 = 10_000;
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+const REVALIDATE_EVERY: Duration = Duration::from_secs(60);
+
+/// Per-user destinations a client may subscribe to.
+pub const USER_DESTINATIONS: &[&str] = &["/user/topic/notifications", "/user/topic/orders", "/user/topic/rfqs"];
+
+/// `GET /ws`: checks the Origin, then upgrades with the STOMP sub-protocols.
+pub async fn ws_handler<S: Store>(
+    State(st): State<AppState<S>>,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
+    if !origin_allowed(&headers, &st.engine.config().public_url) {
+        return ApiError::new(StatusCode::FORBIDDEN, "This origin may not open the realtime socket.").into_response();
+    }
+    ws.protocols(["v12.stomp", "v11.stomp", "v10.stomp"])
+        .max_message_size(super::frame::MAX_FRAME)
+        .on_upgrade(move |socket| async move {
+            if let Err(e) = run(socket, st).await {
+                tracing::debug!(error = %e, "stomp session ended");
+            }
+        })
+}
+
+/// Browsers send an Origin: it must be our public URL or the host the request went
+/// to. Non-browser clients send none.
+fn origin_allowed(headers: &HeaderMap, public_url: &str) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else { return true };
+    let origin = origin.trim_end_matches('/');
+    if origin.eq_ignore_ascii_case(public_url.trim_end_matches('/')) {
+        return true;
+    }
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    !host.is_empty()
+        && (origin.eq_ignore_ascii_case(&format!("http://{host}"))
+            || origin.eq_ignore_ascii_case(&format!("https://{host}")))
+}
+
+fn error_frame(message: &str, detail: &str) -> Frame {
+    Frame::new("ERROR")
+        .header("message", message)
+        .header("content-type", "text/plain")
+        .body(detail.as_bytes().to_vec())
+}
+
+async fn send(sink: &mut futures::stream::SplitSink<WebSocket, Message>, f: &Frame) -> Result<(), String> {
+    let bytes = f.encode();
+    let msg = match String::from_utf8(bytes) {
+        Ok(text) => Message::Text(text.into()),
+        Err(e) => Message::Binary(e.into_bytes().into()),
+    };
+    sink.send(msg).await.map_err(|e| e.to_string())
+}
+
+fn bytes_of(msg: Message) -> Option<Vec<u8>> {
+    match msg {
+        Message::Text(t) => Some(t.as_bytes().to_vec()),
+        Message::Binary(b) => Some(b.to_vec()),
+        _ => None,
+    }
+}
+
+fn token_of(f: &Frame) -> Option<String> {
+    let v = f.get("Authorization").or_else(|| f.get("authorization"))?;
+    let (scheme, token) = v.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned()).filter(|t| !t.is_empty())
+}
+
+/// Negotiated heart-beats: (we send every, we expect within), zero meaning never.
+fn negotiate(client: Option<&str>) -> (Option<Duration>, Option<Duration>) {
+    let (cx, cy) = client
+        .and_then(|h| h.split_once(','))
+        .and_then(|(a, b)| Some((a.trim().parse::<u64>().ok()?, b.trim().parse::<u64>().ok()?)))
+        .unwrap_or((0, 0));
+    let send = (cy > 0).then(|| Duration::from_millis(cy.max(HEART_BEAT_MS)));
+    let recv = (cx > 0).then(|| Duration::from_millis(cx.max(HEART_BEAT_MS)));
+    (send, recv)
+}
+
+async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String> {
+    let (mut sink, mut stream) = socket.split();
+    let mut parser = Parser::default();
+
+    // 1. CONNECT (or STOMP) with a valid bearer token, within the deadline.
+    let deadline = tokio::time::Instant::now() + CONNECT_TIMEOUT;
+    let connect = loop {
+        let msg = match tokio::time::timeout_at(deadline, stream.next()).await {
+            Ok(Some(Ok(m))) => m,
+            Ok(_) => return Ok(()),
+            Err(_) => {
+                send(&mut sink, &error_frame("connect timeout", "Send CONNECT first.")).await?;
+                return Ok(());
+            }
+        };
+        let Some(bytes) = bytes_of(msg) else { continue };
+        let items = match parser.push(&bytes) {
+            Ok(i) => i,
+            Err(e) => {
+                send(&mut sink, &error_frame("malformed frame", &e.to_string())).await?;
+                return Ok(());
+            }
+        };
+        if let Some(f) = items.into_iter().find_map(|i| match i {
+            Item::Frame(f) => Some(f),
+            Item::HeartBeat => None,
+        }) {
+            break f;
+        }
+    };
+    if connect.command != "CONNECT" && connect.command != "STOMP" {
+        send(&mut sink, &error_frame("not connected", "The first frame must be CONNECT.")).await?;
+        return Ok(());
+    }
+    let Some(token) = token_of(&connect) else {
+        send(&mut sink, &error_frame("unauthorized", "Send Authorization: Bearer <token> in CONNECT.")).await?;
+        return Ok(());
+    };
+    let actor: Actor = match st.engine.authenticate(&token).await {
+        Ok(a) => a,
+        Err(_) => {
+            send(&mut sink, &error_frame("unauthorized", "The session is not valid. Sign in again.")).await?;
+            return Ok(());
+        }
+    };
+    let (send_every, expect_within) = negotiate(connect.get("heart-beat"));
+    let mut events = st.events.subscribe();
+    send(
+        &mut sink,
+        &Frame::new("CONNECTED")
+            .header("version", "1.2")
+            .header("heart-beat", &format!("{HEART_BEAT_MS},{HEART_BEAT_MS}"))
+            .header("server", "upstairs")
+            .header("user-name", &actor.user.email),
+    )
+    .await?;
+
+    // 2. The session.
+    let mut subs: HashMap<String, String> = HashMap::new();
+    let mut message_seq: u64 = 0;
+    let mut last_seen = Instant::now();
+    let mut hb = tokio::time::interval(send_every.unwrap_or(Duration::from_secs(3600)));
+    hb.tick().await;
+    let mut check = tokio::time::interval(expect_within.map(|d| d / 2).unwrap_or(Duration::from_secs(3600)));
+    check.tick().await;
+    let mut revalidate = tokio::time::interval(REVALIDATE_EVERY);
+    revalidate.tick().await;
+
+    loop {
+        tokio::select! {
+            msg = stream.next() => {
+                let Some(Ok(msg)) = msg else { return Ok(()) };
+                if matches!(msg, Message::Close(_)) { return Ok(()) }
+                last_seen = Instant::now();
+                let Some(bytes) = bytes_of(msg) else { continue };
+                let items = match parser.push(&bytes) {
+                    Ok(i) => i,
+                    Err(e) => {
+                        send(&mut sink, &error_frame("malformed frame", &e.to_string())).await?;
+                        return Ok(());
+                    }
+                };
+                for item in items {
+                    let Item::Frame(f) = item else { continue };
+                    match handle(&f, &mut subs) {
+                        Reply::Ok => {}
+                        Reply::Error(m, d) => {
+                            let mut e = error_frame(m, &d);
+                            if let Some(r) = f.get("receipt") { e = e.header("receipt-id", r) }
+                            send(&mut sink, &e).await?;
+                            return Ok(());
+                        }
+                        Reply::Disconnect => {
+                            if let Some(r) = f.get("receipt") {
+                                send(&mut sink, &Frame::new("RECEIPT").header("receipt-id", r)).await?;
+                            }
+                            let _ = sink.close().await;
+                            return Ok(());
+                        }
+                    }
+                    if let Some(r) = f.get("receipt") {
+                        send(&mut sink, &Frame::new("RECEIPT").header("receipt-id", r)).await?;
+                    }
+                }
+            }
+            ev = events.recv() => {
+                match ev {
+                    Ok(event) => {
+                        for frame in messages_for(&actor, &subs, &event, &mut message_seq) {
+                            send(&mut sink, &frame).await?;
+                        }
+                    }
+                    Err(RecvError::Lagged(n)) => tracing::warn!(missed = n, "stomp session lagged; client will poll"),
+                    Err(RecvError::Closed) => return Ok(()),
+                }
+            }
+            _ = hb.tick(), if send_every.is_some() => {
+                sink.send(Message::Text("\n".into())).await.map_err(|e| e.to_string())?;
+            }
+            _ = check.tick(), if expect_within.is_some() => {
+                if let Some(limit) = expect_within {
+                    if last_seen.elapsed() > limit * 2 {
+                        tracing::debug!("stomp client missed heart-beats; closing");
+                        return Ok(());
+                    }
+                }
+            }
+            _ = revalidate.tick() => {
+                if st.engine.authenticate(&token).await.is_err() {
+                    send(&mut sink, &error_frame("session ended", "The session has ended. Sign in again.")).await?;
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+enum Reply {
+    Ok,
+    Error(&'static str, String),
+    Disconnect,
+}
+
+fn handle(f: &Frame, subs: &mut HashMap<String, String>) -> Reply {
+    match f.command.as_str() {
+        "SUBSCRIBE" => {
+            let (Some(id), Some(dest)) = (f.get("id"), f.get("destination")) else {
+                return Reply::Error("bad subscribe", "SUBSCRIBE needs id and destination headers.".into());
+            };
+            if !USER_DESTINATIONS.contains(&dest) {
+                return Reply::Error("unknown destination", format!("No such destination: {dest}"));
+            }
+            subs.insert(id.to_owned(), dest.to_owned());
+            Reply::Ok
+        }
+        "UNSUBSCRIBE" => {
+            let Some(id) = f.get("id") else {
+                return Reply::Error("bad unsubscribe", "UNSUBSCRIBE needs an id header.".into());
+            };
+            subs.remove(id);
+            Reply::Ok
+        }
+        "DISCONNECT" => Reply::Disconnect,
+        "ACK" | "NACK" | "BEGIN" | "COMMIT" | "ABORT" => Reply::Ok,
+        "SEND" => Reply::Error("read only", "Clients cannot SEND on this server.".into()),
+        "CONNECT" | "STOMP" => Reply::Error("already connected", "Already connected.".into()),
+        _ => Reply::Error("unknown command", format!("Unknown command {}", f.command)),
+    }
+}
+
+/// MESSAGE frames for the subscriptions that `event` reaches on this connection.
+fn messages_for(actor: &Actor, subs: &HashMap<String, String>, event: &Event, seq: &mut u64) -> Vec<Frame> {
+    let dest = match &event.to {
+        Destination::User { user_id, destination } if *user_id == actor.user.user_id => destination.as_str(),
+        _ => return vec![],
+    };
+    let body = event.body.to_string().into_bytes();
+    subs.iter()
+        .filter(|(_, d)| d.as_str() == dest)
+        .map(|(id, d)| {
+            *seq += 1;
+            Frame::new("MESSAGE")
+                .header("subscription", id)
+                .header("message-id", &seq.to_string())
+                .header("destination", d)
+                .header("content-type", "application/json")
+                .body(body.clone())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    #[test]
+    fn origin_rules() {
+        let mut h = HeaderMap::new();
+        assert!(origin_allowed(&h, "http://localhost:8080"), "no Origin: not a browser");
+        h.insert(header::ORIGIN, HeaderValue::from_static("http://localhost:8080"));
+        assert!(origin_allowed(&h, "http://localhost:8080"));
+        h.insert(header::ORIGIN, HeaderValue::from_static("https://evil.example"));
+        assert!(!origin_allowed(&h, "http://localhost:8080"));
+        h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:4000"));
+        h.insert(header::ORIGIN, HeaderValue::from_static("http://127.0.0.1:4000"));
+        assert!(origin_allowed(&h, "http://localhost:8080"), "same origin as the request");
+    }
+
+    #[test]
+    fn heart_beat_negotiation() {
+        assert_eq!(negotiate(None), (None, None));
+        assert_eq!(negotiate(Some("0,0")), (None, None));
+        assert_eq!(
+            negotiate(Some("4000,20000")),
+            (Some(Duration::from_millis(20_000)), Some(Duration::from_millis(10_000)))
+        );
+    }
+}

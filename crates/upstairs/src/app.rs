@@ -1,0 +1,225 @@
+//! Wiring: picks the store from the database URL, builds the engine, binds the
+//! listener first (so tests learn the port), then serves and runs the job loop.
+
+use anyhow::Context;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::{Notify, watch};
+use tokio::task::JoinHandle;
+use upstairs_engine::{BroadcastPublisher, Clock, Engine, EngineConfig, Store};
+use upstairs_http::AppState;
+use upstairs_mail::MailSettings;
+use upstairs_store::{Backend, PgStore, SqliteStore, backend_of, redact_url};
+
+/// Everything `serve` and `demo` need.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub bind: String,
+    pub database_url: String,
+    /// Base of links in e-mails; defaults to `http://localhost:<port>`.
+    pub public_url: Option<String>,
+    pub smtp_url: Option<String>,
+    pub mail_dir: PathBuf,
+    pub mail_from: String,
+    pub web_dir: Option<PathBuf>,
+    pub always_open: bool,
+    pub support_email: String,
+    pub support_phone: String,
+    /// Load the demo data set into an empty database.
+    pub demo: bool,
+    /// How often the job loop looks for due timers when nothing pokes it.
+    pub scheduler_poll: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        let e = EngineConfig::default();
+        Self {
+            bind: "127.0.0.1:8080".into(),
+            database_url: "sqlite://data/upstairs.db".into(),
+            public_url: None,
+            smtp_url: None,
+            mail_dir: "data/outbox".into(),
+            mail_from: "Upstairs <no-reply@upstairs.local>".into(),
+            web_dir: Some("web/dist".into()),
+            always_open: false,
+            support_email: e.support_email,
+            support_phone: e.support_phone,
+            demo: false,
+            scheduler_poll: Duration::from_secs(1),
+        }
+    }
+}
+
+/// A running application.
+pub struct Running {
+    pub addr: SocketAddr,
+    pub public_url: String,
+    /// Publishes events to connected STOMP sessions.
+    pub events: BroadcastPublisher,
+    /// Pokes the job loop (after moving a test clock, say).
+    pub wake: Arc<Notify>,
+    shutdown: watch::Sender<bool>,
+    server: JoinHandle<anyhow::Result<()>>,
+    jobs: JoinHandle<()>,
+}
+
+impl Running {
+    /// Waits until the server stops (signal or error).
+    pub async fn wait(self) -> anyhow::Result<()> {
+        let r = self.server.await.context("server task")?;
+        let _ = self.shutdown.send(true);
+        let _ = self.jobs.await;
+        r
+    }
+
+    /// Stops serving and the job loop.
+    pub async fn stop(self) {
+        let _ = self.shutdown.send(true);
+        let _ = self.server.await;
+        let _ = self.jobs.await;
+    }
+}
+
+/// Opens the database named by the URL and runs its migrations.
+pub async fn migrate(database_url: &str) -> anyhow::Result<()> {
+    match backend_of(database_url).map_err(anyhow::Error::msg)? {
+        Backend::Sqlite => drop(SqliteStore::connect(database_url).await?),
+        Backend::Postgres => drop(PgStore::connect(database_url).await?),
+    }
+    Ok(())
+}
+
+fn engine_config(s: &Settings, public_url: &str) -> EngineConfig {
+    EngineConfig {
+        public_url: public_url.trim_end_matches('/').to_owned(),
+        support_email: s.support_email.clone(),
+        support_phone: s.support_phone.clone(),
+        always_open: s.always_open,
+        ..EngineConfig::default()
+    }
+}
+
+/// An engine for one-off commands (no server).
+pub async fn with_engine<F, T>(database_url: &str, f: F) -> anyhow::Result<T>
+where
+    F: AsyncEngineFn<T>,
+{
+    let settings = Settings { database_url: database_url.into(), ..Settings::default() };
+    match backend_of(database_url).map_err(anyhow::Error::msg)? {
+        Backend::Sqlite => f.call(command_engine(SqliteStore::connect(database_url).await?, &settings)).await,
+        Backend::Postgres => f.call(command_engine(PgStore::connect(database_url).await?, &settings)).await,
+    }
+}
+
+/// A use of an engine of any backend.
+pub trait AsyncEngineFn<T> {
+    fn call<S: Store>(self, engine: Engine<S>) -> impl std::future::Future<Output = anyhow::Result<T>>;
+}
+
+fn command_engine<S: Store>(store: S, s: &Settings) -> Engine<S> {
+    let mailer = Arc::new(NoMail);
+    Engine::new(
+        store,
+        Arc::new(upstairs_engine::SystemClock),
+        Arc::new(BroadcastPublisher::new(16)),
+        mailer,
+        engine_config(s, "http://localhost:8080"),
+    )
+}
+
+/// One-off commands queue e-mails; the server's job loop sends them.
+struct NoMail;
+
+#[async_trait::async_trait]
+impl upstairs_engine::Mailer for NoMail {
+    async fn send(&self, _: &upstairs_engine::model::OutgoingEmail) -> Result<(), String> {
+        Err("this command does not send e-mail; the server will".into())
+    }
+}
+
+/// Binds, migrates, (seeds), and starts serving and the job loop.
+pub async fn start(settings: Settings, clock: Arc<dyn Clock>) -> anyhow::Result<Running> {
+    let listener = TcpListener::bind(&settings.bind).await.with_context(|| format!("bind {}", settings.bind))?;
+    let addr = listener.local_addr()?;
+    let public_url = settings.public_url.clone().unwrap_or_else(|| format!("http://localhost:{}", addr.port()));
+    tracing::info!(database = %redact_url(&settings.database_url), "opening database");
+    match backend_of(&settings.database_url).map_err(anyhow::Error::msg)? {
+        Backend::Sqlite => {
+            let store = SqliteStore::connect(&settings.database_url).await?;
+            start_with(store, settings, clock, listener, public_url).await
+        }
+        Backend::Postgres => {
+            let store = PgStore::connect(&settings.database_url).await?;
+            start_with(store, settings, clock, listener, public_url).await
+        }
+    }
+}
+
+async fn start_with<S: Store>(
+    store: S,
+    settings: Settings,
+    clock: Arc<dyn Clock>,
+    listener: TcpListener,
+    public_url: String,
+) -> anyhow::Result<Running> {
+    let addr = listener.local_addr()?;
+    let events = BroadcastPublisher::new(1024);
+    let mailer = upstairs_mail::mailer_from_config(
+        settings.smtp_url.as_deref(),
+        &settings.mail_dir,
+        MailSettings {
+            product_name: "Upstairs".into(),
+            from: settings.mail_from.clone(),
+            support_email: settings.support_email.clone(),
+            support_phone: settings.support_phone.clone(),
+        },
+    )
+    .map_err(anyhow::Error::msg)?;
+    let engine = Engine::new(store, clock, Arc::new(events.clone()), mailer, engine_config(&settings, &public_url));
+    if settings.demo && engine.seed_demo().await? {
+        tracing::info!("loaded the demo data set");
+    }
+    engine.ensure_recurring_jobs().await?;
+
+    let (shutdown, shutdown_rx) = watch::channel(false);
+    let wake = engine.wake_handle();
+    let jobs = tokio::spawn(engine.clone().run_scheduler(settings.scheduler_poll, shutdown_rx.clone()));
+    let app = upstairs_http::router(AppState { engine: engine.clone(), events: events.clone() }, settings.web_dir.clone());
+    let backend = engine.store().backend();
+    tracing::info!(%addr, %public_url, backend, "Upstairs is listening");
+    let mut stop = shutdown_rx;
+    let server = tokio::spawn(async move {
+        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(async move {
+                tokio::select! {
+                    _ = stop.changed() => {}
+                    _ = shutdown_signal() => {}
+                }
+            })
+            .await
+            .context("serve")
+    });
+    Ok(Running { addr, public_url, events, wake, shutdown, server, jobs })
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}

@@ -223,3 +223,62 @@ async fn shutdown_signal() {
         _ = term => {}
     }
 }
+
+struct Bootstrap(upstairs_engine::accounts::BootstrapUser);
+
+impl AsyncEngineFn<upstairs_engine::model::UserView> for Bootstrap {
+    async fn call<S: Store>(self, engine: Engine<S>) -> anyhow::Result<upstairs_engine::model::UserView> {
+        use upstairs_engine::EngineError;
+        let email = self.0.email.clone();
+        match engine.bootstrap_user(self.0).await {
+            Ok(u) => Ok(u),
+            Err(EngineError::Invalid { detail, .. } | EngineError::Conflict { detail, .. }) => {
+                anyhow::bail!("cannot create {email}: {detail}")
+            }
+            Err(e) => Err(e).context("create user"),
+        }
+    }
+}
+
+/// `upstairs user create`: a verified user with a password, in the named company
+/// (created when missing).
+pub async fn bootstrap_user(
+    database_url: &str,
+    email: &str,
+    password: &str,
+    roles: &[&str],
+    company: &str,
+) -> anyhow::Result<upstairs_engine::model::UserView> {
+    bootstrap_user_named(database_url, email, password, roles, company, "Venue", "Admin").await
+}
+
+pub async fn bootstrap_user_named(
+    database_url: &str,
+    email: &str,
+    password: &str,
+    roles: &[&str],
+    company: &str,
+    first_name: &str,
+    last_name: &str,
+) -> anyhow::Result<upstairs_engine::model::UserView> {
+    let mut parsed = Vec::new();
+    for r in roles {
+        match upstairs_domain::Role::parse(r) {
+            Some(role) => parsed.push(role),
+            None => anyhow::bail!(
+                "unknown role {r}: use one of {}",
+                upstairs_domain::Role::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    }
+    let input = upstairs_engine::accounts::BootstrapUser {
+        email: email.into(),
+        password: password.into(),
+        roles: parsed,
+        company_name: company.into(),
+        first_name: first_name.into(),
+        last_name: last_name.into(),
+        auto_accept: None,
+    };
+    with_engine(database_url, Bootstrap(input)).await
+}

@@ -87,12 +87,13 @@ impl TestApp {
             ..Settings::default()
         };
         tweak(&mut settings);
-        let clock = Arc::new(ManualClock::new(t0()));
-        let running = app::start(settings, clock.clone()).await.expect("start app");
-        let base = format!("http://{}", running.addr);
         app::bootstrap_user(&database_url, ADMIN_EMAIL, ADMIN_PASSWORD, &["upstairs-admin"], "Upstairs")
             .await
             .expect("bootstrap admin");
+        // Start after the bootstrap, which (like `upstairs user create`) uses the wall clock.
+        let clock = Arc::new(ManualClock::new(upstairs_engine::Clock::now(&upstairs_engine::SystemClock)));
+        let running = app::start(settings, clock.clone()).await.expect("start app");
+        let base = format!("http://{}", running.addr);
         TestApp { base, client: reqwest::Client::new(), clock, mail_dir, database_url, running: Some(running), dir }
     }
 
@@ -257,5 +258,20 @@ impl Peer {
 
     pub async fn next_json(&mut self, within: Duration) -> Option<Value> {
         self.next_line(within).await.map(|l| serde_json::from_str(&l).unwrap_or_else(|_| panic!("peer said {l}")))
+    }
+}
+
+async fn read_store<S: upstairs_engine::Store>(s: S) -> (Vec<upstairs_engine::model::ActionLog>, Vec<upstairs_engine::model::OutboxMessage>) {
+    use upstairs_engine::ports::{AuditRepo, OutboxRepo};
+    let mut tx = s.read().await.unwrap();
+    (tx.action_logs(1000).await.unwrap(), tx.outbox_messages(1000).await.unwrap())
+}
+
+/// The action log (newest first) and the outbox, read straight from the database.
+pub async fn audit_and_outbox(database_url: &str) -> (Vec<upstairs_engine::model::ActionLog>, Vec<upstairs_engine::model::OutboxMessage>) {
+    if database_url.starts_with("sqlite:") {
+        read_store(upstairs_store::SqliteStore::connect(database_url).await.unwrap()).await
+    } else {
+        read_store(upstairs_store::PgStore::connect(database_url).await.unwrap()).await
     }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A real SMTP server (aiosmtpd) for tests: keeps every message it receives as a file.
 
-Usage: smtp_sink.py OUT_DIR [--auth USER:PASSWORD]
+Usage: smtp_sink.py OUT_DIR [--auth USER:PASSWORD] [--reject-first N]
 
 - Listens on 127.0.0.1 on a free port chosen by the OS and prints `READY <port>` on
   stdout (flushed) once it accepts connections.
@@ -10,6 +10,8 @@ Usage: smtp_sink.py OUT_DIR [--auth USER:PASSWORD]
   when the client authenticated, `X-Sink-Auth-Login:` (as an MTA prepends Return-Path).
   Files are written to a temporary name and renamed, so readers never see a partial one.
 - With --auth, AUTH PLAIN/LOGIN is offered without TLS and required before MAIL.
+- With --reject-first N, the first N messages are answered `451 4.3.0 Try again later`
+  (a temporary failure the sender must retry) and kept as `rejected-<n>.eml`.
 - Exits when its stdin closes, so a test process that dies never leaves it running.
 """
 
@@ -28,12 +30,19 @@ from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 class Sink:
     """aiosmtpd handler that stores each message as a file."""
 
-    def __init__(self, out_dir: str) -> None:
+    def __init__(self, out_dir: str, reject_first: int = 0) -> None:
         self.out_dir = out_dir
         self.counter = itertools.count(1)
+        self.rejected = itertools.count(1)
+        self.reject_left = reject_first
 
     async def handle_DATA(self, server, session, envelope) -> str:
-        n = next(self.counter)
+        rejecting = self.reject_left > 0
+        if rejecting:
+            self.reject_left -= 1
+            n, prefix = next(self.rejected), "rejected"
+        else:
+            n, prefix = next(self.counter), "msg"
         head = [f"X-Sink-Mail-From: {envelope.mail_from}"]
         head += [f"X-Sink-Rcpt-To: {rcpt}" for rcpt in envelope.rcpt_tos]
         if session.authenticated and isinstance(session.auth_data, LoginPassword):
@@ -41,12 +50,12 @@ class Sink:
             head.append(f"X-Sink-Auth-Login: {login}")
         raw = envelope.original_content or b""
         data = ("\r\n".join(head) + "\r\n").encode() + raw
-        final = os.path.join(self.out_dir, f"msg-{n:04d}.eml")
-        tmp = os.path.join(self.out_dir, f".msg-{n:04d}.tmp")
+        final = os.path.join(self.out_dir, f"{prefix}-{n:04d}.eml")
+        tmp = os.path.join(self.out_dir, f".{prefix}-{n:04d}.tmp")
         with open(tmp, "wb") as f:
             f.write(data)
         os.replace(tmp, final)
-        return "250 OK"
+        return "451 4.3.0 Try again later" if rejecting else "250 OK"
 
 
 def make_authenticator(user: str, password: str):
@@ -69,6 +78,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("out_dir")
     parser.add_argument("--auth", help="USER:PASSWORD required from clients")
+    parser.add_argument("--reject-first", type=int, default=0, help="answer 451 to the first N messages")
     args = parser.parse_args()
     # Plain-text AUTH is deliberate here (loopback only); keep test output quiet.
     warnings.filterwarnings("ignore", module="aiosmtpd")
@@ -76,7 +86,7 @@ async def main() -> None:
     os.makedirs(args.out_dir, exist_ok=True)
 
     loop = asyncio.get_running_loop()
-    handler = Sink(args.out_dir)
+    handler = Sink(args.out_dir, args.reject_first)
     kwargs = {}
     if args.auth:
         user, _, password = args.auth.partition(":")

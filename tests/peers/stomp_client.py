@@ -23,6 +23,9 @@ def emit(obj):
     sys.stdout.flush()
 
 
+ERRORED = threading.Event()
+
+
 class Listener(stomp.ConnectionListener):
     def on_connected(self, frame):
         emit({"event": "connected", "version": frame.headers.get("version")})
@@ -37,6 +40,7 @@ class Listener(stomp.ConnectionListener):
 
     def on_error(self, frame):
         emit({"event": "error", "message": frame.headers.get("message"), "body": frame.body})
+        ERRORED.set()
 
     def on_disconnected(self):
         emit({"event": "disconnected"})
@@ -50,6 +54,8 @@ def main():
     try:
         conn.connect(headers={"Authorization": f"Bearer {token}"}, wait=True)
     except Exception as e:  # stomp.py raises when the server answers ERROR
+        # The receiver thread may still be handing us the ERROR frame.
+        ERRORED.wait(timeout=5)
         emit({"event": "connect_failed", "reason": type(e).__name__})
         sys.stdin.read()
         return

@@ -103,6 +103,9 @@ pub trait TimerRepo {
     /// Releases a claimed timer to run again at `due_at`.
     async fn reschedule_timer(&mut self, id: Uuid, due_at: DateTime<Utc>) -> StoreResult<()>;
     async fn pending_timers(&mut self) -> StoreResult<Vec<Timer>>;
+    /// Makes every timer of `kind` that nobody holds due at `now` at the latest;
+    /// returns how many moved.
+    async fn bring_forward(&mut self, kind: &str, now: DateTime<Utc>) -> StoreResult<u64>;
 }
 
 /// Sends one e-mail (SMTP or a file). Errors are retried by the outbox.

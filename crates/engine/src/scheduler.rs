@@ -28,6 +28,11 @@ pub fn backoff(attempts: i32) -> Duration {
     Duration::seconds(secs.min(3600))
 }
 
+enum Outcome {
+    Done,
+    Retried,
+}
+
 /// What one pass of the scheduler did.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct RunReport {
@@ -75,9 +80,15 @@ impl<S: Store> Engine<S> {
         if host.is_empty() { "upstairs.local".into() } else { host.to_owned() }
     }
 
-    /// Makes sure the recurring jobs exist (idempotent; run at start).
-    pub async fn ensure_recurring_jobs(&self) -> Result<(), EngineError> {
+    /// Run at start: makes sure the recurring jobs exist (idempotent), and retries
+    /// undelivered e-mail at once rather than at its backoff time (a restart usually
+    /// follows a fix, and nothing may wait behind a crash).
+    pub async fn on_start(&self) -> Result<(), EngineError> {
         let mut tx = self.store.write().await?;
+        let moved = tx.bring_forward(OUTBOX_DELIVER, self.clock.now()).await?;
+        if moved > 0 {
+            tracing::info!(emails = moved, "retrying undelivered e-mail now");
+        }
         tx.insert_timer(&Timer {
             timer_id: Uuid::now_v7(),
             kind: CLEANUP.into(),
@@ -107,7 +118,8 @@ impl<S: Store> Engine<S> {
             }
             for timer in claimed {
                 match self.run_timer(&timer).await {
-                    Ok(()) => report.done += 1,
+                    Ok(Outcome::Done) => report.done += 1,
+                    Ok(Outcome::Retried) => report.retried += 1,
                     Err(e) => {
                         report.retried += 1;
                         let due = self.clock.now() + backoff(timer.attempts);
@@ -122,7 +134,7 @@ impl<S: Store> Engine<S> {
         }
     }
 
-    async fn run_timer(&self, timer: &Timer) -> Result<(), String> {
+    async fn run_timer(&self, timer: &Timer) -> Result<Outcome, String> {
         match timer.kind.as_str() {
             OUTBOX_DELIVER => {
                 let id = timer
@@ -131,7 +143,7 @@ impl<S: Store> Engine<S> {
                     .and_then(|v| v.as_str())
                     .and_then(|s| Uuid::parse_str(s).ok())
                     .ok_or("outbox timer without outbox_id")?;
-                self.deliver_outbox(timer.timer_id, id).await
+                self.deliver_outbox(timer, id).await
             }
             CLEANUP => {
                 let now = self.clock.now();
@@ -152,7 +164,7 @@ impl<S: Store> Engine<S> {
                 .map_err(|e| e.to_string())?;
                 tx.commit().await.map_err(|e| e.to_string())?;
                 tracing::info!(sessions = s, links = l, "cleaned up expired sessions and links");
-                Ok(())
+                Ok(Outcome::Done)
             }
             other => {
                 // A timer kind this build does not know (e.g. written by a newer node): keep it.
@@ -161,7 +173,8 @@ impl<S: Store> Engine<S> {
         }
     }
 
-    async fn deliver_outbox(&self, timer_id: Uuid, outbox_id: Uuid) -> Result<(), String> {
+    async fn deliver_outbox(&self, timer: &Timer, outbox_id: Uuid) -> Result<Outcome, String> {
+        let timer_id = timer.timer_id;
         let msg = {
             let mut tx = self.store.read().await.map_err(|e| e.to_string())?;
             tx.outbox(outbox_id).await.map_err(|e| e.to_string())?
@@ -173,10 +186,15 @@ impl<S: Store> Engine<S> {
             return self.finish_timer(timer_id).await;
         }
         if let Err(e) = self.mailer.send(&msg.email).await {
+            // The failure and the next attempt are recorded together.
+            let due = self.clock.now() + backoff(timer.attempts);
             let mut tx = self.store.write().await.map_err(|e| e.to_string())?;
             tx.record_outbox_failure(outbox_id, &e).await.map_err(|e| e.to_string())?;
+            tx.reschedule_timer(timer_id, due).await.map_err(|e| e.to_string())?;
             tx.commit().await.map_err(|e| e.to_string())?;
-            return Err(format!("send e-mail {}: {e}", msg.email.message_id));
+            tracing::warn!(message_id = %msg.email.message_id, attempts = timer.attempts, retry_at = %due, error = %e,
+                           "e-mail not delivered; will retry");
+            return Ok(Outcome::Retried);
         }
         // If the process dies here the e-mail goes out again, with the same Message-ID.
         let redacted = OutgoingEmail { template: msg.email.template.redacted(), ..msg.email.clone() };
@@ -185,13 +203,14 @@ impl<S: Store> Engine<S> {
         tx.delete_timer(timer_id).await.map_err(|e| e.to_string())?;
         tx.commit().await.map_err(|e| e.to_string())?;
         tracing::info!(message_id = %msg.email.message_id, "e-mail delivered");
-        Ok(())
+        Ok(Outcome::Done)
     }
 
-    async fn finish_timer(&self, timer_id: Uuid) -> Result<(), String> {
+    async fn finish_timer(&self, timer_id: Uuid) -> Result<Outcome, String> {
         let mut tx = self.store.write().await.map_err(|e| e.to_string())?;
         tx.delete_timer(timer_id).await.map_err(|e| e.to_string())?;
-        tx.commit().await.map_err(|e| e.to_string())
+        tx.commit().await.map_err(|e| e.to_string())?;
+        Ok(Outcome::Done)
     }
 
     /// The job loop: runs due timers whenever poked and at least every `poll`.

@@ -579,4 +579,14 @@ impl TimerRepo for PgTx {
             .map(timer_from_row)
             .collect()
     }
+
+    async fn bring_forward(&mut self, kind: &str, now: DateTime<Utc>) -> StoreResult<u64> {
+        let r = sqlx::query("update timer set due_at = $1 where kind = $2 and due_at > $1 and (locked_until is null or locked_until <= $1)")
+            .bind(now)
+            .bind(kind)
+            .execute(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
+        Ok(r.rows_affected())
+    }
 }

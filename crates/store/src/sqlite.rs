@@ -584,4 +584,16 @@ impl TimerRepo for SqliteTx {
             .map(timer_from_row)
             .collect()
     }
+
+    async fn bring_forward(&mut self, kind: &str, now: DateTime<Utc>) -> StoreResult<u64> {
+        let r = sqlx::query("update timer set due_at = ? where kind = ? and due_at > ? and (locked_until is null or locked_until <= ?)")
+            .bind(ts(now))
+            .bind(kind)
+            .bind(ts(now))
+            .bind(ts(now))
+            .execute(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
+        Ok(r.rows_affected())
+    }
 }

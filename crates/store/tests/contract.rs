@@ -248,6 +248,18 @@ async fn timers_claim_and_reschedule<S: Store>(s: S) {
     let pending = tx.pending_timers().await.unwrap();
     assert_eq!(pending.iter().map(|t| t.kind.as_str()).collect::<Vec<_>>(), ["a", "c"]);
     assert_eq!(pending[0].due_at, now + Duration::minutes(10));
+    drop(tx);
+
+    // Bring forward moves only unheld timers of the kind.
+    let mut tx = s.write().await.unwrap();
+    assert_eq!(tx.bring_forward("a", now).await.unwrap(), 1);
+    assert_eq!(tx.bring_forward("a", now).await.unwrap(), 0, "already due");
+    let held = tx.claim_due_timers(now, now + Duration::minutes(2), 10).await.unwrap();
+    assert_eq!(held.len(), 1);
+    tx.reschedule_timer(held[0].timer_id, now + Duration::minutes(10)).await.unwrap();
+    tx.claim_due_timers(now + Duration::minutes(10), now + Duration::minutes(12), 10).await.unwrap();
+    assert_eq!(tx.bring_forward("a", now).await.unwrap(), 0, "held by a lease");
+    tx.commit().await.unwrap();
 }
 
 async fn timers_are_claimed_once_under_concurrency<S: Store>(s: S) {

@@ -62,12 +62,20 @@ pub struct Running {
     pub events: BroadcastPublisher,
     /// Pokes the job loop (after moving a test clock, say).
     pub wake: Arc<Notify>,
+    run_due: Arc<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>,
     shutdown: watch::Sender<bool>,
     server: JoinHandle<anyhow::Result<()>>,
     jobs: JoinHandle<()>,
 }
 
+type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
 impl Running {
+    /// Runs every timer due now and returns when done (tests use it after moving the clock).
+    pub async fn run_due_timers(&self) {
+        (self.run_due)().await
+    }
+
     /// Waits until the server stops (signal or error).
     pub async fn wait(self) -> anyhow::Result<()> {
         let r = self.server.await.context("server task")?;
@@ -183,7 +191,7 @@ async fn start_with<S: Store>(
     if settings.demo && engine.seed_demo().await? {
         tracing::info!("loaded the demo data set");
     }
-    engine.ensure_recurring_jobs().await?;
+    engine.on_start().await?;
 
     let (shutdown, shutdown_rx) = watch::channel(false);
     let wake = engine.wake_handle();
@@ -203,7 +211,15 @@ async fn start_with<S: Store>(
             .await
             .context("serve")
     });
-    Ok(Running { addr, public_url, events, wake, shutdown, server, jobs })
+    let run_due = Arc::new(move || -> BoxFuture<'static, ()> {
+        let engine = engine.clone();
+        Box::pin(async move {
+            if let Err(e) = engine.run_due_timers().await {
+                tracing::error!(error = %e, "scheduler pass failed");
+            }
+        })
+    });
+    Ok(Running { addr, public_url, events, wake, run_due, shutdown, server, jobs })
 }
 
 async fn shutdown_signal() {

@@ -275,3 +275,53 @@ pub async fn audit_and_outbox(database_url: &str) -> (Vec<upstairs_engine::model
         read_store(upstairs_store::PgStore::connect(database_url).await.unwrap()).await
     }
 }
+
+/// A real SMTP server (aiosmtpd) writing what it receives into `dir`.
+pub struct SmtpSink {
+    pub peer: Peer,
+    pub port: u16,
+    pub dir: PathBuf,
+}
+
+impl SmtpSink {
+    /// `reject_first`: how many messages to answer with a temporary failure (451).
+    pub async fn start(dir: &Path, reject_first: usize) -> SmtpSink {
+        let mut peer = Peer::spawn(
+            "smtp_sink.py",
+            &[dir.display().to_string(), "--reject-first".into(), reject_first.to_string()],
+        );
+        let line = peer.next_line(Duration::from_secs(30)).await.expect("smtp_sink.py printed nothing");
+        let port = line.strip_prefix("READY ").and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("sink said {line}"));
+        SmtpSink { peer, port, dir: dir.to_owned() }
+    }
+
+    pub fn url(&self) -> String {
+        format!("smtp://127.0.0.1:{}", self.port)
+    }
+
+    /// Messages received with the given file prefix (`msg` accepted, `rejected`).
+    pub fn received(&self, prefix: &str) -> Vec<String> {
+        let mut files: Vec<_> = std::fs::read_dir(&self.dir)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .map(|e| e.path())
+                    .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&format!("{prefix}-")) && n.ends_with(".eml")))
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        files.into_iter().filter_map(|p| std::fs::read_to_string(p).ok()).collect()
+    }
+
+    pub async fn wait_for(&self, prefix: &str, n: usize, wake: Option<&Arc<tokio::sync::Notify>>) -> Vec<String> {
+        poll_until(Duration::from_secs(15), || {
+            if let Some(w) = wake {
+                w.notify_one();
+            }
+            let got = self.received(prefix);
+            (got.len() >= n).then_some(got)
+        })
+        .await
+        .unwrap_or_else(|| panic!("expected {n} {prefix} message(s) in {}", self.dir.display()))
+    }
+}

@@ -117,11 +117,15 @@ impl EmailTemplate {
     pub fn redacted(&self) -> Self {
         let r = || "[redacted after delivery]".to_owned();
         match self {
-            EmailTemplate::PasswordReset { first_name, .. } => {
-                EmailTemplate::PasswordReset { first_name: first_name.clone(), link: r() }
-            }
+            EmailTemplate::PasswordReset { first_name, .. } => EmailTemplate::PasswordReset {
+                first_name: first_name.clone(),
+                link: r(),
+            },
             EmailTemplate::AccountActivation { first_name, .. } => {
-                EmailTemplate::AccountActivation { first_name: first_name.clone(), link: r() }
+                EmailTemplate::AccountActivation {
+                    first_name: first_name.clone(),
+                    link: r(),
+                }
             }
         }
     }

@@ -67,7 +67,11 @@ pub trait LinkTokenRepo {
     async fn insert_link_token(&mut self, t: &LinkToken) -> StoreResult<()>;
     async fn link_token(&mut self, token_hash: &str) -> StoreResult<Option<LinkToken>>;
     /// Marks every unused token of the user used; returns how many.
-    async fn use_link_tokens_of_user(&mut self, user: UserId, now: DateTime<Utc>) -> StoreResult<u64>;
+    async fn use_link_tokens_of_user(
+        &mut self,
+        user: UserId,
+        now: DateTime<Utc>,
+    ) -> StoreResult<u64>;
     /// Removes tokens that expired or were used before `before`.
     async fn delete_stale_link_tokens(&mut self, before: DateTime<Utc>) -> StoreResult<u64>;
 }
@@ -84,7 +88,12 @@ pub trait OutboxRepo {
     async fn insert_outbox(&mut self, m: &OutboxMessage) -> StoreResult<()>;
     async fn outbox(&mut self, id: Uuid) -> StoreResult<Option<OutboxMessage>>;
     /// Records delivery and replaces the stored message by `redacted`.
-    async fn mark_outbox_sent(&mut self, id: Uuid, at: DateTime<Utc>, redacted: &OutgoingEmail) -> StoreResult<()>;
+    async fn mark_outbox_sent(
+        &mut self,
+        id: Uuid,
+        at: DateTime<Utc>,
+        redacted: &OutgoingEmail,
+    ) -> StoreResult<()>;
     async fn record_outbox_failure(&mut self, id: Uuid, error: &str) -> StoreResult<()>;
     /// Newest first.
     async fn outbox_messages(&mut self, limit: i64) -> StoreResult<Vec<OutboxMessage>>;
@@ -97,8 +106,12 @@ pub trait TimerRepo {
     async fn insert_timer(&mut self, t: &Timer) -> StoreResult<bool>;
     /// Claims up to `limit` timers due at `now` that no one holds, holding them until
     /// `lease_until`, and counts the attempt. Safe with several nodes.
-    async fn claim_due_timers(&mut self, now: DateTime<Utc>, lease_until: DateTime<Utc>, limit: i64)
-    -> StoreResult<Vec<Timer>>;
+    async fn claim_due_timers(
+        &mut self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: i64,
+    ) -> StoreResult<Vec<Timer>>;
     async fn delete_timer(&mut self, id: Uuid) -> StoreResult<()>;
     /// Releases a claimed timer to run again at `due_at`.
     async fn reschedule_timer(&mut self, id: Uuid, due_at: DateTime<Utc>) -> StoreResult<()>;

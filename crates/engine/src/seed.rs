@@ -24,24 +24,102 @@ const COMPANIES: &[(&str, &str, &[&str])] = &[
     ("Upstairs", "Upstairs Venue Operations Ltd", &[]),
     ("Northgate", "Northgate Clearing Brokers LLP", &["broker"]),
     ("Baltic", "Baltic Futures Brokers Ltd", &["broker"]),
-    ("Meridian", "Meridian Liquidity Partners LLP", &["liquidity-provider"]),
-    ("Ostrava", "Ostrava Market Making a.s.", &["liquidity-provider"]),
+    (
+        "Meridian",
+        "Meridian Liquidity Partners LLP",
+        &["liquidity-provider"],
+    ),
+    (
+        "Ostrava",
+        "Ostrava Market Making a.s.",
+        &["liquidity-provider"],
+    ),
     ("Halyard", "Halyard Capital Management LLP", &[]),
     ("Kestrel", "Kestrel Trading Ltd", &[]),
 ];
 
 /// (email, first, last, company, roles, auto_accept)
-type DemoUser = (&'static str, &'static str, &'static str, &'static str, &'static [Role], Option<AutoAccept>);
+type DemoUser = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [Role],
+    Option<AutoAccept>,
+);
 const USERS: &[DemoUser] = &[
-    ("admin@upstairs.demo", "Ada", "Admin", "Upstairs", &[Role::UpstairsAdmin], Some(AutoAccept::Instant)),
-    ("sales@upstairs.demo", "Sam", "Sales", "Upstairs", &[Role::UpstairsSales], Some(AutoAccept::Instant)),
-    ("trader1@halyard.demo", "Hannah", "Hale", "Halyard", &[Role::Trader], Some(AutoAccept::AcceptWithDelay)),
-    ("trader2@halyard.demo", "Hugo", "Hart", "Halyard", &[Role::Trader], None),
-    ("admin@halyard.demo", "Helen", "Holt", "Halyard", &[Role::CompanyAdmin], Some(AutoAccept::Instant)),
-    ("trader1@kestrel.demo", "Kai", "Keller", "Kestrel", &[Role::Trader], Some(AutoAccept::Instant)),
-    ("trader2@kestrel.demo", "Kira", "Knox", "Kestrel", &[Role::Trader], Some(AutoAccept::RejectWithDelay)),
-    ("quotes@meridian.demo", "Mia", "Moreau", "Meridian", &[Role::Trader], Some(AutoAccept::Instant)),
-    ("sandbox@kestrel.demo", "Sid", "Sandoval", "Kestrel", &[Role::Sandbox], Some(AutoAccept::Instant)),
+    (
+        "admin@upstairs.demo",
+        "Ada",
+        "Admin",
+        "Upstairs",
+        &[Role::UpstairsAdmin],
+        Some(AutoAccept::Instant),
+    ),
+    (
+        "sales@upstairs.demo",
+        "Sam",
+        "Sales",
+        "Upstairs",
+        &[Role::UpstairsSales],
+        Some(AutoAccept::Instant),
+    ),
+    (
+        "trader1@halyard.demo",
+        "Hannah",
+        "Hale",
+        "Halyard",
+        &[Role::Trader],
+        Some(AutoAccept::AcceptWithDelay),
+    ),
+    (
+        "trader2@halyard.demo",
+        "Hugo",
+        "Hart",
+        "Halyard",
+        &[Role::Trader],
+        None,
+    ),
+    (
+        "admin@halyard.demo",
+        "Helen",
+        "Holt",
+        "Halyard",
+        &[Role::CompanyAdmin],
+        Some(AutoAccept::Instant),
+    ),
+    (
+        "trader1@kestrel.demo",
+        "Kai",
+        "Keller",
+        "Kestrel",
+        &[Role::Trader],
+        Some(AutoAccept::Instant),
+    ),
+    (
+        "trader2@kestrel.demo",
+        "Kira",
+        "Knox",
+        "Kestrel",
+        &[Role::Trader],
+        Some(AutoAccept::RejectWithDelay),
+    ),
+    (
+        "quotes@meridian.demo",
+        "Mia",
+        "Moreau",
+        "Meridian",
+        &[Role::Trader],
+        Some(AutoAccept::Instant),
+    ),
+    (
+        "sandbox@kestrel.demo",
+        "Sid",
+        "Sandoval",
+        "Kestrel",
+        &[Role::Sandbox],
+        Some(AutoAccept::Instant),
+    ),
 ];
 
 pub fn demo_logins() -> Vec<DemoLogin> {
@@ -77,8 +155,16 @@ impl<S: Store> Engine<S> {
                     updated_at: now,
                 };
                 tx.insert_company(&c).await?;
-                audit(&mut tx, now, None, "company", Some(c.company_id.0), "demo_seed", json!({"name": c.name}))
-                    .await?;
+                audit(
+                    &mut tx,
+                    now,
+                    None,
+                    "company",
+                    Some(c.company_id.0),
+                    "demo_seed",
+                    json!({"name": c.name}),
+                )
+                .await?;
             }
             tx.commit().await?;
         }

@@ -129,7 +129,14 @@ impl From<UserView> for UserDto {
             roles: u.roles.into_iter().map(Into::into).collect(),
             auto_accept: u.auto_accept.map(Into::into),
             parent_order_limit_multiplier: u.parent_order_limit_multiplier,
-            ui_metadata: u.ui_metadata.into_iter().map(|e| UiMetadataDto { key: e.key, value: e.value }).collect(),
+            ui_metadata: u
+                .ui_metadata
+                .into_iter()
+                .map(|e| UiMetadataDto {
+                    key: e.key,
+                    value: e.value,
+                })
+                .collect(),
             active: u.active,
             verified: u.verified,
             fix_integration: u.fix_integration,
@@ -151,9 +158,14 @@ pub struct UpdateUserRequest {
 
 impl UpdateUserRequest {
     pub fn ui_metadata_entries(&self) -> Option<Vec<UiMetadataEntry>> {
-        self.ui_metadata
-            .as_ref()
-            .map(|v| v.iter().map(|e| UiMetadataEntry { key: e.key.clone(), value: e.value.clone() }).collect())
+        self.ui_metadata.as_ref().map(|v| {
+            v.iter()
+                .map(|e| UiMetadataEntry {
+                    key: e.key.clone(),
+                    value: e.value.clone(),
+                })
+                .collect()
+        })
     }
 }
 

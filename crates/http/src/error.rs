@@ -38,7 +38,11 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(status: StatusCode, detail: impl Into<String>) -> Self {
-        Self { status, detail: detail.into(), errors: vec![] }
+        Self {
+            status,
+            detail: detail.into(),
+            errors: vec![],
+        }
     }
 
     pub fn bad_request(detail: impl Into<String>) -> Self {
@@ -64,10 +68,18 @@ impl From<EngineError> for ApiError {
             Unavailable(d) => (StatusCode::SERVICE_UNAVAILABLE, d, vec![]),
             Internal(cause) => {
                 tracing::error!(%cause, "internal error");
-                (StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong on our side. Please try again.".into(), vec![])
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "Something went wrong on our side. Please try again.".into(),
+                    vec![],
+                )
             }
         };
-        Self { status, detail, errors }
+        Self {
+            status,
+            detail,
+            errors,
+        }
     }
 }
 
@@ -81,9 +93,13 @@ impl IntoResponse for ApiError {
             errors: self.errors,
         };
         let mut res = (self.status, axum::Json(problem)).into_response();
-        res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
+        res.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
         if self.status == StatusCode::TOO_MANY_REQUESTS {
-            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
         }
         res
     }

@@ -31,7 +31,10 @@ pub struct AppState<S: Store> {
 
 impl<S: Store> Clone for AppState<S> {
     fn clone(&self) -> Self {
-        Self { engine: self.engine.clone(), events: self.events.clone() }
+        Self {
+            engine: self.engine.clone(),
+            events: self.events.clone(),
+        }
     }
 }
 
@@ -54,13 +57,18 @@ impl utoipa::Modify for BearerAuth {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
         let components = openapi.components.get_or_insert_with(Default::default);
-        components.add_security_scheme("bearer", SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()));
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
     }
 }
 
 /// The OpenAPI document, pretty-printed as served at `/api/openapi.json`.
 pub fn openapi_json() -> String {
-    ApiDoc::openapi().to_pretty_json().unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    ApiDoc::openapi()
+        .to_pretty_json()
+        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
 async fn openapi_handler() -> Response {
@@ -68,7 +76,10 @@ async fn openapi_handler() -> Response {
 }
 
 async fn api_not_found(method: Method, OriginalUri(uri): OriginalUri) -> ApiError {
-    ApiError::new(axum::http::StatusCode::NOT_FOUND, format!("No such API endpoint: {method} {}", uri.path()))
+    ApiError::new(
+        axum::http::StatusCode::NOT_FOUND,
+        format!("No such API endpoint: {method} {}", uri.path()),
+    )
 }
 
 async fn api_method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -> ApiError {
@@ -90,13 +101,19 @@ pub fn router<S: Store>(state: AppState<S>, web_dir: Option<PathBuf>) -> Router 
         .route("/users/me", get(users::me::<S>))
         .route("/users/{id}", patch(users::update::<S>))
         .route("/users/password-reset", post(users::request_link::<S>))
-        .route("/users/password-reset/{hash}", get(users::check_link::<S>).post(users::set_password::<S>))
+        .route(
+            "/users/password-reset/{hash}",
+            get(users::check_link::<S>).post(users::set_password::<S>),
+        )
         .route("/config", get(meta::config::<S>))
         .route("/openapi.json", get(openapi_handler))
         .fallback(api_not_found)
         .method_not_allowed_fallback(api_method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY))
-        .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-store")));
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        ));
 
     Router::new()
         .nest("/api", api)
@@ -104,10 +121,13 @@ pub fn router<S: Store>(state: AppState<S>, web_dir: Option<PathBuf>) -> Router 
         .route("/healthz", get(meta::healthz))
         .route("/readyz", get(meta::readyz::<S>))
         .fallback_service(web::spa(web_dir))
-        .layer(web::security_headers())
+        .layer(axum::middleware::map_response(web::security_headers))
         .layer(CatchPanicLayer::custom(|_| {
-            ApiError::new(axum::http::StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong on our side. Please try again.")
-                .into_response()
+            ApiError::new(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong on our side. Please try again.",
+            )
+            .into_response()
         }))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)

@@ -2,12 +2,10 @@
 
 use axum::Router;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse};
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use std::path::PathBuf;
-use tower::ServiceBuilder;
 use tower_http::services::{ServeDir, ServeFile};
-use tower_http::set_header::SetResponseHeaderLayer;
 
 /// No inline script and no third-party origin. Styles allow inline: the UI library
 /// injects its styles at run time.
@@ -32,30 +30,24 @@ pub fn spa(web_dir: Option<PathBuf>) -> Router {
     }
 }
 
-pub fn security_headers() -> ServiceBuilder<
-    tower::layer::util::Stack<
-        SetResponseHeaderLayer<HeaderValue>,
-        tower::layer::util::Stack<
-            SetResponseHeaderLayer<HeaderValue>,
-            tower::layer::util::Stack<
-                SetResponseHeaderLayer<HeaderValue>,
-                tower::layer::util::Stack<
-                    SetResponseHeaderLayer<HeaderValue>,
-                    tower::layer::util::Stack<
-                        SetResponseHeaderLayer<HeaderValue>,
-                        tower::layer::util::Stack<SetResponseHeaderLayer<HeaderValue>, tower::layer::util::Identity>,
-                    >,
-                >,
-            >,
-        >,
-    >,
-> {
-    let h = |name: HeaderName, v: &'static str| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(v));
-    ServiceBuilder::new()
-        .layer(h(header::CONTENT_SECURITY_POLICY, CSP))
-        .layer(h(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .layer(h(header::X_FRAME_OPTIONS, "DENY"))
-        .layer(h(header::REFERRER_POLICY, "no-referrer"))
-        .layer(h(HeaderName::from_static("permissions-policy"), "camera=(), microphone=(), geolocation=()"))
-        .layer(h(HeaderName::from_static("cross-origin-opener-policy"), "same-origin"))
+/// Adds the security headers to every response that does not set them itself.
+pub async fn security_headers(mut res: Response) -> Response {
+    let h = res.headers_mut();
+    for (name, value) in [
+        (header::CONTENT_SECURITY_POLICY, CSP),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (
+            HeaderName::from_static("permissions-policy"),
+            "camera=(), microphone=(), geolocation=()",
+        ),
+        (
+            HeaderName::from_static("cross-origin-opener-policy"),
+            "same-origin",
+        ),
+    ] {
+        h.entry(name).or_insert(HeaderValue::from_static(value));
+    }
+    res
 }

@@ -9,9 +9,9 @@ use sqlx::{PgPool, Postgres, Row, Transaction};
 use std::str::FromStr;
 use std::time::Duration;
 use upstairs_domain::{CompanyId, SessionId, UserId};
+use upstairs_engine::StoreError;
 use upstairs_engine::model::*;
 use upstairs_engine::ports::*;
-use upstairs_engine::StoreError;
 use uuid::Uuid;
 
 use crate::{from_json, json, map_err, parse_auto_accept, parse_roles, parse_ui_metadata};
@@ -33,15 +33,24 @@ impl PgStore {
     /// Connects with every table in `schema` (created when missing): each test gets
     /// its own schema in the shared test database.
     pub async fn connect_in_schema(url: &str, schema: &str) -> Result<Self, StoreError> {
-        if !schema.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        if !schema
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
             return Err(StoreError::Other(format!("bad schema name {schema}")));
         }
         let opts = PgConnectOptions::from_str(url).map_err(map_err)?;
-        let admin = PgPoolOptions::new().max_connections(1).connect_with(opts.clone()).await.map_err(map_err)?;
-        sqlx::query(sqlx::AssertSqlSafe(format!("create schema if not exists {schema}")))
-            .execute(&admin)
+        let admin = PgPoolOptions::new()
+            .max_connections(1)
+            .connect_with(opts.clone())
             .await
             .map_err(map_err)?;
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "create schema if not exists {schema}"
+        )))
+        .execute(&admin)
+        .await
+        .map_err(map_err)?;
         admin.close().await;
         Self::connect_with(opts.options([("search_path", schema)])).await
     }
@@ -53,7 +62,10 @@ impl PgStore {
             .connect_with(opts)
             .await
             .map_err(map_err)?;
-        MIGRATOR.run(&pool).await.map_err(|e| StoreError::Other(format!("migrate: {e}")))?;
+        MIGRATOR
+            .run(&pool)
+            .await
+            .map_err(|e| StoreError::Other(format!("migrate: {e}")))?;
         Ok(Self { pool })
     }
 
@@ -71,11 +83,15 @@ impl Store for PgStore {
     type Tx = PgTx;
 
     async fn write(&self) -> StoreResult<PgTx> {
-        Ok(PgTx { tx: self.pool.begin().await.map_err(map_err)? })
+        Ok(PgTx {
+            tx: self.pool.begin().await.map_err(map_err)?,
+        })
     }
 
     async fn read(&self) -> StoreResult<PgTx> {
-        Ok(PgTx { tx: self.pool.begin().await.map_err(map_err)? })
+        Ok(PgTx {
+            tx: self.pool.begin().await.map_err(map_err)?,
+        })
     }
 
     fn backend(&self) -> &'static str {
@@ -90,7 +106,10 @@ impl Tx for PgTx {
     }
 }
 
-fn get<'r, T: sqlx::Decode<'r, Postgres> + sqlx::Type<Postgres>>(row: &'r PgRow, col: &str) -> StoreResult<T> {
+fn get<'r, T: sqlx::Decode<'r, Postgres> + sqlx::Type<Postgres>>(
+    row: &'r PgRow,
+    col: &str,
+) -> StoreResult<T> {
     row.try_get(col).map_err(map_err)
 }
 
@@ -146,7 +165,8 @@ fn link_from_row(row: &PgRow) -> StoreResult<LinkToken> {
     Ok(LinkToken {
         token_hash: get(row, "token_hash")?,
         user_id: UserId(get(row, "user_id")?),
-        purpose: LinkPurpose::parse(&purpose).ok_or_else(|| StoreError::Other(format!("stored purpose {purpose}")))?,
+        purpose: LinkPurpose::parse(&purpose)
+            .ok_or_else(|| StoreError::Other(format!("stored purpose {purpose}")))?,
         created_at: get(row, "created_at")?,
         expires_at: get(row, "expires_at")?,
         used_at: get(row, "used_at")?,
@@ -228,7 +248,10 @@ impl CompanyRepo for PgTx {
     }
 
     async fn count_companies(&mut self) -> StoreResult<i64> {
-        sqlx::query_scalar("select count(*) from company").fetch_one(&mut *self.tx).await.map_err(map_err)
+        sqlx::query_scalar("select count(*) from company")
+            .fetch_one(&mut *self.tx)
+            .await
+            .map_err(map_err)
     }
 }
 
@@ -289,25 +312,29 @@ impl UserRepo for PgTx {
     }
 
     async fn user(&mut self, id: UserId) -> StoreResult<Option<UserView>> {
-        sqlx::query(sqlx::AssertSqlSafe(format!("{USER_SELECT} where u.user_id = $1")))
-            .bind(id.0)
-            .fetch_optional(&mut *self.tx)
-            .await
-            .map_err(map_err)?
-            .as_ref()
-            .map(user_from_row)
-            .transpose()
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{USER_SELECT} where u.user_id = $1"
+        )))
+        .bind(id.0)
+        .fetch_optional(&mut *self.tx)
+        .await
+        .map_err(map_err)?
+        .as_ref()
+        .map(user_from_row)
+        .transpose()
     }
 
     async fn user_by_email(&mut self, email: &str) -> StoreResult<Option<UserView>> {
-        sqlx::query(sqlx::AssertSqlSafe(format!("{USER_SELECT} where u.email = $1")))
-            .bind(email)
-            .fetch_optional(&mut *self.tx)
-            .await
-            .map_err(map_err)?
-            .as_ref()
-            .map(user_from_row)
-            .transpose()
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{USER_SELECT} where u.email = $1"
+        )))
+        .bind(email)
+        .fetch_optional(&mut *self.tx)
+        .await
+        .map_err(map_err)?
+        .as_ref()
+        .map(user_from_row)
+        .transpose()
     }
 }
 
@@ -394,13 +421,19 @@ impl LinkTokenRepo for PgTx {
             .transpose()
     }
 
-    async fn use_link_tokens_of_user(&mut self, user: UserId, now: DateTime<Utc>) -> StoreResult<u64> {
-        let r = sqlx::query("update link_token set used_at = $1 where user_id = $2 and used_at is null")
-            .bind(now)
-            .bind(user.0)
-            .execute(&mut *self.tx)
-            .await
-            .map_err(map_err)?;
+    async fn use_link_tokens_of_user(
+        &mut self,
+        user: UserId,
+        now: DateTime<Utc>,
+    ) -> StoreResult<u64> {
+        let r = sqlx::query(
+            "update link_token set used_at = $1 where user_id = $2 and used_at is null",
+        )
+        .bind(now)
+        .bind(user.0)
+        .execute(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
         Ok(r.rows_affected())
     }
 
@@ -436,14 +469,16 @@ impl AuditRepo for PgTx {
     }
 
     async fn action_logs(&mut self, limit: i64) -> StoreResult<Vec<ActionLog>> {
-        sqlx::query("select * from action_log order by created_at desc, action_log_id desc limit $1")
-            .bind(limit)
-            .fetch_all(&mut *self.tx)
-            .await
-            .map_err(map_err)?
-            .iter()
-            .map(action_log_from_row)
-            .collect()
+        sqlx::query(
+            "select * from action_log order by created_at desc, action_log_id desc limit $1",
+        )
+        .bind(limit)
+        .fetch_all(&mut *self.tx)
+        .await
+        .map_err(map_err)?
+        .iter()
+        .map(action_log_from_row)
+        .collect()
     }
 }
 
@@ -478,7 +513,12 @@ impl OutboxRepo for PgTx {
             .transpose()
     }
 
-    async fn mark_outbox_sent(&mut self, id: Uuid, at: DateTime<Utc>, redacted: &OutgoingEmail) -> StoreResult<()> {
+    async fn mark_outbox_sent(
+        &mut self,
+        id: Uuid,
+        at: DateTime<Utc>,
+        redacted: &OutgoingEmail,
+    ) -> StoreResult<()> {
         sqlx::query("update outbox set sent_at = $1, payload = $2, attempts = attempts + 1, last_error = null where outbox_id = $3")
             .bind(at)
             .bind(json(redacted)?)
@@ -490,12 +530,14 @@ impl OutboxRepo for PgTx {
     }
 
     async fn record_outbox_failure(&mut self, id: Uuid, error: &str) -> StoreResult<()> {
-        sqlx::query("update outbox set attempts = attempts + 1, last_error = $1 where outbox_id = $2")
-            .bind(error)
-            .bind(id)
-            .execute(&mut *self.tx)
-            .await
-            .map_err(map_err)?;
+        sqlx::query(
+            "update outbox set attempts = attempts + 1, last_error = $1 where outbox_id = $2",
+        )
+        .bind(error)
+        .bind(id)
+        .execute(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
         Ok(())
     }
 
@@ -556,7 +598,11 @@ impl TimerRepo for PgTx {
     }
 
     async fn delete_timer(&mut self, id: Uuid) -> StoreResult<()> {
-        sqlx::query("delete from timer where timer_id = $1").bind(id).execute(&mut *self.tx).await.map_err(map_err)?;
+        sqlx::query("delete from timer where timer_id = $1")
+            .bind(id)
+            .execute(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
         Ok(())
     }
 

@@ -3,14 +3,16 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
+};
 use sqlx::{Row, Sqlite, SqlitePool, Transaction};
 use std::str::FromStr;
 use std::time::Duration;
 use upstairs_domain::{CompanyId, SessionId, UserId};
+use upstairs_engine::StoreError;
 use upstairs_engine::model::*;
 use upstairs_engine::ports::*;
-use upstairs_engine::StoreError;
 use uuid::Uuid;
 
 use crate::{from_json, json, map_err, parse_auto_accept, parse_roles, parse_ui_metadata};
@@ -32,8 +34,13 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
-        if let Some(dir) = opts.get_filename().parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::Other(format!("create {}: {e}", dir.display())))?;
+        if let Some(dir) = opts
+            .get_filename()
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| StoreError::Other(format!("create {}: {e}", dir.display())))?;
         }
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
@@ -41,7 +48,10 @@ impl SqliteStore {
             .connect_with(opts)
             .await
             .map_err(map_err)?;
-        MIGRATOR.run(&pool).await.map_err(|e| StoreError::Other(format!("migrate: {e}")))?;
+        MIGRATOR
+            .run(&pool)
+            .await
+            .map_err(|e| StoreError::Other(format!("migrate: {e}")))?;
         Ok(Self { pool })
     }
 
@@ -59,11 +69,19 @@ impl Store for SqliteStore {
     type Tx = SqliteTx;
 
     async fn write(&self) -> StoreResult<SqliteTx> {
-        Ok(SqliteTx { tx: self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(map_err)? })
+        Ok(SqliteTx {
+            tx: self
+                .pool
+                .begin_with("BEGIN IMMEDIATE")
+                .await
+                .map_err(map_err)?,
+        })
     }
 
     async fn read(&self) -> StoreResult<SqliteTx> {
-        Ok(SqliteTx { tx: self.pool.begin().await.map_err(map_err)? })
+        Ok(SqliteTx {
+            tx: self.pool.begin().await.map_err(map_err)?,
+        })
     }
 
     fn backend(&self) -> &'static str {
@@ -86,7 +104,10 @@ fn from_ts(v: i64) -> Result<DateTime<Utc>, StoreError> {
     DateTime::from_timestamp_micros(v).ok_or_else(|| StoreError::Other(format!("stored time {v}")))
 }
 
-fn get<'r, T: sqlx::Decode<'r, Sqlite> + sqlx::Type<Sqlite>>(row: &'r SqliteRow, col: &str) -> StoreResult<T> {
+fn get<'r, T: sqlx::Decode<'r, Sqlite> + sqlx::Type<Sqlite>>(
+    row: &'r SqliteRow,
+    col: &str,
+) -> StoreResult<T> {
     row.try_get(col).map_err(map_err)
 }
 
@@ -151,10 +172,13 @@ fn link_from_row(row: &SqliteRow) -> StoreResult<LinkToken> {
     Ok(LinkToken {
         token_hash: get(row, "token_hash")?,
         user_id: UserId(get(row, "user_id")?),
-        purpose: LinkPurpose::parse(&purpose).ok_or_else(|| StoreError::Other(format!("stored purpose {purpose}")))?,
+        purpose: LinkPurpose::parse(&purpose)
+            .ok_or_else(|| StoreError::Other(format!("stored purpose {purpose}")))?,
         created_at: from_ts(get(row, "created_at")?)?,
         expires_at: from_ts(get(row, "expires_at")?)?,
-        used_at: get::<Option<i64>>(row, "used_at")?.map(from_ts).transpose()?,
+        used_at: get::<Option<i64>>(row, "used_at")?
+            .map(from_ts)
+            .transpose()?,
     })
 }
 
@@ -175,7 +199,9 @@ fn outbox_from_row(row: &SqliteRow) -> StoreResult<OutboxMessage> {
         outbox_id: get(row, "outbox_id")?,
         email: from_json(get_json(row, "payload")?)?,
         created_at: from_ts(get(row, "created_at")?)?,
-        sent_at: get::<Option<i64>>(row, "sent_at")?.map(from_ts).transpose()?,
+        sent_at: get::<Option<i64>>(row, "sent_at")?
+            .map(from_ts)
+            .transpose()?,
         attempts: get(row, "attempts")?,
         last_error: get(row, "last_error")?,
     })
@@ -233,7 +259,10 @@ impl CompanyRepo for SqliteTx {
     }
 
     async fn count_companies(&mut self) -> StoreResult<i64> {
-        sqlx::query_scalar("select count(*) from company").fetch_one(&mut *self.tx).await.map_err(map_err)
+        sqlx::query_scalar("select count(*) from company")
+            .fetch_one(&mut *self.tx)
+            .await
+            .map_err(map_err)
     }
 }
 
@@ -294,25 +323,29 @@ impl UserRepo for SqliteTx {
     }
 
     async fn user(&mut self, id: UserId) -> StoreResult<Option<UserView>> {
-        sqlx::query(sqlx::AssertSqlSafe(format!("{USER_SELECT} where u.user_id = ?")))
-            .bind(id.0)
-            .fetch_optional(&mut *self.tx)
-            .await
-            .map_err(map_err)?
-            .as_ref()
-            .map(user_from_row)
-            .transpose()
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{USER_SELECT} where u.user_id = ?"
+        )))
+        .bind(id.0)
+        .fetch_optional(&mut *self.tx)
+        .await
+        .map_err(map_err)?
+        .as_ref()
+        .map(user_from_row)
+        .transpose()
     }
 
     async fn user_by_email(&mut self, email: &str) -> StoreResult<Option<UserView>> {
-        sqlx::query(sqlx::AssertSqlSafe(format!("{USER_SELECT} where u.email = ?")))
-            .bind(email)
-            .fetch_optional(&mut *self.tx)
-            .await
-            .map_err(map_err)?
-            .as_ref()
-            .map(user_from_row)
-            .transpose()
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{USER_SELECT} where u.email = ?"
+        )))
+        .bind(email)
+        .fetch_optional(&mut *self.tx)
+        .await
+        .map_err(map_err)?
+        .as_ref()
+        .map(user_from_row)
+        .transpose()
     }
 }
 
@@ -399,13 +432,18 @@ impl LinkTokenRepo for SqliteTx {
             .transpose()
     }
 
-    async fn use_link_tokens_of_user(&mut self, user: UserId, now: DateTime<Utc>) -> StoreResult<u64> {
-        let r = sqlx::query("update link_token set used_at = ? where user_id = ? and used_at is null")
-            .bind(ts(now))
-            .bind(user.0)
-            .execute(&mut *self.tx)
-            .await
-            .map_err(map_err)?;
+    async fn use_link_tokens_of_user(
+        &mut self,
+        user: UserId,
+        now: DateTime<Utc>,
+    ) -> StoreResult<u64> {
+        let r =
+            sqlx::query("update link_token set used_at = ? where user_id = ? and used_at is null")
+                .bind(ts(now))
+                .bind(user.0)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
         Ok(r.rows_affected())
     }
 
@@ -483,7 +521,12 @@ impl OutboxRepo for SqliteTx {
             .transpose()
     }
 
-    async fn mark_outbox_sent(&mut self, id: Uuid, at: DateTime<Utc>, redacted: &OutgoingEmail) -> StoreResult<()> {
+    async fn mark_outbox_sent(
+        &mut self,
+        id: Uuid,
+        at: DateTime<Utc>,
+        redacted: &OutgoingEmail,
+    ) -> StoreResult<()> {
         sqlx::query("update outbox set sent_at = ?, payload = ?, attempts = attempts + 1, last_error = null where outbox_id = ?")
             .bind(ts(at))
             .bind(text(&json(redacted)?))
@@ -495,12 +538,14 @@ impl OutboxRepo for SqliteTx {
     }
 
     async fn record_outbox_failure(&mut self, id: Uuid, error: &str) -> StoreResult<()> {
-        sqlx::query("update outbox set attempts = attempts + 1, last_error = ? where outbox_id = ?")
-            .bind(error)
-            .bind(id)
-            .execute(&mut *self.tx)
-            .await
-            .map_err(map_err)?;
+        sqlx::query(
+            "update outbox set attempts = attempts + 1, last_error = ? where outbox_id = ?",
+        )
+        .bind(error)
+        .bind(id)
+        .execute(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
         Ok(())
     }
 
@@ -561,7 +606,11 @@ impl TimerRepo for SqliteTx {
     }
 
     async fn delete_timer(&mut self, id: Uuid) -> StoreResult<()> {
-        sqlx::query("delete from timer where timer_id = ?").bind(id).execute(&mut *self.tx).await.map_err(map_err)?;
+        sqlx::query("delete from timer where timer_id = ?")
+            .bind(id)
+            .execute(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
         Ok(())
     }
 

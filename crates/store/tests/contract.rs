@@ -1,11 +1,12 @@
+#![allow(clippy::unwrap_used)]
 //! The store contract: every test runs against SQLite and PostgreSQL.
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 use upstairs_domain::{AutoAccept, CompanyId, Role, SessionId, UiMetadataEntry, UserId};
+use upstairs_engine::StoreError;
 use upstairs_engine::model::*;
 use upstairs_engine::ports::*;
-use upstairs_engine::StoreError;
 use upstairs_store::testing::{fresh_postgres, fresh_sqlite};
 use uuid::Uuid;
 
@@ -34,7 +35,9 @@ contract!(
 
 fn t0() -> DateTime<Utc> {
     // Microsecond precision: what both backends keep.
-    DateTime::parse_from_rfc3339("2026-03-02T09:30:00.123456Z").unwrap().with_timezone(&Utc)
+    DateTime::parse_from_rfc3339("2026-03-02T09:30:00.123456Z")
+        .unwrap()
+        .with_timezone(&Utc)
 }
 
 fn company(name: &str) -> Company {
@@ -83,21 +86,39 @@ async fn users_round_trip<S: Store>(s: S) {
     let (c, mut u) = seeded(&s).await;
     let mut tx = s.read().await.unwrap();
     assert_eq!(tx.company(c.company_id).await.unwrap(), Some(c.clone()));
-    assert_eq!(tx.company_by_name("Halyard").await.unwrap(), Some(c.clone()));
+    assert_eq!(
+        tx.company_by_name("Halyard").await.unwrap(),
+        Some(c.clone())
+    );
     assert_eq!(tx.company_by_name("Nobody").await.unwrap(), None);
     assert_eq!(tx.count_companies().await.unwrap(), 1);
     let got = tx.user(u.user_id).await.unwrap().unwrap();
     assert_eq!(got.user, u);
     assert_eq!(got.company_name, "Halyard");
-    assert_eq!(tx.user_by_email("ada@halyard.test").await.unwrap().unwrap().user, u);
-    assert!(tx.user_by_email("nobody@halyard.test").await.unwrap().is_none());
+    assert_eq!(
+        tx.user_by_email("ada@halyard.test")
+            .await
+            .unwrap()
+            .unwrap()
+            .user,
+        u
+    );
+    assert!(
+        tx.user_by_email("nobody@halyard.test")
+            .await
+            .unwrap()
+            .is_none()
+    );
     drop(tx);
 
     u.auto_accept = Some(AutoAccept::RejectWithDelay);
     u.password_hash = Some("$argon2id$x".into());
     u.verified = true;
     u.parent_order_limit_multiplier = Some(4);
-    u.ui_metadata = vec![UiMetadataEntry { key: "TOOLTIPS".into(), value: json!([{"key": "FIRST_PARENT_ORDER", "read": true}]) }];
+    u.ui_metadata = vec![UiMetadataEntry {
+        key: "TOOLTIPS".into(),
+        value: json!([{"key": "FIRST_PARENT_ORDER", "read": true}]),
+    }];
     u.ems_trader_id = Some("EMS-7".into());
     u.updated_at = t0() + Duration::seconds(5);
     let mut tx = s.write().await.unwrap();
@@ -110,7 +131,10 @@ async fn users_round_trip<S: Store>(s: S) {
 async fn email_is_unique<S: Store>(s: S) {
     let (c, _) = seeded(&s).await;
     let mut tx = s.write().await.unwrap();
-    let err = tx.insert_user(&user(&c, "ada@halyard.test")).await.unwrap_err();
+    let err = tx
+        .insert_user(&user(&c, "ada@halyard.test"))
+        .await
+        .unwrap_err();
     assert!(matches!(err, StoreError::Unique(_)), "{err:?}");
 }
 
@@ -123,14 +147,22 @@ async fn sessions<S: Store>(s: S) {
         created_at: t0(),
         expires_at: t0() + Duration::hours(12),
     };
-    let old = Session { session_id: SessionId::new(), token_hash: "h2".into(), expires_at: t0(), ..live.clone() };
+    let old = Session {
+        session_id: SessionId::new(),
+        token_hash: "h2".into(),
+        expires_at: t0(),
+        ..live.clone()
+    };
     let mut tx = s.write().await.unwrap();
     tx.insert_session(&live).await.unwrap();
     tx.insert_session(&old).await.unwrap();
     tx.commit().await.unwrap();
 
     let mut tx = s.write().await.unwrap();
-    assert_eq!(tx.session_by_token_hash("h1").await.unwrap(), Some(live.clone()));
+    assert_eq!(
+        tx.session_by_token_hash("h1").await.unwrap(),
+        Some(live.clone())
+    );
     assert_eq!(tx.delete_expired_sessions(t0()).await.unwrap(), 1);
     assert_eq!(tx.session_by_token_hash("h2").await.unwrap(), None);
     tx.delete_session(live.session_id).await.unwrap();
@@ -150,16 +182,34 @@ async fn link_tokens<S: Store>(s: S) {
         expires_at: t0() + Duration::hours(1),
         used_at: None,
     };
-    let act = LinkToken { token_hash: "lt2".into(), purpose: LinkPurpose::Activation, ..reset.clone() };
+    let act = LinkToken {
+        token_hash: "lt2".into(),
+        purpose: LinkPurpose::Activation,
+        ..reset.clone()
+    };
     let mut tx = s.write().await.unwrap();
     tx.insert_link_token(&reset).await.unwrap();
     tx.insert_link_token(&act).await.unwrap();
     assert_eq!(tx.link_token("lt1").await.unwrap(), Some(reset.clone()));
     assert_eq!(tx.link_token("missing").await.unwrap(), None);
     let used_at = t0() + Duration::minutes(3);
-    assert_eq!(tx.use_link_tokens_of_user(u.user_id, used_at).await.unwrap(), 2);
-    assert_eq!(tx.use_link_tokens_of_user(u.user_id, used_at).await.unwrap(), 0, "already used");
-    assert_eq!(tx.link_token("lt2").await.unwrap().unwrap().used_at, Some(used_at));
+    assert_eq!(
+        tx.use_link_tokens_of_user(u.user_id, used_at)
+            .await
+            .unwrap(),
+        2
+    );
+    assert_eq!(
+        tx.use_link_tokens_of_user(u.user_id, used_at)
+            .await
+            .unwrap(),
+        0,
+        "already used"
+    );
+    assert_eq!(
+        tx.link_token("lt2").await.unwrap().unwrap().used_at,
+        Some(used_at)
+    );
     assert_eq!(tx.delete_stale_link_tokens(t0()).await.unwrap(), 0);
     assert_eq!(tx.delete_stale_link_tokens(used_at).await.unwrap(), 2);
     tx.commit().await.unwrap();
@@ -184,7 +234,12 @@ async fn audit_rows<S: Store>(s: S) {
     tx.commit().await.unwrap();
     let mut tx = s.read().await.unwrap();
     let logs = tx.action_logs(10).await.unwrap();
-    assert_eq!(logs.iter().map(|l| l.operation.as_str()).collect::<Vec<_>>(), ["login", "login_failed"]);
+    assert_eq!(
+        logs.iter()
+            .map(|l| l.operation.as_str())
+            .collect::<Vec<_>>(),
+        ["login", "login_failed"]
+    );
     assert_eq!(logs[0].user_id, Some(u.user_id));
     assert_eq!(logs[1].user_id, None);
     assert_eq!(logs[0].details, json!({"n": 1}));
@@ -194,16 +249,36 @@ async fn outbox_lifecycle<S: Store>(s: S) {
     let email = OutgoingEmail {
         message_id: "<m1@test>".into(),
         to: "ada@halyard.test".into(),
-        template: EmailTemplate::PasswordReset { first_name: "Ada".into(), link: "http://x/reset-password?hash=abc".into() },
+        template: EmailTemplate::PasswordReset {
+            first_name: "Ada".into(),
+            link: "http://x/reset-password?hash=abc".into(),
+        },
     };
-    let m = OutboxMessage { outbox_id: Uuid::now_v7(), email: email.clone(), created_at: t0(), sent_at: None, attempts: 0, last_error: None };
+    let m = OutboxMessage {
+        outbox_id: Uuid::now_v7(),
+        email: email.clone(),
+        created_at: t0(),
+        sent_at: None,
+        attempts: 0,
+        last_error: None,
+    };
     let mut tx = s.write().await.unwrap();
     tx.insert_outbox(&m).await.unwrap();
-    tx.record_outbox_failure(m.outbox_id, "connection refused").await.unwrap();
+    tx.record_outbox_failure(m.outbox_id, "connection refused")
+        .await
+        .unwrap();
     let got = tx.outbox(m.outbox_id).await.unwrap().unwrap();
-    assert_eq!((got.attempts, got.last_error.as_deref(), got.sent_at), (1, Some("connection refused"), None));
-    let redacted = OutgoingEmail { template: email.template.redacted(), ..email.clone() };
-    tx.mark_outbox_sent(m.outbox_id, t0() + Duration::seconds(9), &redacted).await.unwrap();
+    assert_eq!(
+        (got.attempts, got.last_error.as_deref(), got.sent_at),
+        (1, Some("connection refused"), None)
+    );
+    let redacted = OutgoingEmail {
+        template: email.template.redacted(),
+        ..email.clone()
+    };
+    tx.mark_outbox_sent(m.outbox_id, t0() + Duration::seconds(9), &redacted)
+        .await
+        .unwrap();
     tx.commit().await.unwrap();
     let mut tx = s.read().await.unwrap();
     let got = tx.outbox(m.outbox_id).await.unwrap().unwrap();
@@ -214,7 +289,14 @@ async fn outbox_lifecycle<S: Store>(s: S) {
 }
 
 fn timer(kind: &str, due: DateTime<Utc>, key: Option<&str>) -> Timer {
-    Timer { timer_id: Uuid::now_v7(), kind: kind.into(), payload: json!({"k": kind}), due_at: due, dedupe_key: key.map(Into::into), attempts: 0 }
+    Timer {
+        timer_id: Uuid::now_v7(),
+        kind: kind.into(),
+        payload: json!({"k": kind}),
+        due_at: due,
+        dedupe_key: key.map(Into::into),
+        attempts: 0,
+    }
 }
 
 async fn timers_claim_and_reschedule<S: Store>(s: S) {
@@ -224,29 +306,63 @@ async fn timers_claim_and_reschedule<S: Store>(s: S) {
     let mut tx = s.write().await.unwrap();
     assert!(tx.insert_timer(&due).await.unwrap());
     assert!(tx.insert_timer(&later).await.unwrap());
-    assert!(tx.insert_timer(&timer("c", now + Duration::hours(1), Some("cleanup"))).await.unwrap());
-    assert!(!tx.insert_timer(&timer("c", now, Some("cleanup"))).await.unwrap(), "dedupe key");
+    assert!(
+        tx.insert_timer(&timer("c", now + Duration::hours(1), Some("cleanup")))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !tx.insert_timer(&timer("c", now, Some("cleanup")))
+            .await
+            .unwrap(),
+        "dedupe key"
+    );
     tx.commit().await.unwrap();
 
     let mut tx = s.write().await.unwrap();
-    let claimed = tx.claim_due_timers(now, now + Duration::minutes(2), 10).await.unwrap();
+    let claimed = tx
+        .claim_due_timers(now, now + Duration::minutes(2), 10)
+        .await
+        .unwrap();
     tx.commit().await.unwrap();
     assert_eq!(claimed.len(), 1);
-    assert_eq!((claimed[0].timer_id, claimed[0].attempts), (due.timer_id, 1));
+    assert_eq!(
+        (claimed[0].timer_id, claimed[0].attempts),
+        (due.timer_id, 1)
+    );
     assert_eq!(claimed[0].payload, json!({"k": "a"}));
 
     // Held by the lease: not claimed again until it lapses.
     let mut tx = s.write().await.unwrap();
-    assert!(tx.claim_due_timers(now + Duration::minutes(1), now + Duration::minutes(3), 10).await.unwrap().is_empty());
-    let again = tx.claim_due_timers(now + Duration::minutes(2), now + Duration::minutes(4), 10).await.unwrap();
-    assert_eq!(again.iter().map(|t| (t.timer_id, t.attempts)).collect::<Vec<_>>(), [(due.timer_id, 2)]);
-    tx.reschedule_timer(due.timer_id, now + Duration::minutes(10)).await.unwrap();
+    assert!(
+        tx.claim_due_timers(now + Duration::minutes(1), now + Duration::minutes(3), 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let again = tx
+        .claim_due_timers(now + Duration::minutes(2), now + Duration::minutes(4), 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        again
+            .iter()
+            .map(|t| (t.timer_id, t.attempts))
+            .collect::<Vec<_>>(),
+        [(due.timer_id, 2)]
+    );
+    tx.reschedule_timer(due.timer_id, now + Duration::minutes(10))
+        .await
+        .unwrap();
     tx.delete_timer(later.timer_id).await.unwrap();
     tx.commit().await.unwrap();
 
     let mut tx = s.read().await.unwrap();
     let pending = tx.pending_timers().await.unwrap();
-    assert_eq!(pending.iter().map(|t| t.kind.as_str()).collect::<Vec<_>>(), ["a", "c"]);
+    assert_eq!(
+        pending.iter().map(|t| t.kind.as_str()).collect::<Vec<_>>(),
+        ["a", "c"]
+    );
     assert_eq!(pending[0].due_at, now + Duration::minutes(10));
     drop(tx);
 
@@ -254,11 +370,22 @@ async fn timers_claim_and_reschedule<S: Store>(s: S) {
     let mut tx = s.write().await.unwrap();
     assert_eq!(tx.bring_forward("a", now).await.unwrap(), 1);
     assert_eq!(tx.bring_forward("a", now).await.unwrap(), 0, "already due");
-    let held = tx.claim_due_timers(now, now + Duration::minutes(2), 10).await.unwrap();
+    let held = tx
+        .claim_due_timers(now, now + Duration::minutes(2), 10)
+        .await
+        .unwrap();
     assert_eq!(held.len(), 1);
-    tx.reschedule_timer(held[0].timer_id, now + Duration::minutes(10)).await.unwrap();
-    tx.claim_due_timers(now + Duration::minutes(10), now + Duration::minutes(12), 10).await.unwrap();
-    assert_eq!(tx.bring_forward("a", now).await.unwrap(), 0, "held by a lease");
+    tx.reschedule_timer(held[0].timer_id, now + Duration::minutes(10))
+        .await
+        .unwrap();
+    tx.claim_due_timers(now + Duration::minutes(10), now + Duration::minutes(12), 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        tx.bring_forward("a", now).await.unwrap(),
+        0,
+        "held by a lease"
+    );
     tx.commit().await.unwrap();
 }
 
@@ -276,7 +403,10 @@ async fn timers_are_claimed_once_under_concurrency<S: Store>(s: S) {
             let mut mine = Vec::new();
             loop {
                 let mut tx = s.write().await.unwrap();
-                let c = tx.claim_due_timers(now, now + Duration::minutes(2), 3).await.unwrap();
+                let c = tx
+                    .claim_due_timers(now, now + Duration::minutes(2), 3)
+                    .await
+                    .unwrap();
                 tx.commit().await.unwrap();
                 if c.is_empty() {
                     return mine;
@@ -299,13 +429,18 @@ async fn uncommitted_writes_vanish<S: Store>(s: S) {
     let (c, _) = seeded(&s).await;
     {
         let mut tx = s.write().await.unwrap();
-        tx.insert_user(&user(&c, "ghost@halyard.test")).await.unwrap();
+        tx.insert_user(&user(&c, "ghost@halyard.test"))
+            .await
+            .unwrap();
         tx.insert_outbox(&OutboxMessage {
             outbox_id: Uuid::now_v7(),
             email: OutgoingEmail {
                 message_id: "<ghost@test>".into(),
                 to: "ghost@halyard.test".into(),
-                template: EmailTemplate::AccountActivation { first_name: "G".into(), link: "l".into() },
+                template: EmailTemplate::AccountActivation {
+                    first_name: "G".into(),
+                    link: "l".into(),
+                },
             },
             created_at: t0(),
             sent_at: None,
@@ -317,6 +452,11 @@ async fn uncommitted_writes_vanish<S: Store>(s: S) {
         // dropped without commit
     }
     let mut tx = s.read().await.unwrap();
-    assert!(tx.user_by_email("ghost@halyard.test").await.unwrap().is_none());
+    assert!(
+        tx.user_by_email("ghost@halyard.test")
+            .await
+            .unwrap()
+            .is_none()
+    );
     assert!(tx.outbox_messages(10).await.unwrap().is_empty());
 }

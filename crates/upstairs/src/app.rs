@@ -116,16 +116,34 @@ pub async fn with_engine<F, T>(database_url: &str, f: F) -> anyhow::Result<T>
 where
     F: AsyncEngineFn<T>,
 {
-    let settings = Settings { database_url: database_url.into(), ..Settings::default() };
+    let settings = Settings {
+        database_url: database_url.into(),
+        ..Settings::default()
+    };
     match backend_of(database_url).map_err(anyhow::Error::msg)? {
-        Backend::Sqlite => f.call(command_engine(SqliteStore::connect(database_url).await?, &settings)).await,
-        Backend::Postgres => f.call(command_engine(PgStore::connect(database_url).await?, &settings)).await,
+        Backend::Sqlite => {
+            f.call(command_engine(
+                SqliteStore::connect(database_url).await?,
+                &settings,
+            ))
+            .await
+        }
+        Backend::Postgres => {
+            f.call(command_engine(
+                PgStore::connect(database_url).await?,
+                &settings,
+            ))
+            .await
+        }
     }
 }
 
 /// A use of an engine of any backend.
 pub trait AsyncEngineFn<T> {
-    fn call<S: Store>(self, engine: Engine<S>) -> impl std::future::Future<Output = anyhow::Result<T>>;
+    fn call<S: Store>(
+        self,
+        engine: Engine<S>,
+    ) -> impl std::future::Future<Output = anyhow::Result<T>>;
 }
 
 fn command_engine<S: Store>(store: S, s: &Settings) -> Engine<S> {
@@ -151,9 +169,14 @@ impl upstairs_engine::Mailer for NoMail {
 
 /// Binds, migrates, (seeds), and starts serving and the job loop.
 pub async fn start(settings: Settings, clock: Arc<dyn Clock>) -> anyhow::Result<Running> {
-    let listener = TcpListener::bind(&settings.bind).await.with_context(|| format!("bind {}", settings.bind))?;
+    let listener = TcpListener::bind(&settings.bind)
+        .await
+        .with_context(|| format!("bind {}", settings.bind))?;
     let addr = listener.local_addr()?;
-    let public_url = settings.public_url.clone().unwrap_or_else(|| format!("http://localhost:{}", addr.port()));
+    let public_url = settings
+        .public_url
+        .clone()
+        .unwrap_or_else(|| format!("http://localhost:{}", addr.port()));
     tracing::info!(database = %redact_url(&settings.database_url), "opening database");
     match backend_of(&settings.database_url).map_err(anyhow::Error::msg)? {
         Backend::Sqlite => {
@@ -187,7 +210,13 @@ async fn start_with<S: Store>(
         },
     )
     .map_err(anyhow::Error::msg)?;
-    let engine = Engine::new(store, clock, Arc::new(events.clone()), mailer, engine_config(&settings, &public_url));
+    let engine = Engine::new(
+        store,
+        clock,
+        Arc::new(events.clone()),
+        mailer,
+        engine_config(&settings, &public_url),
+    );
     if settings.demo && engine.seed_demo().await? {
         tracing::info!("loaded the demo data set");
     }
@@ -195,21 +224,34 @@ async fn start_with<S: Store>(
 
     let (shutdown, shutdown_rx) = watch::channel(false);
     let wake = engine.wake_handle();
-    let jobs = tokio::spawn(engine.clone().run_scheduler(settings.scheduler_poll, shutdown_rx.clone()));
-    let app = upstairs_http::router(AppState { engine: engine.clone(), events: events.clone() }, settings.web_dir.clone());
+    let jobs = tokio::spawn(
+        engine
+            .clone()
+            .run_scheduler(settings.scheduler_poll, shutdown_rx.clone()),
+    );
+    let app = upstairs_http::router(
+        AppState {
+            engine: engine.clone(),
+            events: events.clone(),
+        },
+        settings.web_dir.clone(),
+    );
     let backend = engine.store().backend();
     tracing::info!(%addr, %public_url, backend, "Upstairs is listening");
     let mut stop = shutdown_rx;
     let server = tokio::spawn(async move {
-        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(async move {
-                tokio::select! {
-                    _ = stop.changed() => {}
-                    _ = shutdown_signal() => {}
-                }
-            })
-            .await
-            .context("serve")
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async move {
+            tokio::select! {
+                _ = stop.changed() => {}
+                _ = shutdown_signal() => {}
+            }
+        })
+        .await
+        .context("serve")
     });
     let run_due = Arc::new(move || -> BoxFuture<'static, ()> {
         let engine = engine.clone();
@@ -219,7 +261,16 @@ async fn start_with<S: Store>(
             }
         })
     });
-    Ok(Running { addr, public_url, events, wake, run_due, shutdown, server, jobs })
+    Ok(Running {
+        addr,
+        public_url,
+        events,
+        wake,
+        run_due,
+        shutdown,
+        server,
+        jobs,
+    })
 }
 
 async fn shutdown_signal() {
@@ -228,7 +279,8 @@ async fn shutdown_signal() {
     };
     #[cfg(unix)]
     let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
             s.recv().await;
         }
     };
@@ -243,7 +295,10 @@ async fn shutdown_signal() {
 struct Bootstrap(upstairs_engine::accounts::BootstrapUser);
 
 impl AsyncEngineFn<upstairs_engine::model::UserView> for Bootstrap {
-    async fn call<S: Store>(self, engine: Engine<S>) -> anyhow::Result<upstairs_engine::model::UserView> {
+    async fn call<S: Store>(
+        self,
+        engine: Engine<S>,
+    ) -> anyhow::Result<upstairs_engine::model::UserView> {
         use upstairs_engine::EngineError;
         let email = self.0.email.clone();
         match engine.bootstrap_user(self.0).await {
@@ -265,7 +320,16 @@ pub async fn bootstrap_user(
     roles: &[&str],
     company: &str,
 ) -> anyhow::Result<upstairs_engine::model::UserView> {
-    bootstrap_user_named(database_url, email, password, roles, company, "Venue", "Admin").await
+    bootstrap_user_named(
+        database_url,
+        email,
+        password,
+        roles,
+        company,
+        "Venue",
+        "Admin",
+    )
+    .await
 }
 
 pub async fn bootstrap_user_named(
@@ -283,7 +347,11 @@ pub async fn bootstrap_user_named(
             Some(role) => parsed.push(role),
             None => anyhow::bail!(
                 "unknown role {r}: use one of {}",
-                upstairs_domain::Role::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ")
+                upstairs_domain::Role::ALL
+                    .iter()
+                    .map(|r| r.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         }
     }

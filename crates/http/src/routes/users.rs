@@ -31,8 +31,16 @@ pub async fn update<S: Store>(
     ApiPath(id): ApiPath<Uuid>,
     ApiJson(req): ApiJson<UpdateUserRequest>,
 ) -> ApiResult<Json<UserDto>> {
-    let update = SelfUpdate { auto_accept: req.auto_accept.map(Into::into), ui_metadata: req.ui_metadata_entries() };
-    Ok(Json(st.engine.update_self(&actor, UserId(id), update).await?.into()))
+    let update = SelfUpdate {
+        auto_accept: req.auto_accept.map(Into::into),
+        ui_metadata: req.ui_metadata_entries(),
+    };
+    Ok(Json(
+        st.engine
+            .update_self(&actor, UserId(id), update)
+            .await?
+            .into(),
+    ))
 }
 
 /// Creates a user without a password and e-mails an activation link.
@@ -71,7 +79,9 @@ pub async fn request_link<S: Store>(
     ApiQuery(q): ApiQuery<PasswordResetQuery>,
     ApiJson(req): ApiJson<EmailRequest>,
 ) -> ApiResult<StatusCode> {
-    st.engine.request_password_link(&req.email, q.new_account_email.unwrap_or(false), &client).await?;
+    st.engine
+        .request_password_link(&req.email, q.new_account_email.unwrap_or(false), &client)
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -95,6 +105,8 @@ pub async fn set_password<S: Store>(
     ApiPath(hash): ApiPath<String>,
     ApiJson(req): ApiJson<PasswordRequest>,
 ) -> ApiResult<StatusCode> {
-    st.engine.set_password_with_link(&hash, &req.password).await?;
+    st.engine
+        .set_password_with_link(&hash, &req.password)
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -2,8 +2,8 @@
 //! SUBSCRIBE to the caller's own destinations; events for that user become MESSAGE
 //! frames. Heart-beats both ways; the session is re-checked every minute.
 
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::{SinkExt, StreamExt};
@@ -23,7 +23,11 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const REVALIDATE_EVERY: Duration = Duration::from_secs(60);
 
 /// Per-user destinations a client may subscribe to.
-pub const USER_DESTINATIONS: &[&str] = &["/user/topic/notifications", "/user/topic/orders", "/user/topic/rfqs"];
+pub const USER_DESTINATIONS: &[&str] = &[
+    "/user/topic/notifications",
+    "/user/topic/orders",
+    "/user/topic/rfqs",
+];
 
 /// `GET /ws`: checks the Origin, then upgrades with the STOMP sub-protocols.
 pub async fn ws_handler<S: Store>(
@@ -32,7 +36,11 @@ pub async fn ws_handler<S: Store>(
     ws: WebSocketUpgrade,
 ) -> Response {
     if !origin_allowed(&headers, &st.engine.config().public_url) {
-        return ApiError::new(StatusCode::FORBIDDEN, "This origin may not open the realtime socket.").into_response();
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            "This origin may not open the realtime socket.",
+        )
+        .into_response();
     }
     ws.protocols(["v12.stomp", "v11.stomp", "v10.stomp"])
         .max_message_size(super::frame::MAX_FRAME)
@@ -46,12 +54,17 @@ pub async fn ws_handler<S: Store>(
 /// Browsers send an Origin: it must be our public URL or the host the request went
 /// to. Non-browser clients send none.
 fn origin_allowed(headers: &HeaderMap, public_url: &str) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else { return true };
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
+        return true;
+    };
     let origin = origin.trim_end_matches('/');
     if origin.eq_ignore_ascii_case(public_url.trim_end_matches('/')) {
         return true;
     }
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
     !host.is_empty()
         && (origin.eq_ignore_ascii_case(&format!("http://{host}"))
             || origin.eq_ignore_ascii_case(&format!("https://{host}")))
@@ -64,7 +77,10 @@ fn error_frame(message: &str, detail: &str) -> Frame {
         .body(detail.as_bytes().to_vec())
 }
 
-async fn send(sink: &mut futures::stream::SplitSink<WebSocket, Message>, f: &Frame) -> Result<(), String> {
+async fn send(
+    sink: &mut futures::stream::SplitSink<WebSocket, Message>,
+    f: &Frame,
+) -> Result<(), String> {
     let bytes = f.encode();
     let msg = match String::from_utf8(bytes) {
         Ok(text) => Message::Text(text.into()),
@@ -84,7 +100,10 @@ fn bytes_of(msg: Message) -> Option<Vec<u8>> {
 fn token_of(f: &Frame) -> Option<String> {
     let v = f.get("Authorization").or_else(|| f.get("authorization"))?;
     let (scheme, token) = v.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned()).filter(|t| !t.is_empty())
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim().to_owned())
+        .filter(|t| !t.is_empty())
 }
 
 /// Negotiated heart-beats: (we send every, we expect within), zero meaning never.
@@ -109,7 +128,11 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
             Ok(Some(Ok(m))) => m,
             Ok(_) => return Ok(()),
             Err(_) => {
-                send(&mut sink, &error_frame("connect timeout", "Send CONNECT first.")).await?;
+                send(
+                    &mut sink,
+                    &error_frame("connect timeout", "Send CONNECT first."),
+                )
+                .await?;
                 return Ok(());
             }
         };
@@ -129,17 +152,32 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
         }
     };
     if connect.command != "CONNECT" && connect.command != "STOMP" {
-        send(&mut sink, &error_frame("not connected", "The first frame must be CONNECT.")).await?;
+        send(
+            &mut sink,
+            &error_frame("not connected", "The first frame must be CONNECT."),
+        )
+        .await?;
         return Ok(());
     }
     let Some(token) = token_of(&connect) else {
-        send(&mut sink, &error_frame("unauthorized", "Send Authorization: Bearer <token> in CONNECT.")).await?;
+        send(
+            &mut sink,
+            &error_frame(
+                "unauthorized",
+                "Send Authorization: Bearer <token> in CONNECT.",
+            ),
+        )
+        .await?;
         return Ok(());
     };
     let actor: Actor = match st.engine.authenticate(&token).await {
         Ok(a) => a,
         Err(_) => {
-            send(&mut sink, &error_frame("unauthorized", "The session is not valid. Sign in again.")).await?;
+            send(
+                &mut sink,
+                &error_frame("unauthorized", "The session is not valid. Sign in again."),
+            )
+            .await?;
             return Ok(());
         }
     };
@@ -161,7 +199,11 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
     let mut last_seen = Instant::now();
     let mut hb = tokio::time::interval(send_every.unwrap_or(Duration::from_secs(3600)));
     hb.tick().await;
-    let mut check = tokio::time::interval(expect_within.map(|d| d / 2).unwrap_or(Duration::from_secs(3600)));
+    let mut check = tokio::time::interval(
+        expect_within
+            .map(|d| d / 2)
+            .unwrap_or(Duration::from_secs(3600)),
+    );
     check.tick().await;
     let mut revalidate = tokio::time::interval(REVALIDATE_EVERY);
     revalidate.tick().await;
@@ -218,11 +260,9 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
                 sink.send(Message::Text("\n".into())).await.map_err(|e| e.to_string())?;
             }
             _ = check.tick(), if expect_within.is_some() => {
-                if let Some(limit) = expect_within {
-                    if last_seen.elapsed() > limit * 2 {
-                        tracing::debug!("stomp client missed heart-beats; closing");
-                        return Ok(());
-                    }
+                if let Some(limit) = expect_within.filter(|l| last_seen.elapsed() > *l * 2) {
+                    tracing::debug!(?limit, "stomp client missed heart-beats; closing");
+                    return Ok(());
                 }
             }
             _ = revalidate.tick() => {
@@ -245,10 +285,16 @@ fn handle(f: &Frame, subs: &mut HashMap<String, String>) -> Reply {
     match f.command.as_str() {
         "SUBSCRIBE" => {
             let (Some(id), Some(dest)) = (f.get("id"), f.get("destination")) else {
-                return Reply::Error("bad subscribe", "SUBSCRIBE needs id and destination headers.".into());
+                return Reply::Error(
+                    "bad subscribe",
+                    "SUBSCRIBE needs id and destination headers.".into(),
+                );
             };
             if !USER_DESTINATIONS.contains(&dest) {
-                return Reply::Error("unknown destination", format!("No such destination: {dest}"));
+                return Reply::Error(
+                    "unknown destination",
+                    format!("No such destination: {dest}"),
+                );
             }
             subs.insert(id.to_owned(), dest.to_owned());
             Reply::Ok
@@ -269,9 +315,17 @@ fn handle(f: &Frame, subs: &mut HashMap<String, String>) -> Reply {
 }
 
 /// MESSAGE frames for the subscriptions that `event` reaches on this connection.
-fn messages_for(actor: &Actor, subs: &HashMap<String, String>, event: &Event, seq: &mut u64) -> Vec<Frame> {
+fn messages_for(
+    actor: &Actor,
+    subs: &HashMap<String, String>,
+    event: &Event,
+    seq: &mut u64,
+) -> Vec<Frame> {
     let dest = match &event.to {
-        Destination::User { user_id, destination } if *user_id == actor.user.user_id => destination.as_str(),
+        Destination::User {
+            user_id,
+            destination,
+        } if *user_id == actor.user.user_id => destination.as_str(),
         _ => return vec![],
     };
     let body = event.body.to_string().into_bytes();
@@ -297,14 +351,29 @@ mod tests {
     #[test]
     fn origin_rules() {
         let mut h = HeaderMap::new();
-        assert!(origin_allowed(&h, "http://localhost:8080"), "no Origin: not a browser");
-        h.insert(header::ORIGIN, HeaderValue::from_static("http://localhost:8080"));
+        assert!(
+            origin_allowed(&h, "http://localhost:8080"),
+            "no Origin: not a browser"
+        );
+        h.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://localhost:8080"),
+        );
         assert!(origin_allowed(&h, "http://localhost:8080"));
-        h.insert(header::ORIGIN, HeaderValue::from_static("https://evil.example"));
+        h.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("https://evil.example"),
+        );
         assert!(!origin_allowed(&h, "http://localhost:8080"));
         h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:4000"));
-        h.insert(header::ORIGIN, HeaderValue::from_static("http://127.0.0.1:4000"));
-        assert!(origin_allowed(&h, "http://localhost:8080"), "same origin as the request");
+        h.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://127.0.0.1:4000"),
+        );
+        assert!(
+            origin_allowed(&h, "http://localhost:8080"),
+            "same origin as the request"
+        );
     }
 
     #[test]
@@ -313,7 +382,10 @@ mod tests {
         assert_eq!(negotiate(Some("0,0")), (None, None));
         assert_eq!(
             negotiate(Some("4000,20000")),
-            (Some(Duration::from_millis(20_000)), Some(Duration::from_millis(10_000)))
+            (
+                Some(Duration::from_millis(20_000)),
+                Some(Duration::from_millis(10_000))
+            )
         );
     }
 }

@@ -1,0 +1,77 @@
+# The two commands: `make run` (build everything, start the demo venue on
+# http://localhost:8080) and `make test` (every test). See README.md.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+CARGO ?= cargo
+PYTHON ?= python3
+VENV := .venv
+export UPSTAIRS_TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test
+export UPSTAIRS_TEST_PYTHON ?= $(CURDIR)/$(VENV)/bin/python
+export CARGO_TERM_COLOR ?= never
+
+.PHONY: run test test-deps rust-checks rust-test web-deps web-build web-test e2e openapi check-openapi postgres chromium clean
+
+## make run: build the server (release) and the web app, start the demo venue.
+run: web-build
+	$(CARGO) build --release -p upstairs
+	UPSTAIRS_WEB_DIR=web/dist ./target/release/upstairs demo --bind $${UPSTAIRS_BIND:-127.0.0.1:8080}
+
+## make test: everything, on SQLite and PostgreSQL, then the web app and Chromium.
+test: test-deps rust-checks rust-test check-openapi web-test e2e
+
+test-deps: $(VENV)/.installed web/node_modules/.installed postgres chromium
+
+$(VENV)/.installed: tests/peers/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/peers/requirements.txt
+	touch $@
+
+web/node_modules/.installed: web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	touch $@
+
+web-deps: web/node_modules/.installed
+
+# PostgreSQL runs on CI and on these machines; start the local cluster if it is down.
+postgres:
+	@if ! pg_isready -q -h 127.0.0.1 -p 5432; then \
+	  echo "starting PostgreSQL"; \
+	  pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql | head -n1) main start; \
+	  for i in $$(seq 100); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 0.1; done; \
+	fi
+	@pg_isready -h 127.0.0.1 -p 5432
+
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+rust-checks:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+rust-test:
+	$(CARGO) test --workspace
+
+## The OpenAPI document the web app's types come from must match the server.
+openapi:
+	$(CARGO) run -q -p upstairs -- openapi > web/openapi.json
+	cd web && npm run gen:api
+
+check-openapi: web-deps
+	$(CARGO) build -q -p upstairs
+	@./target/debug/upstairs openapi | diff -u web/openapi.json - \
+	  || { echo "web/openapi.json is stale: run 'make openapi' and commit"; exit 1; }
+	cd web && npm run check:api
+
+web-build: web-deps
+	cd web && npm run build
+
+web-test: web-deps
+	cd web && npm run lint && npm run typecheck && npm test
+
+e2e: web-build
+	$(CARGO) build -q -p upstairs
+	cd web && UPSTAIRS_BIN=$(CURDIR)/target/debug/upstairs npm run e2e
+
+clean:
+	rm -rf target web/dist data $(VENV) web/node_modules

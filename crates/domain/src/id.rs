@@ -58,3 +58,7 @@ id_type!(
     /// A signed-in session.
     SessionId
 );
+id_type!(
+    /// A tradable instrument (outright future or calendar spread).
+    InstrumentId
+);

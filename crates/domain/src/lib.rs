@@ -3,8 +3,9 @@
 
 pub mod account;
 pub mod id;
+pub mod price;
 pub mod role;
 
 pub use account::{AutoAccept, Email, FieldError, Password, UiMetadataEntry};
-pub use id::{CompanyId, SessionId, UserId};
+pub use id::{CompanyId, InstrumentId, SessionId, UserId};
 pub use role::{Permission, Role, has_permission};

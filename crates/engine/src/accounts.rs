@@ -5,8 +5,7 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use upstairs_domain::role::has_permission;
 use upstairs_domain::{
-    AutoAccept, CompanyId, Email, FieldError, Password, Permission, Role, SessionId,
-    UiMetadataEntry, UserId,
+    AutoAccept, CompanyId, Email, FieldError, Password, Permission, Role, SessionId, UserId,
 };
 use uuid::Uuid;
 
@@ -48,14 +47,6 @@ pub struct LoginInput {
     pub email: String,
     pub password: String,
     pub remember_me: bool,
-}
-
-/// What a user may change about themselves.
-#[derive(Debug, Default)]
-pub struct SelfUpdate {
-    pub auto_accept: Option<AutoAccept>,
-    /// Entries replace stored entries with the same key; other keys are kept.
-    pub ui_metadata: Option<Vec<UiMetadataEntry>>,
 }
 
 #[derive(Debug)]
@@ -270,60 +261,6 @@ impl<S: Store> Engine<S> {
             // Do not confirm that a user of another company exists.
             return Err(EngineError::NotFound("User not found.".into()));
         }
-        Ok(view)
-    }
-
-    /// Changes the caller's own preferences.
-    #[tracing::instrument(skip_all, fields(user_id = %actor.user.user_id))]
-    pub async fn update_self(
-        &self,
-        actor: &Actor,
-        id: UserId,
-        update: SelfUpdate,
-    ) -> Result<UserView, EngineError> {
-        if id != actor.user.user_id {
-            return Err(EngineError::Forbidden(
-                "You may only change your own preferences.".into(),
-            ));
-        }
-        let now = self.clock.now();
-        let mut tx = self.store.write().await?;
-        let mut view = tx
-            .user(id)
-            .await?
-            .ok_or_else(|| EngineError::NotFound("User not found.".into()))?;
-        let before = json!({
-            "auto_accept": view.user.auto_accept,
-            "ui_metadata": view.user.ui_metadata,
-        });
-        if let Some(a) = update.auto_accept {
-            view.user.auto_accept = Some(a);
-        }
-        if let Some(entries) = update.ui_metadata {
-            for e in entries {
-                match view.user.ui_metadata.iter_mut().find(|x| x.key == e.key) {
-                    Some(slot) => *slot = e,
-                    None => view.user.ui_metadata.push(e),
-                }
-            }
-        }
-        view.user.updated_at = now;
-        tx.update_user(&view.user).await?;
-        let after = json!({
-            "auto_accept": view.user.auto_accept,
-            "ui_metadata": view.user.ui_metadata,
-        });
-        audit(
-            &mut tx,
-            now,
-            Some(id),
-            "user",
-            Some(id.0),
-            "update_preferences",
-            json!({"before": before, "after": after}),
-        )
-        .await?;
-        tx.commit().await?;
         Ok(view)
     }
 
@@ -608,14 +545,7 @@ impl<S: Store> Engine<S> {
         let company = match tx.company_by_name(input.company_name.trim()).await? {
             Some(c) => c,
             None => {
-                let c = Company {
-                    company_id: CompanyId::new(),
-                    name: input.company_name.trim().to_owned(),
-                    full_name: input.company_name.trim().to_owned(),
-                    roles: vec![],
-                    created_at: now,
-                    updated_at: now,
-                };
+                let c = Company::named(input.company_name.trim(), now);
                 tx.insert_company(&c).await?;
                 audit(
                     &mut tx,

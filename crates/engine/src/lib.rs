@@ -9,6 +9,7 @@ pub mod events;
 pub mod model;
 pub mod ports;
 pub mod ratelimit;
+pub mod reference;
 pub mod scheduler;
 pub mod security;
 pub mod seed;

@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use upstairs_domain::{CompanyId, SessionId, UserId};
+use upstairs_domain::{CompanyId, InstrumentId, SessionId, UserId};
 use uuid::Uuid;
 
 use crate::error::StoreError;
@@ -29,17 +29,40 @@ pub trait Store: Clone + Send + Sync + 'static {
 
 #[async_trait]
 pub trait Tx:
-    CompanyRepo + UserRepo + SessionRepo + LinkTokenRepo + AuditRepo + OutboxRepo + TimerRepo + Send
+    CompanyRepo
+    + InstrumentRepo
+    + UserRepo
+    + SessionRepo
+    + LinkTokenRepo
+    + AuditRepo
+    + OutboxRepo
+    + TimerRepo
+    + Send
 {
     async fn commit(self) -> StoreResult<()>;
 }
 
 #[async_trait]
 pub trait CompanyRepo {
+    /// Inserts the company and its broker list (the names in `CompanyRef`s are ignored).
     async fn insert_company(&mut self, c: &Company) -> StoreResult<()>;
+    /// Writes every mutable column and replaces the broker list.
+    async fn update_company(&mut self, c: &Company) -> StoreResult<()>;
     async fn company(&mut self, id: CompanyId) -> StoreResult<Option<Company>>;
     async fn company_by_name(&mut self, name: &str) -> StoreResult<Option<Company>>;
     async fn count_companies(&mut self) -> StoreResult<i64>;
+    /// Ordered by name.
+    async fn companies(&mut self, page: i64, size: i64) -> StoreResult<Page<Company>>;
+    /// Companies having the type (e.g. `liquidity-provider`), ordered by name.
+    async fn companies_of_type(&mut self, company_type: &str) -> StoreResult<Vec<Company>>;
+}
+
+#[async_trait]
+pub trait InstrumentRepo {
+    async fn insert_instrument(&mut self, i: &Instrument) -> StoreResult<()>;
+    async fn update_instrument(&mut self, i: &Instrument) -> StoreResult<()>;
+    async fn instrument(&mut self, id: InstrumentId) -> StoreResult<Option<Instrument>>;
+    async fn instruments(&mut self, filter: &InstrumentFilter) -> StoreResult<Page<Instrument>>;
 }
 
 #[async_trait]
@@ -50,6 +73,8 @@ pub trait UserRepo {
     async fn user(&mut self, id: UserId) -> StoreResult<Option<UserView>>;
     /// `email` must be lower-cased.
     async fn user_by_email(&mut self, email: &str) -> StoreResult<Option<UserView>>;
+    /// Ordered by e-mail.
+    async fn users(&mut self, filter: &UserFilter) -> StoreResult<Page<UserView>>;
 }
 
 #[async_trait]

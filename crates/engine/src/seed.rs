@@ -1,7 +1,7 @@
 //! The demo data set of `upstairs demo`.
 
 use serde_json::json;
-use upstairs_domain::{AutoAccept, CompanyId, Role};
+use upstairs_domain::{AutoAccept, Role};
 
 use crate::accounts::{BootstrapUser, audit};
 use crate::error::EngineError;
@@ -147,12 +147,9 @@ impl<S: Store> Engine<S> {
             let mut tx = self.store.write().await?;
             for (name, full_name, types) in COMPANIES {
                 let c = Company {
-                    company_id: CompanyId::new(),
-                    name: (*name).into(),
                     full_name: (*full_name).into(),
                     roles: types.iter().map(|t| (*t).to_owned()).collect(),
-                    created_at: now,
-                    updated_at: now,
+                    ..Company::named(name, now)
                 };
                 tx.insert_company(&c).await?;
                 audit(

@@ -147,25 +147,51 @@ impl From<UserView> for UserDto {
     }
 }
 
-/// What a user may change about themselves.
+/// Changes to a user: its own preferences (`auto_accept`, `ui_metadata`) by the user,
+/// the other fields by an admin (or a company admin for its company's users).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateUserRequest {
     pub auto_accept: Option<AutoAcceptDto>,
     /// Entries replace stored entries of the same key; other keys are kept.
     pub ui_metadata: Option<Vec<UiMetadataDto>>,
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
+    pub email: Option<String>,
+    pub roles: Option<Vec<RoleDto>>,
+    pub active: Option<bool>,
+    pub fix_integration: Option<bool>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub ems_trader_id: Option<Option<String>>,
+    /// Greater than 0; -1 or null for none.
+    #[serde(default, deserialize_with = "double_option")]
+    pub parent_order_limit_multiplier: Option<Option<i64>>,
+    /// May be sent, but must be the user's current company.
+    pub company_id: Option<Uuid>,
 }
 
-impl UpdateUserRequest {
-    pub fn ui_metadata_entries(&self) -> Option<Vec<UiMetadataEntry>> {
-        self.ui_metadata.as_ref().map(|v| {
-            v.iter()
-                .map(|e| UiMetadataEntry {
-                    key: e.key.clone(),
-                    value: e.value.clone(),
-                })
-                .collect()
-        })
+impl From<UpdateUserRequest> for upstairs_engine::reference::UserChanges {
+    fn from(r: UpdateUserRequest) -> Self {
+        Self {
+            first_name: r.first_name,
+            last_name: r.last_name,
+            email: r.email,
+            roles: r.roles.map(|v| v.into_iter().map(Into::into).collect()),
+            active: r.active,
+            fix_integration: r.fix_integration,
+            ems_trader_id: r.ems_trader_id,
+            parent_order_limit_multiplier: r.parent_order_limit_multiplier,
+            company_id: r.company_id.map(upstairs_domain::CompanyId),
+            auto_accept: r.auto_accept.map(Into::into),
+            ui_metadata: r.ui_metadata.map(|v| {
+                v.into_iter()
+                    .map(|e| UiMetadataEntry {
+                        key: e.key,
+                        value: e.value,
+                    })
+                    .collect()
+            }),
+        }
     }
 }
 
@@ -232,4 +258,327 @@ pub struct PublicConfig {
     pub support_phone: String,
     /// The demo runs the venue always open.
     pub always_open: bool,
+}
+
+// ----- shared helpers ------------------------------------------------------------
+
+/// Distinguishes a field that is absent (no change) from one sent as null (clear it).
+pub fn double_option<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// Exact decimals travel as JSON numbers (`94.73`), parsed without floating point.
+pub fn decimal_schema() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Number)
+        .description(Some("exact decimal"))
+        .build()
+}
+
+// ----- companies -----------------------------------------------------------------
+
+/// A company by id and name.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CompanyRefDto {
+    pub company_id: Uuid,
+    pub name: String,
+}
+
+/// A company named by id in a request (a name, if sent, is ignored).
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CompanyIdDto {
+    pub company_id: Uuid,
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CompanyDto {
+    pub company_id: Uuid,
+    pub name: String,
+    pub full_name: String,
+    pub ems_identifier: Option<String>,
+    pub account: Option<String>,
+    pub trade_confirmation_email: Option<String>,
+    pub trade_confirmation_via_email_enabled: bool,
+    pub default_broker: Option<CompanyRefDto>,
+    pub brokers: Vec<CompanyRefDto>,
+    /// Company types: `broker`, `liquidity-provider`.
+    pub roles: Vec<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<upstairs_engine::model::Company> for CompanyDto {
+    fn from(c: upstairs_engine::model::Company) -> Self {
+        let r = |b: upstairs_engine::model::CompanyRef| CompanyRefDto {
+            company_id: b.company_id.0,
+            name: b.name,
+        };
+        Self {
+            company_id: c.company_id.0,
+            name: c.name,
+            full_name: c.full_name,
+            ems_identifier: c.ems_identifier,
+            account: c.account,
+            trade_confirmation_email: c.trade_confirmation_email,
+            trade_confirmation_via_email_enabled: c.trade_confirmation_via_email_enabled,
+            default_broker: c.default_broker.map(r),
+            brokers: c.brokers.into_iter().map(r).collect(),
+            roles: c.roles,
+            created_at: c.created_at,
+            updated_at: c.updated_at,
+        }
+    }
+}
+
+/// Company fields to create or change; absent fields are left as they are.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompanyRequest {
+    pub name: Option<String>,
+    pub full_name: Option<String>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub ems_identifier: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub account: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub trade_confirmation_email: Option<Option<String>>,
+    pub trade_confirmation_via_email_enabled: Option<bool>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub default_broker: Option<Option<CompanyIdDto>>,
+    pub brokers: Option<Vec<CompanyIdDto>>,
+    pub roles: Option<Vec<String>>,
+}
+
+impl From<CompanyRequest> for upstairs_engine::reference::CompanyChanges {
+    fn from(r: CompanyRequest) -> Self {
+        use upstairs_domain::CompanyId;
+        Self {
+            name: r.name,
+            full_name: r.full_name,
+            ems_identifier: r.ems_identifier,
+            account: r.account,
+            trade_confirmation_email: r.trade_confirmation_email,
+            trade_confirmation_via_email_enabled: r.trade_confirmation_via_email_enabled,
+            default_broker_id: r.default_broker.map(|d| d.map(|c| CompanyId(c.company_id))),
+            broker_ids: r
+                .brokers
+                .map(|v| v.into_iter().map(|c| CompanyId(c.company_id)).collect()),
+            roles: r.roles,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CompanyPage {
+    pub items: Vec<CompanyDto>,
+    pub total_items: i64,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct PageQuery {
+    /// From 0.
+    pub page: Option<i64>,
+    pub size: Option<i64>,
+}
+
+// ----- users (admin) -------------------------------------------------------------
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct UserListQuery {
+    pub page: Option<i64>,
+    pub size: Option<i64>,
+    /// Part of the e-mail.
+    pub email: Option<String>,
+    pub company_id: Option<Uuid>,
+    pub active: Option<bool>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UserPage {
+    pub items: Vec<UserDto>,
+    pub total_items: i64,
+}
+
+// ----- instruments ---------------------------------------------------------------
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InstrumentDto {
+    pub instrument_id: Uuid,
+    pub name: String,
+    pub term: String,
+    pub description: String,
+    /// The minimum block size.
+    pub min_quantity: i64,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub tick_size: rust_decimal::Decimal,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = decimal_schema, nullable)]
+    pub exchange_tick_size: Option<rust_decimal::Decimal>,
+    pub exchange_id: String,
+    pub exchange: String,
+    pub exchange_iso_code: String,
+    pub exchange_instrument_id: Option<String>,
+    pub bbg_code: Option<String>,
+    pub country: String,
+    pub currency: String,
+    /// The exchange's best bid.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub min_tick_price: rust_decimal::Decimal,
+    /// The exchange's best offer.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub max_tick_price: rust_decimal::Decimal,
+    pub active: bool,
+    pub is_sandbox: bool,
+    pub reversed_spread: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<upstairs_engine::model::Instrument> for InstrumentDto {
+    fn from(i: upstairs_engine::model::Instrument) -> Self {
+        Self {
+            instrument_id: i.instrument_id.0,
+            name: i.name,
+            term: i.term,
+            description: i.description,
+            min_quantity: i.min_quantity,
+            tick_size: i.tick_size.normalize(),
+            exchange_tick_size: i.exchange_tick_size.map(|d| d.normalize()),
+            exchange_id: i.exchange_id,
+            exchange: i.exchange,
+            exchange_iso_code: i.exchange_iso_code,
+            exchange_instrument_id: i.exchange_instrument_id,
+            bbg_code: i.bbg_code,
+            country: i.country,
+            currency: i.currency,
+            min_tick_price: i.min_tick_price.normalize(),
+            max_tick_price: i.max_tick_price.normalize(),
+            active: i.active,
+            is_sandbox: i.is_sandbox,
+            reversed_spread: i.reversed_spread,
+            created_at: i.created_at,
+            updated_at: i.updated_at,
+        }
+    }
+}
+
+/// Instrument fields to create or change; absent fields are left as they are.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InstrumentRequest {
+    pub name: Option<String>,
+    pub term: Option<String>,
+    pub description: Option<String>,
+    pub min_quantity: Option<i64>,
+    #[serde(default, with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = decimal_schema)]
+    pub tick_size: Option<rust_decimal::Decimal>,
+    #[serde(default, deserialize_with = "double_option_decimal")]
+    #[schema(schema_with = decimal_schema, nullable)]
+    pub exchange_tick_size: Option<Option<rust_decimal::Decimal>>,
+    pub exchange_id: Option<String>,
+    pub exchange: Option<String>,
+    pub exchange_iso_code: Option<String>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub exchange_instrument_id: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub bbg_code: Option<Option<String>>,
+    pub country: Option<String>,
+    pub currency: Option<String>,
+    #[serde(default, with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = decimal_schema)]
+    pub min_tick_price: Option<rust_decimal::Decimal>,
+    #[serde(default, with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = decimal_schema)]
+    pub max_tick_price: Option<rust_decimal::Decimal>,
+    pub active: Option<bool>,
+    pub is_sandbox: Option<bool>,
+    pub reversed_spread: Option<bool>,
+}
+
+fn double_option_decimal<'de, D>(d: D) -> Result<Option<Option<rust_decimal::Decimal>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    rust_decimal::serde::arbitrary_precision_option::deserialize(d).map(Some)
+}
+
+impl From<InstrumentRequest> for upstairs_engine::reference::InstrumentChanges {
+    fn from(r: InstrumentRequest) -> Self {
+        Self {
+            name: r.name,
+            term: r.term,
+            description: r.description,
+            min_quantity: r.min_quantity,
+            tick_size: r.tick_size,
+            exchange_tick_size: r.exchange_tick_size,
+            exchange_id: r.exchange_id,
+            exchange: r.exchange,
+            exchange_iso_code: r.exchange_iso_code,
+            exchange_instrument_id: r.exchange_instrument_id,
+            bbg_code: r.bbg_code,
+            country: r.country,
+            currency: r.currency,
+            min_tick_price: r.min_tick_price,
+            max_tick_price: r.max_tick_price,
+            active: r.active,
+            is_sandbox: r.is_sandbox,
+            reversed_spread: r.reversed_spread,
+        }
+    }
+}
+
+/// A new electronic band: the exchange's best bid and best offer.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BandRequest {
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub min_tick_price: rust_decimal::Decimal,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub max_tick_price: rust_decimal::Decimal,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InstrumentPage {
+    pub items: Vec<InstrumentDto>,
+    pub total_items: i64,
+}
+
+/// Sort direction.
+#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum SortOrder {
+    Asc,
+    Desc,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct InstrumentListQuery {
+    pub page: Option<i64>,
+    pub size: Option<i64>,
+    /// Part of the name.
+    pub name: Option<String>,
+    pub exchange_id: Option<String>,
+    pub active: Option<bool>,
+    /// ASC or DESC.
+    pub order_by: Option<SortOrder>,
+    /// name, term, exchange_id, created_at or updated_at.
+    pub sort_by: Option<String>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct NameQuery {
+    /// Part of the name.
+    pub name: Option<String>,
 }

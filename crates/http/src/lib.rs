@@ -20,7 +20,7 @@ use upstairs_engine::{BroadcastPublisher, Engine, Store};
 use utoipa::OpenApi;
 
 use crate::error::ApiError;
-use crate::routes::{auth, meta, users};
+use crate::routes::{auth, meta, reference, users};
 
 /// What every handler can reach.
 pub struct AppState<S: Store> {
@@ -45,9 +45,13 @@ impl<S: Store> Clone for AppState<S> {
         auth::login, auth::logout,
         users::me, users::update, users::create, users::request_link, users::check_link, users::set_password,
         meta::config,
+        users::admin_list,
+        reference::admin_companies, reference::create_company, reference::update_company, reference::company,
+        reference::liquidity_providers, reference::admin_instruments, reference::create_instrument,
+        reference::update_instrument, reference::move_band, reference::instruments, reference::instrument,
     ),
     modifiers(&BearerAuth),
-    tags((name = "auth"), (name = "users"), (name = "meta"))
+    tags((name = "auth"), (name = "users"), (name = "companies"), (name = "instruments"), (name = "admin"), (name = "meta"))
 )]
 pub struct ApiDoc;
 
@@ -105,6 +109,34 @@ pub fn router<S: Store>(state: AppState<S>, web_dir: Option<PathBuf>) -> Router 
             "/users/password-reset/{hash}",
             get(users::check_link::<S>).post(users::set_password::<S>),
         )
+        .route("/admin/users", get(users::admin_list::<S>))
+        .route(
+            "/admin/companies",
+            get(reference::admin_companies::<S>).post(reference::create_company::<S>),
+        )
+        .route(
+            "/admin/companies/{id}",
+            patch(reference::update_company::<S>),
+        )
+        .route("/companies/{id}", get(reference::company::<S>))
+        .route(
+            "/liquidity-providers",
+            get(reference::liquidity_providers::<S>),
+        )
+        .route(
+            "/admin/instruments",
+            get(reference::admin_instruments::<S>).post(reference::create_instrument::<S>),
+        )
+        .route(
+            "/admin/instruments/{id}",
+            patch(reference::update_instrument::<S>),
+        )
+        .route(
+            "/admin/instruments/{id}/band",
+            post(reference::move_band::<S>),
+        )
+        .route("/instruments", get(reference::instruments::<S>))
+        .route("/instruments/{id}", get(reference::instrument::<S>))
         .route("/config", get(meta::config::<S>))
         .route("/openapi.json", get(openapi_handler))
         .fallback(api_not_found)

@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
 use serde_json::Value;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
@@ -9,7 +10,7 @@ use sqlx::sqlite::{
 use sqlx::{Row, Sqlite, SqlitePool, Transaction};
 use std::str::FromStr;
 use std::time::Duration;
-use upstairs_domain::{CompanyId, SessionId, UserId};
+use upstairs_domain::{CompanyId, InstrumentId, SessionId, UserId};
 use upstairs_engine::StoreError;
 use upstairs_engine::model::*;
 use upstairs_engine::ports::*;
@@ -120,15 +121,131 @@ fn text(v: &Value) -> String {
     v.to_string()
 }
 
+const COMPANY_SELECT: &str = "select c.*, d.name as default_broker_name from company c \
+     left join company d on d.company_id = c.default_broker_id";
+
 fn company_from_row(row: &SqliteRow) -> StoreResult<Company> {
+    let default_id: Option<uuid::Uuid> = get(row, "default_broker_id")?;
+    let default_name: Option<String> = get(row, "default_broker_name")?;
     Ok(Company {
         company_id: CompanyId(get(row, "company_id")?),
         name: get(row, "name")?,
         full_name: get(row, "full_name")?,
         roles: from_json(get_json(row, "roles")?)?,
+        ems_identifier: get(row, "ems_identifier")?,
+        account: get(row, "account")?,
+        trade_confirmation_email: get(row, "trade_confirmation_email")?,
+        trade_confirmation_via_email_enabled: get(row, "trade_confirmation_via_email_enabled")?,
+        default_broker: default_id.zip(default_name).map(|(id, name)| CompanyRef {
+            company_id: CompanyId(id),
+            name,
+        }),
+        brokers: vec![],
         created_at: from_ts(get(row, "created_at")?)?,
         updated_at: from_ts(get(row, "updated_at")?)?,
     })
+}
+
+fn dec(row: &SqliteRow, col: &str) -> StoreResult<Decimal> {
+    let s: String = get(row, col)?;
+    Decimal::from_str(&s).map_err(|e| StoreError::Other(format!("stored {col} {s}: {e}")))
+}
+
+fn instrument_from_row(row: &SqliteRow) -> StoreResult<Instrument> {
+    let exchange_tick: Option<String> = get(row, "exchange_tick_size")?;
+    Ok(Instrument {
+        instrument_id: InstrumentId(get(row, "instrument_id")?),
+        name: get(row, "name")?,
+        term: get(row, "term")?,
+        description: get(row, "description")?,
+        min_quantity: get(row, "min_quantity")?,
+        tick_size: dec(row, "tick_size")?,
+        exchange_tick_size: exchange_tick
+            .map(|s| {
+                Decimal::from_str(&s)
+                    .map_err(|e| StoreError::Other(format!("stored exchange_tick_size: {e}")))
+            })
+            .transpose()?,
+        exchange_id: get(row, "exchange_id")?,
+        exchange: get(row, "exchange")?,
+        exchange_iso_code: get(row, "exchange_iso_code")?,
+        exchange_instrument_id: get(row, "exchange_instrument_id")?,
+        bbg_code: get(row, "bbg_code")?,
+        country: get(row, "country")?,
+        currency: get(row, "currency")?,
+        min_tick_price: dec(row, "min_tick_price")?,
+        max_tick_price: dec(row, "max_tick_price")?,
+        active: get(row, "active")?,
+        is_sandbox: get(row, "is_sandbox")?,
+        reversed_spread: get(row, "reversed_spread")?,
+        created_at: from_ts(get(row, "created_at")?)?,
+        updated_at: from_ts(get(row, "updated_at")?)?,
+    })
+}
+
+impl SqliteTx {
+    async fn with_brokers(&mut self, mut c: Company) -> StoreResult<Company> {
+        let rows = sqlx::query(
+            "select b.company_id, b.name from company_broker cb join company b on b.company_id = cb.broker_id \
+             where cb.company_id = ? order by cb.position",
+        )
+        .bind(c.company_id.0)
+        .fetch_all(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
+        c.brokers = rows
+            .iter()
+            .map(|r| {
+                Ok(CompanyRef {
+                    company_id: CompanyId(get(r, "company_id")?),
+                    name: get(r, "name")?,
+                })
+            })
+            .collect::<StoreResult<_>>()?;
+        Ok(c)
+    }
+
+    async fn write_brokers(&mut self, c: &Company) -> StoreResult<()> {
+        sqlx::query("delete from company_broker where company_id = ?")
+            .bind(c.company_id.0)
+            .execute(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
+        for (i, b) in c.brokers.iter().enumerate() {
+            sqlx::query(
+                "insert into company_broker (company_id, broker_id, position) values (?, ?, ?)",
+            )
+            .bind(c.company_id.0)
+            .bind(b.company_id.0)
+            .bind(i as i64)
+            .execute(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
+        }
+        Ok(())
+    }
+
+    async fn companies_where(
+        &mut self,
+        sql: String,
+        arg: Option<String>,
+        page: Option<(i64, i64)>,
+    ) -> StoreResult<Vec<Company>> {
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        if let Some(a) = arg {
+            q = q.bind(a);
+        }
+        if let Some((size, offset)) = page {
+            q = q.bind(size).bind(offset);
+        }
+        let rows = q.fetch_all(&mut *self.tx).await.map_err(map_err)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let c = company_from_row(r)?;
+            out.push(self.with_brokers(c).await?);
+        }
+        Ok(out)
+    }
 }
 
 const USER_SELECT: &str = "select u.*, c.name as company_name from app_user u join company c on c.company_id = u.company_id";
@@ -222,40 +339,72 @@ fn timer_from_row(row: &SqliteRow) -> StoreResult<Timer> {
 impl CompanyRepo for SqliteTx {
     async fn insert_company(&mut self, c: &Company) -> StoreResult<()> {
         sqlx::query(
-            "insert into company (company_id, name, full_name, roles, created_at, updated_at) values (?, ?, ?, ?, ?, ?)",
+            "insert into company (company_id, name, full_name, roles, ems_identifier, account, trade_confirmation_email, \
+             trade_confirmation_via_email_enabled, default_broker_id, created_at, updated_at) \
+             values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(c.company_id.0)
         .bind(&c.name)
         .bind(&c.full_name)
         .bind(text(&json(&c.roles)?))
+        .bind(&c.ems_identifier)
+        .bind(&c.account)
+        .bind(&c.trade_confirmation_email)
+        .bind(c.trade_confirmation_via_email_enabled)
+        .bind(c.default_broker.as_ref().map(|b| b.company_id.0))
         .bind(ts(c.created_at))
         .bind(ts(c.updated_at))
         .execute(&mut *self.tx)
         .await
         .map_err(map_err)?;
-        Ok(())
+        self.write_brokers(c).await
+    }
+
+    async fn update_company(&mut self, c: &Company) -> StoreResult<()> {
+        sqlx::query(
+            "update company set name = ?, full_name = ?, roles = ?, ems_identifier = ?, account = ?, \
+             trade_confirmation_email = ?, trade_confirmation_via_email_enabled = ?, default_broker_id = ?, \
+             updated_at = ? where company_id = ?",
+        )
+        .bind(&c.name)
+        .bind(&c.full_name)
+        .bind(text(&json(&c.roles)?))
+        .bind(&c.ems_identifier)
+        .bind(&c.account)
+        .bind(&c.trade_confirmation_email)
+        .bind(c.trade_confirmation_via_email_enabled)
+        .bind(c.default_broker.as_ref().map(|b| b.company_id.0))
+        .bind(ts(c.updated_at))
+        .bind(c.company_id.0)
+        .execute(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
+        self.write_brokers(c).await
     }
 
     async fn company(&mut self, id: CompanyId) -> StoreResult<Option<Company>> {
-        sqlx::query("select * from company where company_id = ?")
-            .bind(id.0)
-            .fetch_optional(&mut *self.tx)
-            .await
-            .map_err(map_err)?
-            .as_ref()
-            .map(company_from_row)
-            .transpose()
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{COMPANY_SELECT} where c.company_id = ?"
+        )))
+        .bind(id.0)
+        .fetch_optional(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
+        match row {
+            Some(r) => Ok(Some(self.with_brokers(company_from_row(&r)?).await?)),
+            None => Ok(None),
+        }
     }
 
     async fn company_by_name(&mut self, name: &str) -> StoreResult<Option<Company>> {
-        sqlx::query("select * from company where name = ?")
-            .bind(name)
-            .fetch_optional(&mut *self.tx)
-            .await
-            .map_err(map_err)?
-            .as_ref()
-            .map(company_from_row)
-            .transpose()
+        let mut found = self
+            .companies_where(
+                format!("{COMPANY_SELECT} where c.name = ?"),
+                Some(name.to_owned()),
+                None,
+            )
+            .await?;
+        Ok(found.pop())
     }
 
     async fn count_companies(&mut self) -> StoreResult<i64> {
@@ -263,6 +412,148 @@ impl CompanyRepo for SqliteTx {
             .fetch_one(&mut *self.tx)
             .await
             .map_err(map_err)
+    }
+
+    async fn companies(&mut self, page: i64, size: i64) -> StoreResult<Page<Company>> {
+        let total = self.count_companies().await?;
+        let items = self
+            .companies_where(
+                format!("{COMPANY_SELECT} order by c.name limit ? offset ?"),
+                None,
+                Some((size, page * size)),
+            )
+            .await?;
+        Ok(Page {
+            items,
+            total_items: total,
+        })
+    }
+
+    async fn companies_of_type(&mut self, company_type: &str) -> StoreResult<Vec<Company>> {
+        self.companies_where(
+            format!("{COMPANY_SELECT} where exists (select 1 from json_each(c.roles) where value = ?) order by c.name"),
+            Some(company_type.to_owned()),
+            None,
+        )
+        .await
+    }
+}
+
+#[async_trait]
+impl InstrumentRepo for SqliteTx {
+    async fn insert_instrument(&mut self, i: &Instrument) -> StoreResult<()> {
+        sqlx::query(
+            "insert into instrument (instrument_id, name, term, description, min_quantity, tick_size, exchange_tick_size, \
+             exchange_id, exchange, exchange_iso_code, exchange_instrument_id, bbg_code, country, currency, \
+             min_tick_price, max_tick_price, active, is_sandbox, reversed_spread, created_at, updated_at) \
+             values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(i.instrument_id.0)
+        .bind(&i.name)
+        .bind(&i.term)
+        .bind(&i.description)
+        .bind(i.min_quantity)
+        .bind(i.tick_size.to_string())
+        .bind(i.exchange_tick_size.map(|d| d.to_string()))
+        .bind(&i.exchange_id)
+        .bind(&i.exchange)
+        .bind(&i.exchange_iso_code)
+        .bind(&i.exchange_instrument_id)
+        .bind(&i.bbg_code)
+        .bind(&i.country)
+        .bind(&i.currency)
+        .bind(i.min_tick_price.to_string())
+        .bind(i.max_tick_price.to_string())
+        .bind(i.active)
+        .bind(i.is_sandbox)
+        .bind(i.reversed_spread)
+        .bind(ts(i.created_at))
+        .bind(ts(i.updated_at))
+        .execute(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
+        Ok(())
+    }
+
+    async fn update_instrument(&mut self, i: &Instrument) -> StoreResult<()> {
+        sqlx::query(
+            "update instrument set name = ?, term = ?, description = ?, min_quantity = ?, tick_size = ?, \
+             exchange_tick_size = ?, exchange_id = ?, exchange = ?, exchange_iso_code = ?, exchange_instrument_id = ?, \
+             bbg_code = ?, country = ?, currency = ?, min_tick_price = ?, max_tick_price = ?, active = ?, is_sandbox = ?, \
+             reversed_spread = ?, updated_at = ? where instrument_id = ?",
+        )
+        .bind(&i.name)
+        .bind(&i.term)
+        .bind(&i.description)
+        .bind(i.min_quantity)
+        .bind(i.tick_size.to_string())
+        .bind(i.exchange_tick_size.map(|d| d.to_string()))
+        .bind(&i.exchange_id)
+        .bind(&i.exchange)
+        .bind(&i.exchange_iso_code)
+        .bind(&i.exchange_instrument_id)
+        .bind(&i.bbg_code)
+        .bind(&i.country)
+        .bind(&i.currency)
+        .bind(i.min_tick_price.to_string())
+        .bind(i.max_tick_price.to_string())
+        .bind(i.active)
+        .bind(i.is_sandbox)
+        .bind(i.reversed_spread)
+        .bind(ts(i.updated_at))
+        .bind(i.instrument_id.0)
+        .execute(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
+        Ok(())
+    }
+
+    async fn instrument(&mut self, id: InstrumentId) -> StoreResult<Option<Instrument>> {
+        sqlx::query("select * from instrument where instrument_id = ?")
+            .bind(id.0)
+            .fetch_optional(&mut *self.tx)
+            .await
+            .map_err(map_err)?
+            .as_ref()
+            .map(instrument_from_row)
+            .transpose()
+    }
+
+    async fn instruments(&mut self, f: &InstrumentFilter) -> StoreResult<Page<Instrument>> {
+        let filter = "where (?1 is null or instr(lower(name), lower(?1)) > 0) and (?2 is null or exchange_id = ?2) \
+                      and (?3 is null or active = ?3) and (?4 is null or is_sandbox = ?4)";
+        let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "select count(*) from instrument {filter}"
+        )))
+        .bind(&f.name)
+        .bind(&f.exchange_id)
+        .bind(f.active)
+        .bind(f.is_sandbox)
+        .fetch_one(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
+        let dir = if f.descending { "desc" } else { "asc" };
+        let sql = format!(
+            "select * from instrument {filter} order by {} {dir}, instrument_id limit ?5 offset ?6",
+            f.sort.column()
+        );
+        let items = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(&f.name)
+            .bind(&f.exchange_id)
+            .bind(f.active)
+            .bind(f.is_sandbox)
+            .bind(f.size)
+            .bind(f.page * f.size)
+            .fetch_all(&mut *self.tx)
+            .await
+            .map_err(map_err)?
+            .iter()
+            .map(instrument_from_row)
+            .collect::<StoreResult<_>>()?;
+        Ok(Page {
+            items,
+            total_items: total,
+        })
     }
 }
 
@@ -346,6 +637,38 @@ impl UserRepo for SqliteTx {
         .as_ref()
         .map(user_from_row)
         .transpose()
+    }
+
+    async fn users(&mut self, f: &UserFilter) -> StoreResult<Page<UserView>> {
+        let filter = "where (?1 is null or instr(u.email, lower(?1)) > 0) and (?2 is null or u.company_id = ?2) \
+                      and (?3 is null or u.active = ?3)";
+        let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "select count(*) from app_user u {filter}"
+        )))
+        .bind(&f.email)
+        .bind(f.company_id.map(|c| c.0))
+        .bind(f.active)
+        .fetch_one(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
+        let items = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{USER_SELECT} {filter} order by u.email limit ?4 offset ?5"
+        )))
+        .bind(&f.email)
+        .bind(f.company_id.map(|c| c.0))
+        .bind(f.active)
+        .bind(f.size)
+        .bind(f.page * f.size)
+        .fetch_all(&mut *self.tx)
+        .await
+        .map_err(map_err)?
+        .iter()
+        .map(user_from_row)
+        .collect::<StoreResult<_>>()?;
+        Ok(Page {
+            items,
+            total_items: total,
+        })
     }
 }
 

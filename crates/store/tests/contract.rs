@@ -2,8 +2,10 @@
 //! The store contract: every test runs against SQLite and PostgreSQL.
 
 use chrono::{DateTime, Duration, Utc};
+use rust_decimal::Decimal;
 use serde_json::json;
-use upstairs_domain::{AutoAccept, CompanyId, Role, SessionId, UiMetadataEntry, UserId};
+use std::str::FromStr;
+use upstairs_domain::{AutoAccept, InstrumentId, Role, SessionId, UiMetadataEntry, UserId};
 use upstairs_engine::StoreError;
 use upstairs_engine::model::*;
 use upstairs_engine::ports::*;
@@ -31,6 +33,9 @@ contract!(
     timers_claim_and_reschedule,
     timers_are_claimed_once_under_concurrency,
     uncommitted_writes_vanish,
+    companies_with_brokers,
+    instruments_exact_filtered_sorted,
+    user_lists,
 );
 
 fn t0() -> DateTime<Utc> {
@@ -42,12 +47,9 @@ fn t0() -> DateTime<Utc> {
 
 fn company(name: &str) -> Company {
     Company {
-        company_id: CompanyId::new(),
-        name: name.into(),
         full_name: format!("{name} Ltd"),
         roles: vec!["broker".into()],
-        created_at: t0(),
-        updated_at: t0(),
+        ..Company::named(name, t0())
     }
 }
 
@@ -459,4 +461,266 @@ async fn uncommitted_writes_vanish<S: Store>(s: S) {
             .is_none()
     );
     assert!(tx.outbox_messages(10).await.unwrap().is_empty());
+}
+
+fn d(s: &str) -> Decimal {
+    Decimal::from_str(s).unwrap()
+}
+
+async fn companies_with_brokers<S: Store>(s: S) {
+    let north = company("Northgate");
+    let baltic = company("Baltic");
+    let mut lp = company("Meridian");
+    lp.roles = vec!["liquidity-provider".into()];
+    let mut firm = Company {
+        ems_identifier: Some("EMS-HAL".into()),
+        account: Some("ACC-1".into()),
+        trade_confirmation_email: Some("confirm@halyard.test".into()),
+        trade_confirmation_via_email_enabled: true,
+        brokers: vec![
+            CompanyRef {
+                company_id: baltic.company_id,
+                name: String::new(),
+            },
+            CompanyRef {
+                company_id: north.company_id,
+                name: String::new(),
+            },
+        ],
+        default_broker: Some(CompanyRef {
+            company_id: north.company_id,
+            name: String::new(),
+        }),
+        roles: vec![],
+        ..Company::named("Halyard", t0())
+    };
+    let mut tx = s.write().await.unwrap();
+    for c in [&north, &baltic, &lp, &firm] {
+        tx.insert_company(c).await.unwrap();
+    }
+    tx.commit().await.unwrap();
+
+    let mut tx = s.write().await.unwrap();
+    let got = tx.company(firm.company_id).await.unwrap().unwrap();
+    let names: Vec<&str> = got.brokers.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["Baltic", "Northgate"],
+        "brokers keep their order and carry names"
+    );
+    assert_eq!(
+        got.default_broker.as_ref().map(|b| b.name.as_str()),
+        Some("Northgate")
+    );
+    assert_eq!(got.ems_identifier.as_deref(), Some("EMS-HAL"));
+    assert!(got.trade_confirmation_via_email_enabled);
+
+    firm.brokers = vec![CompanyRef {
+        company_id: north.company_id,
+        name: String::new(),
+    }];
+    firm.full_name = "Halyard Capital".into();
+    tx.update_company(&firm).await.unwrap();
+    let got = tx.company(firm.company_id).await.unwrap().unwrap();
+    assert_eq!(got.brokers.len(), 1);
+    assert_eq!(got.full_name, "Halyard Capital");
+
+    let page = tx.companies(0, 2).await.unwrap();
+    assert_eq!(page.total_items, 4);
+    assert_eq!(
+        page.items
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>(),
+        ["Baltic", "Halyard"]
+    );
+    let page = tx.companies(1, 2).await.unwrap();
+    assert_eq!(
+        page.items
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>(),
+        ["Meridian", "Northgate"]
+    );
+    let lps = tx.companies_of_type("liquidity-provider").await.unwrap();
+    assert_eq!(
+        lps.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["Meridian"]
+    );
+    assert!(matches!(
+        tx.insert_company(&company("Baltic")).await,
+        Err(StoreError::Unique(_))
+    ));
+}
+
+fn instrument(name: &str, exchange: &str, active: bool, sandbox: bool, created: i64) -> Instrument {
+    Instrument {
+        instrument_id: InstrumentId::new(),
+        name: name.into(),
+        term: "Dec26-Mar27".into(),
+        description: String::new(),
+        min_quantity: 500,
+        tick_size: d("0.005"),
+        exchange_tick_size: Some(d("0.0025")),
+        exchange_id: exchange.into(),
+        exchange: "ICE Futures Europe".into(),
+        exchange_iso_code: "IFEU".into(),
+        exchange_instrument_id: None,
+        bbg_code: Some("ERZ6ERH7 Comdty".into()),
+        country: "GB".into(),
+        currency: "EUR".into(),
+        min_tick_price: d("-0.035"),
+        max_tick_price: d("0.015"),
+        active,
+        is_sandbox: sandbox,
+        reversed_spread: false,
+        created_at: t0() + Duration::seconds(created),
+        updated_at: t0(),
+    }
+}
+
+async fn instruments_exact_filtered_sorted<S: Store>(s: S) {
+    let a = instrument("Euribor 3M Dec26-Mar27", "IFEU", true, false, 1);
+    let b = instrument("SONIA 3M Mar27-Jun27", "IFEU", true, false, 2);
+    let c = instrument("Euro-Bund Dec26-Mar27", "XEUR", false, false, 3);
+    let sb = instrument("Euribor 3M Jun27-Sep27", "IFEU", true, true, 4);
+    let mut tx = s.write().await.unwrap();
+    for i in [&a, &b, &c, &sb] {
+        tx.insert_instrument(i).await.unwrap();
+    }
+    tx.commit().await.unwrap();
+    let mut tx = s.write().await.unwrap();
+    let got = tx.instrument(a.instrument_id).await.unwrap().unwrap();
+    assert_eq!(got, a, "decimals come back exact");
+    assert_eq!(got.min_tick_price.to_string(), "-0.035");
+
+    let names = |p: Page<Instrument>| p.items.into_iter().map(|i| i.name).collect::<Vec<_>>();
+    let all = InstrumentFilter {
+        page: 0,
+        size: 10,
+        ..Default::default()
+    };
+    assert_eq!(tx.instruments(&all).await.unwrap().total_items, 4);
+    let f = InstrumentFilter {
+        name: Some("euribor".into()),
+        ..all.clone()
+    };
+    assert_eq!(
+        names(tx.instruments(&f).await.unwrap()),
+        ["Euribor 3M Dec26-Mar27", "Euribor 3M Jun27-Sep27"]
+    );
+    let f = InstrumentFilter {
+        name: Some("100%_".into()),
+        ..all.clone()
+    };
+    assert_eq!(
+        tx.instruments(&f).await.unwrap().total_items,
+        0,
+        "no wildcard injection"
+    );
+    let f = InstrumentFilter {
+        exchange_id: Some("XEUR".into()),
+        ..all.clone()
+    };
+    assert_eq!(
+        names(tx.instruments(&f).await.unwrap()),
+        ["Euro-Bund Dec26-Mar27"]
+    );
+    let f = InstrumentFilter {
+        active: Some(true),
+        is_sandbox: Some(false),
+        ..all.clone()
+    };
+    assert_eq!(
+        names(tx.instruments(&f).await.unwrap()),
+        ["Euribor 3M Dec26-Mar27", "SONIA 3M Mar27-Jun27"]
+    );
+    let f = InstrumentFilter {
+        sort: InstrumentSort::CreatedAt,
+        descending: true,
+        size: 2,
+        ..all.clone()
+    };
+    let p = tx.instruments(&f).await.unwrap();
+    assert_eq!(
+        (p.total_items, names(p)),
+        (
+            4,
+            vec![
+                "Euribor 3M Jun27-Sep27".to_owned(),
+                "Euro-Bund Dec26-Mar27".to_owned()
+            ]
+        )
+    );
+
+    let mut moved = a.clone();
+    moved.min_tick_price = d("-0.030");
+    moved.max_tick_price = d("0.020");
+    moved.exchange_tick_size = None;
+    tx.update_instrument(&moved).await.unwrap();
+    let got = tx.instrument(a.instrument_id).await.unwrap().unwrap();
+    assert_eq!(
+        (
+            got.min_tick_price,
+            got.max_tick_price,
+            got.exchange_tick_size
+        ),
+        (d("-0.03"), d("0.02"), None)
+    );
+    tx.commit().await.unwrap();
+}
+
+async fn user_lists<S: Store>(s: S) {
+    let (c, u) = seeded(&s).await;
+    let other = company("Kestrel");
+    let mut tx = s.write().await.unwrap();
+    tx.insert_company(&other).await.unwrap();
+    let mut k = user(&other, "kai@kestrel.test");
+    k.active = false;
+    tx.insert_user(&k).await.unwrap();
+    tx.insert_user(&user(&c, "bob@halyard.test")).await.unwrap();
+    let all = UserFilter {
+        page: 0,
+        size: 10,
+        ..Default::default()
+    };
+    let emails = |p: Page<UserView>| {
+        p.items
+            .into_iter()
+            .map(|v| v.user.email)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        emails(tx.users(&all).await.unwrap()),
+        ["ada@halyard.test", "bob@halyard.test", "kai@kestrel.test"]
+    );
+    let f = UserFilter {
+        company_id: Some(c.company_id),
+        ..all.clone()
+    };
+    assert_eq!(tx.users(&f).await.unwrap().total_items, 2);
+    let f = UserFilter {
+        email: Some("KESTREL".into()),
+        ..all.clone()
+    };
+    assert_eq!(emails(tx.users(&f).await.unwrap()), ["kai@kestrel.test"]);
+    let f = UserFilter {
+        active: Some(false),
+        ..all.clone()
+    };
+    assert_eq!(emails(tx.users(&f).await.unwrap()), ["kai@kestrel.test"]);
+    let f = UserFilter {
+        size: 1,
+        page: 1,
+        ..all.clone()
+    };
+    let p = tx.users(&f).await.unwrap();
+    assert_eq!(
+        (p.total_items, emails(p)),
+        (3, vec!["bob@halyard.test".to_owned()])
+    );
+    assert_eq!(
+        tx.user(u.user_id).await.unwrap().unwrap().company_name,
+        "Halyard"
+    );
 }

@@ -374,7 +374,7 @@ async fn bad_input_answers_4xx_problems(b: Backend) {
         (
             Method::PATCH,
             me_path.clone(),
-            r#"{"roles": ["upstairs-admin"]}"#,
+            r#"{"password": "Sneaky-Pass-1"}"#,
             "application/json",
             StatusCode::UNPROCESSABLE_ENTITY,
         ),

@@ -1,3 +1,4 @@
 pub mod auth;
 pub mod meta;
+pub mod reference;
 pub mod users;

@@ -5,7 +5,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use upstairs_domain::{CompanyId, UserId};
 use upstairs_engine::Store;
-use upstairs_engine::accounts::{NewUser, SelfUpdate};
+use upstairs_engine::accounts::NewUser;
 use uuid::Uuid;
 
 use crate::AppState;
@@ -20,24 +20,20 @@ pub async fn me<S: Store>(Auth(actor): Auth) -> Json<UserDto> {
     Json(actor.view().into())
 }
 
-/// Changes the caller's own preferences (`auto_accept`, `ui_metadata`).
+/// Changes a user: one's own preferences, or (admins, company admins) the user's fields.
 #[utoipa::path(patch, path = "/api/users/{id}", tag = "users", request_body = UpdateUserRequest,
     params(("id" = Uuid, Path, description = "user id")),
     responses((status = 200, body = UserDto), (status = 400, body = Problem), (status = 401, body = Problem),
-              (status = 403, body = Problem)), security(("bearer" = [])))]
+              (status = 403, body = Problem), (status = 404, body = Problem)), security(("bearer" = [])))]
 pub async fn update<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
     ApiPath(id): ApiPath<Uuid>,
     ApiJson(req): ApiJson<UpdateUserRequest>,
 ) -> ApiResult<Json<UserDto>> {
-    let update = SelfUpdate {
-        auto_accept: req.auto_accept.map(Into::into),
-        ui_metadata: req.ui_metadata_entries(),
-    };
     Ok(Json(
         st.engine
-            .update_self(&actor, UserId(id), update)
+            .update_user(&actor, UserId(id), req.into())
             .await?
             .into(),
     ))
@@ -109,4 +105,27 @@ pub async fn set_password<S: Store>(
         .set_password_with_link(&hash, &req.password)
         .await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// Users for the admin panel (a company admin sees its own company's).
+#[utoipa::path(get, path = "/api/admin/users", tag = "admin", params(UserListQuery),
+    responses((status = 200, body = UserPage), (status = 401, body = Problem), (status = 403, body = Problem)),
+    security(("bearer" = [])))]
+pub async fn admin_list<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiQuery(q): ApiQuery<UserListQuery>,
+) -> ApiResult<Json<UserPage>> {
+    let filter = upstairs_engine::model::UserFilter {
+        email: q.email.filter(|e| !e.trim().is_empty()),
+        company_id: q.company_id.map(CompanyId),
+        active: q.active,
+        page: q.page.unwrap_or(0),
+        size: q.size.unwrap_or(200),
+    };
+    let page = st.engine.admin_users(&actor, filter).await?;
+    Ok(Json(UserPage {
+        items: page.items.into_iter().map(Into::into).collect(),
+        total_items: page.total_items,
+    }))
 }

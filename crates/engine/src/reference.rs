@@ -1,0 +1,788 @@
+//! Reference data: companies (brokers, liquidity providers, trading firms), instruments
+//! and their electronic band, and the admin view of users.
+
+use rust_decimal::Decimal;
+use serde_json::json;
+use upstairs_domain::price::{Band, BandError};
+use upstairs_domain::{CompanyId, Email, FieldError, InstrumentId, Permission, Role, UserId};
+
+use crate::accounts::{Actor, audit};
+use crate::error::{EngineError, StoreError};
+use crate::events::Event;
+use crate::model::*;
+use crate::ports::*;
+use crate::{Engine, Store};
+
+/// Changes to a company; `None` leaves a field as it is. Creation needs name, full name
+/// and (unless the company is a broker) a default broker.
+#[derive(Debug, Default, Clone)]
+pub struct CompanyChanges {
+    pub name: Option<String>,
+    pub full_name: Option<String>,
+    pub ems_identifier: Option<Option<String>>,
+    pub account: Option<Option<String>>,
+    pub trade_confirmation_email: Option<Option<String>>,
+    pub trade_confirmation_via_email_enabled: Option<bool>,
+    pub default_broker_id: Option<Option<CompanyId>>,
+    pub broker_ids: Option<Vec<CompanyId>>,
+    pub roles: Option<Vec<String>>,
+}
+
+/// Changes to an instrument; `None` leaves a field as it is.
+#[derive(Debug, Default, Clone)]
+pub struct InstrumentChanges {
+    pub name: Option<String>,
+    pub term: Option<String>,
+    pub description: Option<String>,
+    pub min_quantity: Option<i64>,
+    pub tick_size: Option<Decimal>,
+    pub exchange_tick_size: Option<Option<Decimal>>,
+    pub exchange_id: Option<String>,
+    pub exchange: Option<String>,
+    pub exchange_iso_code: Option<String>,
+    pub exchange_instrument_id: Option<Option<String>>,
+    pub bbg_code: Option<Option<String>>,
+    pub country: Option<String>,
+    pub currency: Option<String>,
+    pub min_tick_price: Option<Decimal>,
+    pub max_tick_price: Option<Decimal>,
+    pub active: Option<bool>,
+    pub is_sandbox: Option<bool>,
+    pub reversed_spread: Option<bool>,
+}
+
+/// Changes to a user by an admin (or a company admin for its own company), or by the
+/// user to their own preferences.
+#[derive(Debug, Default, Clone)]
+pub struct UserChanges {
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
+    pub email: Option<String>,
+    pub roles: Option<Vec<Role>>,
+    pub active: Option<bool>,
+    pub fix_integration: Option<bool>,
+    pub ems_trader_id: Option<Option<String>>,
+    pub parent_order_limit_multiplier: Option<Option<i64>>,
+    /// Refused when it names another company: a user's company cannot change.
+    pub company_id: Option<CompanyId>,
+    pub auto_accept: Option<upstairs_domain::AutoAccept>,
+    pub ui_metadata: Option<Vec<upstairs_domain::UiMetadataEntry>>,
+}
+
+impl UserChanges {
+    fn has_admin_fields(&self) -> bool {
+        self.first_name.is_some()
+            || self.last_name.is_some()
+            || self.email.is_some()
+            || self.roles.is_some()
+            || self.active.is_some()
+            || self.fix_integration.is_some()
+            || self.ems_trader_id.is_some()
+            || self.parent_order_limit_multiplier.is_some()
+    }
+}
+
+const COMPANY_TYPES: [&str; 2] = [COMPANY_BROKER, COMPANY_LIQUIDITY_PROVIDER];
+
+fn blank_to_none(v: Option<String>) -> Option<String> {
+    v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
+}
+
+fn require(actor: &Actor, p: Permission) -> Result<(), EngineError> {
+    if actor.can(p) {
+        Ok(())
+    } else {
+        Err(EngineError::Forbidden(
+            "You do not have permission to do this.".into(),
+        ))
+    }
+}
+
+fn company_json(c: &Company) -> serde_json::Value {
+    json!({
+        "name": c.name, "full_name": c.full_name, "roles": c.roles, "ems_identifier": c.ems_identifier,
+        "account": c.account, "trade_confirmation_email": c.trade_confirmation_email,
+        "trade_confirmation_via_email_enabled": c.trade_confirmation_via_email_enabled,
+        "default_broker_id": c.default_broker.as_ref().map(|b| b.company_id),
+        "broker_ids": c.brokers.iter().map(|b| b.company_id).collect::<Vec<_>>(),
+    })
+}
+
+fn instrument_json(i: &Instrument) -> serde_json::Value {
+    json!({
+        "name": i.name, "term": i.term, "description": i.description, "min_quantity": i.min_quantity,
+        "tick_size": i.tick_size.to_string(), "exchange_tick_size": i.exchange_tick_size.map(|d| d.to_string()),
+        "exchange_id": i.exchange_id, "exchange": i.exchange, "exchange_iso_code": i.exchange_iso_code,
+        "exchange_instrument_id": i.exchange_instrument_id, "bbg_code": i.bbg_code, "country": i.country,
+        "currency": i.currency, "min_tick_price": i.min_tick_price.to_string(),
+        "max_tick_price": i.max_tick_price.to_string(), "active": i.active, "is_sandbox": i.is_sandbox,
+        "reversed_spread": i.reversed_spread,
+    })
+}
+
+fn user_json(u: &User) -> serde_json::Value {
+    json!({
+        "email": u.email, "first_name": u.first_name, "last_name": u.last_name, "roles": u.roles,
+        "active": u.active, "fix_integration": u.fix_integration, "ems_trader_id": u.ems_trader_id,
+        "parent_order_limit_multiplier": u.parent_order_limit_multiplier, "auto_accept": u.auto_accept,
+        "ui_metadata": u.ui_metadata,
+    })
+}
+
+impl<S: Store> Engine<S> {
+    // ----- companies -------------------------------------------------------------
+
+    pub async fn admin_companies(
+        &self,
+        actor: &Actor,
+        page: i64,
+        size: i64,
+    ) -> Result<Page<Company>, EngineError> {
+        require(actor, Permission::Admin)?;
+        let mut tx = self.store.read().await?;
+        Ok(tx.companies(page.max(0), size.clamp(1, 500)).await?)
+    }
+
+    /// A company the caller may read: its own, or any for an admin.
+    pub async fn company(&self, actor: &Actor, id: CompanyId) -> Result<Company, EngineError> {
+        if id != actor.user.company_id && !actor.can(Permission::Admin) {
+            return Err(EngineError::NotFound("Company not found.".into()));
+        }
+        let mut tx = self.store.read().await?;
+        tx.company(id)
+            .await?
+            .ok_or_else(|| EngineError::NotFound("Company not found.".into()))
+    }
+
+    /// Companies of type liquidity provider (an RFQ's addressees).
+    pub async fn liquidity_providers(&self, _actor: &Actor) -> Result<Vec<Company>, EngineError> {
+        let mut tx = self.store.read().await?;
+        Ok(tx.companies_of_type(COMPANY_LIQUIDITY_PROVIDER).await?)
+    }
+
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
+    pub async fn create_company(
+        &self,
+        actor: &Actor,
+        changes: CompanyChanges,
+    ) -> Result<Company, EngineError> {
+        require(actor, Permission::Admin)?;
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let mut c = Company::named("", now);
+        self.apply_company_changes(&mut tx, &mut c, changes, true)
+            .await?;
+        tx.insert_company(&c).await.map_err(company_name_taken)?;
+        audit(
+            &mut tx,
+            now,
+            Some(actor.user.user_id),
+            "company",
+            Some(c.company_id.0),
+            "create",
+            json!({"after": company_json(&c)}),
+        )
+        .await?;
+        let c = tx
+            .company(c.company_id)
+            .await?
+            .ok_or_else(|| EngineError::Internal("company vanished".into()))?;
+        tx.commit().await?;
+        Ok(c)
+    }
+
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, company = %id))]
+    pub async fn update_company(
+        &self,
+        actor: &Actor,
+        id: CompanyId,
+        changes: CompanyChanges,
+    ) -> Result<Company, EngineError> {
+        require(actor, Permission::Admin)?;
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let mut c = tx
+            .company(id)
+            .await?
+            .ok_or_else(|| EngineError::NotFound("Company not found.".into()))?;
+        let before = company_json(&c);
+        self.apply_company_changes(&mut tx, &mut c, changes, false)
+            .await?;
+        c.updated_at = now;
+        tx.update_company(&c).await.map_err(company_name_taken)?;
+        audit(
+            &mut tx,
+            now,
+            Some(actor.user.user_id),
+            "company",
+            Some(id.0),
+            "update",
+            json!({"before": before, "after": company_json(&c)}),
+        )
+        .await?;
+        let c = tx
+            .company(id)
+            .await?
+            .ok_or_else(|| EngineError::Internal("company vanished".into()))?;
+        tx.commit().await?;
+        Ok(c)
+    }
+
+    async fn apply_company_changes(
+        &self,
+        tx: &mut S::Tx,
+        c: &mut Company,
+        ch: CompanyChanges,
+        creating: bool,
+    ) -> Result<(), EngineError> {
+        let mut errors = Vec::new();
+        if let Some(n) = ch.name {
+            c.name = n.trim().to_owned();
+        }
+        if creating || !c.name.is_empty() {
+            if c.name.chars().count() < 2 {
+                errors.push(FieldError::new(
+                    "name",
+                    "Name must be at least 2 characters long",
+                ));
+            }
+        }
+        if let Some(n) = ch.full_name {
+            c.full_name = n.trim().to_owned();
+        }
+        // The rule is 2 characters; the admin spec's message says 4 (kept as quoted).
+        if c.full_name.chars().count() < 2 {
+            errors.push(FieldError::new(
+                "full_name",
+                "Full name must be at least 4 characters long",
+            ));
+        }
+        if let Some(v) = ch.ems_identifier {
+            c.ems_identifier = blank_to_none(v);
+        }
+        if let Some(v) = ch.account {
+            c.account = blank_to_none(v);
+        }
+        if let Some(v) = ch.trade_confirmation_email {
+            c.trade_confirmation_email = blank_to_none(v);
+        }
+        if let Some(v) = ch.trade_confirmation_via_email_enabled {
+            c.trade_confirmation_via_email_enabled = v;
+        }
+        match &c.trade_confirmation_email {
+            Some(e) => match Email::parse(e) {
+                Ok(parsed) => c.trade_confirmation_email = Some(parsed.as_str().to_owned()),
+                Err(m) => errors.push(FieldError::new("trade_confirmation_email", m)),
+            },
+            None if c.trade_confirmation_via_email_enabled => {
+                errors.push(FieldError::new(
+                    "trade_confirmation_email",
+                    "Email is required",
+                ));
+            }
+            None => {}
+        }
+        if let Some(mut roles) = ch.roles {
+            roles.sort();
+            roles.dedup();
+            for r in &roles {
+                if !COMPANY_TYPES.contains(&r.as_str()) {
+                    errors.push(FieldError::new(
+                        "roles",
+                        format!("Unknown company type: {r}"),
+                    ));
+                }
+            }
+            c.roles = roles;
+        }
+        if let Some(ids) = ch.broker_ids {
+            let mut brokers = Vec::new();
+            for id in ids {
+                if brokers.iter().any(|b: &CompanyRef| b.company_id == id) {
+                    continue;
+                }
+                match tx.company(id).await? {
+                    Some(b) if b.is_type(COMPANY_BROKER) => brokers.push(CompanyRef {
+                        company_id: id,
+                        name: b.name,
+                    }),
+                    _ => errors.push(FieldError::new("brokers", "Choose broker companies only")),
+                }
+            }
+            c.brokers = brokers;
+        }
+        if let Some(d) = ch.default_broker_id {
+            c.default_broker = d.map(|id| CompanyRef {
+                company_id: id,
+                name: String::new(),
+            });
+        }
+        match &c.default_broker {
+            Some(d) if !c.brokers.iter().any(|b| b.company_id == d.company_id) => {
+                errors.push(FieldError::new(
+                    "default_broker",
+                    "The default broker must be one of the brokers",
+                ));
+            }
+            None if !c.is_type(COMPANY_BROKER) => {
+                errors.push(FieldError::new("default_broker", "Broker is required"))
+            }
+            _ => {}
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(EngineError::invalid_many(errors))
+        }
+    }
+
+    // ----- users (admin) ---------------------------------------------------------
+
+    /// Users of every company for an admin; of its own company for a company admin.
+    pub async fn admin_users(
+        &self,
+        actor: &Actor,
+        mut filter: UserFilter,
+    ) -> Result<Page<UserView>, EngineError> {
+        if !actor.can(Permission::Admin) {
+            require(actor, Permission::ManageOwnCompanyUsers)?;
+            filter.company_id = Some(actor.user.company_id);
+        }
+        filter.page = filter.page.max(0);
+        filter.size = filter.size.clamp(1, 500);
+        let mut tx = self.store.read().await?;
+        Ok(tx.users(&filter).await?)
+    }
+
+    /// Changes a user. Anyone may change their own preferences; the other fields need
+    /// the admin permission, or a company admin acting on its own company's users.
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, user = %id))]
+    pub async fn update_user(
+        &self,
+        actor: &Actor,
+        id: UserId,
+        ch: UserChanges,
+    ) -> Result<UserView, EngineError> {
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let mut view = tx
+            .user(id)
+            .await?
+            .ok_or_else(|| EngineError::NotFound("User not found.".into()))?;
+        let own_company = view.user.company_id == actor.user.company_id;
+        let is_admin = actor.can(Permission::Admin);
+        let manages = is_admin || (own_company && actor.can(Permission::ManageOwnCompanyUsers));
+        if id != actor.user.user_id && !manages {
+            return Err(if own_company || is_admin {
+                EngineError::Forbidden("You may only change your own preferences.".into())
+            } else {
+                EngineError::NotFound("User not found.".into())
+            });
+        }
+        if ch.has_admin_fields() && !manages {
+            return Err(EngineError::Forbidden(
+                "You may only change your own preferences.".into(),
+            ));
+        }
+        if (ch.auto_accept.is_some() || ch.ui_metadata.is_some()) && id != actor.user.user_id {
+            return Err(EngineError::Forbidden(
+                "Only the user can change their own preferences.".into(),
+            ));
+        }
+        if ch.company_id.is_some_and(|c| c != view.user.company_id) {
+            return Err(EngineError::invalid(
+                "company_id",
+                "The company of a user cannot be changed",
+            ));
+        }
+        let operation = if ch.has_admin_fields() {
+            "update"
+        } else {
+            "update_preferences"
+        };
+        let before = user_json(&view.user);
+        let u = &mut view.user;
+        let mut errors = Vec::new();
+        if let Some(v) = ch.first_name {
+            u.first_name = v.trim().to_owned();
+            if u.first_name.chars().count() < 2 {
+                errors.push(FieldError::new(
+                    "first_name",
+                    "First name must be at least 2 characters long",
+                ));
+            }
+        }
+        if let Some(v) = ch.last_name {
+            u.last_name = v.trim().to_owned();
+            if u.last_name.chars().count() < 2 {
+                errors.push(FieldError::new(
+                    "last_name",
+                    "Last name must be at least 2 characters long",
+                ));
+            }
+        }
+        if let Some(v) = ch.email {
+            match Email::parse(&v) {
+                Ok(e) => {
+                    if e.as_str() != u.email && tx.user_by_email(e.as_str()).await?.is_some() {
+                        errors.push(FieldError::new(
+                            "email",
+                            "A user with this email already exists.",
+                        ));
+                    }
+                    u.email = e.as_str().to_owned();
+                }
+                Err(m) => errors.push(FieldError::new("email", m)),
+            }
+        }
+        if let Some(mut roles) = ch.roles {
+            roles.sort();
+            roles.dedup();
+            if roles.is_empty() {
+                errors.push(FieldError::new("roles", "Select at least one role"));
+            }
+            let elevated = |r: &Role| matches!(r, Role::UpstairsAdmin | Role::UpstairsSales);
+            if !is_admin
+                && roles
+                    .iter()
+                    .filter(|r| elevated(r))
+                    .ne(u.roles.iter().filter(|r| elevated(r)))
+            {
+                return Err(EngineError::Forbidden(
+                    "Only venue admins can grant or remove venue roles.".into(),
+                ));
+            }
+            u.roles = roles;
+        }
+        if let Some(v) = ch.active {
+            u.active = v;
+        }
+        if let Some(v) = ch.fix_integration {
+            u.fix_integration = v;
+        }
+        if let Some(v) = ch.ems_trader_id {
+            u.ems_trader_id = blank_to_none(v);
+        }
+        if let Some(v) = ch.parent_order_limit_multiplier {
+            // The admin form sends -1 for "no multiplier".
+            u.parent_order_limit_multiplier = v.filter(|m| *m != -1);
+            if matches!(u.parent_order_limit_multiplier, Some(m) if m <= 0) {
+                errors.push(FieldError::new(
+                    "parent_order_limit_multiplier",
+                    "Must be greater than 0",
+                ));
+            }
+        }
+        if let Some(a) = ch.auto_accept {
+            u.auto_accept = Some(a);
+        }
+        if let Some(entries) = ch.ui_metadata {
+            for e in entries {
+                match u.ui_metadata.iter_mut().find(|x| x.key == e.key) {
+                    Some(slot) => *slot = e,
+                    None => u.ui_metadata.push(e),
+                }
+            }
+        }
+        if !errors.is_empty() {
+            return Err(EngineError::invalid_many(errors));
+        }
+        u.updated_at = now;
+        tx.update_user(u).await.map_err(|e| match e {
+            StoreError::Unique(_) => {
+                EngineError::invalid("email", "A user with this email already exists.")
+            }
+            other => other.into(),
+        })?;
+        let revoked = if !u.active {
+            tx.delete_sessions_of_user(id).await?
+        } else {
+            0
+        };
+        audit(
+            &mut tx,
+            now,
+            Some(actor.user.user_id),
+            "user",
+            Some(id.0),
+            operation,
+            json!({"before": before, "after": user_json(u), "sessions_revoked": revoked}),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(view)
+    }
+
+    // ----- instruments -----------------------------------------------------------
+
+    pub async fn admin_instruments(
+        &self,
+        actor: &Actor,
+        mut filter: InstrumentFilter,
+    ) -> Result<Page<Instrument>, EngineError> {
+        require(actor, Permission::Admin)?;
+        filter.page = filter.page.max(0);
+        filter.size = filter.size.clamp(1, 500);
+        let mut tx = self.store.read().await?;
+        Ok(tx.instruments(&filter).await?)
+    }
+
+    /// Active instruments the caller may trade: sandbox users see only sandbox
+    /// instruments, everyone else never sees them.
+    pub async fn tradable_instruments(
+        &self,
+        actor: &Actor,
+        name: Option<String>,
+    ) -> Result<Vec<Instrument>, EngineError> {
+        let filter = InstrumentFilter {
+            name: blank_to_none(name),
+            active: Some(true),
+            is_sandbox: Some(actor.can(Permission::SandboxOnly)),
+            page: 0,
+            size: 500,
+            ..InstrumentFilter::default()
+        };
+        let mut tx = self.store.read().await?;
+        Ok(tx.instruments(&filter).await?.items)
+    }
+
+    /// One instrument the caller may see (admins see every one).
+    pub async fn instrument(
+        &self,
+        actor: &Actor,
+        id: InstrumentId,
+    ) -> Result<Instrument, EngineError> {
+        let mut tx = self.store.read().await?;
+        let i = tx.instrument(id).await?.filter(|i| {
+            actor.can(Permission::Admin)
+                || (i.active && i.is_sandbox == actor.can(Permission::SandboxOnly))
+        });
+        i.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
+    }
+
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
+    pub async fn create_instrument(
+        &self,
+        actor: &Actor,
+        ch: InstrumentChanges,
+    ) -> Result<Instrument, EngineError> {
+        require(actor, Permission::Admin)?;
+        let now = self.clock.now();
+        let mut i = Instrument {
+            instrument_id: InstrumentId::new(),
+            name: String::new(),
+            term: String::new(),
+            description: String::new(),
+            min_quantity: 0,
+            tick_size: Decimal::ZERO,
+            exchange_tick_size: None,
+            exchange_id: String::new(),
+            exchange: String::new(),
+            exchange_iso_code: String::new(),
+            exchange_instrument_id: None,
+            bbg_code: None,
+            country: String::new(),
+            currency: String::new(),
+            min_tick_price: Decimal::ZERO,
+            max_tick_price: Decimal::ZERO,
+            active: true,
+            is_sandbox: false,
+            reversed_spread: false,
+            created_at: now,
+            updated_at: now,
+        };
+        apply_instrument_changes(&mut i, ch)?;
+        let mut tx = self.store.write().await?;
+        tx.insert_instrument(&i).await?;
+        audit(
+            &mut tx,
+            now,
+            Some(actor.user.user_id),
+            "instrument",
+            Some(i.instrument_id.0),
+            "create",
+            json!({"after": instrument_json(&i)}),
+        )
+        .await?;
+        tx.commit().await?;
+        self.publish_instrument(&i);
+        Ok(i)
+    }
+
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, instrument = %id))]
+    pub async fn update_instrument(
+        &self,
+        actor: &Actor,
+        id: InstrumentId,
+        ch: InstrumentChanges,
+    ) -> Result<Instrument, EngineError> {
+        require(actor, Permission::Admin)?;
+        self.change_instrument(Some(actor.user.user_id), id, ch, "update")
+            .await
+    }
+
+    /// Moves the electronic band (the exchange's best bid and offer): from the admin
+    /// form, a feed, or the demo simulator (`actor` none).
+    pub async fn move_band(
+        &self,
+        actor: Option<&Actor>,
+        id: InstrumentId,
+        min: Decimal,
+        max: Decimal,
+    ) -> Result<Instrument, EngineError> {
+        if let Some(a) = actor {
+            require(a, Permission::Admin)?;
+        }
+        let ch = InstrumentChanges {
+            min_tick_price: Some(min),
+            max_tick_price: Some(max),
+            ..Default::default()
+        };
+        self.change_instrument(actor.map(|a| a.user.user_id), id, ch, "band")
+            .await
+    }
+
+    async fn change_instrument(
+        &self,
+        by: Option<UserId>,
+        id: InstrumentId,
+        ch: InstrumentChanges,
+        op: &str,
+    ) -> Result<Instrument, EngineError> {
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let mut i = tx
+            .instrument(id)
+            .await?
+            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
+        let before = instrument_json(&i);
+        apply_instrument_changes(&mut i, ch)?;
+        i.updated_at = now;
+        tx.update_instrument(&i).await?;
+        audit(
+            &mut tx,
+            now,
+            by,
+            "instrument",
+            Some(id.0),
+            op,
+            json!({"before": before, "after": instrument_json(&i)}),
+        )
+        .await?;
+        tx.commit().await?;
+        self.publish_instrument(&i);
+        Ok(i)
+    }
+
+    fn publish_instrument(&self, i: &Instrument) {
+        self.events.publish(Event {
+            to: crate::events::Destination::Topic(format!("/topic/instruments/{}", i.instrument_id)),
+            body: json!({"type": "INSTRUMENT_UPDATED", "instrument_id": i.instrument_id,
+                         "min_tick_price": i.min_tick_price.to_string(), "max_tick_price": i.max_tick_price.to_string(),
+                         "is_sandbox": i.is_sandbox}),
+        });
+    }
+}
+
+fn company_name_taken(e: StoreError) -> EngineError {
+    match e {
+        StoreError::Unique(_) => EngineError::Conflict {
+            detail: "A company with this name already exists.".into(),
+            errors: vec![FieldError::new(
+                "name",
+                "A company with this name already exists.",
+            )],
+        },
+        other => other.into(),
+    }
+}
+
+fn apply_instrument_changes(i: &mut Instrument, ch: InstrumentChanges) -> Result<(), EngineError> {
+    let mut errors = Vec::new();
+    let text = |v: Option<String>, slot: &mut String| {
+        if let Some(v) = v {
+            *slot = v.trim().to_owned();
+        }
+    };
+    text(ch.name, &mut i.name);
+    text(ch.term, &mut i.term);
+    text(ch.description, &mut i.description);
+    text(ch.exchange_id, &mut i.exchange_id);
+    text(ch.exchange, &mut i.exchange);
+    text(ch.exchange_iso_code, &mut i.exchange_iso_code);
+    text(ch.country, &mut i.country);
+    text(ch.currency, &mut i.currency);
+    if let Some(v) = ch.exchange_instrument_id {
+        i.exchange_instrument_id = blank_to_none(v);
+    }
+    if let Some(v) = ch.bbg_code {
+        i.bbg_code = blank_to_none(v);
+    }
+    if let Some(v) = ch.min_quantity {
+        i.min_quantity = v;
+    }
+    if let Some(v) = ch.tick_size {
+        i.tick_size = v;
+    }
+    if let Some(v) = ch.exchange_tick_size {
+        i.exchange_tick_size = v;
+    }
+    if let Some(v) = ch.min_tick_price {
+        i.min_tick_price = v;
+    }
+    if let Some(v) = ch.max_tick_price {
+        i.max_tick_price = v;
+    }
+    if let Some(v) = ch.active {
+        i.active = v;
+    }
+    if let Some(v) = ch.is_sandbox {
+        i.is_sandbox = v;
+    }
+    if let Some(v) = ch.reversed_spread {
+        i.reversed_spread = v;
+    }
+    if i.name.chars().count() < 2 {
+        errors.push(FieldError::new(
+            "name",
+            "Name must be at least 2 characters long",
+        ));
+    }
+    if i.term.is_empty() {
+        errors.push(FieldError::new("term", "Term is required"));
+    }
+    if i.min_quantity <= 0 {
+        errors.push(FieldError::new(
+            "min_quantity",
+            "Minimum block size is required",
+        ));
+    }
+    if i.exchange_id.is_empty() {
+        errors.push(FieldError::new("exchange_id", "Exchange is required"));
+    }
+    if i.currency.is_empty() {
+        errors.push(FieldError::new("currency", "Currency is required"));
+    }
+    if i.tick_size <= Decimal::ZERO {
+        errors.push(FieldError::new(
+            "tick_size",
+            "Tick size must be greater than 0",
+        ));
+    } else if let Err(band) = Band::parse(i.min_tick_price, i.max_tick_price, i.tick_size) {
+        errors.extend(
+            band.into_iter()
+                .map(|BandError::Field(f, m)| FieldError::new(f, m)),
+        );
+    }
+    if matches!(i.exchange_tick_size, Some(t) if t <= Decimal::ZERO) {
+        errors.push(FieldError::new(
+            "exchange_tick_size",
+            "Tick size must be greater than 0",
+        ));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(EngineError::invalid_many(errors))
+    }
+}

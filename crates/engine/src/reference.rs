@@ -170,8 +170,7 @@ impl<S: Store> Engine<S> {
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
         let mut c = Company::named("", now);
-        self.apply_company_changes(&mut tx, &mut c, changes, true)
-            .await?;
+        self.apply_company_changes(&mut tx, &mut c, changes).await?;
         tx.insert_company(&c).await.map_err(company_name_taken)?;
         audit(
             &mut tx,
@@ -206,8 +205,7 @@ impl<S: Store> Engine<S> {
             .await?
             .ok_or_else(|| EngineError::NotFound("Company not found.".into()))?;
         let before = company_json(&c);
-        self.apply_company_changes(&mut tx, &mut c, changes, false)
-            .await?;
+        self.apply_company_changes(&mut tx, &mut c, changes).await?;
         c.updated_at = now;
         tx.update_company(&c).await.map_err(company_name_taken)?;
         audit(
@@ -233,19 +231,16 @@ impl<S: Store> Engine<S> {
         tx: &mut S::Tx,
         c: &mut Company,
         ch: CompanyChanges,
-        creating: bool,
     ) -> Result<(), EngineError> {
         let mut errors = Vec::new();
         if let Some(n) = ch.name {
             c.name = n.trim().to_owned();
         }
-        if creating || !c.name.is_empty() {
-            if c.name.chars().count() < 2 {
-                errors.push(FieldError::new(
-                    "name",
-                    "Name must be at least 2 characters long",
-                ));
-            }
+        if c.name.chars().count() < 2 {
+            errors.push(FieldError::new(
+                "name",
+                "Name must be at least 2 characters long",
+            ));
         }
         if let Some(n) = ch.full_name {
             c.full_name = n.trim().to_owned();

@@ -12,10 +12,7 @@ pub struct FieldError {
 
 impl FieldError {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            field: field.into(),
-            message: message.into(),
-        }
+        Self { field: field.into(), message: message.into() }
     }
 }
 
@@ -44,12 +41,7 @@ impl Email {
         let Some((local, domain)) = s.split_once('@') else {
             return false;
         };
-        let ok_chars = |p: &str| {
-            !p.is_empty()
-                && !p
-                    .chars()
-                    .any(|c| c.is_whitespace() || c == '@' || c.is_control())
-        };
+        let ok_chars = |p: &str| !p.is_empty() && !p.chars().any(|c| c.is_whitespace() || c == '@' || c.is_control());
         ok_chars(local)
             && ok_chars(domain)
             && s.len() <= 254
@@ -107,21 +99,12 @@ impl Password {
             raw.chars().any(|c| PASSWORD_SPECIALS.contains(c)),
             !raw.chars().any(char::is_whitespace),
         ];
-        Self::RULES
-            .iter()
-            .zip(checks)
-            .filter(|(_, ok)| !ok)
-            .map(|(t, _)| *t)
-            .collect()
+        Self::RULES.iter().zip(checks).filter(|(_, ok)| !ok).map(|(t, _)| *t).collect()
     }
 
     pub fn parse(raw: &str) -> Result<Password, Vec<&'static str>> {
         let broken = Self::broken_rules(raw);
-        if broken.is_empty() {
-            Ok(Password(raw.to_owned()))
-        } else {
-            Err(broken)
-        }
+        if broken.is_empty() { Ok(Password(raw.to_owned())) } else { Err(broken) }
     }
 
     pub fn expose(&self) -> &str {
@@ -148,13 +131,9 @@ impl AutoAccept {
     }
 
     pub fn parse(s: &str) -> Option<AutoAccept> {
-        [
-            AutoAccept::Instant,
-            AutoAccept::AcceptWithDelay,
-            AutoAccept::RejectWithDelay,
-        ]
-        .into_iter()
-        .find(|a| a.as_str() == s)
+        [AutoAccept::Instant, AutoAccept::AcceptWithDelay, AutoAccept::RejectWithDelay]
+            .into_iter()
+            .find(|a| a.as_str() == s)
     }
 }
 
@@ -200,30 +179,12 @@ mod tests {
     #[test]
     fn password_rules_each_have_their_text() {
         assert!(Password::parse("Valid-Pass1").is_ok());
-        assert_eq!(
-            Password::broken_rules("Sh0rt-a"),
-            vec!["Minimum length: 10 characters"]
-        );
-        assert_eq!(
-            Password::broken_rules(&format!("Aa1-{}", "x".repeat(27))),
-            vec!["Maximum length: 30 characters"]
-        );
-        assert_eq!(
-            Password::broken_rules("lower-case-1"),
-            vec!["At least one uppercase letter"]
-        );
-        assert_eq!(
-            Password::broken_rules("UPPER-CASE-1"),
-            vec!["At least one lowercase letter"]
-        );
-        assert_eq!(
-            Password::broken_rules("No-Digits-Here"),
-            vec!["At least one number"]
-        );
-        assert_eq!(
-            Password::broken_rules("NoSpecial123"),
-            vec!["At least one special character (!@#$%^&+=-)"]
-        );
+        assert_eq!(Password::broken_rules("Sh0rt-a"), vec!["Minimum length: 10 characters"]);
+        assert_eq!(Password::broken_rules(&format!("Aa1-{}", "x".repeat(27))), vec!["Maximum length: 30 characters"]);
+        assert_eq!(Password::broken_rules("lower-case-1"), vec!["At least one uppercase letter"]);
+        assert_eq!(Password::broken_rules("UPPER-CASE-1"), vec!["At least one lowercase letter"]);
+        assert_eq!(Password::broken_rules("No-Digits-Here"), vec!["At least one number"]);
+        assert_eq!(Password::broken_rules("NoSpecial123"), vec!["At least one special character (!@#$%^&+=-)"]);
         assert_eq!(Password::broken_rules("Has Space-12"), vec!["No spaces"]);
         assert_eq!(Password::broken_rules("").len(), 5);
         // 30 characters exactly is allowed, 10 exactly is allowed
@@ -239,11 +200,7 @@ mod tests {
 
     #[test]
     fn auto_accept_spellings() {
-        for a in [
-            AutoAccept::Instant,
-            AutoAccept::AcceptWithDelay,
-            AutoAccept::RejectWithDelay,
-        ] {
+        for a in [AutoAccept::Instant, AutoAccept::AcceptWithDelay, AutoAccept::RejectWithDelay] {
             assert_eq!(AutoAccept::parse(a.as_str()), Some(a));
             assert_eq!(serde_json::to_value(a).unwrap(), a.as_str());
         }

@@ -37,11 +37,7 @@ pub enum BandError {
 
 impl Band {
     /// Both prices on the tick, best offer above best bid.
-    pub fn parse(
-        min_tick_price: Decimal,
-        max_tick_price: Decimal,
-        tick: Decimal,
-    ) -> Result<Band, Vec<BandError>> {
+    pub fn parse(min_tick_price: Decimal, max_tick_price: Decimal, tick: Decimal) -> Result<Band, Vec<BandError>> {
         let mut errors = Vec::new();
         if !on_tick(min_tick_price, tick) {
             errors.push(BandError::Field("min_tick_price", "Invalid value"));
@@ -50,19 +46,9 @@ impl Band {
             errors.push(BandError::Field("max_tick_price", "Invalid value"));
         }
         if errors.is_empty() && max_tick_price <= min_tick_price {
-            errors.push(BandError::Field(
-                "max_tick_price",
-                "Best offer must be above best bid",
-            ));
+            errors.push(BandError::Field("max_tick_price", "Best offer must be above best bid"));
         }
-        if errors.is_empty() {
-            Ok(Band {
-                min_tick_price,
-                max_tick_price,
-            })
-        } else {
-            Err(errors)
-        }
+        if errors.is_empty() { Ok(Band { min_tick_price, max_tick_price }) } else { Err(errors) }
     }
 
     pub fn contains(&self, price: Decimal) -> bool {
@@ -108,10 +94,7 @@ mod tests {
         );
         assert_eq!(
             Band::parse(d("94.80"), d("94.80"), d("0.01")),
-            Err(vec![BandError::Field(
-                "max_tick_price",
-                "Best offer must be above best bid"
-            )])
+            Err(vec![BandError::Field("max_tick_price", "Best offer must be above best bid")])
         );
         let b = Band::parse(d("94.70"), d("94.80"), d("0.01")).unwrap();
         assert!(b.contains(d("94.70")) && b.contains(d("94.80")) && !b.contains(d("94.81")));

@@ -14,13 +14,8 @@ pub enum Role {
 }
 
 impl Role {
-    pub const ALL: [Role; 5] = [
-        Role::Trader,
-        Role::UpstairsAdmin,
-        Role::CompanyAdmin,
-        Role::UpstairsSales,
-        Role::Sandbox,
-    ];
+    pub const ALL: [Role; 5] =
+        [Role::Trader, Role::UpstairsAdmin, Role::CompanyAdmin, Role::UpstairsSales, Role::Sandbox];
 
     pub fn as_str(self) -> &'static str {
         match self {

@@ -4,9 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::json;
 use upstairs_domain::role::has_permission;
-use upstairs_domain::{
-    AutoAccept, CompanyId, Email, FieldError, Password, Permission, Role, SessionId, UserId,
-};
+use upstairs_domain::{AutoAccept, CompanyId, Email, FieldError, Password, Permission, Role, SessionId, UserId};
 use uuid::Uuid;
 
 use crate::error::{EngineError, StoreError};
@@ -30,10 +28,7 @@ impl Actor {
     }
 
     pub fn view(&self) -> UserView {
-        UserView {
-            user: self.user.clone(),
-            company_name: self.company_name.clone(),
-        }
+        UserView { user: self.user.clone(), company_name: self.company_name.clone() }
     }
 }
 
@@ -106,10 +101,7 @@ fn parse_email(raw: &str) -> Result<Email, EngineError> {
 
 fn check_name(field: &str, label: &str, v: &str, errors: &mut Vec<FieldError>) {
     if v.trim().chars().count() < 2 {
-        errors.push(FieldError::new(
-            field,
-            format!("{label} must be at least 2 characters long"),
-        ));
+        errors.push(FieldError::new(field, format!("{label} must be at least 2 characters long")));
     }
 }
 
@@ -120,20 +112,13 @@ fn to_chrono(d: std::time::Duration) -> chrono::Duration {
 impl<S: Store> Engine<S> {
     /// Signs in and returns a new bearer token. Success and failure are both audited.
     #[tracing::instrument(skip_all)]
-    pub async fn login(
-        &self,
-        input: LoginInput,
-        client: &ClientInfo,
-    ) -> Result<String, EngineError> {
+    pub async fn login(&self, input: LoginInput, client: &ClientInfo) -> Result<String, EngineError> {
         let email = parse_email(&input.email)?;
         if input.password.is_empty() {
             return Err(EngineError::invalid("password", "Password is required"));
         }
         let now = self.clock.now();
-        if !self
-            .limiter
-            .allow(Action::Login, email.as_str(), &client.address, now)
-        {
+        if !self.limiter.allow(Action::Login, email.as_str(), &client.address, now) {
             return Err(EngineError::TooManyRequests(TOO_MANY.into()));
         }
         let found = {
@@ -161,27 +146,12 @@ impl<S: Store> Engine<S> {
         };
         let user_id = view.user.user_id;
         if !view.user.active {
-            audit(
-                &mut tx,
-                now,
-                Some(user_id),
-                "session",
-                None,
-                "login_failed",
-                json!({"reason": "inactive"}),
-            )
-            .await?;
+            audit(&mut tx, now, Some(user_id), "session", None, "login_failed", json!({"reason": "inactive"})).await?;
             tx.commit().await?;
-            return Err(EngineError::Unauthorized(
-                "Your account is not active. Please contact support.".into(),
-            ));
+            return Err(EngineError::Unauthorized("Your account is not active. Please contact support.".into()));
         }
         let token = security::new_token();
-        let ttl = if input.remember_me {
-            self.config.remember_me_ttl
-        } else {
-            self.config.session_ttl
-        };
+        let ttl = if input.remember_me { self.config.remember_me_ttl } else { self.config.session_ttl };
         let session = Session {
             session_id: SessionId::new(),
             user_id,
@@ -206,13 +176,9 @@ impl<S: Store> Engine<S> {
 
     /// The caller behind a bearer token, or `Unauthorized` when the session is gone.
     pub async fn authenticate(&self, token: &str) -> Result<Actor, EngineError> {
-        let gone =
-            || EngineError::Unauthorized("Your session has expired. Please sign in again.".into());
+        let gone = || EngineError::Unauthorized("Your session has expired. Please sign in again.".into());
         let mut tx = self.store.read().await?;
-        let session = tx
-            .session_by_token_hash(&security::token_hash(token))
-            .await?
-            .ok_or_else(gone)?;
+        let session = tx.session_by_token_hash(&security::token_hash(token)).await?.ok_or_else(gone)?;
         if session.expires_at <= self.clock.now() {
             return Err(gone());
         }
@@ -220,11 +186,7 @@ impl<S: Store> Engine<S> {
         if !view.user.active {
             return Err(gone());
         }
-        Ok(Actor {
-            user: view.user,
-            company_name: view.company_name,
-            session_id: session.session_id,
-        })
+        Ok(Actor { user: view.user, company_name: view.company_name, session_id: session.session_id })
     }
 
     #[tracing::instrument(skip_all, fields(user_id = %actor.user.user_id))]
@@ -249,10 +211,7 @@ impl<S: Store> Engine<S> {
     /// manage its users, or anyone for an admin.
     pub async fn user(&self, actor: &Actor, id: UserId) -> Result<UserView, EngineError> {
         let mut tx = self.store.read().await?;
-        let view = tx
-            .user(id)
-            .await?
-            .ok_or_else(|| EngineError::NotFound("User not found.".into()))?;
+        let view = tx.user(id).await?.ok_or_else(|| EngineError::NotFound("User not found.".into()))?;
         let same_company = view.user.company_id == actor.user.company_id;
         let allowed = id == actor.user.user_id
             || actor.can(Permission::Admin)
@@ -276,52 +235,23 @@ impl<S: Store> Engine<S> {
     ) -> Result<(), EngineError> {
         let email = parse_email(raw_email)?;
         let now = self.clock.now();
-        if !self
-            .limiter
-            .allow(Action::Reset, email.as_str(), &client.address, now)
-        {
+        if !self.limiter.allow(Action::Reset, email.as_str(), &client.address, now) {
             return Err(EngineError::TooManyRequests(TOO_MANY.into()));
         }
         let mut tx = self.store.write().await?;
-        let found = tx
-            .user_by_email(email.as_str())
-            .await?
-            .filter(|v| v.user.active);
-        let operation = if new_account_email {
-            "activation_link_requested"
-        } else {
-            "reset_link_requested"
-        };
+        let found = tx.user_by_email(email.as_str()).await?.filter(|v| v.user.active);
+        let operation = if new_account_email { "activation_link_requested" } else { "reset_link_requested" };
         match found {
             Some(view) => {
-                let purpose = if new_account_email && !view.user.verified {
-                    LinkPurpose::Activation
-                } else {
-                    LinkPurpose::Reset
-                };
+                let purpose =
+                    if new_account_email && !view.user.verified { LinkPurpose::Activation } else { LinkPurpose::Reset };
                 self.issue_link(&mut tx, &view.user, purpose, now).await?;
-                audit(
-                    &mut tx,
-                    now,
-                    None,
-                    "user",
-                    Some(view.user.user_id.0),
-                    operation,
-                    json!({"purpose": purpose}),
-                )
-                .await?;
+                audit(&mut tx, now, None, "user", Some(view.user.user_id.0), operation, json!({"purpose": purpose}))
+                    .await?;
             }
             None => {
-                audit(
-                    &mut tx,
-                    now,
-                    None,
-                    "user",
-                    None,
-                    operation,
-                    json!({"email": email.as_str(), "unknown": true}),
-                )
-                .await?;
+                audit(&mut tx, now, None, "user", None, operation, json!({"email": email.as_str(), "unknown": true}))
+                    .await?;
             }
         }
         tx.commit().await?;
@@ -350,10 +280,7 @@ impl<S: Store> Engine<S> {
             used_at: None,
         })
         .await?;
-        let link = format!(
-            "{}/{path}?hash={token}",
-            self.config.public_url.trim_end_matches('/')
-        );
+        let link = format!("{}/{path}?hash={token}", self.config.public_url.trim_end_matches('/'));
         let first_name = user.first_name.clone();
         let template = match purpose {
             LinkPurpose::Reset => EmailTemplate::PasswordReset { first_name, link },
@@ -376,21 +303,11 @@ impl<S: Store> Engine<S> {
     /// Sets a new password through a link: the link and every other open link of the
     /// user are used up, every session of the user is revoked, the user is verified.
     #[tracing::instrument(skip_all)]
-    pub async fn set_password_with_link(
-        &self,
-        token: &str,
-        raw_password: &str,
-    ) -> Result<(), EngineError> {
+    pub async fn set_password_with_link(&self, token: &str, raw_password: &str) -> Result<(), EngineError> {
         self.check_link(token).await?;
         let password = Password::parse(raw_password).map_err(|broken| EngineError::Invalid {
-            detail: format!(
-                "The password does not meet the requirements: {}.",
-                broken.join(", ")
-            ),
-            errors: broken
-                .iter()
-                .map(|m| FieldError::new("password", *m))
-                .collect(),
+            detail: format!("The password does not meet the requirements: {}.", broken.join(", ")),
+            errors: broken.iter().map(|m| FieldError::new("password", *m)).collect(),
         })?;
         let hash = security::hash_password(password.expose().to_owned()).await?;
         let now = self.clock.now();
@@ -401,10 +318,7 @@ impl<S: Store> Engine<S> {
             .await?
             .filter(|t| t.used_at.is_none() && t.expires_at > now)
             .ok_or_else(|| EngineError::Gone(LINK_EXPIRED.into()))?;
-        let mut view = tx
-            .user(link.user_id)
-            .await?
-            .ok_or_else(|| EngineError::Gone(LINK_EXPIRED.into()))?;
+        let mut view = tx.user(link.user_id).await?.ok_or_else(|| EngineError::Gone(LINK_EXPIRED.into()))?;
         tx.use_link_tokens_of_user(link.user_id, now).await?;
         let revoked = tx.delete_sessions_of_user(link.user_id).await?;
         view.user.password_hash = Some(hash);
@@ -428,23 +342,13 @@ impl<S: Store> Engine<S> {
     /// Creates a user without a password and e-mails an activation link. Admins may
     /// create users in any company; company admins in their own.
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
-    pub async fn create_user(
-        &self,
-        actor: &Actor,
-        input: NewUser,
-    ) -> Result<UserView, EngineError> {
+    pub async fn create_user(&self, actor: &Actor, input: NewUser) -> Result<UserView, EngineError> {
         let own_company = input.company_id == actor.user.company_id;
-        if !(actor.can(Permission::Admin)
-            || (own_company && actor.can(Permission::ManageOwnCompanyUsers)))
-        {
-            return Err(EngineError::Forbidden(
-                "You are not allowed to create users.".into(),
-            ));
+        if !(actor.can(Permission::Admin) || (own_company && actor.can(Permission::ManageOwnCompanyUsers))) {
+            return Err(EngineError::Forbidden("You are not allowed to create users.".into()));
         }
         if input.roles.contains(&Role::UpstairsAdmin) && !actor.can(Permission::Admin) {
-            return Err(EngineError::Forbidden(
-                "Only venue admins can grant the upstairs-admin role.".into(),
-            ));
+            return Err(EngineError::Forbidden("Only venue admins can grant the upstairs-admin role.".into()));
         }
         let mut errors = Vec::new();
         let email = match Email::parse(&input.email) {
@@ -460,10 +364,7 @@ impl<S: Store> Engine<S> {
             errors.push(FieldError::new("roles", "Select at least one role"));
         }
         if matches!(input.parent_order_limit_multiplier, Some(m) if m <= 0) {
-            errors.push(FieldError::new(
-                "parent_order_limit_multiplier",
-                "Must be greater than 0",
-            ));
+            errors.push(FieldError::new("parent_order_limit_multiplier", "Must be greater than 0"));
         }
         let Some(email) = email.filter(|_| errors.is_empty()) else {
             return Err(EngineError::invalid_many(errors));
@@ -500,8 +401,7 @@ impl<S: Store> Engine<S> {
         };
         tx.insert_user(&user).await.map_err(map_unique)?;
         if user.active {
-            self.issue_link(&mut tx, &user, LinkPurpose::Activation, now)
-                .await?;
+            self.issue_link(&mut tx, &user, LinkPurpose::Activation, now).await?;
         }
         audit(
             &mut tx,
@@ -516,10 +416,7 @@ impl<S: Store> Engine<S> {
         .await?;
         tx.commit().await?;
         self.wake.notify_one();
-        Ok(UserView {
-            user,
-            company_name: company.name,
-        })
+        Ok(UserView { user, company_name: company.name })
     }
 
     /// Creates a verified user with a password (and its company when none has that
@@ -527,14 +424,8 @@ impl<S: Store> Engine<S> {
     pub async fn bootstrap_user(&self, input: BootstrapUser) -> Result<UserView, EngineError> {
         let email = parse_email(&input.email)?;
         let password = Password::parse(&input.password).map_err(|broken| EngineError::Invalid {
-            detail: format!(
-                "The password does not meet the requirements: {}.",
-                broken.join(", ")
-            ),
-            errors: broken
-                .iter()
-                .map(|m| FieldError::new("password", *m))
-                .collect(),
+            detail: format!("The password does not meet the requirements: {}.", broken.join(", ")),
+            errors: broken.iter().map(|m| FieldError::new("password", *m)).collect(),
         })?;
         if input.roles.is_empty() {
             return Err(EngineError::invalid("roles", "Select at least one role"));
@@ -547,16 +438,7 @@ impl<S: Store> Engine<S> {
             None => {
                 let c = Company::named(input.company_name.trim(), now);
                 tx.insert_company(&c).await?;
-                audit(
-                    &mut tx,
-                    now,
-                    None,
-                    "company",
-                    Some(c.company_id.0),
-                    "create",
-                    json!({"name": c.name}),
-                )
-                .await?;
+                audit(&mut tx, now, None, "company", Some(c.company_id.0), "create", json!({"name": c.name})).await?;
                 c
             }
         };
@@ -593,20 +475,14 @@ impl<S: Store> Engine<S> {
         )
         .await?;
         tx.commit().await?;
-        Ok(UserView {
-            user,
-            company_name: company.name,
-        })
+        Ok(UserView { user, company_name: company.name })
     }
 }
 
 fn email_taken() -> EngineError {
     EngineError::Conflict {
         detail: "A user with this email already exists.".into(),
-        errors: vec![FieldError::new(
-            "email",
-            "A user with this email already exists.",
-        )],
+        errors: vec![FieldError::new("email", "A user with this email already exists.")],
     }
 }
 

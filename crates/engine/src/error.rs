@@ -26,16 +26,10 @@ pub enum EngineError {
     #[error("forbidden: {0}")]
     Forbidden(String),
     #[error("conflict: {detail}")]
-    Conflict {
-        detail: String,
-        errors: Vec<FieldError>,
-    },
+    Conflict { detail: String, errors: Vec<FieldError> },
     /// Input breaks a rule; `errors` names the fields.
     #[error("invalid: {detail}")]
-    Invalid {
-        detail: String,
-        errors: Vec<FieldError>,
-    },
+    Invalid { detail: String, errors: Vec<FieldError> },
     /// A link or token that was valid once but no longer is.
     #[error("gone: {0}")]
     Gone(String),
@@ -50,10 +44,7 @@ pub enum EngineError {
 impl EngineError {
     /// A validation error on a single field.
     pub fn invalid(field: &str, message: &str) -> Self {
-        EngineError::Invalid {
-            detail: message.to_owned(),
-            errors: vec![FieldError::new(field, message)],
-        }
+        EngineError::Invalid { detail: message.to_owned(), errors: vec![FieldError::new(field, message)] }
     }
 
     pub fn invalid_many(errors: Vec<FieldError>) -> Self {

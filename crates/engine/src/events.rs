@@ -8,10 +8,7 @@ use upstairs_domain::UserId;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Destination {
     /// A per-user destination such as `/user/topic/notifications`: only that user's sessions.
-    User {
-        user_id: UserId,
-        destination: String,
-    },
+    User { user_id: UserId, destination: String },
     /// A shared topic such as `/topic/instruments/{id}/book`.
     Topic(String),
 }
@@ -24,13 +21,7 @@ pub struct Event {
 
 impl Event {
     pub fn to_user(user_id: UserId, destination: &str, body: Value) -> Self {
-        Self {
-            to: Destination::User {
-                user_id,
-                destination: destination.to_owned(),
-            },
-            body,
-        }
+        Self { to: Destination::User { user_id, destination: destination.to_owned() }, body }
     }
 }
 

@@ -92,15 +92,7 @@ impl<S: Store> Engine<S> {
         config: EngineConfig,
     ) -> Self {
         let limiter = Arc::new(ratelimit::RateLimiter::new(config.rate_limits.clone()));
-        Self {
-            store,
-            clock,
-            events,
-            mailer,
-            config: Arc::new(config),
-            limiter,
-            wake: Arc::new(Notify::new()),
-        }
+        Self { store, clock, events, mailer, config: Arc::new(config), limiter, wake: Arc::new(Notify::new()) }
     }
 
     pub fn config(&self) -> &EngineConfig {

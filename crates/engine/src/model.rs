@@ -4,9 +4,7 @@ use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use upstairs_domain::{
-    AutoAccept, CompanyId, InstrumentId, Role, SessionId, UiMetadataEntry, UserId,
-};
+use upstairs_domain::{AutoAccept, CompanyId, InstrumentId, Role, SessionId, UiMetadataEntry, UserId};
 use uuid::Uuid;
 
 /// A company named by id, with its name for display.
@@ -116,15 +114,9 @@ impl InstrumentSort {
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        [
-            Self::Name,
-            Self::Term,
-            Self::ExchangeId,
-            Self::CreatedAt,
-            Self::UpdatedAt,
-        ]
-        .into_iter()
-        .find(|c| c.column() == s)
+        [Self::Name, Self::Term, Self::ExchangeId, Self::CreatedAt, Self::UpdatedAt]
+            .into_iter()
+            .find(|c| c.column() == s)
     }
 }
 
@@ -258,15 +250,11 @@ impl EmailTemplate {
     pub fn redacted(&self) -> Self {
         let r = || "[redacted after delivery]".to_owned();
         match self {
-            EmailTemplate::PasswordReset { first_name, .. } => EmailTemplate::PasswordReset {
-                first_name: first_name.clone(),
-                link: r(),
-            },
+            EmailTemplate::PasswordReset { first_name, .. } => {
+                EmailTemplate::PasswordReset { first_name: first_name.clone(), link: r() }
+            }
             EmailTemplate::AccountActivation { first_name, .. } => {
-                EmailTemplate::AccountActivation {
-                    first_name: first_name.clone(),
-                    link: r(),
-                }
+                EmailTemplate::AccountActivation { first_name: first_name.clone(), link: r() }
             }
         }
     }

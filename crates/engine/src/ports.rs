@@ -29,15 +29,7 @@ pub trait Store: Clone + Send + Sync + 'static {
 
 #[async_trait]
 pub trait Tx:
-    CompanyRepo
-    + InstrumentRepo
-    + UserRepo
-    + SessionRepo
-    + LinkTokenRepo
-    + AuditRepo
-    + OutboxRepo
-    + TimerRepo
-    + Send
+    CompanyRepo + InstrumentRepo + UserRepo + SessionRepo + LinkTokenRepo + AuditRepo + OutboxRepo + TimerRepo + Send
 {
     async fn commit(self) -> StoreResult<()>;
 }
@@ -92,11 +84,7 @@ pub trait LinkTokenRepo {
     async fn insert_link_token(&mut self, t: &LinkToken) -> StoreResult<()>;
     async fn link_token(&mut self, token_hash: &str) -> StoreResult<Option<LinkToken>>;
     /// Marks every unused token of the user used; returns how many.
-    async fn use_link_tokens_of_user(
-        &mut self,
-        user: UserId,
-        now: DateTime<Utc>,
-    ) -> StoreResult<u64>;
+    async fn use_link_tokens_of_user(&mut self, user: UserId, now: DateTime<Utc>) -> StoreResult<u64>;
     /// Removes tokens that expired or were used before `before`.
     async fn delete_stale_link_tokens(&mut self, before: DateTime<Utc>) -> StoreResult<u64>;
 }
@@ -113,12 +101,7 @@ pub trait OutboxRepo {
     async fn insert_outbox(&mut self, m: &OutboxMessage) -> StoreResult<()>;
     async fn outbox(&mut self, id: Uuid) -> StoreResult<Option<OutboxMessage>>;
     /// Records delivery and replaces the stored message by `redacted`.
-    async fn mark_outbox_sent(
-        &mut self,
-        id: Uuid,
-        at: DateTime<Utc>,
-        redacted: &OutgoingEmail,
-    ) -> StoreResult<()>;
+    async fn mark_outbox_sent(&mut self, id: Uuid, at: DateTime<Utc>, redacted: &OutgoingEmail) -> StoreResult<()>;
     async fn record_outbox_failure(&mut self, id: Uuid, error: &str) -> StoreResult<()>;
     /// Newest first.
     async fn outbox_messages(&mut self, limit: i64) -> StoreResult<Vec<OutboxMessage>>;

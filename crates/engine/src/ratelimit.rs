@@ -46,10 +46,7 @@ pub struct RateLimiter {
 
 impl RateLimiter {
     pub fn new(limits: Limits) -> Self {
-        Self {
-            limits,
-            windows: Mutex::new(HashMap::new()),
-        }
+        Self { limits, windows: Mutex::new(HashMap::new()) }
     }
 
     /// Counts one attempt for both keys; false when either is over its limit.
@@ -83,38 +80,19 @@ mod tests {
 
     #[test]
     fn account_limit_then_window_resets() {
-        let l = RateLimiter::new(Limits {
-            login_per_account: 2,
-            ..Limits::default()
-        });
-        let t0 = DateTime::parse_from_rfc3339("2026-03-02T10:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc);
+        let l = RateLimiter::new(Limits { login_per_account: 2, ..Limits::default() });
+        let t0 = DateTime::parse_from_rfc3339("2026-03-02T10:00:00Z").unwrap().with_timezone(&Utc);
         assert!(l.allow(Action::Login, "a@x.io", "1.1.1.1", t0));
         assert!(l.allow(Action::Login, "a@x.io", "2.2.2.2", t0));
         assert!(!l.allow(Action::Login, "a@x.io", "3.3.3.3", t0));
-        assert!(
-            l.allow(Action::Login, "b@x.io", "1.1.1.1", t0),
-            "other accounts unaffected"
-        );
-        assert!(
-            l.allow(Action::Reset, "a@x.io", "1.1.1.1", t0),
-            "other actions unaffected"
-        );
-        assert!(l.allow(
-            Action::Login,
-            "a@x.io",
-            "1.1.1.1",
-            t0 + chrono::Duration::minutes(15)
-        ));
+        assert!(l.allow(Action::Login, "b@x.io", "1.1.1.1", t0), "other accounts unaffected");
+        assert!(l.allow(Action::Reset, "a@x.io", "1.1.1.1", t0), "other actions unaffected");
+        assert!(l.allow(Action::Login, "a@x.io", "1.1.1.1", t0 + chrono::Duration::minutes(15)));
     }
 
     #[test]
     fn address_limit() {
-        let l = RateLimiter::new(Limits {
-            login_per_address: 3,
-            ..Limits::default()
-        });
+        let l = RateLimiter::new(Limits { login_per_address: 3, ..Limits::default() });
         let t0 = Utc::now();
         for i in 0..3 {
             assert!(l.allow(Action::Login, &format!("u{i}@x.io"), "9.9.9.9", t0));

@@ -89,13 +89,7 @@ fn blank_to_none(v: Option<String>) -> Option<String> {
 }
 
 fn require(actor: &Actor, p: Permission) -> Result<(), EngineError> {
-    if actor.can(p) {
-        Ok(())
-    } else {
-        Err(EngineError::Forbidden(
-            "You do not have permission to do this.".into(),
-        ))
-    }
+    if actor.can(p) { Ok(()) } else { Err(EngineError::Forbidden("You do not have permission to do this.".into())) }
 }
 
 fn company_json(c: &Company) -> serde_json::Value {
@@ -132,12 +126,7 @@ fn user_json(u: &User) -> serde_json::Value {
 impl<S: Store> Engine<S> {
     // ----- companies -------------------------------------------------------------
 
-    pub async fn admin_companies(
-        &self,
-        actor: &Actor,
-        page: i64,
-        size: i64,
-    ) -> Result<Page<Company>, EngineError> {
+    pub async fn admin_companies(&self, actor: &Actor, page: i64, size: i64) -> Result<Page<Company>, EngineError> {
         require(actor, Permission::Admin)?;
         let mut tx = self.store.read().await?;
         Ok(tx.companies(page.max(0), size.clamp(1, 500)).await?)
@@ -149,9 +138,7 @@ impl<S: Store> Engine<S> {
             return Err(EngineError::NotFound("Company not found.".into()));
         }
         let mut tx = self.store.read().await?;
-        tx.company(id)
-            .await?
-            .ok_or_else(|| EngineError::NotFound("Company not found.".into()))
+        tx.company(id).await?.ok_or_else(|| EngineError::NotFound("Company not found.".into()))
     }
 
     /// Companies of type liquidity provider (an RFQ's addressees).
@@ -161,11 +148,7 @@ impl<S: Store> Engine<S> {
     }
 
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
-    pub async fn create_company(
-        &self,
-        actor: &Actor,
-        changes: CompanyChanges,
-    ) -> Result<Company, EngineError> {
+    pub async fn create_company(&self, actor: &Actor, changes: CompanyChanges) -> Result<Company, EngineError> {
         require(actor, Permission::Admin)?;
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
@@ -182,10 +165,7 @@ impl<S: Store> Engine<S> {
             json!({"after": company_json(&c)}),
         )
         .await?;
-        let c = tx
-            .company(c.company_id)
-            .await?
-            .ok_or_else(|| EngineError::Internal("company vanished".into()))?;
+        let c = tx.company(c.company_id).await?.ok_or_else(|| EngineError::Internal("company vanished".into()))?;
         tx.commit().await?;
         Ok(c)
     }
@@ -200,10 +180,7 @@ impl<S: Store> Engine<S> {
         require(actor, Permission::Admin)?;
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        let mut c = tx
-            .company(id)
-            .await?
-            .ok_or_else(|| EngineError::NotFound("Company not found.".into()))?;
+        let mut c = tx.company(id).await?.ok_or_else(|| EngineError::NotFound("Company not found.".into()))?;
         let before = company_json(&c);
         self.apply_company_changes(&mut tx, &mut c, changes).await?;
         c.updated_at = now;
@@ -218,10 +195,7 @@ impl<S: Store> Engine<S> {
             json!({"before": before, "after": company_json(&c)}),
         )
         .await?;
-        let c = tx
-            .company(id)
-            .await?
-            .ok_or_else(|| EngineError::Internal("company vanished".into()))?;
+        let c = tx.company(id).await?.ok_or_else(|| EngineError::Internal("company vanished".into()))?;
         tx.commit().await?;
         Ok(c)
     }
@@ -237,20 +211,14 @@ impl<S: Store> Engine<S> {
             c.name = n.trim().to_owned();
         }
         if c.name.chars().count() < 2 {
-            errors.push(FieldError::new(
-                "name",
-                "Name must be at least 2 characters long",
-            ));
+            errors.push(FieldError::new("name", "Name must be at least 2 characters long"));
         }
         if let Some(n) = ch.full_name {
             c.full_name = n.trim().to_owned();
         }
         // The rule is 2 characters; the admin spec's message says 4 (kept as quoted).
         if c.full_name.chars().count() < 2 {
-            errors.push(FieldError::new(
-                "full_name",
-                "Full name must be at least 4 characters long",
-            ));
+            errors.push(FieldError::new("full_name", "Full name must be at least 4 characters long"));
         }
         if let Some(v) = ch.ems_identifier {
             c.ems_identifier = blank_to_none(v);
@@ -270,10 +238,7 @@ impl<S: Store> Engine<S> {
                 Err(m) => errors.push(FieldError::new("trade_confirmation_email", m)),
             },
             None if c.trade_confirmation_via_email_enabled => {
-                errors.push(FieldError::new(
-                    "trade_confirmation_email",
-                    "Email is required",
-                ));
+                errors.push(FieldError::new("trade_confirmation_email", "Email is required"));
             }
             None => {}
         }
@@ -282,10 +247,7 @@ impl<S: Store> Engine<S> {
             roles.dedup();
             for r in &roles {
                 if !COMPANY_TYPES.contains(&r.as_str()) {
-                    errors.push(FieldError::new(
-                        "roles",
-                        format!("Unknown company type: {r}"),
-                    ));
+                    errors.push(FieldError::new("roles", format!("Unknown company type: {r}")));
                 }
             }
             c.roles = roles;
@@ -297,48 +259,29 @@ impl<S: Store> Engine<S> {
                     continue;
                 }
                 match tx.company(id).await? {
-                    Some(b) if b.is_type(COMPANY_BROKER) => brokers.push(CompanyRef {
-                        company_id: id,
-                        name: b.name,
-                    }),
+                    Some(b) if b.is_type(COMPANY_BROKER) => brokers.push(CompanyRef { company_id: id, name: b.name }),
                     _ => errors.push(FieldError::new("brokers", "Choose broker companies only")),
                 }
             }
             c.brokers = brokers;
         }
         if let Some(d) = ch.default_broker_id {
-            c.default_broker = d.map(|id| CompanyRef {
-                company_id: id,
-                name: String::new(),
-            });
+            c.default_broker = d.map(|id| CompanyRef { company_id: id, name: String::new() });
         }
         match &c.default_broker {
             Some(d) if !c.brokers.iter().any(|b| b.company_id == d.company_id) => {
-                errors.push(FieldError::new(
-                    "default_broker",
-                    "The default broker must be one of the brokers",
-                ));
+                errors.push(FieldError::new("default_broker", "The default broker must be one of the brokers"));
             }
-            None if !c.is_type(COMPANY_BROKER) => {
-                errors.push(FieldError::new("default_broker", "Broker is required"))
-            }
+            None if !c.is_type(COMPANY_BROKER) => errors.push(FieldError::new("default_broker", "Broker is required")),
             _ => {}
         }
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(EngineError::invalid_many(errors))
-        }
+        if errors.is_empty() { Ok(()) } else { Err(EngineError::invalid_many(errors)) }
     }
 
     // ----- users (admin) ---------------------------------------------------------
 
     /// Users of every company for an admin; of its own company for a company admin.
-    pub async fn admin_users(
-        &self,
-        actor: &Actor,
-        mut filter: UserFilter,
-    ) -> Result<Page<UserView>, EngineError> {
+    pub async fn admin_users(&self, actor: &Actor, mut filter: UserFilter) -> Result<Page<UserView>, EngineError> {
         if !actor.can(Permission::Admin) {
             require(actor, Permission::ManageOwnCompanyUsers)?;
             filter.company_id = Some(actor.user.company_id);
@@ -352,18 +295,10 @@ impl<S: Store> Engine<S> {
     /// Changes a user. Anyone may change their own preferences; the other fields need
     /// the admin permission, or a company admin acting on its own company's users.
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, user = %id))]
-    pub async fn update_user(
-        &self,
-        actor: &Actor,
-        id: UserId,
-        ch: UserChanges,
-    ) -> Result<UserView, EngineError> {
+    pub async fn update_user(&self, actor: &Actor, id: UserId, ch: UserChanges) -> Result<UserView, EngineError> {
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        let mut view = tx
-            .user(id)
-            .await?
-            .ok_or_else(|| EngineError::NotFound("User not found.".into()))?;
+        let mut view = tx.user(id).await?.ok_or_else(|| EngineError::NotFound("User not found.".into()))?;
         let own_company = view.user.company_id == actor.user.company_id;
         let is_admin = actor.can(Permission::Admin);
         let manages = is_admin || (own_company && actor.can(Permission::ManageOwnCompanyUsers));
@@ -375,55 +310,35 @@ impl<S: Store> Engine<S> {
             });
         }
         if ch.has_admin_fields() && !manages {
-            return Err(EngineError::Forbidden(
-                "You may only change your own preferences.".into(),
-            ));
+            return Err(EngineError::Forbidden("You may only change your own preferences.".into()));
         }
         if (ch.auto_accept.is_some() || ch.ui_metadata.is_some()) && id != actor.user.user_id {
-            return Err(EngineError::Forbidden(
-                "Only the user can change their own preferences.".into(),
-            ));
+            return Err(EngineError::Forbidden("Only the user can change their own preferences.".into()));
         }
         if ch.company_id.is_some_and(|c| c != view.user.company_id) {
-            return Err(EngineError::invalid(
-                "company_id",
-                "The company of a user cannot be changed",
-            ));
+            return Err(EngineError::invalid("company_id", "The company of a user cannot be changed"));
         }
-        let operation = if ch.has_admin_fields() {
-            "update"
-        } else {
-            "update_preferences"
-        };
+        let operation = if ch.has_admin_fields() { "update" } else { "update_preferences" };
         let before = user_json(&view.user);
         let u = &mut view.user;
         let mut errors = Vec::new();
         if let Some(v) = ch.first_name {
             u.first_name = v.trim().to_owned();
             if u.first_name.chars().count() < 2 {
-                errors.push(FieldError::new(
-                    "first_name",
-                    "First name must be at least 2 characters long",
-                ));
+                errors.push(FieldError::new("first_name", "First name must be at least 2 characters long"));
             }
         }
         if let Some(v) = ch.last_name {
             u.last_name = v.trim().to_owned();
             if u.last_name.chars().count() < 2 {
-                errors.push(FieldError::new(
-                    "last_name",
-                    "Last name must be at least 2 characters long",
-                ));
+                errors.push(FieldError::new("last_name", "Last name must be at least 2 characters long"));
             }
         }
         if let Some(v) = ch.email {
             match Email::parse(&v) {
                 Ok(e) => {
                     if e.as_str() != u.email && tx.user_by_email(e.as_str()).await?.is_some() {
-                        errors.push(FieldError::new(
-                            "email",
-                            "A user with this email already exists.",
-                        ));
+                        errors.push(FieldError::new("email", "A user with this email already exists."));
                     }
                     u.email = e.as_str().to_owned();
                 }
@@ -437,15 +352,8 @@ impl<S: Store> Engine<S> {
                 errors.push(FieldError::new("roles", "Select at least one role"));
             }
             let elevated = |r: &Role| matches!(r, Role::UpstairsAdmin | Role::UpstairsSales);
-            if !is_admin
-                && roles
-                    .iter()
-                    .filter(|r| elevated(r))
-                    .ne(u.roles.iter().filter(|r| elevated(r)))
-            {
-                return Err(EngineError::Forbidden(
-                    "Only venue admins can grant or remove venue roles.".into(),
-                ));
+            if !is_admin && roles.iter().filter(|r| elevated(r)).ne(u.roles.iter().filter(|r| elevated(r))) {
+                return Err(EngineError::Forbidden("Only venue admins can grant or remove venue roles.".into()));
             }
             u.roles = roles;
         }
@@ -462,10 +370,7 @@ impl<S: Store> Engine<S> {
             // The admin form sends -1 for "no multiplier".
             u.parent_order_limit_multiplier = v.filter(|m| *m != -1);
             if matches!(u.parent_order_limit_multiplier, Some(m) if m <= 0) {
-                errors.push(FieldError::new(
-                    "parent_order_limit_multiplier",
-                    "Must be greater than 0",
-                ));
+                errors.push(FieldError::new("parent_order_limit_multiplier", "Must be greater than 0"));
             }
         }
         if let Some(a) = ch.auto_accept {
@@ -484,16 +389,10 @@ impl<S: Store> Engine<S> {
         }
         u.updated_at = now;
         tx.update_user(u).await.map_err(|e| match e {
-            StoreError::Unique(_) => {
-                EngineError::invalid("email", "A user with this email already exists.")
-            }
+            StoreError::Unique(_) => EngineError::invalid("email", "A user with this email already exists."),
             other => other.into(),
         })?;
-        let revoked = if !u.active {
-            tx.delete_sessions_of_user(id).await?
-        } else {
-            0
-        };
+        let revoked = if !u.active { tx.delete_sessions_of_user(id).await? } else { 0 };
         audit(
             &mut tx,
             now,
@@ -542,25 +441,16 @@ impl<S: Store> Engine<S> {
     }
 
     /// One instrument the caller may see (admins see every one).
-    pub async fn instrument(
-        &self,
-        actor: &Actor,
-        id: InstrumentId,
-    ) -> Result<Instrument, EngineError> {
+    pub async fn instrument(&self, actor: &Actor, id: InstrumentId) -> Result<Instrument, EngineError> {
         let mut tx = self.store.read().await?;
         let i = tx.instrument(id).await?.filter(|i| {
-            actor.can(Permission::Admin)
-                || (i.active && i.is_sandbox == actor.can(Permission::SandboxOnly))
+            actor.can(Permission::Admin) || (i.active && i.is_sandbox == actor.can(Permission::SandboxOnly))
         });
         i.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
     }
 
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
-    pub async fn create_instrument(
-        &self,
-        actor: &Actor,
-        ch: InstrumentChanges,
-    ) -> Result<Instrument, EngineError> {
+    pub async fn create_instrument(&self, actor: &Actor, ch: InstrumentChanges) -> Result<Instrument, EngineError> {
         require(actor, Permission::Admin)?;
         let now = self.clock.now();
         let mut i = Instrument {
@@ -612,8 +502,7 @@ impl<S: Store> Engine<S> {
         ch: InstrumentChanges,
     ) -> Result<Instrument, EngineError> {
         require(actor, Permission::Admin)?;
-        self.change_instrument(Some(actor.user.user_id), id, ch, "update")
-            .await
+        self.change_instrument(Some(actor.user.user_id), id, ch, "update").await
     }
 
     /// Moves the electronic band (the exchange's best bid and offer): from the admin
@@ -628,13 +517,8 @@ impl<S: Store> Engine<S> {
         if let Some(a) = actor {
             require(a, Permission::Admin)?;
         }
-        let ch = InstrumentChanges {
-            min_tick_price: Some(min),
-            max_tick_price: Some(max),
-            ..Default::default()
-        };
-        self.change_instrument(actor.map(|a| a.user.user_id), id, ch, "band")
-            .await
+        let ch = InstrumentChanges { min_tick_price: Some(min), max_tick_price: Some(max), ..Default::default() };
+        self.change_instrument(actor.map(|a| a.user.user_id), id, ch, "band").await
     }
 
     async fn change_instrument(
@@ -646,24 +530,13 @@ impl<S: Store> Engine<S> {
     ) -> Result<Instrument, EngineError> {
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        let mut i = tx
-            .instrument(id)
-            .await?
-            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
+        let mut i = tx.instrument(id).await?.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
         let before = instrument_json(&i);
         apply_instrument_changes(&mut i, ch)?;
         i.updated_at = now;
         tx.update_instrument(&i).await?;
-        audit(
-            &mut tx,
-            now,
-            by,
-            "instrument",
-            Some(id.0),
-            op,
-            json!({"before": before, "after": instrument_json(&i)}),
-        )
-        .await?;
+        audit(&mut tx, now, by, "instrument", Some(id.0), op, json!({"before": before, "after": instrument_json(&i)}))
+            .await?;
         tx.commit().await?;
         self.publish_instrument(&i);
         Ok(i)
@@ -683,10 +556,7 @@ fn company_name_taken(e: StoreError) -> EngineError {
     match e {
         StoreError::Unique(_) => EngineError::Conflict {
             detail: "A company with this name already exists.".into(),
-            errors: vec![FieldError::new(
-                "name",
-                "A company with this name already exists.",
-            )],
+            errors: vec![FieldError::new("name", "A company with this name already exists.")],
         },
         other => other.into(),
     }
@@ -738,19 +608,13 @@ fn apply_instrument_changes(i: &mut Instrument, ch: InstrumentChanges) -> Result
         i.reversed_spread = v;
     }
     if i.name.chars().count() < 2 {
-        errors.push(FieldError::new(
-            "name",
-            "Name must be at least 2 characters long",
-        ));
+        errors.push(FieldError::new("name", "Name must be at least 2 characters long"));
     }
     if i.term.is_empty() {
         errors.push(FieldError::new("term", "Term is required"));
     }
     if i.min_quantity <= 0 {
-        errors.push(FieldError::new(
-            "min_quantity",
-            "Minimum block size is required",
-        ));
+        errors.push(FieldError::new("min_quantity", "Minimum block size is required"));
     }
     if i.exchange_id.is_empty() {
         errors.push(FieldError::new("exchange_id", "Exchange is required"));
@@ -759,25 +623,12 @@ fn apply_instrument_changes(i: &mut Instrument, ch: InstrumentChanges) -> Result
         errors.push(FieldError::new("currency", "Currency is required"));
     }
     if i.tick_size <= Decimal::ZERO {
-        errors.push(FieldError::new(
-            "tick_size",
-            "Tick size must be greater than 0",
-        ));
+        errors.push(FieldError::new("tick_size", "Tick size must be greater than 0"));
     } else if let Err(band) = Band::parse(i.min_tick_price, i.max_tick_price, i.tick_size) {
-        errors.extend(
-            band.into_iter()
-                .map(|BandError::Field(f, m)| FieldError::new(f, m)),
-        );
+        errors.extend(band.into_iter().map(|BandError::Field(f, m)| FieldError::new(f, m)));
     }
     if matches!(i.exchange_tick_size, Some(t) if t <= Decimal::ZERO) {
-        errors.push(FieldError::new(
-            "exchange_tick_size",
-            "Tick size must be greater than 0",
-        ));
+        errors.push(FieldError::new("exchange_tick_size", "Tick size must be greater than 0"));
     }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(EngineError::invalid_many(errors))
-    }
+    if errors.is_empty() { Ok(()) } else { Err(EngineError::invalid_many(errors)) }
 }

@@ -51,11 +51,8 @@ impl<S: Store> Engine<S> {
         template: EmailTemplate,
     ) -> Result<Uuid, EngineError> {
         let outbox_id = Uuid::now_v7();
-        let email = OutgoingEmail {
-            message_id: format!("<{outbox_id}@{}>", self.mail_domain()),
-            to: to.to_owned(),
-            template,
-        };
+        let email =
+            OutgoingEmail { message_id: format!("<{outbox_id}@{}>", self.mail_domain()), to: to.to_owned(), template };
         tx.insert_outbox(&OutboxMessage {
             outbox_id,
             email,
@@ -81,11 +78,7 @@ impl<S: Store> Engine<S> {
         let url = self.config.public_url.as_str();
         let rest = url.split_once("://").map_or(url, |(_, r)| r);
         let host = rest.split(['/', ':']).next().unwrap_or("");
-        if host.is_empty() {
-            "upstairs.local".into()
-        } else {
-            host.to_owned()
-        }
+        if host.is_empty() { "upstairs.local".into() } else { host.to_owned() }
     }
 
     /// Run at start: makes sure the recurring jobs exist (idempotent), and retries
@@ -156,18 +149,10 @@ impl<S: Store> Engine<S> {
             CLEANUP => {
                 let now = self.clock.now();
                 let mut tx = self.store.write().await.map_err(|e| e.to_string())?;
-                let s = tx
-                    .delete_expired_sessions(now)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                let s = tx.delete_expired_sessions(now).await.map_err(|e| e.to_string())?;
                 // Keep used or expired links a day, so a second click still says "expired".
-                let l = tx
-                    .delete_stale_link_tokens(now - Duration::days(1))
-                    .await
-                    .map_err(|e| e.to_string())?;
-                tx.delete_timer(timer.timer_id)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                let l = tx.delete_stale_link_tokens(now - Duration::days(1)).await.map_err(|e| e.to_string())?;
+                tx.delete_timer(timer.timer_id).await.map_err(|e| e.to_string())?;
                 tx.insert_timer(&Timer {
                     timer_id: Uuid::now_v7(),
                     kind: CLEANUP.into(),
@@ -179,11 +164,7 @@ impl<S: Store> Engine<S> {
                 .await
                 .map_err(|e| e.to_string())?;
                 tx.commit().await.map_err(|e| e.to_string())?;
-                tracing::info!(
-                    sessions = s,
-                    links = l,
-                    "cleaned up expired sessions and links"
-                );
+                tracing::info!(sessions = s, links = l, "cleaned up expired sessions and links");
                 Ok(Outcome::Done)
             }
             other => {
@@ -209,26 +190,17 @@ impl<S: Store> Engine<S> {
             // The failure and the next attempt are recorded together.
             let due = self.clock.now() + backoff(timer.attempts);
             let mut tx = self.store.write().await.map_err(|e| e.to_string())?;
-            tx.record_outbox_failure(outbox_id, &e)
-                .await
-                .map_err(|e| e.to_string())?;
-            tx.reschedule_timer(timer_id, due)
-                .await
-                .map_err(|e| e.to_string())?;
+            tx.record_outbox_failure(outbox_id, &e).await.map_err(|e| e.to_string())?;
+            tx.reschedule_timer(timer_id, due).await.map_err(|e| e.to_string())?;
             tx.commit().await.map_err(|e| e.to_string())?;
             tracing::warn!(message_id = %msg.email.message_id, attempts = timer.attempts, retry_at = %due, error = %e,
                            "e-mail not delivered; will retry");
             return Ok(Outcome::Retried);
         }
         // If the process dies here the e-mail goes out again, with the same Message-ID.
-        let redacted = OutgoingEmail {
-            template: msg.email.template.redacted(),
-            ..msg.email.clone()
-        };
+        let redacted = OutgoingEmail { template: msg.email.template.redacted(), ..msg.email.clone() };
         let mut tx = self.store.write().await.map_err(|e| e.to_string())?;
-        tx.mark_outbox_sent(outbox_id, self.clock.now(), &redacted)
-            .await
-            .map_err(|e| e.to_string())?;
+        tx.mark_outbox_sent(outbox_id, self.clock.now(), &redacted).await.map_err(|e| e.to_string())?;
         tx.delete_timer(timer_id).await.map_err(|e| e.to_string())?;
         tx.commit().await.map_err(|e| e.to_string())?;
         tracing::info!(message_id = %msg.email.message_id, "e-mail delivered");
@@ -243,11 +215,7 @@ impl<S: Store> Engine<S> {
     }
 
     /// The job loop: runs due timers whenever poked and at least every `poll`.
-    pub async fn run_scheduler(
-        self,
-        poll: StdDuration,
-        shutdown: tokio::sync::watch::Receiver<bool>,
-    ) {
+    pub async fn run_scheduler(self, poll: StdDuration, shutdown: tokio::sync::watch::Receiver<bool>) {
         let mut shutdown = shutdown;
         loop {
             if let Err(e) = self.run_due_timers().await {

@@ -42,20 +42,14 @@ pub async fn hash_password(password: String) -> Result<String, EngineError> {
 
 /// Verifies off the async runtime. With no stored hash it still spends the same work
 /// on a dummy hash, so timing does not tell whether an account exists.
-pub async fn verify_password(
-    password: String,
-    stored: Option<String>,
-) -> Result<bool, EngineError> {
+pub async fn verify_password(password: String, stored: Option<String>) -> Result<bool, EngineError> {
     tokio::task::spawn_blocking(move || {
         let (phc, real) = match stored {
             Some(h) => (h, true),
             None => (dummy_hash().to_owned(), false),
         };
-        let parsed = PasswordHash::new(&phc)
-            .map_err(|e| EngineError::Internal(format!("stored hash: {e}")))?;
-        let ok = argon2()
-            .verify_password(password.as_bytes(), &parsed)
-            .is_ok();
+        let parsed = PasswordHash::new(&phc).map_err(|e| EngineError::Internal(format!("stored hash: {e}")))?;
+        let ok = argon2().verify_password(password.as_bytes(), &parsed).is_ok();
         Ok(ok && real)
     })
     .await
@@ -67,10 +61,7 @@ fn dummy_hash() -> &'static str {
     DUMMY.get_or_init(|| {
         let salt = SaltString::generate(&mut rand::rngs::OsRng);
         #[allow(clippy::unwrap_used)] // hashing a constant with valid parameters cannot fail
-        argon2()
-            .hash_password(b"dummy-password-for-timing", &salt)
-            .unwrap()
-            .to_string()
+        argon2().hash_password(b"dummy-password-for-timing", &salt).unwrap().to_string()
     })
 }
 
@@ -92,20 +83,8 @@ mod tests {
     async fn password_hash_round_trip_uses_argon2id() {
         let h = hash_password("Valid-Pass1".into()).await.unwrap();
         assert!(h.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{h}");
-        assert!(
-            verify_password("Valid-Pass1".into(), Some(h.clone()))
-                .await
-                .unwrap()
-        );
-        assert!(
-            !verify_password("Wrong-Pass1".into(), Some(h))
-                .await
-                .unwrap()
-        );
-        assert!(
-            !verify_password("dummy-password-for-timing".into(), None)
-                .await
-                .unwrap()
-        );
+        assert!(verify_password("Valid-Pass1".into(), Some(h.clone())).await.unwrap());
+        assert!(!verify_password("Wrong-Pass1".into(), Some(h)).await.unwrap());
+        assert!(!verify_password("dummy-password-for-timing".into(), None).await.unwrap());
     }
 }

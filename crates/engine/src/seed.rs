@@ -1,11 +1,15 @@
-//! The demo data set of `upstairs demo`.
+//! The demo data set of `upstairs demo` and the demo's market-data simulator.
 
+use rust_decimal::Decimal;
 use serde_json::json;
-use upstairs_domain::{AutoAccept, Role};
+use std::collections::HashMap;
+use std::str::FromStr;
+use upstairs_domain::price::{add_ticks, ticks_between};
+use upstairs_domain::{AutoAccept, InstrumentId, Role};
 
 use crate::accounts::{BootstrapUser, audit};
 use crate::error::EngineError;
-use crate::model::Company;
+use crate::model::{Company, CompanyRef, Instrument, InstrumentFilter};
 use crate::ports::*;
 use crate::{Engine, Store};
 
@@ -19,118 +23,83 @@ pub struct DemoLogin {
     pub roles: &'static str,
 }
 
-/// (name, full name, company types)
-const COMPANIES: &[(&str, &str, &[&str])] = &[
-    ("Upstairs", "Upstairs Venue Operations Ltd", &[]),
-    ("Northgate", "Northgate Clearing Brokers LLP", &["broker"]),
-    ("Baltic", "Baltic Futures Brokers Ltd", &["broker"]),
-    (
-        "Meridian",
-        "Meridian Liquidity Partners LLP",
-        &["liquidity-provider"],
-    ),
-    (
-        "Ostrava",
-        "Ostrava Market Making a.s.",
-        &["liquidity-provider"],
-    ),
-    ("Halyard", "Halyard Capital Management LLP", &[]),
-    ("Kestrel", "Kestrel Trading Ltd", &[]),
+struct DemoCompany {
+    name: &'static str,
+    full_name: &'static str,
+    types: &'static [&'static str],
+    confirmations: Option<&'static str>,
+    /// The first is the default broker.
+    brokers: &'static [&'static str],
+}
+
+#[rustfmt::skip]
+const COMPANIES: &[DemoCompany] = &[
+    DemoCompany { name: "Northgate", full_name: "Northgate Clearing Brokers LLP", types: &["broker"], confirmations: Some("confirmations@northgate.demo"), brokers: &[] },
+    DemoCompany { name: "Baltic", full_name: "Baltic Futures Brokers Ltd", types: &["broker"], confirmations: Some("blocks@baltic.demo"), brokers: &[] },
+    DemoCompany { name: "Upstairs", full_name: "Upstairs Venue Operations Ltd", types: &[], confirmations: None, brokers: &["Northgate"] },
+    DemoCompany { name: "Meridian", full_name: "Meridian Liquidity Partners LLP", types: &["liquidity-provider"], confirmations: None, brokers: &["Northgate", "Baltic"] },
+    DemoCompany { name: "Ostrava", full_name: "Ostrava Market Making a.s.", types: &["liquidity-provider"], confirmations: None, brokers: &["Baltic"] },
+    DemoCompany { name: "Halyard", full_name: "Halyard Capital Management LLP", types: &[], confirmations: None, brokers: &["Northgate", "Baltic"] },
+    DemoCompany { name: "Kestrel", full_name: "Kestrel Trading Ltd", types: &[], confirmations: None, brokers: &["Baltic", "Northgate"] },
 ];
 
-/// (email, first, last, company, roles, auto_accept)
-type DemoUser = (
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static [Role],
-    Option<AutoAccept>,
-);
+struct DemoInstrument {
+    name: &'static str,
+    term: &'static str,
+    tick: &'static str,
+    min_block: i64,
+    bid: &'static str,
+    offer: &'static str,
+    exchange_id: &'static str,
+    exchange: &'static str,
+    mic: &'static str,
+    currency: &'static str,
+    bbg: &'static str,
+    sandbox: bool,
+    reversed: bool,
+}
+
+#[rustfmt::skip]
+const INSTRUMENTS: &[DemoInstrument] = &[
+    DemoInstrument { name: "Euribor 3M Dec26-Mar27", term: "Dec26-Mar27", tick: "0.005", min_block: 500, bid: "-0.040", offer: "-0.015", exchange_id: "I", exchange: "ICE Futures Europe", mic: "IFEU", currency: "EUR", bbg: "ERZ6ERH7 Comdty", sandbox: false, reversed: false },
+    DemoInstrument { name: "SONIA 3M Mar27-Jun27", term: "Mar27-Jun27", tick: "0.005", min_block: 500, bid: "0.050", offer: "0.075", exchange_id: "SO3", exchange: "ICE Futures Europe", mic: "IFEU", currency: "GBP", bbg: "SFIH7SFIM7 Comdty", sandbox: false, reversed: false },
+    DemoInstrument { name: "Euro-Bund Dec26-Mar27", term: "Dec26-Mar27", tick: "0.01", min_block: 1000, bid: "0.42", offer: "0.52", exchange_id: "FGBL", exchange: "Eurex", mic: "XEUR", currency: "EUR", bbg: "RXZ6RXH7 Comdty", sandbox: false, reversed: true },
+    DemoInstrument { name: "Brent Crude Dec26-Jun27", term: "Dec26-Jun27", tick: "0.01", min_block: 100, bid: "1.18", offer: "1.28", exchange_id: "B", exchange: "ICE Futures Europe", mic: "IFEU", currency: "USD", bbg: "COZ6COM7 Comdty", sandbox: false, reversed: false },
+    DemoInstrument { name: "Euro Stoxx 50 Dec26", term: "Dec26", tick: "1", min_block: 250, bid: "5512", offer: "5522", exchange_id: "FESX", exchange: "Eurex", mic: "XEUR", currency: "EUR", bbg: "VGZ6 Index", sandbox: false, reversed: false },
+    DemoInstrument { name: "Euribor 3M Jun27-Sep27 Sandbox", term: "Jun27-Sep27", tick: "0.005", min_block: 500, bid: "-0.010", offer: "0.015", exchange_id: "I", exchange: "ICE Futures Europe", mic: "IFEU", currency: "EUR", bbg: "ERM7ERU7 Comdty", sandbox: true, reversed: false },
+];
+
+struct DemoUser {
+    email: &'static str,
+    first: &'static str,
+    last: &'static str,
+    company: &'static str,
+    roles: &'static [Role],
+    auto_accept: Option<AutoAccept>,
+}
+
+#[rustfmt::skip]
 const USERS: &[DemoUser] = &[
-    (
-        "admin@upstairs.demo",
-        "Ada",
-        "Admin",
-        "Upstairs",
-        &[Role::UpstairsAdmin],
-        Some(AutoAccept::Instant),
-    ),
-    (
-        "sales@upstairs.demo",
-        "Sam",
-        "Sales",
-        "Upstairs",
-        &[Role::UpstairsSales],
-        Some(AutoAccept::Instant),
-    ),
-    (
-        "trader1@halyard.demo",
-        "Hannah",
-        "Hale",
-        "Halyard",
-        &[Role::Trader],
-        Some(AutoAccept::AcceptWithDelay),
-    ),
-    (
-        "trader2@halyard.demo",
-        "Hugo",
-        "Hart",
-        "Halyard",
-        &[Role::Trader],
-        None,
-    ),
-    (
-        "admin@halyard.demo",
-        "Helen",
-        "Holt",
-        "Halyard",
-        &[Role::CompanyAdmin],
-        Some(AutoAccept::Instant),
-    ),
-    (
-        "trader1@kestrel.demo",
-        "Kai",
-        "Keller",
-        "Kestrel",
-        &[Role::Trader],
-        Some(AutoAccept::Instant),
-    ),
-    (
-        "trader2@kestrel.demo",
-        "Kira",
-        "Knox",
-        "Kestrel",
-        &[Role::Trader],
-        Some(AutoAccept::RejectWithDelay),
-    ),
-    (
-        "quotes@meridian.demo",
-        "Mia",
-        "Moreau",
-        "Meridian",
-        &[Role::Trader],
-        Some(AutoAccept::Instant),
-    ),
-    (
-        "sandbox@kestrel.demo",
-        "Sid",
-        "Sandoval",
-        "Kestrel",
-        &[Role::Sandbox],
-        Some(AutoAccept::Instant),
-    ),
+    DemoUser { email: "admin@upstairs.demo", first: "Ada", last: "Admin", company: "Upstairs", roles: &[Role::UpstairsAdmin], auto_accept: Some(AutoAccept::Instant) },
+    DemoUser { email: "sales@upstairs.demo", first: "Sam", last: "Sales", company: "Upstairs", roles: &[Role::UpstairsSales], auto_accept: Some(AutoAccept::Instant) },
+    DemoUser { email: "trader1@halyard.demo", first: "Hannah", last: "Hale", company: "Halyard", roles: &[Role::Trader], auto_accept: Some(AutoAccept::AcceptWithDelay) },
+    DemoUser { email: "trader2@halyard.demo", first: "Hugo", last: "Hart", company: "Halyard", roles: &[Role::Trader], auto_accept: None },
+    DemoUser { email: "admin@halyard.demo", first: "Helen", last: "Holt", company: "Halyard", roles: &[Role::CompanyAdmin], auto_accept: Some(AutoAccept::Instant) },
+    DemoUser { email: "trader1@kestrel.demo", first: "Kai", last: "Keller", company: "Kestrel", roles: &[Role::Trader], auto_accept: Some(AutoAccept::Instant) },
+    DemoUser { email: "trader2@kestrel.demo", first: "Kira", last: "Knox", company: "Kestrel", roles: &[Role::Trader], auto_accept: Some(AutoAccept::RejectWithDelay) },
+    DemoUser { email: "quotes@meridian.demo", first: "Mia", last: "Moreau", company: "Meridian", roles: &[Role::Trader], auto_accept: Some(AutoAccept::Instant) },
+    DemoUser { email: "sandbox@kestrel.demo", first: "Sid", last: "Sandoval", company: "Kestrel", roles: &[Role::Sandbox], auto_accept: Some(AutoAccept::Instant) },
 ];
 
 pub fn demo_logins() -> Vec<DemoLogin> {
     USERS
         .iter()
-        .map(|(email, _, _, company, roles, _)| DemoLogin {
-            email,
-            company,
-            roles: roles.first().map_or("", |r| r.as_str()),
-        })
+        .map(|u| DemoLogin { email: u.email, company: u.company, roles: u.roles.first().map_or("", |r| r.as_str()) })
         .collect()
+}
+
+fn dec(s: &str) -> Result<Decimal, EngineError> {
+    Decimal::from_str(s).map_err(|e| EngineError::Internal(format!("demo decimal {s}: {e}")))
 }
 
 impl<S: Store> Engine<S> {
@@ -143,40 +112,110 @@ impl<S: Store> Engine<S> {
             }
         }
         let now = self.clock.now();
-        {
-            let mut tx = self.store.write().await?;
-            for (name, full_name, types) in COMPANIES {
-                let c = Company {
-                    full_name: (*full_name).into(),
-                    roles: types.iter().map(|t| (*t).to_owned()).collect(),
-                    ..Company::named(name, now)
-                };
-                tx.insert_company(&c).await?;
-                audit(
-                    &mut tx,
-                    now,
-                    None,
-                    "company",
-                    Some(c.company_id.0),
-                    "demo_seed",
-                    json!({"name": c.name}),
-                )
-                .await?;
-            }
-            tx.commit().await?;
+        let mut tx = self.store.write().await?;
+        let mut made: Vec<Company> = Vec::new();
+        for d in COMPANIES {
+            let brokers: Vec<CompanyRef> = d
+                .brokers
+                .iter()
+                .filter_map(|b| made.iter().find(|m| m.name == *b))
+                .map(|b| CompanyRef { company_id: b.company_id, name: b.name.clone() })
+                .collect();
+            let c = Company {
+                full_name: d.full_name.into(),
+                roles: d.types.iter().map(|t| (*t).to_owned()).collect(),
+                trade_confirmation_email: d.confirmations.map(str::to_owned),
+                trade_confirmation_via_email_enabled: d.confirmations.is_some(),
+                default_broker: brokers.first().cloned(),
+                brokers,
+                ..Company::named(d.name, now)
+            };
+            tx.insert_company(&c).await?;
+            audit(&mut tx, now, None, "company", Some(c.company_id.0), "demo_seed", json!({"name": c.name})).await?;
+            made.push(c);
         }
-        for (email, first, last, company, roles, auto_accept) in USERS {
+        for d in INSTRUMENTS {
+            let i = Instrument {
+                instrument_id: InstrumentId::new(),
+                name: d.name.into(),
+                term: d.term.into(),
+                description: format!("{} block", d.name),
+                min_quantity: d.min_block,
+                tick_size: dec(d.tick)?,
+                exchange_tick_size: Some(dec(d.tick)?),
+                exchange_id: d.exchange_id.into(),
+                exchange: d.exchange.into(),
+                exchange_iso_code: d.mic.into(),
+                exchange_instrument_id: None,
+                bbg_code: Some(d.bbg.into()),
+                country: if d.mic == "XEUR" { "DE".into() } else { "GB".into() },
+                currency: d.currency.into(),
+                min_tick_price: dec(d.bid)?,
+                max_tick_price: dec(d.offer)?,
+                active: true,
+                is_sandbox: d.sandbox,
+                reversed_spread: d.reversed,
+                created_at: now,
+                updated_at: now,
+            };
+            tx.insert_instrument(&i).await?;
+            audit(&mut tx, now, None, "instrument", Some(i.instrument_id.0), "demo_seed", json!({"name": i.name}))
+                .await?;
+        }
+        tx.commit().await?;
+        for u in USERS {
             self.bootstrap_user(BootstrapUser {
-                email: (*email).into(),
+                email: u.email.into(),
                 password: DEMO_PASSWORD.into(),
-                roles: roles.to_vec(),
-                company_name: (*company).into(),
-                first_name: (*first).into(),
-                last_name: (*last).into(),
-                auto_accept: *auto_accept,
+                roles: u.roles.to_vec(),
+                company_name: u.company.into(),
+                first_name: u.first.into(),
+                last_name: u.last.into(),
+                auto_accept: u.auto_accept,
             })
             .await?;
         }
         Ok(true)
+    }
+}
+
+/// The demo's market-data simulator: remembers where each band started so the random
+/// walk stays within a realistic distance of it.
+#[derive(Default)]
+pub struct BandSimulator {
+    start: HashMap<InstrumentId, Decimal>,
+}
+
+/// How far (in ticks) the simulated band may wander from where it started.
+const MAX_DRIFT_TICKS: i64 = 12;
+
+impl<S: Store> Engine<S> {
+    /// Moves the band of every active instrument by -1, 0 or +1 tick (keeping its width),
+    /// leaning back toward where it started once it has drifted far.
+    pub async fn simulate_band_step(&self, sim: &mut BandSimulator) -> Result<usize, EngineError> {
+        use rand::Rng;
+        let instruments = {
+            let mut tx = self.store.read().await?;
+            let f = InstrumentFilter { active: Some(true), page: 0, size: 500, ..InstrumentFilter::default() };
+            tx.instruments(&f).await?.items
+        };
+        let mut moved = 0;
+        for i in instruments {
+            let start = *sim.start.entry(i.instrument_id).or_insert(i.min_tick_price);
+            let drift = ticks_between(start, i.min_tick_price, i.tick_size).unwrap_or(0);
+            let step: i64 = match drift {
+                d if d >= MAX_DRIFT_TICKS => -1,
+                d if d <= -MAX_DRIFT_TICKS => 1,
+                _ => rand::thread_rng().gen_range(-1..=1),
+            };
+            if step == 0 {
+                continue;
+            }
+            let min = add_ticks(i.min_tick_price, i.tick_size, step);
+            let max = add_ticks(i.max_tick_price, i.tick_size, step);
+            self.move_band(None, i.instrument_id, min, max).await?;
+            moved += 1;
+        }
+        Ok(moved)
     }
 }

@@ -129,14 +129,7 @@ impl From<UserView> for UserDto {
             roles: u.roles.into_iter().map(Into::into).collect(),
             auto_accept: u.auto_accept.map(Into::into),
             parent_order_limit_multiplier: u.parent_order_limit_multiplier,
-            ui_metadata: u
-                .ui_metadata
-                .into_iter()
-                .map(|e| UiMetadataDto {
-                    key: e.key,
-                    value: e.value,
-                })
-                .collect(),
+            ui_metadata: u.ui_metadata.into_iter().map(|e| UiMetadataDto { key: e.key, value: e.value }).collect(),
             active: u.active,
             verified: u.verified,
             fix_integration: u.fix_integration,
@@ -183,14 +176,9 @@ impl From<UpdateUserRequest> for upstairs_engine::reference::UserChanges {
             parent_order_limit_multiplier: r.parent_order_limit_multiplier,
             company_id: r.company_id.map(upstairs_domain::CompanyId),
             auto_accept: r.auto_accept.map(Into::into),
-            ui_metadata: r.ui_metadata.map(|v| {
-                v.into_iter()
-                    .map(|e| UiMetadataEntry {
-                        key: e.key,
-                        value: e.value,
-                    })
-                    .collect()
-            }),
+            ui_metadata: r
+                .ui_metadata
+                .map(|v| v.into_iter().map(|e| UiMetadataEntry { key: e.key, value: e.value }).collect()),
         }
     }
 }
@@ -315,10 +303,7 @@ pub struct CompanyDto {
 
 impl From<upstairs_engine::model::Company> for CompanyDto {
     fn from(c: upstairs_engine::model::Company) -> Self {
-        let r = |b: upstairs_engine::model::CompanyRef| CompanyRefDto {
-            company_id: b.company_id.0,
-            name: b.name,
-        };
+        let r = |b: upstairs_engine::model::CompanyRef| CompanyRefDto { company_id: b.company_id.0, name: b.name };
         Self {
             company_id: c.company_id.0,
             name: c.name,
@@ -366,9 +351,7 @@ impl From<CompanyRequest> for upstairs_engine::reference::CompanyChanges {
             trade_confirmation_email: r.trade_confirmation_email,
             trade_confirmation_via_email_enabled: r.trade_confirmation_via_email_enabled,
             default_broker_id: r.default_broker.map(|d| d.map(|c| CompanyId(c.company_id))),
-            broker_ids: r
-                .brokers
-                .map(|v| v.into_iter().map(|c| CompanyId(c.company_id)).collect()),
+            broker_ids: r.brokers.map(|v| v.into_iter().map(|c| CompanyId(c.company_id)).collect()),
             roles: r.roles,
         }
     }

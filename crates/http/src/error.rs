@@ -38,11 +38,7 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(status: StatusCode, detail: impl Into<String>) -> Self {
-        Self {
-            status,
-            detail: detail.into(),
-            errors: vec![],
-        }
+        Self { status, detail: detail.into(), errors: vec![] }
     }
 
     pub fn bad_request(detail: impl Into<String>) -> Self {
@@ -75,11 +71,7 @@ impl From<EngineError> for ApiError {
                 )
             }
         };
-        Self {
-            status,
-            detail,
-            errors,
-        }
+        Self { status, detail, errors }
     }
 }
 
@@ -93,13 +85,9 @@ impl IntoResponse for ApiError {
             errors: self.errors,
         };
         let mut res = (self.status, axum::Json(problem)).into_response();
-        res.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/problem+json"),
-        );
+        res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
         if self.status == StatusCode::TOO_MANY_REQUESTS {
-            res.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
         }
         res
     }

@@ -32,16 +32,9 @@ fn json_rejection(r: JsonRejection) -> ApiError {
         JsonRejection::JsonDataError(e) => {
             format!("The request body is not valid: {}", strip(&e.body_text()))
         }
-        JsonRejection::JsonSyntaxError(e) => format!(
-            "The request body is not valid JSON: {}",
-            strip(&e.body_text())
-        ),
-        JsonRejection::MissingJsonContentType(_) => {
-            "Send the body as JSON (Content-Type: application/json).".into()
-        }
-        JsonRejection::BytesRejection(_) => {
-            "The request body is too large or could not be read.".into()
-        }
+        JsonRejection::JsonSyntaxError(e) => format!("The request body is not valid JSON: {}", strip(&e.body_text())),
+        JsonRejection::MissingJsonContentType(_) => "Send the body as JSON (Content-Type: application/json).".into(),
+        JsonRejection::BytesRejection(_) => "The request body is too large or could not be read.".into(),
         other => other.body_text(),
     };
     ApiError::new(status, detail)
@@ -63,9 +56,7 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiPath
         axum::extract::Path::<T>::from_request_parts(parts, state)
             .await
             .map(|p| ApiPath(p.0))
-            .map_err(|e: PathRejection| {
-                ApiError::bad_request(format!("Invalid path: {}", e.body_text()))
-            })
+            .map_err(|e: PathRejection| ApiError::bad_request(format!("Invalid path: {}", e.body_text())))
     }
 }
 
@@ -79,9 +70,7 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiQuer
         axum::extract::Query::<T>::from_request_parts(parts, state)
             .await
             .map(|q| ApiQuery(q.0))
-            .map_err(|e: QueryRejection| {
-                ApiError::bad_request(format!("Invalid query: {}", e.body_text()))
-            })
+            .map_err(|e: QueryRejection| ApiError::bad_request(format!("Invalid query: {}", e.body_text())))
     }
 }
 
@@ -91,10 +80,7 @@ pub struct Auth(pub Actor);
 pub fn bearer(parts: &Parts) -> Option<&str> {
     let v = parts.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = v.split_once(' ')?;
-    scheme
-        .eq_ignore_ascii_case("bearer")
-        .then_some(token.trim())
-        .filter(|t| !t.is_empty())
+    scheme.eq_ignore_ascii_case("bearer").then_some(token.trim()).filter(|t| !t.is_empty())
 }
 
 impl<S: Store> FromRequestParts<AppState<S>> for Auth {

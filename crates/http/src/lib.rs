@@ -31,10 +31,7 @@ pub struct AppState<S: Store> {
 
 impl<S: Store> Clone for AppState<S> {
     fn clone(&self) -> Self {
-        Self {
-            engine: self.engine.clone(),
-            events: self.events.clone(),
-        }
+        Self { engine: self.engine.clone(), events: self.events.clone() }
     }
 }
 
@@ -70,9 +67,7 @@ impl utoipa::Modify for BearerAuth {
 
 /// The OpenAPI document, pretty-printed as served at `/api/openapi.json`.
 pub fn openapi_json() -> String {
-    ApiDoc::openapi()
-        .to_pretty_json()
-        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    ApiDoc::openapi().to_pretty_json().unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
 async fn openapi_handler() -> Response {
@@ -80,17 +75,11 @@ async fn openapi_handler() -> Response {
 }
 
 async fn api_not_found(method: Method, OriginalUri(uri): OriginalUri) -> ApiError {
-    ApiError::new(
-        axum::http::StatusCode::NOT_FOUND,
-        format!("No such API endpoint: {method} {}", uri.path()),
-    )
+    ApiError::new(axum::http::StatusCode::NOT_FOUND, format!("No such API endpoint: {method} {}", uri.path()))
 }
 
 async fn api_method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -> ApiError {
-    ApiError::new(
-        axum::http::StatusCode::METHOD_NOT_ALLOWED,
-        format!("{method} is not allowed on {}", uri.path()),
-    )
+    ApiError::new(axum::http::StatusCode::METHOD_NOT_ALLOWED, format!("{method} is not allowed on {}", uri.path()))
 }
 
 /// Largest request body accepted under `/api`.
@@ -105,36 +94,15 @@ pub fn router<S: Store>(state: AppState<S>, web_dir: Option<PathBuf>) -> Router 
         .route("/users/me", get(users::me::<S>))
         .route("/users/{id}", patch(users::update::<S>))
         .route("/users/password-reset", post(users::request_link::<S>))
-        .route(
-            "/users/password-reset/{hash}",
-            get(users::check_link::<S>).post(users::set_password::<S>),
-        )
+        .route("/users/password-reset/{hash}", get(users::check_link::<S>).post(users::set_password::<S>))
         .route("/admin/users", get(users::admin_list::<S>))
-        .route(
-            "/admin/companies",
-            get(reference::admin_companies::<S>).post(reference::create_company::<S>),
-        )
-        .route(
-            "/admin/companies/{id}",
-            patch(reference::update_company::<S>),
-        )
+        .route("/admin/companies", get(reference::admin_companies::<S>).post(reference::create_company::<S>))
+        .route("/admin/companies/{id}", patch(reference::update_company::<S>))
         .route("/companies/{id}", get(reference::company::<S>))
-        .route(
-            "/liquidity-providers",
-            get(reference::liquidity_providers::<S>),
-        )
-        .route(
-            "/admin/instruments",
-            get(reference::admin_instruments::<S>).post(reference::create_instrument::<S>),
-        )
-        .route(
-            "/admin/instruments/{id}",
-            patch(reference::update_instrument::<S>),
-        )
-        .route(
-            "/admin/instruments/{id}/band",
-            post(reference::move_band::<S>),
-        )
+        .route("/liquidity-providers", get(reference::liquidity_providers::<S>))
+        .route("/admin/instruments", get(reference::admin_instruments::<S>).post(reference::create_instrument::<S>))
+        .route("/admin/instruments/{id}", patch(reference::update_instrument::<S>))
+        .route("/admin/instruments/{id}/band", post(reference::move_band::<S>))
         .route("/instruments", get(reference::instruments::<S>))
         .route("/instruments/{id}", get(reference::instrument::<S>))
         .route("/config", get(meta::config::<S>))
@@ -142,10 +110,7 @@ pub fn router<S: Store>(state: AppState<S>, web_dir: Option<PathBuf>) -> Router 
         .fallback(api_not_found)
         .method_not_allowed_fallback(api_method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY))
-        .layer(SetResponseHeaderLayer::overriding(
-            header::CACHE_CONTROL,
-            HeaderValue::from_static("no-store"),
-        ));
+        .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-store")));
 
     Router::new()
         .nest("/api", api)

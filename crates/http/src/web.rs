@@ -23,7 +23,9 @@ pub fn spa(web_dir: Option<PathBuf>) -> Router {
         None => Router::new().fallback(get(|| async {
             (
                 StatusCode::SERVICE_UNAVAILABLE,
-                Html("<!doctype html><title>Upstairs</title><p>The web app is not built. Run <code>make run</code>.</p>"),
+                Html(
+                    "<!doctype html><title>Upstairs</title><p>The web app is not built. Run <code>make run</code>.</p>",
+                ),
             )
                 .into_response()
         })),
@@ -38,14 +40,8 @@ pub async fn security_headers(mut res: Response) -> Response {
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         (header::X_FRAME_OPTIONS, "DENY"),
         (header::REFERRER_POLICY, "no-referrer"),
-        (
-            HeaderName::from_static("permissions-policy"),
-            "camera=(), microphone=(), geolocation=()",
-        ),
-        (
-            HeaderName::from_static("cross-origin-opener-policy"),
-            "same-origin",
-        ),
+        (HeaderName::from_static("permissions-policy"), "camera=(), microphone=(), geolocation=()"),
+        (HeaderName::from_static("cross-origin-opener-policy"), "same-origin"),
     ] {
         h.entry(name).or_insert(HeaderValue::from_static(value));
     }

@@ -29,8 +29,7 @@ impl FileMailer {
     /// A mailer writing into `dir`, which is created (with its parents) if missing.
     pub fn new(dir: impl Into<PathBuf>, settings: MailSettings) -> Result<Self, String> {
         let dir = dir.into();
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create mail directory {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create mail directory {}: {e}", dir.display()))?;
         Ok(Self { dir, settings })
     }
 
@@ -49,11 +48,7 @@ impl FileMailer {
         tokio::fs::create_dir_all(&self.dir).await?;
         let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         // Hidden and without `.eml`, so readers looking for messages skip it.
-        let tmp = self.dir.join(format!(
-            ".{}.{}-{n}.tmp",
-            file_stem(path),
-            std::process::id()
-        ));
+        let tmp = self.dir.join(format!(".{}.{}-{n}.tmp", file_stem(path), std::process::id()));
         let result = async {
             let mut options = tokio::fs::OpenOptions::new();
             options.write(true).create(true).truncate(true);
@@ -90,19 +85,10 @@ impl Mailer for FileMailer {
 
 /// `<0193…@localhost>` → `0193…_localhost.eml`: only `[A-Za-z0-9._-]`, never empty.
 fn file_name(message_id: &str) -> String {
-    let inner = message_id
-        .trim()
-        .trim_start_matches('<')
-        .trim_end_matches('>');
+    let inner = message_id.trim().trim_start_matches('<').trim_end_matches('>');
     let mut stem: String = inner
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' })
         .take(MAX_STEM)
         .collect();
     // A leading dot would hide the file (and could be a temporary name).
@@ -116,9 +102,7 @@ fn file_name(message_id: &str) -> String {
 }
 
 fn file_stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -130,28 +114,20 @@ mod tests {
         OutgoingEmail {
             message_id: "<0193a5b2-7c1d-7e4f-9a0b-1c2d3e4f5a6b@localhost>".into(),
             to: "jane.doe@broker.example".into(),
-            template: EmailTemplate::PasswordReset {
-                first_name: "Jane".into(),
-                link: link.into(),
-            },
+            template: EmailTemplate::PasswordReset { first_name: "Jane".into(), link: link.into() },
         }
     }
 
     fn eml_files(dir: &Path) -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .expect("read dir")
-            .map(|e| e.expect("entry").path())
-            .collect();
+        let mut files: Vec<PathBuf> =
+            std::fs::read_dir(dir).expect("read dir").map(|e| e.expect("entry").path()).collect();
         files.sort();
         files
     }
 
     #[test]
     fn file_names_are_sanitised() {
-        assert_eq!(
-            file_name("<0193-ab.c_d@localhost>"),
-            "0193-ab.c_d_localhost.eml"
-        );
+        assert_eq!(file_name("<0193-ab.c_d@localhost>"), "0193-ab.c_d_localhost.eml");
         assert_eq!(file_name("<../../etc/passwd>"), "_._.._etc_passwd.eml");
         assert_eq!(file_name("<>"), "message.eml");
         assert_eq!(file_name("<a/b\\c d>"), "a_b_c_d.eml");
@@ -167,17 +143,11 @@ mod tests {
         mailer.send(&email(link)).await.expect("sent");
 
         let files = eml_files(&dir);
-        assert_eq!(
-            files,
-            vec![dir.join("0193a5b2-7c1d-7e4f-9a0b-1c2d3e4f5a6b_localhost.eml")]
-        );
+        assert_eq!(files, vec![dir.join("0193a5b2-7c1d-7e4f-9a0b-1c2d3e4f5a6b_localhost.eml")]);
         let raw = std::fs::read_to_string(&files[0]).expect("read");
         // RFC 5322: headers, an empty line, the body; CRLF line ends.
         let (head, body) = raw.split_once("\r\n\r\n").expect("header/body separator");
-        assert!(
-            head.split("\r\n")
-                .all(|l| l.contains(": ") || l.starts_with([' ', '\t']))
-        );
+        assert!(head.split("\r\n").all(|l| l.contains(": ") || l.starts_with([' ', '\t'])));
         assert!(head.contains("Message-ID: <0193a5b2-7c1d-7e4f-9a0b-1c2d3e4f5a6b@localhost>"));
         assert!(head.contains("To: jane.doe@broker.example"));
         assert!(head.contains("Subject: Reset your Upstairs password"));
@@ -186,10 +156,7 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(&files[0])
-                .expect("metadata")
-                .permissions()
-                .mode();
+            let mode = std::fs::metadata(&files[0]).expect("metadata").permissions().mode();
             assert_eq!(mode & 0o777, 0o600, "only the owner reads the links");
         }
     }
@@ -198,23 +165,14 @@ mod tests {
     async fn a_resend_overwrites_the_same_file() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let mailer = FileMailer::new(tmp.path(), MailSettings::default()).expect("mailer");
-        mailer
-            .send(&email("http://localhost/reset-password?hash=first"))
-            .await
-            .expect("sent");
-        mailer
-            .send(&email("http://localhost/reset-password?hash=second"))
-            .await
-            .expect("sent");
+        mailer.send(&email("http://localhost/reset-password?hash=first")).await.expect("sent");
+        mailer.send(&email("http://localhost/reset-password?hash=second")).await.expect("sent");
 
         let files = eml_files(tmp.path());
         assert_eq!(files.len(), 1, "one file, no temporary left: {files:?}");
         let raw = std::fs::read_to_string(&files[0]).expect("read");
         assert!(raw.contains("?hash=second") && !raw.contains("?hash=first"));
-        assert_eq!(
-            files[0],
-            mailer.path_for("<0193a5b2-7c1d-7e4f-9a0b-1c2d3e4f5a6b@localhost>")
-        );
+        assert_eq!(files[0], mailer.path_for("<0193a5b2-7c1d-7e4f-9a0b-1c2d3e4f5a6b@localhost>"));
     }
 
     #[tokio::test]
@@ -223,10 +181,7 @@ mod tests {
         let dir = tmp.path().join("out");
         let mailer = FileMailer::new(&dir, MailSettings::default()).expect("mailer");
         std::fs::remove_dir(&dir).expect("remove");
-        mailer
-            .send(&email("http://localhost/x?hash=1"))
-            .await
-            .expect("sent");
+        mailer.send(&email("http://localhost/x?hash=1")).await.expect("sent");
         assert_eq!(eml_files(&dir).len(), 1);
     }
 

@@ -93,15 +93,8 @@ mod tests {
     fn an_smtp_url_picks_smtp_and_a_bad_one_is_refused() {
         let dir = tempfile::tempdir().expect("tempdir");
         let settings = MailSettings::default();
-        assert!(
-            mailer_from_config(Some("smtp://127.0.0.1:2525"), dir.path(), settings.clone()).is_ok()
-        );
-        let err = mailer_from_config(Some("http://user:pw@x"), dir.path(), settings)
-            .err()
-            .expect("refused");
-        assert!(
-            err.contains("invalid SMTP URL") && !err.contains(":pw@"),
-            "{err}"
-        );
+        assert!(mailer_from_config(Some("smtp://127.0.0.1:2525"), dir.path(), settings.clone()).is_ok());
+        let err = mailer_from_config(Some("http://user:pw@x"), dir.path(), settings).err().expect("refused");
+        assert!(err.contains("invalid SMTP URL") && !err.contains(":pw@"), "{err}");
     }
 }

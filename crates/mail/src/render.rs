@@ -14,14 +14,8 @@ const MAX_LINE: usize = 998;
 /// `Message-ID` fixed when it was queued, so a resend is recognisably the same message.
 pub fn render(settings: &MailSettings, email: &OutgoingEmail) -> Result<Message, String> {
     check_message_id(&email.message_id)?;
-    let from: Mailbox = settings
-        .from
-        .parse()
-        .map_err(|e| format!("invalid sender {:?}: {e}", settings.from))?;
-    let to: Mailbox = email
-        .to
-        .parse()
-        .map_err(|e| format!("invalid recipient {:?}: {e}", email.to))?;
+    let from: Mailbox = settings.from.parse().map_err(|e| format!("invalid sender {:?}: {e}", settings.from))?;
+    let to: Mailbox = email.to.parse().map_err(|e| format!("invalid recipient {:?}: {e}", email.to))?;
     let content = Content::of(settings, &email.template);
 
     Message::builder()
@@ -30,37 +24,19 @@ pub fn render(settings: &MailSettings, email: &OutgoingEmail) -> Result<Message,
         .subject(content.subject.clone())
         .message_id(Some(email.message_id.clone()))
         // RFC 3834: tells auto-responders (vacation replies) not to answer.
-        .raw_header(HeaderValue::new(
-            HeaderName::new_from_ascii_str("Auto-Submitted"),
-            "auto-generated".into(),
-        ))
+        .raw_header(HeaderValue::new(HeaderName::new_from_ascii_str("Auto-Submitted"), "auto-generated".into()))
         .multipart(
             MultiPart::alternative()
-                .singlepart(
-                    SinglePart::builder()
-                        .header(ContentType::TEXT_PLAIN)
-                        .body(text_body(content.plain_text())),
-                )
-                .singlepart(
-                    SinglePart::builder()
-                        .header(ContentType::TEXT_HTML)
-                        .body(text_body(content.html())),
-                ),
+                .singlepart(SinglePart::builder().header(ContentType::TEXT_PLAIN).body(text_body(content.plain_text())))
+                .singlepart(SinglePart::builder().header(ContentType::TEXT_HTML).body(text_body(content.html()))),
         )
         .map_err(|e| format!("cannot build e-mail {}: {e}", email.message_id))
 }
 
 /// A Message-ID must be `<…>` in printable ASCII without spaces, or the header is malformed.
 fn check_message_id(id: &str) -> Result<(), String> {
-    let ok = id.len() > 2
-        && id.starts_with('<')
-        && id.ends_with('>')
-        && id.bytes().all(|b| b.is_ascii_graphic());
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("invalid Message-ID {id:?}"))
-    }
+    let ok = id.len() > 2 && id.starts_with('<') && id.ends_with('>') && id.bytes().all(|b| b.is_ascii_graphic());
+    if ok { Ok(()) } else { Err(format!("invalid Message-ID {id:?}")) }
 }
 
 /// A text body sent as `7bit` whenever it can be: lettre would pick quoted-printable for
@@ -77,17 +53,12 @@ fn text_body(text: String) -> Body {
 
 /// ASCII without NUL or CR (lines end in a bare LF here) and every line under 998 chars.
 fn is_seven_bit_safe(text: &str) -> bool {
-    text.bytes().all(|b| b.is_ascii() && b != 0 && b != b'\r')
-        && text.split('\n').all(|line| line.len() < MAX_LINE)
+    text.bytes().all(|b| b.is_ascii() && b != 0 && b != b'\r') && text.split('\n').all(|line| line.len() < MAX_LINE)
 }
 
 /// Control characters (a newline in a name, say) would reshape the message; make them spaces.
 fn one_line(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect::<String>()
-        .trim()
-        .to_owned()
+    s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect::<String>().trim().to_owned()
 }
 
 /// Escapes text for HTML element content and quoted attribute values. Non-ASCII becomes
@@ -137,8 +108,7 @@ impl Content {
                  expires in 1 hour."
                     .to_owned(),
                 "Reset your password",
-                "If you did not ask for this, ignore this e-mail: your password stays as it is."
-                    .to_owned(),
+                "If you did not ask for this, ignore this e-mail: your password stays as it is.".to_owned(),
             ),
             EmailTemplate::AccountActivation { first_name, link } => (
                 format!("Activate your {product} account"),
@@ -149,8 +119,7 @@ impl Content {
                  once and expires in 72 hours."
                     .to_owned(),
                 "Activate your account",
-                "If you did not expect this, ignore this e-mail: the account stays inactive."
-                    .to_owned(),
+                "If you did not expect this, ignore this e-mail: the account stays inactive.".to_owned(),
             ),
         };
         Self {
@@ -168,10 +137,7 @@ impl Content {
     }
 
     fn support_line(&self) -> String {
-        format!(
-            "Need help? Contact {} support at {} or {}.",
-            self.product, self.support_email, self.support_phone
-        )
+        format!("Need help? Contact {} support at {} or {}.", self.product, self.support_email, self.support_phone)
     }
 
     fn plain_text(&self) -> String {
@@ -265,10 +231,7 @@ mod tests {
         OutgoingEmail {
             message_id: "<0193a5b2-7c1d-7e4f-9a0b-1c2d3e4f5a6b@localhost>".into(),
             to: "jane.doe@broker.example".into(),
-            template: EmailTemplate::PasswordReset {
-                first_name: first_name.into(),
-                link: LINK.into(),
-            },
+            template: EmailTemplate::PasswordReset { first_name: first_name.into(), link: LINK.into() },
         }
     }
 
@@ -291,15 +254,12 @@ mod tests {
     /// The unfolded value of a top-level header.
     fn header<'a>(raw: &'a str, name: &str) -> Option<&'a str> {
         let head = raw.split("\r\n\r\n").next()?;
-        head.split("\r\n")
-            .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+        head.split("\r\n").find_map(|l| l.strip_prefix(&format!("{name}: ")))
     }
 
     /// The decoded-as-is body of the part with the given content type.
     fn part<'a>(raw: &'a str, content_type: &str) -> &'a str {
-        let start = raw
-            .find(&format!("Content-Type: {content_type}"))
-            .expect("part present");
+        let start = raw.find(&format!("Content-Type: {content_type}")).expect("part present");
         let rest = &raw[start..];
         let body = &rest[rest.find("\r\n\r\n").expect("part body") + 4..];
         &body[..body.find("\r\n--").expect("boundary after part")]
@@ -307,26 +267,11 @@ mod tests {
 
     #[test]
     fn subjects_name_the_product_and_the_action() {
-        assert_eq!(
-            header(&raw(&settings(), &reset("Jane")), "Subject"),
-            Some("Reset your Upstairs password")
-        );
-        assert_eq!(
-            header(&raw(&settings(), &activation("Jane")), "Subject"),
-            Some("Activate your Upstairs account")
-        );
-        let other = MailSettings {
-            product_name: "Blocks".into(),
-            ..settings()
-        };
-        assert_eq!(
-            header(&raw(&other, &reset("Jane")), "Subject"),
-            Some("Reset your Blocks password")
-        );
-        assert_eq!(
-            header(&raw(&other, &activation("Jane")), "Subject"),
-            Some("Activate your Blocks account")
-        );
+        assert_eq!(header(&raw(&settings(), &reset("Jane")), "Subject"), Some("Reset your Upstairs password"));
+        assert_eq!(header(&raw(&settings(), &activation("Jane")), "Subject"), Some("Activate your Upstairs account"));
+        let other = MailSettings { product_name: "Blocks".into(), ..settings() };
+        assert_eq!(header(&raw(&other, &reset("Jane")), "Subject"), Some("Reset your Blocks password"));
+        assert_eq!(header(&raw(&other, &activation("Jane")), "Subject"), Some("Activate your Blocks account"));
     }
 
     #[test]
@@ -335,28 +280,20 @@ mod tests {
         let raw = raw(&settings(), &email);
         assert_eq!(header(&raw, "Message-ID"), Some(email.message_id.as_str()));
         assert_eq!(header(&raw, "To"), Some("jane.doe@broker.example"));
-        assert_eq!(
-            header(&raw, "From"),
-            Some("Upstairs <no-reply@upstairs.local>")
-        );
+        assert_eq!(header(&raw, "From"), Some("Upstairs <no-reply@upstairs.local>"));
         assert!(header(&raw, "Date").is_some());
         assert_eq!(header(&raw, "Auto-Submitted"), Some("auto-generated"));
-        assert!(
-            header(&raw, "Content-Type").is_some_and(|v| v.starts_with("multipart/alternative"))
-        );
+        assert!(header(&raw, "Content-Type").is_some_and(|v| v.starts_with("multipart/alternative")));
     }
 
     #[test]
     fn link_is_verbatim_in_the_raw_plain_text() {
         for email in [reset("Jane"), activation("Jane")] {
             let raw = raw(&settings(), &email);
-            let (EmailTemplate::PasswordReset { link, .. }
-            | EmailTemplate::AccountActivation { link, .. }) = &email.template;
+            let (EmailTemplate::PasswordReset { link, .. } | EmailTemplate::AccountActivation { link, .. }) =
+                &email.template;
             let text = part(&raw, "text/plain");
-            assert!(
-                text.lines().any(|l| l == link),
-                "link alone on a line:\n{text}"
-            );
+            assert!(text.lines().any(|l| l == link), "link alone on a line:\n{text}");
             assert!(!raw.contains("=3D"), "no quoted-printable:\n{raw}");
             assert!(raw.contains("Content-Transfer-Encoding: 7bit"));
             assert!(part(&raw, "text/html").contains(&format!("href=\"{link}\"")));
@@ -383,20 +320,14 @@ mod tests {
         assert!(html.contains("expires in 72 hours"));
         assert!(html.contains("mailto:support@upstairs.example"));
         assert!(html.contains("+44 20 7946 0000"));
-        assert!(
-            !html.contains("<script") && !html.contains("src="),
-            "no external resources"
-        );
+        assert!(!html.contains("<script") && !html.contains("src="), "no external resources");
     }
 
     #[test]
     fn first_name_is_escaped_in_html() {
         let raw = raw(&settings(), &reset("<b>Jo & \"Al\"</b>"));
         let html = part(&raw, "text/html");
-        assert!(
-            html.contains("Hello &lt;b&gt;Jo &amp; &quot;Al&quot;&lt;/b&gt;,"),
-            "{html}"
-        );
+        assert!(html.contains("Hello &lt;b&gt;Jo &amp; &quot;Al&quot;&lt;/b&gt;,"), "{html}");
         assert!(!html.contains("<b>Jo"));
         // The plain text shows the name as typed.
         assert!(part(&raw, "text/plain").starts_with("Hello <b>Jo & \"Al\"</b>,"));
@@ -425,10 +356,7 @@ mod tests {
         email.to = "not an address".into();
         assert!(render(&settings(), &email).is_err());
 
-        let bad_from = MailSettings {
-            from: "nobody".into(),
-            ..settings()
-        };
+        let bad_from = MailSettings { from: "nobody".into(), ..settings() };
         assert!(render(&bad_from, &reset("Jane")).is_err());
 
         for id in ["", "<>", "no-brackets@x", "<a b@x>", "<a@x>\r\nBcc: y@z"] {

@@ -36,9 +36,7 @@ pub struct SmtpMailer {
 
 impl fmt::Debug for SmtpMailer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SmtpMailer")
-            .field("endpoint", &self.endpoint)
-            .finish_non_exhaustive()
+        f.debug_struct("SmtpMailer").field("endpoint", &self.endpoint).finish_non_exhaustive()
     }
 }
 
@@ -67,19 +65,14 @@ impl SmtpMailer {
                 other => return Err(bad(&format!("unknown parameter {other:?}"))),
             }
         }
-        let tls_parameters =
-            || TlsParameters::new(host.clone()).map_err(|e| bad(&format!("TLS set-up: {e}")));
+        let tls_parameters = || TlsParameters::new(host.clone()).map_err(|e| bad(&format!("TLS set-up: {e}")));
         let (tls, default_port) = match (parsed.scheme(), tls_mode.as_deref()) {
             ("smtp", None | Some("none")) => (Tls::None, 25),
             ("smtp", Some("starttls" | "required")) => (Tls::Required(tls_parameters()?), 587),
             ("smtp", Some("opportunistic")) => (Tls::Opportunistic(tls_parameters()?), 587),
-            ("smtps", None | Some("implicit" | "wrapper")) => {
-                (Tls::Wrapper(tls_parameters()?), 465)
-            }
+            ("smtps", None | Some("implicit" | "wrapper")) => (Tls::Wrapper(tls_parameters()?), 465),
             ("smtp" | "smtps", Some(other)) => {
-                return Err(bad(&format!(
-                    "tls={other:?} (use starttls, opportunistic, or smtps:// for implicit TLS)"
-                )));
+                return Err(bad(&format!("tls={other:?} (use starttls, opportunistic, or smtps:// for implicit TLS)")));
             }
             (scheme, _) => return Err(bad(&format!("scheme {scheme:?} (use smtp or smtps)"))),
         };
@@ -103,13 +96,7 @@ impl SmtpMailer {
         // Longest first, so a secret that contains another is hidden whole.
         secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
 
-        Ok(Self {
-            transport: builder.build(),
-            settings,
-            endpoint,
-            secrets,
-            send_timeout: SEND_TIMEOUT,
-        })
+        Ok(Self { transport: builder.build(), settings, endpoint, secrets, send_timeout: SEND_TIMEOUT })
     }
 
     /// The same mailer with another limit for a whole delivery (default [`SEND_TIMEOUT`]).
@@ -120,9 +107,7 @@ impl SmtpMailer {
 
     /// Replaces every occurrence of the password in `text`.
     fn scrub(&self, text: String) -> String {
-        self.secrets
-            .iter()
-            .fold(text, |t, s| t.replace(s.as_str(), "***"))
+        self.secrets.iter().fold(text, |t, s| t.replace(s.as_str(), "***"))
     }
 }
 
@@ -201,20 +186,14 @@ mod tests {
     #[test]
     fn redact_url_hides_only_the_password() {
         let cases = [
-            (
-                "smtp://user:s3cret@mail.example:587",
-                "smtp://user:***@mail.example:587",
-            ),
+            ("smtp://user:s3cret@mail.example:587", "smtp://user:***@mail.example:587"),
             (
                 "smtps://me%40x.example:p%40ss@smtp.x.example?tls=starttls",
                 "smtps://me%40x.example:***@smtp.x.example?tls=starttls",
             ),
             ("smtp://u:pa/ss@host:25/ehlo", "smtp://u:***@host:25/ehlo"),
             ("smtp://u:p@ss@host", "smtp://u:***@host"),
-            (
-                "postgres://app:pw@db:5432/upstairs",
-                "postgres://app:***@db:5432/upstairs",
-            ),
+            ("postgres://app:pw@db:5432/upstairs", "postgres://app:***@db:5432/upstairs"),
             ("smtp://localhost:1025", "smtp://localhost:1025"),
             ("smtp://user@host", "smtp://user@host"),
             ("smtp://user:@host", "smtp://user:@host"),
@@ -262,13 +241,9 @@ mod tests {
         let err = SmtpMailer::from_url(url, MailSettings::default()).expect_err("bad tls");
         assert!(!err.contains("hunter2secret"), "{err}");
 
-        let m = SmtpMailer::from_url("smtp://u:p%2Fw0rd@host:25", MailSettings::default())
-            .expect("mailer");
+        let m = SmtpMailer::from_url("smtp://u:p%2Fw0rd@host:25", MailSettings::default()).expect("mailer");
         assert!(!format!("{m:?}").contains("w0rd"));
-        assert_eq!(
-            m.scrub("auth failed for p/w0rd and p%2Fw0rd".into()),
-            "auth failed for *** and ***"
-        );
+        assert_eq!(m.scrub("auth failed for p/w0rd and p%2Fw0rd".into()), "auth failed for *** and ***");
     }
 
     #[test]

@@ -20,21 +20,13 @@ const DELIVERY_DEADLINE: Duration = Duration::from_secs(15);
 fn workspace_root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     // crates/mail → the workspace.
-    manifest
-        .ancestors()
-        .nth(2)
-        .unwrap_or(manifest)
-        .to_path_buf()
+    manifest.ancestors().nth(2).unwrap_or(manifest).to_path_buf()
 }
 
 fn python() -> PathBuf {
     if let Some(p) = std::env::var_os("UPSTAIRS_TEST_PYTHON").filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
-        assert!(
-            p.exists(),
-            "UPSTAIRS_TEST_PYTHON={} does not exist; unset it or run `make test-deps`",
-            p.display()
-        );
+        assert!(p.exists(), "UPSTAIRS_TEST_PYTHON={} does not exist; unset it or run `make test-deps`", p.display());
         return p;
     }
     let venv = workspace_root().join(".venv/bin/python");
@@ -85,11 +77,7 @@ impl Sink {
         })
         .await
         .expect("smtp_sink.py did not print READY in time");
-        Sink {
-            _child: child,
-            port,
-            dir,
-        }
+        Sink { _child: child, port, dir }
     }
 
     fn url(&self) -> String {
@@ -108,11 +96,7 @@ impl Sink {
                     .map(|m| (m.header("Message-ID").expect("Message-ID").to_owned(), m))
                     .collect();
             }
-            assert!(
-                Instant::now() < deadline,
-                "{} of {n} messages arrived in {DELIVERY_DEADLINE:?}",
-                files.len()
-            );
+            assert!(Instant::now() < deadline, "{} of {n} messages arrived in {DELIVERY_DEADLINE:?}", files.len());
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
@@ -152,10 +136,7 @@ impl Received {
     }
 
     fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 }
 
@@ -174,10 +155,7 @@ fn reset_email(id: &str, to: &str) -> OutgoingEmail {
         to: to.into(),
         template: EmailTemplate::PasswordReset {
             first_name: "Jane".into(),
-            link: format!(
-                "http://localhost:8080/reset-password?hash={}",
-                "ab12".repeat(16)
-            ),
+            link: format!("http://localhost:8080/reset-password?hash={}", "ab12".repeat(16)),
         },
     }
 }
@@ -188,18 +166,14 @@ fn activation_email(id: &str, to: &str) -> OutgoingEmail {
         to: to.into(),
         template: EmailTemplate::AccountActivation {
             first_name: "Bob".into(),
-            link: format!(
-                "http://localhost:8080/account-activate?hash={}",
-                "cd34".repeat(16)
-            ),
+            link: format!("http://localhost:8080/account-activate?hash={}", "cd34".repeat(16)),
         },
     }
 }
 
 fn link_of(email: &OutgoingEmail) -> &str {
     match &email.template {
-        EmailTemplate::PasswordReset { link, .. }
-        | EmailTemplate::AccountActivation { link, .. } => link,
+        EmailTemplate::PasswordReset { link, .. } | EmailTemplate::AccountActivation { link, .. } => link,
     }
 }
 
@@ -207,49 +181,26 @@ fn link_of(email: &OutgoingEmail) -> &str {
 async fn delivers_reset_and_activation_e_mails_to_a_real_smtp_server() {
     let sink = Sink::start(None).await;
     let mailer = SmtpMailer::from_url(&sink.url(), settings()).expect("mailer");
-    let reset = reset_email(
-        "0193a5b2-0001-7e4f-9a0b-1c2d3e4f5a6b",
-        "jane.doe@broker.example",
-    );
+    let reset = reset_email("0193a5b2-0001-7e4f-9a0b-1c2d3e4f5a6b", "jane.doe@broker.example");
     let activation = activation_email("0193a5b2-0002-7e4f-9a0b-1c2d3e4f5a6b", "bob@bank.example");
     mailer.send(&reset).await.expect("reset sent");
     mailer.send(&activation).await.expect("activation sent");
 
     let received = sink.messages(2).await;
     let cases = [
-        (
-            &reset,
-            "jane.doe@broker.example",
-            "Reset your Upstairs password",
-        ),
-        (
-            &activation,
-            "bob@bank.example",
-            "Activate your Upstairs account",
-        ),
+        (&reset, "jane.doe@broker.example", "Reset your Upstairs password"),
+        (&activation, "bob@bank.example", "Activate your Upstairs account"),
     ];
     for (sent, to, subject) in cases {
-        let got = received
-            .get(&sent.message_id)
-            .expect("message with its Message-ID");
-        assert_eq!(
-            got.header("X-Sink-Mail-From"),
-            Some("no-reply@upstairs.local")
-        );
+        let got = received.get(&sent.message_id).expect("message with its Message-ID");
+        assert_eq!(got.header("X-Sink-Mail-From"), Some("no-reply@upstairs.local"));
         assert_eq!(got.header("X-Sink-Rcpt-To"), Some(to));
         assert_eq!(got.header("To"), Some(to));
-        assert_eq!(
-            got.header("From"),
-            Some("Upstairs <no-reply@upstairs.local>")
-        );
+        assert_eq!(got.header("From"), Some("Upstairs <no-reply@upstairs.local>"));
         assert_eq!(got.header("Subject"), Some(subject));
         assert!(got.header("Date").is_some());
         let link = link_of(sent);
-        assert!(
-            got.raw.contains(&format!("\r\n{link}\r\n")),
-            "link verbatim on its own line:\n{}",
-            got.raw
-        );
+        assert!(got.raw.contains(&format!("\r\n{link}\r\n")), "link verbatim on its own line:\n{}", got.raw);
     }
 }
 
@@ -258,10 +209,7 @@ async fn authenticates_with_the_credentials_in_the_url() {
     let sink = Sink::start(Some("relay-user:pa@ss/w0rd")).await;
     let url = format!("smtp://relay-user:pa%40ss%2Fw0rd@127.0.0.1:{}", sink.port);
     let mailer = SmtpMailer::from_url(&url, settings()).expect("mailer");
-    let email = reset_email(
-        "0193a5b2-0003-7e4f-9a0b-1c2d3e4f5a6b",
-        "jane.doe@broker.example",
-    );
+    let email = reset_email("0193a5b2-0003-7e4f-9a0b-1c2d3e4f5a6b", "jane.doe@broker.example");
     mailer.send(&email).await.expect("sent with AUTH");
 
     let received = sink.messages(1).await;
@@ -270,16 +218,10 @@ async fn authenticates_with_the_credentials_in_the_url() {
 
     let wrong = format!("smtp://relay-user:wrong-s3cret@127.0.0.1:{}", sink.port);
     let mailer = SmtpMailer::from_url(&wrong, settings()).expect("mailer");
-    let err = mailer
-        .send(&email)
-        .await
-        .expect_err("wrong password refused");
+    let err = mailer.send(&email).await.expect_err("wrong password refused");
     assert!(!err.contains("wrong-s3cret"), "password in error: {err}");
     assert!(err.contains("relay-user:***@127.0.0.1"), "{err}");
-    assert!(
-        err.contains("535"),
-        "refused by the server, not timed out: {err}"
-    );
+    assert!(err.contains("535"), "refused by the server, not timed out: {err}");
 }
 
 #[tokio::test]
@@ -288,15 +230,9 @@ async fn required_starttls_is_not_downgraded_to_plain_text() {
     let sink = Sink::start(None).await;
     let url = format!("smtp://127.0.0.1:{}?tls=starttls", sink.port);
     let mailer = SmtpMailer::from_url(&url, settings()).expect("mailer");
-    let email = reset_email(
-        "0193a5b2-0004-7e4f-9a0b-1c2d3e4f5a6b",
-        "jane.doe@broker.example",
-    );
+    let email = reset_email("0193a5b2-0004-7e4f-9a0b-1c2d3e4f5a6b", "jane.doe@broker.example");
     assert!(mailer.send(&email).await.is_err());
-    assert!(
-        eml_files(sink.dir.path()).is_empty(),
-        "nothing sent in clear text"
-    );
+    assert!(eml_files(sink.dir.path()).is_empty(), "nothing sent in clear text");
 }
 
 #[tokio::test]
@@ -308,23 +244,13 @@ async fn nothing_listening_is_a_quick_error_the_outbox_can_retry() {
     };
     let url = format!("smtp://user:t0p-secret@127.0.0.1:{port}");
     let mailer = SmtpMailer::from_url(&url, settings()).expect("mailer");
-    let email = reset_email(
-        "0193a5b2-0005-7e4f-9a0b-1c2d3e4f5a6b",
-        "jane.doe@broker.example",
-    );
+    let email = reset_email("0193a5b2-0005-7e4f-9a0b-1c2d3e4f5a6b", "jane.doe@broker.example");
 
     let started = Instant::now();
     let err = mailer.send(&email).await.expect_err("nothing listens");
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "took {:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
     assert!(!err.contains("t0p-secret"), "password in error: {err}");
-    assert!(
-        err.contains(&format!("127.0.0.1:{port}")),
-        "names the relay: {err}"
-    );
+    assert!(err.contains(&format!("127.0.0.1:{port}")), "names the relay: {err}");
 }
 
 #[tokio::test]
@@ -335,18 +261,11 @@ async fn a_relay_that_never_answers_fails_within_the_send_timeout() {
     let mailer = SmtpMailer::from_url(&format!("smtp://127.0.0.1:{port}"), settings())
         .expect("mailer")
         .with_send_timeout(Duration::from_millis(500));
-    let email = reset_email(
-        "0193a5b2-0006-7e4f-9a0b-1c2d3e4f5a6b",
-        "jane.doe@broker.example",
-    );
+    let email = reset_email("0193a5b2-0006-7e4f-9a0b-1c2d3e4f5a6b", "jane.doe@broker.example");
 
     let started = Instant::now();
     let err = mailer.send(&email).await.expect_err("silent relay");
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "took {:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
     assert!(err.contains("no answer within"), "{err}");
     drop(listener);
 }

@@ -24,10 +24,7 @@ pub fn backend_of(url: &str) -> Result<Backend, String> {
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         Ok(Backend::Postgres)
     } else {
-        Err(format!(
-            "unsupported database URL {}: use sqlite://… or postgres://…",
-            redact_url(url)
-        ))
+        Err(format!("unsupported database URL {}: use sqlite://… or postgres://…", redact_url(url)))
     }
 }
 
@@ -51,10 +48,7 @@ pub(crate) fn map_err(e: sqlx::Error) -> StoreError {
             }
             let code = db.code().map(|c| c.into_owned()).unwrap_or_default();
             // SQLite BUSY/LOCKED; PostgreSQL serialization failure, deadlock, lock timeout.
-            if matches!(
-                code.as_str(),
-                "5" | "6" | "517" | "40001" | "40P01" | "55P03"
-            ) {
+            if matches!(code.as_str(), "5" | "6" | "517" | "40001" | "40P01" | "55P03") {
                 return StoreError::Busy(db.message().to_owned());
             }
             StoreError::Other(e.to_string())
@@ -73,10 +67,7 @@ pub(crate) fn parse_ui_metadata(v: Value) -> Result<Vec<UiMetadataEntry>, StoreE
 }
 
 pub(crate) fn parse_auto_accept(v: Option<String>) -> Result<Option<AutoAccept>, StoreError> {
-    v.map(|s| {
-        AutoAccept::parse(&s).ok_or_else(|| StoreError::Other(format!("stored auto_accept {s}")))
-    })
-    .transpose()
+    v.map(|s| AutoAccept::parse(&s).ok_or_else(|| StoreError::Other(format!("stored auto_accept {s}")))).transpose()
 }
 
 pub(crate) fn json<T: serde::Serialize>(v: &T) -> Result<Value, StoreError> {
@@ -95,15 +86,8 @@ mod tests {
     fn urls() {
         assert_eq!(backend_of("sqlite://data/upstairs.db"), Ok(Backend::Sqlite));
         assert_eq!(backend_of("postgres://u:p@h/db"), Ok(Backend::Postgres));
-        assert!(
-            backend_of("mysql://u:secret@h/db")
-                .unwrap_err()
-                .contains("***")
-        );
-        assert_eq!(
-            redact_url("postgres://u:secret@h:5432/db"),
-            "postgres://u:***@h:5432/db"
-        );
+        assert!(backend_of("mysql://u:secret@h/db").unwrap_err().contains("***"));
+        assert_eq!(redact_url("postgres://u:secret@h:5432/db"), "postgres://u:***@h:5432/db");
         assert!(!redact_url("postgres://u:secret@h/db").contains("secret"));
         assert_eq!(redact_url("postgres://h/db"), "postgres://h/db");
     }
@@ -115,31 +99,20 @@ pub mod testing {
     use super::*;
 
     pub fn postgres_url() -> String {
-        std::env::var("UPSTAIRS_TEST_POSTGRES_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+        std::env::var("UPSTAIRS_TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
     }
 
     /// A new SQLite database file under the system temp folder.
     pub async fn fresh_sqlite() -> SqliteStore {
-        let path = std::env::temp_dir().join(format!(
-            "upstairs-test-{}.db",
-            uuid::Uuid::new_v4().simple()
-        ));
-        SqliteStore::connect(&format!("sqlite://{}", path.display()))
-            .await
-            .expect("open test sqlite")
+        let path = std::env::temp_dir().join(format!("upstairs-test-{}.db", uuid::Uuid::new_v4().simple()));
+        SqliteStore::connect(&format!("sqlite://{}", path.display())).await.expect("open test sqlite")
     }
 
     /// A new schema in the test PostgreSQL database.
     pub async fn fresh_postgres() -> PgStore {
         let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
-        PgStore::connect_in_schema(&postgres_url(), &schema)
-            .await
-            .unwrap_or_else(|e| {
-                panic!(
-                    "PostgreSQL test database at {} is not reachable: {e}",
-                    redact_url(&postgres_url())
-                )
-            })
+        PgStore::connect_in_schema(&postgres_url(), &schema).await.unwrap_or_else(|e| {
+            panic!("PostgreSQL test database at {} is not reachable: {e}", redact_url(&postgres_url()))
+        })
     }
 }

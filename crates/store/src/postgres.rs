@@ -33,24 +33,15 @@ impl PgStore {
     /// Connects with every table in `schema` (created when missing): each test gets
     /// its own schema in the shared test database.
     pub async fn connect_in_schema(url: &str, schema: &str) -> Result<Self, StoreError> {
-        if !schema
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_')
-        {
+        if !schema.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(StoreError::Other(format!("bad schema name {schema}")));
         }
         let opts = PgConnectOptions::from_str(url).map_err(map_err)?;
-        let admin = PgPoolOptions::new()
-            .max_connections(1)
-            .connect_with(opts.clone())
+        let admin = PgPoolOptions::new().max_connections(1).connect_with(opts.clone()).await.map_err(map_err)?;
+        sqlx::query(sqlx::AssertSqlSafe(format!("create schema if not exists {schema}")))
+            .execute(&admin)
             .await
             .map_err(map_err)?;
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "create schema if not exists {schema}"
-        )))
-        .execute(&admin)
-        .await
-        .map_err(map_err)?;
         admin.close().await;
         Self::connect_with(opts.options([("search_path", schema)])).await
     }
@@ -62,10 +53,7 @@ impl PgStore {
             .connect_with(opts)
             .await
             .map_err(map_err)?;
-        MIGRATOR
-            .run(&pool)
-            .await
-            .map_err(|e| StoreError::Other(format!("migrate: {e}")))?;
+        MIGRATOR.run(&pool).await.map_err(|e| StoreError::Other(format!("migrate: {e}")))?;
         Ok(Self { pool })
     }
 
@@ -83,15 +71,11 @@ impl Store for PgStore {
     type Tx = PgTx;
 
     async fn write(&self) -> StoreResult<PgTx> {
-        Ok(PgTx {
-            tx: self.pool.begin().await.map_err(map_err)?,
-        })
+        Ok(PgTx { tx: self.pool.begin().await.map_err(map_err)? })
     }
 
     async fn read(&self) -> StoreResult<PgTx> {
-        Ok(PgTx {
-            tx: self.pool.begin().await.map_err(map_err)?,
-        })
+        Ok(PgTx { tx: self.pool.begin().await.map_err(map_err)? })
     }
 
     fn backend(&self) -> &'static str {
@@ -106,10 +90,7 @@ impl Tx for PgTx {
     }
 }
 
-fn get<'r, T: sqlx::Decode<'r, Postgres> + sqlx::Type<Postgres>>(
-    row: &'r PgRow,
-    col: &str,
-) -> StoreResult<T> {
+fn get<'r, T: sqlx::Decode<'r, Postgres> + sqlx::Type<Postgres>>(row: &'r PgRow, col: &str) -> StoreResult<T> {
     row.try_get(col).map_err(map_err)
 }
 
@@ -128,10 +109,7 @@ fn company_from_row(row: &PgRow) -> StoreResult<Company> {
         account: get(row, "account")?,
         trade_confirmation_email: get(row, "trade_confirmation_email")?,
         trade_confirmation_via_email_enabled: get(row, "trade_confirmation_via_email_enabled")?,
-        default_broker: default_id.zip(default_name).map(|(id, name)| CompanyRef {
-            company_id: CompanyId(id),
-            name,
-        }),
+        default_broker: default_id.zip(default_name).map(|(id, name)| CompanyRef { company_id: CompanyId(id), name }),
         brokers: vec![],
         created_at: get(row, "created_at")?,
         updated_at: get(row, "updated_at")?,
@@ -176,12 +154,7 @@ impl PgTx {
         .map_err(map_err)?;
         c.brokers = rows
             .iter()
-            .map(|r| {
-                Ok(CompanyRef {
-                    company_id: CompanyId(get(r, "company_id")?),
-                    name: get(r, "name")?,
-                })
-            })
+            .map(|r| Ok(CompanyRef { company_id: CompanyId(get(r, "company_id")?), name: get(r, "name")? }))
             .collect::<StoreResult<_>>()?;
         Ok(c)
     }
@@ -193,15 +166,13 @@ impl PgTx {
             .await
             .map_err(map_err)?;
         for (i, b) in c.brokers.iter().enumerate() {
-            sqlx::query(
-                "insert into company_broker (company_id, broker_id, position) values ($1, $2, $3)",
-            )
-            .bind(c.company_id.0)
-            .bind(b.company_id.0)
-            .bind(i as i32)
-            .execute(&mut *self.tx)
-            .await
-            .map_err(map_err)?;
+            sqlx::query("insert into company_broker (company_id, broker_id, position) values ($1, $2, $3)")
+                .bind(c.company_id.0)
+                .bind(b.company_id.0)
+                .bind(i as i32)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
         }
         Ok(())
     }
@@ -229,7 +200,8 @@ impl PgTx {
     }
 }
 
-const USER_SELECT: &str = "select u.*, c.name as company_name from app_user u join company c on c.company_id = u.company_id";
+const USER_SELECT: &str =
+    "select u.*, c.name as company_name from app_user u join company c on c.company_id = u.company_id";
 
 fn user_from_row(row: &PgRow) -> StoreResult<UserView> {
     Ok(UserView {
@@ -270,8 +242,7 @@ fn link_from_row(row: &PgRow) -> StoreResult<LinkToken> {
     Ok(LinkToken {
         token_hash: get(row, "token_hash")?,
         user_id: UserId(get(row, "user_id")?),
-        purpose: LinkPurpose::parse(&purpose)
-            .ok_or_else(|| StoreError::Other(format!("stored purpose {purpose}")))?,
+        purpose: LinkPurpose::parse(&purpose).ok_or_else(|| StoreError::Other(format!("stored purpose {purpose}")))?,
         created_at: get(row, "created_at")?,
         expires_at: get(row, "expires_at")?,
         used_at: get(row, "used_at")?,
@@ -360,13 +331,11 @@ impl CompanyRepo for PgTx {
     }
 
     async fn company(&mut self, id: CompanyId) -> StoreResult<Option<Company>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{COMPANY_SELECT} where c.company_id = $1"
-        )))
-        .bind(id.0)
-        .fetch_optional(&mut *self.tx)
-        .await
-        .map_err(map_err)?;
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{COMPANY_SELECT} where c.company_id = $1")))
+            .bind(id.0)
+            .fetch_optional(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
         match row {
             Some(r) => Ok(Some(self.with_brokers(company_from_row(&r)?).await?)),
             None => Ok(None),
@@ -374,21 +343,13 @@ impl CompanyRepo for PgTx {
     }
 
     async fn company_by_name(&mut self, name: &str) -> StoreResult<Option<Company>> {
-        let mut found = self
-            .companies_where(
-                format!("{COMPANY_SELECT} where c.name = $1"),
-                Some(name.to_owned()),
-                None,
-            )
-            .await?;
+        let mut found =
+            self.companies_where(format!("{COMPANY_SELECT} where c.name = $1"), Some(name.to_owned()), None).await?;
         Ok(found.pop())
     }
 
     async fn count_companies(&mut self) -> StoreResult<i64> {
-        sqlx::query_scalar("select count(*) from company")
-            .fetch_one(&mut *self.tx)
-            .await
-            .map_err(map_err)
+        sqlx::query_scalar("select count(*) from company").fetch_one(&mut *self.tx).await.map_err(map_err)
     }
 
     async fn companies(&mut self, page: i64, size: i64) -> StoreResult<Page<Company>> {
@@ -400,17 +361,12 @@ impl CompanyRepo for PgTx {
                 Some((size, page * size)),
             )
             .await?;
-        Ok(Page {
-            items,
-            total_items: total,
-        })
+        Ok(Page { items, total_items: total })
     }
 
     async fn companies_of_type(&mut self, company_type: &str) -> StoreResult<Vec<Company>> {
         self.companies_where(
-            format!(
-                "{COMPANY_SELECT} where c.roles @> jsonb_build_array($1::text) order by c.name"
-            ),
+            format!("{COMPANY_SELECT} where c.roles @> jsonb_build_array($1::text) order by c.name"),
             Some(company_type.to_owned()),
             None,
         )
@@ -502,16 +458,14 @@ impl InstrumentRepo for PgTx {
         let filter = "where ($1::text is null or strpos(lower(name), lower($1)) > 0) \
                       and ($2::text is null or exchange_id = $2) \
                       and ($3::boolean is null or active = $3) and ($4::boolean is null or is_sandbox = $4)";
-        let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-            "select count(*) from instrument {filter}"
-        )))
-        .bind(&f.name)
-        .bind(&f.exchange_id)
-        .bind(f.active)
-        .bind(f.is_sandbox)
-        .fetch_one(&mut *self.tx)
-        .await
-        .map_err(map_err)?;
+        let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("select count(*) from instrument {filter}")))
+            .bind(&f.name)
+            .bind(&f.exchange_id)
+            .bind(f.active)
+            .bind(f.is_sandbox)
+            .fetch_one(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
         let dir = if f.descending { "desc" } else { "asc" };
         let sql = format!(
             "select * from instrument {filter} order by {} {dir}, instrument_id limit $5 offset $6",
@@ -530,10 +484,7 @@ impl InstrumentRepo for PgTx {
             .iter()
             .map(instrument_from_row)
             .collect::<StoreResult<_>>()?;
-        Ok(Page {
-            items,
-            total_items: total,
-        })
+        Ok(Page { items, total_items: total })
     }
 }
 
@@ -594,76 +545,68 @@ impl UserRepo for PgTx {
     }
 
     async fn user(&mut self, id: UserId) -> StoreResult<Option<UserView>> {
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{USER_SELECT} where u.user_id = $1"
-        )))
-        .bind(id.0)
-        .fetch_optional(&mut *self.tx)
-        .await
-        .map_err(map_err)?
-        .as_ref()
-        .map(user_from_row)
-        .transpose()
+        sqlx::query(sqlx::AssertSqlSafe(format!("{USER_SELECT} where u.user_id = $1")))
+            .bind(id.0)
+            .fetch_optional(&mut *self.tx)
+            .await
+            .map_err(map_err)?
+            .as_ref()
+            .map(user_from_row)
+            .transpose()
     }
 
     async fn user_by_email(&mut self, email: &str) -> StoreResult<Option<UserView>> {
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{USER_SELECT} where u.email = $1"
-        )))
-        .bind(email)
-        .fetch_optional(&mut *self.tx)
-        .await
-        .map_err(map_err)?
-        .as_ref()
-        .map(user_from_row)
-        .transpose()
+        sqlx::query(sqlx::AssertSqlSafe(format!("{USER_SELECT} where u.email = $1")))
+            .bind(email)
+            .fetch_optional(&mut *self.tx)
+            .await
+            .map_err(map_err)?
+            .as_ref()
+            .map(user_from_row)
+            .transpose()
     }
 
     async fn users(&mut self, f: &UserFilter) -> StoreResult<Page<UserView>> {
         let filter = "where ($1::text is null or strpos(u.email, lower($1)) > 0) \
                       and ($2::uuid is null or u.company_id = $2) and ($3::boolean is null or u.active = $3)";
-        let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-            "select count(*) from app_user u {filter}"
-        )))
-        .bind(&f.email)
-        .bind(f.company_id.map(|c| c.0))
-        .bind(f.active)
-        .fetch_one(&mut *self.tx)
-        .await
-        .map_err(map_err)?;
-        let items = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{USER_SELECT} {filter} order by u.email limit $4 offset $5"
-        )))
-        .bind(&f.email)
-        .bind(f.company_id.map(|c| c.0))
-        .bind(f.active)
-        .bind(f.size)
-        .bind(f.page * f.size)
-        .fetch_all(&mut *self.tx)
-        .await
-        .map_err(map_err)?
-        .iter()
-        .map(user_from_row)
-        .collect::<StoreResult<_>>()?;
-        Ok(Page {
-            items,
-            total_items: total,
-        })
+        let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("select count(*) from app_user u {filter}")))
+            .bind(&f.email)
+            .bind(f.company_id.map(|c| c.0))
+            .bind(f.active)
+            .fetch_one(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
+        let items =
+            sqlx::query(sqlx::AssertSqlSafe(format!("{USER_SELECT} {filter} order by u.email limit $4 offset $5")))
+                .bind(&f.email)
+                .bind(f.company_id.map(|c| c.0))
+                .bind(f.active)
+                .bind(f.size)
+                .bind(f.page * f.size)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?
+                .iter()
+                .map(user_from_row)
+                .collect::<StoreResult<_>>()?;
+        Ok(Page { items, total_items: total })
     }
 }
 
 #[async_trait]
 impl SessionRepo for PgTx {
     async fn insert_session(&mut self, s: &Session) -> StoreResult<()> {
-        sqlx::query("insert into session (session_id, user_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)")
-            .bind(s.session_id.0)
-            .bind(s.user_id.0)
-            .bind(&s.token_hash)
-            .bind(s.created_at)
-            .bind(s.expires_at)
-            .execute(&mut *self.tx)
-            .await
-            .map_err(map_err)?;
+        sqlx::query(
+            "insert into session (session_id, user_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)",
+        )
+        .bind(s.session_id.0)
+        .bind(s.user_id.0)
+        .bind(&s.token_hash)
+        .bind(s.created_at)
+        .bind(s.expires_at)
+        .execute(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
         Ok(())
     }
 
@@ -735,19 +678,13 @@ impl LinkTokenRepo for PgTx {
             .transpose()
     }
 
-    async fn use_link_tokens_of_user(
-        &mut self,
-        user: UserId,
-        now: DateTime<Utc>,
-    ) -> StoreResult<u64> {
-        let r = sqlx::query(
-            "update link_token set used_at = $1 where user_id = $2 and used_at is null",
-        )
-        .bind(now)
-        .bind(user.0)
-        .execute(&mut *self.tx)
-        .await
-        .map_err(map_err)?;
+    async fn use_link_tokens_of_user(&mut self, user: UserId, now: DateTime<Utc>) -> StoreResult<u64> {
+        let r = sqlx::query("update link_token set used_at = $1 where user_id = $2 and used_at is null")
+            .bind(now)
+            .bind(user.0)
+            .execute(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
         Ok(r.rows_affected())
     }
 
@@ -783,16 +720,14 @@ impl AuditRepo for PgTx {
     }
 
     async fn action_logs(&mut self, limit: i64) -> StoreResult<Vec<ActionLog>> {
-        sqlx::query(
-            "select * from action_log order by created_at desc, action_log_id desc limit $1",
-        )
-        .bind(limit)
-        .fetch_all(&mut *self.tx)
-        .await
-        .map_err(map_err)?
-        .iter()
-        .map(action_log_from_row)
-        .collect()
+        sqlx::query("select * from action_log order by created_at desc, action_log_id desc limit $1")
+            .bind(limit)
+            .fetch_all(&mut *self.tx)
+            .await
+            .map_err(map_err)?
+            .iter()
+            .map(action_log_from_row)
+            .collect()
     }
 }
 
@@ -827,12 +762,7 @@ impl OutboxRepo for PgTx {
             .transpose()
     }
 
-    async fn mark_outbox_sent(
-        &mut self,
-        id: Uuid,
-        at: DateTime<Utc>,
-        redacted: &OutgoingEmail,
-    ) -> StoreResult<()> {
+    async fn mark_outbox_sent(&mut self, id: Uuid, at: DateTime<Utc>, redacted: &OutgoingEmail) -> StoreResult<()> {
         sqlx::query("update outbox set sent_at = $1, payload = $2, attempts = attempts + 1, last_error = null where outbox_id = $3")
             .bind(at)
             .bind(json(redacted)?)
@@ -844,14 +774,12 @@ impl OutboxRepo for PgTx {
     }
 
     async fn record_outbox_failure(&mut self, id: Uuid, error: &str) -> StoreResult<()> {
-        sqlx::query(
-            "update outbox set attempts = attempts + 1, last_error = $1 where outbox_id = $2",
-        )
-        .bind(error)
-        .bind(id)
-        .execute(&mut *self.tx)
-        .await
-        .map_err(map_err)?;
+        sqlx::query("update outbox set attempts = attempts + 1, last_error = $1 where outbox_id = $2")
+            .bind(error)
+            .bind(id)
+            .execute(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
         Ok(())
     }
 
@@ -912,11 +840,7 @@ impl TimerRepo for PgTx {
     }
 
     async fn delete_timer(&mut self, id: Uuid) -> StoreResult<()> {
-        sqlx::query("delete from timer where timer_id = $1")
-            .bind(id)
-            .execute(&mut *self.tx)
-            .await
-            .map_err(map_err)?;
+        sqlx::query("delete from timer where timer_id = $1").bind(id).execute(&mut *self.tx).await.map_err(map_err)?;
         Ok(())
     }
 

@@ -4,9 +4,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde_json::Value;
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
-};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
 use sqlx::{Row, Sqlite, SqlitePool, Transaction};
 use std::str::FromStr;
 use std::time::Duration;
@@ -35,13 +33,8 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
-        if let Some(dir) = opts
-            .get_filename()
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-        {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| StoreError::Other(format!("create {}: {e}", dir.display())))?;
+        if let Some(dir) = opts.get_filename().parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Other(format!("create {}: {e}", dir.display())))?;
         }
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
@@ -49,10 +42,7 @@ impl SqliteStore {
             .connect_with(opts)
             .await
             .map_err(map_err)?;
-        MIGRATOR
-            .run(&pool)
-            .await
-            .map_err(|e| StoreError::Other(format!("migrate: {e}")))?;
+        MIGRATOR.run(&pool).await.map_err(|e| StoreError::Other(format!("migrate: {e}")))?;
         Ok(Self { pool })
     }
 
@@ -70,19 +60,11 @@ impl Store for SqliteStore {
     type Tx = SqliteTx;
 
     async fn write(&self) -> StoreResult<SqliteTx> {
-        Ok(SqliteTx {
-            tx: self
-                .pool
-                .begin_with("BEGIN IMMEDIATE")
-                .await
-                .map_err(map_err)?,
-        })
+        Ok(SqliteTx { tx: self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(map_err)? })
     }
 
     async fn read(&self) -> StoreResult<SqliteTx> {
-        Ok(SqliteTx {
-            tx: self.pool.begin().await.map_err(map_err)?,
-        })
+        Ok(SqliteTx { tx: self.pool.begin().await.map_err(map_err)? })
     }
 
     fn backend(&self) -> &'static str {
@@ -105,10 +87,7 @@ fn from_ts(v: i64) -> Result<DateTime<Utc>, StoreError> {
     DateTime::from_timestamp_micros(v).ok_or_else(|| StoreError::Other(format!("stored time {v}")))
 }
 
-fn get<'r, T: sqlx::Decode<'r, Sqlite> + sqlx::Type<Sqlite>>(
-    row: &'r SqliteRow,
-    col: &str,
-) -> StoreResult<T> {
+fn get<'r, T: sqlx::Decode<'r, Sqlite> + sqlx::Type<Sqlite>>(row: &'r SqliteRow, col: &str) -> StoreResult<T> {
     row.try_get(col).map_err(map_err)
 }
 
@@ -136,10 +115,7 @@ fn company_from_row(row: &SqliteRow) -> StoreResult<Company> {
         account: get(row, "account")?,
         trade_confirmation_email: get(row, "trade_confirmation_email")?,
         trade_confirmation_via_email_enabled: get(row, "trade_confirmation_via_email_enabled")?,
-        default_broker: default_id.zip(default_name).map(|(id, name)| CompanyRef {
-            company_id: CompanyId(id),
-            name,
-        }),
+        default_broker: default_id.zip(default_name).map(|(id, name)| CompanyRef { company_id: CompanyId(id), name }),
         brokers: vec![],
         created_at: from_ts(get(row, "created_at")?)?,
         updated_at: from_ts(get(row, "updated_at")?)?,
@@ -161,10 +137,7 @@ fn instrument_from_row(row: &SqliteRow) -> StoreResult<Instrument> {
         min_quantity: get(row, "min_quantity")?,
         tick_size: dec(row, "tick_size")?,
         exchange_tick_size: exchange_tick
-            .map(|s| {
-                Decimal::from_str(&s)
-                    .map_err(|e| StoreError::Other(format!("stored exchange_tick_size: {e}")))
-            })
+            .map(|s| Decimal::from_str(&s).map_err(|e| StoreError::Other(format!("stored exchange_tick_size: {e}"))))
             .transpose()?,
         exchange_id: get(row, "exchange_id")?,
         exchange: get(row, "exchange")?,
@@ -195,12 +168,7 @@ impl SqliteTx {
         .map_err(map_err)?;
         c.brokers = rows
             .iter()
-            .map(|r| {
-                Ok(CompanyRef {
-                    company_id: CompanyId(get(r, "company_id")?),
-                    name: get(r, "name")?,
-                })
-            })
+            .map(|r| Ok(CompanyRef { company_id: CompanyId(get(r, "company_id")?), name: get(r, "name")? }))
             .collect::<StoreResult<_>>()?;
         Ok(c)
     }
@@ -212,15 +180,13 @@ impl SqliteTx {
             .await
             .map_err(map_err)?;
         for (i, b) in c.brokers.iter().enumerate() {
-            sqlx::query(
-                "insert into company_broker (company_id, broker_id, position) values (?, ?, ?)",
-            )
-            .bind(c.company_id.0)
-            .bind(b.company_id.0)
-            .bind(i as i64)
-            .execute(&mut *self.tx)
-            .await
-            .map_err(map_err)?;
+            sqlx::query("insert into company_broker (company_id, broker_id, position) values (?, ?, ?)")
+                .bind(c.company_id.0)
+                .bind(b.company_id.0)
+                .bind(i as i64)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
         }
         Ok(())
     }
@@ -248,7 +214,8 @@ impl SqliteTx {
     }
 }
 
-const USER_SELECT: &str = "select u.*, c.name as company_name from app_user u join company c on c.company_id = u.company_id";
+const USER_SELECT: &str =
+    "select u.*, c.name as company_name from app_user u join company c on c.company_id = u.company_id";
 
 fn user_from_row(row: &SqliteRow) -> StoreResult<UserView> {
     Ok(UserView {
@@ -289,13 +256,10 @@ fn link_from_row(row: &SqliteRow) -> StoreResult<LinkToken> {
     Ok(LinkToken {
         token_hash: get(row, "token_hash")?,
         user_id: UserId(get(row, "user_id")?),
-        purpose: LinkPurpose::parse(&purpose)
-            .ok_or_else(|| StoreError::Other(format!("stored purpose {purpose}")))?,
+        purpose: LinkPurpose::parse(&purpose).ok_or_else(|| StoreError::Other(format!("stored purpose {purpose}")))?,
         created_at: from_ts(get(row, "created_at")?)?,
         expires_at: from_ts(get(row, "expires_at")?)?,
-        used_at: get::<Option<i64>>(row, "used_at")?
-            .map(from_ts)
-            .transpose()?,
+        used_at: get::<Option<i64>>(row, "used_at")?.map(from_ts).transpose()?,
     })
 }
 
@@ -316,9 +280,7 @@ fn outbox_from_row(row: &SqliteRow) -> StoreResult<OutboxMessage> {
         outbox_id: get(row, "outbox_id")?,
         email: from_json(get_json(row, "payload")?)?,
         created_at: from_ts(get(row, "created_at")?)?,
-        sent_at: get::<Option<i64>>(row, "sent_at")?
-            .map(from_ts)
-            .transpose()?,
+        sent_at: get::<Option<i64>>(row, "sent_at")?.map(from_ts).transpose()?,
         attempts: get(row, "attempts")?,
         last_error: get(row, "last_error")?,
     })
@@ -383,13 +345,11 @@ impl CompanyRepo for SqliteTx {
     }
 
     async fn company(&mut self, id: CompanyId) -> StoreResult<Option<Company>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{COMPANY_SELECT} where c.company_id = ?"
-        )))
-        .bind(id.0)
-        .fetch_optional(&mut *self.tx)
-        .await
-        .map_err(map_err)?;
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{COMPANY_SELECT} where c.company_id = ?")))
+            .bind(id.0)
+            .fetch_optional(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
         match row {
             Some(r) => Ok(Some(self.with_brokers(company_from_row(&r)?).await?)),
             None => Ok(None),
@@ -397,21 +357,13 @@ impl CompanyRepo for SqliteTx {
     }
 
     async fn company_by_name(&mut self, name: &str) -> StoreResult<Option<Company>> {
-        let mut found = self
-            .companies_where(
-                format!("{COMPANY_SELECT} where c.name = ?"),
-                Some(name.to_owned()),
-                None,
-            )
-            .await?;
+        let mut found =
+            self.companies_where(format!("{COMPANY_SELECT} where c.name = ?"), Some(name.to_owned()), None).await?;
         Ok(found.pop())
     }
 
     async fn count_companies(&mut self) -> StoreResult<i64> {
-        sqlx::query_scalar("select count(*) from company")
-            .fetch_one(&mut *self.tx)
-            .await
-            .map_err(map_err)
+        sqlx::query_scalar("select count(*) from company").fetch_one(&mut *self.tx).await.map_err(map_err)
     }
 
     async fn companies(&mut self, page: i64, size: i64) -> StoreResult<Page<Company>> {
@@ -423,10 +375,7 @@ impl CompanyRepo for SqliteTx {
                 Some((size, page * size)),
             )
             .await?;
-        Ok(Page {
-            items,
-            total_items: total,
-        })
+        Ok(Page { items, total_items: total })
     }
 
     async fn companies_of_type(&mut self, company_type: &str) -> StoreResult<Vec<Company>> {
@@ -522,16 +471,14 @@ impl InstrumentRepo for SqliteTx {
     async fn instruments(&mut self, f: &InstrumentFilter) -> StoreResult<Page<Instrument>> {
         let filter = "where (?1 is null or instr(lower(name), lower(?1)) > 0) and (?2 is null or exchange_id = ?2) \
                       and (?3 is null or active = ?3) and (?4 is null or is_sandbox = ?4)";
-        let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-            "select count(*) from instrument {filter}"
-        )))
-        .bind(&f.name)
-        .bind(&f.exchange_id)
-        .bind(f.active)
-        .bind(f.is_sandbox)
-        .fetch_one(&mut *self.tx)
-        .await
-        .map_err(map_err)?;
+        let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("select count(*) from instrument {filter}")))
+            .bind(&f.name)
+            .bind(&f.exchange_id)
+            .bind(f.active)
+            .bind(f.is_sandbox)
+            .fetch_one(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
         let dir = if f.descending { "desc" } else { "asc" };
         let sql = format!(
             "select * from instrument {filter} order by {} {dir}, instrument_id limit ?5 offset ?6",
@@ -550,10 +497,7 @@ impl InstrumentRepo for SqliteTx {
             .iter()
             .map(instrument_from_row)
             .collect::<StoreResult<_>>()?;
-        Ok(Page {
-            items,
-            total_items: total,
-        })
+        Ok(Page { items, total_items: total })
     }
 }
 
@@ -614,76 +558,68 @@ impl UserRepo for SqliteTx {
     }
 
     async fn user(&mut self, id: UserId) -> StoreResult<Option<UserView>> {
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{USER_SELECT} where u.user_id = ?"
-        )))
-        .bind(id.0)
-        .fetch_optional(&mut *self.tx)
-        .await
-        .map_err(map_err)?
-        .as_ref()
-        .map(user_from_row)
-        .transpose()
+        sqlx::query(sqlx::AssertSqlSafe(format!("{USER_SELECT} where u.user_id = ?")))
+            .bind(id.0)
+            .fetch_optional(&mut *self.tx)
+            .await
+            .map_err(map_err)?
+            .as_ref()
+            .map(user_from_row)
+            .transpose()
     }
 
     async fn user_by_email(&mut self, email: &str) -> StoreResult<Option<UserView>> {
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{USER_SELECT} where u.email = ?"
-        )))
-        .bind(email)
-        .fetch_optional(&mut *self.tx)
-        .await
-        .map_err(map_err)?
-        .as_ref()
-        .map(user_from_row)
-        .transpose()
+        sqlx::query(sqlx::AssertSqlSafe(format!("{USER_SELECT} where u.email = ?")))
+            .bind(email)
+            .fetch_optional(&mut *self.tx)
+            .await
+            .map_err(map_err)?
+            .as_ref()
+            .map(user_from_row)
+            .transpose()
     }
 
     async fn users(&mut self, f: &UserFilter) -> StoreResult<Page<UserView>> {
         let filter = "where (?1 is null or instr(u.email, lower(?1)) > 0) and (?2 is null or u.company_id = ?2) \
                       and (?3 is null or u.active = ?3)";
-        let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-            "select count(*) from app_user u {filter}"
-        )))
-        .bind(&f.email)
-        .bind(f.company_id.map(|c| c.0))
-        .bind(f.active)
-        .fetch_one(&mut *self.tx)
-        .await
-        .map_err(map_err)?;
-        let items = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{USER_SELECT} {filter} order by u.email limit ?4 offset ?5"
-        )))
-        .bind(&f.email)
-        .bind(f.company_id.map(|c| c.0))
-        .bind(f.active)
-        .bind(f.size)
-        .bind(f.page * f.size)
-        .fetch_all(&mut *self.tx)
-        .await
-        .map_err(map_err)?
-        .iter()
-        .map(user_from_row)
-        .collect::<StoreResult<_>>()?;
-        Ok(Page {
-            items,
-            total_items: total,
-        })
+        let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("select count(*) from app_user u {filter}")))
+            .bind(&f.email)
+            .bind(f.company_id.map(|c| c.0))
+            .bind(f.active)
+            .fetch_one(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
+        let items =
+            sqlx::query(sqlx::AssertSqlSafe(format!("{USER_SELECT} {filter} order by u.email limit ?4 offset ?5")))
+                .bind(&f.email)
+                .bind(f.company_id.map(|c| c.0))
+                .bind(f.active)
+                .bind(f.size)
+                .bind(f.page * f.size)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?
+                .iter()
+                .map(user_from_row)
+                .collect::<StoreResult<_>>()?;
+        Ok(Page { items, total_items: total })
     }
 }
 
 #[async_trait]
 impl SessionRepo for SqliteTx {
     async fn insert_session(&mut self, s: &Session) -> StoreResult<()> {
-        sqlx::query("insert into session (session_id, user_id, token_hash, created_at, expires_at) values (?, ?, ?, ?, ?)")
-            .bind(s.session_id.0)
-            .bind(s.user_id.0)
-            .bind(&s.token_hash)
-            .bind(ts(s.created_at))
-            .bind(ts(s.expires_at))
-            .execute(&mut *self.tx)
-            .await
-            .map_err(map_err)?;
+        sqlx::query(
+            "insert into session (session_id, user_id, token_hash, created_at, expires_at) values (?, ?, ?, ?, ?)",
+        )
+        .bind(s.session_id.0)
+        .bind(s.user_id.0)
+        .bind(&s.token_hash)
+        .bind(ts(s.created_at))
+        .bind(ts(s.expires_at))
+        .execute(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
         Ok(())
     }
 
@@ -755,18 +691,13 @@ impl LinkTokenRepo for SqliteTx {
             .transpose()
     }
 
-    async fn use_link_tokens_of_user(
-        &mut self,
-        user: UserId,
-        now: DateTime<Utc>,
-    ) -> StoreResult<u64> {
-        let r =
-            sqlx::query("update link_token set used_at = ? where user_id = ? and used_at is null")
-                .bind(ts(now))
-                .bind(user.0)
-                .execute(&mut *self.tx)
-                .await
-                .map_err(map_err)?;
+    async fn use_link_tokens_of_user(&mut self, user: UserId, now: DateTime<Utc>) -> StoreResult<u64> {
+        let r = sqlx::query("update link_token set used_at = ? where user_id = ? and used_at is null")
+            .bind(ts(now))
+            .bind(user.0)
+            .execute(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
         Ok(r.rows_affected())
     }
 
@@ -844,12 +775,7 @@ impl OutboxRepo for SqliteTx {
             .transpose()
     }
 
-    async fn mark_outbox_sent(
-        &mut self,
-        id: Uuid,
-        at: DateTime<Utc>,
-        redacted: &OutgoingEmail,
-    ) -> StoreResult<()> {
+    async fn mark_outbox_sent(&mut self, id: Uuid, at: DateTime<Utc>, redacted: &OutgoingEmail) -> StoreResult<()> {
         sqlx::query("update outbox set sent_at = ?, payload = ?, attempts = attempts + 1, last_error = null where outbox_id = ?")
             .bind(ts(at))
             .bind(text(&json(redacted)?))
@@ -861,14 +787,12 @@ impl OutboxRepo for SqliteTx {
     }
 
     async fn record_outbox_failure(&mut self, id: Uuid, error: &str) -> StoreResult<()> {
-        sqlx::query(
-            "update outbox set attempts = attempts + 1, last_error = ? where outbox_id = ?",
-        )
-        .bind(error)
-        .bind(id)
-        .execute(&mut *self.tx)
-        .await
-        .map_err(map_err)?;
+        sqlx::query("update outbox set attempts = attempts + 1, last_error = ? where outbox_id = ?")
+            .bind(error)
+            .bind(id)
+            .execute(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
         Ok(())
     }
 
@@ -929,11 +853,7 @@ impl TimerRepo for SqliteTx {
     }
 
     async fn delete_timer(&mut self, id: Uuid) -> StoreResult<()> {
-        sqlx::query("delete from timer where timer_id = ?")
-            .bind(id)
-            .execute(&mut *self.tx)
-            .await
-            .map_err(map_err)?;
+        sqlx::query("delete from timer where timer_id = ?").bind(id).execute(&mut *self.tx).await.map_err(map_err)?;
         Ok(())
     }
 
@@ -958,14 +878,16 @@ impl TimerRepo for SqliteTx {
     }
 
     async fn bring_forward(&mut self, kind: &str, now: DateTime<Utc>) -> StoreResult<u64> {
-        let r = sqlx::query("update timer set due_at = ? where kind = ? and due_at > ? and (locked_until is null or locked_until <= ?)")
-            .bind(ts(now))
-            .bind(kind)
-            .bind(ts(now))
-            .bind(ts(now))
-            .execute(&mut *self.tx)
-            .await
-            .map_err(map_err)?;
+        let r = sqlx::query(
+            "update timer set due_at = ? where kind = ? and due_at > ? and (locked_until is null or locked_until <= ?)",
+        )
+        .bind(ts(now))
+        .bind(kind)
+        .bind(ts(now))
+        .bind(ts(now))
+        .execute(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
         Ok(r.rows_affected())
     }
 }

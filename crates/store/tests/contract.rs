@@ -40,17 +40,11 @@ contract!(
 
 fn t0() -> DateTime<Utc> {
     // Microsecond precision: what both backends keep.
-    DateTime::parse_from_rfc3339("2026-03-02T09:30:00.123456Z")
-        .unwrap()
-        .with_timezone(&Utc)
+    DateTime::parse_from_rfc3339("2026-03-02T09:30:00.123456Z").unwrap().with_timezone(&Utc)
 }
 
 fn company(name: &str) -> Company {
-    Company {
-        full_name: format!("{name} Ltd"),
-        roles: vec!["broker".into()],
-        ..Company::named(name, t0())
-    }
+    Company { full_name: format!("{name} Ltd"), roles: vec!["broker".into()], ..Company::named(name, t0()) }
 }
 
 fn user(company: &Company, email: &str) -> User {
@@ -88,39 +82,22 @@ async fn users_round_trip<S: Store>(s: S) {
     let (c, mut u) = seeded(&s).await;
     let mut tx = s.read().await.unwrap();
     assert_eq!(tx.company(c.company_id).await.unwrap(), Some(c.clone()));
-    assert_eq!(
-        tx.company_by_name("Halyard").await.unwrap(),
-        Some(c.clone())
-    );
+    assert_eq!(tx.company_by_name("Halyard").await.unwrap(), Some(c.clone()));
     assert_eq!(tx.company_by_name("Nobody").await.unwrap(), None);
     assert_eq!(tx.count_companies().await.unwrap(), 1);
     let got = tx.user(u.user_id).await.unwrap().unwrap();
     assert_eq!(got.user, u);
     assert_eq!(got.company_name, "Halyard");
-    assert_eq!(
-        tx.user_by_email("ada@halyard.test")
-            .await
-            .unwrap()
-            .unwrap()
-            .user,
-        u
-    );
-    assert!(
-        tx.user_by_email("nobody@halyard.test")
-            .await
-            .unwrap()
-            .is_none()
-    );
+    assert_eq!(tx.user_by_email("ada@halyard.test").await.unwrap().unwrap().user, u);
+    assert!(tx.user_by_email("nobody@halyard.test").await.unwrap().is_none());
     drop(tx);
 
     u.auto_accept = Some(AutoAccept::RejectWithDelay);
     u.password_hash = Some("$argon2id$x".into());
     u.verified = true;
     u.parent_order_limit_multiplier = Some(4);
-    u.ui_metadata = vec![UiMetadataEntry {
-        key: "TOOLTIPS".into(),
-        value: json!([{"key": "FIRST_PARENT_ORDER", "read": true}]),
-    }];
+    u.ui_metadata =
+        vec![UiMetadataEntry { key: "TOOLTIPS".into(), value: json!([{"key": "FIRST_PARENT_ORDER", "read": true}]) }];
     u.ems_trader_id = Some("EMS-7".into());
     u.updated_at = t0() + Duration::seconds(5);
     let mut tx = s.write().await.unwrap();
@@ -133,10 +110,7 @@ async fn users_round_trip<S: Store>(s: S) {
 async fn email_is_unique<S: Store>(s: S) {
     let (c, _) = seeded(&s).await;
     let mut tx = s.write().await.unwrap();
-    let err = tx
-        .insert_user(&user(&c, "ada@halyard.test"))
-        .await
-        .unwrap_err();
+    let err = tx.insert_user(&user(&c, "ada@halyard.test")).await.unwrap_err();
     assert!(matches!(err, StoreError::Unique(_)), "{err:?}");
 }
 
@@ -149,22 +123,14 @@ async fn sessions<S: Store>(s: S) {
         created_at: t0(),
         expires_at: t0() + Duration::hours(12),
     };
-    let old = Session {
-        session_id: SessionId::new(),
-        token_hash: "h2".into(),
-        expires_at: t0(),
-        ..live.clone()
-    };
+    let old = Session { session_id: SessionId::new(), token_hash: "h2".into(), expires_at: t0(), ..live.clone() };
     let mut tx = s.write().await.unwrap();
     tx.insert_session(&live).await.unwrap();
     tx.insert_session(&old).await.unwrap();
     tx.commit().await.unwrap();
 
     let mut tx = s.write().await.unwrap();
-    assert_eq!(
-        tx.session_by_token_hash("h1").await.unwrap(),
-        Some(live.clone())
-    );
+    assert_eq!(tx.session_by_token_hash("h1").await.unwrap(), Some(live.clone()));
     assert_eq!(tx.delete_expired_sessions(t0()).await.unwrap(), 1);
     assert_eq!(tx.session_by_token_hash("h2").await.unwrap(), None);
     tx.delete_session(live.session_id).await.unwrap();
@@ -184,34 +150,16 @@ async fn link_tokens<S: Store>(s: S) {
         expires_at: t0() + Duration::hours(1),
         used_at: None,
     };
-    let act = LinkToken {
-        token_hash: "lt2".into(),
-        purpose: LinkPurpose::Activation,
-        ..reset.clone()
-    };
+    let act = LinkToken { token_hash: "lt2".into(), purpose: LinkPurpose::Activation, ..reset.clone() };
     let mut tx = s.write().await.unwrap();
     tx.insert_link_token(&reset).await.unwrap();
     tx.insert_link_token(&act).await.unwrap();
     assert_eq!(tx.link_token("lt1").await.unwrap(), Some(reset.clone()));
     assert_eq!(tx.link_token("missing").await.unwrap(), None);
     let used_at = t0() + Duration::minutes(3);
-    assert_eq!(
-        tx.use_link_tokens_of_user(u.user_id, used_at)
-            .await
-            .unwrap(),
-        2
-    );
-    assert_eq!(
-        tx.use_link_tokens_of_user(u.user_id, used_at)
-            .await
-            .unwrap(),
-        0,
-        "already used"
-    );
-    assert_eq!(
-        tx.link_token("lt2").await.unwrap().unwrap().used_at,
-        Some(used_at)
-    );
+    assert_eq!(tx.use_link_tokens_of_user(u.user_id, used_at).await.unwrap(), 2);
+    assert_eq!(tx.use_link_tokens_of_user(u.user_id, used_at).await.unwrap(), 0, "already used");
+    assert_eq!(tx.link_token("lt2").await.unwrap().unwrap().used_at, Some(used_at));
     assert_eq!(tx.delete_stale_link_tokens(t0()).await.unwrap(), 0);
     assert_eq!(tx.delete_stale_link_tokens(used_at).await.unwrap(), 2);
     tx.commit().await.unwrap();
@@ -236,12 +184,7 @@ async fn audit_rows<S: Store>(s: S) {
     tx.commit().await.unwrap();
     let mut tx = s.read().await.unwrap();
     let logs = tx.action_logs(10).await.unwrap();
-    assert_eq!(
-        logs.iter()
-            .map(|l| l.operation.as_str())
-            .collect::<Vec<_>>(),
-        ["login", "login_failed"]
-    );
+    assert_eq!(logs.iter().map(|l| l.operation.as_str()).collect::<Vec<_>>(), ["login", "login_failed"]);
     assert_eq!(logs[0].user_id, Some(u.user_id));
     assert_eq!(logs[1].user_id, None);
     assert_eq!(logs[0].details, json!({"n": 1}));
@@ -266,21 +209,11 @@ async fn outbox_lifecycle<S: Store>(s: S) {
     };
     let mut tx = s.write().await.unwrap();
     tx.insert_outbox(&m).await.unwrap();
-    tx.record_outbox_failure(m.outbox_id, "connection refused")
-        .await
-        .unwrap();
+    tx.record_outbox_failure(m.outbox_id, "connection refused").await.unwrap();
     let got = tx.outbox(m.outbox_id).await.unwrap().unwrap();
-    assert_eq!(
-        (got.attempts, got.last_error.as_deref(), got.sent_at),
-        (1, Some("connection refused"), None)
-    );
-    let redacted = OutgoingEmail {
-        template: email.template.redacted(),
-        ..email.clone()
-    };
-    tx.mark_outbox_sent(m.outbox_id, t0() + Duration::seconds(9), &redacted)
-        .await
-        .unwrap();
+    assert_eq!((got.attempts, got.last_error.as_deref(), got.sent_at), (1, Some("connection refused"), None));
+    let redacted = OutgoingEmail { template: email.template.redacted(), ..email.clone() };
+    tx.mark_outbox_sent(m.outbox_id, t0() + Duration::seconds(9), &redacted).await.unwrap();
     tx.commit().await.unwrap();
     let mut tx = s.read().await.unwrap();
     let got = tx.outbox(m.outbox_id).await.unwrap().unwrap();
@@ -308,63 +241,29 @@ async fn timers_claim_and_reschedule<S: Store>(s: S) {
     let mut tx = s.write().await.unwrap();
     assert!(tx.insert_timer(&due).await.unwrap());
     assert!(tx.insert_timer(&later).await.unwrap());
-    assert!(
-        tx.insert_timer(&timer("c", now + Duration::hours(1), Some("cleanup")))
-            .await
-            .unwrap()
-    );
-    assert!(
-        !tx.insert_timer(&timer("c", now, Some("cleanup")))
-            .await
-            .unwrap(),
-        "dedupe key"
-    );
+    assert!(tx.insert_timer(&timer("c", now + Duration::hours(1), Some("cleanup"))).await.unwrap());
+    assert!(!tx.insert_timer(&timer("c", now, Some("cleanup"))).await.unwrap(), "dedupe key");
     tx.commit().await.unwrap();
 
     let mut tx = s.write().await.unwrap();
-    let claimed = tx
-        .claim_due_timers(now, now + Duration::minutes(2), 10)
-        .await
-        .unwrap();
+    let claimed = tx.claim_due_timers(now, now + Duration::minutes(2), 10).await.unwrap();
     tx.commit().await.unwrap();
     assert_eq!(claimed.len(), 1);
-    assert_eq!(
-        (claimed[0].timer_id, claimed[0].attempts),
-        (due.timer_id, 1)
-    );
+    assert_eq!((claimed[0].timer_id, claimed[0].attempts), (due.timer_id, 1));
     assert_eq!(claimed[0].payload, json!({"k": "a"}));
 
     // Held by the lease: not claimed again until it lapses.
     let mut tx = s.write().await.unwrap();
-    assert!(
-        tx.claim_due_timers(now + Duration::minutes(1), now + Duration::minutes(3), 10)
-            .await
-            .unwrap()
-            .is_empty()
-    );
-    let again = tx
-        .claim_due_timers(now + Duration::minutes(2), now + Duration::minutes(4), 10)
-        .await
-        .unwrap();
-    assert_eq!(
-        again
-            .iter()
-            .map(|t| (t.timer_id, t.attempts))
-            .collect::<Vec<_>>(),
-        [(due.timer_id, 2)]
-    );
-    tx.reschedule_timer(due.timer_id, now + Duration::minutes(10))
-        .await
-        .unwrap();
+    assert!(tx.claim_due_timers(now + Duration::minutes(1), now + Duration::minutes(3), 10).await.unwrap().is_empty());
+    let again = tx.claim_due_timers(now + Duration::minutes(2), now + Duration::minutes(4), 10).await.unwrap();
+    assert_eq!(again.iter().map(|t| (t.timer_id, t.attempts)).collect::<Vec<_>>(), [(due.timer_id, 2)]);
+    tx.reschedule_timer(due.timer_id, now + Duration::minutes(10)).await.unwrap();
     tx.delete_timer(later.timer_id).await.unwrap();
     tx.commit().await.unwrap();
 
     let mut tx = s.read().await.unwrap();
     let pending = tx.pending_timers().await.unwrap();
-    assert_eq!(
-        pending.iter().map(|t| t.kind.as_str()).collect::<Vec<_>>(),
-        ["a", "c"]
-    );
+    assert_eq!(pending.iter().map(|t| t.kind.as_str()).collect::<Vec<_>>(), ["a", "c"]);
     assert_eq!(pending[0].due_at, now + Duration::minutes(10));
     drop(tx);
 
@@ -372,22 +271,11 @@ async fn timers_claim_and_reschedule<S: Store>(s: S) {
     let mut tx = s.write().await.unwrap();
     assert_eq!(tx.bring_forward("a", now).await.unwrap(), 1);
     assert_eq!(tx.bring_forward("a", now).await.unwrap(), 0, "already due");
-    let held = tx
-        .claim_due_timers(now, now + Duration::minutes(2), 10)
-        .await
-        .unwrap();
+    let held = tx.claim_due_timers(now, now + Duration::minutes(2), 10).await.unwrap();
     assert_eq!(held.len(), 1);
-    tx.reschedule_timer(held[0].timer_id, now + Duration::minutes(10))
-        .await
-        .unwrap();
-    tx.claim_due_timers(now + Duration::minutes(10), now + Duration::minutes(12), 10)
-        .await
-        .unwrap();
-    assert_eq!(
-        tx.bring_forward("a", now).await.unwrap(),
-        0,
-        "held by a lease"
-    );
+    tx.reschedule_timer(held[0].timer_id, now + Duration::minutes(10)).await.unwrap();
+    tx.claim_due_timers(now + Duration::minutes(10), now + Duration::minutes(12), 10).await.unwrap();
+    assert_eq!(tx.bring_forward("a", now).await.unwrap(), 0, "held by a lease");
     tx.commit().await.unwrap();
 }
 
@@ -405,10 +293,7 @@ async fn timers_are_claimed_once_under_concurrency<S: Store>(s: S) {
             let mut mine = Vec::new();
             loop {
                 let mut tx = s.write().await.unwrap();
-                let c = tx
-                    .claim_due_timers(now, now + Duration::minutes(2), 3)
-                    .await
-                    .unwrap();
+                let c = tx.claim_due_timers(now, now + Duration::minutes(2), 3).await.unwrap();
                 tx.commit().await.unwrap();
                 if c.is_empty() {
                     return mine;
@@ -431,18 +316,13 @@ async fn uncommitted_writes_vanish<S: Store>(s: S) {
     let (c, _) = seeded(&s).await;
     {
         let mut tx = s.write().await.unwrap();
-        tx.insert_user(&user(&c, "ghost@halyard.test"))
-            .await
-            .unwrap();
+        tx.insert_user(&user(&c, "ghost@halyard.test")).await.unwrap();
         tx.insert_outbox(&OutboxMessage {
             outbox_id: Uuid::now_v7(),
             email: OutgoingEmail {
                 message_id: "<ghost@test>".into(),
                 to: "ghost@halyard.test".into(),
-                template: EmailTemplate::AccountActivation {
-                    first_name: "G".into(),
-                    link: "l".into(),
-                },
+                template: EmailTemplate::AccountActivation { first_name: "G".into(), link: "l".into() },
             },
             created_at: t0(),
             sent_at: None,
@@ -454,12 +334,7 @@ async fn uncommitted_writes_vanish<S: Store>(s: S) {
         // dropped without commit
     }
     let mut tx = s.read().await.unwrap();
-    assert!(
-        tx.user_by_email("ghost@halyard.test")
-            .await
-            .unwrap()
-            .is_none()
-    );
+    assert!(tx.user_by_email("ghost@halyard.test").await.unwrap().is_none());
     assert!(tx.outbox_messages(10).await.unwrap().is_empty());
 }
 
@@ -478,19 +353,10 @@ async fn companies_with_brokers<S: Store>(s: S) {
         trade_confirmation_email: Some("confirm@halyard.test".into()),
         trade_confirmation_via_email_enabled: true,
         brokers: vec![
-            CompanyRef {
-                company_id: baltic.company_id,
-                name: String::new(),
-            },
-            CompanyRef {
-                company_id: north.company_id,
-                name: String::new(),
-            },
+            CompanyRef { company_id: baltic.company_id, name: String::new() },
+            CompanyRef { company_id: north.company_id, name: String::new() },
         ],
-        default_broker: Some(CompanyRef {
-            company_id: north.company_id,
-            name: String::new(),
-        }),
+        default_broker: Some(CompanyRef { company_id: north.company_id, name: String::new() }),
         roles: vec![],
         ..Company::named("Halyard", t0())
     };
@@ -503,22 +369,12 @@ async fn companies_with_brokers<S: Store>(s: S) {
     let mut tx = s.write().await.unwrap();
     let got = tx.company(firm.company_id).await.unwrap().unwrap();
     let names: Vec<&str> = got.brokers.iter().map(|b| b.name.as_str()).collect();
-    assert_eq!(
-        names,
-        ["Baltic", "Northgate"],
-        "brokers keep their order and carry names"
-    );
-    assert_eq!(
-        got.default_broker.as_ref().map(|b| b.name.as_str()),
-        Some("Northgate")
-    );
+    assert_eq!(names, ["Baltic", "Northgate"], "brokers keep their order and carry names");
+    assert_eq!(got.default_broker.as_ref().map(|b| b.name.as_str()), Some("Northgate"));
     assert_eq!(got.ems_identifier.as_deref(), Some("EMS-HAL"));
     assert!(got.trade_confirmation_via_email_enabled);
 
-    firm.brokers = vec![CompanyRef {
-        company_id: north.company_id,
-        name: String::new(),
-    }];
+    firm.brokers = vec![CompanyRef { company_id: north.company_id, name: String::new() }];
     firm.full_name = "Halyard Capital".into();
     tx.update_company(&firm).await.unwrap();
     let got = tx.company(firm.company_id).await.unwrap().unwrap();
@@ -527,30 +383,12 @@ async fn companies_with_brokers<S: Store>(s: S) {
 
     let page = tx.companies(0, 2).await.unwrap();
     assert_eq!(page.total_items, 4);
-    assert_eq!(
-        page.items
-            .iter()
-            .map(|c| c.name.as_str())
-            .collect::<Vec<_>>(),
-        ["Baltic", "Halyard"]
-    );
+    assert_eq!(page.items.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["Baltic", "Halyard"]);
     let page = tx.companies(1, 2).await.unwrap();
-    assert_eq!(
-        page.items
-            .iter()
-            .map(|c| c.name.as_str())
-            .collect::<Vec<_>>(),
-        ["Meridian", "Northgate"]
-    );
+    assert_eq!(page.items.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["Meridian", "Northgate"]);
     let lps = tx.companies_of_type("liquidity-provider").await.unwrap();
-    assert_eq!(
-        lps.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
-        ["Meridian"]
-    );
-    assert!(matches!(
-        tx.insert_company(&company("Baltic")).await,
-        Err(StoreError::Unique(_))
-    ));
+    assert_eq!(lps.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["Meridian"]);
+    assert!(matches!(tx.insert_company(&company("Baltic")).await, Err(StoreError::Unique(_))));
 }
 
 fn instrument(name: &str, exchange: &str, active: bool, sandbox: bool, created: i64) -> Instrument {
@@ -595,62 +433,21 @@ async fn instruments_exact_filtered_sorted<S: Store>(s: S) {
     assert_eq!(got.min_tick_price.to_string(), "-0.035");
 
     let names = |p: Page<Instrument>| p.items.into_iter().map(|i| i.name).collect::<Vec<_>>();
-    let all = InstrumentFilter {
-        page: 0,
-        size: 10,
-        ..Default::default()
-    };
+    let all = InstrumentFilter { page: 0, size: 10, ..Default::default() };
     assert_eq!(tx.instruments(&all).await.unwrap().total_items, 4);
-    let f = InstrumentFilter {
-        name: Some("euribor".into()),
-        ..all.clone()
-    };
-    assert_eq!(
-        names(tx.instruments(&f).await.unwrap()),
-        ["Euribor 3M Dec26-Mar27", "Euribor 3M Jun27-Sep27"]
-    );
-    let f = InstrumentFilter {
-        name: Some("100%_".into()),
-        ..all.clone()
-    };
-    assert_eq!(
-        tx.instruments(&f).await.unwrap().total_items,
-        0,
-        "no wildcard injection"
-    );
-    let f = InstrumentFilter {
-        exchange_id: Some("XEUR".into()),
-        ..all.clone()
-    };
-    assert_eq!(
-        names(tx.instruments(&f).await.unwrap()),
-        ["Euro-Bund Dec26-Mar27"]
-    );
-    let f = InstrumentFilter {
-        active: Some(true),
-        is_sandbox: Some(false),
-        ..all.clone()
-    };
-    assert_eq!(
-        names(tx.instruments(&f).await.unwrap()),
-        ["Euribor 3M Dec26-Mar27", "SONIA 3M Mar27-Jun27"]
-    );
-    let f = InstrumentFilter {
-        sort: InstrumentSort::CreatedAt,
-        descending: true,
-        size: 2,
-        ..all.clone()
-    };
+    let f = InstrumentFilter { name: Some("euribor".into()), ..all.clone() };
+    assert_eq!(names(tx.instruments(&f).await.unwrap()), ["Euribor 3M Dec26-Mar27", "Euribor 3M Jun27-Sep27"]);
+    let f = InstrumentFilter { name: Some("100%_".into()), ..all.clone() };
+    assert_eq!(tx.instruments(&f).await.unwrap().total_items, 0, "no wildcard injection");
+    let f = InstrumentFilter { exchange_id: Some("XEUR".into()), ..all.clone() };
+    assert_eq!(names(tx.instruments(&f).await.unwrap()), ["Euro-Bund Dec26-Mar27"]);
+    let f = InstrumentFilter { active: Some(true), is_sandbox: Some(false), ..all.clone() };
+    assert_eq!(names(tx.instruments(&f).await.unwrap()), ["Euribor 3M Dec26-Mar27", "SONIA 3M Mar27-Jun27"]);
+    let f = InstrumentFilter { sort: InstrumentSort::CreatedAt, descending: true, size: 2, ..all.clone() };
     let p = tx.instruments(&f).await.unwrap();
     assert_eq!(
         (p.total_items, names(p)),
-        (
-            4,
-            vec![
-                "Euribor 3M Jun27-Sep27".to_owned(),
-                "Euro-Bund Dec26-Mar27".to_owned()
-            ]
-        )
+        (4, vec!["Euribor 3M Jun27-Sep27".to_owned(), "Euro-Bund Dec26-Mar27".to_owned()])
     );
 
     let mut moved = a.clone();
@@ -659,14 +456,7 @@ async fn instruments_exact_filtered_sorted<S: Store>(s: S) {
     moved.exchange_tick_size = None;
     tx.update_instrument(&moved).await.unwrap();
     let got = tx.instrument(a.instrument_id).await.unwrap().unwrap();
-    assert_eq!(
-        (
-            got.min_tick_price,
-            got.max_tick_price,
-            got.exchange_tick_size
-        ),
-        (d("-0.03"), d("0.02"), None)
-    );
+    assert_eq!((got.min_tick_price, got.max_tick_price, got.exchange_tick_size), (d("-0.03"), d("0.02"), None));
     tx.commit().await.unwrap();
 }
 
@@ -679,48 +469,17 @@ async fn user_lists<S: Store>(s: S) {
     k.active = false;
     tx.insert_user(&k).await.unwrap();
     tx.insert_user(&user(&c, "bob@halyard.test")).await.unwrap();
-    let all = UserFilter {
-        page: 0,
-        size: 10,
-        ..Default::default()
-    };
-    let emails = |p: Page<UserView>| {
-        p.items
-            .into_iter()
-            .map(|v| v.user.email)
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(
-        emails(tx.users(&all).await.unwrap()),
-        ["ada@halyard.test", "bob@halyard.test", "kai@kestrel.test"]
-    );
-    let f = UserFilter {
-        company_id: Some(c.company_id),
-        ..all.clone()
-    };
+    let all = UserFilter { page: 0, size: 10, ..Default::default() };
+    let emails = |p: Page<UserView>| p.items.into_iter().map(|v| v.user.email).collect::<Vec<_>>();
+    assert_eq!(emails(tx.users(&all).await.unwrap()), ["ada@halyard.test", "bob@halyard.test", "kai@kestrel.test"]);
+    let f = UserFilter { company_id: Some(c.company_id), ..all.clone() };
     assert_eq!(tx.users(&f).await.unwrap().total_items, 2);
-    let f = UserFilter {
-        email: Some("KESTREL".into()),
-        ..all.clone()
-    };
+    let f = UserFilter { email: Some("KESTREL".into()), ..all.clone() };
     assert_eq!(emails(tx.users(&f).await.unwrap()), ["kai@kestrel.test"]);
-    let f = UserFilter {
-        active: Some(false),
-        ..all.clone()
-    };
+    let f = UserFilter { active: Some(false), ..all.clone() };
     assert_eq!(emails(tx.users(&f).await.unwrap()), ["kai@kestrel.test"]);
-    let f = UserFilter {
-        size: 1,
-        page: 1,
-        ..all.clone()
-    };
+    let f = UserFilter { size: 1, page: 1, ..all.clone() };
     let p = tx.users(&f).await.unwrap();
-    assert_eq!(
-        (p.total_items, emails(p)),
-        (3, vec!["bob@halyard.test".to_owned()])
-    );
-    assert_eq!(
-        tx.user(u.user_id).await.unwrap().unwrap().company_name,
-        "Halyard"
-    );
+    assert_eq!((p.total_items, emails(p)), (3, vec!["bob@halyard.test".to_owned()]));
+    assert_eq!(tx.user(u.user_id).await.unwrap().unwrap().company_name, "Halyard");
 }

@@ -116,34 +116,16 @@ pub async fn with_engine<F, T>(database_url: &str, f: F) -> anyhow::Result<T>
 where
     F: AsyncEngineFn<T>,
 {
-    let settings = Settings {
-        database_url: database_url.into(),
-        ..Settings::default()
-    };
+    let settings = Settings { database_url: database_url.into(), ..Settings::default() };
     match backend_of(database_url).map_err(anyhow::Error::msg)? {
-        Backend::Sqlite => {
-            f.call(command_engine(
-                SqliteStore::connect(database_url).await?,
-                &settings,
-            ))
-            .await
-        }
-        Backend::Postgres => {
-            f.call(command_engine(
-                PgStore::connect(database_url).await?,
-                &settings,
-            ))
-            .await
-        }
+        Backend::Sqlite => f.call(command_engine(SqliteStore::connect(database_url).await?, &settings)).await,
+        Backend::Postgres => f.call(command_engine(PgStore::connect(database_url).await?, &settings)).await,
     }
 }
 
 /// A use of an engine of any backend.
 pub trait AsyncEngineFn<T> {
-    fn call<S: Store>(
-        self,
-        engine: Engine<S>,
-    ) -> impl std::future::Future<Output = anyhow::Result<T>>;
+    fn call<S: Store>(self, engine: Engine<S>) -> impl std::future::Future<Output = anyhow::Result<T>>;
 }
 
 fn command_engine<S: Store>(store: S, s: &Settings) -> Engine<S> {
@@ -169,14 +151,9 @@ impl upstairs_engine::Mailer for NoMail {
 
 /// Binds, migrates, (seeds), and starts serving and the job loop.
 pub async fn start(settings: Settings, clock: Arc<dyn Clock>) -> anyhow::Result<Running> {
-    let listener = TcpListener::bind(&settings.bind)
-        .await
-        .with_context(|| format!("bind {}", settings.bind))?;
+    let listener = TcpListener::bind(&settings.bind).await.with_context(|| format!("bind {}", settings.bind))?;
     let addr = listener.local_addr()?;
-    let public_url = settings
-        .public_url
-        .clone()
-        .unwrap_or_else(|| format!("http://localhost:{}", addr.port()));
+    let public_url = settings.public_url.clone().unwrap_or_else(|| format!("http://localhost:{}", addr.port()));
     tracing::info!(database = %redact_url(&settings.database_url), "opening database");
     match backend_of(&settings.database_url).map_err(anyhow::Error::msg)? {
         Backend::Sqlite => {
@@ -210,48 +187,33 @@ async fn start_with<S: Store>(
         },
     )
     .map_err(anyhow::Error::msg)?;
-    let engine = Engine::new(
-        store,
-        clock,
-        Arc::new(events.clone()),
-        mailer,
-        engine_config(&settings, &public_url),
-    );
+    let engine = Engine::new(store, clock, Arc::new(events.clone()), mailer, engine_config(&settings, &public_url));
     if settings.demo && engine.seed_demo().await? {
         tracing::info!("loaded the demo data set");
     }
     engine.on_start().await?;
 
     let (shutdown, shutdown_rx) = watch::channel(false);
+    if settings.demo {
+        tokio::spawn(simulate_bands(engine.clone(), shutdown_rx.clone()));
+    }
     let wake = engine.wake_handle();
-    let jobs = tokio::spawn(
-        engine
-            .clone()
-            .run_scheduler(settings.scheduler_poll, shutdown_rx.clone()),
-    );
-    let app = upstairs_http::router(
-        AppState {
-            engine: engine.clone(),
-            events: events.clone(),
-        },
-        settings.web_dir.clone(),
-    );
+    let jobs = tokio::spawn(engine.clone().run_scheduler(settings.scheduler_poll, shutdown_rx.clone()));
+    let app =
+        upstairs_http::router(AppState { engine: engine.clone(), events: events.clone() }, settings.web_dir.clone());
     let backend = engine.store().backend();
     tracing::info!(%addr, %public_url, backend, "Upstairs is listening");
     let mut stop = shutdown_rx;
     let server = tokio::spawn(async move {
-        axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(async move {
-            tokio::select! {
-                _ = stop.changed() => {}
-                _ = shutdown_signal() => {}
-            }
-        })
-        .await
-        .context("serve")
+        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(async move {
+                tokio::select! {
+                    _ = stop.changed() => {}
+                    _ = shutdown_signal() => {}
+                }
+            })
+            .await
+            .context("serve")
     });
     let run_due = Arc::new(move || -> BoxFuture<'static, ()> {
         let engine = engine.clone();
@@ -261,16 +223,23 @@ async fn start_with<S: Store>(
             }
         })
     });
-    Ok(Running {
-        addr,
-        public_url,
-        events,
-        wake,
-        run_due,
-        shutdown,
-        server,
-        jobs,
-    })
+    Ok(Running { addr, public_url, events, wake, run_due, shutdown, server, jobs })
+}
+
+/// The demo's market-data feed: moves the demo instruments' bands every few seconds.
+async fn simulate_bands<S: Store>(engine: Engine<S>, mut stop: watch::Receiver<bool>) {
+    let mut sim = upstairs_engine::seed::BandSimulator::default();
+    let mut every = tokio::time::interval(Duration::from_secs(3));
+    loop {
+        tokio::select! {
+            _ = every.tick() => {
+                if let Err(e) = engine.simulate_band_step(&mut sim).await {
+                    tracing::warn!(error = %e, "band simulator step failed");
+                }
+            }
+            _ = stop.changed() => return,
+        }
+    }
 }
 
 async fn shutdown_signal() {
@@ -279,8 +248,7 @@ async fn shutdown_signal() {
     };
     #[cfg(unix)]
     let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
             s.recv().await;
         }
     };
@@ -295,10 +263,7 @@ async fn shutdown_signal() {
 struct Bootstrap(upstairs_engine::accounts::BootstrapUser);
 
 impl AsyncEngineFn<upstairs_engine::model::UserView> for Bootstrap {
-    async fn call<S: Store>(
-        self,
-        engine: Engine<S>,
-    ) -> anyhow::Result<upstairs_engine::model::UserView> {
+    async fn call<S: Store>(self, engine: Engine<S>) -> anyhow::Result<upstairs_engine::model::UserView> {
         use upstairs_engine::EngineError;
         let email = self.0.email.clone();
         match engine.bootstrap_user(self.0).await {
@@ -320,16 +285,7 @@ pub async fn bootstrap_user(
     roles: &[&str],
     company: &str,
 ) -> anyhow::Result<upstairs_engine::model::UserView> {
-    bootstrap_user_named(
-        database_url,
-        email,
-        password,
-        roles,
-        company,
-        "Venue",
-        "Admin",
-    )
-    .await
+    bootstrap_user_named(database_url, email, password, roles, company, "Venue", "Admin").await
 }
 
 pub async fn bootstrap_user_named(
@@ -347,11 +303,7 @@ pub async fn bootstrap_user_named(
             Some(role) => parsed.push(role),
             None => anyhow::bail!(
                 "unknown role {r}: use one of {}",
-                upstairs_domain::Role::ALL
-                    .iter()
-                    .map(|r| r.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                upstairs_domain::Role::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ")
             ),
         }
     }

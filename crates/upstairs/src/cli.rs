@@ -35,12 +35,7 @@ pub enum Command {
 #[derive(Args, Debug, Clone)]
 pub struct DbArgs {
     /// sqlite://PATH (created if missing) or postgres://…
-    #[arg(
-        long,
-        env = "UPSTAIRS_DATABASE_URL",
-        default_value = "sqlite://data/upstairs.db",
-        hide_env_values = true
-    )]
+    #[arg(long, env = "UPSTAIRS_DATABASE_URL", default_value = "sqlite://data/upstairs.db", hide_env_values = true)]
     pub database_url: String,
 }
 
@@ -59,11 +54,7 @@ pub struct ServeArgs {
     /// Folder for .eml files when no SMTP URL is set.
     #[arg(long, env = "UPSTAIRS_MAIL_DIR", default_value = "data/outbox")]
     pub mail_dir: PathBuf,
-    #[arg(
-        long,
-        env = "UPSTAIRS_MAIL_FROM",
-        default_value = "Upstairs <no-reply@upstairs.local>"
-    )]
+    #[arg(long, env = "UPSTAIRS_MAIL_FROM", default_value = "Upstairs <no-reply@upstairs.local>")]
     pub mail_from: String,
     /// The built web app.
     #[arg(long, env = "UPSTAIRS_WEB_DIR", default_value = "web/dist")]
@@ -71,17 +62,9 @@ pub struct ServeArgs {
     /// Keep the venue open around the clock (always on in `demo`).
     #[arg(long, env = "UPSTAIRS_ALWAYS_OPEN", default_value_t = false)]
     pub always_open: bool,
-    #[arg(
-        long,
-        env = "UPSTAIRS_SUPPORT_EMAIL",
-        default_value = "support@upstairs.example"
-    )]
+    #[arg(long, env = "UPSTAIRS_SUPPORT_EMAIL", default_value = "support@upstairs.example")]
     pub support_email: String,
-    #[arg(
-        long,
-        env = "UPSTAIRS_SUPPORT_PHONE",
-        default_value = "+44 20 7946 0000"
-    )]
+    #[arg(long, env = "UPSTAIRS_SUPPORT_PHONE", default_value = "+44 20 7946 0000")]
     pub support_phone: String,
 }
 

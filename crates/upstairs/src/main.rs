@@ -28,10 +28,7 @@ async fn main() -> anyhow::Result<()> {
                 &a.last_name,
             )
             .await?;
-            println!(
-                "Created {} ({}) in {}",
-                u.user.email, u.user.user_id, u.company_name
-            );
+            println!("Created {} ({}) in {}", u.user.email, u.user.user_id, u.company_name);
             Ok(())
         }
         Command::Openapi => {
@@ -46,10 +43,7 @@ async fn serve(settings: app::Settings) -> anyhow::Result<()> {
     let running = app::start(settings, Arc::new(upstairs_engine::SystemClock)).await?;
     if demo {
         println!("\nUpstairs demo is running at {}", running.public_url);
-        println!(
-            "Every demo login uses the password {}\n",
-            seed::DEMO_PASSWORD
-        );
+        println!("Every demo login uses the password {}\n", seed::DEMO_PASSWORD);
         for l in seed::demo_logins() {
             println!("  {:<26} {:<10} {}", l.email, l.company, l.roles);
         }

@@ -6,12 +6,6 @@ pub fn init() {
     let filter = EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_http=warn,lettre=warn"));
     let json = std::env::var("UPSTAIRS_LOG_FORMAT").is_ok_and(|v| v == "json");
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_target(false);
-    let _ = if json {
-        builder.json().try_init()
-    } else {
-        builder.try_init()
-    };
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_target(false);
+    let _ = if json { builder.json().try_init() } else { builder.try_init() };
 }

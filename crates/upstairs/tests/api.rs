@@ -32,32 +32,17 @@ async fn black_box_walk(b: Backend) {
     assert_eq!(created["auto_accept"], serde_json::Value::Null);
 
     let mail = app.mails_to("tess@halyard.test", 1).await.remove(0);
-    assert!(mail.contains(&format!(
-        "{}/account-activate?hash=",
-        app.running.as_ref().unwrap().public_url
-    )));
+    assert!(mail.contains(&format!("{}/account-activate?hash=", app.running.as_ref().unwrap().public_url)));
     let hash = link_token(&mail, "/account-activate");
     assert_eq!(
-        app.get(&format!("/api/users/password-reset/{hash}"), None)
-            .await,
+        app.get(&format!("/api/users/password-reset/{hash}"), None).await,
         (StatusCode::OK, json!({"purpose": "ACTIVATION"}))
     );
 
     // The rules of the spec, one message each.
-    let (s, v) = app
-        .post(
-            &format!("/api/users/password-reset/{hash}"),
-            None,
-            json!({"password": "short"}),
-        )
-        .await;
+    let (s, v) = app.post(&format!("/api/users/password-reset/{hash}"), None, json!({"password": "short"})).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
-    let messages: Vec<&str> = v["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["message"].as_str().unwrap())
-        .collect();
+    let messages: Vec<&str> = v["errors"].as_array().unwrap().iter().map(|e| e["message"].as_str().unwrap()).collect();
     assert_eq!(
         messages,
         [
@@ -68,26 +53,14 @@ async fn black_box_walk(b: Backend) {
         ]
     );
 
-    let (s, _) = app
-        .post(
-            &format!("/api/users/password-reset/{hash}"),
-            None,
-            json!({"password": "Tess-Pass-2026"}),
-        )
-        .await;
+    let (s, _) =
+        app.post(&format!("/api/users/password-reset/{hash}"), None, json!({"password": "Tess-Pass-2026"})).await;
     assert_eq!(s, StatusCode::NO_CONTENT);
-    let (s, v) = app
-        .get(&format!("/api/users/password-reset/{hash}"), None)
-        .await;
+    let (s, v) = app.get(&format!("/api/users/password-reset/{hash}"), None).await;
     assert_eq!(s, StatusCode::GONE, "second use: {v}");
     assert!(v["detail"].as_str().unwrap().contains("expired"));
-    let (s, _) = app
-        .post(
-            &format!("/api/users/password-reset/{hash}"),
-            None,
-            json!({"password": "Other-Pass-2026"}),
-        )
-        .await;
+    let (s, _) =
+        app.post(&format!("/api/users/password-reset/{hash}"), None, json!({"password": "Other-Pass-2026"})).await;
     assert_eq!(s, StatusCode::GONE);
 
     let token = app.login("tess@halyard.test", "Tess-Pass-2026").await;
@@ -117,60 +90,24 @@ async fn black_box_walk(b: Backend) {
         .await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(updated["auto_accept"], "ACCEPT_WITH_DELAY");
-    assert_eq!(
-        app.get("/api/users/me", Some(&token)).await.1["auto_accept"],
-        "ACCEPT_WITH_DELAY"
-    );
+    assert_eq!(app.get("/api/users/me", Some(&token)).await.1["auto_accept"], "ACCEPT_WITH_DELAY");
 
-    let (s, v) = app
-        .post(
-            "/api/auth/login",
-            None,
-            json!({"email": "tess@halyard.test", "password": "Wrong-Pass-2026"}),
-        )
-        .await;
-    assert_eq!(
-        (s, v["detail"].as_str()),
-        (StatusCode::UNAUTHORIZED, Some("Invalid email or password."))
-    );
-    let (s, v2) = app
-        .post(
-            "/api/auth/login",
-            None,
-            json!({"email": "nobody@halyard.test", "password": "Wrong-Pass-2026"}),
-        )
-        .await;
-    assert_eq!(
-        (s, &v2["detail"]),
-        (StatusCode::UNAUTHORIZED, &v["detail"]),
-        "no hint whether the e-mail exists"
-    );
+    let (s, v) =
+        app.post("/api/auth/login", None, json!({"email": "tess@halyard.test", "password": "Wrong-Pass-2026"})).await;
+    assert_eq!((s, v["detail"].as_str()), (StatusCode::UNAUTHORIZED, Some("Invalid email or password.")));
+    let (s, v2) =
+        app.post("/api/auth/login", None, json!({"email": "nobody@halyard.test", "password": "Wrong-Pass-2026"})).await;
+    assert_eq!((s, &v2["detail"]), (StatusCode::UNAUTHORIZED, &v["detail"]), "no hint whether the e-mail exists");
 
     let (logs, _) = audit_and_outbox(&app.database_url).await;
     let ops: Vec<&str> = logs.iter().map(|l| l.operation.as_str()).collect();
-    assert_eq!(
-        ops[..2],
-        ["login_failed", "login_failed"],
-        "newest first: {ops:?}"
-    );
+    assert_eq!(ops[..2], ["login_failed", "login_failed"], "newest first: {ops:?}");
     assert_eq!(logs[0].details["email"], "nobody@halyard.test");
-    for op in [
-        "login",
-        "create",
-        "password_set",
-        "update_preferences",
-        "bootstrap",
-    ] {
+    for op in ["login", "create", "password_set", "update_preferences", "bootstrap"] {
         assert!(ops.contains(&op), "{op} audited: {ops:?}");
     }
-    let pref = logs
-        .iter()
-        .find(|l| l.operation == "update_preferences")
-        .unwrap();
-    assert_eq!(
-        pref.details["before"]["auto_accept"],
-        serde_json::Value::Null
-    );
+    let pref = logs.iter().find(|l| l.operation == "update_preferences").unwrap();
+    assert_eq!(pref.details["before"]["auto_accept"], serde_json::Value::Null);
     assert_eq!(pref.details["after"]["auto_accept"], "ACCEPT_WITH_DELAY");
     app.stop().await;
 }
@@ -178,79 +115,31 @@ async fn black_box_walk(b: Backend) {
 async fn reset_revokes_sessions_and_links_expire(b: Backend) {
     let app = TestApp::spawn(b).await;
     let before = app.admin_token().await;
-    let (s, _) = app
-        .post(
-            "/api/users/password-reset",
-            None,
-            json!({"email": ADMIN_EMAIL}),
-        )
-        .await;
+    let (s, _) = app.post("/api/users/password-reset", None, json!({"email": ADMIN_EMAIL})).await;
     assert_eq!(s, StatusCode::NO_CONTENT);
     let mail = app.mails_to(ADMIN_EMAIL, 1).await.remove(0);
     let hash = link_token(&mail, "/reset-password");
-    assert_eq!(
-        app.get(&format!("/api/users/password-reset/{hash}"), None)
-            .await
-            .1,
-        json!({"purpose": "RESET"})
-    );
-    let (s, _) = app
-        .post(
-            &format!("/api/users/password-reset/{hash}"),
-            None,
-            json!({"password": "Brand-New-Pass1"}),
-        )
-        .await;
+    assert_eq!(app.get(&format!("/api/users/password-reset/{hash}"), None).await.1, json!({"purpose": "RESET"}));
+    let (s, _) =
+        app.post(&format!("/api/users/password-reset/{hash}"), None, json!({"password": "Brand-New-Pass1"})).await;
     assert_eq!(s, StatusCode::NO_CONTENT);
-    assert_eq!(
-        app.get("/api/users/me", Some(&before)).await.0,
-        StatusCode::UNAUTHORIZED,
-        "old sessions revoked"
-    );
-    let (s, _) = app
-        .post(
-            "/api/auth/login",
-            None,
-            json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}),
-        )
-        .await;
+    assert_eq!(app.get("/api/users/me", Some(&before)).await.0, StatusCode::UNAUTHORIZED, "old sessions revoked");
+    let (s, _) = app.post("/api/auth/login", None, json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})).await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);
     app.login(ADMIN_EMAIL, "Brand-New-Pass1").await;
 
     // A reset link lasts one hour.
-    app.post(
-        "/api/users/password-reset",
-        None,
-        json!({"email": ADMIN_EMAIL}),
-    )
-    .await;
+    app.post("/api/users/password-reset", None, json!({"email": ADMIN_EMAIL})).await;
     let mail = app.mails_to(ADMIN_EMAIL, 2).await.pop().unwrap();
     let hash = link_token(&mail, "/reset-password");
     app.clock.advance(Duration::minutes(59));
-    assert_eq!(
-        app.get(&format!("/api/users/password-reset/{hash}"), None)
-            .await
-            .0,
-        StatusCode::OK
-    );
+    assert_eq!(app.get(&format!("/api/users/password-reset/{hash}"), None).await.0, StatusCode::OK);
     app.clock.advance(Duration::minutes(2));
-    assert_eq!(
-        app.get(&format!("/api/users/password-reset/{hash}"), None)
-            .await
-            .0,
-        StatusCode::GONE
-    );
-    let (s, _) = app
-        .post(
-            &format!("/api/users/password-reset/{hash}"),
-            None,
-            json!({"password": "Another-Pass-9"}),
-        )
-        .await;
+    assert_eq!(app.get(&format!("/api/users/password-reset/{hash}"), None).await.0, StatusCode::GONE);
+    let (s, _) =
+        app.post(&format!("/api/users/password-reset/{hash}"), None, json!({"password": "Another-Pass-9"})).await;
     assert_eq!(s, StatusCode::GONE);
-    let (s, _) = app
-        .get("/api/users/password-reset/not-a-real-token", None)
-        .await;
+    let (s, _) = app.get("/api/users/password-reset/not-a-real-token", None).await;
     assert_eq!(s, StatusCode::GONE);
     app.stop().await;
 }
@@ -259,56 +148,28 @@ async fn activation_link_expires_after_72_hours(b: Backend) {
     let app = TestApp::spawn(b).await;
     let admin = app.admin_token().await;
     app.create_user(&admin, "late@halyard.test").await;
-    let hash = link_token(
-        &app.mails_to("late@halyard.test", 1).await[0],
-        "/account-activate",
-    );
+    let hash = link_token(&app.mails_to("late@halyard.test", 1).await[0], "/account-activate");
     app.clock.advance(Duration::hours(71));
-    assert_eq!(
-        app.get(&format!("/api/users/password-reset/{hash}"), None)
-            .await
-            .0,
-        StatusCode::OK
-    );
+    assert_eq!(app.get(&format!("/api/users/password-reset/{hash}"), None).await.0, StatusCode::OK);
     app.clock.advance(Duration::hours(2));
-    assert_eq!(
-        app.get(&format!("/api/users/password-reset/{hash}"), None)
-            .await
-            .0,
-        StatusCode::GONE
-    );
+    assert_eq!(app.get(&format!("/api/users/password-reset/{hash}"), None).await.0, StatusCode::GONE);
 
     // 'Request new link' sends a fresh activation link.
-    let (s, _) = app
-        .post(
-            "/api/users/password-reset?new_account_email=true",
-            None,
-            json!({"email": "late@halyard.test"}),
-        )
-        .await;
+    let (s, _) =
+        app.post("/api/users/password-reset?new_account_email=true", None, json!({"email": "late@halyard.test"})).await;
     assert_eq!(s, StatusCode::NO_CONTENT);
     let mail = app.mails_to("late@halyard.test", 2).await.pop().unwrap();
     let fresh = link_token(&mail, "/account-activate");
     assert_ne!(fresh, hash);
-    assert_eq!(
-        app.get(&format!("/api/users/password-reset/{fresh}"), None)
-            .await
-            .1,
-        json!({"purpose": "ACTIVATION"})
-    );
+    assert_eq!(app.get(&format!("/api/users/password-reset/{fresh}"), None).await.1, json!({"purpose": "ACTIVATION"}));
     app.stop().await;
 }
 
 async fn unknown_email_reset_answers_the_same(b: Backend) {
     let app = TestApp::spawn(b).await;
     for q in ["", "?new_account_email=true"] {
-        let (s, v) = app
-            .post(
-                &format!("/api/users/password-reset{q}"),
-                None,
-                json!({"email": "ghost@nowhere.test"}),
-            )
-            .await;
+        let (s, v) =
+            app.post(&format!("/api/users/password-reset{q}"), None, json!({"email": "ghost@nowhere.test"})).await;
         assert_eq!((s, v), (StatusCode::NO_CONTENT, serde_json::Value::Null));
     }
     let (_, outbox) = audit_and_outbox(&app.database_url).await;
@@ -322,13 +183,7 @@ async fn bad_input_answers_4xx_problems(b: Backend) {
     let (_, me) = app.get("/api/users/me", Some(&admin)).await;
     let me_path = format!("/api/users/{}", me["user_id"].as_str().unwrap());
     let cases: Vec<(Method, String, &str, &str, StatusCode)> = vec![
-        (
-            Method::POST,
-            "/api/auth/login".into(),
-            "{bad json",
-            "application/json",
-            StatusCode::BAD_REQUEST,
-        ),
+        (Method::POST, "/api/auth/login".into(), "{bad json", "application/json", StatusCode::BAD_REQUEST),
         (
             Method::POST,
             "/api/auth/login".into(),
@@ -385,13 +240,7 @@ async fn bad_input_answers_4xx_problems(b: Backend) {
             "application/json",
             StatusCode::UNPROCESSABLE_ENTITY,
         ),
-        (
-            Method::PATCH,
-            "/api/users/not-a-uuid".into(),
-            r#"{}"#,
-            "application/json",
-            StatusCode::BAD_REQUEST,
-        ),
+        (Method::PATCH, "/api/users/not-a-uuid".into(), r#"{}"#, "application/json", StatusCode::BAD_REQUEST),
         (
             Method::POST,
             "/api/users".into(),
@@ -434,20 +283,8 @@ async fn bad_input_answers_4xx_problems(b: Backend) {
             "application/json",
             StatusCode::UNPROCESSABLE_ENTITY,
         ),
-        (
-            Method::GET,
-            "/api/no/such/thing".into(),
-            "",
-            "application/json",
-            StatusCode::NOT_FOUND,
-        ),
-        (
-            Method::PUT,
-            "/api/users/me".into(),
-            "",
-            "application/json",
-            StatusCode::METHOD_NOT_ALLOWED,
-        ),
+        (Method::GET, "/api/no/such/thing".into(), "", "application/json", StatusCode::NOT_FOUND),
+        (Method::PUT, "/api/users/me".into(), "", "application/json", StatusCode::METHOD_NOT_ALLOWED),
     ];
     for (method, path, body, ct, expected) in cases {
         let res = app
@@ -460,39 +297,18 @@ async fn bad_input_answers_4xx_problems(b: Backend) {
             .await
             .unwrap();
         let status = res.status();
-        assert_eq!(
-            res.headers()["content-type"],
-            "application/problem+json",
-            "{method} {path}"
-        );
+        assert_eq!(res.headers()["content-type"], "application/problem+json", "{method} {path}");
         let v: serde_json::Value = res.json().await.unwrap();
         assert_eq!(status, expected, "{method} {path} {body}: {v}");
-        assert!(
-            !v["detail"].as_str().unwrap_or("").is_empty(),
-            "{method} {path}: detail in {v}"
-        );
+        assert!(!v["detail"].as_str().unwrap_or("").is_empty(), "{method} {path}: detail in {v}");
     }
     // Field errors name the field with the spec's texts.
-    let (_, v) = app
-        .post(
-            "/api/auth/login",
-            None,
-            json!({"email": "x", "password": "Valid-Pass-1"}),
-        )
-        .await;
-    assert_eq!(
-        v["errors"],
-        json!([{"field": "email", "message": "Please enter a valid email address"}])
-    );
-    let (_, v) = app
-        .post("/api/users/password-reset", None, json!({"email": "  "}))
-        .await;
+    let (_, v) = app.post("/api/auth/login", None, json!({"email": "x", "password": "Valid-Pass-1"})).await;
+    assert_eq!(v["errors"], json!([{"field": "email", "message": "Please enter a valid email address"}]));
+    let (_, v) = app.post("/api/users/password-reset", None, json!({"email": "  "})).await;
     assert_eq!(v["errors"][0]["message"], "Email is required");
     // Oversized bodies are refused before parsing.
-    let big = format!(
-        r#"{{"email": "{}@x.test", "password": "x"}}"#,
-        "a".repeat(100_000)
-    );
+    let big = format!(r#"{{"email": "{}@x.test", "password": "x"}}"#, "a".repeat(100_000));
     let res = app
         .client
         .post(format!("{}/api/auth/login", app.base))
@@ -512,11 +328,7 @@ async fn bad_tokens_answer_401(b: Backend) {
     let me_path = format!("/api/users/{}", me["user_id"].as_str().unwrap());
     let calls: Vec<(Method, &str, Option<serde_json::Value>)> = vec![
         (Method::GET, "/api/users/me", None),
-        (
-            Method::PATCH,
-            &me_path,
-            Some(json!({"auto_accept": "INSTANT"})),
-        ),
+        (Method::PATCH, &me_path, Some(json!({"auto_accept": "INSTANT"}))),
         (
             Method::POST,
             "/api/users",
@@ -535,10 +347,7 @@ async fn bad_tokens_answer_401(b: Backend) {
     }
     // An expired session.
     app.clock.advance(Duration::hours(12));
-    assert_eq!(
-        app.get("/api/users/me", Some(&admin)).await.0,
-        StatusCode::UNAUTHORIZED
-    );
+    assert_eq!(app.get("/api/users/me", Some(&admin)).await.0, StatusCode::UNAUTHORIZED);
     app.stop().await;
 }
 
@@ -547,16 +356,8 @@ async fn only_oneself_and_admins(b: Backend) {
     let admin = app.admin_token().await;
     let (_, admin_me) = app.get("/api/users/me", Some(&admin)).await;
     app.create_user(&admin, "t1@halyard.test").await;
-    let hash = link_token(
-        &app.mails_to("t1@halyard.test", 1).await[0],
-        "/account-activate",
-    );
-    app.post(
-        &format!("/api/users/password-reset/{hash}"),
-        None,
-        json!({"password": "Trader-Pass-1"}),
-    )
-    .await;
+    let hash = link_token(&app.mails_to("t1@halyard.test", 1).await[0], "/account-activate");
+    app.post(&format!("/api/users/password-reset/{hash}"), None, json!({"password": "Trader-Pass-1"})).await;
     let trader = app.login("t1@halyard.test", "Trader-Pass-1").await;
 
     let (s, v) = app
@@ -569,11 +370,7 @@ async fn only_oneself_and_admins(b: Backend) {
     assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
     let (s, _) = app.post("/api/users", Some(&trader), json!({"email": "x@y.test", "first_name": "Al", "last_name": "Bo", "company_id": admin_me["company_id"], "roles": ["trader"]})).await;
     assert_eq!(s, StatusCode::FORBIDDEN);
-    assert_eq!(
-        app.get("/api/users/me", Some(&admin)).await.1["auto_accept"],
-        serde_json::Value::Null,
-        "unchanged"
-    );
+    assert_eq!(app.get("/api/users/me", Some(&admin)).await.1["auto_accept"], serde_json::Value::Null, "unchanged");
     app.stop().await;
 }
 
@@ -582,30 +379,16 @@ async fn login_is_rate_limited(b: Backend) {
     let mut last = StatusCode::OK;
     let mut detail = serde_json::Value::Null;
     for _ in 0..11 {
-        let (s, v) = app
-            .post(
-                "/api/auth/login",
-                None,
-                json!({"email": ADMIN_EMAIL, "password": "Wrong-Pass-2026"}),
-            )
-            .await;
+        let (s, v) =
+            app.post("/api/auth/login", None, json!({"email": ADMIN_EMAIL, "password": "Wrong-Pass-2026"})).await;
         last = s;
         detail = v["detail"].clone();
     }
     assert_eq!(last, StatusCode::TOO_MANY_REQUESTS);
-    assert_eq!(
-        detail,
-        "Too many attempts. Please wait a minute and try again."
-    );
+    assert_eq!(detail, "Too many attempts. Please wait a minute and try again.");
     // Even the right password waits for the window to pass.
     assert_eq!(
-        app.post(
-            "/api/auth/login",
-            None,
-            json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
-        )
-        .await
-        .0,
+        app.post("/api/auth/login", None, json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})).await.0,
         StatusCode::TOO_MANY_REQUESTS
     );
     app.clock.advance(Duration::minutes(15));
@@ -613,24 +396,12 @@ async fn login_is_rate_limited(b: Backend) {
 
     for _ in 0..5 {
         assert_eq!(
-            app.post(
-                "/api/users/password-reset",
-                None,
-                json!({"email": ADMIN_EMAIL})
-            )
-            .await
-            .0,
+            app.post("/api/users/password-reset", None, json!({"email": ADMIN_EMAIL})).await.0,
             StatusCode::NO_CONTENT
         );
     }
     assert_eq!(
-        app.post(
-            "/api/users/password-reset",
-            None,
-            json!({"email": ADMIN_EMAIL})
-        )
-        .await
-        .0,
+        app.post("/api/users/password-reset", None, json!({"email": ADMIN_EMAIL})).await.0,
         StatusCode::TOO_MANY_REQUESTS
     );
     app.stop().await;
@@ -640,21 +411,9 @@ async fn logout_revokes_the_session(b: Backend) {
     let app = TestApp::spawn(b).await;
     let t1 = app.admin_token().await;
     let t2 = app.admin_token().await;
-    assert_eq!(
-        app.call(Method::DELETE, "/api/auth/session", Some(&t1), None)
-            .await
-            .0,
-        StatusCode::NO_CONTENT
-    );
-    assert_eq!(
-        app.get("/api/users/me", Some(&t1)).await.0,
-        StatusCode::UNAUTHORIZED
-    );
-    assert_eq!(
-        app.get("/api/users/me", Some(&t2)).await.0,
-        StatusCode::OK,
-        "other sessions stay"
-    );
+    assert_eq!(app.call(Method::DELETE, "/api/auth/session", Some(&t1), None).await.0, StatusCode::NO_CONTENT);
+    assert_eq!(app.get("/api/users/me", Some(&t1)).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(app.get("/api/users/me", Some(&t2)).await.0, StatusCode::OK, "other sessions stay");
     let (logs, _) = audit_and_outbox(&app.database_url).await;
     assert_eq!(logs[0].operation, "logout");
     app.stop().await;
@@ -666,36 +425,13 @@ async fn ui_metadata_merges_by_key(b: Backend) {
     let (_, me) = app.get("/api/users/me", Some(&t)).await;
     let path = format!("/api/users/{}", me["user_id"].as_str().unwrap());
     let tooltips = json!([{"key": "FIRST_PARENT_ORDER", "read": true}]);
-    let (s, v) = app
-        .patch(
-            &path,
-            Some(&t),
-            json!({"ui_metadata": [{"key": "TOOLTIPS", "value": tooltips}]}),
-        )
-        .await;
+    let (s, v) = app.patch(&path, Some(&t), json!({"ui_metadata": [{"key": "TOOLTIPS", "value": tooltips}]})).await;
     assert_eq!(s, StatusCode::OK, "{v}");
-    app.patch(
-        &path,
-        Some(&t),
-        json!({"ui_metadata": [{"key": "THEME", "value": "dark"}]}),
-    )
-    .await;
+    app.patch(&path, Some(&t), json!({"ui_metadata": [{"key": "THEME", "value": "dark"}]})).await;
     let more = json!([{"key": "FIRST_PARENT_ORDER", "read": true}, {"key": "FIRST_ICEBERG_ORDER", "read": true}]);
-    let (_, v) = app
-        .patch(
-            &path,
-            Some(&t),
-            json!({"ui_metadata": [{"key": "TOOLTIPS", "value": more}]}),
-        )
-        .await;
-    assert_eq!(
-        v["ui_metadata"],
-        json!([{"key": "TOOLTIPS", "value": more}, {"key": "THEME", "value": "dark"}])
-    );
-    assert_eq!(
-        app.get("/api/users/me", Some(&t)).await.1["ui_metadata"],
-        v["ui_metadata"]
-    );
+    let (_, v) = app.patch(&path, Some(&t), json!({"ui_metadata": [{"key": "TOOLTIPS", "value": more}]})).await;
+    assert_eq!(v["ui_metadata"], json!([{"key": "TOOLTIPS", "value": more}, {"key": "THEME", "value": "dark"}]));
+    assert_eq!(app.get("/api/users/me", Some(&t)).await.1["ui_metadata"], v["ui_metadata"]);
     app.stop().await;
 }
 
@@ -709,38 +445,21 @@ async fn failed_create_sends_no_email(b: Backend) {
     assert_eq!(v["errors"][0]["field"], "email");
     app.mails_to("dup@halyard.test", 1).await;
     let (_, outbox) = audit_and_outbox(&app.database_url).await;
-    assert_eq!(
-        outbox.len(),
-        1,
-        "only the committed creation queued an e-mail"
-    );
+    assert_eq!(outbox.len(), 1, "only the committed creation queued an e-mail");
     app.stop().await;
 }
 
 async fn remember_me_lasts_30_days(b: Backend) {
     let app = TestApp::spawn(b).await;
     let (_, v) = app
-        .post(
-            "/api/auth/login",
-            None,
-            json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD, "rememberMe": true}),
-        )
+        .post("/api/auth/login", None, json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD, "rememberMe": true}))
         .await;
     let long = v["token"].as_str().unwrap().to_owned();
     let short = app.admin_token().await;
     app.clock.advance(Duration::hours(13));
-    assert_eq!(
-        app.get("/api/users/me", Some(&short)).await.0,
-        StatusCode::UNAUTHORIZED
-    );
-    assert_eq!(
-        app.get("/api/users/me", Some(&long)).await.0,
-        StatusCode::OK
-    );
+    assert_eq!(app.get("/api/users/me", Some(&short)).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(app.get("/api/users/me", Some(&long)).await.0, StatusCode::OK);
     app.clock.advance(Duration::days(30));
-    assert_eq!(
-        app.get("/api/users/me", Some(&long)).await.0,
-        StatusCode::UNAUTHORIZED
-    );
+    assert_eq!(app.get("/api/users/me", Some(&long)).await.0, StatusCode::UNAUTHORIZED);
     app.stop().await;
 }

@@ -14,27 +14,16 @@ use support::*;
 on_both_backends!(email_survives_sigkill);
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 fn upstairs(database_url: &str) -> tokio::process::Command {
     let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_upstairs"));
-    c.env("UPSTAIRS_DATABASE_URL", database_url)
-        .env("RUST_LOG", "warn")
-        .kill_on_drop(true);
+    c.env("UPSTAIRS_DATABASE_URL", database_url).env("RUST_LOG", "warn").kill_on_drop(true);
     c
 }
 
-async fn serve(
-    database_url: &str,
-    port: u16,
-    smtp_url: &str,
-    mail_dir: &std::path::Path,
-) -> tokio::process::Child {
+async fn serve(database_url: &str, port: u16, smtp_url: &str, mail_dir: &std::path::Path) -> tokio::process::Child {
     let child = upstairs(database_url)
         .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
         .env("UPSTAIRS_SMTP_URL", smtp_url)
@@ -46,19 +35,14 @@ async fn serve(
     let client = reqwest::Client::new();
     let ready = async {
         loop {
-            let r = client
-                .get(format!("http://127.0.0.1:{port}/readyz"))
-                .send()
-                .await;
+            let r = client.get(format!("http://127.0.0.1:{port}/readyz")).send().await;
             if r.is_ok_and(|r| r.status() == StatusCode::OK) {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     };
-    tokio::time::timeout(Duration::from_secs(30), ready)
-        .await
-        .expect("server ready within 30 s");
+    tokio::time::timeout(Duration::from_secs(30), ready).await.expect("server ready within 30 s");
     child
 }
 
@@ -104,22 +88,13 @@ async fn email_survives_sigkill(b: Backend) {
         .await
         .unwrap();
     let token = login["token"].as_str().unwrap();
-    let me: serde_json::Value = client
-        .get(format!("{base}/api/users/me"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let me: serde_json::Value =
+        client.get(format!("{base}/api/users/me")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
     let res = client
         .post(format!("{base}/api/users"))
         .bearer_auth(token)
-        .json(
-            &json!({"email": "crash@halyard.test", "first_name": "Cora", "last_name": "Crash",
-                      "company_id": me["company_id"], "roles": ["trader"]}),
-        )
+        .json(&json!({"email": "crash@halyard.test", "first_name": "Cora", "last_name": "Crash",
+                      "company_id": me["company_id"], "roles": ["trader"]}))
         .send()
         .await
         .unwrap();
@@ -148,28 +123,11 @@ async fn email_survives_sigkill(b: Backend) {
     let port = free_port();
     let mut server = serve(&db, port, &working.url(), &dir.path().join("mail")).await;
     let delivered = working.wait_for("msg", 1, None).await;
-    assert_eq!(
-        header(&delivered[0], "Message-ID"),
-        Some(message_id.as_str()),
-        "same Message-ID after the crash"
-    );
-    assert_eq!(
-        header(&delivered[0], "X-Sink-Rcpt-To"),
-        Some("crash@halyard.test")
-    );
+    assert_eq!(header(&delivered[0], "Message-ID"), Some(message_id.as_str()), "same Message-ID after the crash");
+    assert_eq!(header(&delivered[0], "X-Sink-Rcpt-To"), Some("crash@halyard.test"));
     let hash = link_token(&delivered[0], "/account-activate");
-    let check = client
-        .get(format!(
-            "http://127.0.0.1:{port}/api/users/password-reset/{hash}"
-        ))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(
-        check.status(),
-        StatusCode::OK,
-        "the link from the delivered e-mail works"
-    );
+    let check = client.get(format!("http://127.0.0.1:{port}/api/users/password-reset/{hash}")).send().await.unwrap();
+    assert_eq!(check.status(), StatusCode::OK, "the link from the delivered e-mail works");
     assert_eq!(working.received("msg").len(), 1, "sent once");
     server.kill().await.unwrap();
 }

@@ -23,15 +23,7 @@ async fn temporary_failure_is_retried_with_the_same_message_id(b: Backend) {
     let (_, outbox) = audit_and_outbox(&app.database_url).await;
     assert_eq!(outbox.len(), 1);
     assert_eq!((outbox[0].attempts, outbox[0].sent_at), (1, None));
-    assert!(
-        outbox[0]
-            .last_error
-            .as_deref()
-            .unwrap_or("")
-            .contains("451"),
-        "{:?}",
-        outbox[0].last_error
-    );
+    assert!(outbox[0].last_error.as_deref().unwrap_or("").contains("451"), "{:?}", outbox[0].last_error);
 
     // Not before the backoff (5 s on the test clock)...
     let running = app.running.as_ref().unwrap();
@@ -44,24 +36,14 @@ async fn temporary_failure_is_retried_with_the_same_message_id(b: Backend) {
     let delivered = sink.received("msg");
     assert_eq!(delivered.len(), 1);
     let id = header(&rejected[0], "Message-ID").expect("Message-ID");
-    assert_eq!(
-        header(&delivered[0], "Message-ID"),
-        Some(id),
-        "a retry carries the same Message-ID"
-    );
+    assert_eq!(header(&delivered[0], "Message-ID"), Some(id), "a retry carries the same Message-ID");
     assert!(delivered[0].contains("/account-activate?hash="));
-    assert_eq!(
-        header(&delivered[0], "X-Sink-Rcpt-To"),
-        Some("retry@halyard.test")
-    );
+    assert_eq!(header(&delivered[0], "X-Sink-Rcpt-To"), Some("retry@halyard.test"));
 
     let (_, outbox) = audit_and_outbox(&app.database_url).await;
     assert!(outbox[0].sent_at.is_some());
     let stored = serde_json::to_string(&outbox[0].email).unwrap();
-    assert!(
-        !stored.contains("hash="),
-        "the sent copy keeps no link: {stored}"
-    );
+    assert!(!stored.contains("hash="), "the sent copy keeps no link: {stored}");
     drop(sink);
     app.stop().await;
 }

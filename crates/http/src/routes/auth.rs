@@ -22,14 +22,7 @@ pub async fn login<S: Store>(
 ) -> ApiResult<Json<TokenResponse>> {
     let token = st
         .engine
-        .login(
-            LoginInput {
-                email: req.email,
-                password: req.password,
-                remember_me: req.remember_me,
-            },
-            &client,
-        )
+        .login(LoginInput { email: req.email, password: req.password, remember_me: req.remember_me }, &client)
         .await?;
     Ok(Json(TokenResponse { token }))
 }
@@ -37,10 +30,7 @@ pub async fn login<S: Store>(
 /// Signs out: revokes the session of the token used.
 #[utoipa::path(delete, path = "/api/auth/session", tag = "auth",
     responses((status = 204), (status = 401, body = Problem)), security(("bearer" = [])))]
-pub async fn logout<S: Store>(
-    State(st): State<AppState<S>>,
-    Auth(actor): Auth,
-) -> ApiResult<StatusCode> {
+pub async fn logout<S: Store>(State(st): State<AppState<S>>, Auth(actor): Auth) -> ApiResult<StatusCode> {
     st.engine.logout(&actor).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -22,14 +22,8 @@ pub async fn admin_companies<S: Store>(
     Auth(actor): Auth,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> ApiResult<Json<CompanyPage>> {
-    let page = st
-        .engine
-        .admin_companies(&actor, q.page.unwrap_or(0), q.size.unwrap_or(200))
-        .await?;
-    Ok(Json(CompanyPage {
-        items: page.items.into_iter().map(Into::into).collect(),
-        total_items: page.total_items,
-    }))
+    let page = st.engine.admin_companies(&actor, q.page.unwrap_or(0), q.size.unwrap_or(200)).await?;
+    Ok(Json(CompanyPage { items: page.items.into_iter().map(Into::into).collect(), total_items: page.total_items }))
 }
 
 /// Creates a company (admin).
@@ -41,10 +35,7 @@ pub async fn create_company<S: Store>(
     Auth(actor): Auth,
     ApiJson(req): ApiJson<CompanyRequest>,
 ) -> ApiResult<(StatusCode, Json<CompanyDto>)> {
-    Ok((
-        StatusCode::CREATED,
-        Json(st.engine.create_company(&actor, req.into()).await?.into()),
-    ))
+    Ok((StatusCode::CREATED, Json(st.engine.create_company(&actor, req.into()).await?.into())))
 }
 
 /// Changes a company (admin).
@@ -58,12 +49,7 @@ pub async fn update_company<S: Store>(
     ApiPath(id): ApiPath<Uuid>,
     ApiJson(req): ApiJson<CompanyRequest>,
 ) -> ApiResult<Json<CompanyDto>> {
-    Ok(Json(
-        st.engine
-            .update_company(&actor, CompanyId(id), req.into())
-            .await?
-            .into(),
-    ))
+    Ok(Json(st.engine.update_company(&actor, CompanyId(id), req.into()).await?.into()))
 }
 
 /// A company: one's own, or any for an admin.
@@ -85,14 +71,7 @@ pub async fn liquidity_providers<S: Store>(
     Auth(actor): Auth,
 ) -> ApiResult<Json<Vec<CompanyRefDto>>> {
     let lps = st.engine.liquidity_providers(&actor).await?;
-    Ok(Json(
-        lps.into_iter()
-            .map(|c| CompanyRefDto {
-                company_id: c.company_id.0,
-                name: c.name,
-            })
-            .collect(),
-    ))
+    Ok(Json(lps.into_iter().map(|c| CompanyRefDto { company_id: c.company_id.0, name: c.name }).collect()))
 }
 
 /// Every instrument, filtered and sorted (admin).
@@ -107,9 +86,7 @@ pub async fn admin_instruments<S: Store>(
     let sort = match q.sort_by.as_deref().filter(|s| !s.is_empty()) {
         None => InstrumentSort::default(),
         Some(s) => InstrumentSort::parse(s).ok_or_else(|| {
-            ApiError::bad_request(format!(
-                "Cannot sort by {s}: use name, term, exchange_id, created_at or updated_at."
-            ))
+            ApiError::bad_request(format!("Cannot sort by {s}: use name, term, exchange_id, created_at or updated_at."))
         })?,
     };
     let filter = InstrumentFilter {
@@ -123,10 +100,7 @@ pub async fn admin_instruments<S: Store>(
         size: q.size.unwrap_or(200),
     };
     let page = st.engine.admin_instruments(&actor, filter).await?;
-    Ok(Json(InstrumentPage {
-        items: page.items.into_iter().map(Into::into).collect(),
-        total_items: page.total_items,
-    }))
+    Ok(Json(InstrumentPage { items: page.items.into_iter().map(Into::into).collect(), total_items: page.total_items }))
 }
 
 /// Creates an instrument (admin).
@@ -138,15 +112,7 @@ pub async fn create_instrument<S: Store>(
     Auth(actor): Auth,
     ApiJson(req): ApiJson<InstrumentRequest>,
 ) -> ApiResult<(StatusCode, Json<InstrumentDto>)> {
-    Ok((
-        StatusCode::CREATED,
-        Json(
-            st.engine
-                .create_instrument(&actor, req.into())
-                .await?
-                .into(),
-        ),
-    ))
+    Ok((StatusCode::CREATED, Json(st.engine.create_instrument(&actor, req.into()).await?.into())))
 }
 
 /// Changes an instrument (admin).
@@ -160,12 +126,7 @@ pub async fn update_instrument<S: Store>(
     ApiPath(id): ApiPath<Uuid>,
     ApiJson(req): ApiJson<InstrumentRequest>,
 ) -> ApiResult<Json<InstrumentDto>> {
-    Ok(Json(
-        st.engine
-            .update_instrument(&actor, InstrumentId(id), req.into())
-            .await?
-            .into(),
-    ))
+    Ok(Json(st.engine.update_instrument(&actor, InstrumentId(id), req.into()).await?.into()))
 }
 
 /// Moves the electronic band (the exchange's best bid and offer) of an instrument.
@@ -179,15 +140,7 @@ pub async fn move_band<S: Store>(
     ApiPath(id): ApiPath<Uuid>,
     ApiJson(req): ApiJson<BandRequest>,
 ) -> ApiResult<Json<InstrumentDto>> {
-    let i = st
-        .engine
-        .move_band(
-            Some(&actor),
-            InstrumentId(id),
-            req.min_tick_price,
-            req.max_tick_price,
-        )
-        .await?;
+    let i = st.engine.move_band(Some(&actor), InstrumentId(id), req.min_tick_price, req.max_tick_price).await?;
     Ok(Json(i.into()))
 }
 
@@ -199,14 +152,7 @@ pub async fn instruments<S: Store>(
     Auth(actor): Auth,
     ApiQuery(q): ApiQuery<NameQuery>,
 ) -> ApiResult<Json<Vec<InstrumentDto>>> {
-    Ok(Json(
-        st.engine
-            .tradable_instruments(&actor, q.name)
-            .await?
-            .into_iter()
-            .map(Into::into)
-            .collect(),
-    ))
+    Ok(Json(st.engine.tradable_instruments(&actor, q.name).await?.into_iter().map(Into::into).collect()))
 }
 
 /// One instrument the caller may see.
@@ -217,7 +163,5 @@ pub async fn instrument<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<Uuid>,
 ) -> ApiResult<Json<InstrumentDto>> {
-    Ok(Json(
-        st.engine.instrument(&actor, InstrumentId(id)).await?.into(),
-    ))
+    Ok(Json(st.engine.instrument(&actor, InstrumentId(id)).await?.into()))
 }

@@ -31,12 +31,7 @@ pub async fn update<S: Store>(
     ApiPath(id): ApiPath<Uuid>,
     ApiJson(req): ApiJson<UpdateUserRequest>,
 ) -> ApiResult<Json<UserDto>> {
-    Ok(Json(
-        st.engine
-            .update_user(&actor, UserId(id), req.into())
-            .await?
-            .into(),
-    ))
+    Ok(Json(st.engine.update_user(&actor, UserId(id), req.into()).await?.into()))
 }
 
 /// Creates a user without a password and e-mails an activation link.
@@ -75,9 +70,7 @@ pub async fn request_link<S: Store>(
     ApiQuery(q): ApiQuery<PasswordResetQuery>,
     ApiJson(req): ApiJson<EmailRequest>,
 ) -> ApiResult<StatusCode> {
-    st.engine
-        .request_password_link(&req.email, q.new_account_email.unwrap_or(false), &client)
-        .await?;
+    st.engine.request_password_link(&req.email, q.new_account_email.unwrap_or(false), &client).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -101,9 +94,7 @@ pub async fn set_password<S: Store>(
     ApiPath(hash): ApiPath<String>,
     ApiJson(req): ApiJson<PasswordRequest>,
 ) -> ApiResult<StatusCode> {
-    st.engine
-        .set_password_with_link(&hash, &req.password)
-        .await?;
+    st.engine.set_password_with_link(&hash, &req.password).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -124,8 +115,5 @@ pub async fn admin_list<S: Store>(
         size: q.size.unwrap_or(200),
     };
     let page = st.engine.admin_users(&actor, filter).await?;
-    Ok(Json(UserPage {
-        items: page.items.into_iter().map(Into::into).collect(),
-        total_items: page.total_items,
-    }))
+    Ok(Json(UserPage { items: page.items.into_iter().map(Into::into).collect(), total_items: page.total_items }))
 }

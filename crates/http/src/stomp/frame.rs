@@ -29,11 +29,7 @@ pub const MAX_FRAME: usize = 64 * 1024;
 
 impl Frame {
     pub fn new(command: &str) -> Self {
-        Self {
-            command: command.to_owned(),
-            headers: vec![],
-            body: vec![],
-        }
+        Self { command: command.to_owned(), headers: vec![], body: vec![] }
     }
 
     pub fn header(mut self, k: &str, v: &str) -> Self {
@@ -48,10 +44,7 @@ impl Frame {
 
     /// The first value of a header (STOMP 1.2: the first occurrence wins).
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
 
     /// Serialises with escaped headers and a `content-length` when there is a body.
@@ -165,11 +158,8 @@ fn parse_one(buf: &[u8]) -> Result<Option<(Frame, usize)>, FrameError> {
         return Ok(None);
     };
     let (head, sep_len) = head_end;
-    let head_text = std::str::from_utf8(&buf[..head])
-        .map_err(|_| FrameError::Malformed("headers are not UTF-8"))?;
-    let mut lines = head_text
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l));
+    let head_text = std::str::from_utf8(&buf[..head]).map_err(|_| FrameError::Malformed("headers are not UTF-8"))?;
+    let mut lines = head_text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     let command = lines.next().unwrap_or("").to_owned();
     if command.is_empty() || !command.chars().all(|c| c.is_ascii_uppercase()) {
         return Err(FrameError::Malformed("missing or invalid command"));
@@ -177,9 +167,7 @@ fn parse_one(buf: &[u8]) -> Result<Option<(Frame, usize)>, FrameError> {
     let escape = !matches!(command.as_str(), "CONNECT" | "CONNECTED");
     let mut headers = Vec::new();
     for line in lines {
-        let (k, v) = line
-            .split_once(':')
-            .ok_or(FrameError::Malformed("header line without ':'"))?;
+        let (k, v) = line.split_once(':').ok_or(FrameError::Malformed("header line without ':'"))?;
         if escape {
             headers.push((unescape_header(k)?, unescape_header(v)?));
         } else {
@@ -190,11 +178,7 @@ fn parse_one(buf: &[u8]) -> Result<Option<(Frame, usize)>, FrameError> {
     let content_length = headers
         .iter()
         .find(|(k, _)| k == "content-length")
-        .map(|(_, v)| {
-            v.trim()
-                .parse::<usize>()
-                .map_err(|_| FrameError::Malformed("bad content-length"))
-        })
+        .map(|(_, v)| v.trim().parse::<usize>().map_err(|_| FrameError::Malformed("bad content-length")))
         .transpose()?;
     let (body, end) = match content_length {
         Some(n) => {
@@ -205,9 +189,7 @@ fn parse_one(buf: &[u8]) -> Result<Option<(Frame, usize)>, FrameError> {
                 return Ok(None);
             }
             if buf[body_start + n] != 0 {
-                return Err(FrameError::Malformed(
-                    "frame not terminated by NUL after content-length",
-                ));
+                return Err(FrameError::Malformed("frame not terminated by NUL after content-length"));
             }
             (buf[body_start..body_start + n].to_vec(), body_start + n + 1)
         }
@@ -216,14 +198,7 @@ fn parse_one(buf: &[u8]) -> Result<Option<(Frame, usize)>, FrameError> {
             None => return Ok(None),
         },
     };
-    Ok(Some((
-        Frame {
-            command,
-            headers,
-            body,
-        },
-        end,
-    )))
+    Ok(Some((Frame { command, headers, body }, end)))
 }
 
 /// Index of the blank line ending the headers and the length of that separator.
@@ -265,11 +240,7 @@ mod tests {
             .unwrap();
         let f = &frames(got)[0];
         assert_eq!(f.command, "CONNECT");
-        assert_eq!(
-            f.get("Authorization"),
-            Some("Bearer abc:def"),
-            "CONNECT headers are not unescaped"
-        );
+        assert_eq!(f.get("Authorization"), Some("Bearer abc:def"), "CONNECT headers are not unescaped");
         assert_eq!(f.get("heart-beat"), Some("10000,10000"));
     }
 
@@ -278,9 +249,7 @@ mod tests {
         let mut p = Parser::default();
         assert_eq!(p.push(b"\n").unwrap(), vec![Item::HeartBeat]);
         assert!(p.push(b"SUBSCRIBE\nid:sub-0\ndestina").unwrap().is_empty());
-        let got = p
-            .push(b"tion:/user/topic/notifications\n\n\0\r\nSEND\ndestination:/x\n\nhi\0")
-            .unwrap();
+        let got = p.push(b"tion:/user/topic/notifications\n\n\0\r\nSEND\ndestination:/x\n\nhi\0").unwrap();
         assert_eq!(got.len(), 3);
         let fs = frames(got);
         assert_eq!(fs[0].get("destination"), Some("/user/topic/notifications"));
@@ -294,18 +263,13 @@ mod tests {
         assert_eq!(fs[0].body, b"a\0b");
         assert_eq!(
             Parser::default().push(b"SEND\ncontent-length:1\n\nab\0"),
-            Err(FrameError::Malformed(
-                "frame not terminated by NUL after content-length"
-            ))
+            Err(FrameError::Malformed("frame not terminated by NUL after content-length"))
         );
     }
 
     #[test]
     fn header_escapes_round_trip_and_first_wins() {
-        let f = Frame::new("MESSAGE")
-            .header("destination", "/a:b\\c\nd")
-            .header("x", "1")
-            .header("x", "2");
+        let f = Frame::new("MESSAGE").header("destination", "/a:b\\c\nd").header("x", "1").header("x", "2");
         let mut p = Parser::default();
         let got = frames(p.push(&f.encode()).unwrap());
         assert_eq!(got[0].get("destination"), Some("/a:b\\c\nd"));
@@ -315,10 +279,7 @@ mod tests {
 
     #[test]
     fn encode_adds_content_length() {
-        let bytes = Frame::new("MESSAGE")
-            .header("destination", "/d")
-            .body(b"{}".to_vec())
-            .encode();
+        let bytes = Frame::new("MESSAGE").header("destination", "/d").body(b"{}".to_vec()).encode();
         assert_eq!(bytes, b"MESSAGE\ndestination:/d\ncontent-length:2\n\n{}\0");
     }
 

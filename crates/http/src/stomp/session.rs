@@ -23,32 +23,20 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const REVALIDATE_EVERY: Duration = Duration::from_secs(60);
 
 /// Per-user destinations a client may subscribe to.
-pub const USER_DESTINATIONS: &[&str] = &[
-    "/user/topic/notifications",
-    "/user/topic/orders",
-    "/user/topic/rfqs",
-];
+pub const USER_DESTINATIONS: &[&str] = &["/user/topic/notifications", "/user/topic/orders", "/user/topic/rfqs"];
 
 /// `GET /ws`: checks the Origin, then upgrades with the STOMP sub-protocols.
-pub async fn ws_handler<S: Store>(
-    State(st): State<AppState<S>>,
-    headers: HeaderMap,
-    ws: WebSocketUpgrade,
-) -> Response {
+pub async fn ws_handler<S: Store>(State(st): State<AppState<S>>, headers: HeaderMap, ws: WebSocketUpgrade) -> Response {
     if !origin_allowed(&headers, &st.engine.config().public_url) {
-        return ApiError::new(
-            StatusCode::FORBIDDEN,
-            "This origin may not open the realtime socket.",
-        )
-        .into_response();
+        return ApiError::new(StatusCode::FORBIDDEN, "This origin may not open the realtime socket.").into_response();
     }
-    ws.protocols(["v12.stomp", "v11.stomp", "v10.stomp"])
-        .max_message_size(super::frame::MAX_FRAME)
-        .on_upgrade(move |socket| async move {
+    ws.protocols(["v12.stomp", "v11.stomp", "v10.stomp"]).max_message_size(super::frame::MAX_FRAME).on_upgrade(
+        move |socket| async move {
             if let Err(e) = run(socket, st).await {
                 tracing::debug!(error = %e, "stomp session ended");
             }
-        })
+        },
+    )
 }
 
 /// Browsers send an Origin: it must be our public URL or the host the request went
@@ -61,26 +49,17 @@ fn origin_allowed(headers: &HeaderMap, public_url: &str) -> bool {
     if origin.eq_ignore_ascii_case(public_url.trim_end_matches('/')) {
         return true;
     }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("");
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     !host.is_empty()
         && (origin.eq_ignore_ascii_case(&format!("http://{host}"))
             || origin.eq_ignore_ascii_case(&format!("https://{host}")))
 }
 
 fn error_frame(message: &str, detail: &str) -> Frame {
-    Frame::new("ERROR")
-        .header("message", message)
-        .header("content-type", "text/plain")
-        .body(detail.as_bytes().to_vec())
+    Frame::new("ERROR").header("message", message).header("content-type", "text/plain").body(detail.as_bytes().to_vec())
 }
 
-async fn send(
-    sink: &mut futures::stream::SplitSink<WebSocket, Message>,
-    f: &Frame,
-) -> Result<(), String> {
+async fn send(sink: &mut futures::stream::SplitSink<WebSocket, Message>, f: &Frame) -> Result<(), String> {
     let bytes = f.encode();
     let msg = match String::from_utf8(bytes) {
         Ok(text) => Message::Text(text.into()),
@@ -100,10 +79,7 @@ fn bytes_of(msg: Message) -> Option<Vec<u8>> {
 fn token_of(f: &Frame) -> Option<String> {
     let v = f.get("Authorization").or_else(|| f.get("authorization"))?;
     let (scheme, token) = v.split_once(' ')?;
-    scheme
-        .eq_ignore_ascii_case("bearer")
-        .then(|| token.trim().to_owned())
-        .filter(|t| !t.is_empty())
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned()).filter(|t| !t.is_empty())
 }
 
 /// Negotiated heart-beats: (we send every, we expect within), zero meaning never.
@@ -128,11 +104,7 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
             Ok(Some(Ok(m))) => m,
             Ok(_) => return Ok(()),
             Err(_) => {
-                send(
-                    &mut sink,
-                    &error_frame("connect timeout", "Send CONNECT first."),
-                )
-                .await?;
+                send(&mut sink, &error_frame("connect timeout", "Send CONNECT first.")).await?;
                 return Ok(());
             }
         };
@@ -152,32 +124,17 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
         }
     };
     if connect.command != "CONNECT" && connect.command != "STOMP" {
-        send(
-            &mut sink,
-            &error_frame("not connected", "The first frame must be CONNECT."),
-        )
-        .await?;
+        send(&mut sink, &error_frame("not connected", "The first frame must be CONNECT.")).await?;
         return Ok(());
     }
     let Some(token) = token_of(&connect) else {
-        send(
-            &mut sink,
-            &error_frame(
-                "unauthorized",
-                "Send Authorization: Bearer <token> in CONNECT.",
-            ),
-        )
-        .await?;
+        send(&mut sink, &error_frame("unauthorized", "Send Authorization: Bearer <token> in CONNECT.")).await?;
         return Ok(());
     };
     let actor: Actor = match st.engine.authenticate(&token).await {
         Ok(a) => a,
         Err(_) => {
-            send(
-                &mut sink,
-                &error_frame("unauthorized", "The session is not valid. Sign in again."),
-            )
-            .await?;
+            send(&mut sink, &error_frame("unauthorized", "The session is not valid. Sign in again.")).await?;
             return Ok(());
         }
     };
@@ -199,11 +156,7 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
     let mut last_seen = Instant::now();
     let mut hb = tokio::time::interval(send_every.unwrap_or(Duration::from_secs(3600)));
     hb.tick().await;
-    let mut check = tokio::time::interval(
-        expect_within
-            .map(|d| d / 2)
-            .unwrap_or(Duration::from_secs(3600)),
-    );
+    let mut check = tokio::time::interval(expect_within.map(|d| d / 2).unwrap_or(Duration::from_secs(3600)));
     check.tick().await;
     let mut revalidate = tokio::time::interval(REVALIDATE_EVERY);
     revalidate.tick().await;
@@ -285,16 +238,10 @@ fn handle(f: &Frame, subs: &mut HashMap<String, String>) -> Reply {
     match f.command.as_str() {
         "SUBSCRIBE" => {
             let (Some(id), Some(dest)) = (f.get("id"), f.get("destination")) else {
-                return Reply::Error(
-                    "bad subscribe",
-                    "SUBSCRIBE needs id and destination headers.".into(),
-                );
+                return Reply::Error("bad subscribe", "SUBSCRIBE needs id and destination headers.".into());
             };
             if !USER_DESTINATIONS.contains(&dest) {
-                return Reply::Error(
-                    "unknown destination",
-                    format!("No such destination: {dest}"),
-                );
+                return Reply::Error("unknown destination", format!("No such destination: {dest}"));
             }
             subs.insert(id.to_owned(), dest.to_owned());
             Reply::Ok
@@ -315,17 +262,9 @@ fn handle(f: &Frame, subs: &mut HashMap<String, String>) -> Reply {
 }
 
 /// MESSAGE frames for the subscriptions that `event` reaches on this connection.
-fn messages_for(
-    actor: &Actor,
-    subs: &HashMap<String, String>,
-    event: &Event,
-    seq: &mut u64,
-) -> Vec<Frame> {
+fn messages_for(actor: &Actor, subs: &HashMap<String, String>, event: &Event, seq: &mut u64) -> Vec<Frame> {
     let dest = match &event.to {
-        Destination::User {
-            user_id,
-            destination,
-        } if *user_id == actor.user.user_id => destination.as_str(),
+        Destination::User { user_id, destination } if *user_id == actor.user.user_id => destination.as_str(),
         _ => return vec![],
     };
     let body = event.body.to_string().into_bytes();
@@ -351,29 +290,14 @@ mod tests {
     #[test]
     fn origin_rules() {
         let mut h = HeaderMap::new();
-        assert!(
-            origin_allowed(&h, "http://localhost:8080"),
-            "no Origin: not a browser"
-        );
-        h.insert(
-            header::ORIGIN,
-            HeaderValue::from_static("http://localhost:8080"),
-        );
+        assert!(origin_allowed(&h, "http://localhost:8080"), "no Origin: not a browser");
+        h.insert(header::ORIGIN, HeaderValue::from_static("http://localhost:8080"));
         assert!(origin_allowed(&h, "http://localhost:8080"));
-        h.insert(
-            header::ORIGIN,
-            HeaderValue::from_static("https://evil.example"),
-        );
+        h.insert(header::ORIGIN, HeaderValue::from_static("https://evil.example"));
         assert!(!origin_allowed(&h, "http://localhost:8080"));
         h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:4000"));
-        h.insert(
-            header::ORIGIN,
-            HeaderValue::from_static("http://127.0.0.1:4000"),
-        );
-        assert!(
-            origin_allowed(&h, "http://localhost:8080"),
-            "same origin as the request"
-        );
+        h.insert(header::ORIGIN, HeaderValue::from_static("http://127.0.0.1:4000"));
+        assert!(origin_allowed(&h, "http://localhost:8080"), "same origin as the request");
     }
 
     #[test]
@@ -382,10 +306,7 @@ mod tests {
         assert_eq!(negotiate(Some("0,0")), (None, None));
         assert_eq!(
             negotiate(Some("4000,20000")),
-            (
-                Some(Duration::from_millis(20_000)),
-                Some(Duration::from_millis(10_000))
-            )
+            (Some(Duration::from_millis(20_000)), Some(Duration::from_millis(10_000)))
         );
     }
 }

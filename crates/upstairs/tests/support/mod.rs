@@ -38,17 +38,12 @@ macro_rules! on_both_backends {
 }
 
 pub fn t0() -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339("2026-03-02T10:00:00Z")
-        .unwrap()
-        .with_timezone(&Utc)
+    DateTime::parse_from_rfc3339("2026-03-02T10:00:00Z").unwrap().with_timezone(&Utc)
 }
 
 /// A folder that disappears with the test.
 pub fn temp_dir() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("upstairs-test-")
-        .tempdir()
-        .unwrap()
+    tempfile::Builder::new().prefix("upstairs-test-").tempdir().unwrap()
 }
 
 /// A fresh database URL of the backend (SQLite file in `dir`, or a new schema).
@@ -58,14 +53,8 @@ pub async fn fresh_database_url(backend: Backend, dir: &Path) -> String {
         Backend::Postgres => {
             let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
             // Creates the schema and runs the migrations in it.
-            upstairs_store::PgStore::connect_in_schema(&postgres_url(), &schema)
-                .await
-                .expect("postgres reachable");
-            let sep = if postgres_url().contains('?') {
-                '&'
-            } else {
-                '?'
-            };
+            upstairs_store::PgStore::connect_in_schema(&postgres_url(), &schema).await.expect("postgres reachable");
+            let sep = if postgres_url().contains('?') { '&' } else { '?' };
             format!("{}{sep}options%5Bsearch_path%5D={schema}", postgres_url())
         }
     }
@@ -99,32 +88,14 @@ impl TestApp {
             ..Settings::default()
         };
         tweak(&mut settings);
-        app::bootstrap_user(
-            &database_url,
-            ADMIN_EMAIL,
-            ADMIN_PASSWORD,
-            &["upstairs-admin"],
-            "Upstairs",
-        )
-        .await
-        .expect("bootstrap admin");
-        // Start after the bootstrap, which (like `upstairs user create`) uses the wall clock.
-        let clock = Arc::new(ManualClock::new(upstairs_engine::Clock::now(
-            &upstairs_engine::SystemClock,
-        )));
-        let running = app::start(settings, clock.clone())
+        app::bootstrap_user(&database_url, ADMIN_EMAIL, ADMIN_PASSWORD, &["upstairs-admin"], "Upstairs")
             .await
-            .expect("start app");
+            .expect("bootstrap admin");
+        // Start after the bootstrap, which (like `upstairs user create`) uses the wall clock.
+        let clock = Arc::new(ManualClock::new(upstairs_engine::Clock::now(&upstairs_engine::SystemClock)));
+        let running = app::start(settings, clock.clone()).await.expect("start app");
         let base = format!("http://{}", running.addr);
-        TestApp {
-            base,
-            client: reqwest::Client::new(),
-            clock,
-            mail_dir,
-            database_url,
-            running: Some(running),
-            dir,
-        }
+        TestApp { base, client: reqwest::Client::new(), clock, mail_dir, database_url, running: Some(running), dir }
     }
 
     pub fn port(&self) -> u16 {
@@ -148,24 +119,12 @@ impl TestApp {
         }
         let res = rb.send().await.expect("request");
         let status = res.status();
-        let ct = res
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned();
+        let ct = res.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
         let text = res.text().await.unwrap();
         if status.is_client_error() || status.is_server_error() {
-            assert_eq!(
-                ct, "application/problem+json",
-                "{status} without a problem body: {text}"
-            );
+            assert_eq!(ct, "application/problem+json", "{status} without a problem body: {text}");
         }
-        let v = if text.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_str(&text).unwrap_or(Value::String(text))
-        };
+        let v = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
         (status, v)
     }
 
@@ -183,11 +142,7 @@ impl TestApp {
 
     pub async fn login(&self, email: &str, password: &str) -> String {
         let (s, v) = self
-            .post(
-                "/api/auth/login",
-                None,
-                json!({"email": email, "password": password, "rememberMe": false}),
-            )
+            .post("/api/auth/login", None, json!({"email": email, "password": password, "rememberMe": false}))
             .await;
         assert_eq!(s, StatusCode::OK, "login {email}: {v}");
         v["token"].as_str().unwrap().to_owned()
@@ -222,12 +177,7 @@ impl TestApp {
             (found.len() >= n).then_some(found)
         })
         .await
-        .unwrap_or_else(|| {
-            panic!(
-                "expected {n} e-mail(s) to {to} in {}",
-                self.mail_dir.display()
-            )
-        })
+        .unwrap_or_else(|| panic!("expected {n} e-mail(s) to {to} in {}", self.mail_dir.display()))
     }
 
     pub async fn stop(mut self) {
@@ -255,34 +205,22 @@ pub async fn poll_until<T>(deadline: Duration, mut f: impl FnMut() -> Option<T>)
 pub fn read_mails(dir: &Path, to: &str) -> Vec<String> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "eml"))
-                .collect()
+            rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "eml")).collect()
         })
         .unwrap_or_default();
     files.sort_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok());
     files
         .into_iter()
         .filter_map(|p| std::fs::read_to_string(p).ok())
-        .filter(|m| {
-            m.lines()
-                .any(|l| l.eq_ignore_ascii_case(&format!("To: {to}")))
-        })
+        .filter(|m| m.lines().any(|l| l.eq_ignore_ascii_case(&format!("To: {to}"))))
         .collect()
 }
 
 /// The `hash` of the first link to `path` (e.g. `/reset-password`) in an e-mail.
 pub fn link_token(mail: &str, path: &str) -> String {
     let needle = format!("{path}?hash=");
-    let at = mail
-        .find(&needle)
-        .unwrap_or_else(|| panic!("no {needle} link in:\n{mail}"))
-        + needle.len();
-    mail[at..]
-        .chars()
-        .take_while(|c| c.is_ascii_hexdigit())
-        .collect()
+    let at = mail.find(&needle).unwrap_or_else(|| panic!("no {needle} link in:\n{mail}")) + needle.len();
+    mail[at..].chars().take_while(|c| c.is_ascii_hexdigit()).collect()
 }
 
 pub fn header<'a>(mail: &'a str, name: &str) -> Option<&'a str> {
@@ -296,17 +234,12 @@ pub fn python() -> PathBuf {
         return p.into();
     }
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python");
-    assert!(
-        p.exists(),
-        "no test peers: run `make test-deps` to create .venv with aiosmtpd and stomp.py"
-    );
+    assert!(p.exists(), "no test peers: run `make test-deps` to create .venv with aiosmtpd and stomp.py");
     p
 }
 
 pub fn peer_script(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/peers")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/peers").join(name)
 }
 
 /// A Python test peer printing one line per event; it exits when we drop it.
@@ -326,62 +259,35 @@ impl Peer {
             .spawn()
             .expect("spawn test peer");
         let stdout = child.stdout.take().unwrap();
-        Peer {
-            child,
-            lines: BufReader::new(stdout).lines(),
-        }
+        Peer { child, lines: BufReader::new(stdout).lines() }
     }
 
     /// The next line, or None at the deadline.
     pub async fn next_line(&mut self, within: Duration) -> Option<String> {
-        tokio::time::timeout(within, self.lines.next_line())
-            .await
-            .ok()
-            .and_then(|r| r.ok().flatten())
+        tokio::time::timeout(within, self.lines.next_line()).await.ok().and_then(|r| r.ok().flatten())
     }
 
     pub async fn next_json(&mut self, within: Duration) -> Option<Value> {
-        self.next_line(within)
-            .await
-            .map(|l| serde_json::from_str(&l).unwrap_or_else(|_| panic!("peer said {l}")))
+        self.next_line(within).await.map(|l| serde_json::from_str(&l).unwrap_or_else(|_| panic!("peer said {l}")))
     }
 }
 
 async fn read_store<S: upstairs_engine::Store>(
     s: S,
-) -> (
-    Vec<upstairs_engine::model::ActionLog>,
-    Vec<upstairs_engine::model::OutboxMessage>,
-) {
+) -> (Vec<upstairs_engine::model::ActionLog>, Vec<upstairs_engine::model::OutboxMessage>) {
     use upstairs_engine::ports::{AuditRepo, OutboxRepo};
     let mut tx = s.read().await.unwrap();
-    (
-        tx.action_logs(1000).await.unwrap(),
-        tx.outbox_messages(1000).await.unwrap(),
-    )
+    (tx.action_logs(1000).await.unwrap(), tx.outbox_messages(1000).await.unwrap())
 }
 
 /// The action log (newest first) and the outbox, read straight from the database.
 pub async fn audit_and_outbox(
     database_url: &str,
-) -> (
-    Vec<upstairs_engine::model::ActionLog>,
-    Vec<upstairs_engine::model::OutboxMessage>,
-) {
+) -> (Vec<upstairs_engine::model::ActionLog>, Vec<upstairs_engine::model::OutboxMessage>) {
     if database_url.starts_with("sqlite:") {
-        read_store(
-            upstairs_store::SqliteStore::connect(database_url)
-                .await
-                .unwrap(),
-        )
-        .await
+        read_store(upstairs_store::SqliteStore::connect(database_url).await.unwrap()).await
     } else {
-        read_store(
-            upstairs_store::PgStore::connect(database_url)
-                .await
-                .unwrap(),
-        )
-        .await
+        read_store(upstairs_store::PgStore::connect(database_url).await.unwrap()).await
     }
 }
 
@@ -397,25 +303,12 @@ impl SmtpSink {
     pub async fn start(dir: &Path, reject_first: usize) -> SmtpSink {
         let mut peer = Peer::spawn(
             "smtp_sink.py",
-            &[
-                dir.display().to_string(),
-                "--reject-first".into(),
-                reject_first.to_string(),
-            ],
+            &[dir.display().to_string(), "--reject-first".into(), reject_first.to_string()],
         );
-        let line = peer
-            .next_line(Duration::from_secs(30))
-            .await
-            .expect("smtp_sink.py printed nothing");
-        let port = line
-            .strip_prefix("READY ")
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("sink said {line}"));
-        SmtpSink {
-            peer,
-            port,
-            dir: dir.to_owned(),
-        }
+        let line = peer.next_line(Duration::from_secs(30)).await.expect("smtp_sink.py printed nothing");
+        let port =
+            line.strip_prefix("READY ").and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("sink said {line}"));
+        SmtpSink { peer, port, dir: dir.to_owned() }
     }
 
     pub fn url(&self) -> String {
@@ -429,26 +322,18 @@ impl SmtpSink {
                 rd.filter_map(|e| e.ok())
                     .map(|e| e.path())
                     .filter(|p| {
-                        p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                            n.starts_with(&format!("{prefix}-")) && n.ends_with(".eml")
-                        })
+                        p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.starts_with(&format!("{prefix}-")) && n.ends_with(".eml"))
                     })
                     .collect()
             })
             .unwrap_or_default();
         files.sort();
-        files
-            .into_iter()
-            .filter_map(|p| std::fs::read_to_string(p).ok())
-            .collect()
+        files.into_iter().filter_map(|p| std::fs::read_to_string(p).ok()).collect()
     }
 
-    pub async fn wait_for(
-        &self,
-        prefix: &str,
-        n: usize,
-        wake: Option<&Arc<tokio::sync::Notify>>,
-    ) -> Vec<String> {
+    pub async fn wait_for(&self, prefix: &str, n: usize, wake: Option<&Arc<tokio::sync::Notify>>) -> Vec<String> {
         poll_until(Duration::from_secs(15), || {
             if let Some(w) = wake {
                 w.notify_one();

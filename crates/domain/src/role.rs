@@ -35,7 +35,8 @@ impl Role {
     pub fn grants(self, permission: Permission) -> bool {
         use Permission::*;
         match self {
-            Role::UpstairsAdmin => true,
+            // Everything, but not the sandbox restriction (which is a limit, not a right).
+            Role::UpstairsAdmin => !matches!(permission, SandboxOnly),
             Role::UpstairsSales => matches!(permission, OrderAdmin | BillingRead | AdminDrawer),
             Role::CompanyAdmin => matches!(permission, ManageOwnCompanyUsers),
             Role::Trader => matches!(permission, Trade),
@@ -84,6 +85,7 @@ mod tests {
         let cases: &[(Role, Permission, bool)] = &[
             (Role::UpstairsAdmin, Admin, true),
             (Role::UpstairsAdmin, OrderAdmin, true),
+            (Role::UpstairsAdmin, SandboxOnly, false),
             (Role::UpstairsSales, Admin, false),
             (Role::UpstairsSales, OrderAdmin, true),
             (Role::UpstairsSales, AdminDrawer, true),

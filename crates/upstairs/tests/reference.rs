@@ -1,0 +1,397 @@
+#![allow(clippy::unwrap_used)]
+//! Companies, users (admin) and instruments over HTTP, and the permission matrix:
+//! every endpoint of the reference-data API as every role and as a foreign company.
+
+mod support;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use support::*;
+use upstairs::app;
+
+on_both_backends!(companies_validation_and_brokers, instruments_rules_and_band, admin_user_edits, permission_matrix);
+
+async fn company(app: &TestApp, admin: &str, body: Value) -> Value {
+    let (s, v) = app.post("/api/admin/companies", Some(admin), body).await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    v
+}
+
+fn instrument_body(name: &str, sandbox: bool) -> Value {
+    json!({"name": name, "term": "Dec26-Mar27", "min_quantity": 500, "tick_size": 0.005, "exchange_id": "I",
+           "exchange": "ICE Futures Europe", "exchange_iso_code": "IFEU", "currency": "EUR", "country": "GB",
+           "min_tick_price": -0.04, "max_tick_price": -0.015, "is_sandbox": sandbox, "bbg_code": "ERZ6ERH7 Comdty"})
+}
+
+async fn companies_validation_and_brokers(b: Backend) {
+    let app = TestApp::spawn(b).await;
+    let admin = app.admin_token().await;
+    let (s, v) = app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": "N", "full_name": "F", "trade_confirmation_email": "bad", "roles": ["bank"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let msgs: Vec<(&str, &str)> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["field"].as_str().unwrap(), e["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        msgs,
+        [
+            ("name", "Name must be at least 2 characters long"),
+            ("full_name", "Full name must be at least 4 characters long"),
+            ("trade_confirmation_email", "Please enter a valid email address"),
+            ("roles", "Unknown company type: bank"),
+            ("default_broker", "Broker is required"),
+        ]
+    );
+    // Rule 2 characters, message as quoted: "Ab" passes.
+    let north = company(
+        &app,
+        &admin,
+        json!({"name": "Northgate", "full_name": "Ng", "roles": ["broker"],
+        "trade_confirmation_email": "Confirm@Northgate.test", "trade_confirmation_via_email_enabled": true}),
+    )
+    .await;
+    assert_eq!(north["trade_confirmation_email"], "confirm@northgate.test");
+    assert_eq!(north["default_broker"], Value::Null);
+    let baltic = company(&app, &admin, json!({"name": "Baltic", "full_name": "Baltic Ltd", "roles": ["broker"]})).await;
+    let (s, v) = app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": "Halyard", "full_name": "Halyard LLP",
+            "brokers": [{"company_id": north["company_id"]}], "default_broker": {"company_id": baltic["company_id"]}}),
+        )
+        .await;
+    assert_eq!(
+        (s, &v["errors"][0]["message"]),
+        (StatusCode::BAD_REQUEST, &json!("The default broker must be one of the brokers"))
+    );
+    let firm = company(
+        &app,
+        &admin,
+        json!({"name": "Halyard", "full_name": "Halyard LLP",
+        "brokers": [{"company_id": baltic["company_id"]}, {"company_id": north["company_id"]}],
+        "default_broker": {"company_id": north["company_id"], "name": "ignored"}}),
+    )
+    .await;
+    assert_eq!(
+        firm["brokers"],
+        json!([{"company_id": baltic["company_id"], "name": "Baltic"}, {"company_id": north["company_id"], "name": "Northgate"}])
+    );
+    assert_eq!(firm["default_broker"]["name"], "Northgate");
+    let (s, _) = app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": "Halyard", "full_name": "Again", "roles": ["broker"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    let (s, v) = app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": "Lp", "full_name": "Lp Ltd", "roles": ["liquidity-provider"],
+        "brokers": [{"company_id": firm["company_id"]}], "default_broker": {"company_id": firm["company_id"]}}),
+        )
+        .await;
+    assert_eq!((s, &v["errors"][0]["message"]), (StatusCode::BAD_REQUEST, &json!("Choose broker companies only")));
+
+    let path = format!("/api/admin/companies/{}", firm["company_id"].as_str().unwrap());
+    let (s, v) = app.patch(&path, Some(&admin), json!({"brokers": [{"company_id": baltic["company_id"]}], "default_broker": {"company_id": baltic["company_id"]}, "account": "ACC-9"})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(
+        (v["default_broker"]["name"].as_str(), v["account"].as_str(), v["full_name"].as_str()),
+        (Some("Baltic"), Some("ACC-9"), Some("Halyard LLP"))
+    );
+    let (s, v) = app.patch(&path, Some(&admin), json!({"ems_identifier": null, "unknown": 1})).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+
+    let (_, list) = app.get("/api/admin/companies?page=0&size=200", Some(&admin)).await;
+    assert_eq!(list["total_items"], 4, "Upstairs + 3: {list}");
+    let (_, lps) = app.get("/api/liquidity-providers", Some(&admin)).await;
+    assert_eq!(lps, json!([]));
+    let (logs, _) = audit_and_outbox(&app.database_url).await;
+    assert!(
+        logs.iter()
+            .any(|l| l.entity == "company" && l.operation == "update" && l.details["before"]["account"].is_null())
+    );
+    app.stop().await;
+}
+
+async fn instruments_rules_and_band(b: Backend) {
+    let app = TestApp::spawn(b).await;
+    let admin = app.admin_token().await;
+    let mut body = instrument_body("Euribor 3M Dec26-Mar27", false);
+    body["min_quantity"] = Value::Null;
+    body["min_tick_price"] = json!(94.733);
+    let (s, v) = app.post("/api/admin/instruments", Some(&admin), body).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        v["errors"],
+        json!([{"field": "min_quantity", "message": "Minimum block size is required"},
+                                    {"field": "min_tick_price", "message": "Invalid value"}])
+    );
+    let (s, v) =
+        app.post("/api/admin/instruments", Some(&admin), instrument_body("Euribor 3M Dec26-Mar27", false)).await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    assert_eq!(
+        (v["min_tick_price"].clone(), v["max_tick_price"].clone(), v["tick_size"].clone()),
+        (json!(-0.04), json!(-0.015), json!(0.005))
+    );
+    let id = v["instrument_id"].as_str().unwrap().to_owned();
+
+    // Exact decimals: 0.1 + 0.2 style values stay exact; off-tick prices are refused.
+    let band = format!("/api/admin/instruments/{id}/band");
+    let (s, v) = app.post(&band, Some(&admin), json!({"min_tick_price": 0.3, "max_tick_price": 0.35})).await;
+    assert_eq!((s, v["min_tick_price"].clone()), (StatusCode::OK, json!(0.3)));
+    let (s, v) = app.post(&band, Some(&admin), json!({"min_tick_price": 0.3001, "max_tick_price": 0.35})).await;
+    assert_eq!(
+        (s, v["errors"][0].clone()),
+        (StatusCode::BAD_REQUEST, json!({"field": "min_tick_price", "message": "Invalid value"}))
+    );
+    let (s, v) = app.post(&band, Some(&admin), json!({"min_tick_price": 0.35, "max_tick_price": 0.35})).await;
+    assert_eq!((s, v["errors"][0]["field"].clone()), (StatusCode::BAD_REQUEST, json!("max_tick_price")));
+    let (s, _) = app.post(&band, Some(&admin), json!({"min_tick_price": "abc", "max_tick_price": 0.35})).await;
+    assert!(s.is_client_error());
+
+    let (s, v) = app
+        .patch(
+            &format!("/api/admin/instruments/{id}"),
+            Some(&admin),
+            json!({"active": false, "tick_size": 0.01, "min_tick_price": 0.3, "max_tick_price": 0.4}),
+        )
+        .await;
+    assert_eq!((s, v["active"].clone(), v["tick_size"].clone()), (StatusCode::OK, json!(false), json!(0.01)), "{v}");
+    app.post("/api/admin/instruments", Some(&admin), instrument_body("SONIA 3M Mar27-Jun27", false)).await;
+    app.post("/api/admin/instruments", Some(&admin), instrument_body("Euribor Sandbox", true)).await;
+
+    let names = |v: &Value| {
+        v["items"].as_array().unwrap().iter().map(|i| i["name"].as_str().unwrap().to_owned()).collect::<Vec<_>>()
+    };
+    let (_, v) =
+        app.get("/api/admin/instruments?page=0&size=10&name=EURIBOR&sort_by=name&order_by=DESC", Some(&admin)).await;
+    assert_eq!(names(&v), ["Euribor Sandbox", "Euribor 3M Dec26-Mar27"]);
+    let (_, v) = app.get("/api/admin/instruments?active=true", Some(&admin)).await;
+    assert_eq!(names(&v), ["Euribor Sandbox", "SONIA 3M Mar27-Jun27"]);
+    let (s, _) = app.get("/api/admin/instruments?sort_by=password", Some(&admin)).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let (s, _) = app.get("/api/admin/instruments?order_by=SIDEWAYS", Some(&admin)).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    // Traders see active, non-sandbox instruments only.
+    let (_, v) = app.get("/api/instruments?name=sonia", Some(&admin)).await;
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    let (logs, _) = audit_and_outbox(&app.database_url).await;
+    let band_log = logs.iter().find(|l| l.operation == "band").unwrap();
+    assert_eq!(band_log.details["after"]["min_tick_price"], "0.3");
+    app.stop().await;
+}
+
+async fn admin_user_edits(b: Backend) {
+    let app = TestApp::spawn(b).await;
+    let admin = app.admin_token().await;
+    app::bootstrap_user(&app.database_url, "t@halyard.test", "Trader-Pass-1", &["trader"], "Halyard").await.unwrap();
+    app::bootstrap_user(&app.database_url, "boss@halyard.test", "Boss-Pass-12", &["company-admin"], "Halyard")
+        .await
+        .unwrap();
+    let trader = app.login("t@halyard.test", "Trader-Pass-1").await;
+    let boss = app.login("boss@halyard.test", "Boss-Pass-12").await;
+    let (_, t) = app.get("/api/users/me", Some(&trader)).await;
+    let path = format!("/api/users/{}", t["user_id"].as_str().unwrap());
+
+    let (s, v) = app.patch(&path, Some(&admin), json!({"first_name": "Tina", "parent_order_limit_multiplier": 4, "ems_trader_id": "EMS-1", "fix_integration": true})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(
+        (v["first_name"].clone(), v["parent_order_limit_multiplier"].clone(), v["ems_trader_id"].clone()),
+        (json!("Tina"), json!(4), json!("EMS-1"))
+    );
+    let (_, v) = app.patch(&path, Some(&admin), json!({"parent_order_limit_multiplier": -1})).await;
+    assert_eq!(v["parent_order_limit_multiplier"], Value::Null, "-1 means none");
+    let (s, v) = app
+        .patch(&path, Some(&admin), json!({"parent_order_limit_multiplier": 0, "first_name": "T", "email": "nope"}))
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_eq!(v["errors"].as_array().unwrap().len(), 3);
+    let (_, upstairs) = app.get("/api/users/me", Some(&admin)).await;
+    let (s, v) = app.patch(&path, Some(&admin), json!({"company_id": upstairs["company_id"]})).await;
+    assert_eq!(
+        (s, v["errors"][0]["message"].clone()),
+        (StatusCode::BAD_REQUEST, json!("The company of a user cannot be changed"))
+    );
+
+    // A trader changes only its own preferences.
+    let (s, _) = app.patch(&path, Some(&trader), json!({"first_name": "Me"})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    // The company admin manages its company's users, but cannot grant venue roles.
+    let (s, _) = app.patch(&path, Some(&boss), json!({"roles": ["trader", "upstairs-admin"]})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    let (s, v) = app.patch(&path, Some(&boss), json!({"roles": ["trader", "company-admin"]})).await;
+    assert_eq!((s, v["roles"].clone()), (StatusCode::OK, json!(["trader", "company-admin"])));
+    let (_, list) = app.get("/api/admin/users?page=0&size=200", Some(&boss)).await;
+    let emails: Vec<&str> = list["items"].as_array().unwrap().iter().map(|u| u["email"].as_str().unwrap()).collect();
+    assert_eq!(emails, ["boss@halyard.test", "t@halyard.test"], "only its own company");
+    let (_, list) = app.get("/api/admin/users?email=HALYARD&active=true", Some(&admin)).await;
+    assert_eq!(list["total_items"], 2);
+
+    // Deactivating revokes the user's sessions at once.
+    let (s, _) = app.patch(&path, Some(&boss), json!({"active": false})).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(app.get("/api/users/me", Some(&trader)).await.0, StatusCode::UNAUTHORIZED);
+    let (s, _) =
+        app.post("/api/auth/login", None, json!({"email": "t@halyard.test", "password": "Trader-Pass-1"})).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    app.stop().await;
+}
+
+/// Who calls: (label, e-mail). Companies: Upstairs (venue), Halyard, Kestrel (foreign).
+const CALLERS: [(&str, &str); 6] = [
+    ("admin", ADMIN_EMAIL),
+    ("sales", "sales@upstairs.test"),
+    ("trader", "trader@halyard.test"),
+    ("company-admin", "boss@halyard.test"),
+    ("sandbox", "sandbox@halyard.test"),
+    ("foreign", "trader@kestrel.test"),
+];
+const PW: &str = "Matrix-Pass-1";
+
+async fn permission_matrix(b: Backend) {
+    let app = TestApp::spawn(b).await;
+    let admin = app.admin_token().await;
+    let broker = company(&app, &admin, json!({"name": "Baltic", "full_name": "Baltic Ltd", "roles": ["broker"]})).await;
+    let lp = company(
+        &app,
+        &admin,
+        json!({"name": "Meridian", "full_name": "Meridian LLP", "roles": ["liquidity-provider", "broker"]}),
+    )
+    .await;
+    let brokers = json!([{"company_id": broker["company_id"]}]);
+    let halyard = company(
+        &app,
+        &admin,
+        json!({"name": "Halyard", "full_name": "Halyard LLP", "brokers": brokers, "default_broker": brokers[0]}),
+    )
+    .await;
+    let kestrel = company(
+        &app,
+        &admin,
+        json!({"name": "Kestrel", "full_name": "Kestrel Ltd", "brokers": brokers, "default_broker": brokers[0]}),
+    )
+    .await;
+    for (email, role, co) in [
+        ("sales@upstairs.test", "upstairs-sales", "Upstairs"),
+        ("trader@halyard.test", "trader", "Halyard"),
+        ("boss@halyard.test", "company-admin", "Halyard"),
+        ("sandbox@halyard.test", "sandbox", "Halyard"),
+        ("trader@kestrel.test", "trader", "Kestrel"),
+    ] {
+        app::bootstrap_user(&app.database_url, email, PW, &[role], co).await.unwrap();
+    }
+    let (_, inst) =
+        app.post("/api/admin/instruments", Some(&admin), instrument_body("Euribor 3M Dec26-Mar27", false)).await;
+    let (_, sbx) = app.post("/api/admin/instruments", Some(&admin), instrument_body("Euribor Sandbox", true)).await;
+    let mut tokens = Vec::new();
+    for (label, email) in CALLERS {
+        let pw = if label == "admin" { ADMIN_PASSWORD } else { PW };
+        tokens.push(app.login(email, pw).await);
+    }
+    let (_, trader) = app.get("/api/users/me", Some(&tokens[2])).await;
+    let id = |v: &Value, k: &str| v[k].as_str().unwrap().to_owned();
+    let (h, k, i, s, t) = (
+        id(&halyard, "company_id"),
+        id(&kestrel, "company_id"),
+        id(&inst, "instrument_id"),
+        id(&sbx, "instrument_id"),
+        id(&trader, "user_id"),
+    );
+
+    use StatusCode as C;
+    const OK: C = C::OK;
+    const NEW: C = C::CREATED;
+    const NO: C = C::FORBIDDEN;
+    const NF: C = C::NOT_FOUND;
+    // Expected status for: admin, sales, trader, company-admin, sandbox, foreign.
+    let band = json!({"min_tick_price": -0.035, "max_tick_price": -0.01});
+    let cells: Vec<(Method, String, Option<Value>, [C; 6])> = vec![
+        (Method::GET, "/api/admin/companies?page=0&size=200".into(), None, [OK, NO, NO, NO, NO, NO]),
+        (
+            Method::POST,
+            "/api/admin/companies".into(),
+            Some(json!({"name": "New{n}", "full_name": "New Co", "roles": ["broker"]})),
+            [NEW, NO, NO, NO, NO, NO],
+        ),
+        (Method::PATCH, format!("/api/admin/companies/{h}"), Some(json!({"account": "X"})), [OK, NO, NO, NO, NO, NO]),
+        (Method::GET, format!("/api/companies/{h}"), None, [OK, NF, OK, OK, OK, NF]),
+        (Method::GET, format!("/api/companies/{k}"), None, [OK, NF, NF, NF, NF, OK]),
+        (Method::GET, "/api/liquidity-providers".into(), None, [OK, OK, OK, OK, OK, OK]),
+        (Method::GET, "/api/admin/users?page=0&size=200".into(), None, [OK, NO, NO, OK, NO, NO]),
+        (
+            Method::POST,
+            "/api/users".into(),
+            Some(
+                json!({"email": "u{n}@halyard.test", "first_name": "Uma", "last_name": "User", "company_id": h, "roles": ["trader"]}),
+            ),
+            [NEW, NO, NO, NEW, NO, NO],
+        ),
+        (
+            Method::POST,
+            "/api/users".into(),
+            Some(
+                json!({"email": "k{n}@kestrel.test", "first_name": "Kim", "last_name": "User", "company_id": k, "roles": ["trader"]}),
+            ),
+            [NEW, NO, NO, NO, NO, NO],
+        ),
+        (Method::PATCH, format!("/api/users/{t}"), Some(json!({"last_name": "Edited"})), [OK, NF, NO, OK, NO, NF]),
+        (Method::PATCH, format!("/api/users/{t}"), Some(json!({"auto_accept": "INSTANT"})), [NO, NF, OK, NO, NO, NF]),
+        (Method::GET, "/api/admin/instruments".into(), None, [OK, NO, NO, NO, NO, NO]),
+        (
+            Method::POST,
+            "/api/admin/instruments".into(),
+            Some(instrument_body("Extra {n}", false)),
+            [NEW, NO, NO, NO, NO, NO],
+        ),
+        (
+            Method::PATCH,
+            format!("/api/admin/instruments/{i}"),
+            Some(json!({"description": "d"})),
+            [OK, NO, NO, NO, NO, NO],
+        ),
+        (Method::POST, format!("/api/admin/instruments/{i}/band"), Some(band), [OK, NO, NO, NO, NO, NO]),
+        (Method::GET, format!("/api/instruments/{i}"), None, [OK, OK, OK, OK, NF, OK]),
+        (Method::GET, format!("/api/instruments/{s}"), None, [OK, NF, NF, NF, OK, NF]),
+        (Method::GET, "/api/instruments".into(), None, [OK, OK, OK, OK, OK, OK]),
+    ];
+    let mut failures = Vec::new();
+    for (n, (method, path, body, expected)) in cells.into_iter().enumerate() {
+        for (c, ((label, _), want)) in CALLERS.iter().zip(expected).enumerate() {
+            let body = body
+                .as_ref()
+                .map(|b| serde_json::from_str(&b.to_string().replace("{n}", &format!("{n}x{c}"))).unwrap());
+            let (got, v) = app.call(method.clone(), &path, Some(&tokens[c]), body).await;
+            if got != want {
+                failures.push(format!("{method} {path} as {label}: expected {want}, got {got} {v}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "permission matrix:\n{}", failures.join("\n"));
+
+    // What each caller sees in the lists.
+    let (_, lps) = app.get("/api/liquidity-providers", Some(&tokens[2])).await;
+    assert_eq!(lps, json!([{"company_id": lp["company_id"], "name": "Meridian"}]));
+    let (_, list) = app.get("/api/instruments", Some(&tokens[4])).await;
+    assert!(list.as_array().unwrap().iter().all(|i| i["is_sandbox"] == true), "sandbox sees sandbox only");
+    let (_, list) = app.get("/api/instruments", Some(&tokens[2])).await;
+    assert!(!list.as_array().unwrap().is_empty() && list.as_array().unwrap().iter().all(|i| i["is_sandbox"] == false));
+    let (_, users) = app.get("/api/admin/users", Some(&tokens[3])).await;
+    assert!(
+        users["items"].as_array().unwrap().iter().all(|u| u["company_id"] == json!(h)),
+        "company admin sees its company only"
+    );
+    app.stop().await;
+}

@@ -2,7 +2,9 @@
 //! permissions. No I/O, no async.
 
 pub mod account;
+pub mod calendar;
 pub mod id;
+pub mod order;
 pub mod price;
 pub mod role;
 

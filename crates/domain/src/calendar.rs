@@ -1,0 +1,208 @@
+//! The venue's trading day: Monday to Friday in `Europe/London`, child orders and
+//! matching from 09:00 to 17:00, parent orders from 05:30, minus holidays. DST-correct.
+
+use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveTime, TimeZone, Utc, Weekday};
+use chrono_tz::Tz;
+
+/// Configuration of the trading day.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Calendar {
+    pub time_zone: Tz,
+    pub open: NaiveTime,
+    pub close: NaiveTime,
+    /// Parent orders may be created from this time (until `close`).
+    pub parent_orders_from: NaiveTime,
+    pub days: Vec<Weekday>,
+    pub holidays: Vec<NaiveDate>,
+    /// The demo keeps the venue open around the clock.
+    pub always_open: bool,
+}
+
+impl Default for Calendar {
+    fn default() -> Self {
+        let t = |h, m| NaiveTime::from_hms_opt(h, m, 0).unwrap_or_default();
+        Self {
+            time_zone: chrono_tz::Europe::London,
+            open: t(9, 0),
+            close: t(17, 0),
+            parent_orders_from: t(5, 30),
+            days: vec![Weekday::Mon, Weekday::Tue, Weekday::Wed, Weekday::Thu, Weekday::Fri],
+            holidays: vec![],
+            always_open: false,
+        }
+    }
+}
+
+/// Whether things are allowed now, and when the next changes happen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    /// Child orders, editing and matching.
+    pub open: bool,
+    /// Creating parent orders.
+    pub parent_orders_open: bool,
+    pub next_open: Option<DateTime<Utc>>,
+    pub next_close: Option<DateTime<Utc>>,
+    /// At most 15 minutes to the close.
+    pub closing_soon: bool,
+}
+
+/// How long before the close the warning shows.
+pub const CLOSING_WARNING: Duration = Duration::minutes(15);
+
+impl Calendar {
+    fn trading_day(&self, d: NaiveDate) -> bool {
+        self.days.contains(&d.weekday()) && !self.holidays.contains(&d)
+    }
+
+    /// The UTC instant of a local wall-clock time on a date (the earlier one when the
+    /// clock change makes it ambiguous; the next valid minute when it is skipped).
+    fn at(&self, d: NaiveDate, t: NaiveTime) -> DateTime<Utc> {
+        let mut local = d.and_time(t);
+        for _ in 0..180 {
+            if let Some(dt) = self.time_zone.from_local_datetime(&local).earliest() {
+                return dt.with_timezone(&Utc);
+            }
+            local += Duration::minutes(1);
+        }
+        Utc.from_utc_datetime(&d.and_time(t))
+    }
+
+    fn window(&self, d: NaiveDate, from: NaiveTime) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+        self.trading_day(d).then(|| (self.at(d, from), self.at(d, self.close)))
+    }
+
+    fn local_date(&self, now: DateTime<Utc>) -> NaiveDate {
+        now.with_timezone(&self.time_zone).date_naive()
+    }
+
+    fn in_window(&self, now: DateTime<Utc>, from: NaiveTime) -> bool {
+        self.window(self.local_date(now), from).is_some_and(|(a, b)| a <= now && now < b)
+    }
+
+    pub fn is_open(&self, now: DateTime<Utc>) -> bool {
+        self.always_open || self.in_window(now, self.open)
+    }
+
+    pub fn parent_orders_open(&self, now: DateTime<Utc>) -> bool {
+        self.always_open || self.in_window(now, self.parent_orders_from)
+    }
+
+    /// The next opening (09:00) strictly after `now`, within a month.
+    pub fn next_open(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        self.next_boundary(now, |w| w.0)
+    }
+
+    /// The next close (17:00) after `now`, within a month.
+    pub fn next_close(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        self.next_boundary(now, |w| w.1)
+    }
+
+    fn next_boundary(
+        &self,
+        now: DateTime<Utc>,
+        pick: impl Fn((DateTime<Utc>, DateTime<Utc>)) -> DateTime<Utc>,
+    ) -> Option<DateTime<Utc>> {
+        if self.always_open {
+            return None;
+        }
+        let today = self.local_date(now);
+        (0..32).filter_map(|i| self.window(today + Duration::days(i), self.open)).map(pick).find(|t| *t > now)
+    }
+
+    pub fn status(&self, now: DateTime<Utc>) -> Status {
+        let open = self.is_open(now);
+        let next_close = self.next_close(now);
+        Status {
+            open,
+            parent_orders_open: self.parent_orders_open(now),
+            next_open: self.next_open(now),
+            next_close,
+            closing_soon: open && next_close.is_some_and(|c| c - now <= CLOSING_WARNING),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utc(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn normal_winter_day() {
+        let c = Calendar::default();
+        // Tuesday 3 March 2026: London is on GMT (UTC+0).
+        let cases = [
+            ("2026-03-03T05:29:59Z", false, false),
+            ("2026-03-03T05:30:00Z", false, true),
+            ("2026-03-03T08:59:59Z", false, true),
+            ("2026-03-03T09:00:00Z", true, true),
+            ("2026-03-03T16:59:59Z", true, true),
+            ("2026-03-03T17:00:00Z", false, false),
+        ];
+        for (t, open, parents) in cases {
+            assert_eq!((c.is_open(utc(t)), c.parent_orders_open(utc(t))), (open, parents), "{t}");
+        }
+        let s = c.status(utc("2026-03-03T16:45:00Z"));
+        assert!(s.closing_soon);
+        assert_eq!(s.next_close, Some(utc("2026-03-03T17:00:00Z")));
+        assert_eq!(s.next_open, Some(utc("2026-03-04T09:00:00Z")));
+        assert!(!c.status(utc("2026-03-03T16:44:59Z")).closing_soon);
+    }
+
+    #[test]
+    fn weekend() {
+        let c = Calendar::default();
+        // Saturday 7 March 2026.
+        let s = c.status(utc("2026-03-07T12:00:00Z"));
+        assert_eq!((s.open, s.parent_orders_open), (false, false));
+        assert_eq!(s.next_open, Some(utc("2026-03-09T09:00:00Z")), "Monday");
+        // Friday after the close: next open is Monday.
+        assert_eq!(c.next_open(utc("2026-03-06T17:30:00Z")), Some(utc("2026-03-09T09:00:00Z")));
+    }
+
+    #[test]
+    fn spring_forward_2026() {
+        let c = Calendar::default();
+        // Sunday 29 March 2026 clocks go forward; Monday 30 March London is UTC+1.
+        assert!(c.is_open(utc("2026-03-30T08:00:00Z")), "08:00 UTC is 09:00 BST");
+        assert!(!c.is_open(utc("2026-03-30T07:59:59Z")));
+        assert!(c.is_open(utc("2026-03-30T15:59:59Z")));
+        assert!(!c.is_open(utc("2026-03-30T16:00:00Z")), "17:00 BST");
+        assert!(c.parent_orders_open(utc("2026-03-30T04:30:00Z")), "05:30 BST");
+        // Friday 27 March is still GMT.
+        assert!(!c.is_open(utc("2026-03-27T08:30:00Z")));
+        assert!(c.is_open(utc("2026-03-27T09:00:00Z")));
+    }
+
+    #[test]
+    fn fall_back_2026() {
+        let c = Calendar::default();
+        // Sunday 25 October 2026 clocks go back; Friday 23 October is BST, Monday 26 GMT.
+        assert!(c.is_open(utc("2026-10-23T08:00:00Z")));
+        assert!(!c.is_open(utc("2026-10-23T16:00:00Z")));
+        assert!(!c.is_open(utc("2026-10-26T08:00:00Z")));
+        assert!(c.is_open(utc("2026-10-26T09:00:00Z")));
+        assert_eq!(c.next_open(utc("2026-10-23T17:00:00Z")), Some(utc("2026-10-26T09:00:00Z")));
+    }
+
+    #[test]
+    fn holiday() {
+        let c = Calendar { holidays: vec![NaiveDate::from_ymd_opt(2026, 12, 25).unwrap()], ..Calendar::default() };
+        assert!(!c.is_open(utc("2026-12-25T10:00:00Z")), "Christmas (a Friday)");
+        assert!(!c.parent_orders_open(utc("2026-12-25T10:00:00Z")));
+        assert_eq!(c.next_open(utc("2026-12-24T17:00:00Z")), Some(utc("2026-12-28T09:00:00Z")));
+    }
+
+    #[test]
+    fn always_open() {
+        let c = Calendar { always_open: true, ..Calendar::default() };
+        let s = c.status(utc("2026-03-07T03:00:00Z"));
+        assert_eq!(
+            (s.open, s.parent_orders_open, s.next_open, s.next_close, s.closing_soon),
+            (true, true, None, None, false)
+        );
+    }
+}

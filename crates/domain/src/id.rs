@@ -62,3 +62,11 @@ id_type!(
     /// A tradable instrument (outright future or calendar spread).
     InstrumentId
 );
+id_type!(
+    /// A parent order: a trader's intent on one instrument.
+    ParentOrderId
+);
+id_type!(
+    /// A child order working part of a parent order.
+    OrderId
+);

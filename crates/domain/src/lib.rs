@@ -9,5 +9,5 @@ pub mod price;
 pub mod role;
 
 pub use account::{AutoAccept, Email, FieldError, Password, UiMetadataEntry};
-pub use id::{CompanyId, InstrumentId, SessionId, UserId};
+pub use id::{CompanyId, InstrumentId, OrderId, ParentOrderId, SessionId, UserId};
 pub use role::{Permission, Role, has_permission};

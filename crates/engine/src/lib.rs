@@ -7,6 +7,7 @@ pub mod clock;
 pub mod error;
 pub mod events;
 pub mod model;
+pub mod orders;
 pub mod ports;
 pub mod ratelimit;
 pub mod reference;
@@ -38,6 +39,8 @@ pub struct EngineConfig {
     pub reset_link_ttl: Duration,
     pub activation_link_ttl: Duration,
     pub rate_limits: ratelimit::Limits,
+    /// The trading day; `always_open` there mirrors the field above.
+    pub calendar: upstairs_domain::calendar::Calendar,
 }
 
 impl Default for EngineConfig {
@@ -53,6 +56,7 @@ impl Default for EngineConfig {
             reset_link_ttl: Duration::from_secs(3600),
             activation_link_ttl: Duration::from_secs(72 * 3600),
             rate_limits: ratelimit::Limits::default(),
+            calendar: upstairs_domain::calendar::Calendar::default(),
         }
     }
 }
@@ -91,6 +95,9 @@ impl<S: Store> Engine<S> {
         mailer: Arc<dyn Mailer>,
         config: EngineConfig,
     ) -> Self {
+        let mut config = config;
+        config.calendar.always_open |= config.always_open;
+        config.always_open = config.calendar.always_open;
         let limiter = Arc::new(ratelimit::RateLimiter::new(config.rate_limits.clone()));
         Self { store, clock, events, mailer, config: Arc::new(config), limiter, wake: Arc::new(Notify::new()) }
     }

@@ -4,7 +4,10 @@ use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use upstairs_domain::{AutoAccept, CompanyId, InstrumentId, Role, SessionId, UiMetadataEntry, UserId};
+use upstairs_domain::order::{Direction, OrderState};
+use upstairs_domain::{
+    AutoAccept, CompanyId, InstrumentId, OrderId, ParentOrderId, Role, SessionId, UiMetadataEntry, UserId,
+};
 use uuid::Uuid;
 
 /// A company named by id, with its name for display.
@@ -289,4 +292,79 @@ pub struct Timer {
     /// At most one pending timer per key (e.g. the recurring clean-up).
     pub dedupe_key: Option<String>,
     pub attempts: i32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ParentState {
+    Active,
+    Filled,
+    Cancelled,
+}
+
+impl ParentState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParentState::Active => "ACTIVE",
+            ParentState::Filled => "FILLED",
+            ParentState::Cancelled => "CANCELLED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [ParentState::Active, ParentState::Filled, ParentState::Cancelled].into_iter().find(|p| p.as_str() == s)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParentOrder {
+    pub parent_order_id: ParentOrderId,
+    pub company_id: CompanyId,
+    pub created_by: UserId,
+    pub instrument_id: InstrumentId,
+    pub direction: Direction,
+    pub quantity: i64,
+    pub broker_instructions: Option<String>,
+    pub state: ParentState,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A parent order with the sums of its child orders.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParentOrderView {
+    pub parent: ParentOrder,
+    /// Quantity of child orders working, locked for a match or reserved for an RFQ.
+    pub working: i64,
+    pub matched: i64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChildOrder {
+    pub order_id: OrderId,
+    pub parent_order_id: ParentOrderId,
+    pub company_id: CompanyId,
+    pub created_by: UserId,
+    pub instrument_id: InstrumentId,
+    pub direction: Direction,
+    pub state: OrderState,
+    pub price: Decimal,
+    pub quantity: i64,
+    /// The book shows only the instrument's minimum block of it.
+    pub iceberg: bool,
+    /// After a partial match, whether the rest keeps working (true) or returns to the parent.
+    pub residual: bool,
+    pub broker_id: CompanyId,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct OrderFilter {
+    /// Always set by the engine: a company sees only its own orders.
+    pub company_id: Option<CompanyId>,
+    pub instrument_id: Option<InstrumentId>,
+    pub created_by: Option<UserId>,
+    pub parent_order_id: Option<ParentOrderId>,
+    pub states: Vec<OrderState>,
 }

@@ -3,7 +3,8 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use upstairs_domain::{CompanyId, InstrumentId, SessionId, UserId};
+use upstairs_domain::order::OrderState;
+use upstairs_domain::{CompanyId, InstrumentId, OrderId, ParentOrderId, SessionId, UserId};
 use uuid::Uuid;
 
 use crate::error::StoreError;
@@ -29,7 +30,16 @@ pub trait Store: Clone + Send + Sync + 'static {
 
 #[async_trait]
 pub trait Tx:
-    CompanyRepo + InstrumentRepo + UserRepo + SessionRepo + LinkTokenRepo + AuditRepo + OutboxRepo + TimerRepo + Send
+    CompanyRepo
+    + InstrumentRepo
+    + OrderRepo
+    + UserRepo
+    + SessionRepo
+    + LinkTokenRepo
+    + AuditRepo
+    + OutboxRepo
+    + TimerRepo
+    + Send
 {
     async fn commit(self) -> StoreResult<()>;
 }
@@ -55,6 +65,37 @@ pub trait InstrumentRepo {
     async fn update_instrument(&mut self, i: &Instrument) -> StoreResult<()>;
     async fn instrument(&mut self, id: InstrumentId) -> StoreResult<Option<Instrument>>;
     async fn instruments(&mut self, filter: &InstrumentFilter) -> StoreResult<Page<Instrument>>;
+}
+
+#[async_trait]
+pub trait OrderRepo {
+    /// Serialises changes to one parent order's quantities (a row lock on PostgreSQL;
+    /// SQLite's write transaction already holds the only write lock).
+    async fn lock_parent_order(&mut self, id: ParentOrderId) -> StoreResult<()>;
+    async fn insert_parent_order(&mut self, p: &ParentOrder) -> StoreResult<()>;
+    async fn update_parent_order_state(
+        &mut self,
+        id: ParentOrderId,
+        state: ParentState,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    async fn parent_order(&mut self, id: ParentOrderId) -> StoreResult<Option<ParentOrderView>>;
+    /// A company's parent orders in the given states, newest first.
+    async fn parent_orders(&mut self, company: CompanyId, states: &[ParentState]) -> StoreResult<Vec<ParentOrderView>>;
+    async fn insert_order(&mut self, o: &ChildOrder) -> StoreResult<()>;
+    /// Writes state, price, quantity, iceberg, residual and updated_at.
+    async fn update_order(&mut self, o: &ChildOrder) -> StoreResult<()>;
+    async fn order(&mut self, id: OrderId) -> StoreResult<Option<ChildOrder>>;
+    /// Newest first.
+    async fn orders(&mut self, filter: &OrderFilter) -> StoreResult<Vec<ChildOrder>>;
+    /// Every order of the instrument in a state (the book: WORKING), oldest first.
+    async fn orders_of_instrument(
+        &mut self,
+        instrument: InstrumentId,
+        state: OrderState,
+    ) -> StoreResult<Vec<ChildOrder>>;
+    /// Every order in one of the states, any instrument, oldest first (the close).
+    async fn orders_in_states(&mut self, states: &[OrderState]) -> StoreResult<Vec<ChildOrder>>;
 }
 
 #[async_trait]

@@ -99,6 +99,7 @@ impl<S: Store> Engine<S> {
             attempts: 0,
         })
         .await?;
+        self.schedule_close(&mut tx, self.clock.now()).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -165,6 +166,21 @@ impl<S: Store> Engine<S> {
                 .map_err(|e| e.to_string())?;
                 tx.commit().await.map_err(|e| e.to_string())?;
                 tracing::info!(sessions = s, links = l, "cleaned up expired sessions and links");
+                Ok(Outcome::Done)
+            }
+            crate::orders::DAY_CLOSE => {
+                let now = self.clock.now();
+                // A close scheduled before the venue was switched to always open expires nothing.
+                let n = if self.config.calendar.always_open {
+                    0
+                } else {
+                    self.expire_day(now).await.map_err(|e| e.to_string())?
+                };
+                let mut tx = self.store.write().await.map_err(|e| e.to_string())?;
+                tx.delete_timer(timer.timer_id).await.map_err(|e| e.to_string())?;
+                self.schedule_close(&mut tx, now).await.map_err(|e| e.to_string())?;
+                tx.commit().await.map_err(|e| e.to_string())?;
+                tracing::info!(expired = n, "the venue closed; working orders expired");
                 Ok(Outcome::Done)
             }
             other => {

@@ -565,3 +565,242 @@ pub struct NameQuery {
     /// Part of the name.
     pub name: Option<String>,
 }
+
+// ----- orders --------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum DirectionDto {
+    Buy,
+    Sell,
+}
+
+impl From<DirectionDto> for upstairs_domain::order::Direction {
+    fn from(d: DirectionDto) -> Self {
+        match d {
+            DirectionDto::Buy => Self::Buy,
+            DirectionDto::Sell => Self::Sell,
+        }
+    }
+}
+
+impl From<upstairs_domain::order::Direction> for DirectionDto {
+    fn from(d: upstairs_domain::order::Direction) -> Self {
+        match d {
+            upstairs_domain::order::Direction::Buy => Self::Buy,
+            upstairs_domain::order::Direction::Sell => Self::Sell,
+        }
+    }
+}
+
+/// `tradable = quantity − working − matched`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct QuantitiesDto {
+    pub tradable: i64,
+    pub working: i64,
+    pub matched: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ParentOrderDto {
+    pub parent_order_id: Uuid,
+    pub instrument_id: Uuid,
+    pub direction: DirectionDto,
+    pub quantity: i64,
+    pub quantities: QuantitiesDto,
+    /// ACTIVE, FILLED or CANCELLED.
+    pub state: String,
+    pub broker_instructions: Option<String>,
+    /// The brokers the child orders may name.
+    pub eligible_brokers: Vec<CompanyRefDto>,
+    pub created_by: Uuid,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<upstairs_engine::orders::ParentOrderDetail> for ParentOrderDto {
+    fn from(d: upstairs_engine::orders::ParentOrderDetail) -> Self {
+        let p = d.view.parent;
+        Self {
+            parent_order_id: p.parent_order_id.0,
+            instrument_id: p.instrument_id.0,
+            direction: p.direction.into(),
+            quantity: p.quantity,
+            quantities: QuantitiesDto {
+                tradable: d.quantities.tradable,
+                working: d.quantities.working,
+                matched: d.quantities.matched,
+            },
+            state: p.state.as_str().into(),
+            broker_instructions: p.broker_instructions,
+            eligible_brokers: d
+                .eligible_brokers
+                .into_iter()
+                .map(|b| CompanyRefDto { company_id: b.company_id.0, name: b.name })
+                .collect(),
+            created_by: p.created_by.0,
+            created_at: p.created_at,
+            updated_at: p.updated_at,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateParentOrderRequest {
+    /// Required ('Direction is required').
+    pub direction: Option<DirectionDto>,
+    pub instrument_id: Uuid,
+    pub quantity: i64,
+    pub broker_instructions: Option<String>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct StateQuery {
+    /// Comma-separated states, e.g. `ACTIVE,FILLED`.
+    pub state: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OrderDto {
+    pub order_id: Uuid,
+    pub parent_order_id: Uuid,
+    pub instrument_id: Uuid,
+    pub state: String,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub price: rust_decimal::Decimal,
+    pub quantity: i64,
+    pub direction: DirectionDto,
+    pub iceberg: bool,
+    pub residual: bool,
+    pub broker_id: Uuid,
+    pub created_by: Uuid,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// False while the price is outside the instrument's current band.
+    pub matchable: bool,
+}
+
+impl From<upstairs_engine::orders::OrderDetail> for OrderDto {
+    fn from(d: upstairs_engine::orders::OrderDetail) -> Self {
+        let o = d.order;
+        Self {
+            order_id: o.order_id.0,
+            parent_order_id: o.parent_order_id.0,
+            instrument_id: o.instrument_id.0,
+            state: o.state.as_str().into(),
+            price: o.price.normalize(),
+            quantity: o.quantity,
+            direction: o.direction.into(),
+            iceberg: o.iceberg,
+            residual: o.residual,
+            broker_id: o.broker_id.0,
+            created_by: o.created_by.0,
+            created_at: o.created_at,
+            updated_at: o.updated_at,
+            matchable: d.matchable && o.state == upstairs_domain::order::OrderState::Working,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateOrderRequest {
+    pub parent_order_id: Uuid,
+    pub quantity: i64,
+    #[serde(default, with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = decimal_schema)]
+    pub limit_price: Option<rust_decimal::Decimal>,
+    /// Same as `limit_price` (the client sends one of the two).
+    #[serde(default, with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = decimal_schema)]
+    pub initial_price: Option<rust_decimal::Decimal>,
+    #[serde(default)]
+    pub residual: bool,
+    #[serde(default)]
+    pub iceberg: bool,
+    pub broker_id: Uuid,
+    pub instrument_id: Option<Uuid>,
+    pub direction: Option<DirectionDto>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditOrderRequest {
+    pub quantity: Option<i64>,
+    #[serde(default, with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = decimal_schema)]
+    pub limit_price: Option<rust_decimal::Decimal>,
+    pub residual: Option<bool>,
+    pub iceberg: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct OrdersQuery {
+    pub instrument_id: Option<Uuid>,
+    pub created_by: Option<Uuid>,
+    pub parent_order_id: Option<Uuid>,
+    /// Comma-separated child order states.
+    pub state: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LevelDto {
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub price: rust_decimal::Decimal,
+    pub buy_quantity: i64,
+    pub sell_quantity: i64,
+    /// The caller's company's part of the level.
+    pub own_buy_quantity: i64,
+    pub own_sell_quantity: i64,
+}
+
+/// The anonymous book: working quantity per price, best price first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BookDto {
+    pub instrument_id: Uuid,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub min_tick_price: rust_decimal::Decimal,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub max_tick_price: rust_decimal::Decimal,
+    pub levels: Vec<LevelDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MarketDataDto {
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = decimal_schema, nullable)]
+    pub best_buy_price: Option<rust_decimal::Decimal>,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = decimal_schema, nullable)]
+    pub best_sell_price: Option<rust_decimal::Decimal>,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub max_tick_price: rust_decimal::Decimal,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub min_tick_price: rust_decimal::Decimal,
+}
+
+/// Whether the venue is open, and its hours.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlatformStatusDto {
+    /// Child orders, editing and matching.
+    pub open: bool,
+    /// Creating parent orders (the client's canCreateParentOrders).
+    pub parent_orders_open: bool,
+    /// At most 15 minutes to the close.
+    pub closing_soon: bool,
+    pub always_open: bool,
+    pub next_open: Option<DateTime<Utc>>,
+    pub next_close: Option<DateTime<Utc>>,
+    pub time_zone: String,
+    /// Local times, `HH:MM`.
+    pub open_time: String,
+    pub close_time: String,
+    pub parent_orders_from: String,
+}

@@ -20,7 +20,7 @@ use upstairs_engine::{BroadcastPublisher, Engine, Store};
 use utoipa::OpenApi;
 
 use crate::error::ApiError;
-use crate::routes::{auth, meta, reference, users};
+use crate::routes::{auth, meta, orders, reference, users};
 
 /// What every handler can reach.
 pub struct AppState<S: Store> {
@@ -46,9 +46,12 @@ impl<S: Store> Clone for AppState<S> {
         reference::admin_companies, reference::create_company, reference::update_company, reference::company,
         reference::liquidity_providers, reference::admin_instruments, reference::create_instrument,
         reference::update_instrument, reference::move_band, reference::instruments, reference::instrument,
+        orders::platform_status, orders::parent_orders, orders::parent_order, orders::create_parent_order,
+        orders::cancel_parent_order, orders::orders, orders::order, orders::create_order, orders::edit_order,
+        orders::cancel_order, orders::book, orders::market_data,
     ),
     modifiers(&BearerAuth),
-    tags((name = "auth"), (name = "users"), (name = "companies"), (name = "instruments"), (name = "admin"), (name = "meta"))
+    tags((name = "auth"), (name = "users"), (name = "companies"), (name = "instruments"), (name = "orders"), (name = "admin"), (name = "meta"))
 )]
 pub struct ApiDoc;
 
@@ -105,6 +108,13 @@ pub fn router<S: Store>(state: AppState<S>, web_dir: Option<PathBuf>) -> Router 
         .route("/admin/instruments/{id}/band", post(reference::move_band::<S>))
         .route("/instruments", get(reference::instruments::<S>))
         .route("/instruments/{id}", get(reference::instrument::<S>))
+        .route("/platform/status", get(orders::platform_status::<S>))
+        .route("/parent-orders", get(orders::parent_orders::<S>).post(orders::create_parent_order::<S>))
+        .route("/parent-orders/{id}", get(orders::parent_order::<S>).delete(orders::cancel_parent_order::<S>))
+        .route("/orders", get(orders::orders::<S>).post(orders::create_order::<S>))
+        .route("/orders/{id}", get(orders::order::<S>).patch(orders::edit_order::<S>).delete(orders::cancel_order::<S>))
+        .route("/instruments/{id}/book", get(orders::book::<S>))
+        .route("/instruments/{id}/market-data", get(orders::market_data::<S>))
         .route("/config", get(meta::config::<S>))
         .route("/openapi.json", get(openapi_handler))
         .fallback(api_not_found)

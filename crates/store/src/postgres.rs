@@ -8,7 +8,8 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions, PgRow};
 use sqlx::{PgPool, Postgres, Row, Transaction};
 use std::str::FromStr;
 use std::time::Duration;
-use upstairs_domain::{CompanyId, InstrumentId, SessionId, UserId};
+use upstairs_domain::order::{Direction, OrderState};
+use upstairs_domain::{CompanyId, InstrumentId, OrderId, ParentOrderId, SessionId, UserId};
 use upstairs_engine::StoreError;
 use upstairs_engine::model::*;
 use upstairs_engine::ports::*;
@@ -872,5 +873,247 @@ impl TimerRepo for PgTx {
             .await
             .map_err(map_err)?;
         Ok(r.rows_affected())
+    }
+}
+
+const PARENT_SELECT: &str = "select p.*, \
+    coalesce((select sum(c.quantity) from child_order c where c.parent_order_id = p.parent_order_id \
+              and c.state in ('WORKING', 'AWAITING_MATCH', 'AWAITING_RFQ_ACCEPTANCE'))::bigint, 0) as working, \
+    coalesce((select sum(c.quantity) from child_order c where c.parent_order_id = p.parent_order_id \
+              and c.state in ('MATCHED', 'BROKER_ACCEPTED', 'BROKER_FILLED', 'PARTIAL_BROKER_ACCEPTED', 'PARTIAL_BROKER_FILLED'))::bigint, 0) as matched \
+    from parent_order p";
+
+fn parent_from_row(row: &PgRow) -> StoreResult<ParentOrderView> {
+    let direction: String = get(row, "direction")?;
+    let state: String = get(row, "state")?;
+    Ok(ParentOrderView {
+        parent: ParentOrder {
+            parent_order_id: ParentOrderId(get(row, "parent_order_id")?),
+            company_id: CompanyId(get(row, "company_id")?),
+            created_by: UserId(get(row, "created_by")?),
+            instrument_id: InstrumentId(get(row, "instrument_id")?),
+            direction: Direction::parse(&direction)
+                .ok_or_else(|| StoreError::Other(format!("stored direction {direction}")))?,
+            quantity: get(row, "quantity")?,
+            broker_instructions: get(row, "broker_instructions")?,
+            state: ParentState::parse(&state)
+                .ok_or_else(|| StoreError::Other(format!("stored parent state {state}")))?,
+            created_at: get(row, "created_at")?,
+            updated_at: get(row, "updated_at")?,
+        },
+        working: get(row, "working")?,
+        matched: get(row, "matched")?,
+    })
+}
+
+fn order_from_row(row: &PgRow) -> StoreResult<ChildOrder> {
+    let direction: String = get(row, "direction")?;
+    let state: String = get(row, "state")?;
+    Ok(ChildOrder {
+        order_id: OrderId(get(row, "order_id")?),
+        parent_order_id: ParentOrderId(get(row, "parent_order_id")?),
+        company_id: CompanyId(get(row, "company_id")?),
+        created_by: UserId(get(row, "created_by")?),
+        instrument_id: InstrumentId(get(row, "instrument_id")?),
+        direction: Direction::parse(&direction)
+            .ok_or_else(|| StoreError::Other(format!("stored direction {direction}")))?,
+        state: OrderState::parse(&state).ok_or_else(|| StoreError::Other(format!("stored order state {state}")))?,
+        price: get(row, "price")?,
+        quantity: get(row, "quantity")?,
+        iceberg: get(row, "iceberg")?,
+        residual: get(row, "residual")?,
+        broker_id: CompanyId(get(row, "broker_id")?),
+        created_at: get(row, "created_at")?,
+        updated_at: get(row, "updated_at")?,
+    })
+}
+
+/// An SQL list of states; the values come from the closed enum, never from input.
+fn state_list(states: &[OrderState]) -> String {
+    states.iter().map(|s| format!("'{}'", s.as_str())).collect::<Vec<_>>().join(", ")
+}
+
+#[async_trait]
+impl OrderRepo for PgTx {
+    async fn lock_parent_order(&mut self, id: ParentOrderId) -> StoreResult<()> {
+        sqlx::query("select 1 from parent_order where parent_order_id = $1 for update")
+            .bind(id.0)
+            .execute(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
+        Ok(())
+    }
+
+    async fn insert_parent_order(&mut self, p: &ParentOrder) -> StoreResult<()> {
+        sqlx::query(
+            "insert into parent_order (parent_order_id, company_id, created_by, instrument_id, direction, quantity, \
+             broker_instructions, state, created_at, updated_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        )
+        .bind(p.parent_order_id.0)
+        .bind(p.company_id.0)
+        .bind(p.created_by.0)
+        .bind(p.instrument_id.0)
+        .bind(p.direction.as_str())
+        .bind(p.quantity)
+        .bind(&p.broker_instructions)
+        .bind(p.state.as_str())
+        .bind(p.created_at)
+        .bind(p.updated_at)
+        .execute(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
+        Ok(())
+    }
+
+    async fn update_parent_order_state(
+        &mut self,
+        id: ParentOrderId,
+        state: ParentState,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        sqlx::query("update parent_order set state = $1, updated_at = $2 where parent_order_id = $3")
+            .bind(state.as_str())
+            .bind(at)
+            .bind(id.0)
+            .execute(&mut *self.tx)
+            .await
+            .map_err(map_err)?;
+        Ok(())
+    }
+
+    async fn parent_order(&mut self, id: ParentOrderId) -> StoreResult<Option<ParentOrderView>> {
+        sqlx::query(sqlx::AssertSqlSafe(format!("{PARENT_SELECT} where p.parent_order_id = $1")))
+            .bind(id.0)
+            .fetch_optional(&mut *self.tx)
+            .await
+            .map_err(map_err)?
+            .as_ref()
+            .map(parent_from_row)
+            .transpose()
+    }
+
+    async fn parent_orders(&mut self, company: CompanyId, states: &[ParentState]) -> StoreResult<Vec<ParentOrderView>> {
+        if states.is_empty() {
+            return Ok(vec![]);
+        }
+        let list = states.iter().map(|s| format!("'{}'", s.as_str())).collect::<Vec<_>>().join(", ");
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{PARENT_SELECT} where p.company_id = $1 and p.state in ({list}) \
+             order by p.created_at desc, p.parent_order_id desc"
+        )))
+        .bind(company.0)
+        .fetch_all(&mut *self.tx)
+        .await
+        .map_err(map_err)?
+        .iter()
+        .map(parent_from_row)
+        .collect()
+    }
+
+    async fn insert_order(&mut self, o: &ChildOrder) -> StoreResult<()> {
+        sqlx::query(
+            "insert into child_order (order_id, parent_order_id, company_id, created_by, instrument_id, direction, state, \
+             price, quantity, iceberg, residual, broker_id, created_at, updated_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+        )
+        .bind(o.order_id.0)
+        .bind(o.parent_order_id.0)
+        .bind(o.company_id.0)
+        .bind(o.created_by.0)
+        .bind(o.instrument_id.0)
+        .bind(o.direction.as_str())
+        .bind(o.state.as_str())
+        .bind(o.price)
+        .bind(o.quantity)
+        .bind(o.iceberg)
+        .bind(o.residual)
+        .bind(o.broker_id.0)
+        .bind(o.created_at)
+        .bind(o.updated_at)
+        .execute(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
+        Ok(())
+    }
+
+    async fn update_order(&mut self, o: &ChildOrder) -> StoreResult<()> {
+        sqlx::query(
+            "update child_order set state = $1, price = $2, quantity = $3, iceberg = $4, residual = $5, \
+             updated_at = $6 where order_id = $7",
+        )
+        .bind(o.state.as_str())
+        .bind(o.price)
+        .bind(o.quantity)
+        .bind(o.iceberg)
+        .bind(o.residual)
+        .bind(o.updated_at)
+        .bind(o.order_id.0)
+        .execute(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
+        Ok(())
+    }
+
+    async fn order(&mut self, id: OrderId) -> StoreResult<Option<ChildOrder>> {
+        sqlx::query("select * from child_order where order_id = $1")
+            .bind(id.0)
+            .fetch_optional(&mut *self.tx)
+            .await
+            .map_err(map_err)?
+            .as_ref()
+            .map(order_from_row)
+            .transpose()
+    }
+
+    async fn orders(&mut self, f: &OrderFilter) -> StoreResult<Vec<ChildOrder>> {
+        let states =
+            if f.states.is_empty() { String::new() } else { format!(" and state in ({})", state_list(&f.states)) };
+        let sql = format!(
+            "select * from child_order where ($1::uuid is null or company_id = $1) \
+             and ($2::uuid is null or instrument_id = $2) and ($3::uuid is null or created_by = $3) \
+             and ($4::uuid is null or parent_order_id = $4){states} order by created_at desc, order_id desc"
+        );
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(f.company_id.map(|c| c.0))
+            .bind(f.instrument_id.map(|c| c.0))
+            .bind(f.created_by.map(|c| c.0))
+            .bind(f.parent_order_id.map(|c| c.0))
+            .fetch_all(&mut *self.tx)
+            .await
+            .map_err(map_err)?
+            .iter()
+            .map(order_from_row)
+            .collect()
+    }
+
+    async fn orders_of_instrument(
+        &mut self,
+        instrument: InstrumentId,
+        state: OrderState,
+    ) -> StoreResult<Vec<ChildOrder>> {
+        sqlx::query("select * from child_order where instrument_id = $1 and state = $2 order by created_at, order_id")
+            .bind(instrument.0)
+            .bind(state.as_str())
+            .fetch_all(&mut *self.tx)
+            .await
+            .map_err(map_err)?
+            .iter()
+            .map(order_from_row)
+            .collect()
+    }
+
+    async fn orders_in_states(&mut self, states: &[OrderState]) -> StoreResult<Vec<ChildOrder>> {
+        if states.is_empty() {
+            return Ok(vec![]);
+        }
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "select * from child_order where state in ({}) order by created_at, order_id",
+            state_list(states)
+        )))
+        .fetch_all(&mut *self.tx)
+        .await
+        .map_err(map_err)?
+        .iter()
+        .map(order_from_row)
+        .collect()
     }
 }

@@ -10,6 +10,7 @@ use futures::{SinkExt, StreamExt};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast::error::RecvError;
+use upstairs_domain::InstrumentId;
 use upstairs_engine::accounts::Actor;
 use upstairs_engine::{Destination, Event, Store};
 
@@ -177,7 +178,15 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
                 };
                 for item in items {
                     let Item::Frame(f) = item else { continue };
-                    match handle(&f, &mut subs) {
+                    let reply = match topic_instrument(&f) {
+                        // A book topic: only for instruments the caller may see.
+                        Some(Ok(id)) if st.engine.instrument(&actor, id).await.is_err() => {
+                            Reply::Error("unknown destination", "No such instrument.".into())
+                        }
+                        Some(Err(dest)) => Reply::Error("unknown destination", format!("No such destination: {dest}")),
+                        _ => handle(&f, &mut subs),
+                    };
+                    match reply {
                         Reply::Ok => {}
                         Reply::Error(m, d) => {
                             let mut e = error_frame(m, &d);
@@ -234,13 +243,26 @@ enum Reply {
     Disconnect,
 }
 
+/// For a SUBSCRIBE to `/topic/instruments/{id}/book`: the instrument, or the bad destination.
+fn topic_instrument(f: &Frame) -> Option<Result<InstrumentId, String>> {
+    let dest = f.get("destination").filter(|_| f.command == "SUBSCRIBE")?;
+    let rest = dest.strip_prefix("/topic/")?;
+    Some(
+        rest.strip_prefix("instruments/")
+            .and_then(|r| r.strip_suffix("/book"))
+            .and_then(|id| id.parse::<InstrumentId>().ok())
+            .ok_or_else(|| dest.to_owned()),
+    )
+}
+
 fn handle(f: &Frame, subs: &mut HashMap<String, String>) -> Reply {
     match f.command.as_str() {
         "SUBSCRIBE" => {
             let (Some(id), Some(dest)) = (f.get("id"), f.get("destination")) else {
                 return Reply::Error("bad subscribe", "SUBSCRIBE needs id and destination headers.".into());
             };
-            if !USER_DESTINATIONS.contains(&dest) {
+            // Book topics were checked by the caller.
+            if !USER_DESTINATIONS.contains(&dest) && !dest.starts_with("/topic/instruments/") {
                 return Reply::Error("unknown destination", format!("No such destination: {dest}"));
             }
             subs.insert(id.to_owned(), dest.to_owned());
@@ -265,6 +287,7 @@ fn handle(f: &Frame, subs: &mut HashMap<String, String>) -> Reply {
 fn messages_for(actor: &Actor, subs: &HashMap<String, String>, event: &Event, seq: &mut u64) -> Vec<Frame> {
     let dest = match &event.to {
         Destination::User { user_id, destination } if *user_id == actor.user.user_id => destination.as_str(),
+        Destination::Topic(topic) => topic.as_str(),
         _ => return vec![],
     };
     let body = event.body.to_string().into_bytes();

@@ -75,7 +75,16 @@ impl TestApp {
         Self::spawn_with(backend, |_| {}).await
     }
 
+    /// The app with its clock starting at `start` (e.g. a trading Tuesday).
+    pub async fn spawn_at(backend: Backend, start: DateTime<Utc>) -> TestApp {
+        Self::spawn_inner(backend, Some(start), |_| {}).await
+    }
+
     pub async fn spawn_with(backend: Backend, tweak: impl FnOnce(&mut Settings)) -> TestApp {
+        Self::spawn_inner(backend, None, tweak).await
+    }
+
+    async fn spawn_inner(backend: Backend, start: Option<DateTime<Utc>>, tweak: impl FnOnce(&mut Settings)) -> TestApp {
         let dir = temp_dir();
         let database_url = fresh_database_url(backend, dir.path()).await;
         let mail_dir = dir.path().join("mail");
@@ -92,7 +101,9 @@ impl TestApp {
             .await
             .expect("bootstrap admin");
         // Start after the bootstrap, which (like `upstairs user create`) uses the wall clock.
-        let clock = Arc::new(ManualClock::new(upstairs_engine::Clock::now(&upstairs_engine::SystemClock)));
+        let clock = Arc::new(ManualClock::new(
+            start.unwrap_or_else(|| upstairs_engine::Clock::now(&upstairs_engine::SystemClock)),
+        ));
         let running = app::start(settings, clock.clone()).await.expect("start app");
         let base = format!("http://{}", running.addr);
         TestApp { base, client: reqwest::Client::new(), clock, mail_dir, database_url, running: Some(running), dir }
@@ -144,6 +155,14 @@ impl TestApp {
         let (s, v) = self
             .post("/api/auth/login", None, json!({"email": email, "password": password, "rememberMe": false}))
             .await;
+        assert_eq!(s, StatusCode::OK, "login {email}: {v}");
+        v["token"].as_str().unwrap().to_owned()
+    }
+
+    /// A 30-day session (tests that move the clock across days).
+    pub async fn login_remembered(&self, email: &str, password: &str) -> String {
+        let (s, v) =
+            self.post("/api/auth/login", None, json!({"email": email, "password": password, "rememberMe": true})).await;
         assert_eq!(s, StatusCode::OK, "login {email}: {v}");
         v["token"].as_str().unwrap().to_owned()
     }

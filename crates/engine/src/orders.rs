@@ -1,0 +1,694 @@
+//! Parent orders, child orders, the anonymous book and the trading day.
+
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+use serde_json::json;
+use std::collections::BTreeMap;
+use upstairs_domain::calendar::Status;
+use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, transition};
+use upstairs_domain::price::on_tick;
+use upstairs_domain::{CompanyId, FieldError, InstrumentId, OrderId, ParentOrderId, Permission};
+use uuid::Uuid;
+
+use crate::accounts::{Actor, audit};
+use crate::error::EngineError;
+use crate::events::{Destination, Event};
+use crate::model::*;
+use crate::ports::*;
+use crate::{Engine, Store};
+
+/// Largest parent order without a per-user multiplier.
+pub const DEFAULT_MAX_PARENT_QUANTITY: i64 = 100_000;
+pub const DAY_CLOSE: &str = "day.close";
+
+pub struct NewParentOrder {
+    pub direction: Option<Direction>,
+    pub instrument_id: InstrumentId,
+    pub quantity: i64,
+    pub broker_instructions: Option<String>,
+}
+
+pub struct NewOrder {
+    pub parent_order_id: ParentOrderId,
+    pub quantity: i64,
+    pub price: Decimal,
+    pub residual: bool,
+    pub iceberg: bool,
+    pub broker_id: CompanyId,
+    /// Must agree with the parent when sent.
+    pub instrument_id: Option<InstrumentId>,
+    pub direction: Option<Direction>,
+}
+
+#[derive(Default)]
+pub struct OrderEdit {
+    pub quantity: Option<i64>,
+    pub price: Option<Decimal>,
+    pub residual: Option<bool>,
+    pub iceberg: Option<bool>,
+}
+
+/// A parent order with its quantities and the brokers its child orders may use.
+#[derive(Clone, Debug)]
+pub struct ParentOrderDetail {
+    pub view: ParentOrderView,
+    pub quantities: Quantities,
+    pub eligible_brokers: Vec<CompanyRef>,
+}
+
+/// A child order as its owner sees it.
+#[derive(Clone, Debug)]
+pub struct OrderDetail {
+    pub order: ChildOrder,
+    /// False while the price is outside the instrument's current band.
+    pub matchable: bool,
+}
+
+/// One price level of the anonymous book.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Level {
+    pub price: Decimal,
+    pub buy_quantity: i64,
+    pub sell_quantity: i64,
+    /// The caller's company's share of the level (zero on the shared topic).
+    pub own_buy_quantity: i64,
+    pub own_sell_quantity: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Book {
+    pub instrument: Instrument,
+    /// Best (highest) price first.
+    pub levels: Vec<Level>,
+}
+
+impl Book {
+    pub fn best_buy(&self) -> Option<Decimal> {
+        self.levels.iter().filter(|l| l.buy_quantity > 0).map(|l| l.price).max()
+    }
+
+    pub fn best_sell(&self) -> Option<Decimal> {
+        self.levels.iter().filter(|l| l.sell_quantity > 0).map(|l| l.price).min()
+    }
+}
+
+/// Aggregates working orders into levels; an iceberg shows the minimum block.
+pub fn book_levels(orders: &[ChildOrder], min_block: i64, own: Option<CompanyId>) -> Vec<Level> {
+    let mut by_price: BTreeMap<Decimal, Level> = BTreeMap::new();
+    for o in orders.iter().filter(|o| o.state == OrderState::Working) {
+        let shown = if o.iceberg { o.quantity.min(min_block) } else { o.quantity };
+        let mine = own == Some(o.company_id);
+        let l = by_price.entry(o.price.normalize()).or_insert(Level {
+            price: o.price.normalize(),
+            buy_quantity: 0,
+            sell_quantity: 0,
+            own_buy_quantity: 0,
+            own_sell_quantity: 0,
+        });
+        match o.direction {
+            Direction::Buy => {
+                l.buy_quantity += shown;
+                if mine {
+                    l.own_buy_quantity += shown;
+                }
+            }
+            Direction::Sell => {
+                l.sell_quantity += shown;
+                if mine {
+                    l.own_sell_quantity += shown;
+                }
+            }
+        }
+    }
+    by_price.into_values().rev().collect()
+}
+
+fn not_found_order() -> EngineError {
+    EngineError::NotFound("Order not found.".into())
+}
+
+fn not_found_parent() -> EngineError {
+    EngineError::NotFound("Parent order not found.".into())
+}
+
+fn closed() -> EngineError {
+    EngineError::Conflict { detail: "The platform is closed.".into(), errors: vec![] }
+}
+
+fn order_json(o: &ChildOrder) -> serde_json::Value {
+    json!({"state": o.state, "price": o.price.to_string(), "quantity": o.quantity, "iceberg": o.iceberg,
+           "residual": o.residual, "broker_id": o.broker_id, "parent_order_id": o.parent_order_id})
+}
+
+impl<S: Store> Engine<S> {
+    pub fn platform_status(&self) -> Status {
+        self.config.calendar.status(self.clock.now())
+    }
+
+    fn require_trade(actor: &Actor) -> Result<(), EngineError> {
+        if actor.can(Permission::Trade) {
+            Ok(())
+        } else {
+            Err(EngineError::Forbidden("Your account cannot trade.".into()))
+        }
+    }
+
+    async fn detail(&self, tx: &mut S::Tx, view: ParentOrderView) -> Result<ParentOrderDetail, EngineError> {
+        let quantities = Quantities::of(view.parent.quantity, view.working, view.matched)
+            .ok_or_else(|| EngineError::Internal(format!("parent {} over-allocated", view.parent.parent_order_id)))?;
+        let eligible_brokers = tx.company(view.parent.company_id).await?.map(|c| c.brokers).unwrap_or_default();
+        Ok(ParentOrderDetail { view, quantities, eligible_brokers })
+    }
+
+    /// A parent order of the caller's company (locked when `lock`).
+    async fn own_parent(
+        &self,
+        tx: &mut S::Tx,
+        actor: &Actor,
+        id: ParentOrderId,
+        lock: bool,
+    ) -> Result<ParentOrderView, EngineError> {
+        if lock {
+            tx.lock_parent_order(id).await?;
+        }
+        tx.parent_order(id).await?.filter(|p| p.parent.company_id == actor.user.company_id).ok_or_else(not_found_parent)
+    }
+
+    pub async fn parent_orders(
+        &self,
+        actor: &Actor,
+        states: &[ParentState],
+    ) -> Result<Vec<ParentOrderDetail>, EngineError> {
+        let mut tx = self.store.read().await?;
+        let views = tx.parent_orders(actor.user.company_id, states).await?;
+        let mut out = Vec::with_capacity(views.len());
+        for v in views {
+            out.push(self.detail(&mut tx, v).await?);
+        }
+        Ok(out)
+    }
+
+    pub async fn parent_order(&self, actor: &Actor, id: ParentOrderId) -> Result<ParentOrderDetail, EngineError> {
+        let mut tx = self.store.read().await?;
+        let v = self.own_parent(&mut tx, actor, id, false).await?;
+        self.detail(&mut tx, v).await
+    }
+
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
+    pub async fn create_parent_order(
+        &self,
+        actor: &Actor,
+        input: NewParentOrder,
+    ) -> Result<ParentOrderDetail, EngineError> {
+        Self::require_trade(actor)?;
+        let instrument = self.instrument(actor, input.instrument_id).await?;
+        let mut errors = Vec::new();
+        if input.direction.is_none() {
+            errors.push(FieldError::new("direction", "Direction is required"));
+        }
+        let max = actor
+            .user
+            .parent_order_limit_multiplier
+            .map_or(DEFAULT_MAX_PARENT_QUANTITY, |m| m.saturating_mul(instrument.min_quantity));
+        if input.quantity < instrument.min_quantity {
+            errors.push(FieldError::new("quantity", format!("The minimum block size is {}", instrument.min_quantity)));
+        } else if input.quantity > max {
+            errors.push(FieldError::new("quantity", format!("The maximum quantity is {max}")));
+        }
+        let Some(direction) = input.direction.filter(|_| errors.is_empty()) else {
+            return Err(EngineError::invalid_many(errors));
+        };
+        let now = self.clock.now();
+        if !self.config.calendar.parent_orders_open(now) {
+            return Err(EngineError::Conflict {
+                detail: "Parent orders can be created on trading days from 05:30 to 17:00 UK time.".into(),
+                errors: vec![],
+            });
+        }
+        let parent = ParentOrder {
+            parent_order_id: ParentOrderId::new(),
+            company_id: actor.user.company_id,
+            created_by: actor.user.user_id,
+            instrument_id: instrument.instrument_id,
+            direction,
+            quantity: input.quantity,
+            broker_instructions: input.broker_instructions.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()),
+            state: ParentState::Active,
+            created_at: now,
+            updated_at: now,
+        };
+        let mut tx = self.store.write().await?;
+        tx.insert_parent_order(&parent).await?;
+        audit(
+            &mut tx,
+            now,
+            Some(actor.user.user_id),
+            "parent_order",
+            Some(parent.parent_order_id.0),
+            "create",
+            json!({"instrument_id": parent.instrument_id, "direction": direction, "quantity": parent.quantity}),
+        )
+        .await?;
+        let detail = self.detail(&mut tx, ParentOrderView { parent, working: 0, matched: 0 }).await?;
+        tx.commit().await?;
+        self.publish_parent(&detail.view.parent);
+        Ok(detail)
+    }
+
+    /// Cancels a parent order and its working child orders; refused once anything matched.
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %id))]
+    pub async fn cancel_parent_order(&self, actor: &Actor, id: ParentOrderId) -> Result<(), EngineError> {
+        Self::require_trade(actor)?;
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let view = self.own_parent(&mut tx, actor, id, true).await?;
+        if view.parent.state != ParentState::Active {
+            return Err(EngineError::Conflict {
+                detail: "This parent order is no longer active.".into(),
+                errors: vec![],
+            });
+        }
+        if view.matched > 0 {
+            return Err(EngineError::Conflict {
+                detail: "A parent order with matched quantity cannot be cancelled.".into(),
+                errors: vec![],
+            });
+        }
+        let children = tx
+            .orders(&OrderFilter {
+                parent_order_id: Some(id),
+                states: vec![OrderState::Working, OrderState::AwaitingMatch],
+                ..Default::default()
+            })
+            .await?;
+        let mut touched = Vec::new();
+        for mut o in children {
+            o.state = transition(o.state, OrderEvent::Cancel)
+                .map_err(|e| EngineError::Conflict { detail: e.to_string(), errors: vec![] })?;
+            o.updated_at = now;
+            tx.update_order(&o).await?;
+            touched.push(o);
+        }
+        tx.update_parent_order_state(id, ParentState::Cancelled, now).await?;
+        audit(
+            &mut tx,
+            now,
+            Some(actor.user.user_id),
+            "parent_order",
+            Some(id.0),
+            "cancel",
+            json!({"cancelled_orders": touched.iter().map(|o| o.order_id).collect::<Vec<_>>()}),
+        )
+        .await?;
+        tx.commit().await?;
+        for o in &touched {
+            self.publish_order(o);
+        }
+        if let Some(o) = touched.first() {
+            self.publish_book(o.instrument_id).await;
+        }
+        let mut p = view.parent;
+        p.state = ParentState::Cancelled;
+        self.publish_parent(&p);
+        Ok(())
+    }
+
+    pub async fn orders(&self, actor: &Actor, mut filter: OrderFilter) -> Result<Vec<OrderDetail>, EngineError> {
+        filter.company_id = Some(actor.user.company_id);
+        let mut tx = self.store.read().await?;
+        let orders = tx.orders(&filter).await?;
+        let mut bands: BTreeMap<InstrumentId, Option<Instrument>> = BTreeMap::new();
+        let mut out = Vec::with_capacity(orders.len());
+        for o in orders {
+            if let std::collections::btree_map::Entry::Vacant(slot) = bands.entry(o.instrument_id) {
+                slot.insert(tx.instrument(o.instrument_id).await?);
+            }
+            let matchable = bands
+                .get(&o.instrument_id)
+                .and_then(|i| i.as_ref())
+                .is_some_and(|i| i.min_tick_price <= o.price && o.price <= i.max_tick_price);
+            out.push(OrderDetail { order: o, matchable });
+        }
+        Ok(out)
+    }
+
+    pub async fn order(&self, actor: &Actor, id: OrderId) -> Result<OrderDetail, EngineError> {
+        let mut tx = self.store.read().await?;
+        let o = tx.order(id).await?.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
+        let matchable = tx
+            .instrument(o.instrument_id)
+            .await?
+            .is_some_and(|i| i.min_tick_price <= o.price && o.price <= i.max_tick_price);
+        Ok(OrderDetail { order: o, matchable })
+    }
+
+    fn check_price_and_quantity(
+        instrument: &Instrument,
+        price: Decimal,
+        quantity: i64,
+        available: i64,
+        errors: &mut Vec<FieldError>,
+    ) {
+        if quantity < instrument.min_quantity {
+            errors.push(FieldError::new("quantity", format!("Min block size: {}", instrument.min_quantity)));
+        } else if quantity > available {
+            errors.push(FieldError::new("quantity", "Exceeds available quantity"));
+        }
+        if !on_tick(price, instrument.tick_size) {
+            errors.push(FieldError::new("limit_price", "Invalid tick value"));
+        } else if price < instrument.min_tick_price || price > instrument.max_tick_price {
+            errors.push(FieldError::new("limit_price", "Must be between electronic price"));
+        }
+    }
+
+    /// Works part of a parent order in the book at a price.
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %input.parent_order_id))]
+    pub async fn create_order(&self, actor: &Actor, input: NewOrder) -> Result<OrderDetail, EngineError> {
+        Self::require_trade(actor)?;
+        let now = self.clock.now();
+        if !self.config.calendar.is_open(now) {
+            return Err(closed());
+        }
+        let mut tx = self.store.write().await?;
+        let view = self.own_parent(&mut tx, actor, input.parent_order_id, true).await?;
+        let parent = &view.parent;
+        if parent.state != ParentState::Active {
+            return Err(EngineError::Conflict {
+                detail: "This parent order is no longer active.".into(),
+                errors: vec![],
+            });
+        }
+        let instrument = tx
+            .instrument(parent.instrument_id)
+            .await?
+            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
+        let mut errors = Vec::new();
+        if input.instrument_id.is_some_and(|i| i != parent.instrument_id) {
+            errors.push(FieldError::new("instrument_id", "Must match the parent order"));
+        }
+        if input.direction.is_some_and(|d| d != parent.direction) {
+            errors.push(FieldError::new("direction", "Must match the parent order"));
+        }
+        let detail = self.detail(&mut tx, view.clone()).await?;
+        if !detail.eligible_brokers.iter().any(|b| b.company_id == input.broker_id) {
+            errors.push(FieldError::new("broker_id", "Choose one of the eligible brokers"));
+        }
+        Self::check_price_and_quantity(
+            &instrument,
+            input.price,
+            input.quantity,
+            detail.quantities.tradable,
+            &mut errors,
+        );
+        if !errors.is_empty() {
+            return Err(EngineError::invalid_many(errors));
+        }
+        if !instrument.active {
+            return Err(EngineError::Conflict { detail: "This instrument is not active.".into(), errors: vec![] });
+        }
+        let order = ChildOrder {
+            order_id: OrderId::new(),
+            parent_order_id: parent.parent_order_id,
+            company_id: parent.company_id,
+            created_by: actor.user.user_id,
+            instrument_id: parent.instrument_id,
+            direction: parent.direction,
+            state: OrderState::Working,
+            price: input.price.normalize(),
+            quantity: input.quantity,
+            iceberg: input.iceberg,
+            residual: input.residual,
+            broker_id: input.broker_id,
+            created_at: now,
+            updated_at: now,
+        };
+        tx.insert_order(&order).await?;
+        audit(
+            &mut tx,
+            now,
+            Some(actor.user.user_id),
+            "order",
+            Some(order.order_id.0),
+            "create",
+            json!({"after": order_json(&order)}),
+        )
+        .await?;
+        tx.commit().await?;
+        self.publish_order(&order);
+        self.publish_parent(parent);
+        self.publish_book(order.instrument_id).await;
+        Ok(OrderDetail { order, matchable: true })
+    }
+
+    /// Changes a working order's quantity, price, residual or iceberg while open.
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, order = %id))]
+    pub async fn edit_order(&self, actor: &Actor, id: OrderId, edit: OrderEdit) -> Result<OrderDetail, EngineError> {
+        Self::require_trade(actor)?;
+        let now = self.clock.now();
+        if !self.config.calendar.is_open(now) {
+            return Err(closed());
+        }
+        let mut tx = self.store.write().await?;
+        let current =
+            tx.order(id).await?.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
+        let view = self.own_parent(&mut tx, actor, current.parent_order_id, true).await?;
+        // Re-read under the parent's lock.
+        let mut o = tx.order(id).await?.ok_or_else(not_found_order)?;
+        transition(o.state, OrderEvent::Edit).map_err(|_| EngineError::Conflict {
+            detail: "Only a working order can be edited.".into(),
+            errors: vec![],
+        })?;
+        let before = order_json(&o);
+        let instrument = tx
+            .instrument(o.instrument_id)
+            .await?
+            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
+        let tradable = Quantities::of(view.parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
+        let quantity = edit.quantity.unwrap_or(o.quantity);
+        let price = edit.price.unwrap_or(o.price);
+        let mut errors = Vec::new();
+        Self::check_price_and_quantity(&instrument, price, quantity, tradable + o.quantity, &mut errors);
+        if !errors.is_empty() {
+            return Err(EngineError::invalid_many(errors));
+        }
+        o.quantity = quantity;
+        o.price = price.normalize();
+        o.residual = edit.residual.unwrap_or(o.residual);
+        o.iceberg = edit.iceberg.unwrap_or(o.iceberg);
+        o.updated_at = now;
+        tx.update_order(&o).await?;
+        audit(
+            &mut tx,
+            now,
+            Some(actor.user.user_id),
+            "order",
+            Some(id.0),
+            "update",
+            json!({"before": before, "after": order_json(&o)}),
+        )
+        .await?;
+        tx.commit().await?;
+        self.publish_order(&o);
+        self.publish_parent(&view.parent);
+        self.publish_book(o.instrument_id).await;
+        Ok(OrderDetail { matchable: true, order: o })
+    }
+
+    /// Cancels a working (or awaiting-match) order; its quantity returns to the parent.
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, order = %id))]
+    pub async fn cancel_order(&self, actor: &Actor, id: OrderId) -> Result<OrderDetail, EngineError> {
+        Self::require_trade(actor)?;
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let current =
+            tx.order(id).await?.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
+        let view = self.own_parent(&mut tx, actor, current.parent_order_id, true).await?;
+        let mut o = tx.order(id).await?.ok_or_else(not_found_order)?;
+        o.state = transition(o.state, OrderEvent::Cancel).map_err(|_| EngineError::Conflict {
+            detail: "Only a working or awaiting-match order can be cancelled.".into(),
+            errors: vec![],
+        })?;
+        o.updated_at = now;
+        tx.update_order(&o).await?;
+        audit(&mut tx, now, Some(actor.user.user_id), "order", Some(id.0), "cancel", json!({"quantity": o.quantity}))
+            .await?;
+        tx.commit().await?;
+        self.publish_order(&o);
+        self.publish_parent(&view.parent);
+        self.publish_book(o.instrument_id).await;
+        Ok(OrderDetail { order: o, matchable: false })
+    }
+
+    /// The anonymous book of an instrument the caller may see, with its own share marked.
+    pub async fn book(&self, actor: &Actor, instrument_id: InstrumentId) -> Result<Book, EngineError> {
+        let instrument = self.instrument(actor, instrument_id).await?;
+        let mut tx = self.store.read().await?;
+        let working = tx.orders_of_instrument(instrument_id, OrderState::Working).await?;
+        let levels = book_levels(&working, instrument.min_quantity, Some(actor.user.company_id));
+        Ok(Book { instrument, levels })
+    }
+
+    async fn anonymous_book(&self, instrument_id: InstrumentId) -> Result<Book, EngineError> {
+        let mut tx = self.store.read().await?;
+        let instrument =
+            tx.instrument(instrument_id).await?.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
+        let working = tx.orders_of_instrument(instrument_id, OrderState::Working).await?;
+        let levels = book_levels(&working, instrument.min_quantity, None);
+        Ok(Book { instrument, levels })
+    }
+
+    /// Pushes the anonymous book of an instrument to `/topic/instruments/{id}/book`.
+    pub async fn publish_book(&self, instrument_id: InstrumentId) {
+        match self.anonymous_book(instrument_id).await {
+            Ok(book) => self.events.publish(Event {
+                to: Destination::Topic(format!("/topic/instruments/{instrument_id}/book")),
+                body: book_json(&book),
+            }),
+            Err(e) => tracing::warn!(error = %e, %instrument_id, "could not publish the book"),
+        }
+    }
+
+    fn publish_order(&self, o: &ChildOrder) {
+        self.events.publish(Event::to_user(
+            o.created_by,
+            "/user/topic/orders",
+            json!({"type": "ORDER_UPDATED", "order_id": o.order_id, "parent_order_id": o.parent_order_id,
+                   "instrument_id": o.instrument_id, "state": o.state}),
+        ));
+    }
+
+    fn publish_parent(&self, p: &ParentOrder) {
+        self.events.publish(Event::to_user(
+            p.created_by,
+            "/user/topic/orders",
+            json!({"type": "PARENT_ORDER_UPDATED", "parent_order_id": p.parent_order_id, "state": p.state}),
+        ));
+    }
+
+    /// The close: every working, locked or reserved child order expires and its
+    /// quantity returns to its parent. Returns how many expired.
+    pub async fn expire_day(&self, now: DateTime<Utc>) -> Result<usize, EngineError> {
+        let mut tx = self.store.write().await?;
+        let open = tx
+            .orders_in_states(&[OrderState::Working, OrderState::AwaitingMatch, OrderState::AwaitingRfqAcceptance])
+            .await?;
+        let mut expired = Vec::new();
+        for mut o in open {
+            o.state = transition(o.state, OrderEvent::Expire).map_err(|e| EngineError::Internal(e.to_string()))?;
+            o.updated_at = now;
+            tx.update_order(&o).await?;
+            expired.push(o);
+        }
+        if !expired.is_empty() {
+            audit(
+                &mut tx,
+                now,
+                None,
+                "order",
+                None,
+                "expire_at_close",
+                json!({"orders": expired.iter().map(|o| o.order_id).collect::<Vec<_>>()}),
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        let mut instruments: Vec<InstrumentId> = expired.iter().map(|o| o.instrument_id).collect();
+        instruments.sort();
+        instruments.dedup();
+        for o in &expired {
+            self.publish_order(o);
+        }
+        for i in instruments {
+            self.publish_book(i).await;
+        }
+        Ok(expired.len())
+    }
+
+    /// Schedules the next close (idempotent); nothing when the venue is always open.
+    pub(crate) async fn schedule_close(&self, tx: &mut S::Tx, after: DateTime<Utc>) -> Result<(), EngineError> {
+        if let Some(at) = self.config.calendar.next_close(after) {
+            tx.insert_timer(&Timer {
+                timer_id: Uuid::now_v7(),
+                kind: DAY_CLOSE.into(),
+                payload: json!({"close": at}),
+                due_at: at,
+                dedupe_key: Some(DAY_CLOSE.into()),
+                attempts: 0,
+            })
+            .await?;
+        }
+        Ok(())
+    }
+}
+
+/// An exact decimal as a JSON number (`94.75`, never a float on the way).
+pub fn decimal_json(d: Decimal) -> serde_json::Value {
+    serde_json::from_str(&d.normalize().to_string()).unwrap_or(serde_json::Value::Null)
+}
+
+/// The book as the shared topic sends it: levels with exact prices, no own shares.
+pub fn book_json(b: &Book) -> serde_json::Value {
+    json!({
+        "instrument_id": b.instrument.instrument_id,
+        "min_tick_price": decimal_json(b.instrument.min_tick_price),
+        "max_tick_price": decimal_json(b.instrument.max_tick_price),
+        "levels": b.levels.iter()
+            .map(|l| json!({"price": decimal_json(l.price), "buy_quantity": l.buy_quantity, "sell_quantity": l.sell_quantity}))
+            .collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+    use upstairs_domain::UserId;
+
+    fn o(dir: Direction, price: &str, q: i64, iceberg: bool, company: CompanyId, state: OrderState) -> ChildOrder {
+        ChildOrder {
+            order_id: OrderId::new(),
+            parent_order_id: ParentOrderId::new(),
+            company_id: company,
+            created_by: UserId::new(),
+            instrument_id: InstrumentId::new(),
+            direction: dir,
+            state,
+            price: Decimal::from_str(price).unwrap(),
+            quantity: q,
+            iceberg,
+            residual: true,
+            broker_id: CompanyId::new(),
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn decimals_are_json_numbers() {
+        assert_eq!(decimal_json(Decimal::from_str("94.7500").unwrap()).to_string(), "94.75");
+        assert_eq!(decimal_json(Decimal::from_str("-0.035").unwrap()).to_string(), "-0.035");
+    }
+
+    #[test]
+    fn levels_aggregate_hide_icebergs_and_mark_own() {
+        let (a, b) = (CompanyId::new(), CompanyId::new());
+        let orders = vec![
+            o(Direction::Buy, "94.70", 1000, false, a, OrderState::Working),
+            o(Direction::Buy, "94.700", 5000, true, b, OrderState::Working),
+            o(Direction::Sell, "94.75", 700, false, b, OrderState::Working),
+            o(Direction::Sell, "94.75", 900, false, a, OrderState::AwaitingMatch),
+        ];
+        let levels = book_levels(&orders, 500, Some(a));
+        assert_eq!(levels.len(), 2);
+        assert_eq!(levels[0].price, Decimal::from_str("94.75").unwrap());
+        assert_eq!(
+            (levels[0].sell_quantity, levels[0].own_sell_quantity),
+            (700, 0),
+            "locked orders are not in the book"
+        );
+        assert_eq!(levels[1].price.to_string(), "94.7");
+        assert_eq!((levels[1].buy_quantity, levels[1].own_buy_quantity), (1500, 1000), "iceberg shows the min block");
+        let anon = book_levels(&orders, 500, None);
+        assert!(anon.iter().all(|l| l.own_buy_quantity == 0 && l.own_sell_quantity == 0));
+    }
+}

@@ -1,0 +1,226 @@
+//! Parent orders, child orders, the book, market data and the platform status.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use upstairs_domain::order::OrderState;
+use upstairs_domain::{InstrumentId, OrderId, ParentOrderId, UserId};
+use upstairs_engine::Store;
+use upstairs_engine::model::{OrderFilter, ParentState};
+use upstairs_engine::orders::{NewOrder, NewParentOrder, OrderEdit};
+use uuid::Uuid;
+
+use crate::AppState;
+use crate::dto::*;
+use crate::error::{ApiError, ApiResult, Problem};
+use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
+
+fn parse_list<T>(raw: Option<&str>, parse: impl Fn(&str) -> Option<T>, what: &str) -> Result<Vec<T>, ApiError> {
+    raw.map(|s| s.split(',').map(str::trim).filter(|s| !s.is_empty()))
+        .into_iter()
+        .flatten()
+        .map(|s| parse(s).ok_or_else(|| ApiError::bad_request(format!("Unknown {what} state: {s}"))))
+        .collect()
+}
+
+/// Open flags and hours of the venue.
+#[utoipa::path(get, path = "/api/platform/status", tag = "orders",
+    responses((status = 200, body = PlatformStatusDto)), security(("bearer" = [])))]
+pub async fn platform_status<S: Store>(State(st): State<AppState<S>>, Auth(_): Auth) -> Json<PlatformStatusDto> {
+    let s = st.engine.platform_status();
+    let c = &st.engine.config().calendar;
+    Json(PlatformStatusDto {
+        open: s.open,
+        parent_orders_open: s.parent_orders_open,
+        closing_soon: s.closing_soon,
+        always_open: c.always_open,
+        next_open: s.next_open,
+        next_close: s.next_close,
+        time_zone: c.time_zone.name().into(),
+        open_time: c.open.format("%H:%M").to_string(),
+        close_time: c.close.format("%H:%M").to_string(),
+        parent_orders_from: c.parent_orders_from.format("%H:%M").to_string(),
+    })
+}
+
+/// The company's parent orders, newest first.
+#[utoipa::path(get, path = "/api/parent-orders", tag = "orders", params(StateQuery),
+    responses((status = 200, body = Vec<ParentOrderDto>), (status = 400, body = Problem)), security(("bearer" = [])))]
+pub async fn parent_orders<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiQuery(q): ApiQuery<StateQuery>,
+) -> ApiResult<Json<Vec<ParentOrderDto>>> {
+    let mut states = parse_list(q.state.as_deref(), ParentState::parse, "parent order")?;
+    if states.is_empty() {
+        states = vec![ParentState::Active, ParentState::Filled];
+    }
+    let list = st.engine.parent_orders(&actor, &states).await?;
+    Ok(Json(list.into_iter().map(Into::into).collect()))
+}
+
+#[utoipa::path(get, path = "/api/parent-orders/{id}", tag = "orders", params(("id" = Uuid, Path)),
+    responses((status = 200, body = ParentOrderDto), (status = 404, body = Problem)), security(("bearer" = [])))]
+pub async fn parent_order<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath(id): ApiPath<Uuid>,
+) -> ApiResult<Json<ParentOrderDto>> {
+    Ok(Json(st.engine.parent_order(&actor, ParentOrderId(id)).await?.into()))
+}
+
+/// Creates a parent order (from 05:30 on trading days).
+#[utoipa::path(post, path = "/api/parent-orders", tag = "orders", request_body = CreateParentOrderRequest,
+    responses((status = 201, body = ParentOrderDto), (status = 400, body = Problem), (status = 404, body = Problem),
+              (status = 409, body = Problem)), security(("bearer" = [])))]
+pub async fn create_parent_order<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiJson(req): ApiJson<CreateParentOrderRequest>,
+) -> ApiResult<(StatusCode, Json<ParentOrderDto>)> {
+    let input = NewParentOrder {
+        direction: req.direction.map(Into::into),
+        instrument_id: InstrumentId(req.instrument_id),
+        quantity: req.quantity,
+        broker_instructions: req.broker_instructions,
+    };
+    Ok((StatusCode::CREATED, Json(st.engine.create_parent_order(&actor, input).await?.into())))
+}
+
+/// Cancels a parent order and its working child orders (refused once anything matched).
+#[utoipa::path(delete, path = "/api/parent-orders/{id}", tag = "orders", params(("id" = Uuid, Path)),
+    responses((status = 204), (status = 404, body = Problem), (status = 409, body = Problem)), security(("bearer" = [])))]
+pub async fn cancel_parent_order<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath(id): ApiPath<Uuid>,
+) -> ApiResult<StatusCode> {
+    st.engine.cancel_parent_order(&actor, ParentOrderId(id)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The company's child orders, newest first.
+#[utoipa::path(get, path = "/api/orders", tag = "orders", params(OrdersQuery),
+    responses((status = 200, body = Vec<OrderDto>), (status = 400, body = Problem)), security(("bearer" = [])))]
+pub async fn orders<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiQuery(q): ApiQuery<OrdersQuery>,
+) -> ApiResult<Json<Vec<OrderDto>>> {
+    let filter = OrderFilter {
+        company_id: None,
+        instrument_id: q.instrument_id.map(InstrumentId),
+        created_by: q.created_by.map(UserId),
+        parent_order_id: q.parent_order_id.map(ParentOrderId),
+        states: parse_list(q.state.as_deref(), OrderState::parse, "order")?,
+    };
+    Ok(Json(st.engine.orders(&actor, filter).await?.into_iter().map(Into::into).collect()))
+}
+
+#[utoipa::path(get, path = "/api/orders/{id}", tag = "orders", params(("id" = Uuid, Path)),
+    responses((status = 200, body = OrderDto), (status = 404, body = Problem)), security(("bearer" = [])))]
+pub async fn order<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath(id): ApiPath<Uuid>,
+) -> ApiResult<Json<OrderDto>> {
+    Ok(Json(st.engine.order(&actor, OrderId(id)).await?.into()))
+}
+
+/// Works part of a parent order in the book (while the venue is open).
+#[utoipa::path(post, path = "/api/orders", tag = "orders", request_body = CreateOrderRequest,
+    responses((status = 201, body = OrderDto), (status = 400, body = Problem), (status = 404, body = Problem),
+              (status = 409, body = Problem)), security(("bearer" = [])))]
+pub async fn create_order<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiJson(req): ApiJson<CreateOrderRequest>,
+) -> ApiResult<(StatusCode, Json<OrderDto>)> {
+    let price = req
+        .limit_price
+        .or(req.initial_price)
+        .ok_or_else(|| ApiError::from(upstairs_engine::EngineError::invalid("limit_price", "Price is required")))?;
+    let input = NewOrder {
+        parent_order_id: ParentOrderId(req.parent_order_id),
+        quantity: req.quantity,
+        price,
+        residual: req.residual,
+        iceberg: req.iceberg,
+        broker_id: upstairs_domain::CompanyId(req.broker_id),
+        instrument_id: req.instrument_id.map(InstrumentId),
+        direction: req.direction.map(Into::into),
+    };
+    Ok((StatusCode::CREATED, Json(st.engine.create_order(&actor, input).await?.into())))
+}
+
+/// Changes a working order's quantity, price, residual or iceberg.
+#[utoipa::path(patch, path = "/api/orders/{id}", tag = "orders", request_body = EditOrderRequest,
+    params(("id" = Uuid, Path)),
+    responses((status = 200, body = OrderDto), (status = 400, body = Problem), (status = 404, body = Problem),
+              (status = 409, body = Problem)), security(("bearer" = [])))]
+pub async fn edit_order<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath(id): ApiPath<Uuid>,
+    ApiJson(req): ApiJson<EditOrderRequest>,
+) -> ApiResult<Json<OrderDto>> {
+    let edit =
+        OrderEdit { quantity: req.quantity, price: req.limit_price, residual: req.residual, iceberg: req.iceberg };
+    Ok(Json(st.engine.edit_order(&actor, OrderId(id), edit).await?.into()))
+}
+
+/// Cancels a working or awaiting-match order.
+#[utoipa::path(delete, path = "/api/orders/{id}", tag = "orders", params(("id" = Uuid, Path)),
+    responses((status = 200, body = OrderDto), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("bearer" = [])))]
+pub async fn cancel_order<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath(id): ApiPath<Uuid>,
+) -> ApiResult<Json<OrderDto>> {
+    Ok(Json(st.engine.cancel_order(&actor, OrderId(id)).await?.into()))
+}
+
+/// The anonymous book of an instrument, with the caller's company's share marked.
+#[utoipa::path(get, path = "/api/instruments/{id}/book", tag = "orders", params(("id" = Uuid, Path)),
+    responses((status = 200, body = BookDto), (status = 404, body = Problem)), security(("bearer" = [])))]
+pub async fn book<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath(id): ApiPath<Uuid>,
+) -> ApiResult<Json<BookDto>> {
+    let b = st.engine.book(&actor, InstrumentId(id)).await?;
+    Ok(Json(BookDto {
+        instrument_id: b.instrument.instrument_id.0,
+        min_tick_price: b.instrument.min_tick_price.normalize(),
+        max_tick_price: b.instrument.max_tick_price.normalize(),
+        levels: b
+            .levels
+            .into_iter()
+            .map(|l| LevelDto {
+                price: l.price,
+                buy_quantity: l.buy_quantity,
+                sell_quantity: l.sell_quantity,
+                own_buy_quantity: l.own_buy_quantity,
+                own_sell_quantity: l.own_sell_quantity,
+            })
+            .collect(),
+    }))
+}
+
+/// Best prices in the book (null when a side is empty) and the electronic band.
+#[utoipa::path(get, path = "/api/instruments/{id}/market-data", tag = "orders", params(("id" = Uuid, Path)),
+    responses((status = 200, body = MarketDataDto), (status = 404, body = Problem)), security(("bearer" = [])))]
+pub async fn market_data<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath(id): ApiPath<Uuid>,
+) -> ApiResult<Json<MarketDataDto>> {
+    let b = st.engine.book(&actor, InstrumentId(id)).await?;
+    Ok(Json(MarketDataDto {
+        best_buy_price: b.best_buy(),
+        best_sell_price: b.best_sell(),
+        max_tick_price: b.instrument.max_tick_price.normalize(),
+        min_tick_price: b.instrument.min_tick_price.normalize(),
+    }))
+}

@@ -1,0 +1,511 @@
+#![allow(clippy::unwrap_used)]
+//! Parent and child orders, the anonymous book and the trading day, over HTTP on both
+//! backends, with the clock set to a trading Tuesday in London.
+
+mod support;
+
+use chrono::{DateTime, Duration, Utc};
+use rand::{Rng, SeedableRng};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use std::time::Duration as StdDuration;
+use support::*;
+use upstairs::app;
+
+on_both_backends!(
+    parent_order_rules,
+    child_order_rules_and_edits,
+    other_companies_see_nothing,
+    close_expires_working_orders,
+    book_topic_reaches_subscribers,
+    quantities_stay_exact_under_random_calls,
+);
+
+const PW: &str = "Orders-Pass-1";
+
+/// Tuesday 3 March 2026, 10:00 in London (GMT).
+fn tuesday_10am() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-03-03T10:00:00Z").unwrap().with_timezone(&Utc)
+}
+
+struct Venue {
+    app: TestApp,
+    a: String,
+    b: String,
+    a_admin_limited: String,
+    instrument: String,
+    broker: String,
+}
+
+/// Two trading firms (A, B) using one broker, a trader in each, one instrument with the
+/// band 94.70–94.80 on a 0.01 tick and a minimum block of 500.
+async fn venue(backend: Backend) -> Venue {
+    let app = TestApp::spawn_at(backend, tuesday_10am()).await;
+    let admin = app.admin_token().await;
+    let (_, broker) = app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": "Baltic", "full_name": "Baltic Ltd", "roles": ["broker"]}),
+        )
+        .await;
+    let brokers = json!([{"company_id": broker["company_id"]}]);
+    for name in ["Halyard", "Kestrel"] {
+        let (s, v) = app.post("/api/admin/companies", Some(&admin), json!({"name": name, "full_name": format!("{name} LLP"), "brokers": brokers, "default_broker": brokers[0]})).await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+    }
+    app::bootstrap_user(&app.database_url, "a@halyard.test", PW, &["trader"], "Halyard").await.unwrap();
+    app::bootstrap_user(&app.database_url, "b@kestrel.test", PW, &["trader"], "Kestrel").await.unwrap();
+    app::bootstrap_user(&app.database_url, "small@halyard.test", PW, &["trader"], "Halyard").await.unwrap();
+    let (s, inst) = app
+        .post("/api/admin/instruments", Some(&admin), json!({"name": "Euribor 3M Dec26-Mar27", "term": "Dec26-Mar27", "min_quantity": 500,
+            "tick_size": 0.01, "exchange_id": "I", "currency": "EUR", "min_tick_price": 94.70, "max_tick_price": 94.80}))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{inst}");
+    let a = app.login_remembered("a@halyard.test", PW).await;
+    let b = app.login_remembered("b@kestrel.test", PW).await;
+    let small = app.login_remembered("small@halyard.test", PW).await;
+    let (_, me) = app.get("/api/users/me", Some(&small)).await;
+    app.patch(
+        &format!("/api/users/{}", me["user_id"].as_str().unwrap()),
+        Some(&admin),
+        json!({"parent_order_limit_multiplier": 4}),
+    )
+    .await;
+    Venue {
+        a,
+        b,
+        a_admin_limited: small,
+        instrument: inst["instrument_id"].as_str().unwrap().into(),
+        broker: broker["company_id"].as_str().unwrap().into(),
+        app,
+    }
+}
+
+impl Venue {
+    async fn parent(&self, token: &str, direction: &str, quantity: i64) -> Value {
+        let (s, v) = self
+            .app
+            .post(
+                "/api/parent-orders",
+                Some(token),
+                json!({"direction": direction, "instrument_id": self.instrument, "quantity": quantity}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        v
+    }
+
+    async fn child(
+        &self,
+        token: &str,
+        parent: &Value,
+        quantity: i64,
+        price: f64_free::P,
+        iceberg: bool,
+    ) -> (StatusCode, Value) {
+        self.app
+            .post(
+                "/api/orders",
+                Some(token),
+                json!({"parent_order_id": parent["parent_order_id"], "quantity": quantity,
+                "limit_price": price.0, "residual": true, "iceberg": iceberg, "broker_id": self.broker,
+                "instrument_id": self.instrument, "direction": parent["direction"]}),
+            )
+            .await
+    }
+}
+
+/// Prices written as JSON numbers from their exact text (no binary floating point).
+mod f64_free {
+    #[derive(Clone, Copy)]
+    pub struct P(pub &'static serde_json::value::RawValue);
+    pub fn p(s: &'static str) -> P {
+        let raw: Box<serde_json::value::RawValue> = serde_json::value::RawValue::from_string(s.to_owned()).unwrap();
+        P(Box::leak(raw))
+    }
+}
+use f64_free::p;
+
+fn messages(v: &Value) -> Vec<(String, String)> {
+    v["errors"].as_array().map_or(vec![], |e| {
+        e.iter().map(|e| (e["field"].as_str().unwrap().to_owned(), e["message"].as_str().unwrap().to_owned())).collect()
+    })
+}
+
+async fn parent_order_rules(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let (s, r) =
+        app.post("/api/parent-orders", Some(&v.a), json!({"instrument_id": v.instrument, "quantity": 400})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        messages(&r),
+        [
+            ("direction".into(), "Direction is required".into()),
+            ("quantity".into(), "The minimum block size is 500".into())
+        ]
+    );
+    let (_, r) = app
+        .post(
+            "/api/parent-orders",
+            Some(&v.a),
+            json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 100_001}),
+        )
+        .await;
+    assert_eq!(messages(&r), [("quantity".into(), "The maximum quantity is 100000".into())]);
+    let (_, r) = app
+        .post(
+            "/api/parent-orders",
+            Some(&v.a_admin_limited),
+            json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 2001}),
+        )
+        .await;
+    assert_eq!(messages(&r), [("quantity".into(), "The maximum quantity is 2000".into())], "multiplier × min block");
+    let (s, _) = app
+        .post(
+            "/api/parent-orders",
+            Some(&v.a),
+            json!({"direction": "HOLD", "instrument_id": v.instrument, "quantity": 500}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+
+    let parent = v.parent(&v.a, "BUY", 5000).await;
+    assert_eq!(parent["quantities"], json!({"tradable": 5000, "working": 0, "matched": 0}));
+    assert_eq!(parent["eligible_brokers"][0]["name"], "Baltic");
+    assert_eq!(parent["state"], "ACTIVE");
+    let (_, list) = app.get("/api/parent-orders?state=ACTIVE,FILLED", Some(&v.a)).await;
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    let (s, _) = app.get("/api/parent-orders?state=ACTIVE,NOPE", Some(&v.a)).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+
+    // Parent orders from 05:30; child orders from 09:00.
+    app.clock.set(tuesday_10am() - Duration::hours(4) - Duration::minutes(31));
+    let (s, r) = app
+        .post(
+            "/api/parent-orders",
+            Some(&v.a),
+            json!({"direction": "SELL", "instrument_id": v.instrument, "quantity": 500}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT, "05:29: {r}");
+    app.clock.set(tuesday_10am() - Duration::hours(4) - Duration::minutes(30));
+    let early = v.parent(&v.a, "SELL", 500).await;
+    let (s, r) = v.child(&v.a, &early, 500, p("94.75"), false).await;
+    assert_eq!((s, r["detail"].as_str()), (StatusCode::CONFLICT, Some("The platform is closed.")));
+    let (_, st) = app.get("/api/platform/status", Some(&v.a)).await;
+    assert_eq!((st["open"].clone(), st["parent_orders_open"].clone()), (json!(false), json!(true)));
+    assert_eq!(
+        (st["open_time"].as_str(), st["close_time"].as_str(), st["time_zone"].as_str()),
+        (Some("09:00"), Some("17:00"), Some("Europe/London"))
+    );
+    app.clock.set(tuesday_10am());
+
+    // Cancelling cancels the working child orders.
+    let (s, child) = v.child(&v.a, &parent, 1000, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{child}");
+    let path = format!("/api/parent-orders/{}", parent["parent_order_id"].as_str().unwrap());
+    assert_eq!(app.call(Method::DELETE, &path, Some(&v.a), None).await.0, StatusCode::NO_CONTENT);
+    let (_, o) = app.get(&format!("/api/orders/{}", child["order_id"].as_str().unwrap()), Some(&v.a)).await;
+    assert_eq!(o["state"], "CANCELLED");
+    let (_, list) = app.get("/api/parent-orders", Some(&v.a)).await;
+    assert!(
+        list.as_array().unwrap().iter().all(|p| p["parent_order_id"] != parent["parent_order_id"]),
+        "cancelled parents leave the list"
+    );
+    assert_eq!(app.call(Method::DELETE, &path, Some(&v.a), None).await.0, StatusCode::CONFLICT);
+    v.app.stop().await;
+}
+
+async fn child_order_rules_and_edits(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let parent = v.parent(&v.a, "BUY", 2000).await;
+    let (s, r) = v.child(&v.a, &parent, 400, p("94.755"), false).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        messages(&r),
+        [("quantity".into(), "Min block size: 500".into()), ("limit_price".into(), "Invalid tick value".into())]
+    );
+    let (_, r) = v.child(&v.a, &parent, 2500, p("94.81"), false).await;
+    assert_eq!(
+        messages(&r),
+        [
+            ("quantity".into(), "Exceeds available quantity".into()),
+            ("limit_price".into(), "Must be between electronic price".into())
+        ]
+    );
+    let (s, r) = app
+        .post(
+            "/api/orders",
+            Some(&v.a),
+            json!({"parent_order_id": parent["parent_order_id"], "quantity": 500, "limit_price": 94.75,
+            "broker_id": parent["parent_order_id"], "residual": true, "iceberg": false}),
+        )
+        .await;
+    assert_eq!(
+        (s, messages(&r)),
+        (StatusCode::BAD_REQUEST, vec![("broker_id".into(), "Choose one of the eligible brokers".into())])
+    );
+    let (s, r) = app
+        .post(
+            "/api/orders",
+            Some(&v.a),
+            json!({"parent_order_id": parent["parent_order_id"], "quantity": 500, "limit_price": 94.75,
+            "broker_id": v.broker, "direction": "SELL"}),
+        )
+        .await;
+    assert_eq!(
+        (s, messages(&r)),
+        (StatusCode::BAD_REQUEST, vec![("direction".into(), "Must match the parent order".into())])
+    );
+    let (s, r) = app
+        .post(
+            "/api/orders",
+            Some(&v.a),
+            json!({"parent_order_id": parent["parent_order_id"], "quantity": 500, "broker_id": v.broker}),
+        )
+        .await;
+    assert_eq!((s, messages(&r)), (StatusCode::BAD_REQUEST, vec![("limit_price".into(), "Price is required".into())]));
+
+    let (s, o1) = v.child(&v.a, &parent, 1500, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{o1}");
+    assert_eq!(
+        (o1["state"].as_str(), o1["price"].clone(), o1["matchable"].clone()),
+        (Some("WORKING"), json!(94.75), json!(true))
+    );
+    let (_, pview) =
+        app.get(&format!("/api/parent-orders/{}", parent["parent_order_id"].as_str().unwrap()), Some(&v.a)).await;
+    assert_eq!(pview["quantities"], json!({"tradable": 500, "working": 1500, "matched": 0}));
+    let (_, r) = v.child(&v.a, &parent, 1000, p("94.74"), false).await;
+    assert_eq!(messages(&r), [("quantity".into(), "Exceeds available quantity".into())]);
+
+    // Editing allows the remaining quantity plus the order's own.
+    let path = format!("/api/orders/{}", o1["order_id"].as_str().unwrap());
+    let (s, r) = app.patch(&path, Some(&v.a), json!({"quantity": 2001})).await;
+    assert_eq!(
+        (s, messages(&r)),
+        (StatusCode::BAD_REQUEST, vec![("quantity".into(), "Exceeds available quantity".into())])
+    );
+    let (s, e) = app
+        .patch(&path, Some(&v.a), json!({"quantity": 2000, "limit_price": 94.71, "iceberg": true, "residual": false}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{e}");
+    assert_eq!(
+        (e["quantity"].clone(), e["price"].clone(), e["iceberg"].clone(), e["residual"].clone()),
+        (json!(2000), json!(94.71), json!(true), json!(false))
+    );
+    // The book shows the iceberg as one minimum block.
+    let (_, book) = app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.b)).await;
+    assert_eq!(
+        book["levels"],
+        json!([{"price": 94.71, "buy_quantity": 500, "sell_quantity": 0, "own_buy_quantity": 0, "own_sell_quantity": 0}])
+    );
+    let (_, md) = app.get(&format!("/api/instruments/{}/market-data", v.instrument), Some(&v.b)).await;
+    assert_eq!(
+        md,
+        json!({"best_buy_price": 94.71, "best_sell_price": null, "max_tick_price": 94.8, "min_tick_price": 94.7})
+    );
+
+    // Band moves away: the order stays, flagged not matchable.
+    let admin = app.admin_token().await;
+    app.post(
+        &format!("/api/admin/instruments/{}/band", v.instrument),
+        Some(&admin),
+        json!({"min_tick_price": 94.72, "max_tick_price": 94.82}),
+    )
+    .await;
+    let (_, o) = app.get(&path, Some(&v.a)).await;
+    assert_eq!((o["state"].as_str(), o["matchable"].clone()), (Some("WORKING"), json!(false)));
+
+    // Cancel returns the quantity; a cancelled order cannot be edited or cancelled again.
+    let (s, c) = app.call(Method::DELETE, &path, Some(&v.a), None).await;
+    assert_eq!((s, c["state"].as_str()), (StatusCode::OK, Some("CANCELLED")));
+    assert_eq!(app.patch(&path, Some(&v.a), json!({"quantity": 500})).await.0, StatusCode::CONFLICT);
+    assert_eq!(app.call(Method::DELETE, &path, Some(&v.a), None).await.0, StatusCode::CONFLICT);
+    let (_, pview) =
+        app.get(&format!("/api/parent-orders/{}", parent["parent_order_id"].as_str().unwrap()), Some(&v.a)).await;
+    assert_eq!(pview["quantities"], json!({"tradable": 2000, "working": 0, "matched": 0}));
+    let (_, book) = app.get(&format!("/api/instruments/{}/market-data", v.instrument), Some(&v.b)).await;
+    assert_eq!(book["best_buy_price"], Value::Null);
+    v.app.stop().await;
+}
+
+async fn other_companies_see_nothing(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let parent = v.parent(&v.a, "SELL", 3000).await;
+    let (_, order) = v.child(&v.a, &parent, 1000, p("94.78"), false).await;
+    let (_, theirs) = v.child(&v.b, &v.parent(&v.b, "SELL", 1000).await, 500, p("94.78"), false).await;
+    let pid = parent["parent_order_id"].as_str().unwrap();
+    let oid = order["order_id"].as_str().unwrap();
+    for (m, path, body) in [
+        (Method::GET, format!("/api/parent-orders/{pid}"), None),
+        (Method::DELETE, format!("/api/parent-orders/{pid}"), None),
+        (Method::GET, format!("/api/orders/{oid}"), None),
+        (Method::PATCH, format!("/api/orders/{oid}"), Some(json!({"quantity": 500}))),
+        (Method::DELETE, format!("/api/orders/{oid}"), None),
+    ] {
+        let (s, r) = app.call(m.clone(), &path, Some(&v.b), body.clone()).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{m} {path} as another firm: {r}");
+    }
+    let (s, r) = app
+        .post(
+            "/api/orders",
+            Some(&v.b),
+            json!({"parent_order_id": pid, "quantity": 500, "limit_price": 94.78, "broker_id": v.broker}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "{r}");
+    let (_, list) = app.get(&format!("/api/orders?parent_order_id={pid}"), Some(&v.b)).await;
+    assert_eq!(list, json!([]));
+    let (_, list) = app.get(&format!("/api/orders?instrument_id={}", v.instrument), Some(&v.b)).await;
+    assert_eq!(
+        list.as_array().unwrap().iter().map(|o| o["order_id"].clone()).collect::<Vec<_>>(),
+        [theirs["order_id"].clone()]
+    );
+    let (_, parents) = app.get("/api/parent-orders", Some(&v.b)).await;
+    assert!(parents.as_array().unwrap().iter().all(|p| p["parent_order_id"] != pid));
+
+    // The book is anonymous: quantities only; each firm sees its own share marked.
+    let (_, book_b) = app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.b)).await;
+    assert_eq!(
+        book_b["levels"],
+        json!([{"price": 94.78, "buy_quantity": 0, "sell_quantity": 1500, "own_buy_quantity": 0, "own_sell_quantity": 500}])
+    );
+    let text = book_b.to_string();
+    for secret in [oid, pid, "Halyard", "a@halyard.test", &v.broker] {
+        assert!(!text.contains(secret), "book leaks {secret}");
+    }
+    v.app.stop().await;
+}
+
+async fn close_expires_working_orders(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let parent = v.parent(&v.a, "BUY", 2000).await;
+    let (_, o) = v.child(&v.a, &parent, 1500, p("94.72"), false).await;
+    let running = app.running.as_ref().unwrap();
+    app.clock.set(tuesday_10am() + Duration::hours(6) + Duration::minutes(45));
+    let (_, st) = app.get("/api/platform/status", Some(&v.a)).await;
+    assert_eq!((st["open"].clone(), st["closing_soon"].clone()), (json!(true), json!(true)), "16:45");
+    running.run_due_timers().await;
+    let (_, still) = app.get(&format!("/api/orders/{}", o["order_id"].as_str().unwrap()), Some(&v.a)).await;
+    assert_eq!(still["state"], "WORKING");
+    app.clock.set(tuesday_10am() + Duration::hours(7));
+    running.run_due_timers().await;
+    let (_, gone) = app.get(&format!("/api/orders/{}", o["order_id"].as_str().unwrap()), Some(&v.a)).await;
+    assert_eq!(gone["state"], "EXPIRED");
+    let (_, pview) =
+        app.get(&format!("/api/parent-orders/{}", parent["parent_order_id"].as_str().unwrap()), Some(&v.a)).await;
+    assert_eq!(pview["quantities"], json!({"tradable": 2000, "working": 0, "matched": 0}));
+    let (_, st) = app.get("/api/platform/status", Some(&v.a)).await;
+    assert_eq!(st["open"], json!(false));
+    assert_eq!(st["next_open"], json!("2026-03-04T09:00:00Z"));
+    // The next close is scheduled: Wednesday's orders expire at Wednesday's close.
+    app.clock.set(tuesday_10am() + Duration::days(1));
+    let (_, o2) = v.child(&v.a, &parent, 500, p("94.72"), false).await;
+    app.clock.set(tuesday_10am() + Duration::days(1) + Duration::hours(7));
+    running.run_due_timers().await;
+    let (_, gone) = app.get(&format!("/api/orders/{}", o2["order_id"].as_str().unwrap()), Some(&v.a)).await;
+    assert_eq!(gone["state"], "EXPIRED");
+    v.app.stop().await;
+}
+
+async fn book_topic_reaches_subscribers(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let topic = format!("/topic/instruments/{}/book", v.instrument);
+    let mut peer =
+        Peer::spawn("stomp_client.py", &["127.0.0.1".into(), app.port().to_string(), v.b.clone(), topic.clone()]);
+    assert_eq!(peer.next_json(StdDuration::from_secs(10)).await.unwrap()["event"], "connected");
+    assert_eq!(peer.next_json(StdDuration::from_secs(10)).await.unwrap()["event"], "subscribed");
+    let parent = v.parent(&v.a, "SELL", 1000).await;
+    let (s, _) = v.child(&v.a, &parent, 1000, p("94.79"), false).await;
+    assert_eq!(s, StatusCode::CREATED);
+    let msg = peer.next_json(StdDuration::from_secs(10)).await.expect("book pushed");
+    assert_eq!(msg["destination"], json!(topic));
+    assert_eq!(msg["body"]["levels"], json!([{"price": 94.79, "buy_quantity": 0, "sell_quantity": 1000}]));
+    assert!(!msg["body"].to_string().contains(parent["parent_order_id"].as_str().unwrap()));
+    drop(peer);
+
+    // A book topic of an instrument the caller may not see is refused.
+    let admin = app.admin_token().await;
+    let (_, sbx) = app
+        .post(
+            "/api/admin/instruments",
+            Some(&admin),
+            json!({"name": "Sandbox only", "term": "Dec26", "min_quantity": 1, "tick_size": 1,
+            "exchange_id": "X", "currency": "EUR", "min_tick_price": 1, "max_tick_price": 5, "is_sandbox": true}),
+        )
+        .await;
+    let mut peer = Peer::spawn(
+        "stomp_client.py",
+        &[
+            "127.0.0.1".into(),
+            app.port().to_string(),
+            v.b.clone(),
+            format!("/topic/instruments/{}/book", sbx["instrument_id"].as_str().unwrap()),
+        ],
+    );
+    assert_eq!(peer.next_json(StdDuration::from_secs(10)).await.unwrap()["event"], "connected");
+    let err = peer.next_json(StdDuration::from_secs(10)).await.unwrap();
+    assert_eq!((err["event"].as_str(), err["message"].as_str()), (Some("error"), Some("unknown destination")));
+    v.app.stop().await;
+}
+
+/// Random sequences of create / edit / cancel keep `tradable = quantity − working −
+/// matched ≥ 0`, and the parent's sums equal its child orders.
+async fn quantities_stay_exact_under_random_calls(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
+    let parents = [v.parent(&v.a, "BUY", 3000).await, v.parent(&v.a, "SELL", 2500).await];
+    let prices = ["94.70", "94.71", "94.75", "94.80", "94.805", "94.81"];
+    for step in 0..60 {
+        let parent = &parents[rng.gen_range(0..2)];
+        let pid = parent["parent_order_id"].as_str().unwrap();
+        let (_, children) = app.get(&format!("/api/orders?parent_order_id={pid}&state=WORKING"), Some(&v.a)).await;
+        let children = children.as_array().unwrap().clone();
+        match rng.gen_range(0..3) {
+            0 => {
+                let q = [400, 500, 700, 1000, 2500][rng.gen_range(0..5)];
+                let _ = v.child(&v.a, parent, q, p(prices[rng.gen_range(0..prices.len())]), rng.gen_bool(0.3)).await;
+            }
+            1 if !children.is_empty() => {
+                let c = &children[rng.gen_range(0..children.len())];
+                let q = [500, 900, 1500, 3000][rng.gen_range(0..4)];
+                let (s, _) = app
+                    .patch(
+                        &format!("/api/orders/{}", c["order_id"].as_str().unwrap()),
+                        Some(&v.a),
+                        json!({"quantity": q}),
+                    )
+                    .await;
+                assert!(s == StatusCode::OK || s == StatusCode::BAD_REQUEST, "step {step}: {s}");
+            }
+            _ if !children.is_empty() => {
+                let c = &children[rng.gen_range(0..children.len())];
+                let (s, _) = app
+                    .call(Method::DELETE, &format!("/api/orders/{}", c["order_id"].as_str().unwrap()), Some(&v.a), None)
+                    .await;
+                assert_eq!(s, StatusCode::OK, "step {step}");
+            }
+            _ => {}
+        }
+        for parent in &parents {
+            let pid = parent["parent_order_id"].as_str().unwrap();
+            let (_, view) = app.get(&format!("/api/parent-orders/{pid}"), Some(&v.a)).await;
+            let (_, working) = app.get(&format!("/api/orders?parent_order_id={pid}&state=WORKING"), Some(&v.a)).await;
+            let sum: i64 = working.as_array().unwrap().iter().map(|o| o["quantity"].as_i64().unwrap()).sum();
+            let q = &view["quantities"];
+            let (t, w, m) =
+                (q["tradable"].as_i64().unwrap(), q["working"].as_i64().unwrap(), q["matched"].as_i64().unwrap());
+            assert_eq!(w, sum, "step {step}: working equals the child orders");
+            assert_eq!(t, view["quantity"].as_i64().unwrap() - w - m, "step {step}");
+            assert!(t >= 0, "step {step}: tradable {t}");
+        }
+    }
+    v.app.stop().await;
+}

@@ -163,19 +163,92 @@ impl<S: Store> Engine<S> {
                 .await?;
         }
         tx.commit().await?;
+        let mut users = Vec::new();
         for u in USERS {
-            self.bootstrap_user(BootstrapUser {
-                email: u.email.into(),
-                password: DEMO_PASSWORD.into(),
-                roles: u.roles.to_vec(),
-                company_name: u.company.into(),
-                first_name: u.first.into(),
-                last_name: u.last.into(),
-                auto_accept: u.auto_accept,
-            })
-            .await?;
+            users.push(
+                self.bootstrap_user(BootstrapUser {
+                    email: u.email.into(),
+                    password: DEMO_PASSWORD.into(),
+                    roles: u.roles.to_vec(),
+                    company_name: u.company.into(),
+                    first_name: u.first.into(),
+                    last_name: u.last.into(),
+                    auto_accept: u.auto_accept,
+                })
+                .await?,
+            );
         }
+        self.seed_demo_orders(&users).await?;
         Ok(true)
+    }
+
+    /// Resting orders from the demo traders so the books are not empty: on each
+    /// non-sandbox instrument, a bid and an offer inside the band.
+    async fn seed_demo_orders(&self, users: &[crate::model::UserView]) -> Result<(), EngineError> {
+        use crate::model::{ChildOrder, ParentOrder, ParentState};
+        use upstairs_domain::order::{Direction, OrderState};
+        use upstairs_domain::{OrderId, ParentOrderId};
+        let now = self.clock.now();
+        let trader = |email: &str| users.iter().find(|u| u.user.email == email).map(|u| u.user.clone());
+        let (Some(halyard), Some(kestrel)) = (trader("trader1@halyard.demo"), trader("trader1@kestrel.demo")) else {
+            return Ok(());
+        };
+        let mut tx = self.store.write().await?;
+        let instruments = tx
+            .instruments(&InstrumentFilter {
+                is_sandbox: Some(false),
+                page: 0,
+                size: 100,
+                ..InstrumentFilter::default()
+            })
+            .await?
+            .items;
+        for i in &instruments {
+            // A quarter of the band inside each edge: never a crossed book.
+            let width = ticks_between(i.min_tick_price, i.max_tick_price, i.tick_size).unwrap_or(4);
+            let ticks_in = (width / 4).max(1);
+            for (user, direction) in [(&halyard, Direction::Buy), (&kestrel, Direction::Sell)] {
+                let broker = tx.company(user.company_id).await?.and_then(|c| c.default_broker).map(|b| b.company_id);
+                let Some(broker_id) = broker else { continue };
+                let parent = ParentOrder {
+                    parent_order_id: ParentOrderId::new(),
+                    company_id: user.company_id,
+                    created_by: user.user_id,
+                    instrument_id: i.instrument_id,
+                    direction,
+                    quantity: i.min_quantity * 10,
+                    broker_instructions: None,
+                    state: ParentState::Active,
+                    created_at: now,
+                    updated_at: now,
+                };
+                tx.insert_parent_order(&parent).await?;
+                let price = match direction {
+                    Direction::Buy => add_ticks(i.min_tick_price, i.tick_size, ticks_in),
+                    Direction::Sell => add_ticks(i.max_tick_price, i.tick_size, -ticks_in),
+                };
+                tx.insert_order(&ChildOrder {
+                    order_id: OrderId::new(),
+                    parent_order_id: parent.parent_order_id,
+                    company_id: user.company_id,
+                    created_by: user.user_id,
+                    instrument_id: i.instrument_id,
+                    direction,
+                    state: OrderState::Working,
+                    price,
+                    quantity: i.min_quantity * 3,
+                    iceberg: false,
+                    residual: true,
+                    broker_id,
+                    created_at: now,
+                    updated_at: now,
+                })
+                .await?;
+            }
+        }
+        audit(&mut tx, now, None, "order", None, "demo_seed", json!({"instruments": instruments.len()})).await?;
+        tx.commit().await?;
+        Ok(())
     }
 }
 

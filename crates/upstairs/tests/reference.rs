@@ -395,3 +395,30 @@ async fn permission_matrix(b: Backend) {
     );
     app.stop().await;
 }
+
+mod demo {
+    use super::support::*;
+    use serde_json::Value;
+
+    /// The demo data set: every book has a bid below its offer, inside the band.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn demo_books_are_not_crossed() {
+        let app = TestApp::spawn_with(Backend::Sqlite, |s| s.demo = true).await;
+        let t = app.login("trader2@kestrel.demo", upstairs_engine::seed::DEMO_PASSWORD).await;
+        let (_, list) = app.get("/api/instruments", Some(&t)).await;
+        assert_eq!(list.as_array().unwrap().len(), 5, "five non-sandbox demo instruments");
+        for i in list.as_array().unwrap() {
+            let (_, md) = app
+                .get(&format!("/api/instruments/{}/market-data", i["instrument_id"].as_str().unwrap()), Some(&t))
+                .await;
+            let num = |v: &Value| v.to_string().parse::<rust_decimal::Decimal>().unwrap();
+            let (bid, ask) = (num(&md["best_buy_price"]), num(&md["best_sell_price"]));
+            assert!(
+                num(&md["min_tick_price"]) <= bid && bid < ask && ask <= num(&md["max_tick_price"]),
+                "{} {md}",
+                i["name"]
+            );
+        }
+        app.stop().await;
+    }
+}

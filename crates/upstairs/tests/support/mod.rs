@@ -97,9 +97,12 @@ impl TestApp {
             ..Settings::default()
         };
         tweak(&mut settings);
-        app::bootstrap_user(&database_url, ADMIN_EMAIL, ADMIN_PASSWORD, &["upstairs-admin"], "Upstairs")
-            .await
-            .expect("bootstrap admin");
+        if !settings.demo {
+            // The demo loads its own users into an empty database.
+            app::bootstrap_user(&database_url, ADMIN_EMAIL, ADMIN_PASSWORD, &["upstairs-admin"], "Upstairs")
+                .await
+                .expect("bootstrap admin");
+        }
         // Start after the bootstrap, which (like `upstairs user create`) uses the wall clock.
         let clock = Arc::new(ManualClock::new(
             start.unwrap_or_else(|| upstairs_engine::Clock::now(&upstairs_engine::SystemClock)),

@@ -1,0 +1,198 @@
+// Shared setup for the browser tests: the real `upstairs` server on a fresh
+// SQLite database and a free port, Debian's Chromium through playwright-core,
+// e-mails read from the mail directory, and screenshots of every screen.
+import { spawn, execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { simpleParser } from 'mailparser';
+import { chromium } from 'playwright-core';
+
+const webDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const BIN = resolve(webDir, process.env.UPSTAIRS_BIN ?? '../target/debug/upstairs');
+export const DIST = join(webDir, 'dist');
+export const SCREENSHOTS = join(webDir, 'e2e', 'screenshots');
+export const ADMIN = { email: 'admin@upstairs.test', password: 'Admin-Pass-2026' };
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
+  });
+}
+
+/** Polls `check` until it returns a truthy value or the deadline passes. */
+export async function until(check, { timeoutMs = 15_000, intervalMs = 100, what = 'condition' } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  let lastError;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (e) {
+      if (e.fatal) throw e;
+      lastError = e;
+    }
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}${lastError ? `: ${lastError.message}` : ''}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** Starts a fresh server with the bootstrap admin; call `stop()` when done. */
+export async function startServer() {
+  // The binary may be missing for a moment while cargo relinks it.
+  await until(() => existsSync(BIN), { timeoutMs: 60_000, intervalMs: 500, what: `the upstairs binary at ${BIN} (set UPSTAIRS_BIN)` });
+  if (!existsSync(join(DIST, 'index.html'))) throw new Error('web/dist is missing: run `npm run build` first');
+  const dir = mkdtempSync(join(tmpdir(), 'upstairs-e2e-'));
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const mailDir = join(dir, 'mail');
+  mkdirSync(mailDir);
+  const env = {
+    ...process.env,
+    UPSTAIRS_DATABASE_URL: `sqlite://${dir}/db.sqlite`,
+    UPSTAIRS_MAIL_DIR: mailDir,
+    UPSTAIRS_PUBLIC_URL: baseUrl,
+    UPSTAIRS_WEB_DIR: DIST,
+    UPSTAIRS_BIND: `127.0.0.1:${port}`,
+  };
+  const createAdmin = [
+    'user', 'create', '--email', ADMIN.email, '--password', ADMIN.password, '--role', 'upstairs-admin',
+    '--company', 'Upstairs', '--first-name', 'Ada', '--last-name', 'Admin',
+  ];
+  // Retried only while the executable itself cannot be started (ETXTBSY during a relink).
+  await until(
+    async () => {
+      try {
+        await promisify(execFile)(BIN, createAdmin, { env });
+        return true;
+      } catch (e) {
+        if (e.code === 'ETXTBSY' || e.code === 'ENOENT') return false;
+        throw Object.assign(new Error(`upstairs user create failed: ${e.stderr || e.message}`), { fatal: true });
+      }
+    },
+    { timeoutMs: 60_000, intervalMs: 500, what: 'upstairs user create' },
+  );
+  const child = spawn(BIN, ['serve', '--bind', `127.0.0.1:${port}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (d) => (log += d));
+  child.stderr.on('data', (d) => (log += d));
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  try {
+    await until(
+      async () => {
+        if (exited) throw new Error(`server exited:\n${log}`);
+        const r = await fetch(`${baseUrl}/readyz`);
+        return r.status === 200;
+      },
+      { timeoutMs: 30_000, what: 'GET /readyz' },
+    );
+  } catch (e) {
+    child.kill('SIGKILL');
+    throw e;
+  }
+  return {
+    baseUrl,
+    mailDir,
+    log: () => log,
+    async stop() {
+      if (!exited) {
+        const done = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await Promise.race([done, new Promise((r) => setTimeout(r, 5_000))]);
+        if (!exited) child.kill('SIGKILL');
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Calls the API as a signed-in user. */
+export async function api(baseUrl, path, { token, method = 'GET', body } = {}) {
+  const res = await fetch(`${baseUrl}/api${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : undefined;
+  if (!res.ok) throw new Error(`${method} ${path} → ${res.status}: ${text}`);
+  return data;
+}
+
+/** Creates a user as the bootstrap admin; the server e-mails an activation link. */
+export async function createUserAsAdmin(baseUrl, { email, first_name = 'Tom', last_name = 'Trader', roles = ['trader'] }) {
+  const { token } = await api(baseUrl, '/auth/login', { method: 'POST', body: { ...ADMIN, rememberMe: false } });
+  const me = await api(baseUrl, '/users/me', { token });
+  return api(baseUrl, '/users', { token, method: 'POST', body: { email, first_name, last_name, company_id: me.company_id, roles } });
+}
+
+/** Waits for an e-mail to `to` (beyond `skip` earlier ones) and returns it parsed with its first link. */
+export async function waitForMail(mailDir, to, { skip = 0, pathPrefix } = {}) {
+  return until(
+    async () => {
+      const mails = [];
+      for (const f of readdirSync(mailDir).filter((n) => n.endsWith('.eml')).sort()) {
+        const parsed = await simpleParser(readFileSync(join(mailDir, f)));
+        const recipients = [parsed.to].flat().flatMap((a) => a?.value ?? []).map((v) => v.address?.toLowerCase());
+        if (recipients.includes(to.toLowerCase())) mails.push(parsed);
+      }
+      const mail = mails[skip];
+      if (!mail) return null;
+      const body = `${mail.text ?? ''}\n${mail.html || ''}`;
+      const links = [...body.matchAll(/https?:\/\/[^\s"'<>]+/g)].map((m) => m[0].replace(/&amp;/g, '&'));
+      const link = links.find((l) => !pathPrefix || new URL(l).pathname.startsWith(pathPrefix));
+      return link ? { mail, link } : null;
+    },
+    { timeoutMs: 15_000, what: `an e-mail to ${to}` },
+  );
+}
+
+/** Launches Debian's Chromium headless. */
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** A fresh page at 1440×900 (or another size) with the cookie choice already made unless asked otherwise. */
+export async function newPage(browser, { width = 1440, height = 900, cookieConsent = true } = {}) {
+  const context = await browser.newContext({ viewport: { width, height } });
+  if (cookieConsent) {
+    await context.addInitScript(() => {
+      localStorage.setItem('upstairs.cookie-consent', JSON.stringify({ essential: true, functional: true, performance: true }));
+    });
+  }
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e));
+  return { context, page, errors };
+}
+
+/** Saves a full-page screenshot under e2e/screenshots/<test>/<name>.png. */
+export async function shot(page, test, name) {
+  const dir = join(SCREENSHOTS, test);
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true, animations: 'disabled' });
+}

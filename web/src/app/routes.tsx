@@ -1,0 +1,40 @@
+import { lazy } from 'react';
+import { Navigate, type RouteObject } from 'react-router';
+import { NotFoundPage } from '@/components/errors/not-found-page';
+import { RouteError } from '@/components/errors/route-error';
+import { paths } from '@/config/paths';
+import { RootLayout } from './root-layout';
+
+// Each route is its own chunk, so the sign-in page loads no trading or admin code.
+// The gate and the signed-in chrome are a chunk of their own too.
+const ProtectedRoute = lazy(() => import('./protected-route'));
+const LoginRoute = lazy(() => import('./routes/login'));
+const ResetPasswordRoute = lazy(() => import('./routes/reset-password'));
+const AccountActivateRoute = lazy(() => import('./routes/account-activate'));
+const PasswordRoute = lazy(() => import('./routes/password'));
+const DashboardRoute = lazy(() => import('./routes/dashboard'));
+const SettingsRoute = lazy(() => import('./routes/settings'));
+const AccountRoute = lazy(() => import('./routes/account'));
+
+export const routes: RouteObject[] = [
+  {
+    element: <RootLayout />,
+    errorElement: <RouteError />,
+    children: [
+      { path: paths.home, element: <Navigate to={paths.dashboard} replace /> },
+      { path: paths.login, element: <LoginRoute /> },
+      { path: paths.resetPassword, element: <ResetPasswordRoute /> },
+      { path: paths.accountActivate, element: <AccountActivateRoute /> },
+      { path: paths.password, element: <PasswordRoute /> },
+      {
+        element: <ProtectedRoute />,
+        children: [
+          { path: paths.dashboard, element: <DashboardRoute /> },
+          { path: paths.settings, element: <SettingsRoute /> },
+          { path: paths.account, element: <AccountRoute /> },
+        ],
+      },
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+];

@@ -1,0 +1,29 @@
+import { useEffect, useState } from 'react';
+import Alert from '@mui/material/Alert';
+import Snackbar from '@mui/material/Snackbar';
+import { ERROR_SNACKBAR_MS } from '@/config/constants';
+import { subscribeErrorDetails } from '@/lib/api-errors';
+import { useToken } from '@/lib/auth-token';
+
+/** The red snackbar at the bottom centre showing an API error's detail, only while signed in. */
+export function ApiErrorSnackbar() {
+  const token = useToken();
+  const [message, setMessage] = useState<{ text: string; id: number } | null>(null);
+
+  useEffect(() => subscribeErrorDetails((text) => setMessage({ text, id: Date.now() })), []);
+
+  const open = message !== null && token !== null;
+  return (
+    <Snackbar
+      key={message?.id}
+      open={open}
+      autoHideDuration={ERROR_SNACKBAR_MS}
+      onClose={(_, reason) => reason !== 'clickaway' && setMessage(null)}
+      anchorOrigin={{ vertical: 'bottom', horizontal: 'center' }}
+    >
+      <Alert severity="error" variant="filled" onClose={() => setMessage(null)} data-testid="api-error-snackbar">
+        {message?.text}
+      </Alert>
+    </Snackbar>
+  );
+}

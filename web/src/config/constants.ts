@@ -1,0 +1,12 @@
+/** Product name used until GET /api/config answers (the spec's {product}). */
+export const DEFAULT_PRODUCT_NAME = 'Upstairs';
+
+/** Timings from spec section 9. */
+export const LOGIN_BANNER_MS = 5_000;
+export const PASSWORD_REDIRECT_MS = 2_000;
+export const REAUTH_WAIT_MS = 10_000;
+export const ERROR_SNACKBAR_MS = 6_000;
+export const TOAST_MS = 4_000;
+
+export const TOKEN_STORAGE_KEY = 'upstairs.token';
+export const COOKIE_CONSENT_KEY = 'upstairs.cookie-consent';

@@ -1,0 +1,13 @@
+/** Route paths of the app, so links and redirects never drift apart. */
+export const paths = {
+  home: '/',
+  login: '/login',
+  accountActivate: '/account-activate',
+  password: '/password',
+  resetPassword: '/reset-password',
+  dashboard: '/dashboard',
+  settings: '/settings',
+  account: '/user/account',
+  privacyPolicy: '/privacy-policy.html',
+  cookiePolicy: '/cookie-policy.html',
+} as const;

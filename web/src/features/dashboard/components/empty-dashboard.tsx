@@ -1,0 +1,51 @@
+import Box from '@mui/material/Box';
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import Inventory2Outlined from '@mui/icons-material/Inventory2Outlined';
+import RocketLaunchOutlined from '@mui/icons-material/RocketLaunchOutlined';
+import NightsStayOutlined from '@mui/icons-material/NightsStayOutlined';
+import { useAppConfig } from '@/lib/api/get-config';
+import { isPlatformOpen } from '@/lib/platform-hours';
+
+/** Dashboard without parent orders: Getting started and 'No active orders yet' (closed panel outside hours). */
+export function EmptyDashboard({ now = new Date() }: { now?: Date }) {
+  const { product_name, always_open } = useAppConfig();
+  const open = always_open || isPlatformOpen(now);
+  return (
+    <Stack spacing={3}>
+      <Typography variant="h1">Dashboard</Typography>
+      {!open && (
+        <Paper variant="outlined" sx={{ p: 3, display: 'flex', gap: 2, alignItems: 'center' }} role="status">
+          <NightsStayOutlined color="action" />
+          <Box>
+            <Typography variant="h3" component="h2">
+              {product_name} is closed
+            </Typography>
+            <Typography variant="body2" color="text.secondary">
+              Operating hours are 9:00 AM to 5:00 PM (UK time, Monday to Friday only).
+            </Typography>
+          </Box>
+        </Paper>
+      )}
+      <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, gap: 3 }}>
+        <Paper variant="outlined" sx={{ p: 4 }}>
+          <Stack spacing={2}>
+            <RocketLaunchOutlined color="primary" sx={{ fontSize: 36 }} />
+            <Typography variant="h2">Getting started</Typography>
+            <Typography color="text.secondary">
+              Load your parent orders from your execution system, or click Add Parent Order to create one by hand.
+            </Typography>
+          </Stack>
+        </Paper>
+        <Paper variant="outlined" sx={{ p: 4, display: 'flex', flexDirection: 'column', alignItems: 'center', justifyContent: 'center', textAlign: 'center' }}>
+          <Inventory2Outlined color="disabled" sx={{ fontSize: 48, mb: 1 }} />
+          <Typography variant="h2">No active orders yet</Typography>
+          <Typography color="text.secondary" sx={{ mt: 1 }}>
+            Your parent orders and order books will appear here.
+          </Typography>
+        </Paper>
+      </Box>
+    </Stack>
+  );
+}

@@ -1,0 +1,77 @@
+import { http, HttpResponse } from 'msw';
+import { db, type MockUser } from './db';
+
+function problem(status: number, detail?: string, errors?: { field: string; message: string }[]) {
+  return HttpResponse.json(
+    { type: 'about:blank', title: 'Error', status, ...(detail ? { detail } : {}), ...(errors ? { errors } : {}) },
+    { status, headers: { 'Content-Type': 'application/problem+json' } },
+  );
+}
+
+function publicUser(u: MockUser) {
+  const { password: _password, ...rest } = u;
+  return rest;
+}
+
+function authed(request: Request): MockUser | null {
+  const token = request.headers.get('Authorization')?.replace(/^Bearer /, '');
+  const email = token ? db.sessions.get(token) : undefined;
+  return email ? (db.users.find((u) => u.email === email) ?? null) : null;
+}
+
+export const handlers = [
+  http.get('*/api/config', () => HttpResponse.json(db.config)),
+
+  http.post('*/api/auth/login', async ({ request }) => {
+    const body = (await request.json()) as { email: string; password: string };
+    const user = db.users.find((u) => u.email === body.email && u.password === body.password);
+    if (!user) return problem(401, 'Invalid email or password.');
+    return HttpResponse.json({ token: db.signIn(user.email) });
+  }),
+
+  http.delete('*/api/auth/session', ({ request }) => {
+    const token = request.headers.get('Authorization')?.replace(/^Bearer /, '');
+    if (!token || !db.sessions.has(token)) return problem(401, 'Not signed in.');
+    db.sessions.delete(token);
+    return new HttpResponse(null, { status: 204 });
+  }),
+
+  http.get('*/api/users/me', ({ request }) => {
+    const user = authed(request);
+    return user ? HttpResponse.json(publicUser(user)) : problem(401, 'Not signed in.');
+  }),
+
+  http.patch('*/api/users/:id', async ({ request, params }) => {
+    const user = authed(request);
+    if (!user) return problem(401, 'Not signed in.');
+    if (user.user_id !== params.id) return problem(403, 'Forbidden.');
+    const body = (await request.json()) as Partial<MockUser>;
+    Object.assign(user, body);
+    return HttpResponse.json(publicUser(user));
+  }),
+
+  http.post('*/api/users/password-reset', async ({ request }) => {
+    const body = (await request.json()) as { email: string };
+    const newAccount = new URL(request.url).searchParams.get('new_account_email') === 'true';
+    db.resetRequests.push({ email: body.email, newAccount });
+    return new HttpResponse(null, { status: 204 });
+  }),
+
+  http.get('*/api/users/password-reset/:hash', ({ params }) => {
+    const link = db.links.get(String(params.hash));
+    return link ? HttpResponse.json({ purpose: link.purpose }) : problem(410, 'This link has expired.');
+  }),
+
+  http.post('*/api/users/password-reset/:hash', async ({ request, params }) => {
+    const link = db.links.get(String(params.hash));
+    if (!link) return problem(410, 'This link has expired.');
+    const { password } = (await request.json()) as { password: string };
+    if (password.includes('Password')) {
+      return problem(400, 'The password is not valid.', [{ field: 'password', message: 'Password is too common' }]);
+    }
+    const user = db.users.find((u) => u.email === link.email);
+    if (user) user.password = password;
+    db.links.delete(String(params.hash));
+    return new HttpResponse(null, { status: 204 });
+  }),
+];

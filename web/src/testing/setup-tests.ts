@@ -1,0 +1,25 @@
+import '@testing-library/jest-dom/vitest';
+import { cleanup, configure } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
+import { setLastErrorStatus } from '@/lib/api-errors';
+import { db } from './mocks/db';
+import { server } from './mocks/server';
+
+// Lazy route chunks load slowly on a busy machine; findBy* waits up to this deadline.
+configure({ asyncUtilTimeout: 5_000 });
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeEach(() => {
+  db.reset();
+  localStorage.clear();
+  sessionStorage.clear();
+  setLastErrorStatus(null);
+  // The banner has its own tests; elsewhere it is already answered.
+  localStorage.setItem('upstairs.cookie-consent', JSON.stringify({ essential: true, functional: false, performance: false }));
+});
+afterEach(() => {
+  cleanup();
+  server.resetHandlers();
+  vi.useRealTimers();
+});
+afterAll(() => server.close());

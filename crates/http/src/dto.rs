@@ -204,6 +204,7 @@ pub struct EmailRequest {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct PasswordResetQuery {
     /// Ask for a new account-activation link instead of a reset link.
     pub new_account_email: Option<bool>,
@@ -364,6 +365,7 @@ pub struct CompanyPage {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct PageQuery {
     /// From 0.
     pub page: Option<i64>,
@@ -373,6 +375,7 @@ pub struct PageQuery {
 // ----- users (admin) -------------------------------------------------------------
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct UserListQuery {
     pub page: Option<i64>,
     pub size: Option<i64>,
@@ -547,6 +550,7 @@ pub enum SortOrder {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct InstrumentListQuery {
     pub page: Option<i64>,
     pub size: Option<i64>,
@@ -555,12 +559,14 @@ pub struct InstrumentListQuery {
     pub exchange_id: Option<String>,
     pub active: Option<bool>,
     /// ASC or DESC.
+    #[param(inline)]
     pub order_by: Option<SortOrder>,
     /// name, term, exchange_id, created_at or updated_at.
     pub sort_by: Option<String>,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct NameQuery {
     /// Part of the name.
     pub name: Option<String>,
@@ -656,6 +662,7 @@ pub struct CreateParentOrderRequest {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct StateQuery {
     /// Comma-separated states, e.g. `ACTIVE,FILLED`.
     pub state: Option<String>,
@@ -737,6 +744,7 @@ pub struct EditOrderRequest {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct OrdersQuery {
     pub instrument_id: Option<Uuid>,
     pub created_by: Option<Uuid>,

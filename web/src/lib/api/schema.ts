@@ -4,6 +4,110 @@
  */
 
 export interface paths {
+    "/api/admin/companies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every company (admin). */
+        get: operations["admin_companies"];
+        put?: never;
+        /** Creates a company (admin). */
+        post: operations["create_company"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/companies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Changes a company (admin). */
+        patch: operations["update_company"];
+        trace?: never;
+    };
+    "/api/admin/instruments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every instrument, filtered and sorted (admin). */
+        get: operations["admin_instruments"];
+        put?: never;
+        /** Creates an instrument (admin). */
+        post: operations["create_instrument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/instruments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Changes an instrument (admin). */
+        patch: operations["update_instrument"];
+        trace?: never;
+    };
+    "/api/admin/instruments/{id}/band": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Moves the electronic band (the exchange's best bid and offer) of an instrument. */
+        post: operations["move_band"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Users for the admin panel (a company admin sees its own company's). */
+        get: operations["admin_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -38,6 +142,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/companies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A company: one's own, or any for an admin. */
+        get: operations["company"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/config": {
         parameters: {
             query?: never;
@@ -47,6 +168,179 @@ export interface paths {
         };
         /** Settings the web app shows before sign-in (product name, support contacts). */
         get: operations["config"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/instruments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Active instruments the caller may trade. */
+        get: operations["instruments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/instruments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One instrument the caller may see. */
+        get: operations["instrument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/instruments/{id}/book": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The anonymous book of an instrument, with the caller's company's share marked. */
+        get: operations["book"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/instruments/{id}/market-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Best prices in the book (null when a side is empty) and the electronic band. */
+        get: operations["market_data"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/liquidity-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The liquidity providers an RFQ can be sent to. */
+        get: operations["liquidity_providers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The company's child orders, newest first. */
+        get: operations["orders"];
+        put?: never;
+        /** Works part of a parent order in the book (while the venue is open). */
+        post: operations["create_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["order"];
+        put?: never;
+        post?: never;
+        /** Cancels a working or awaiting-match order. */
+        delete: operations["cancel_order"];
+        options?: never;
+        head?: never;
+        /** Changes a working order's quantity, price, residual or iceberg. */
+        patch: operations["edit_order"];
+        trace?: never;
+    };
+    "/api/parent-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The company's parent orders, newest first. */
+        get: operations["parent_orders"];
+        put?: never;
+        /** Creates a parent order (from 05:30 on trading days). */
+        post: operations["create_parent_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/parent-orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["parent_order"];
+        put?: never;
+        post?: never;
+        /** Cancels a parent order and its working child orders (refused once anything matched). */
+        delete: operations["cancel_parent_order"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open flags and hours of the venue. */
+        get: operations["platform_status"];
         put?: never;
         post?: never;
         delete?: never;
@@ -140,7 +434,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Changes the caller's own preferences (`auto_accept`, `ui_metadata`). */
+        /** Changes a user: one's own preferences, or (admins, company admins) the user's fields. */
         patch: operations["update"];
         trace?: never;
     };
@@ -153,6 +447,95 @@ export interface components {
          * @enum {string}
          */
         AutoAcceptDto: "INSTANT" | "ACCEPT_WITH_DELAY" | "REJECT_WITH_DELAY";
+        /** @description A new electronic band: the exchange's best bid and best offer. */
+        BandRequest: {
+            /** @description exact decimal */
+            max_tick_price: number;
+            /** @description exact decimal */
+            min_tick_price: number;
+        };
+        /** @description The anonymous book: working quantity per price, best price first. */
+        BookDto: {
+            /** Format: uuid */
+            instrument_id: string;
+            levels: components["schemas"]["LevelDto"][];
+            /** @description exact decimal */
+            max_tick_price: number;
+            /** @description exact decimal */
+            min_tick_price: number;
+        };
+        CompanyDto: {
+            account?: string | null;
+            brokers: components["schemas"]["CompanyRefDto"][];
+            /** Format: uuid */
+            company_id: string;
+            /** Format: date-time */
+            created_at: string;
+            default_broker?: null | components["schemas"]["CompanyRefDto"];
+            ems_identifier?: string | null;
+            full_name: string;
+            name: string;
+            /** @description Company types: `broker`, `liquidity-provider`. */
+            roles: string[];
+            trade_confirmation_email?: string | null;
+            trade_confirmation_via_email_enabled: boolean;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A company named by id in a request (a name, if sent, is ignored). */
+        CompanyIdDto: {
+            /** Format: uuid */
+            company_id: string;
+            name?: string | null;
+        };
+        CompanyPage: {
+            items: components["schemas"]["CompanyDto"][];
+            /** Format: int64 */
+            total_items: number;
+        };
+        /** @description A company by id and name. */
+        CompanyRefDto: {
+            /** Format: uuid */
+            company_id: string;
+            name: string;
+        };
+        /** @description Company fields to create or change; absent fields are left as they are. */
+        CompanyRequest: {
+            account?: string | null;
+            brokers?: components["schemas"]["CompanyIdDto"][] | null;
+            default_broker?: null | components["schemas"]["CompanyIdDto"];
+            ems_identifier?: string | null;
+            full_name?: string | null;
+            name?: string | null;
+            roles?: string[] | null;
+            trade_confirmation_email?: string | null;
+            trade_confirmation_via_email_enabled?: boolean | null;
+        };
+        CreateOrderRequest: {
+            /** Format: uuid */
+            broker_id: string;
+            direction?: null | components["schemas"]["DirectionDto"];
+            iceberg?: boolean;
+            /** @description exact decimal */
+            initial_price?: number;
+            /** Format: uuid */
+            instrument_id?: string | null;
+            /** @description exact decimal */
+            limit_price?: number;
+            /** Format: uuid */
+            parent_order_id: string;
+            /** Format: int64 */
+            quantity: number;
+            residual?: boolean;
+        };
+        CreateParentOrderRequest: {
+            broker_instructions?: string | null;
+            direction?: null | components["schemas"]["DirectionDto"];
+            /** Format: uuid */
+            instrument_id: string;
+            /** Format: int64 */
+            quantity: number;
+        };
         CreateUserRequest: {
             active?: boolean | null;
             /** Format: uuid */
@@ -169,8 +552,98 @@ export interface components {
             parent_order_limit_multiplier?: number | null;
             roles: components["schemas"]["RoleDto"][];
         };
+        /** @enum {string} */
+        DirectionDto: "BUY" | "SELL";
+        EditOrderRequest: {
+            iceberg?: boolean | null;
+            /** @description exact decimal */
+            limit_price?: number;
+            /** Format: int64 */
+            quantity?: number | null;
+            residual?: boolean | null;
+        };
         EmailRequest: {
             email: string;
+        };
+        InstrumentDto: {
+            active: boolean;
+            bbg_code?: string | null;
+            country: string;
+            /** Format: date-time */
+            created_at: string;
+            currency: string;
+            description: string;
+            exchange: string;
+            exchange_id: string;
+            exchange_instrument_id?: string | null;
+            exchange_iso_code: string;
+            /** @description exact decimal */
+            exchange_tick_size?: number;
+            /** Format: uuid */
+            instrument_id: string;
+            is_sandbox: boolean;
+            /** @description exact decimal */
+            max_tick_price: number;
+            /**
+             * Format: int64
+             * @description The minimum block size.
+             */
+            min_quantity: number;
+            /** @description exact decimal */
+            min_tick_price: number;
+            name: string;
+            reversed_spread: boolean;
+            term: string;
+            /** @description exact decimal */
+            tick_size: number;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        InstrumentPage: {
+            items: components["schemas"]["InstrumentDto"][];
+            /** Format: int64 */
+            total_items: number;
+        };
+        /** @description Instrument fields to create or change; absent fields are left as they are. */
+        InstrumentRequest: {
+            active?: boolean | null;
+            bbg_code?: string | null;
+            country?: string | null;
+            currency?: string | null;
+            description?: string | null;
+            exchange?: string | null;
+            exchange_id?: string | null;
+            exchange_instrument_id?: string | null;
+            exchange_iso_code?: string | null;
+            /** @description exact decimal */
+            exchange_tick_size?: number;
+            is_sandbox?: boolean | null;
+            /** @description exact decimal */
+            max_tick_price?: number;
+            /** Format: int64 */
+            min_quantity?: number | null;
+            /** @description exact decimal */
+            min_tick_price?: number;
+            name?: string | null;
+            reversed_spread?: boolean | null;
+            term?: string | null;
+            /** @description exact decimal */
+            tick_size?: number;
+        };
+        LevelDto: {
+            /** Format: int64 */
+            buy_quantity: number;
+            /**
+             * Format: int64
+             * @description The caller's company's part of the level.
+             */
+            own_buy_quantity: number;
+            /** Format: int64 */
+            own_sell_quantity: number;
+            /** @description exact decimal */
+            price: number;
+            /** Format: int64 */
+            sell_quantity: number;
         };
         /** @enum {string} */
         LinkPurposeDto: "RESET" | "ACTIVATION";
@@ -184,8 +657,84 @@ export interface components {
             /** @description Keeps the session for 30 days instead of 12 hours. */
             rememberMe?: boolean;
         };
+        MarketDataDto: {
+            /** @description exact decimal */
+            best_buy_price?: number;
+            /** @description exact decimal */
+            best_sell_price?: number;
+            /** @description exact decimal */
+            max_tick_price: number;
+            /** @description exact decimal */
+            min_tick_price: number;
+        };
+        OrderDto: {
+            /** Format: uuid */
+            broker_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            created_by: string;
+            direction: components["schemas"]["DirectionDto"];
+            iceberg: boolean;
+            /** Format: uuid */
+            instrument_id: string;
+            /** @description False while the price is outside the instrument's current band. */
+            matchable: boolean;
+            /** Format: uuid */
+            order_id: string;
+            /** Format: uuid */
+            parent_order_id: string;
+            /** @description exact decimal */
+            price: number;
+            /** Format: int64 */
+            quantity: number;
+            residual: boolean;
+            state: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ParentOrderDto: {
+            broker_instructions?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            created_by: string;
+            direction: components["schemas"]["DirectionDto"];
+            /** @description The brokers the child orders may name. */
+            eligible_brokers: components["schemas"]["CompanyRefDto"][];
+            /** Format: uuid */
+            instrument_id: string;
+            /** Format: uuid */
+            parent_order_id: string;
+            quantities: components["schemas"]["QuantitiesDto"];
+            /** Format: int64 */
+            quantity: number;
+            /** @description ACTIVE, FILLED or CANCELLED. */
+            state: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         PasswordRequest: {
             password: string;
+        };
+        /** @description Whether the venue is open, and its hours. */
+        PlatformStatusDto: {
+            always_open: boolean;
+            close_time: string;
+            /** @description At most 15 minutes to the close. */
+            closing_soon: boolean;
+            /** Format: date-time */
+            next_close?: string | null;
+            /** Format: date-time */
+            next_open?: string | null;
+            /** @description Child orders, editing and matching. */
+            open: boolean;
+            /** @description Local times, `HH:MM`. */
+            open_time: string;
+            parent_orders_from: string;
+            /** @description Creating parent orders (the client's canCreateParentOrders). */
+            parent_orders_open: boolean;
+            time_zone: string;
         };
         /** @description An RFC 9457 problem document. */
         Problem: {
@@ -211,6 +760,15 @@ export interface components {
             support_email: string;
             support_phone: string;
         };
+        /** @description `tradable = quantity − working − matched`. */
+        QuantitiesDto: {
+            /** Format: int64 */
+            matched: number;
+            /** Format: int64 */
+            tradable: number;
+            /** Format: int64 */
+            working: number;
+        };
         /**
          * @description A user's role.
          * @enum {string}
@@ -224,9 +782,29 @@ export interface components {
             key: string;
             value: Record<string, never>;
         };
-        /** @description What a user may change about themselves. */
+        /**
+         * @description Changes to a user: its own preferences (`auto_accept`, `ui_metadata`) by the user,
+         *     the other fields by an admin (or a company admin for its company's users).
+         */
         UpdateUserRequest: {
+            active?: boolean | null;
             auto_accept?: null | components["schemas"]["AutoAcceptDto"];
+            /**
+             * Format: uuid
+             * @description May be sent, but must be the user's current company.
+             */
+            company_id?: string | null;
+            email?: string | null;
+            ems_trader_id?: string | null;
+            first_name?: string | null;
+            fix_integration?: boolean | null;
+            last_name?: string | null;
+            /**
+             * Format: int64
+             * @description Greater than 0; -1 or null for none.
+             */
+            parent_order_limit_multiplier?: number | null;
+            roles?: components["schemas"]["RoleDto"][] | null;
             /** @description Entries replace stored entries of the same key; other keys are kept. */
             ui_metadata?: components["schemas"]["UiMetadataDto"][] | null;
         };
@@ -254,6 +832,11 @@ export interface components {
             user_id: string;
             verified: boolean;
         };
+        UserPage: {
+            items: components["schemas"]["UserDto"][];
+            /** Format: int64 */
+            total_items: number;
+        };
     };
     responses: never;
     parameters: never;
@@ -263,6 +846,374 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    admin_companies: {
+        parameters: {
+            query?: {
+                /** @description From 0. */
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyPage"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_company: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanyRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyDto"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    update_company: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyDto"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    admin_instruments: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+                /** @description Part of the name. */
+                name?: string;
+                exchange_id?: string;
+                active?: boolean;
+                /** @description ASC or DESC. */
+                order_by?: "ASC" | "DESC";
+                /** @description name, term, exchange_id, created_at or updated_at. */
+                sort_by?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstrumentPage"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_instrument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InstrumentRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstrumentDto"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    update_instrument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InstrumentRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstrumentDto"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    move_band: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BandRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstrumentDto"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    admin_list: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+                /** @description Part of the e-mail. */
+                email?: string;
+                company_id?: string;
+                active?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPage"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     login: {
         parameters: {
             query?: never;
@@ -335,6 +1286,35 @@ export interface operations {
             };
         };
     };
+    company: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     config: {
         parameters: {
             query?: never;
@@ -350,6 +1330,505 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PublicConfig"];
+                };
+            };
+        };
+    };
+    instruments: {
+        parameters: {
+            query?: {
+                /** @description Part of the name. */
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstrumentDto"][];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    instrument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstrumentDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    book: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BookDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    market_data: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketDataDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    liquidity_providers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyRefDto"][];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    orders: {
+        parameters: {
+            query?: {
+                instrument_id?: string;
+                created_by?: string;
+                parent_order_id?: string;
+                /** @description Comma-separated child order states. */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderDto"][];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_order: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOrderRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderDto"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    order: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancel_order: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    edit_order: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EditOrderRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderDto"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    parent_orders: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated states, e.g. `ACTIVE,FILLED`. */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParentOrderDto"][];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_parent_order: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateParentOrderRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParentOrderDto"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    parent_order: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParentOrderDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancel_parent_order: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    platform_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformStatusDto"];
                 };
             };
         };
@@ -438,12 +1917,12 @@ export interface operations {
     };
     request_link: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
+            query?: {
                 /** @description Ask for a new account-activation link instead of a reset link. */
-                new_account_email: boolean | null;
+                new_account_email?: boolean;
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody: {
@@ -587,6 +2066,14 @@ export interface operations {
                 };
             };
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

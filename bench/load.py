@@ -44,7 +44,11 @@ class Client:
         self.conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
         res = self.conn.getresponse()
         data = res.read()
-        return res.status, (json.loads(data) if data else None)
+        if not data:
+            return res.status, None
+        if res.getheader("content-type", "").split(";")[0].endswith("json"):
+            return res.status, json.loads(data)
+        return res.status, data.decode("utf-8", "replace")
 
 
 def expect(status, body, want):

@@ -368,3 +368,13 @@ pub struct OrderFilter {
     pub parent_order_id: Option<ParentOrderId>,
     pub states: Vec<OrderState>,
 }
+
+/// Working quantity shown in the book at one price, side and company (icebergs count
+/// as the minimum block).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BookRow {
+    pub price: Decimal,
+    pub direction: Direction,
+    pub company_id: CompanyId,
+    pub shown: i64,
+}

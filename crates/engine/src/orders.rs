@@ -92,11 +92,12 @@ impl Book {
     }
 }
 
-/// Aggregates working orders into levels; an iceberg shows the minimum block.
-pub fn book_levels(orders: &[ChildOrder], min_block: i64, own: Option<CompanyId>) -> Vec<Level> {
+/// Folds the per-company book rows into price levels, best (highest) price first,
+/// marking the `own` company's share.
+pub fn book_levels(rows: &[BookRow], own: Option<CompanyId>) -> Vec<Level> {
     let mut by_price: BTreeMap<Decimal, Level> = BTreeMap::new();
-    for o in orders.iter().filter(|o| o.state == OrderState::Working) {
-        let shown = if o.iceberg { o.quantity.min(min_block) } else { o.quantity };
+    for o in rows {
+        let shown = o.shown;
         let mine = own == Some(o.company_id);
         let l = by_price.entry(o.price.normalize()).or_insert(Level {
             price: o.price.normalize(),
@@ -523,8 +524,8 @@ impl<S: Store> Engine<S> {
     pub async fn book(&self, actor: &Actor, instrument_id: InstrumentId) -> Result<Book, EngineError> {
         let instrument = self.instrument(actor, instrument_id).await?;
         let mut tx = self.store.read().await?;
-        let working = tx.orders_of_instrument(instrument_id, OrderState::Working).await?;
-        let levels = book_levels(&working, instrument.min_quantity, Some(actor.user.company_id));
+        let rows = tx.book_rows(instrument_id, instrument.min_quantity).await?;
+        let levels = book_levels(&rows, Some(actor.user.company_id));
         Ok(Book { instrument, levels })
     }
 
@@ -532,8 +533,8 @@ impl<S: Store> Engine<S> {
         let mut tx = self.store.read().await?;
         let instrument =
             tx.instrument(instrument_id).await?.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
-        let working = tx.orders_of_instrument(instrument_id, OrderState::Working).await?;
-        let levels = book_levels(&working, instrument.min_quantity, None);
+        let rows = tx.book_rows(instrument_id, instrument.min_quantity).await?;
+        let levels = book_levels(&rows, None);
         Ok(Book { instrument, levels })
     }
 
@@ -663,6 +664,20 @@ mod tests {
         }
     }
 
+    /// What the store's `book_rows` computes, for these unit tests.
+    fn as_rows(orders: &[ChildOrder], min_block: i64) -> Vec<BookRow> {
+        orders
+            .iter()
+            .filter(|o| o.state == OrderState::Working)
+            .map(|o| BookRow {
+                price: o.price.normalize(),
+                direction: o.direction,
+                company_id: o.company_id,
+                shown: if o.iceberg { o.quantity.min(min_block) } else { o.quantity },
+            })
+            .collect()
+    }
+
     #[test]
     fn decimals_are_json_numbers() {
         assert_eq!(decimal_json(Decimal::from_str("94.7500").unwrap()).to_string(), "94.75");
@@ -678,7 +693,8 @@ mod tests {
             o(Direction::Sell, "94.75", 700, false, b, OrderState::Working),
             o(Direction::Sell, "94.75", 900, false, a, OrderState::AwaitingMatch),
         ];
-        let levels = book_levels(&orders, 500, Some(a));
+        let rows = as_rows(&orders, 500);
+        let levels = book_levels(&rows, Some(a));
         assert_eq!(levels.len(), 2);
         assert_eq!(levels[0].price, Decimal::from_str("94.75").unwrap());
         assert_eq!(
@@ -688,7 +704,7 @@ mod tests {
         );
         assert_eq!(levels[1].price.to_string(), "94.7");
         assert_eq!((levels[1].buy_quantity, levels[1].own_buy_quantity), (1500, 1000), "iceberg shows the min block");
-        let anon = book_levels(&orders, 500, None);
+        let anon = book_levels(&rows, None);
         assert!(anon.iter().all(|l| l.own_buy_quantity == 0 && l.own_sell_quantity == 0));
     }
 }

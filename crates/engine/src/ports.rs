@@ -88,12 +88,9 @@ pub trait OrderRepo {
     async fn order(&mut self, id: OrderId) -> StoreResult<Option<ChildOrder>>;
     /// Newest first.
     async fn orders(&mut self, filter: &OrderFilter) -> StoreResult<Vec<ChildOrder>>;
-    /// Every order of the instrument in a state (the book: WORKING), oldest first.
-    async fn orders_of_instrument(
-        &mut self,
-        instrument: InstrumentId,
-        state: OrderState,
-    ) -> StoreResult<Vec<ChildOrder>>;
+    /// The book of an instrument, summed in the database: WORKING orders per price,
+    /// side and company, an iceberg counting as at most `min_block`.
+    async fn book_rows(&mut self, instrument: InstrumentId, min_block: i64) -> StoreResult<Vec<BookRow>>;
     /// Every order in one of the states, any instrument, oldest first (the close).
     async fn orders_in_states(&mut self, states: &[OrderState]) -> StoreResult<Vec<ChildOrder>>;
 }

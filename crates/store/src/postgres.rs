@@ -1085,19 +1085,28 @@ impl OrderRepo for PgTx {
             .collect()
     }
 
-    async fn orders_of_instrument(
-        &mut self,
-        instrument: InstrumentId,
-        state: OrderState,
-    ) -> StoreResult<Vec<ChildOrder>> {
-        sqlx::query("select * from child_order where instrument_id = $1 and state = $2 order by created_at, order_id")
-            .bind(instrument.0)
-            .bind(state.as_str())
-            .fetch_all(&mut *self.tx)
-            .await
-            .map_err(map_err)?
-            .iter()
-            .map(order_from_row)
+    async fn book_rows(&mut self, instrument: InstrumentId, min_block: i64) -> StoreResult<Vec<BookRow>> {
+        let rows = sqlx::query(
+            "select price, direction, company_id, \
+             sum(case when iceberg and quantity > $2 then $2 else quantity end)::bigint as shown \
+             from child_order where instrument_id = $1 and state = 'WORKING' group by price, direction, company_id",
+        )
+        .bind(instrument.0)
+        .bind(min_block)
+        .fetch_all(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
+        rows.iter()
+            .map(|row| {
+                let direction: String = get(row, "direction")?;
+                Ok(BookRow {
+                    price: get(row, "price")?,
+                    direction: Direction::parse(&direction)
+                        .ok_or_else(|| StoreError::Other(format!("stored direction {direction}")))?,
+                    company_id: CompanyId(get(row, "company_id")?),
+                    shown: get(row, "shown")?,
+                })
+            })
             .collect()
     }
 

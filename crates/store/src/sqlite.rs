@@ -1098,19 +1098,29 @@ impl OrderRepo for SqliteTx {
             .collect()
     }
 
-    async fn orders_of_instrument(
-        &mut self,
-        instrument: InstrumentId,
-        state: OrderState,
-    ) -> StoreResult<Vec<ChildOrder>> {
-        sqlx::query("select * from child_order where instrument_id = ? and state = ? order by created_at, order_id")
-            .bind(instrument.0)
-            .bind(state.as_str())
-            .fetch_all(&mut *self.tx)
-            .await
-            .map_err(map_err)?
-            .iter()
-            .map(order_from_row)
+    async fn book_rows(&mut self, instrument: InstrumentId, min_block: i64) -> StoreResult<Vec<BookRow>> {
+        // Prices are stored normalised, so equal prices group as equal text.
+        let rows = sqlx::query(
+            "select price, direction, company_id, \
+             sum(case when iceberg = 1 and quantity > ?2 then ?2 else quantity end) as shown \
+             from child_order where instrument_id = ?1 and state = 'WORKING' group by price, direction, company_id",
+        )
+        .bind(instrument.0)
+        .bind(min_block)
+        .fetch_all(&mut *self.tx)
+        .await
+        .map_err(map_err)?;
+        rows.iter()
+            .map(|row| {
+                let direction: String = get(row, "direction")?;
+                Ok(BookRow {
+                    price: dec(row, "price")?,
+                    direction: Direction::parse(&direction)
+                        .ok_or_else(|| StoreError::Other(format!("stored direction {direction}")))?,
+                    company_id: CompanyId(get(row, "company_id")?),
+                    shown: get(row, "shown")?,
+                })
+            })
             .collect()
     }
 

@@ -36,6 +36,7 @@ contract!(
     companies_with_brokers,
     instruments_exact_filtered_sorted,
     user_lists,
+    book_rows_sum_working_orders,
 );
 
 fn t0() -> DateTime<Utc> {
@@ -482,4 +483,71 @@ async fn user_lists<S: Store>(s: S) {
     let p = tx.users(&f).await.unwrap();
     assert_eq!((p.total_items, emails(p)), (3, vec!["bob@halyard.test".to_owned()]));
     assert_eq!(tx.user(u.user_id).await.unwrap().unwrap().company_name, "Halyard");
+}
+
+async fn book_rows_sum_working_orders<S: Store>(s: S) {
+    use upstairs_domain::order::{Direction, OrderState};
+    use upstairs_domain::{OrderId, ParentOrderId};
+    let (c, u) = seeded(&s).await;
+    let other = company("Kestrel");
+    let i = instrument("Euribor", "IFEU", true, false, 0);
+    let mut tx = s.write().await.unwrap();
+    tx.insert_company(&other).await.unwrap();
+    let mut k = user(&other, "kai@kestrel.test");
+    k.company_id = other.company_id;
+    tx.insert_user(&k).await.unwrap();
+    tx.insert_instrument(&i).await.unwrap();
+    let parent = ParentOrder {
+        parent_order_id: ParentOrderId::new(),
+        company_id: c.company_id,
+        created_by: u.user_id,
+        instrument_id: i.instrument_id,
+        direction: Direction::Buy,
+        quantity: 100_000,
+        broker_instructions: None,
+        state: ParentState::Active,
+        created_at: t0(),
+        updated_at: t0(),
+    };
+    tx.insert_parent_order(&parent).await.unwrap();
+    let kparent = ParentOrder {
+        parent_order_id: ParentOrderId::new(),
+        company_id: other.company_id,
+        created_by: k.user_id,
+        ..parent.clone()
+    };
+    tx.insert_parent_order(&kparent).await.unwrap();
+    let order = |p: &ParentOrder, price: &str, q: i64, iceberg: bool, state: OrderState| ChildOrder {
+        order_id: OrderId::new(),
+        parent_order_id: p.parent_order_id,
+        company_id: p.company_id,
+        created_by: p.created_by,
+        instrument_id: i.instrument_id,
+        direction: Direction::Buy,
+        state,
+        price: d(price).normalize(),
+        quantity: q,
+        iceberg,
+        residual: true,
+        broker_id: c.company_id,
+        created_at: t0(),
+        updated_at: t0(),
+    };
+    for o in [
+        order(&parent, "-0.020", 1000, false, OrderState::Working),
+        order(&parent, "-0.02", 2000, true, OrderState::Working),
+        order(&parent, "-0.02", 700, false, OrderState::Cancelled),
+        order(&kparent, "-0.02", 300, false, OrderState::Working),
+        order(&kparent, "-0.025", 400, true, OrderState::Working),
+    ] {
+        tx.insert_order(&o).await.unwrap();
+    }
+    let mut rows = tx.book_rows(i.instrument_id, 500).await.unwrap();
+    rows.sort_by_key(|r| (r.price, r.company_id == c.company_id));
+    let got: Vec<(String, bool, i64)> =
+        rows.iter().map(|r| (r.price.normalize().to_string(), r.company_id == c.company_id, r.shown)).collect();
+    assert_eq!(got, [("-0.025".into(), false, 400), ("-0.02".into(), false, 300), ("-0.02".into(), true, 1500)]);
+    let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
+    assert_eq!((view.working, view.matched), (3000, 0));
+    tx.commit().await.unwrap();
 }

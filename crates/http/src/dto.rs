@@ -105,12 +105,15 @@ pub struct UserDto {
     pub last_name: String,
     pub roles: Vec<RoleDto>,
     /// Null until the user has chosen a preference.
+    #[schema(required = true)]
     pub auto_accept: Option<AutoAcceptDto>,
+    #[schema(required = true)]
     pub parent_order_limit_multiplier: Option<i64>,
     pub ui_metadata: Vec<UiMetadataDto>,
     pub active: bool,
     pub verified: bool,
     pub fix_integration: bool,
+    #[schema(required = true)]
     pub ems_trader_id: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -290,10 +293,14 @@ pub struct CompanyDto {
     pub company_id: Uuid,
     pub name: String,
     pub full_name: String,
+    #[schema(required = true)]
     pub ems_identifier: Option<String>,
+    #[schema(required = true)]
     pub account: Option<String>,
+    #[schema(required = true)]
     pub trade_confirmation_email: Option<String>,
     pub trade_confirmation_via_email_enabled: bool,
+    #[schema(required = true)]
     pub default_broker: Option<CompanyRefDto>,
     pub brokers: Vec<CompanyRefDto>,
     /// Company types: `broker`, `liquidity-provider`.
@@ -405,12 +412,14 @@ pub struct InstrumentDto {
     #[schema(schema_with = decimal_schema)]
     pub tick_size: rust_decimal::Decimal,
     #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
-    #[schema(schema_with = decimal_schema, nullable)]
+    #[schema(required = true, schema_with = decimal_schema, nullable)]
     pub exchange_tick_size: Option<rust_decimal::Decimal>,
     pub exchange_id: String,
     pub exchange: String,
     pub exchange_iso_code: String,
+    #[schema(required = true)]
     pub exchange_instrument_id: Option<String>,
+    #[schema(required = true)]
     pub bbg_code: Option<String>,
     pub country: String,
     pub currency: String,
@@ -616,6 +625,7 @@ pub struct ParentOrderDto {
     pub quantities: QuantitiesDto,
     /// ACTIVE, FILLED or CANCELLED.
     pub state: String,
+    #[schema(required = true)]
     pub broker_instructions: Option<String>,
     /// The brokers the child orders may name.
     pub eligible_brokers: Vec<CompanyRefDto>,
@@ -781,10 +791,10 @@ pub struct BookDto {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MarketDataDto {
     #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
-    #[schema(schema_with = decimal_schema, nullable)]
+    #[schema(required = true, schema_with = decimal_schema, nullable)]
     pub best_buy_price: Option<rust_decimal::Decimal>,
     #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
-    #[schema(schema_with = decimal_schema, nullable)]
+    #[schema(required = true, schema_with = decimal_schema, nullable)]
     pub best_sell_price: Option<rust_decimal::Decimal>,
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = decimal_schema)]
@@ -804,7 +814,9 @@ pub struct PlatformStatusDto {
     /// At most 15 minutes to the close.
     pub closing_soon: bool,
     pub always_open: bool,
+    #[schema(required = true)]
     pub next_open: Option<DateTime<Utc>>,
+    #[schema(required = true)]
     pub next_close: Option<DateTime<Utc>>,
     pub time_zone: String,
     /// Local times, `HH:MM`.

@@ -465,19 +465,19 @@ export interface components {
             min_tick_price: number;
         };
         CompanyDto: {
-            account?: string | null;
+            account: string | null;
             brokers: components["schemas"]["CompanyRefDto"][];
             /** Format: uuid */
             company_id: string;
             /** Format: date-time */
             created_at: string;
-            default_broker?: null | components["schemas"]["CompanyRefDto"];
-            ems_identifier?: string | null;
+            default_broker: null | components["schemas"]["CompanyRefDto"];
+            ems_identifier: string | null;
             full_name: string;
             name: string;
             /** @description Company types: `broker`, `liquidity-provider`. */
             roles: string[];
-            trade_confirmation_email?: string | null;
+            trade_confirmation_email: string | null;
             trade_confirmation_via_email_enabled: boolean;
             /** Format: date-time */
             updated_at: string;
@@ -567,7 +567,7 @@ export interface components {
         };
         InstrumentDto: {
             active: boolean;
-            bbg_code?: string | null;
+            bbg_code: string | null;
             country: string;
             /** Format: date-time */
             created_at: string;
@@ -575,10 +575,10 @@ export interface components {
             description: string;
             exchange: string;
             exchange_id: string;
-            exchange_instrument_id?: string | null;
+            exchange_instrument_id: string | null;
             exchange_iso_code: string;
             /** @description exact decimal */
-            exchange_tick_size?: number;
+            exchange_tick_size: number;
             /** Format: uuid */
             instrument_id: string;
             is_sandbox: boolean;
@@ -659,9 +659,9 @@ export interface components {
         };
         MarketDataDto: {
             /** @description exact decimal */
-            best_buy_price?: number;
+            best_buy_price: number;
             /** @description exact decimal */
-            best_sell_price?: number;
+            best_sell_price: number;
             /** @description exact decimal */
             max_tick_price: number;
             /** @description exact decimal */
@@ -694,7 +694,7 @@ export interface components {
             updated_at: string;
         };
         ParentOrderDto: {
-            broker_instructions?: string | null;
+            broker_instructions: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: uuid */
@@ -724,9 +724,9 @@ export interface components {
             /** @description At most 15 minutes to the close. */
             closing_soon: boolean;
             /** Format: date-time */
-            next_close?: string | null;
+            next_close: string | null;
             /** Format: date-time */
-            next_open?: string | null;
+            next_open: string | null;
             /** @description Child orders, editing and matching. */
             open: boolean;
             /** @description Local times, `HH:MM`. */
@@ -811,19 +811,19 @@ export interface components {
         /** @description A user as the profile, the session check and the admin lists show it. */
         UserDto: {
             active: boolean;
-            auto_accept?: null | components["schemas"]["AutoAcceptDto"];
+            auto_accept: null | components["schemas"]["AutoAcceptDto"];
             /** Format: uuid */
             company_id: string;
             company_name: string;
             /** Format: date-time */
             created_at: string;
             email: string;
-            ems_trader_id?: string | null;
+            ems_trader_id: string | null;
             first_name: string;
             fix_integration: boolean;
             last_name: string;
             /** Format: int64 */
-            parent_order_limit_multiplier?: number | null;
+            parent_order_limit_multiplier: number | null;
             roles: components["schemas"]["RoleDto"][];
             ui_metadata: components["schemas"]["UiMetadataDto"][];
             /** Format: date-time */

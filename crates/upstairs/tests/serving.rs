@@ -1,0 +1,76 @@
+#![allow(clippy::unwrap_used)]
+//! Serving: the built web app with SPA fallback, `/api` never falling back to it,
+//! health and readiness, the OpenAPI document, and the security headers.
+
+mod support;
+
+use reqwest::StatusCode;
+use support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spa_health_openapi_and_headers() {
+    let web = temp_dir();
+    std::fs::write(web.path().join("index.html"), "<!doctype html><title>Upstairs</title><div id=root></div>").unwrap();
+    std::fs::create_dir_all(web.path().join("assets")).unwrap();
+    std::fs::write(web.path().join("assets/app.js"), "console.log('app')").unwrap();
+    let dir = web.path().to_owned();
+    let app = TestApp::spawn_with(Backend::Sqlite, move |s| s.web_dir = Some(dir)).await;
+    let get = |path: &str| app.client.get(format!("{}{path}", app.base)).send();
+
+    for path in ["/", "/dashboard", "/reset-password?hash=abc", "/admin/company", "/no/such/page"] {
+        let res = get(path).await.unwrap();
+        assert_eq!(res.status(), StatusCode::OK, "{path}");
+        let csp = res.headers()["content-security-policy"].to_str().unwrap().to_owned();
+        assert!(csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"), "{csp}");
+        for h in ["x-content-type-options", "x-frame-options", "referrer-policy"] {
+            assert!(res.headers().contains_key(h), "{path} lacks {h}");
+        }
+        assert_eq!(res.headers()["referrer-policy"], "no-referrer");
+        assert!(res.text().await.unwrap().contains("<div id=root>"), "{path} serves index.html");
+    }
+    let js = get("/assets/app.js").await.unwrap();
+    assert_eq!(js.status(), StatusCode::OK);
+    assert!(js.headers()["content-type"].to_str().unwrap().contains("javascript"));
+
+    // /api never falls back to the app.
+    let res = get("/api/dashboard").await.unwrap();
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    assert_eq!(res.headers()["content-type"], "application/problem+json");
+    assert!(res.headers().contains_key("content-security-policy"));
+    assert_eq!(res.headers()["cache-control"], "no-store");
+
+    assert_eq!(get("/healthz").await.unwrap().text().await.unwrap(), "ok");
+    assert_eq!(get("/readyz").await.unwrap().status(), StatusCode::OK);
+    let doc: serde_json::Value = get("/api/openapi.json").await.unwrap().json().await.unwrap();
+    assert_eq!(doc["info"]["title"], "Upstairs API");
+    for path in
+        ["/api/auth/login", "/api/users/me", "/api/users/password-reset/{hash}", "/api/orders", "/api/admin/companies"]
+    {
+        assert!(doc["paths"].get(path).is_some(), "{path} documented");
+    }
+    let (_, cfg) = app.get("/api/config", None).await;
+    assert_eq!(cfg["product_name"], "Upstairs");
+    // The WebSocket endpoint refuses foreign browser origins.
+    let res = app
+        .client
+        .get(format!("{}/ws", app.base))
+        .header("origin", "https://evil.example")
+        .header("connection", "upgrade")
+        .header("upgrade", "websocket")
+        .header("sec-websocket-version", "13")
+        .header("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ==")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_built_app_pages_say_so() {
+    let app = TestApp::spawn(Backend::Sqlite).await;
+    let res = app.client.get(format!("{}/dashboard", app.base)).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(res.text().await.unwrap().contains("make run"));
+    app.stop().await;
+}

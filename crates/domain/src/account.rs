@@ -83,7 +83,7 @@ impl Password {
         "At least one uppercase letter",
         "At least one lowercase letter",
         "At least one number",
-        "At least one special character (!@#$%^&+=-)",
+        "At least one special character: !@#$%^&+=-",
         "No spaces",
     ];
 
@@ -184,7 +184,7 @@ mod tests {
         assert_eq!(Password::broken_rules("lower-case-1"), vec!["At least one uppercase letter"]);
         assert_eq!(Password::broken_rules("UPPER-CASE-1"), vec!["At least one lowercase letter"]);
         assert_eq!(Password::broken_rules("No-Digits-Here"), vec!["At least one number"]);
-        assert_eq!(Password::broken_rules("NoSpecial123"), vec!["At least one special character (!@#$%^&+=-)"]);
+        assert_eq!(Password::broken_rules("NoSpecial123"), vec!["At least one special character: !@#$%^&+=-"]);
         assert_eq!(Password::broken_rules("Has Space-12"), vec!["No spaces"]);
         assert_eq!(Password::broken_rules("").len(), 5);
         // 30 characters exactly is allowed, 10 exactly is allowed

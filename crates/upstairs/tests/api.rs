@@ -49,7 +49,7 @@ async fn black_box_walk(b: Backend) {
             "Minimum length: 10 characters",
             "At least one uppercase letter",
             "At least one number",
-            "At least one special character (!@#$%^&+=-)"
+            "At least one special character: !@#$%^&+=-"
         ]
     );
 

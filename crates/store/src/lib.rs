@@ -110,9 +110,31 @@ pub mod testing {
 
     /// A new schema in the test PostgreSQL database.
     pub async fn fresh_postgres() -> PgStore {
-        let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
+        let schema = fresh_schema_name().await;
         PgStore::connect_in_schema(&postgres_url(), &schema).await.unwrap_or_else(|e| {
             panic!("PostgreSQL test database at {} is not reachable: {e}", redact_url(&postgres_url()))
         })
+    }
+
+    /// `t_<unix seconds>_<random>`; schemas of earlier runs older than an hour are
+    /// dropped on the way, so the shared test database does not grow without end.
+    pub async fn fresh_schema_name() -> String {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        if let Ok(pool) = sqlx::PgPool::connect(&postgres_url()).await {
+            let old: Vec<String> = sqlx::query_scalar("select nspname from pg_namespace where nspname ~ '^t_[0-9]+_'")
+                .fetch_all(&pool)
+                .await
+                .unwrap_or_default();
+            for name in old {
+                let created = name.split('_').nth(1).and_then(|t| t.parse::<u64>().ok()).unwrap_or(u64::MAX);
+                if created.saturating_add(3600) < now {
+                    let _ = sqlx::query(sqlx::AssertSqlSafe(format!("drop schema if exists {name} cascade")))
+                        .execute(&pool)
+                        .await;
+                }
+            }
+            pool.close().await;
+        }
+        format!("t_{now}_{}", uuid::Uuid::new_v4().simple())
     }
 }

@@ -51,7 +51,7 @@ pub async fn fresh_database_url(backend: Backend, dir: &Path) -> String {
     match backend {
         Backend::Sqlite => format!("sqlite://{}", dir.join("db.sqlite").display()),
         Backend::Postgres => {
-            let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
+            let schema = upstairs_store::testing::fresh_schema_name().await;
             // Creates the schema and runs the migrations in it.
             upstairs_store::PgStore::connect_in_schema(&postgres_url(), &schema).await.expect("postgres reachable");
             let sep = if postgres_url().contains('?') { '&' } else { '?' };

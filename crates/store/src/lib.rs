@@ -102,9 +102,18 @@ pub mod testing {
         std::env::var("UPSTAIRS_TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
     }
 
-    /// A new SQLite database file under the system temp folder.
+    /// A new SQLite database file under the system temp folder; files of earlier runs
+    /// older than an hour are removed on the way.
     pub async fn fresh_sqlite() -> SqliteStore {
-        let path = std::env::temp_dir().join(format!("upstairs-test-{}.db", uuid::Uuid::new_v4().simple()));
+        let dir = std::env::temp_dir().join("upstairs-store-tests");
+        let _ = std::fs::create_dir_all(&dir);
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            if entry.metadata().and_then(|m| m.modified()).is_ok_and(|t| t < hour_ago) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        let path = dir.join(format!("{}.db", uuid::Uuid::new_v4().simple()));
         SqliteStore::connect(&format!("sqlite://{}", path.display())).await.expect("open test sqlite")
     }
 

@@ -539,6 +539,8 @@ impl<S: Store> Engine<S> {
             .await?;
         tx.commit().await?;
         self.publish_instrument(&i);
+        // The book carries the band: subscribers see the move at once.
+        self.publish_book(id).await;
         Ok(i)
     }
 

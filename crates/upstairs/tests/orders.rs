@@ -428,10 +428,24 @@ async fn book_topic_reaches_subscribers(b: Backend) {
     assert_eq!(msg["destination"], json!(topic));
     assert_eq!(msg["body"]["levels"], json!([{"price": 94.79, "buy_quantity": 0, "sell_quantity": 1000}]));
     assert!(!msg["body"].to_string().contains(parent["parent_order_id"].as_str().unwrap()));
+    // A band move reaches the same topic.
+    let admin = app.admin_token().await;
+    let (s, _) = app
+        .post(
+            &format!("/api/admin/instruments/{}/band", v.instrument),
+            Some(&admin),
+            json!({"min_tick_price": 94.71, "max_tick_price": 94.81}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let msg = peer.next_json(StdDuration::from_secs(10)).await.expect("band move pushed");
+    assert_eq!(
+        (msg["body"]["min_tick_price"].clone(), msg["body"]["max_tick_price"].clone()),
+        (json!(94.71), json!(94.81))
+    );
     drop(peer);
 
     // A book topic of an instrument the caller may not see is refused.
-    let admin = app.admin_token().await;
     let (_, sbx) = app
         .post(
             "/api/admin/instruments",

@@ -2,7 +2,9 @@ import '@testing-library/jest-dom/vitest';
 import { cleanup, configure } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
 import { setLastErrorStatus } from '@/lib/api-errors';
+import { resetAdminMocks } from './mocks/admin-handlers';
 import { db } from './mocks/db';
+import { resetOrderMocks } from './mocks/order-handlers';
 import { server } from './mocks/server';
 
 // Lazy route chunks load slowly on a busy machine; findBy* waits up to this deadline.
@@ -11,6 +13,8 @@ configure({ asyncUtilTimeout: 5_000 });
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 beforeEach(() => {
   db.reset();
+  resetAdminMocks();
+  resetOrderMocks();
   localStorage.clear();
   sessionStorage.clear();
   setLastErrorStatus(null);

@@ -1,4 +1,6 @@
 import { setupServer } from 'msw/node';
+import { adminHandlers } from './admin-handlers';
 import { handlers } from './handlers';
+import { orderHandlers } from './order-handlers';
 
-export const server = setupServer(...handlers);
+export const server = setupServer(...handlers, ...adminHandlers, ...orderHandlers);

@@ -6,6 +6,7 @@ import { PleaseWaitCard } from '@/components/ui/please-wait-card';
 import { paths } from '@/config/paths';
 import { useMe } from '@/lib/api/get-me';
 import { endSession, useToken } from '@/lib/auth-token';
+import { RealtimeProvider } from '@/lib/realtime';
 
 /** The protected gate of spec section 2. */
 export default function ProtectedRoute() {
@@ -36,10 +37,12 @@ export default function ProtectedRoute() {
     return <Navigate to={paths.settings} replace />;
   }
   return (
-    <AppLayout user={me.data}>
-      <Suspense fallback={<PageLoader />}>
-        <Outlet />
-      </Suspense>
-    </AppLayout>
+    <RealtimeProvider token={token}>
+      <AppLayout user={me.data}>
+        <Suspense fallback={<PageLoader />}>
+          <Outlet />
+        </Suspense>
+      </AppLayout>
+    </RealtimeProvider>
   );
 }

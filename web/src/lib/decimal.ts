@@ -133,7 +133,7 @@ export function toPlain(d: Decimal): string {
 
 /** Thousands-grouped text with exactly `places` decimals: 198933 → '198,933.00'. */
 export function toGrouped(d: Decimal, places: number): string {
-  const [whole, frac] = toFixed(d, places).split('.');
+  const [whole = '', frac] = toFixed(d, places).split('.');
   const sign = whole.startsWith('-') ? '-' : '';
   const grouped = whole.replace('-', '').replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${sign}${grouped}${frac !== undefined ? `.${frac}` : ''}`;

@@ -1,5 +1,5 @@
-import { EmptyDashboard } from '@/features/dashboard/components/empty-dashboard';
+import { TradingDashboard } from '@/features/orders/components/trading-dashboard';
 
 export default function DashboardRoute() {
-  return <EmptyDashboard />;
+  return <TradingDashboard />;
 }

@@ -1,6 +1,268 @@
-import type { HttpHandler } from 'msw';
+import { http, HttpResponse, ws, type HttpHandler, type WebSocketHandler } from 'msw';
+import { db } from './db';
 
-/** In-memory state behind the trading MSW handlers; reset before each test. */
-export function resetOrderMocks() {}
+// In-memory trading data behind the MSW handlers, for the dashboard tests.
+// Deliberately small: the real rules are tested against the real server.
 
-export const orderHandlers: HttpHandler[] = [];
+export type MockInstrument = {
+  instrument_id: string;
+  name: string;
+  term: string;
+  tick_size: number;
+  min_quantity: number;
+  min_tick_price: number;
+  max_tick_price: number;
+  reversed_spread: boolean;
+};
+
+export type MockParent = {
+  parent_order_id: string;
+  instrument_id: string;
+  direction: 'BUY' | 'SELL';
+  quantity: number;
+  quantities: { tradable: number; working: number; matched: number };
+  eligible_brokers: { company_id: string; name: string }[];
+  broker_instructions: string | null;
+  state: string;
+  created_at: string;
+};
+
+export type MockOrder = {
+  order_id: string;
+  parent_order_id: string;
+  instrument_id: string;
+  state: string;
+  price: number;
+  quantity: number;
+  direction: 'BUY' | 'SELL';
+  iceberg: boolean;
+  residual: boolean;
+  broker_id: string;
+  matchable: boolean;
+  created_at: string;
+};
+
+export const BROKER = { company_id: 'b-1', name: 'Northgate' };
+
+export const trading = {
+  instruments: [] as MockInstrument[],
+  parents: [] as MockParent[],
+  orders: [] as MockOrder[],
+  levels: new Map<string, { price: number; buy_quantity: number; sell_quantity: number; own_buy_quantity: number; own_sell_quantity: number }[]>(),
+  status: { open: true, parent_orders_open: true, closing_soon: false },
+  requests: [] as { method: string; path: string; body: unknown }[],
+  nextId: 1,
+};
+
+export function resetOrderMocks() {
+  stomp.subscriptions = [];
+  stomp.connectHeaders = [];
+  trading.instruments = [
+    { instrument_id: 'i-1', name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', tick_size: 0.005, min_quantity: 500, min_tick_price: -0.04, max_tick_price: -0.015, reversed_spread: false },
+    { instrument_id: 'i-2', name: 'Euro-Bund Dec26-Mar27 calendar spread block', term: 'Dec26-Mar27', tick_size: 0.01, min_quantity: 1000, min_tick_price: 0.42, max_tick_price: 0.52, reversed_spread: true },
+  ];
+  trading.parents = [];
+  trading.orders = [];
+  trading.levels = new Map();
+  trading.status = { open: true, parent_orders_open: true, closing_soon: false };
+  trading.requests = [];
+  trading.nextId = 1;
+}
+
+export function addParent(overrides: Partial<MockParent> = {}): MockParent {
+  const p: MockParent = {
+    parent_order_id: `p-${trading.nextId++}`,
+    instrument_id: 'i-1',
+    direction: 'BUY',
+    quantity: 3000,
+    quantities: { tradable: 3000, working: 0, matched: 0 },
+    eligible_brokers: [BROKER],
+    broker_instructions: null,
+    state: 'ACTIVE',
+    created_at: '2026-11-23T10:00:00Z',
+    ...overrides,
+  };
+  trading.parents.push(p);
+  return p;
+}
+
+function problem(status: number, detail: string, errors?: { field: string; message: string }[]) {
+  return HttpResponse.json({ type: 'about:blank', title: 'Error', status, detail, ...(errors ? { errors } : {}) }, { status });
+}
+
+function signedIn(request: Request) {
+  const token = request.headers.get('Authorization')?.replace(/^Bearer /, '');
+  return token !== undefined && db.sessions.has(token);
+}
+
+async function record(request: Request) {
+  const body: unknown = request.method === 'GET' || request.method === 'DELETE' ? undefined : await request.clone().json();
+  trading.requests.push({ method: request.method, path: new URL(request.url).pathname + new URL(request.url).search, body });
+}
+
+function recompute(parent: MockParent) {
+  const mine = trading.orders.filter((o) => o.parent_order_id === parent.parent_order_id);
+  const working = mine.filter((o) => o.state === 'WORKING').reduce((s, o) => s + o.quantity, 0);
+  const matched = mine.filter((o) => o.state === 'MATCHED').reduce((s, o) => s + o.quantity, 0);
+  parent.quantities = { working, matched, tradable: parent.quantity - working - matched };
+}
+
+/** Every trading call needs a session; the calls are recorded for the tests to inspect. */
+const signedInOnly: HttpHandler[] = [
+  http.all('*/api/*', async ({ request }) => {
+    const path = new URL(request.url).pathname;
+    const isTrading = /^\/api\/(platform|instruments|companies|parent-orders|orders)(\/|$)/.test(path);
+    if (!isTrading) return undefined;
+    if (!signedIn(request)) return problem(401, 'Not signed in.');
+    await record(request);
+    return undefined;
+  }),
+];
+
+export const orderHandlers: HttpHandler[] = [
+  ...signedInOnly,
+  http.get('*/api/platform/status', () =>
+    HttpResponse.json({
+      ...trading.status,
+      always_open: false,
+      open_time: '09:00',
+      close_time: '17:00',
+      parent_orders_from: '05:30',
+      time_zone: 'Europe/London',
+      next_open: null,
+      next_close: null,
+    }),
+  ),
+  http.get('*/api/instruments', ({ request }) => {
+    const name = (new URL(request.url).searchParams.get('name') ?? '').toLowerCase();
+    return HttpResponse.json(trading.instruments.filter((i) => i.name.toLowerCase().includes(name)));
+  }),
+  http.get('*/api/instruments/:id', ({ params }) => {
+    const i = trading.instruments.find((x) => x.instrument_id === params.id);
+    return i ? HttpResponse.json(i) : problem(404, 'Instrument not found.');
+  }),
+  http.get('*/api/instruments/:id/book', ({ params }) => {
+    const i = trading.instruments.find((x) => x.instrument_id === params.id);
+    if (!i) return problem(404, 'Instrument not found.');
+    return HttpResponse.json({ instrument_id: i.instrument_id, min_tick_price: i.min_tick_price, max_tick_price: i.max_tick_price, levels: trading.levels.get(i.instrument_id) ?? [] });
+  }),
+  http.get('*/api/instruments/:id/market-data', ({ params }) => {
+    const i = trading.instruments.find((x) => x.instrument_id === params.id);
+    if (!i) return problem(404, 'Instrument not found.');
+    const levels = trading.levels.get(i.instrument_id) ?? [];
+    const buys = levels.filter((l) => l.buy_quantity > 0).map((l) => l.price);
+    const sells = levels.filter((l) => l.sell_quantity > 0).map((l) => l.price);
+    return HttpResponse.json({
+      best_buy_price: buys.length ? Math.max(...buys) : null,
+      best_sell_price: sells.length ? Math.min(...sells) : null,
+      min_tick_price: i.min_tick_price,
+      max_tick_price: i.max_tick_price,
+    });
+  }),
+  http.get('*/api/companies/:id', ({ params }) =>
+    HttpResponse.json({ company_id: params.id, default_broker: BROKER, brokers: [BROKER] }),
+  ),
+  http.get('*/api/parent-orders', () => HttpResponse.json(trading.parents.filter((p) => p.state !== 'CANCELLED'))),
+  http.post('*/api/parent-orders', async ({ request }) => {
+    const body = (await request.json()) as { direction: 'BUY' | 'SELL'; instrument_id: string; quantity: number; broker_instructions: string | null };
+    if (body.quantity > 100_000) return problem(400, 'The maximum quantity is 100000', [{ field: 'quantity', message: 'The maximum quantity is 100000' }]);
+    const p = addParent({ ...body, quantities: { tradable: body.quantity, working: 0, matched: 0 } });
+    return HttpResponse.json(p, { status: 201 });
+  }),
+  http.delete('*/api/parent-orders/:id', ({ params }) => {
+    const p = trading.parents.find((x) => x.parent_order_id === params.id);
+    if (!p) return problem(404, 'Parent order not found.');
+    p.state = 'CANCELLED';
+    return new HttpResponse(null, { status: 204 });
+  }),
+  http.get('*/api/orders', () => HttpResponse.json(trading.orders.filter((o) => o.state !== 'CANCELLED'))),
+  http.post('*/api/orders', async ({ request }) => {
+    const body = (await request.json()) as Omit<MockOrder, 'order_id' | 'state' | 'price' | 'matchable' | 'created_at'> & { limit_price: number };
+    const parent = trading.parents.find((p) => p.parent_order_id === body.parent_order_id);
+    if (!parent) return problem(404, 'Parent order not found.');
+    const o: MockOrder = {
+      order_id: `o-${trading.nextId++}`,
+      parent_order_id: body.parent_order_id,
+      instrument_id: parent.instrument_id,
+      direction: parent.direction,
+      state: 'WORKING',
+      price: body.limit_price,
+      quantity: body.quantity,
+      iceberg: body.iceberg,
+      residual: body.residual,
+      broker_id: body.broker_id,
+      matchable: true,
+      created_at: '2026-11-23T10:01:00Z',
+    };
+    trading.orders.push(o);
+    recompute(parent);
+    return HttpResponse.json(o, { status: 201 });
+  }),
+  http.patch('*/api/orders/:id', async ({ request, params }) => {
+    const o = trading.orders.find((x) => x.order_id === params.id);
+    if (!o) return problem(404, 'Order not found.');
+    const body = (await request.json()) as { quantity: number; limit_price: number; residual: boolean; iceberg: boolean };
+    Object.assign(o, { quantity: body.quantity, price: body.limit_price, residual: body.residual, iceberg: body.iceberg });
+    const parent = trading.parents.find((p) => p.parent_order_id === o.parent_order_id);
+    if (parent) recompute(parent);
+    return HttpResponse.json(o);
+  }),
+  http.delete('*/api/orders/:id', ({ params }) => {
+    const o = trading.orders.find((x) => x.order_id === params.id);
+    if (!o) return problem(404, 'Order not found.');
+    o.state = 'CANCELLED';
+    const parent = trading.parents.find((p) => p.parent_order_id === o.parent_order_id);
+    if (parent) recompute(parent);
+    return HttpResponse.json(o);
+  }),
+];
+
+type Client = { send: (data: string) => void };
+
+/** A minimal STOMP broker on /ws: CONNECT, SUBSCRIBE, UNSUBSCRIBE, and `publish` for the tests. */
+export const stomp = {
+  subscriptions: [] as { client: Client; id: string; destination: string }[],
+  connectHeaders: [] as Record<string, string>[],
+  publish(destination: string, body: unknown) {
+    let n = 0;
+    for (const s of this.subscriptions.filter((x) => x.destination === destination)) {
+      s.client.send(`MESSAGE\ndestination:${destination}\nsubscription:${s.id}\nmessage-id:${++n}\ncontent-type:application/json\n\n${JSON.stringify(body)}\0`);
+    }
+  },
+};
+
+function frames(data: string) {
+  return data
+    .split('\0')
+    .map((f) => f.replace(/^\n+/, ''))
+    .filter(Boolean)
+    .map((f) => {
+      const [head = ''] = f.split('\n\n');
+      const [command = '', ...lines] = head.split('\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1)]));
+      return { command, headers };
+    });
+}
+
+const socket = ws.link('*/ws');
+
+export const stompHandlers: WebSocketHandler[] = [
+  socket.addEventListener('connection', ({ client }) => {
+    client.addEventListener('message', (event) => {
+      if (typeof event.data !== 'string') return;
+      for (const { command, headers } of frames(event.data)) {
+        if (command === 'CONNECT' || command === 'STOMP') {
+          stomp.connectHeaders.push(headers);
+          client.send('CONNECTED\nversion:1.2\nheart-beat:0,0\n\n\0');
+        } else if (command === 'SUBSCRIBE') {
+          stomp.subscriptions.push({ client, id: headers.id ?? '', destination: headers.destination ?? '' });
+        } else if (command === 'UNSUBSCRIBE') {
+          stomp.subscriptions = stomp.subscriptions.filter((s) => !(s.client === client && s.id === headers.id));
+        }
+      }
+    });
+    client.addEventListener('close', () => {
+      stomp.subscriptions = stomp.subscriptions.filter((s) => s.client !== client);
+    });
+  }),
+];

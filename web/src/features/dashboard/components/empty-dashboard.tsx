@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import Box from '@mui/material/Box';
 import Paper from '@mui/material/Paper';
 import Stack from '@mui/material/Stack';
@@ -6,12 +7,17 @@ import Inventory2Outlined from '@mui/icons-material/Inventory2Outlined';
 import RocketLaunchOutlined from '@mui/icons-material/RocketLaunchOutlined';
 import NightsStayOutlined from '@mui/icons-material/NightsStayOutlined';
 import { useAppConfig } from '@/lib/api/get-config';
-import { isPlatformOpen } from '@/lib/platform-hours';
+
+type Props = {
+  /** Whether the venue is open, from GET /platform/status (the server's calendar). */
+  open: boolean;
+  /** The 'Add parent order' button. */
+  action?: ReactNode;
+};
 
 /** Dashboard without parent orders: Getting started and 'No active orders yet' (closed panel outside hours). */
-export function EmptyDashboard({ now = new Date() }: { now?: Date }) {
-  const { product_name, always_open } = useAppConfig();
-  const open = always_open || isPlatformOpen(now);
+export function EmptyDashboard({ open, action }: Props) {
+  const { product_name } = useAppConfig();
   return (
     <Stack spacing={3}>
       <Typography variant="h1">Dashboard</Typography>
@@ -30,12 +36,13 @@ export function EmptyDashboard({ now = new Date() }: { now?: Date }) {
       )}
       <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, gap: 3 }}>
         <Paper variant="outlined" sx={{ p: 4 }}>
-          <Stack spacing={2}>
+          <Stack spacing={2} sx={{ alignItems: 'flex-start' }}>
             <RocketLaunchOutlined color="primary" sx={{ fontSize: 36 }} />
             <Typography variant="h2">Getting started</Typography>
             <Typography color="text.secondary">
               Load your parent orders from your execution system, or click Add Parent Order to create one by hand.
             </Typography>
+            {action}
           </Stack>
         </Paper>
         <Paper variant="outlined" sx={{ p: 4, display: 'flex', flexDirection: 'column', alignItems: 'center', justifyContent: 'center', textAlign: 'center' }}>

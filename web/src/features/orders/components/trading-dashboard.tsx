@@ -1,0 +1,217 @@
+import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import Autocomplete from '@mui/material/Autocomplete';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import ButtonBase from '@mui/material/ButtonBase';
+import Dialog from '@mui/material/Dialog';
+import DialogActions from '@mui/material/DialogActions';
+import DialogContent from '@mui/material/DialogContent';
+import DialogTitle from '@mui/material/DialogTitle';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import AddchartOutlined from '@mui/icons-material/AddchartOutlined';
+import { ErrorCard } from '@/components/errors/error-card';
+import { PageLoader } from '@/components/ui/page-loader';
+import { EmptyDashboard } from '@/features/dashboard/components/empty-dashboard';
+import { useCurrentUser } from '@/lib/api/get-me';
+import type { Decimal } from '@/lib/decimal';
+import { useTopic } from '@/lib/realtime';
+import { useDebounced } from '@/lib/use-debounced';
+import { instrumentQuery, keys, useInstruments, useOrders, useParentOrders, usePlatformStatus } from '../api/queries';
+import type { Instrument, Order, ParentOrder } from '../api/schemas';
+import { truncateName } from '../lib/format';
+import { ClosingWarning } from './closing-warning';
+import { CreateParentOrderDrawer, INSTRUMENT_FILTER_DEBOUNCE_MS } from './create-parent-order-drawer';
+import { OnboardingTip, useNextTip } from './onboarding-tip';
+import { BOOK_HEIGHT, OrderBook } from './order-book';
+import { OrderDrawer, type OrderDrawerTarget } from './order-drawer';
+import { ParentOrderList } from './parent-order-list';
+
+/** Spec section 2: up to 4 order books side by side. */
+export const MAX_BOOKS = 4;
+
+/** Books the trader added by hand (besides those of their parent orders), kept per user in this browser. */
+function useAddedBooks(userId: string) {
+  const key = `upstairs.books.${userId}`;
+  const [ids, setIds] = useState<string[]>(() => {
+    try {
+      const v: unknown = JSON.parse(localStorage.getItem(key) ?? '[]');
+      return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+    } catch {
+      return [];
+    }
+  });
+  const save = (next: string[]) => {
+    localStorage.setItem(key, JSON.stringify(next));
+    setIds(next);
+  };
+  return {
+    ids,
+    add: (id: string) => !ids.includes(id) && save([...ids, id]),
+    remove: (id: string) => save(ids.filter((x) => x !== id)),
+  };
+}
+
+function AddBookTile({ onAdd }: { onAdd: (id: string) => void }) {
+  const [open, setOpen] = useState(false);
+  const [search, setSearch] = useState('');
+  const filter = useDebounced(search, INSTRUMENT_FILTER_DEBOUNCE_MS);
+  const instruments = useInstruments(filter, open);
+  const [choice, setChoice] = useState<Instrument | null>(null);
+  const close = () => {
+    setOpen(false);
+    setChoice(null);
+    setSearch('');
+  };
+  return (
+    <>
+      <ButtonBase
+        onClick={() => setOpen(true)}
+        sx={{ height: BOOK_HEIGHT, width: 300, flex: '0 0 300px', border: 2, borderStyle: 'dashed', borderColor: 'divider', borderRadius: 2, flexDirection: 'column', gap: 1, color: 'text.secondary', '&:hover': { borderColor: 'primary.main', color: 'primary.main' } }}
+      >
+        <AddchartOutlined sx={{ fontSize: 40 }} />
+        <Typography variant="subtitle1">Add order book</Typography>
+      </ButtonBase>
+      <Dialog open={open} onClose={close} maxWidth="xs" fullWidth aria-labelledby="add-book-title">
+        <DialogTitle id="add-book-title">Add order book</DialogTitle>
+        <DialogContent>
+          <Autocomplete
+            sx={{ mt: 1 }}
+            options={instruments.data ?? []}
+            loading={instruments.isFetching}
+            value={choice}
+            onChange={(_, v) => setChoice(v)}
+            inputValue={search}
+            onInputChange={(_, v) => setSearch(v)}
+            filterOptions={(x) => x}
+            getOptionLabel={(i) => truncateName(i.name)}
+            getOptionKey={(i) => i.instrument_id}
+            isOptionEqualToValue={(a, b) => a.instrument_id === b.instrument_id}
+            renderInput={(params) => <TextField {...params} label="Instrument" autoFocus />}
+          />
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={close}>Cancel</Button>
+          <Button
+            variant="contained"
+            disabled={!choice}
+            onClick={() => {
+              if (choice) onAdd(choice.instrument_id);
+              close();
+            }}
+          >
+            Add
+          </Button>
+        </DialogActions>
+      </Dialog>
+    </>
+  );
+}
+
+/** The trader dashboard of spec section 2: parent orders on the left, order books beside them. */
+export function TradingDashboard() {
+  const user = useCurrentUser();
+  const queryClient = useQueryClient();
+  const parents = useParentOrders();
+  const orders = useOrders();
+  const status = usePlatformStatus();
+  const added = useAddedBooks(user.user_id);
+  const [creating, setCreating] = useState(false);
+  const [target, setTarget] = useState<OrderDrawerTarget | null>(null);
+
+  // Our own order changes arrive at once; the 15 s polls stay as the fallback.
+  useTopic('/user/topic/orders', () => {
+    void queryClient.invalidateQueries({ queryKey: keys.parentOrders });
+    void queryClient.invalidateQueries({ queryKey: keys.orders });
+  });
+
+  const drawerOpen = creating || target !== null;
+  const tip = useNextTip(['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK']);
+
+  if (parents.isPending) return <PageLoader />;
+  if (parents.isError) return <ErrorCard error={parents.error} onRetry={() => void parents.refetch()} />;
+
+  const open = status.data?.open ?? false;
+  const canCreate = status.data?.parent_orders_open ?? false;
+  const active = parents.data.filter((p) => p.state === 'ACTIVE' || p.state === 'FILLED');
+  const fromParents = [...new Set(active.map((p) => p.instrument_id))];
+  const bookIds = [...fromParents, ...added.ids.filter((id) => !fromParents.includes(id))].slice(0, MAX_BOOKS);
+
+  const work = async (instrumentId: string, workable: ParentOrder[], price: Decimal) => {
+    const instrument = await queryClient.fetchQuery(instrumentQuery(instrumentId));
+    setTarget({ kind: 'work', instrument, parents: workable, price });
+  };
+  const editOrder = async (order: Order, parent: ParentOrder) => {
+    const instrument = await queryClient.fetchQuery(instrumentQuery(order.instrument_id));
+    setTarget({ kind: 'edit', instrument, parent, order });
+  };
+
+  const drawers = (
+    <>
+      <CreateParentOrderDrawer open={creating} onClose={() => setCreating(false)} />
+      <OrderDrawer target={target} onClose={() => setTarget(null)} />
+      {status.data && <ClosingWarning status={status.data} />}
+    </>
+  );
+
+  if (active.length === 0 && bookIds.length === 0) {
+    return (
+      <>
+        <EmptyDashboard
+          open={status.data?.open ?? true}
+          action={
+            <OnboardingTip step="FIRST_PARENT_ORDER" show={tip === 'FIRST_PARENT_ORDER' && !drawerOpen} placement="right">
+              <Button variant="contained" onClick={() => setCreating(true)} disabled={!canCreate}>
+                Add parent order
+              </Button>
+            </OnboardingTip>
+          }
+        />
+        {drawers}
+      </>
+    );
+  }
+
+  return (
+    <Stack spacing={3}>
+      <Typography variant="h1">Dashboard</Typography>
+      <Stack direction={{ xs: 'column', md: 'row' }} spacing={3} sx={{ alignItems: 'flex-start' }}>
+        <ParentOrderList
+          parents={active}
+          orders={orders.data ?? []}
+          open={open}
+          canCreate={canCreate}
+          showTip={tip === 'FIRST_PARENT_ORDER' && !drawerOpen}
+          onAdd={() => setCreating(true)}
+          onEdit={(o, p) => void editOrder(o, p)}
+        />
+        <Box sx={{ display: 'flex', gap: 2, flexWrap: 'wrap', flexGrow: 1 }}>
+          {bookIds.map((id, n) => {
+            const workable = active.filter((p) => p.instrument_id === id && p.state === 'ACTIVE' && p.quantities.tradable > 0);
+            const book = (
+              <OrderBook
+                key={id}
+                instrumentId={id}
+                status={status.data}
+                onWork={workable.length > 0 ? (price) => void work(id, workable, price) : undefined}
+                onRemove={fromParents.includes(id) ? undefined : () => added.remove(id)}
+              />
+            );
+            return n === 0 ? (
+              <OnboardingTip key={id} step="INTERACT_WITH_ORDERBOOK" show={tip === 'INTERACT_WITH_ORDERBOOK' && !drawerOpen} placement="bottom">
+                {book}
+              </OnboardingTip>
+            ) : (
+              book
+            );
+          })}
+          {bookIds.length < MAX_BOOKS && <AddBookTile onAdd={added.add} />}
+        </Box>
+      </Stack>
+      {drawers}
+    </Stack>
+  );
+}
+

@@ -32,14 +32,12 @@ pub struct EngineConfig {
     pub product_name: String,
     pub support_email: String,
     pub support_phone: String,
-    /// The demo runs the venue always open.
-    pub always_open: bool,
     pub session_ttl: Duration,
     pub remember_me_ttl: Duration,
     pub reset_link_ttl: Duration,
     pub activation_link_ttl: Duration,
     pub rate_limits: ratelimit::Limits,
-    /// The trading day; `always_open` there mirrors the field above.
+    /// The trading day (the demo runs it always open).
     pub calendar: upstairs_domain::calendar::Calendar,
 }
 
@@ -50,7 +48,6 @@ impl Default for EngineConfig {
             product_name: "Upstairs".into(),
             support_email: "support@upstairs.example".into(),
             support_phone: "+44 20 7946 0000".into(),
-            always_open: false,
             session_ttl: Duration::from_secs(12 * 3600),
             remember_me_ttl: Duration::from_secs(30 * 24 * 3600),
             reset_link_ttl: Duration::from_secs(3600),
@@ -95,9 +92,6 @@ impl<S: Store> Engine<S> {
         mailer: Arc<dyn Mailer>,
         config: EngineConfig,
     ) -> Self {
-        let mut config = config;
-        config.calendar.always_open |= config.always_open;
-        config.always_open = config.calendar.always_open;
         let limiter = Arc::new(ratelimit::RateLimiter::new(config.rate_limits.clone()));
         Self { store, clock, events, mailer, config: Arc::new(config), limiter, wake: Arc::new(Notify::new()) }
     }

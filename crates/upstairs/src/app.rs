@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
+use upstairs_domain::calendar::Calendar;
 use upstairs_engine::{BroadcastPublisher, Clock, Engine, EngineConfig, Store};
 use upstairs_http::AppState;
 use upstairs_mail::MailSettings;
@@ -25,7 +26,8 @@ pub struct Settings {
     pub mail_dir: PathBuf,
     pub mail_from: String,
     pub web_dir: Option<PathBuf>,
-    pub always_open: bool,
+    /// The trading day: hours, days, holidays, or always open (the demo).
+    pub calendar: Calendar,
     pub support_email: String,
     pub support_phone: String,
     /// Load the demo data set into an empty database.
@@ -45,7 +47,7 @@ impl Default for Settings {
             mail_dir: "data/outbox".into(),
             mail_from: "Upstairs <no-reply@upstairs.local>".into(),
             web_dir: Some("web/dist".into()),
-            always_open: false,
+            calendar: Calendar::default(),
             support_email: e.support_email,
             support_phone: e.support_phone,
             demo: false,
@@ -106,7 +108,7 @@ fn engine_config(s: &Settings, public_url: &str) -> EngineConfig {
         public_url: public_url.trim_end_matches('/').to_owned(),
         support_email: s.support_email.clone(),
         support_phone: s.support_phone.clone(),
-        always_open: s.always_open,
+        calendar: s.calendar.clone(),
         ..EngineConfig::default()
     }
 }

@@ -1,10 +1,12 @@
 //! Command line: every flag can also come from the `UPSTAIRS_*` variable shown.
 
+use chrono::{NaiveDate, NaiveTime};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::app::Settings;
+use upstairs_domain::calendar::Calendar;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -62,6 +64,15 @@ pub struct ServeArgs {
     /// Keep the venue open around the clock (always on in `demo`).
     #[arg(long, env = "UPSTAIRS_ALWAYS_OPEN", default_value_t = false)]
     pub always_open: bool,
+    /// Opening time of the trading day, `HH:MM` in Europe/London.
+    #[arg(long, env = "UPSTAIRS_OPEN_TIME", default_value = "09:00", value_parser = parse_time)]
+    pub open_time: NaiveTime,
+    /// Closing time of the trading day, `HH:MM` in Europe/London.
+    #[arg(long, env = "UPSTAIRS_CLOSE_TIME", default_value = "17:00", value_parser = parse_time)]
+    pub close_time: NaiveTime,
+    /// Days the venue is closed, `YYYY-MM-DD`, comma-separated.
+    #[arg(long, env = "UPSTAIRS_HOLIDAYS", value_delimiter = ',', value_parser = parse_date)]
+    pub holidays: Vec<NaiveDate>,
     #[arg(long, env = "UPSTAIRS_SUPPORT_EMAIL", default_value = "support@upstairs.example")]
     pub support_email: String,
     #[arg(long, env = "UPSTAIRS_SUPPORT_PHONE", default_value = "+44 20 7946 0000")]
@@ -69,8 +80,15 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    pub fn settings(self, demo: bool) -> Settings {
-        Settings {
+    pub fn settings(self, demo: bool) -> anyhow::Result<Settings> {
+        anyhow::ensure!(
+            self.open_time < self.close_time,
+            "the opening time {} must be before the closing time {}",
+            self.open_time.format("%H:%M"),
+            self.close_time.format("%H:%M")
+        );
+        let defaults = Calendar::default();
+        Ok(Settings {
             bind: self.bind,
             database_url: self.db.database_url,
             public_url: self.public_url.filter(|u| !u.trim().is_empty()),
@@ -78,12 +96,20 @@ impl ServeArgs {
             mail_dir: self.mail_dir,
             mail_from: self.mail_from,
             web_dir: Some(self.web_dir),
-            always_open: self.always_open || demo,
+            calendar: Calendar {
+                open: self.open_time,
+                close: self.close_time,
+                holidays: self.holidays,
+                always_open: self.always_open || demo,
+                // Parent orders open at 05:30, or with the venue when it opens earlier.
+                parent_orders_from: defaults.parent_orders_from.min(self.open_time),
+                ..defaults
+            },
             support_email: self.support_email,
             support_phone: self.support_phone,
             demo,
             scheduler_poll: Duration::from_secs(1),
-        }
+        })
     }
 }
 
@@ -111,4 +137,53 @@ pub struct UserCreateArgs {
     pub first_name: String,
     #[arg(long, default_value = "Admin")]
     pub last_name: String,
+}
+
+fn parse_time(s: &str) -> Result<NaiveTime, String> {
+    NaiveTime::parse_from_str(s.trim(), "%H:%M").map_err(|_| format!("'{s}' is not a time like 09:00"))
+}
+
+fn parse_date(s: &str) -> Result<NaiveDate, String> {
+    NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d").map_err(|_| format!("'{s}' is not a date like 2026-12-25"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serve_args(args: &[&str]) -> Result<ServeArgs, clap::Error> {
+        let cli = Cli::try_parse_from([&["upstairs", "serve"], args].concat())?;
+        match cli.command {
+            Command::Serve(a) => Ok(a),
+            _ => unreachable!("parsed serve"),
+        }
+    }
+
+    #[test]
+    fn the_calendar_is_configuration() {
+        let s = serve_args(&["--open-time", "08:00", "--close-time", "16:30", "--holidays", "2026-12-25,2026-12-28"])
+            .unwrap()
+            .settings(false)
+            .unwrap();
+        let t = |h, m| NaiveTime::from_hms_opt(h, m, 0).unwrap();
+        let d = |m, day| NaiveDate::from_ymd_opt(2026, m, day).unwrap();
+        assert_eq!((s.calendar.open, s.calendar.close), (t(8, 0), t(16, 30)));
+        assert_eq!(s.calendar.holidays, vec![d(12, 25), d(12, 28)]);
+        assert_eq!(s.calendar.parent_orders_from, t(5, 30));
+        assert!(!s.calendar.always_open);
+
+        let early = serve_args(&["--open-time", "05:00"]).unwrap().settings(false).unwrap();
+        assert_eq!(early.calendar.parent_orders_from, t(5, 0), "parent orders are never later than the opening");
+        assert!(serve_args(&[]).unwrap().settings(true).unwrap().calendar.always_open, "the demo is always open");
+    }
+
+    #[test]
+    fn bad_calendars_are_refused_with_a_reason() {
+        let err = serve_args(&["--holidays", "25/12/2026"]).unwrap_err().to_string();
+        assert!(err.contains("is not a date like 2026-12-25"), "{err}");
+        let err = serve_args(&["--open-time", "9am"]).unwrap_err().to_string();
+        assert!(err.contains("is not a time like 09:00"), "{err}");
+        let err = serve_args(&["--open-time", "17:00", "--close-time", "09:00"]).unwrap().settings(false).unwrap_err();
+        assert_eq!(err.to_string(), "the opening time 17:00 must be before the closing time 09:00");
+    }
 }

@@ -9,8 +9,8 @@ async fn main() -> anyhow::Result<()> {
     upstairs::telemetry::init();
     let cli = Cli::parse();
     match cli.command {
-        Command::Serve(args) => serve(args.settings(false)).await,
-        Command::Demo(args) => serve(args.settings(true)).await,
+        Command::Serve(args) => serve(args.settings(false)?).await,
+        Command::Demo(args) => serve(args.settings(true)?).await,
         Command::Migrate(db) => {
             app::migrate(&db.database_url).await?;
             println!("Migrations are up to date.");

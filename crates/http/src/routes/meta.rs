@@ -16,7 +16,7 @@ pub async fn config<S: Store>(State(st): State<AppState<S>>) -> Json<PublicConfi
         product_name: c.product_name.clone(),
         support_email: c.support_email.clone(),
         support_phone: c.support_phone.clone(),
-        always_open: c.always_open,
+        always_open: c.calendar.always_open,
     })
 }
 

@@ -47,8 +47,8 @@ export async function until(check, { timeoutMs = 15_000, intervalMs = 100, what 
   }
 }
 
-/** Starts a fresh server with the bootstrap admin; call `stop()` when done. */
-export async function startServer() {
+/** Starts a fresh server with the bootstrap admin (and `env` on top, e.g. the calendar); call `stop()` when done. */
+export async function startServer({ env: extraEnv = {} } = {}) {
   // The binary may be missing for a moment while cargo relinks it.
   await until(() => existsSync(BIN), { timeoutMs: 60_000, intervalMs: 500, what: `the upstairs binary at ${BIN} (set UPSTAIRS_BIN)` });
   if (!existsSync(join(DIST, 'index.html'))) throw new Error('web/dist is missing: run `npm run build` first');
@@ -64,6 +64,7 @@ export async function startServer() {
     UPSTAIRS_PUBLIC_URL: baseUrl,
     UPSTAIRS_WEB_DIR: DIST,
     UPSTAIRS_BIND: `127.0.0.1:${port}`,
+    ...extraEnv,
   };
   const createAdmin = [
     'user', 'create', '--email', ADMIN.email, '--password', ADMIN.password, '--role', 'upstairs-admin',

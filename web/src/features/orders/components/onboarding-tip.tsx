@@ -65,7 +65,7 @@ export function OnboardingTip({ step, show, placement = 'bottom', fullWidth = fa
       disableFocusListener
       disableHoverListener
       disableTouchListener
-      slotProps={{ popper: { sx: { zIndex: 1100 } }, tooltip: { sx: { maxWidth: 280, p: 1.5 } } }}
+      slotProps={{ tooltip: { sx: { maxWidth: 280, p: 1.5 } } }}
       title={
         <Box role="dialog" aria-label="Tip" data-testid={`tip-${step}`}>
           <Typography variant="body2">{TOOLTIP_STEPS[step]}</Typography>

@@ -54,7 +54,8 @@ function useAddedBooks(userId: string) {
   };
 }
 
-function AddBookTile({ onAdd }: { onAdd: (id: string) => void }) {
+/** The add tile beside the books, or a plain button on the empty dashboard. */
+function AddBook({ onAdd, variant = 'tile' }: { onAdd: (id: string) => void; variant?: 'tile' | 'button' }) {
   const [open, setOpen] = useState(false);
   const [search, setSearch] = useState('');
   const filter = useDebounced(search, INSTRUMENT_FILTER_DEBOUNCE_MS);
@@ -67,13 +68,19 @@ function AddBookTile({ onAdd }: { onAdd: (id: string) => void }) {
   };
   return (
     <>
-      <ButtonBase
-        onClick={() => setOpen(true)}
-        sx={{ height: BOOK_HEIGHT, width: 300, flex: '0 0 300px', border: 2, borderStyle: 'dashed', borderColor: 'divider', borderRadius: 2, flexDirection: 'column', gap: 1, color: 'text.secondary', '&:hover': { borderColor: 'primary.main', color: 'primary.main' } }}
-      >
-        <AddchartOutlined sx={{ fontSize: 40 }} />
-        <Typography variant="subtitle1">Add order book</Typography>
-      </ButtonBase>
+      {variant === 'button' ? (
+        <Button variant="outlined" onClick={() => setOpen(true)} startIcon={<AddchartOutlined />}>
+          Add order book
+        </Button>
+      ) : (
+        <ButtonBase
+          onClick={() => setOpen(true)}
+          sx={{ height: BOOK_HEIGHT, width: 300, flex: '0 0 300px', border: 2, borderStyle: 'dashed', borderColor: 'divider', borderRadius: 2, flexDirection: 'column', gap: 1, color: 'text.secondary', '&:hover': { borderColor: 'primary.main', color: 'primary.main' } }}
+        >
+          <AddchartOutlined sx={{ fontSize: 40 }} />
+          <Typography variant="subtitle1">Add order book</Typography>
+        </ButtonBase>
+      )}
       <Dialog open={open} onClose={close} maxWidth="xs" fullWidth aria-labelledby="add-book-title">
         <DialogTitle id="add-book-title">Add order book</DialogTitle>
         <DialogContent>
@@ -162,11 +169,14 @@ export function TradingDashboard() {
         <EmptyDashboard
           open={status.data?.open ?? true}
           action={
-            <OnboardingTip step="FIRST_PARENT_ORDER" show={tip === 'FIRST_PARENT_ORDER' && !drawerOpen} placement="right">
-              <Button variant="contained" onClick={() => setCreating(true)} disabled={!canCreate}>
-                Add parent order
-              </Button>
-            </OnboardingTip>
+            <Stack direction="row" spacing={2} useFlexGap sx={{ flexWrap: 'wrap' }}>
+              <OnboardingTip step="FIRST_PARENT_ORDER" show={tip === 'FIRST_PARENT_ORDER' && !drawerOpen} placement="bottom">
+                <Button variant="contained" onClick={() => setCreating(true)} disabled={!canCreate}>
+                  Add parent order
+                </Button>
+              </OnboardingTip>
+              <AddBook variant="button" onAdd={added.add} />
+            </Stack>
           }
         />
         {drawers}
@@ -207,7 +217,7 @@ export function TradingDashboard() {
               book
             );
           })}
-          {bookIds.length < MAX_BOOKS && <AddBookTile onAdd={added.add} />}
+          {bookIds.length < MAX_BOOKS && <AddBook onAdd={added.add} />}
         </Box>
       </Stack>
       {drawers}

@@ -1,0 +1,213 @@
+// Two traders of different firms in two browser contexts on the real server:
+// A creates a parent order and works a child order from the ladder; B sees the
+// level at once through the book topic (no poll) and no identity; A edits and
+// cancels it. Screenshots of the dashboard in its states.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ADMIN, api, launchBrowser, newPage, shot, startServer, until, waitForMail } from './harness.mjs';
+
+const PASSWORD = 'Trader-Pass-2026';
+const T = 'trading';
+const ALL_TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+async function login(baseUrl, email, password) {
+  const { token } = await api(baseUrl, '/auth/login', { method: 'POST', body: { email, password, rememberMe: false } });
+  return token;
+}
+
+/** A broker, two trading firms using it, an instrument, and one activated trader per firm. */
+async function seedVenue(server) {
+  const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
+  const post = (path, body) => api(server.baseUrl, path, { token: admin, method: 'POST', body });
+  const broker = await post('/admin/companies', { name: 'Northgate', full_name: 'Northgate Clearing LLP', roles: ['broker'], trade_confirmation_email: 'ops@northgate.test' });
+  const brokers = [{ company_id: broker.company_id }];
+  const firms = {};
+  for (const name of ['Halyard', 'Kestrel']) {
+    firms[name] = await post('/admin/companies', { name, full_name: `${name} Capital LLP`, brokers, default_broker: brokers[0] });
+  }
+  const instrument = await post('/admin/instruments', {
+    name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', min_quantity: 500, tick_size: 0.005, exchange_id: 'I', currency: 'EUR',
+    min_tick_price: -0.04, max_tick_price: -0.015,
+  });
+  const traders = {};
+  for (const [firm, email, first_name] of [['Halyard', 'anna@halyard.test', 'Anna'], ['Kestrel', 'ben@kestrel.test', 'Ben']]) {
+    const user = await post('/users', { email, first_name, last_name: 'Trader', company_id: firms[firm].company_id, roles: ['trader'] });
+    const { link } = await waitForMail(server.mailDir, email, { pathPrefix: '/account-activate' });
+    const hash = new URL(link).searchParams.get('hash');
+    await api(server.baseUrl, `/users/password-reset/${hash}`, { method: 'POST', body: { password: PASSWORD } });
+    const token = await login(server.baseUrl, email, PASSWORD);
+    await api(server.baseUrl, `/users/${user.user_id}`, { token, method: 'PATCH', body: { auto_accept: 'INSTANT' } });
+    traders[first_name] = { email, token, user, firm: firms[firm] };
+  }
+  return { instrument, traders };
+}
+
+async function signIn(page, baseUrl, email) {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+}
+
+test('two traders: work, see at once, edit and cancel a child order', async () => {
+  const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true' } });
+  const a = await newPage(browser);
+  const b = await newPage(browser);
+  try {
+    const { instrument, traders } = await seedVenue(server);
+    // B has seen the onboarding; A meets it.
+    await api(server.baseUrl, `/users/${traders.Ben.user.user_id}`, {
+      token: traders.Ben.token, method: 'PATCH', body: { ui_metadata: [{ key: 'TOOLTIPS', value: ALL_TIPS.map((key) => ({ key, read: true })) }] },
+    });
+
+    // A: empty dashboard with the first tooltip, then the Create Parent order drawer.
+    await signIn(a.page, server.baseUrl, traders.Anna.email);
+    await a.page.getByRole('heading', { name: 'Getting started' }).waitFor();
+    await a.page.getByTestId('tip-FIRST_PARENT_ORDER').waitFor();
+    await shot(a.page, T, '01-empty-with-tip');
+    await a.page.getByTestId('tip-FIRST_PARENT_ORDER').getByRole('button', { name: 'Got it' }).click();
+    await a.page.getByTestId('tip-FIRST_PARENT_ORDER').waitFor({ state: 'detached' });
+
+    await a.page.getByRole('button', { name: 'Add parent order' }).click();
+    const create = a.page.locator('form', { has: a.page.getByRole('heading', { name: 'Create Parent order' }) });
+    await create.getByRole('button', { name: 'Buy' }).click();
+    await create.getByRole('combobox', { name: 'Instrument' }).fill('euribor');
+    await a.page.getByRole('option', { name: /Euribor 3M Dec26-Mar27/ }).click();
+    await create.getByRole('textbox', { name: 'Quantity' }).fill('400');
+    await create.getByText('The minimum block size is 500').waitFor();
+    await create.getByRole('textbox', { name: 'Quantity' }).fill('5000');
+    await shot(a.page, T, '02-create-parent-order');
+    await create.getByRole('button', { name: 'Create parent order' }).click();
+
+    const bookA = a.page.getByRole('region', { name: `Order book ${instrument.name}` });
+    await bookA.waitFor();
+    const card = a.page.getByRole('listitem', { name: /Buy Euribor/ });
+    await card.getByTestId('parent-remaining').filter({ hasText: '5,000' }).waitFor();
+    await a.page.getByTestId('tip-INTERACT_WITH_ORDERBOOK').getByRole('button', { name: 'Got it' }).click();
+
+    // B opens the same book by hand: empty, no identity anywhere.
+    await signIn(b.page, server.baseUrl, traders.Ben.email);
+    await b.page.getByRole('button', { name: 'Add order book' }).click();
+    await b.page.getByRole('combobox', { name: 'Instrument' }).fill('euribor');
+    await b.page.getByRole('option', { name: /Euribor 3M Dec26-Mar27/ }).click();
+    await b.page.getByRole('button', { name: 'Add', exact: true }).click();
+    const bookB = b.page.getByRole('region', { name: `Order book ${instrument.name}` });
+    await bookB.getByTestId('ladder-row').first().waitFor();
+    assert.equal(await bookB.getByTestId('best-buy').textContent(), '--.---');
+    assert.deepEqual(
+      await bookB.getByTestId('ladder-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-price'))),
+      ['-0.005', '-0.010', '-0.015', '-0.020', '-0.025', '-0.030', '-0.035', '-0.040', '-0.045', '-0.050'],
+    );
+    // Count B's HTTP calls from here: the level must arrive through the topic, before any 15 s poll.
+    const bookCalls = [];
+    b.page.on('request', (r) => r.url().includes(`/api/instruments/${instrument.instrument_id}/book`) && bookCalls.push(Date.now()));
+
+    // A works 2,000 of it at -0.025 from the ladder.
+    await bookA.getByRole('button', { name: 'Price -0.025' }).click();
+    const work = a.page.locator('form', { has: a.page.getByRole('heading', { name: 'Work order' }) });
+    await a.page.getByTestId('tip-LEAVING_LIQUIDITY_IN_ORDERBOOK').getByRole('button', { name: 'Got it' }).click();
+    await a.page.getByTestId('tip-FIRST_ICEBERG_ORDER').getByRole('button', { name: 'Got it' }).click();
+    await work.getByRole('button', { name: 'Increase price by one tick' }).click();
+    await work.getByRole('button', { name: 'Decrease price by one tick' }).click();
+    assert.equal(await work.getByRole('textbox', { name: 'Limit price' }).inputValue(), '-0.025');
+    await work.getByRole('textbox', { name: 'Quantity' }).fill('6000');
+    await work.getByText('Exceeds available quantity').waitFor();
+    await work.getByRole('textbox', { name: 'Quantity' }).fill('2000');
+    await shot(a.page, T, '03-work-order-drawer');
+    const sentAt = Date.now();
+    await work.getByRole('button', { name: 'Place order' }).click();
+    await a.page.getByText('Your order to buy 2,000 at -0.025 is working.').waitFor();
+
+    // B sees the level at once, without identity.
+    const rowB = bookB.locator('[data-price="-0.025"]');
+    await until(async () => (await rowB.textContent()).includes('2k'), { timeoutMs: 5_000, what: "B's ladder to show 2k at -0.025" });
+    const seenAfterMs = Date.now() - sentAt;
+    assert.ok(bookCalls.length >= 1, 'the topic made B refetch its book');
+    assert.ok(seenAfterMs < 15_000, `seen after ${seenAfterMs} ms, before any poll`);
+    assert.equal(await bookB.getByTestId('best-buy').textContent(), '-0.025');
+    assert.equal(await rowB.getByLabel('Includes your orders').count(), 0, 'B does not see A’s order as its own');
+    const bText = await b.page.locator('main').textContent();
+    for (const secret of ['Halyard', 'Anna', traders.Anna.email, 'Northgate']) assert.ok(!bText.includes(secret), `B's screen shows ${secret}`);
+    await shot(b.page, T, '04-other-firm-sees-level');
+
+    // A sees its own mark and the child order on the card.
+    await bookA.locator('[data-price="-0.025"]').getByLabel('Includes your orders').waitFor();
+    await card.getByTestId('parent-remaining').filter({ hasText: '3,000' }).waitFor();
+    await shot(a.page, T, '05-dashboard-with-orders');
+
+    // A edits the quantity, then the price; B follows.
+    await card.getByRole('button', { name: 'Edit order 2,000 @ -0.025' }).click();
+    const edit = a.page.locator('form', { has: a.page.getByRole('heading', { name: 'Edit order' }) });
+    await edit.getByRole('textbox', { name: 'Quantity' }).fill('1500');
+    await edit.getByRole('button', { name: 'Apply changes' }).click();
+    await a.page.getByText('Order quantity updated to 1,500.').waitFor();
+    await until(async () => (await rowB.textContent()).includes('1.5k'), { timeoutMs: 5_000, what: 'B to see 1.5k' });
+
+    await card.getByRole('button', { name: 'Edit order 1,500 @ -0.025' }).click();
+    await edit.getByRole('button', { name: 'Decrease price by one tick' }).click();
+    await edit.getByRole('button', { name: 'Apply changes' }).click();
+    await a.page.getByText('Limit price updated to -0.030.').waitFor();
+    await until(async () => (await bookB.locator('[data-price="-0.030"]').textContent()).includes('1.5k'), { timeoutMs: 5_000, what: 'B to see the new price' });
+
+    // A cancels it after confirming; B's ladder empties.
+    await card.getByRole('button', { name: 'Cancel order 1,500 @ -0.030' }).click();
+    await a.page.getByRole('dialog', { name: 'Cancel order?' }).getByRole('button', { name: 'Yes, cancel' }).click();
+    await a.page.getByText('Order cancelled.').waitFor();
+    await until(async () => (await bookB.getByTestId('best-buy').textContent()) === '--.---', { timeoutMs: 5_000, what: "B's book to empty" });
+    await card.getByTestId('parent-remaining').filter({ hasText: '5,000' }).waitFor();
+
+    assert.deepEqual(a.errors.map(String), []);
+    assert.deepEqual(b.errors.map(String), []);
+  } catch (e) {
+    console.error(server.log().slice(-4000));
+    throw e;
+  } finally {
+    await a.context.close();
+    await b.context.close();
+    await server.stop();
+  }
+});
+
+test('outside hours the books show the closed overlay', async () => {
+  // Today is a holiday for this server, so the venue is closed whatever the hour.
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date());
+  const tomorrow = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + 86_400_000));
+  const server = await startServer({ env: { UPSTAIRS_HOLIDAYS: `${today},${tomorrow}` } });
+  const a = await newPage(browser);
+  try {
+    const { instrument, traders } = await seedVenue(server);
+    const { token } = traders.Anna;
+    await api(server.baseUrl, `/users/${traders.Anna.user.user_id}`, {
+      token, method: 'PATCH', body: { ui_metadata: [{ key: 'TOOLTIPS', value: ALL_TIPS.map((key) => ({ key, read: true })) }] },
+    });
+    const status = await api(server.baseUrl, '/platform/status', { token });
+    assert.equal(status.open, false);
+
+    await signIn(a.page, server.baseUrl, traders.Anna.email);
+    await a.page.getByRole('heading', { name: 'Upstairs is closed' }).waitFor();
+    await shot(a.page, T, '06-closed-empty');
+
+    await a.page.evaluate(([key, id]) => localStorage.setItem(key, JSON.stringify([id])), [`upstairs.books.${traders.Anna.user.user_id}`, instrument.instrument_id]);
+    await a.page.reload();
+    const book = a.page.getByRole('region', { name: `Order book ${instrument.name}` });
+    await book.getByText('Upstairs is closed').waitFor();
+    assert.equal(await book.getByRole('button', { name: /^Price/ }).count(), 0, 'no row can be worked while closed');
+    await shot(a.page, T, '07-closed-book');
+    assert.deepEqual(a.errors.map(String), []);
+  } catch (e) {
+    console.error(server.log().slice(-4000));
+    throw e;
+  } finally {
+    await a.context.close();
+    await server.stop();
+  }
+});

@@ -40,7 +40,7 @@ export function useNextTip(steps: TooltipStep[]): TooltipStep | null {
 type Props = {
   step: TooltipStep;
   show: boolean;
-  placement?: 'top' | 'bottom' | 'left' | 'right';
+  placement?: 'top' | 'bottom' | 'bottom-start' | 'left' | 'right';
   fullWidth?: boolean;
   children: ReactElement;
 };

@@ -14,10 +14,13 @@ import type { Decimal } from '@/lib/decimal';
 import { useTopic } from '@/lib/realtime';
 import { keys, useBook, useInstrument, useMarketData } from '../api/queries';
 import type { PlatformStatus } from '../api/schemas';
+import { OnboardingTip } from './onboarding-tip';
 import { buildLadder, formatK, formatPrice, legLabels, truncateName, type LadderRow } from '../lib/format';
 
 /** Spec section 9: an order book is 564 px high. */
 export const BOOK_HEIGHT = 564;
+/** Four books fit beside the parent list on a 1440 px screen; narrower screens scroll sideways. */
+export const BOOK_MIN_WIDTH = 250;
 
 type Props = {
   instrumentId: string;
@@ -25,6 +28,8 @@ type Props = {
   /** Set when the caller has quantity left to work on this instrument. */
   onWork?: (price: Decimal) => void;
   onRemove?: () => void;
+  /** Show the INTERACT_WITH_ORDERBOOK onboarding tip on this book. */
+  showTip?: boolean;
 };
 
 function Quantity({ value, own, side }: { value: number; own: number; side: 'buy' | 'sell' }) {
@@ -96,7 +101,7 @@ function Row({ row, onWork }: { row: LadderRow; onWork?: (price: Decimal) => voi
 }
 
 /** One instrument's anonymous block book with its price ladder (spec sections 2 and 9). */
-export function OrderBook({ instrumentId, status, onWork, onRemove }: Props) {
+export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = false }: Props) {
   const { product_name } = useAppConfig();
   const queryClient = useQueryClient();
   const instrument = useInstrument(instrumentId);
@@ -131,15 +136,17 @@ export function OrderBook({ instrumentId, status, onWork, onRemove }: Props) {
       variant="outlined"
       component="section"
       aria-label={i ? `Order book ${i.name}` : 'Order book'}
-      sx={{ height: BOOK_HEIGHT, width: 300, flex: '0 0 300px', display: 'flex', flexDirection: 'column', position: 'relative', overflow: 'hidden' }}
+      sx={{ height: BOOK_HEIGHT, flex: '1 1 0', minWidth: BOOK_MIN_WIDTH, maxWidth: 340, display: 'flex', flexDirection: 'column', position: 'relative', overflow: 'hidden' }}
     >
       <Box sx={{ px: 2, pt: 1.5, pb: 1, borderBottom: 1, borderColor: 'divider' }}>
         <Stack direction="row" spacing={1} sx={{ alignItems: 'flex-start' }}>
           <Box sx={{ flexGrow: 1, minWidth: 0 }}>
             {i ? (
-              <Typography variant="subtitle1" component="h3" title={i.name} sx={{ fontWeight: 700, lineHeight: 1.3, wordBreak: 'break-word' }}>
-                {truncateName(i.name)}
-              </Typography>
+              <OnboardingTip step="INTERACT_WITH_ORDERBOOK" show={showTip} placement="bottom-start">
+                <Typography variant="subtitle1" component="h3" title={i.name} sx={{ fontWeight: 700, lineHeight: 1.3, wordBreak: 'break-word' }}>
+                  {truncateName(i.name)}
+                </Typography>
+              </OnboardingTip>
             ) : (
               <Skeleton width="80%" />
             )}

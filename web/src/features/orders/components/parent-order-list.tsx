@@ -16,7 +16,6 @@ import { useInstrument } from '../api/queries';
 import type { Order, ParentOrder } from '../api/schemas';
 import { formatPrice, stateLabel, truncateName } from '../lib/format';
 import { ConfirmDialog } from './confirm-dialog';
-import { OnboardingTip } from './onboarding-tip';
 
 /** Spec section 9: the parent order list is at most 470 px high. */
 export const LIST_MAX_HEIGHT = 470;
@@ -29,24 +28,21 @@ type ListProps = {
   orders: Order[];
   open: boolean;
   canCreate: boolean;
-  showTip: boolean;
   onAdd: () => void;
   onEdit: (order: Order, parent: ParentOrder) => void;
 };
 
 /** The parent orders on the left of the dashboard, each with its own child orders. */
-export function ParentOrderList({ parents, orders, open, canCreate, showTip, onAdd, onEdit }: ListProps) {
+export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdit }: ListProps) {
   return (
     <Stack spacing={1.5} sx={{ width: { xs: '100%', md: 340 }, flex: '0 0 auto' }}>
       <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between' }}>
         <Typography variant="h3" component="h2">
           Parent orders
         </Typography>
-        <OnboardingTip step="FIRST_PARENT_ORDER" show={showTip} placement="right">
-          <Button size="small" variant="contained" startIcon={<Add />} onClick={onAdd} disabled={!canCreate}>
-            Add parent order
-          </Button>
-        </OnboardingTip>
+        <Button size="small" variant="contained" startIcon={<Add />} onClick={onAdd} disabled={!canCreate}>
+          Add parent order
+        </Button>
       </Stack>
       <Stack spacing={1.5} sx={{ maxHeight: LIST_MAX_HEIGHT, overflowY: 'auto', pr: 0.5 }} role="list" aria-label="Parent orders">
         {parents.length === 0 && (

@@ -25,7 +25,7 @@ import { truncateName } from '../lib/format';
 import { ClosingWarning } from './closing-warning';
 import { CreateParentOrderDrawer, INSTRUMENT_FILTER_DEBOUNCE_MS } from './create-parent-order-drawer';
 import { OnboardingTip, useNextTip } from './onboarding-tip';
-import { BOOK_HEIGHT, OrderBook } from './order-book';
+import { BOOK_HEIGHT, BOOK_MIN_WIDTH, OrderBook } from './order-book';
 import { OrderDrawer, type OrderDrawerTarget } from './order-drawer';
 import { ParentOrderList } from './parent-order-list';
 
@@ -75,7 +75,7 @@ function AddBook({ onAdd, variant = 'tile' }: { onAdd: (id: string) => void; var
       ) : (
         <ButtonBase
           onClick={() => setOpen(true)}
-          sx={{ height: BOOK_HEIGHT, width: 300, flex: '0 0 300px', border: 2, borderStyle: 'dashed', borderColor: 'divider', borderRadius: 2, flexDirection: 'column', gap: 1, color: 'text.secondary', '&:hover': { borderColor: 'primary.main', color: 'primary.main' } }}
+          sx={{ height: BOOK_HEIGHT, flex: '1 1 0', minWidth: BOOK_MIN_WIDTH, maxWidth: 340, border: 2, borderStyle: 'dashed', borderColor: 'divider', borderRadius: 2, flexDirection: 'column', gap: 1, color: 'text.secondary', '&:hover': { borderColor: 'primary.main', color: 'primary.main' } }}
         >
           <AddchartOutlined sx={{ fontSize: 40 }} />
           <Typography variant="subtitle1">Add order book</Typography>
@@ -135,7 +135,9 @@ export function TradingDashboard() {
   });
 
   const drawerOpen = creating || target !== null;
-  const tip = useNextTip(['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK']);
+  // The first-parent-order tip belongs to the empty dashboard; with orders, the book's tip comes next.
+  const firstTip = useNextTip(['FIRST_PARENT_ORDER']);
+  const bookTip = useNextTip(['INTERACT_WITH_ORDERBOOK']);
 
   if (parents.isPending) return <PageLoader />;
   if (parents.isError) return <ErrorCard error={parents.error} onRetry={() => void parents.refetch()} />;
@@ -170,7 +172,7 @@ export function TradingDashboard() {
           open={status.data?.open ?? true}
           action={
             <Stack direction="row" spacing={2} useFlexGap sx={{ flexWrap: 'wrap' }}>
-              <OnboardingTip step="FIRST_PARENT_ORDER" show={tip === 'FIRST_PARENT_ORDER' && !drawerOpen} placement="bottom">
+              <OnboardingTip step="FIRST_PARENT_ORDER" show={firstTip !== null && !drawerOpen} placement="bottom">
                 <Button variant="contained" onClick={() => setCreating(true)} disabled={!canCreate}>
                   Add parent order
                 </Button>
@@ -193,28 +195,21 @@ export function TradingDashboard() {
           orders={orders.data ?? []}
           open={open}
           canCreate={canCreate}
-          showTip={tip === 'FIRST_PARENT_ORDER' && !drawerOpen}
           onAdd={() => setCreating(true)}
           onEdit={(o, p) => void editOrder(o, p)}
         />
-        <Box sx={{ display: 'flex', gap: 2, flexWrap: 'wrap', flexGrow: 1 }}>
+        <Box sx={{ display: 'flex', gap: 2, flexGrow: 1, minWidth: 0, width: '100%', overflowX: 'auto', pb: 1 }}>
           {bookIds.map((id, n) => {
             const workable = active.filter((p) => p.instrument_id === id && p.state === 'ACTIVE' && p.quantities.tradable > 0);
-            const book = (
+            return (
               <OrderBook
                 key={id}
                 instrumentId={id}
                 status={status.data}
+                showTip={n === 0 && bookTip !== null && !drawerOpen}
                 onWork={workable.length > 0 ? (price) => void work(id, workable, price) : undefined}
                 onRemove={fromParents.includes(id) ? undefined : () => added.remove(id)}
               />
-            );
-            return n === 0 ? (
-              <OnboardingTip key={id} step="INTERACT_WITH_ORDERBOOK" show={tip === 'INTERACT_WITH_ORDERBOOK' && !drawerOpen} placement="bottom">
-                {book}
-              </OnboardingTip>
-            ) : (
-              book
             );
           })}
           {bookIds.length < MAX_BOOKS && <AddBook onAdd={added.add} />}

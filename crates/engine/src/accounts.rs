@@ -8,6 +8,7 @@ use upstairs_domain::{AutoAccept, CompanyId, Email, FieldError, Password, Permis
 use uuid::Uuid;
 
 use crate::error::{EngineError, StoreError};
+use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
 use crate::ratelimit::Action;
@@ -204,6 +205,7 @@ impl<S: Store> Engine<S> {
         )
         .await?;
         tx.commit().await?;
+        self.events.publish(Event::sessions_ended(actor.user.user_id));
         Ok(())
     }
 
@@ -336,6 +338,9 @@ impl<S: Store> Engine<S> {
         )
         .await?;
         tx.commit().await?;
+        if revoked > 0 {
+            self.events.publish(Event::sessions_ended(link.user_id));
+        }
         Ok(())
     }
 

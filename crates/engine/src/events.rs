@@ -11,6 +11,9 @@ pub enum Destination {
     User { user_id: UserId, destination: String },
     /// A shared topic such as `/topic/instruments/{id}/book`.
     Topic(String),
+    /// Not delivered: some sessions of this user ended (logout, deactivation, new password),
+    /// so its open sockets re-check their session at once.
+    SessionsEnded(UserId),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -20,6 +23,10 @@ pub struct Event {
 }
 
 impl Event {
+    pub fn sessions_ended(user_id: UserId) -> Self {
+        Self { to: Destination::SessionsEnded(user_id), body: Value::Null }
+    }
+
     pub fn to_user(user_id: UserId, destination: &str, body: Value) -> Self {
         Self { to: Destination::User { user_id, destination: destination.to_owned() }, body }
     }

@@ -404,6 +404,9 @@ impl<S: Store> Engine<S> {
         )
         .await?;
         tx.commit().await?;
+        if revoked > 0 {
+            self.events.publish(Event::sessions_ended(id));
+        }
         Ok(view)
     }
 

@@ -9,7 +9,11 @@ use support::*;
 use upstairs_domain::UserId;
 use upstairs_engine::{Event, EventPublisher};
 
-on_both_backends!(messages_reach_only_their_user, bad_token_gets_an_error_frame);
+on_both_backends!(
+    messages_reach_only_their_user,
+    bad_token_gets_an_error_frame,
+    ended_sessions_close_their_sockets_at_once
+);
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -43,8 +47,7 @@ async fn messages_reach_only_their_user(b: Backend) {
     assert_eq!(got["subscription"], "sub-0");
     assert_eq!(got["body"], json!({"notification_id": "n-1", "type": "MATCH_REQUEST_RECEIVED"}));
 
-    // Logging out ends what the socket may receive too (checked when it re-validates);
-    // here: a second message still flows while the session lives.
+    // A second message still flows while the session lives.
     events.publish(Event::to_user(me_id, "/user/topic/notifications", json!({"notification_id": "n-2"})));
     assert_eq!(peer.next_json(WAIT).await.unwrap()["body"]["notification_id"], "n-2");
     drop(peer);
@@ -68,5 +71,64 @@ async fn bad_token_gets_an_error_frame(b: Backend) {
     assert_eq!(error["message"], "unauthorized");
     assert!(!seen.iter().any(|v| v["event"] == "connected"), "{seen:?}");
     drop(peer);
+    app.stop().await;
+}
+
+/// Connects a STOMP client for `token` and waits until it is subscribed.
+async fn subscribed_peer(app: &TestApp, token: &str) -> Peer {
+    let mut peer = Peer::spawn(
+        "stomp_client.py",
+        &["127.0.0.1".into(), app.port().to_string(), token.into(), "/user/topic/orders".into()],
+    );
+    assert_eq!(peer.next_json(WAIT).await.unwrap()["event"], "connected");
+    assert_eq!(peer.next_json(WAIT).await, Some(json!({"event": "subscribed"})));
+    peer
+}
+
+async fn expect_session_ended(peer: &mut Peer) {
+    let got = peer.next_json(WAIT).await.expect("an ERROR frame well before the 60 s re-validation");
+    assert_eq!(got["event"], "error", "{got}");
+    assert_eq!(got["message"], "session ended");
+}
+
+/// Logout and deactivation end the socket of that session at once, not at the next
+/// 60 s re-validation; other users' sockets stay up.
+async fn ended_sessions_close_their_sockets_at_once(b: Backend) {
+    const PW: &str = "Realtime-Pass-1";
+    let app = TestApp::spawn(b).await;
+    let admin = app.admin_token().await;
+    for email in ["leaver@halyard.test", "deactivated@halyard.test", "stays@halyard.test"] {
+        upstairs::app::bootstrap_user(&app.database_url, email, PW, &["trader"], "Halyard").await.unwrap();
+    }
+    let leaver = app.login_remembered("leaver@halyard.test", PW).await;
+    let deactivated = app.login_remembered("deactivated@halyard.test", PW).await;
+    let stays = app.login_remembered("stays@halyard.test", PW).await;
+    let mut leaver_peer = subscribed_peer(&app, &leaver).await;
+    let mut deactivated_peer = subscribed_peer(&app, &deactivated).await;
+    let mut stays_peer = subscribed_peer(&app, &stays).await;
+
+    let (s, _) = app.call(reqwest::Method::DELETE, "/api/auth/session", Some(&leaver), None).await;
+    assert_eq!(s, reqwest::StatusCode::NO_CONTENT);
+    expect_session_ended(&mut leaver_peer).await;
+
+    let (_, user) = app.get("/api/users/me", Some(&deactivated)).await;
+    let (s, v) = app
+        .patch(&format!("/api/users/{}", user["user_id"].as_str().unwrap()), Some(&admin), json!({"active": false}))
+        .await;
+    assert_eq!(s, reqwest::StatusCode::OK, "{v}");
+    expect_session_ended(&mut deactivated_peer).await;
+
+    // The third user's socket still delivers.
+    let (_, me) = app.get("/api/users/me", Some(&stays)).await;
+    let stays_id: UserId = me["user_id"].as_str().unwrap().parse().unwrap();
+    let events = app.running.as_ref().unwrap().events.clone();
+    events.publish(Event::to_user(stays_id, "/user/topic/orders", json!({"type": "ORDER_UPDATED"})));
+    let got = stays_peer.next_json(WAIT).await.unwrap();
+    assert_eq!(
+        (got["event"].as_str(), got["body"]["type"].as_str()),
+        (Some("message"), Some("ORDER_UPDATED")),
+        "{got}"
+    );
+    drop((leaver_peer, deactivated_peer, stays_peer));
     app.stop().await;
 }

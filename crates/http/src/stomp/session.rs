@@ -209,6 +209,12 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
             }
             ev = events.recv() => {
                 match ev {
+                    Ok(Event { to: Destination::SessionsEnded(user_id), .. }) if user_id == actor.user.user_id => {
+                        if st.engine.authenticate(&token).await.is_err() {
+                            send(&mut sink, &error_frame("session ended", "The session has ended. Sign in again.")).await?;
+                            return Ok(());
+                        }
+                    }
                     Ok(event) => {
                         for frame in messages_for(&actor, &subs, &event, &mut message_seq) {
                             send(&mut sink, &frame).await?;

@@ -15,6 +15,10 @@ const PasswordRoute = lazy(() => import('./routes/password'));
 const DashboardRoute = lazy(() => import('./routes/dashboard'));
 const SettingsRoute = lazy(() => import('./routes/settings'));
 const AccountRoute = lazy(() => import('./routes/account'));
+const AdminCompaniesRoute = lazy(() => import('./routes/admin-company'));
+const AdminUsersRoute = lazy(() => import('./routes/admin-user'));
+const AdminInstrumentsRoute = lazy(() => import('./routes/admin-instrument'));
+const BlockCalculatorRoute = lazy(() => import('./routes/admin-block-calculator'));
 
 export const routes: RouteObject[] = [
   {
@@ -32,6 +36,10 @@ export const routes: RouteObject[] = [
           { path: paths.dashboard, element: <DashboardRoute /> },
           { path: paths.settings, element: <SettingsRoute /> },
           { path: paths.account, element: <AccountRoute /> },
+          { path: paths.adminCompanies, element: <AdminCompaniesRoute /> },
+          { path: paths.adminUsers, element: <AdminUsersRoute /> },
+          { path: paths.adminInstruments, element: <AdminInstrumentsRoute /> },
+          { path: paths.blockCalculator, element: <BlockCalculatorRoute /> },
         ],
       },
       { path: '*', element: <NotFoundPage /> },

@@ -8,6 +8,10 @@ export const paths = {
   dashboard: '/dashboard',
   settings: '/settings',
   account: '/user/account',
+  adminCompanies: '/admin/company',
+  adminUsers: '/admin/user',
+  adminInstruments: '/admin/instrument',
+  blockCalculator: '/admin/block-calculator',
   privacyPolicy: '/privacy-policy.html',
   cookiePolicy: '/cookie-policy.html',
 } as const;

@@ -9,6 +9,7 @@ import MenuItem from '@mui/material/MenuItem';
 import Toolbar from '@mui/material/Toolbar';
 import Typography from '@mui/material/Typography';
 import Logout from '@mui/icons-material/Logout';
+import MenuIcon from '@mui/icons-material/Menu';
 import PersonOutline from '@mui/icons-material/PersonOutlineOutlined';
 import SettingsOutlined from '@mui/icons-material/SettingsOutlined';
 import { Link as RouterLink, useNavigate } from 'react-router';
@@ -16,15 +17,19 @@ import { Logo } from '@/components/ui/logo';
 import { paths } from '@/config/paths';
 import type { User } from '@/lib/api/get-me';
 import { useLogout } from '@/lib/api/logout';
+import { hasAdminDrawer } from '@/lib/permissions';
+import { AdminDrawer } from './admin-drawer';
 
 function initials(user: User) {
   const s = `${user.first_name?.[0] ?? ''}${user.last_name?.[0] ?? ''}`.toUpperCase();
   return s || (user.email[0] ?? '?').toUpperCase();
 }
 
-/** Top bar: logo to the dashboard and the profile menu (e-mail, Settings, Logout). */
+/** Top bar: the menu button (admin and order-admin users only), logo to the dashboard and the profile menu (e-mail, Settings, Logout). */
 export function TopBar({ user }: { user: User }) {
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  const withDrawer = hasAdminDrawer(user);
   const navigate = useNavigate();
   const logout = useLogout({ onDone: () => navigate(paths.login, { replace: true }) });
   const close = () => setAnchor(null);
@@ -32,6 +37,11 @@ export function TopBar({ user }: { user: User }) {
   return (
     <AppBar position="sticky" color="inherit" elevation={0} sx={{ borderBottom: 1, borderColor: 'divider' }}>
       <Toolbar sx={{ gap: 2 }}>
+        {withDrawer && (
+          <IconButton edge="start" aria-label="Open menu" onClick={() => setDrawerOpen(true)}>
+            <MenuIcon />
+          </IconButton>
+        )}
         <RouterLink to={paths.dashboard} aria-label="Dashboard" style={{ textDecoration: 'none', display: 'flex' }}>
           <Logo />
         </RouterLink>
@@ -81,6 +91,7 @@ export function TopBar({ user }: { user: User }) {
           </MenuItem>
         </Menu>
       </Toolbar>
+      {withDrawer && <AdminDrawer user={user} open={drawerOpen} onClose={() => setDrawerOpen(false)} />}
     </AppBar>
   );
 }

@@ -1,6 +1,135 @@
-import type { HttpHandler } from 'msw';
+import { http, HttpResponse, type HttpHandler } from 'msw';
+import { db } from './db';
 
-/** In-memory state behind the admin MSW handlers; reset before each test. */
-export function resetAdminMocks() {}
+// In-memory admin data behind the MSW handlers; the server's own rules are
+// tested against the real server, these only echo what the panels send.
 
-export const adminHandlers: HttpHandler[] = [];
+type Ref = { company_id: string; name: string };
+export type MockCompany = {
+  company_id: string;
+  name: string;
+  full_name: string;
+  ems_identifier: string | null;
+  account: string | null;
+  trade_confirmation_email: string | null;
+  trade_confirmation_via_email_enabled: boolean;
+  default_broker: Ref | null;
+  brokers: Ref[];
+  roles: string[];
+  created_at: string;
+  updated_at: string;
+};
+
+export const admin = {
+  companies: [] as MockCompany[],
+  instruments: [] as Record<string, unknown>[],
+  requests: [] as { method: string; path: string; body: unknown }[],
+  nextId: 1,
+};
+
+const now = '2026-11-23T09:00:00Z';
+
+function company(name: string, roles: string[], brokers: Ref[] = []): MockCompany {
+  return {
+    company_id: `c-${name.toLowerCase()}`,
+    name,
+    full_name: `${name} Ltd`,
+    ems_identifier: null,
+    account: null,
+    trade_confirmation_email: roles.includes('broker') ? `ops@${name.toLowerCase()}.test` : null,
+    trade_confirmation_via_email_enabled: roles.includes('broker'),
+    default_broker: brokers[0] ?? null,
+    brokers,
+    roles,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+export function resetAdminMocks() {
+  const northgate = company('Northgate', ['broker']);
+  const baltic = company('Baltic', ['broker']);
+  const ref = (c: MockCompany) => ({ company_id: c.company_id, name: c.name });
+  admin.companies = [northgate, baltic, company('Halyard', [], [ref(northgate), ref(baltic)])];
+  admin.instruments = [
+    {
+      instrument_id: 'ai-1', name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', description: '', country: 'EU', currency: 'EUR', exchange_id: 'I',
+      exchange: 'ICE Futures Europe', exchange_iso_code: 'IFEU', exchange_instrument_id: null, bbg_code: 'ERZ6ERH7 Comdty', tick_size: 0.005,
+      exchange_tick_size: 0.005, min_quantity: 500, min_tick_price: -0.04, max_tick_price: -0.015, active: true, is_sandbox: false,
+      reversed_spread: false, created_at: now, updated_at: now,
+    },
+  ];
+  admin.requests = [];
+  admin.nextId = 1;
+}
+
+function isAdminRequest(request: Request) {
+  const token = request.headers.get('Authorization')?.replace(/^Bearer /, '');
+  const email = token ? db.sessions.get(token) : undefined;
+  return db.users.find((u) => u.email === email)?.roles.includes('upstairs-admin') ?? false;
+}
+
+function forbidden() {
+  return HttpResponse.json({ status: 403, detail: 'You do not have permission to do this.' }, { status: 403 });
+}
+
+async function record(request: Request) {
+  const url = new URL(request.url);
+  const body: unknown = request.method === 'GET' ? undefined : await request.clone().json();
+  admin.requests.push({ method: request.method, path: url.pathname + url.search, body });
+}
+
+const page = (items: unknown[]) => HttpResponse.json({ items, total_items: items.length });
+
+export const adminHandlers: HttpHandler[] = [
+  http.all('*/api/admin/*', async ({ request }) => {
+    await record(request);
+    return isAdminRequest(request) ? undefined : forbidden();
+  }),
+  http.get('*/api/admin/companies', () => page(admin.companies)),
+  http.post('*/api/admin/companies', async ({ request }) => {
+    const body = (await request.json()) as Partial<MockCompany> & { brokers: { company_id: string }[]; default_broker: { company_id: string } | null };
+    const refOf = (id: string) => ({ company_id: id, name: admin.companies.find((c) => c.company_id === id)?.name ?? id });
+    const c: MockCompany = {
+      ...company(body.name ?? '', body.roles ?? []),
+      ...body,
+      company_id: `c-new-${admin.nextId++}`,
+      brokers: body.brokers.map((b) => refOf(b.company_id)),
+      default_broker: body.default_broker ? refOf(body.default_broker.company_id) : null,
+    } as MockCompany;
+    if (admin.companies.some((x) => x.name === c.name)) {
+      return HttpResponse.json({ status: 400, detail: 'The company is not valid.', errors: [{ field: 'name', message: 'A company with this name already exists.' }] }, { status: 400 });
+    }
+    admin.companies.push(c);
+    return HttpResponse.json(c, { status: 201 });
+  }),
+  http.patch('*/api/admin/companies/:id', async ({ request, params }) => {
+    const c = admin.companies.find((x) => x.company_id === params.id);
+    if (!c) return HttpResponse.json({ status: 404, detail: 'Company not found.' }, { status: 404 });
+    const body = (await request.json()) as { name: string };
+    Object.assign(c, { name: body.name });
+    return HttpResponse.json(c);
+  }),
+  http.get('*/api/admin/users', () => page(db.users.map(({ password: _password, ...u }) => u))),
+  http.post('*/api/users', async ({ request }) => {
+    await record(request);
+    if (!isAdminRequest(request)) return forbidden();
+    const body = (await request.json()) as Record<string, unknown> & { email: string; company_id: string };
+    const u = db.addUser({ ...(body as object), user_id: `u-new-${admin.nextId++}`, company_name: admin.companies.find((c) => c.company_id === body.company_id)?.name ?? '', verified: false, auto_accept: null, parent_order_limit_multiplier: null });
+    const { password: _password, ...rest } = u;
+    return HttpResponse.json(rest, { status: 201 });
+  }),
+  http.get('*/api/admin/instruments', () => page(admin.instruments)),
+  http.post('*/api/admin/instruments', async ({ request }) => {
+    const body = (await request.json()) as Record<string, unknown>;
+    const i = { ...body, instrument_id: `ai-new-${admin.nextId++}`, created_at: now, updated_at: now };
+    admin.instruments.push(i);
+    return HttpResponse.json(i, { status: 201 });
+  }),
+  http.patch('*/api/admin/instruments/:id', async ({ request, params }) => {
+    const i = admin.instruments.find((x) => x.instrument_id === params.id);
+    if (!i) return HttpResponse.json({ status: 404, detail: 'Instrument not found.' }, { status: 404 });
+    Object.assign(i, (await request.json()) as object);
+    return HttpResponse.json(i);
+  }),
+];

@@ -34,12 +34,15 @@ export const db = {
   sessions: new Map<string, string>(),
   links: new Map<string, { email: string; purpose: 'RESET' | 'ACTIVATION' }>(),
   resetRequests: [] as { email: string; newAccount: boolean }[],
+  /** Bodies of PATCH /users/{id}, in order. */
+  userPatches: [] as { userId: string; body: Record<string, unknown> }[],
   config: { product_name: 'Upstairs', support_email: SUPPORT_EMAIL, support_phone: SUPPORT_PHONE, always_open: true },
   reset() {
     this.users = [makeUser()];
     this.sessions = new Map();
     this.links = new Map();
     this.resetRequests = [];
+    this.userPatches = [];
     this.config = { product_name: 'Upstairs', support_email: SUPPORT_EMAIL, support_phone: SUPPORT_PHONE, always_open: true };
   },
   addUser(overrides: Partial<MockUser>) {

@@ -44,10 +44,15 @@ export const handlers = [
   http.patch('*/api/users/:id', async ({ request, params }) => {
     const user = authed(request);
     if (!user) return problem(401, 'Not signed in.');
-    if (user.user_id !== params.id) return problem(403, 'Forbidden.');
+    const admin = user.roles.includes('upstairs-admin');
+    if (user.user_id !== params.id && !admin) return problem(403, 'Forbidden.');
+    const target = db.users.find((u) => u.user_id === params.id);
+    if (!target) return problem(404, 'User not found.');
     const body = (await request.json()) as Partial<MockUser>;
-    Object.assign(user, body);
-    return HttpResponse.json(publicUser(user));
+    db.userPatches.push({ userId: target.user_id, body });
+    const multiplier = body.parent_order_limit_multiplier === -1 ? null : body.parent_order_limit_multiplier;
+    Object.assign(target, body, multiplier === undefined ? {} : { parent_order_limit_multiplier: multiplier });
+    return HttpResponse.json(publicUser(target));
   }),
 
   http.post('*/api/users/password-reset', async ({ request }) => {

@@ -1,0 +1,60 @@
+import Box from '@mui/material/Box';
+import Drawer from '@mui/material/Drawer';
+import List from '@mui/material/List';
+import ListItemButton from '@mui/material/ListItemButton';
+import ListItemIcon from '@mui/material/ListItemIcon';
+import ListItemText from '@mui/material/ListItemText';
+import ListSubheader from '@mui/material/ListSubheader';
+import BusinessOutlined from '@mui/icons-material/BusinessOutlined';
+import CalculateOutlined from '@mui/icons-material/CalculateOutlined';
+import DashboardOutlined from '@mui/icons-material/DashboardOutlined';
+import GroupOutlined from '@mui/icons-material/GroupOutlined';
+import PersonOutline from '@mui/icons-material/PersonOutlineOutlined';
+import ShowChartOutlined from '@mui/icons-material/ShowChartOutlined';
+import type { ReactNode } from 'react';
+import { Link as RouterLink, useLocation } from 'react-router';
+import { paths } from '@/config/paths';
+import type { User } from '@/lib/api/get-me';
+import { isAdmin } from '@/lib/permissions';
+
+type Entry = { to: string; label: string; icon: ReactNode; show: boolean };
+
+/**
+ * Admin spec section 2: Dashboard, the Admin group and the User group. Action logs,
+ * Billing, the Orders panel and the Orders newsletter come with their own screens.
+ */
+export function AdminDrawer({ user, open, onClose }: { user: User; open: boolean; onClose: () => void }) {
+  const { pathname } = useLocation();
+  const admin = isAdmin(user);
+  const groups: { title?: string; entries: Entry[] }[] = [
+    { entries: [{ to: paths.dashboard, label: 'Dashboard', icon: <DashboardOutlined />, show: true }] },
+    {
+      title: 'Admin',
+      entries: [
+        { to: paths.adminCompanies, label: 'Companies panel', icon: <BusinessOutlined />, show: admin },
+        { to: paths.adminUsers, label: 'Users panel', icon: <GroupOutlined />, show: admin },
+        { to: paths.adminInstruments, label: 'Instruments panel', icon: <ShowChartOutlined />, show: admin },
+        { to: paths.blockCalculator, label: 'Block Calculator', icon: <CalculateOutlined />, show: true },
+      ],
+    },
+    { title: 'User', entries: [{ to: paths.account, label: 'Account Info', icon: <PersonOutline />, show: true }] },
+  ];
+  return (
+    <Drawer anchor="left" open={open} onClose={onClose}>
+      <Box component="nav" aria-label="Main menu" sx={{ width: 280 }}>
+        {groups.map((g) => (
+          <List key={g.title ?? 'main'} subheader={g.title ? <ListSubheader>{g.title}</ListSubheader> : undefined}>
+            {g.entries
+              .filter((e) => e.show)
+              .map((e) => (
+                <ListItemButton key={e.to} component={RouterLink} to={e.to} selected={pathname === e.to} onClick={onClose}>
+                  <ListItemIcon>{e.icon}</ListItemIcon>
+                  <ListItemText primary={e.label} />
+                </ListItemButton>
+              ))}
+          </List>
+        ))}
+      </Box>
+    </Drawer>
+  );
+}

@@ -1,0 +1,77 @@
+import type { FormEvent, ReactNode } from 'react';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Drawer from '@mui/material/Drawer';
+import IconButton from '@mui/material/IconButton';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import Close from '@mui/icons-material/Close';
+import { ApiError } from '@/lib/api-errors';
+
+/** Admin spec section 9: drawers are 486 px wide. */
+export const DRAWER_WIDTH = 486;
+
+/** The server's error data (admin spec section 7): its detail, else the status and body. */
+export function serverErrorText(error: unknown): string | null {
+  if (!error) return null;
+  if (!(error instanceof ApiError)) return 'The request failed. Check your connection and try again.';
+  if (error.detail) return error.detail;
+  return `[${error.status}] ${typeof error.data === 'string' ? error.data : JSON.stringify(error.data ?? '')}`;
+}
+
+/** A field's message from the server's problem document, if it sent one. */
+export function serverFieldError(error: unknown, field: string): string | undefined {
+  return error instanceof ApiError ? error.fieldErrors.find((e) => e.field === field)?.message : undefined;
+}
+
+type Props = {
+  open: boolean;
+  title: string;
+  submitLabel: string;
+  canSubmit: boolean;
+  pending: boolean;
+  error: unknown;
+  onSubmit: () => void;
+  onClose: () => void;
+  children: ReactNode;
+};
+
+/** A right-hand drawer holding a create or edit form; submit stays disabled while the form is invalid. */
+export function FormDrawer({ open, title, submitLabel, canSubmit, pending, error, onSubmit, onClose, children }: Props) {
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (canSubmit && !pending) onSubmit();
+  };
+  const message = serverErrorText(error);
+  return (
+    <Drawer anchor="right" open={open} onClose={onClose} slotProps={{ paper: { sx: { width: { xs: '100%', sm: DRAWER_WIDTH } } } }}>
+      <Box component="form" onSubmit={submit} noValidate aria-label={title} sx={{ display: 'flex', flexDirection: 'column', height: '100%' }}>
+        <Stack direction="row" sx={{ alignItems: 'center', px: 3, py: 2, borderBottom: 1, borderColor: 'divider' }}>
+          <Typography variant="h2" component="h2" sx={{ flexGrow: 1, fontSize: '1.25rem' }}>
+            {title}
+          </Typography>
+          <IconButton aria-label="Close" onClick={onClose}>
+            <Close />
+          </IconButton>
+        </Stack>
+        <Stack spacing={2.5} sx={{ p: 3, flexGrow: 1, overflowY: 'auto' }}>
+          {children}
+          {message && (
+            <Alert severity="error" role="alert">
+              {message}
+            </Alert>
+          )}
+        </Stack>
+        <Stack direction="row" spacing={2} sx={{ p: 3, borderTop: 1, borderColor: 'divider' }}>
+          <Button onClick={onClose} fullWidth>
+            Cancel
+          </Button>
+          <Button type="submit" variant="contained" fullWidth disabled={!canSubmit || pending}>
+            {submitLabel}
+          </Button>
+        </Stack>
+      </Box>
+    </Drawer>
+  );
+}

@@ -181,6 +181,27 @@ describe('instruments panel', () => {
     await expect.poll(() => admin.requests.at(-1)?.path).toContain('active=false');
   });
 
+  it('creates the first instrument from the empty list', async () => {
+    admin.instruments = [];
+    const { user } = asAdmin('/admin/instrument');
+    expect(await screen.findByText('No instrument matches these filters.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Create instrument' }));
+    const form = await drawer('Create instrument');
+    const fill = async (name: RegExp, value: string) => user.type(within(form).getByRole('textbox', { name }), value);
+    await fill(/^Name/, 'Brent Crude Dec26-Jun27');
+    await fill(/^Term/, 'Dec26-Jun27');
+    await fill(/^Currency/, 'USD');
+    await fill(/^Tick size/, '0.01');
+    await fill(/^Minimum block size/, '100');
+    await fill(/^Best bid/, '1.18');
+    expect(within(form).getByRole('textbox', { name: /^Best offer/ })).toHaveValue('1.28');
+    await fill(/^Exchange id/, 'B');
+    await user.click(within(form).getByRole('button', { name: 'Create instrument' }));
+    expect(await screen.findByText('Brent Crude Dec26-Jun27 created.')).toBeInTheDocument();
+    expect(admin.requests.find((r) => r.method === 'POST')?.body).toMatchObject({ min_tick_price: 1.18, max_tick_price: 1.28, exchange_tick_size: 0.01, min_quantity: 100 });
+    expect(await screen.findByRole('table', { name: 'Instruments' })).toHaveTextContent('Brent Crude Dec26-Jun27');
+  });
+
   it('edits the band: one side sets the other 10 ticks away, off-tick prices are invalid', async () => {
     const { user } = asAdmin('/admin/instrument');
     await user.click(await screen.findByRole('button', { name: 'Edit Euribor 3M Dec26-Mar27' }));

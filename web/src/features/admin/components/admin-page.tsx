@@ -16,11 +16,13 @@ type Props = {
   query: { isPending: boolean; isError: boolean; error: unknown; refetch: () => unknown };
   empty: boolean;
   emptyText: string;
+  /** The create or edit drawer, shown whatever the state of the list. */
+  drawer?: ReactNode;
   children: ReactNode;
 };
 
 /** An admin panel: title, create button, filters, then the list with its loading, error and empty states. */
-export function AdminPage({ title, createLabel, onCreate, filters, query, empty, emptyText, children }: Props) {
+export function AdminPage({ title, createLabel, onCreate, filters, query, empty, emptyText, drawer, children }: Props) {
   return (
     <Stack spacing={3}>
       <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between' }}>
@@ -47,6 +49,7 @@ export function AdminPage({ title, createLabel, onCreate, filters, query, empty,
       ) : (
         <Box>{children}</Box>
       )}
+      {drawer}
     </Stack>
   );
 }

@@ -54,6 +54,7 @@ export function CompaniesPanel() {
       onCreate={() => setEditing({ company: null })}
       query={companies}
       empty={items.length === 0}
+      drawer={editing && <CompanyDrawer company={editing.company} all={items} onClose={() => setEditing(null)} />}
       emptyText="No companies yet."
     >
       <TableContainer component={Paper} variant="outlined">
@@ -93,7 +94,6 @@ export function CompaniesPanel() {
           </TableBody>
         </Table>
       </TableContainer>
-      {editing && <CompanyDrawer company={editing.company} all={items} onClose={() => setEditing(null)} />}
     </AdminPage>
   );
 }

@@ -98,6 +98,7 @@ export function InstrumentsPanel() {
       filters={filters}
       query={instruments}
       empty={items.length === 0}
+      drawer={editing && <InstrumentDrawer instrument={editing.instrument} onClose={() => setEditing(null)} />}
       emptyText="No instrument matches these filters."
     >
       <TableContainer component={Paper} variant="outlined">
@@ -150,7 +151,6 @@ export function InstrumentsPanel() {
           </TableBody>
         </Table>
       </TableContainer>
-      {editing && <InstrumentDrawer instrument={editing.instrument} onClose={() => setEditing(null)} />}
     </AdminPage>
   );
 }

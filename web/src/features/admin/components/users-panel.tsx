@@ -51,7 +51,7 @@ export function UsersPanel() {
   const [editing, setEditing] = useState<{ user: AdminUser | null } | null>(null);
   const items = users.data?.items ?? [];
   return (
-    <AdminPage title="Users" createLabel="Create user" onCreate={() => setEditing({ user: null })} query={users} empty={items.length === 0} emptyText="No users yet.">
+    <AdminPage title="Users" createLabel="Create user" onCreate={() => setEditing({ user: null })} query={users} empty={items.length === 0} drawer={editing && <UserDrawer user={editing.user} onClose={() => setEditing(null)} />} emptyText="No users yet.">
       <TableContainer component={Paper} variant="outlined">
         <Table size="small" aria-label="Users">
           <TableHead>
@@ -92,7 +92,6 @@ export function UsersPanel() {
           </TableBody>
         </Table>
       </TableContainer>
-      {editing && <UserDrawer user={editing.user} onClose={() => setEditing(null)} />}
     </AdminPage>
   );
 }

@@ -42,11 +42,13 @@ type Props = {
   show: boolean;
   placement?: 'top' | 'bottom' | 'bottom-start' | 'left' | 'right';
   fullWidth?: boolean;
+  /** Tips inside a drawer sit above it; the dashboard's stay below drawers, menus and dialogs. */
+  inDrawer?: boolean;
   children: ReactElement;
 };
 
 /** An onboarding tooltip with 'Got it'; shown while `show` and not yet read. */
-export function OnboardingTip({ step, show, placement = 'bottom', fullWidth = false, children }: Props) {
+export function OnboardingTip({ step, show, placement = 'bottom', fullWidth = false, inDrawer = false, children }: Props) {
   const user = useCurrentUser();
   const update = useUpdateUser();
   const open = show && !isTipRead(user, step);
@@ -65,7 +67,7 @@ export function OnboardingTip({ step, show, placement = 'bottom', fullWidth = fa
       disableFocusListener
       disableHoverListener
       disableTouchListener
-      slotProps={{ tooltip: { sx: { maxWidth: 280, p: 1.5 } } }}
+      slotProps={{ popper: { sx: { zIndex: (t) => (inDrawer ? t.zIndex.tooltip : t.zIndex.appBar) } }, tooltip: { sx: { maxWidth: 280, p: 1.5 } } }}
       title={
         <Box role="dialog" aria-label="Tip" data-testid={`tip-${step}`}>
           <Typography variant="body2">{TOOLTIP_STEPS[step]}</Typography>

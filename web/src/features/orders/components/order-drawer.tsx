@@ -227,7 +227,7 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
           slotProps={{ htmlInput: { inputMode: 'numeric' } }}
           fullWidth
         />
-        <OnboardingTip step="FIRST_ICEBERG_ORDER" show={tip === 'FIRST_ICEBERG_ORDER'} placement="left">
+        <OnboardingTip step="FIRST_ICEBERG_ORDER" show={tip === 'FIRST_ICEBERG_ORDER'} placement="left" inDrawer>
           <FormControlLabel control={<Switch checked={iceberg} onChange={(e) => setIceberg(e.target.checked)} />} label="Iceberg (show only the minimum block)" />
         </OnboardingTip>
         <FormControl>
@@ -263,7 +263,7 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
         <Button onClick={onClose} fullWidth>
           Cancel
         </Button>
-        <OnboardingTip step="LEAVING_LIQUIDITY_IN_ORDERBOOK" show={tip === 'LEAVING_LIQUIDITY_IN_ORDERBOOK'} placement="top" fullWidth>
+        <OnboardingTip step="LEAVING_LIQUIDITY_IN_ORDERBOOK" show={tip === 'LEAVING_LIQUIDITY_IN_ORDERBOOK'} placement="top" fullWidth inDrawer>
           <Button type="submit" variant="contained" fullWidth disabled={invalid || pending}>
             {editing ? 'Apply changes' : 'Place order'}
           </Button>

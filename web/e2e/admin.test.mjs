@@ -1,0 +1,189 @@
+// The admin area on the real server in Chromium: companies, users (the
+// activation e-mail arrives), instruments with the band rule, the block
+// calculator, and a trader who has no menu and gets the 404 page.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ADMIN, api, createUserAsAdmin, launchBrowser, newPage, shot, startServer, waitForMail } from './harness.mjs';
+
+const T = 'admin';
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+async function signIn(page, baseUrl, email, password) {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+async function openPanel(page, name) {
+  await page.getByRole('button', { name: 'Open menu' }).click();
+  await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name }).click();
+}
+
+/** Picks options of an MUI select (multiple selects stay open until Escape). */
+async function pick(page, form, label, options) {
+  await form.getByRole('combobox', { name: label }).click();
+  for (const o of options) await page.getByRole('listbox').getByRole('option', { name: o, exact: true }).click();
+  if (options.length > 1 || label === 'Brokers' || label === 'Roles') await page.keyboard.press('Escape');
+}
+
+test('an admin manages companies, users and instruments; a trader cannot', async () => {
+  const server = await startServer();
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await signIn(page, server.baseUrl, ADMIN.email, ADMIN.password);
+    // The bootstrap admin chooses a match-request preference first.
+    await page.getByRole('heading', { name: 'Welcome to Upstairs' }).waitFor();
+    await page.getByRole('radio', { name: /Instant/ }).check();
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+
+    await page.getByRole('button', { name: 'Open menu' }).click();
+    await page.getByRole('navigation', { name: 'Main menu' }).waitFor();
+    await shot(page, T, '01-drawer');
+    await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Companies panel' }).click();
+    await page.getByRole('heading', { name: 'Companies' }).waitFor();
+
+    // A broker company.
+    await page.getByRole('button', { name: 'Create company' }).click();
+    let form = page.getByRole('form', { name: 'Create company' });
+    await form.getByRole('textbox', { name: 'Company name' }).fill('Northgate');
+    await form.getByRole('textbox', { name: 'Full name' }).fill('N');
+    await form.getByRole('textbox', { name: 'Full name' }).blur();
+    await form.getByText('Full name must be at least 4 characters long').waitFor();
+    await form.getByRole('textbox', { name: 'Full name' }).fill('Northgate Clearing LLP');
+    await form.getByRole('textbox', { name: 'Trade confirmation e-mail' }).fill('ops@northgate.test');
+    await form.getByRole('switch', { name: 'Trade confirmation via e-mail' }).check();
+    await pick(page, form, 'Roles', ['Broker']);
+    await shot(page, T, '02-company-form');
+    await form.getByRole('button', { name: 'Create company' }).click();
+    await page.getByText('Northgate created.').waitFor();
+
+    // A trading firm using it: the default broker follows the brokers.
+    await page.getByRole('button', { name: 'Create company' }).click();
+    form = page.getByRole('form', { name: 'Create company' });
+    await form.getByRole('textbox', { name: 'Company name' }).fill('Halyard');
+    await form.getByRole('textbox', { name: 'Full name' }).fill('Halyard Capital LLP');
+    await pick(page, form, 'Brokers', ['Northgate']);
+    assert.equal(await form.getByRole('combobox', { name: 'Default broker' }).textContent(), 'Northgate');
+    await form.getByRole('button', { name: 'Create company' }).click();
+    await page.getByText('Halyard created.').waitFor();
+    const companies = page.getByRole('table', { name: 'Companies' });
+    await companies.getByRole('row', { name: /Halyard Halyard Capital LLP Trading firm Northgate Northgate/ }).waitFor();
+    await shot(page, T, '03-companies-panel');
+
+    // A user in the firm: the activation e-mail arrives.
+    await openPanel(page, 'Users panel');
+    await page.getByRole('heading', { name: 'Users' }).waitFor();
+    await page.getByRole('button', { name: 'Create user' }).click();
+    form = page.getByRole('form', { name: 'Create user' });
+    await form.getByRole('textbox', { name: 'First name' }).fill('Nia');
+    await form.getByRole('textbox', { name: 'Last name' }).fill('Novak');
+    await form.getByRole('textbox', { name: 'E-mail' }).fill('nia@halyard');
+    await form.getByRole('textbox', { name: 'E-mail' }).blur();
+    await form.getByText('Please enter a valid email address').waitFor();
+    await form.getByRole('textbox', { name: 'E-mail' }).fill('nia@halyard.test');
+    await pick(page, form, 'Company', ['Halyard']);
+    await form.getByRole('textbox', { name: 'Parent order limit multiplier' }).fill('3');
+    await shot(page, T, '04-user-form');
+    await form.getByRole('button', { name: 'Create user' }).click();
+    await page.getByText('nia@halyard.test created. An activation e-mail is on its way.').waitFor();
+    const { link } = await waitForMail(server.mailDir, 'nia@halyard.test', { pathPrefix: '/account-activate' });
+    assert.match(link, /\/account-activate\?hash=/);
+    await page.getByRole('table', { name: 'Users' }).getByRole('row', { name: /Nia Novak nia@halyard.test Halyard Trader 3/ }).waitFor();
+
+    // Editing: the company is locked; an empty multiplier is stored as none.
+    await page.getByRole('button', { name: 'Edit nia@halyard.test' }).click();
+    form = page.getByRole('form', { name: 'Edit nia@halyard.test' });
+    assert.equal(await form.getByRole('combobox', { name: 'Company' }).getAttribute('aria-disabled'), 'true');
+    await form.getByRole('textbox', { name: 'Parent order limit multiplier' }).fill('');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('nia@halyard.test updated.').waitFor();
+    const { token } = await api(server.baseUrl, '/auth/login', { method: 'POST', body: { ...ADMIN, rememberMe: false } });
+    const users = await api(server.baseUrl, '/admin/users?page=0&size=200', { token });
+    assert.equal(users.items.find((u) => u.email === 'nia@halyard.test').parent_order_limit_multiplier, null);
+    await shot(page, T, '05-users-panel');
+
+    // An instrument, then an edit of its band.
+    await openPanel(page, 'Instruments panel');
+    await page.getByRole('heading', { name: 'Instruments' }).waitFor();
+    await page.getByRole('button', { name: 'Create instrument' }).click();
+    form = page.getByRole('form', { name: 'Create instrument' });
+    await form.getByRole('textbox', { name: /^Name/ }).fill('Euribor 3M Dec26-Mar27');
+    await form.getByRole('textbox', { name: 'Term' }).fill('Dec26-Mar27');
+    await form.getByRole('textbox', { name: 'Currency' }).fill('EUR');
+    await form.getByRole('textbox', { name: /^Tick size/ }).fill('0.005');
+    await form.getByRole('textbox', { name: 'Exchange id' }).fill('I');
+    await form.getByRole('textbox', { name: 'Minimum block size' }).fill('500');
+    await form.getByRole('textbox', { name: 'Best bid' }).fill('-0.040');
+    assert.equal(await form.getByRole('textbox', { name: 'Best offer' }).inputValue(), '0.010');
+    await form.getByRole('textbox', { name: 'Best offer' }).fill('-0.015');
+    assert.equal(await form.getByRole('textbox', { name: 'Best bid' }).inputValue(), '-0.065');
+    await form.getByRole('textbox', { name: 'Best bid' }).fill('-0.0401');
+    await form.getByText('Invalid value').waitFor();
+    assert.equal(await form.getByRole('button', { name: 'Create instrument' }).isDisabled(), true);
+    await form.getByRole('textbox', { name: 'Best bid' }).fill('-0.040');
+    await form.getByRole('textbox', { name: 'Best offer' }).fill('-0.015');
+    await shot(page, T, '06-instrument-form');
+    await form.getByRole('button', { name: 'Create instrument' }).click();
+    await page.getByText('Euribor 3M Dec26-Mar27 created.').waitFor();
+
+    await page.getByRole('button', { name: 'Edit Euribor 3M Dec26-Mar27' }).click();
+    form = page.getByRole('form', { name: 'Edit Euribor 3M Dec26-Mar27' });
+    assert.equal(await form.getByRole('textbox', { name: 'Best offer' }).inputValue(), '-0.015');
+    await form.getByRole('textbox', { name: 'Best bid' }).fill('-0.030');
+    assert.equal(await form.getByRole('textbox', { name: 'Best offer' }).inputValue(), '0.020');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Euribor 3M Dec26-Mar27 updated.').waitFor();
+    const [instrument] = await api(server.baseUrl, '/instruments', { token });
+    assert.deepEqual([instrument.min_tick_price, instrument.max_tick_price], [-0.03, 0.02]);
+
+    await page.getByRole('textbox', { name: 'Name' }).fill('bund');
+    await page.getByText('No instrument matches these filters.').waitFor();
+    await page.getByRole('textbox', { name: 'Name' }).fill('');
+    await page.getByRole('table', { name: 'Instruments' }).getByText('Euribor 3M Dec26-Mar27').waitFor();
+    await shot(page, T, '07-instruments-panel');
+
+    await openPanel(page, 'Block Calculator');
+    await page.getByTestId('band').filter({ hasText: '94.26 – 95.20' }).waitFor();
+    assert.equal(await page.getByTestId('notional').textContent(), '198,933.00');
+    await shot(page, T, '08-block-calculator');
+
+    // A trader: no menu button, and the 404 page on admin routes.
+    const tom = await createUserAsAdmin(server.baseUrl, { email: 'tom@upstairs.test' });
+    const { link: tomLink } = await waitForMail(server.mailDir, 'tom@upstairs.test', { pathPrefix: '/account-activate' });
+    await api(server.baseUrl, `/users/password-reset/${new URL(tomLink).searchParams.get('hash')}`, { method: 'POST', body: { password: 'Trader-Pass-2026' } });
+    const tomToken = (await api(server.baseUrl, '/auth/login', { method: 'POST', body: { email: 'tom@upstairs.test', password: 'Trader-Pass-2026' } })).token;
+    await api(server.baseUrl, `/users/${tom.user_id}`, { token: tomToken, method: 'PATCH', body: { auto_accept: 'INSTANT' } });
+    const trader = await newPage(browser);
+    try {
+      await signIn(trader.page, server.baseUrl, 'tom@upstairs.test', 'Trader-Pass-2026');
+      await trader.page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+      assert.equal(await trader.page.getByRole('button', { name: 'Open menu' }).count(), 0);
+      for (const path of ['/admin/company', '/admin/user', '/admin/instrument']) {
+        await trader.page.goto(`${server.baseUrl}${path}`);
+        await trader.page.getByRole('heading', { name: 'Oops! Page Not Found (404)' }).waitFor();
+        assert.equal(await trader.page.getByRole('table').count(), 0, `${path} shows no data`);
+      }
+      await shot(trader.page, T, '09-trader-404');
+      await assert.rejects(api(server.baseUrl, '/admin/companies?page=0&size=200', { token: tomToken }), /→ 403/);
+      assert.deepEqual(trader.errors.map(String), []);
+    } finally {
+      await trader.context.close();
+    }
+    assert.deepEqual(errors.map(String), [], 'no uncaught errors in the page');
+  } catch (e) {
+    await shot(page, T, 'failure').catch(() => {});
+    console.error(server.log().slice(-4000));
+    throw e;
+  } finally {
+    await context.close();
+    await server.stop();
+  }
+});

@@ -64,6 +64,14 @@ test('two traders: work, see at once, edit and cancel a child order', async () =
   const b = await newPage(browser);
   try {
     const { instrument, traders } = await seedVenue(server);
+    // B's socket: every book push for this instrument, to show the level arrives by the topic.
+    const pushes = [];
+    b.page.on('websocket', (ws) =>
+      ws.on('framereceived', ({ payload }) => {
+        const text = String(payload);
+        if (text.startsWith('MESSAGE') && text.includes(`destination:/topic/instruments/${instrument.instrument_id}/book`)) pushes.push(Date.now());
+      }),
+    );
     // B has seen the onboarding; A meets it.
     await api(server.baseUrl, `/users/${traders.Ben.user.user_id}`, {
       token: traders.Ben.token, method: 'PATCH', body: { ui_metadata: [{ key: 'TOOLTIPS', value: ALL_TIPS.map((key) => ({ key, read: true })) }] },
@@ -107,7 +115,7 @@ test('two traders: work, see at once, edit and cancel a child order', async () =
       await bookB.getByTestId('ladder-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-price'))),
       ['-0.005', '-0.010', '-0.015', '-0.020', '-0.025', '-0.030', '-0.035', '-0.040', '-0.045', '-0.050'],
     );
-    // Count B's HTTP calls from here: the level must arrive through the topic, before any 15 s poll.
+    // B's book requests from here on.
     const bookCalls = [];
     b.page.on('request', (r) => r.url().includes(`/api/instruments/${instrument.instrument_id}/book`) && bookCalls.push(Date.now()));
 
@@ -130,9 +138,10 @@ test('two traders: work, see at once, edit and cancel a child order', async () =
     // B sees the level at once, without identity.
     const rowB = bookB.locator('[data-price="-0.025"]');
     await until(async () => (await rowB.textContent()).includes('2k'), { timeoutMs: 5_000, what: "B's ladder to show 2k at -0.025" });
-    const seenAfterMs = Date.now() - sentAt;
-    assert.ok(bookCalls.length >= 1, 'the topic made B refetch its book');
-    assert.ok(seenAfterMs < 15_000, `seen after ${seenAfterMs} ms, before any poll`);
+    // Measured, not asserted: the figure is printed for the record.
+    console.log(`# B saw A's level ${Date.now() - sentAt} ms after A clicked Place order`);
+    assert.ok(pushes.some((t) => t >= sentAt), "B's socket received the book push");
+    assert.ok(bookCalls.some((t) => t >= pushes.find((p) => p >= sentAt)), 'the push made B refetch its book');
     assert.equal(await bookB.getByTestId('best-buy').textContent(), '-0.025');
     assert.equal(await rowB.getByLabel('Includes your orders').count(), 0, 'B does not see A’s order as its own');
     const bText = await b.page.locator('main').textContent();

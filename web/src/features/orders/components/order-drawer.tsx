@@ -119,7 +119,7 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
   const [parentId, setParentId] = useState(parents[0]?.parent_order_id ?? '');
   const parent = parents.find((p) => p.parent_order_id === parentId) ?? parents[0];
   const original = target.kind === 'edit' ? target.order : null;
-  const [price, setPrice] = useState(toFixed(original ? dec(original.price) : (target as { price: Decimal }).price, places));
+  const [price, setPrice] = useState(toFixed(target.kind === 'edit' ? dec(target.order.price) : target.price, places));
   const [quantity, setQuantity] = useState(String(original ? original.quantity : (parent?.quantities.tradable ?? '')));
   const [iceberg, setIceberg] = useState(original?.iceberg ?? false);
   const [residual, setResidual] = useState(original?.residual ?? true);

@@ -44,14 +44,14 @@ export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdi
           Add parent order
         </Button>
       </Stack>
+      {parents.length === 0 && (
+        <Paper variant="outlined" sx={{ p: 2 }}>
+          <Typography variant="body2" color="text.secondary">
+            No active orders yet. Add a parent order to work it in the book.
+          </Typography>
+        </Paper>
+      )}
       <Stack spacing={1.5} sx={{ maxHeight: LIST_MAX_HEIGHT, overflowY: 'auto', pr: 0.5 }} role="list" aria-label="Parent orders">
-        {parents.length === 0 && (
-          <Paper variant="outlined" sx={{ p: 2 }}>
-            <Typography variant="body2" color="text.secondary">
-              No active orders yet. Add a parent order to work it in the book.
-            </Typography>
-          </Paper>
-        )}
         {parents.map((p) => (
           <ParentOrderCard
             key={p.parent_order_id}

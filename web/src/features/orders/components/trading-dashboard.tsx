@@ -148,14 +148,17 @@ export function TradingDashboard() {
   const fromParents = [...new Set(active.map((p) => p.instrument_id))];
   const bookIds = [...fromParents, ...added.ids.filter((id) => !fromParents.includes(id))].slice(0, MAX_BOOKS);
 
-  const work = async (instrumentId: string, workable: ParentOrder[], price: Decimal) => {
-    const instrument = await queryClient.fetchQuery(instrumentQuery(instrumentId));
-    setTarget({ kind: 'work', instrument, parents: workable, price });
-  };
-  const editOrder = async (order: Order, parent: ParentOrder) => {
-    const instrument = await queryClient.fetchQuery(instrumentQuery(order.instrument_id));
-    setTarget({ kind: 'edit', instrument, parent, order });
-  };
+  // The drawers work on the instrument's current band; a failed fetch is already in the error snackbar.
+  const work = (instrumentId: string, workable: ParentOrder[], price: Decimal) =>
+    queryClient.fetchQuery(instrumentQuery(instrumentId)).then(
+      (instrument) => setTarget({ kind: 'work', instrument, parents: workable, price }),
+      () => {},
+    );
+  const editOrder = (order: Order, parent: ParentOrder) =>
+    queryClient.fetchQuery(instrumentQuery(order.instrument_id)).then(
+      (instrument) => setTarget({ kind: 'edit', instrument, parent, order }),
+      () => {},
+    );
 
   const drawers = (
     <>

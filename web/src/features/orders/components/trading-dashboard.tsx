@@ -144,7 +144,8 @@ export function TradingDashboard() {
 
   const open = status.data?.open ?? false;
   const canCreate = status.data?.parent_orders_open ?? false;
-  const active = parents.data.filter((p) => p.state === 'ACTIVE' || p.state === 'FILLED');
+  // GET /parent-orders?state=ACTIVE,FILLED: the list of spec section 4.
+  const active = parents.data;
   const fromParents = [...new Set(active.map((p) => p.instrument_id))];
   const bookIds = [...fromParents, ...added.ids.filter((id) => !fromParents.includes(id))].slice(0, MAX_BOOKS);
 

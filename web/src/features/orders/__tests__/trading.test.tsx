@@ -2,7 +2,7 @@ import { within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { db } from '@/testing/mocks/db';
-import { addParent, BROKER, stomp, trading } from '@/testing/mocks/order-handlers';
+import { addParent, BROKER, stomp, trading, type MockInstrument } from '@/testing/mocks/order-handlers';
 import { server } from '@/testing/mocks/server';
 import { renderApp, screen } from '@/testing/test-utils';
 
@@ -118,6 +118,33 @@ describe('order book', () => {
     expect(within(region).getByText('Reversed')).toBeInTheDocument();
     const legs = within(region).getAllByText(/^(Dec26|Mar27)$/).map((e) => e.textContent);
     expect(legs).toEqual(['Mar27', 'Dec26']);
+  });
+
+  it('shows at most 4 books, newest parent first, and a card brings its book back', async () => {
+    for (const n of [3, 4, 5]) {
+      trading.instruments.push({ ...(trading.instruments[0] as MockInstrument), instrument_id: `i-${n}`, name: `Instrument ${n}` });
+    }
+    ['i-1', 'i-2', 'i-3', 'i-4', 'i-5'].forEach((instrument_id, n) => addParent({ instrument_id, created_at: `2026-11-23T10:0${n}:00Z` }));
+    const { user } = signIn();
+    await book('Instrument 5');
+    await expect.poll(() => screen.getAllByRole('region', { name: /^Order book/ }).map((r) => r.getAttribute('aria-label'))).toEqual([
+      'Order book Instrument 5', 'Order book Instrument 4', 'Order book Instrument 3', 'Order book Euro-Bund Dec26-Mar27 calendar spread block',
+    ]);
+    expect(screen.queryByRole('button', { name: 'Add order book' })).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Show the order book of Euribor 3M Dec26-Mar27' }));
+    expect((await book('Euribor 3M Dec26-Mar27')).getAttribute('aria-label')).toBe('Order book Euribor 3M Dec26-Mar27');
+    expect(screen.getAllByRole('region', { name: /^Order book/ })[0]).toHaveAttribute('aria-label', 'Order book Euribor 3M Dec26-Mar27');
+    expect(screen.getAllByRole('region', { name: /^Order book/ })).toHaveLength(4);
+  });
+
+  it('works a row from the keyboard', async () => {
+    addParent();
+    const { user } = signIn();
+    const row = await within(await book('Euribor 3M Dec26-Mar27')).findByRole('button', { name: 'Price -0.030' });
+    row.focus();
+    await user.keyboard('{Enter}');
+    const form = (await screen.findByRole('heading', { name: 'Work order' })).closest('form') as HTMLElement;
+    expect(within(form).getByRole('textbox', { name: 'Limit price' })).toHaveValue('-0.030');
   });
 
   it('refreshes the book at once when its topic pushes a change', async () => {

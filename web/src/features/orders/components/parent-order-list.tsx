@@ -3,6 +3,7 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import IconButton from '@mui/material/IconButton';
+import Link from '@mui/material/Link';
 import Paper from '@mui/material/Paper';
 import Stack from '@mui/material/Stack';
 import Tooltip from '@mui/material/Tooltip';
@@ -30,10 +31,12 @@ type ListProps = {
   canCreate: boolean;
   onAdd: () => void;
   onEdit: (order: Order, parent: ParentOrder) => void;
+  /** Brings the parent's order book among the books shown. */
+  onShowBook: (instrumentId: string) => void;
 };
 
 /** The parent orders on the left of the dashboard, each with its own child orders. */
-export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdit }: ListProps) {
+export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdit, onShowBook }: ListProps) {
   return (
     <Stack spacing={1.5} sx={{ width: { xs: '100%', md: 340 }, flex: '0 0 auto' }}>
       <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between' }}>
@@ -59,6 +62,7 @@ export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdi
             orders={orders.filter((o) => o.parent_order_id === p.parent_order_id)}
             open={open}
             onEdit={(o) => onEdit(o, p)}
+            onShowBook={() => onShowBook(p.instrument_id)}
           />
         ))}
       </Stack>
@@ -66,7 +70,9 @@ export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdi
   );
 }
 
-function ParentOrderCard({ parent, orders, open, onEdit }: { parent: ParentOrder; orders: Order[]; open: boolean; onEdit: (o: Order) => void }) {
+type CardProps = { parent: ParentOrder; orders: Order[]; open: boolean; onEdit: (o: Order) => void; onShowBook: () => void };
+
+function ParentOrderCard({ parent, orders, open, onEdit, onShowBook }: CardProps) {
   const instrument = useInstrument(parent.instrument_id);
   const cancel = useCancelParentOrder();
   const { showToast } = useToast();
@@ -78,9 +84,19 @@ function ParentOrderCard({ parent, orders, open, onEdit }: { parent: ParentOrder
     <Paper variant="outlined" role="listitem" aria-label={`${buy ? 'Buy' : 'Sell'} ${name}`} sx={{ p: 2, borderLeft: 4, borderLeftColor: buy ? 'success.main' : 'error.main' }}>
       <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
         <Chip size="small" label={buy ? 'Buy' : 'Sell'} color={buy ? 'success' : 'error'} />
-        <Typography variant="subtitle2" title={name} sx={{ flexGrow: 1, fontWeight: 700, minWidth: 0 }} noWrap>
+        <Link
+          component="button"
+          type="button"
+          variant="subtitle2"
+          color="inherit"
+          underline="hover"
+          title={name}
+          aria-label={`Show the order book of ${name}`}
+          onClick={onShowBook}
+          sx={{ flexGrow: 1, fontWeight: 700, minWidth: 0, textAlign: 'left', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}
+        >
           {truncateName(name)}
-        </Typography>
+        </Link>
         <Chip size="small" variant="outlined" label={stateLabel(parent.state)} />
         {parent.state === 'ACTIVE' && (
           <Tooltip title={matched > 0 ? 'Part of this order is matched; it can no longer be cancelled' : 'Cancel parent order'}>

@@ -127,6 +127,8 @@ export function TradingDashboard() {
   const added = useAddedBooks(user.user_id);
   const [creating, setCreating] = useState(false);
   const [target, setTarget] = useState<OrderDrawerTarget | null>(null);
+  // The book the trader asked for last (from a parent card or a new parent order) is shown first.
+  const [pinned, setPinned] = useState<string | null>(null);
 
   // Our own order changes arrive at once; the 15 s polls stay as the fallback.
   useTopic('/user/topic/orders', () => {
@@ -146,8 +148,10 @@ export function TradingDashboard() {
   const canCreate = status.data?.parent_orders_open ?? false;
   // GET /parent-orders?state=ACTIVE,FILLED: the list of spec section 4.
   const active = parents.data;
-  const fromParents = [...new Set(active.map((p) => p.instrument_id))];
-  const bookIds = [...fromParents, ...added.ids.filter((id) => !fromParents.includes(id))].slice(0, MAX_BOOKS);
+  // Newest parent orders first, so a new one's book is among the 4 shown.
+  const newestFirst = [...active].sort((a, b) => b.created_at.localeCompare(a.created_at));
+  const fromParents = [...new Set(newestFirst.map((p) => p.instrument_id))];
+  const bookIds = [...new Set([...(pinned ? [pinned] : []), ...fromParents, ...added.ids])].slice(0, MAX_BOOKS);
 
   // The drawers work on the instrument's current band; a failed fetch is already in the error snackbar.
   const work = (instrumentId: string, workable: ParentOrder[], price: Decimal) =>
@@ -163,7 +167,7 @@ export function TradingDashboard() {
 
   const drawers = (
     <>
-      <CreateParentOrderDrawer open={creating} onClose={() => setCreating(false)} />
+      <CreateParentOrderDrawer open={creating} onClose={() => setCreating(false)} onCreated={setPinned} />
       <OrderDrawer target={target} onClose={() => setTarget(null)} />
       {status.data && <ClosingWarning status={status.data} />}
     </>
@@ -201,6 +205,7 @@ export function TradingDashboard() {
           canCreate={canCreate}
           onAdd={() => setCreating(true)}
           onEdit={(o, p) => void editOrder(o, p)}
+          onShowBook={setPinned}
         />
         <Box sx={{ display: 'flex', gap: 2, flexGrow: 1, minWidth: 0, width: '100%', overflowX: 'auto', pb: 1 }}>
           {bookIds.map((id, n) => {
@@ -212,7 +217,14 @@ export function TradingDashboard() {
                 status={status.data}
                 showTip={n === 0 && bookTip !== null && !drawerOpen}
                 onWork={workable.length > 0 ? (price) => void work(id, workable, price) : undefined}
-                onRemove={fromParents.includes(id) ? undefined : () => added.remove(id)}
+                onRemove={
+                  fromParents.includes(id)
+                    ? undefined
+                    : () => {
+                        added.remove(id);
+                        if (pinned === id) setPinned(null);
+                      }
+                }
               />
             );
           })}

@@ -1,13 +1,13 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
-const features = [
-  'auth', 'dashboard', 'settings', 'account', 'parent-orders', 'order-book', 'match-requests', 'rfq',
-  'notifications', 'admin-companies', 'admin-users', 'admin-instruments', 'admin-orders', 'billing',
-  'newsletters', 'action-logs', 'block-calculator', 'confirmations',
-];
+// Every folder of src/features is a feature of its own.
+const features = readdirSync(new URL('./src/features', import.meta.url), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
 
 const layering = 'Imports flow app → features → components/lib/config; a feature never imports another feature.';
 

@@ -58,3 +58,11 @@ describe('formats', () => {
     expect(stateLabel('CANCELLED')).toBe('Cancelled');
   });
 });
+
+describe('hours', () => {
+  it('writes the configured hours as the spec does', async () => {
+    const { formatHour, operatingHours } = await import('../lib/format');
+    expect(['00:00', '05:30', '09:00', '12:00', '17:00'].map(formatHour)).toEqual(['12:00 AM', '5:30 AM', '9:00 AM', '12:00 PM', '5:00 PM']);
+    expect(operatingHours({ open_time: '08:00', close_time: '16:30' })).toBe('Operating hours are 8:00 AM to 4:30 PM (UK time, Monday to Friday only).');
+  });
+});

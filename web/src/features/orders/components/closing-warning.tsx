@@ -7,6 +7,7 @@ import DialogContentText from '@mui/material/DialogContentText';
 import DialogTitle from '@mui/material/DialogTitle';
 import { useAppConfig } from '@/lib/api/get-config';
 import type { PlatformStatus } from '../api/schemas';
+import { formatHour, operatingHours } from '../lib/format';
 
 export const CLOSING_WARNING_KEY = 'upstairs.closing-warning';
 
@@ -30,8 +31,8 @@ export function ClosingWarning({ status, now = new Date() }: { status: PlatformS
       <DialogTitle id="closing-title">{product_name} closes soon</DialogTitle>
       <DialogContent>
         <DialogContentText>
-          {product_name} closes at {status.close_time} UK time. Operating hours are {status.open_time} to {status.close_time} (UK
-          time, Monday to Friday only). Working orders expire at the close and their quantity returns to the parent order.
+          {product_name} closes at {formatHour(status.close_time)} UK time. {operatingHours(status)} Working orders expire at the
+          close and their quantity returns to the parent order.
         </DialogContentText>
       </DialogContent>
       <DialogActions>

@@ -3,7 +3,7 @@ import Box from '@mui/material/Box';
 import Link from '@mui/material/Link';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { useUpdateUser } from '@/features/settings/api/update-user';
+import { useUpdateUser } from '@/lib/api/update-user';
 import { useCurrentUser, type User } from '@/lib/api/get-me';
 
 /** Spec section 9: the onboarding steps, stored read per user in ui_metadata under TOOLTIPS. */

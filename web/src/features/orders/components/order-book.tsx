@@ -15,7 +15,7 @@ import { useTopic } from '@/lib/realtime';
 import { keys, useBook, useInstrument, useMarketData } from '../api/queries';
 import type { PlatformStatus } from '../api/schemas';
 import { OnboardingTip } from './onboarding-tip';
-import { buildLadder, formatK, formatPrice, legLabels, truncateName, type LadderRow } from '../lib/format';
+import { buildLadder, formatK, formatPrice, legLabels, operatingHours, truncateName, type LadderRow } from '../lib/format';
 
 /** Spec section 9: an order book is 564 px high. */
 export const BOOK_HEIGHT = 564;
@@ -204,7 +204,7 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
             {product_name} is closed
           </Typography>
           <Typography variant="body2" color="text.secondary">
-            Operating hours are {status.open_time} to {status.close_time} (UK time, Monday to Friday only).
+            {operatingHours(status)}
           </Typography>
         </Box>
       )}

@@ -14,7 +14,7 @@ import Typography from '@mui/material/Typography';
 import AddchartOutlined from '@mui/icons-material/AddchartOutlined';
 import { ErrorCard } from '@/components/errors/error-card';
 import { PageLoader } from '@/components/ui/page-loader';
-import { EmptyDashboard } from '@/features/dashboard/components/empty-dashboard';
+import { EmptyDashboard } from './empty-dashboard';
 import { useCurrentUser } from '@/lib/api/get-me';
 import type { Decimal } from '@/lib/decimal';
 import { useTopic } from '@/lib/realtime';
@@ -178,6 +178,7 @@ export function TradingDashboard() {
       <>
         <EmptyDashboard
           open={status.data?.open ?? true}
+          hours={status.data}
           action={
             <Stack direction="row" spacing={2} useFlexGap sx={{ flexWrap: 'wrap' }}>
               <OnboardingTip step="FIRST_PARENT_ORDER" show={firstTip !== null && !drawerOpen} placement="bottom">

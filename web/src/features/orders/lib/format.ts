@@ -103,3 +103,16 @@ export function buildLadder(book: Pick<Book, 'levels' | 'min_tick_price' | 'max_
     };
   });
 }
+
+/** '09:00' → '9:00 AM', '17:30' → '5:30 PM': the spec's way of writing the hours. */
+export function formatHour(hhmm: string): string {
+  const [h = 0, m = 0] = hhmm.split(':').map(Number);
+  return `${h % 12 === 0 ? 12 : h % 12}:${String(m).padStart(2, '0')} ${h < 12 ? 'AM' : 'PM'}`;
+}
+
+/** The operating-hours sentence of the spec, from the configured calendar. */
+export function operatingHours(status: { open_time: string; close_time: string } | undefined): string {
+  const open = formatHour(status?.open_time ?? '09:00');
+  const close = formatHour(status?.close_time ?? '17:00');
+  return `Operating hours are ${open} to ${close} (UK time, Monday to Friday only).`;
+}

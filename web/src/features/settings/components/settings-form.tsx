@@ -15,7 +15,8 @@ import { useToast } from '@/components/ui/toast';
 import { paths } from '@/config/paths';
 import { useAppConfig } from '@/lib/api/get-config';
 import type { AutoAccept, User } from '@/lib/api/get-me';
-import { settingsInputSchema, useUpdateUser, type SettingsInput } from '../api/update-user';
+import { useUpdateUser } from '@/lib/api/update-user';
+import { settingsInputSchema, type SettingsInput } from '../api/settings-input';
 
 const options: { value: AutoAccept; title: string; description: string }[] = [
   { value: 'INSTANT', title: 'Instant', description: 'Match requests are accepted automatically as soon as they arrive.' },

@@ -6,17 +6,20 @@ import Typography from '@mui/material/Typography';
 import Inventory2Outlined from '@mui/icons-material/Inventory2Outlined';
 import RocketLaunchOutlined from '@mui/icons-material/RocketLaunchOutlined';
 import NightsStayOutlined from '@mui/icons-material/NightsStayOutlined';
+import { operatingHours } from '../lib/format';
 import { useAppConfig } from '@/lib/api/get-config';
 
 type Props = {
   /** Whether the venue is open, from GET /platform/status (the server's calendar). */
   open: boolean;
+  /** The configured hours (from the same status). */
+  hours?: { open_time: string; close_time: string };
   /** The 'Add parent order' button. */
   action?: ReactNode;
 };
 
 /** Dashboard without parent orders: Getting started and 'No active orders yet' (closed panel outside hours). */
-export function EmptyDashboard({ open, action }: Props) {
+export function EmptyDashboard({ open, hours, action }: Props) {
   const { product_name } = useAppConfig();
   return (
     <Stack spacing={3}>
@@ -29,7 +32,7 @@ export function EmptyDashboard({ open, action }: Props) {
               {product_name} is closed
             </Typography>
             <Typography variant="body2" color="text.secondary">
-              Operating hours are 9:00 AM to 5:00 PM (UK time, Monday to Friday only).
+              {operatingHours(hours)}
             </Typography>
           </Box>
         </Paper>

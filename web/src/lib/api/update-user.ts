@@ -1,16 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
 import { apiFetch } from '@/lib/api-client';
-import { autoAcceptSchema, meQueryKey, userSchema, type User } from '@/lib/api/get-me';
+import { meQueryKey, userSchema, type User } from '@/lib/api/get-me';
 import type { components } from '@/lib/api/schema';
 
 type UpdateUserRequest = components['schemas']['UpdateUserRequest'];
-
-export const settingsInputSchema = z.object({
-  auto_accept: z.enum(autoAcceptSchema.options, { error: 'Required field. Please select one' }),
-});
-
-export type SettingsInput = z.infer<typeof settingsInputSchema>;
 
 export function updateUser({ userId, body }: { userId: string; body: UpdateUserRequest }): Promise<User> {
   return apiFetch(`/users/${encodeURIComponent(userId)}`, { method: 'PATCH', body, schema: userSchema });

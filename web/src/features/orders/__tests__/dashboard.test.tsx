@@ -29,7 +29,7 @@ describe('closing warning', () => {
     trading.status = { open: true, parent_orders_open: true, closing_soon: true };
     const first = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
     const dialog = await screen.findByRole('dialog', { name: 'Upstairs closes soon' });
-    expect(within(dialog).getByText(/Operating hours are 09:00 to 17:00/)).toBeInTheDocument();
+    expect(within(dialog).getByText(/closes at 5:00 PM UK time\. Operating hours are 9:00 AM to 5:00 PM \(UK time, Monday to Friday only\)\./)).toBeInTheDocument();
     await first.user.click(within(dialog).getByRole('button', { name: 'OK' }));
     expect(localStorage.getItem(CLOSING_WARNING_KEY)).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     first.unmount();

@@ -7,10 +7,9 @@ import IconButton from '@mui/material/IconButton';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import Close from '@mui/icons-material/Close';
+import { DRAWER_WIDTH } from '@/config/constants';
 import { ApiError } from '@/lib/api-errors';
 
-/** Admin spec section 9: drawers are 486 px wide. */
-export const DRAWER_WIDTH = 486;
 
 /** The server's error data (admin spec section 7): its detail, else the status and body. */
 export function serverErrorText(error: unknown): string | null {

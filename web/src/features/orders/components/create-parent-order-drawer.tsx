@@ -14,6 +14,7 @@ import ToggleButton from '@mui/material/ToggleButton';
 import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Typography from '@mui/material/Typography';
 import Close from '@mui/icons-material/Close';
+import { DRAWER_WIDTH } from '@/config/constants';
 import { ApiError } from '@/lib/api-errors';
 import { useCurrentUser } from '@/lib/api/get-me';
 import { useDebounced } from '@/lib/use-debounced';
@@ -22,7 +23,6 @@ import { useInstruments } from '../api/queries';
 import type { Direction, Instrument } from '../api/schemas';
 import { truncateName } from '../lib/format';
 import { parseQuantity } from '../lib/validate';
-import { DRAWER_WIDTH } from './order-drawer';
 
 /** Spec section 9: the instrument filter is debounced 500 ms. */
 export const INSTRUMENT_FILTER_DEBOUNCE_MS = 500;

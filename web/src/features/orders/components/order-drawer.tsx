@@ -20,6 +20,7 @@ import Add from '@mui/icons-material/Add';
 import Close from '@mui/icons-material/Close';
 import Remove from '@mui/icons-material/Remove';
 import { useToast } from '@/components/ui/toast';
+import { DRAWER_WIDTH } from '@/config/constants';
 import { ApiError } from '@/lib/api-errors';
 import { addTicks, dec, decimalsOf, parseDecimal, toFixed, type Decimal } from '@/lib/decimal';
 import { useCurrentUser } from '@/lib/api/get-me';
@@ -30,8 +31,6 @@ import { formatPrice, truncateName } from '../lib/format';
 import { parseQuantity, priceError, priceValue, quantityError } from '../lib/validate';
 import { OnboardingTip, useNextTip } from './onboarding-tip';
 
-/** Spec section 9: right-hand drawers are 486 px wide. */
-export const DRAWER_WIDTH = 486;
 
 export type OrderDrawerTarget =
   | { kind: 'work'; instrument: Instrument; parents: ParentOrder[]; price: Decimal }

@@ -76,7 +76,6 @@ impl From<AutoAccept> for AutoAcceptDto {
 #[serde(deny_unknown_fields)]
 pub struct UiMetadataDto {
     pub key: String,
-    #[schema(value_type = Object)]
     pub value: serde_json::Value,
 }
 

@@ -780,7 +780,7 @@ export interface components {
         /** @description One entry of the user's UI state; `TOOLTIPS` holds a list of `{key, read}`. */
         UiMetadataDto: {
             key: string;
-            value: Record<string, never>;
+            value: unknown;
         };
         /**
          * @description Changes to a user: its own preferences (`auto_accept`, `ui_metadata`) by the user,

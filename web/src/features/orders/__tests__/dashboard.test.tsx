@@ -50,7 +50,7 @@ describe('onboarding tooltips', () => {
   });
 
   it('shows nothing for steps already read', async () => {
-    db.user().ui_metadata = [{ key: 'TOOLTIPS', value: [{ key: 'FIRST_PARENT_ORDER', read: true }] as never }];
+    db.user().ui_metadata = [{ key: 'TOOLTIPS', value: [{ key: 'FIRST_PARENT_ORDER', read: true }] }];
     renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
     expect(await screen.findByRole('button', { name: 'Add parent order' })).toBeInTheDocument();
     expect(screen.queryByTestId('tip-FIRST_PARENT_ORDER')).not.toBeInTheDocument();

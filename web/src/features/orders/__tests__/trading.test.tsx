@@ -9,7 +9,7 @@ import { renderApp, screen } from '@/testing/test-utils';
 const ALL_TIPS_READ = [
   {
     key: 'TOOLTIPS',
-    value: ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'].map((key) => ({ key, read: true })) as never,
+    value: ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'].map((key) => ({ key, read: true })),
   },
 ];
 

@@ -56,7 +56,7 @@ export function OnboardingTip({ step, show, placement = 'bottom', fullWidth = fa
     const rest = entries(user).filter((e) => e.key !== step);
     update.mutate({
       userId: user.user_id,
-      body: { ui_metadata: [{ key: KEY, value: [...rest, { key: step, read: true }] as never }] },
+      body: { ui_metadata: [{ key: KEY, value: [...rest, { key: step, read: true }] }] },
     });
   };
   return (

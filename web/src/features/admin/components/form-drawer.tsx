@@ -2,14 +2,9 @@ import type { FormEvent, ReactNode } from 'react';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import Drawer from '@mui/material/Drawer';
-import IconButton from '@mui/material/IconButton';
 import Stack from '@mui/material/Stack';
-import Typography from '@mui/material/Typography';
-import Close from '@mui/icons-material/Close';
-import { DRAWER_WIDTH } from '@/config/constants';
+import { DrawerHeader, SideDrawer } from '@/components/ui/side-drawer';
 import { ApiError } from '@/lib/api-errors';
-
 
 /** The server's error data (admin spec section 7): its detail, else the status and body. */
 export function serverErrorText(error: unknown): string | null {
@@ -44,16 +39,9 @@ export function FormDrawer({ open, title, submitLabel, canSubmit, pending, error
   };
   const message = serverErrorText(error);
   return (
-    <Drawer anchor="right" open={open} onClose={onClose} slotProps={{ paper: { sx: { width: { xs: '100%', sm: DRAWER_WIDTH } } } }}>
+    <SideDrawer open={open} onClose={onClose}>
       <Box component="form" onSubmit={submit} noValidate aria-label={title} sx={{ display: 'flex', flexDirection: 'column', height: '100%' }}>
-        <Stack direction="row" sx={{ alignItems: 'center', px: 3, py: 2, borderBottom: 1, borderColor: 'divider' }}>
-          <Typography variant="h2" component="h2" sx={{ flexGrow: 1, fontSize: '1.25rem' }}>
-            {title}
-          </Typography>
-          <IconButton aria-label="Close" onClick={onClose}>
-            <Close />
-          </IconButton>
-        </Stack>
+        <DrawerHeader title={title} onClose={onClose} />
         <Stack spacing={2.5} sx={{ p: 3, flexGrow: 1, overflowY: 'auto' }}>
           {children}
           {message && (
@@ -71,6 +59,6 @@ export function FormDrawer({ open, title, submitLabel, canSubmit, pending, error
           </Button>
         </Stack>
       </Box>
-    </Drawer>
+    </SideDrawer>
   );
 }

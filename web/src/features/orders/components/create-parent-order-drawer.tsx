@@ -3,18 +3,15 @@ import Alert from '@mui/material/Alert';
 import Autocomplete from '@mui/material/Autocomplete';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import Drawer from '@mui/material/Drawer';
 import FormControl from '@mui/material/FormControl';
 import FormHelperText from '@mui/material/FormHelperText';
 import FormLabel from '@mui/material/FormLabel';
-import IconButton from '@mui/material/IconButton';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import ToggleButton from '@mui/material/ToggleButton';
 import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Typography from '@mui/material/Typography';
-import Close from '@mui/icons-material/Close';
-import { DRAWER_WIDTH } from '@/config/constants';
+import { DrawerHeader, SideDrawer } from '@/components/ui/side-drawer';
 import { ApiError } from '@/lib/api-errors';
 import { useCurrentUser } from '@/lib/api/get-me';
 import { useDebounced } from '@/lib/use-debounced';
@@ -50,9 +47,9 @@ type Props = { open: boolean; onClose: () => void; onCreated?: (instrumentId: st
 
 export function CreateParentOrderDrawer({ open, onClose, onCreated }: Props) {
   return (
-    <Drawer anchor="right" open={open} onClose={onClose} slotProps={{ paper: { sx: { width: { xs: '100%', sm: DRAWER_WIDTH } } } }}>
+    <SideDrawer open={open} onClose={onClose}>
       {open && <CreateParentOrderForm onClose={onClose} onCreated={onCreated} />}
-    </Drawer>
+    </SideDrawer>
   );
 }
 
@@ -94,14 +91,7 @@ function CreateParentOrderForm({ onClose, onCreated }: { onClose: () => void; on
 
   return (
     <Box component="form" onSubmit={submit} noValidate sx={{ display: 'flex', flexDirection: 'column', height: '100%' }}>
-      <Stack direction="row" sx={{ alignItems: 'center', px: 3, py: 2, borderBottom: 1, borderColor: 'divider' }}>
-        <Typography variant="h2" component="h2" sx={{ flexGrow: 1, fontSize: '1.25rem' }}>
-          Create Parent order
-        </Typography>
-        <IconButton aria-label="Close" onClick={onClose}>
-          <Close />
-        </IconButton>
-      </Stack>
+      <DrawerHeader title="Create Parent order" onClose={onClose} />
       <Stack spacing={3} sx={{ p: 3, flexGrow: 1, overflowY: 'auto' }}>
         <FormControl error={directionError !== null}>
           <FormLabel id="direction-label" sx={{ mb: 1 }}>

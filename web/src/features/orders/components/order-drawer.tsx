@@ -3,7 +3,6 @@ import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
-import Drawer from '@mui/material/Drawer';
 import FormControl from '@mui/material/FormControl';
 import FormControlLabel from '@mui/material/FormControlLabel';
 import FormLabel from '@mui/material/FormLabel';
@@ -17,10 +16,9 @@ import Switch from '@mui/material/Switch';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import Add from '@mui/icons-material/Add';
-import Close from '@mui/icons-material/Close';
 import Remove from '@mui/icons-material/Remove';
+import { DrawerHeader, SideDrawer } from '@/components/ui/side-drawer';
 import { useToast } from '@/components/ui/toast';
-import { DRAWER_WIDTH } from '@/config/constants';
 import { ApiError } from '@/lib/api-errors';
 import { addTicks, dec, decimalsOf, parseDecimal, toFixed, type Decimal } from '@/lib/decimal';
 import { useCurrentUser } from '@/lib/api/get-me';
@@ -30,7 +28,6 @@ import type { Instrument, Order, ParentOrder } from '../api/schemas';
 import { formatPrice, truncateName } from '../lib/format';
 import { parseQuantity, priceError, priceValue, quantityError } from '../lib/validate';
 import { OnboardingTip, useNextTip } from './onboarding-tip';
-
 
 export type OrderDrawerTarget =
   | { kind: 'work'; instrument: Instrument; parents: ParentOrder[]; price: Decimal }
@@ -96,10 +93,10 @@ type Props = { target: OrderDrawerTarget | null; onClose: () => void };
 /** The right-hand drawer to work the remaining quantity at a price, or to edit a working child order. */
 export function OrderDrawer({ target, onClose }: Props) {
   return (
-    <Drawer anchor="right" open={target !== null} onClose={onClose} slotProps={{ paper: { sx: { width: { xs: '100%', sm: DRAWER_WIDTH } } } }}>
+    <SideDrawer open={target !== null} onClose={onClose}>
       {/* Keyed so each opening starts from the clicked row or the order's values. */}
       {target && <OrderForm key={target.kind === 'edit' ? target.order.order_id : `${target.instrument.instrument_id}-${target.price.units}-${target.price.scale}`} target={target} onClose={onClose} />}
-    </Drawer>
+    </SideDrawer>
   );
 }
 
@@ -186,14 +183,7 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
   const direction = parent?.direction;
   return (
     <Box component="form" onSubmit={submit} noValidate sx={{ display: 'flex', flexDirection: 'column', height: '100%' }}>
-      <Stack direction="row" sx={{ alignItems: 'center', px: 3, py: 2, borderBottom: 1, borderColor: 'divider' }}>
-        <Typography variant="h2" component="h2" sx={{ flexGrow: 1, fontSize: '1.25rem' }}>
-          {editing ? 'Edit order' : 'Work order'}
-        </Typography>
-        <IconButton aria-label="Close" onClick={onClose}>
-          <Close />
-        </IconButton>
-      </Stack>
+      <DrawerHeader title={editing ? 'Edit order' : 'Work order'} onClose={onClose} />
       <Stack spacing={2.5} sx={{ p: 3, flexGrow: 1, overflowY: 'auto' }}>
         <Box>
           <Typography variant="subtitle1" sx={{ fontWeight: 700 }} title={instrument.name}>

@@ -8,6 +8,12 @@ pub enum StoreError {
     /// A unique constraint was violated; carries the constraint or column name.
     #[error("unique violation on {0}")]
     Unique(String),
+    /// A compare-and-set found the row changed by someone else since it was read.
+    #[error("stale write: {0}")]
+    Stale(String),
+    /// A `CHECK` constraint refused the write (e.g. a negative tradable quantity).
+    #[error("check violation on {0}")]
+    Check(String),
     /// The database is busy or the transaction lost a serialisation race; safe to retry.
     #[error("database busy: {0}")]
     Busy(String),
@@ -62,6 +68,20 @@ impl From<StoreError> for EngineError {
             StoreError::Busy(m) => {
                 tracing::warn!(cause = %m, "database busy");
                 EngineError::Unavailable("The venue is busy. Please try again.".into())
+            }
+            StoreError::Stale(what) => {
+                tracing::info!(%what, "lost a compare-and-set race");
+                EngineError::Conflict {
+                    detail: "This order changed meanwhile. Please reload and try again.".into(),
+                    errors: vec![],
+                }
+            }
+            StoreError::Check(constraint) => {
+                tracing::warn!(%constraint, "the database refused a write");
+                EngineError::Conflict {
+                    detail: "The quantity exceeds what the parent order has left to trade.".into(),
+                    errors: vec![],
+                }
             }
             other => EngineError::Internal(other.to_string()),
         }

@@ -359,6 +359,21 @@ pub struct ChildOrder {
     pub updated_at: DateTime<Utc>,
 }
 
+impl ChildOrder {
+    /// What this order adds to its parent's (working, matched) counters, by its state.
+    pub fn parent_counts(&self) -> (i64, i64) {
+        (
+            if self.state.is_working() { self.quantity } else { 0 },
+            if self.state.is_matched() { self.quantity } else { 0 },
+        )
+    }
+
+    /// Whether it rests in the anonymous book.
+    pub fn rests(&self) -> bool {
+        self.state == OrderState::Working
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct OrderFilter {
     /// Always set by the engine: a company sees only its own orders.

@@ -283,11 +283,12 @@ impl<S: Store> Engine<S> {
             })
             .await?;
         let mut touched = Vec::new();
-        for mut o in children {
+        for before in children {
+            let mut o = before.clone();
             o.state = transition(o.state, OrderEvent::Cancel)
                 .map_err(|e| EngineError::Conflict { detail: e.to_string(), errors: vec![] })?;
             o.updated_at = now;
-            tx.update_order(&o).await?;
+            tx.update_order(&before, &o).await?;
             touched.push(o);
         }
         tx.update_parent_order_state(id, ParentState::Cancelled, now).await?;
@@ -459,7 +460,7 @@ impl<S: Store> Engine<S> {
             detail: "Only a working order can be edited.".into(),
             errors: vec![],
         })?;
-        let before = order_json(&o);
+        let before = o.clone();
         let instrument = tx
             .instrument(o.instrument_id)
             .await?
@@ -477,7 +478,7 @@ impl<S: Store> Engine<S> {
         o.residual = edit.residual.unwrap_or(o.residual);
         o.iceberg = edit.iceberg.unwrap_or(o.iceberg);
         o.updated_at = now;
-        tx.update_order(&o).await?;
+        tx.update_order(&before, &o).await?;
         audit(
             &mut tx,
             now,
@@ -485,7 +486,7 @@ impl<S: Store> Engine<S> {
             "order",
             Some(id.0),
             "update",
-            json!({"before": before, "after": order_json(&o)}),
+            json!({"before": order_json(&before), "after": order_json(&o)}),
         )
         .await?;
         tx.commit().await?;
@@ -504,13 +505,14 @@ impl<S: Store> Engine<S> {
         let current =
             tx.order(id).await?.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
         let view = self.own_parent(&mut tx, actor, current.parent_order_id, true).await?;
-        let mut o = tx.order(id).await?.ok_or_else(not_found_order)?;
+        let before = tx.order(id).await?.ok_or_else(not_found_order)?;
+        let mut o = before.clone();
         o.state = transition(o.state, OrderEvent::Cancel).map_err(|_| EngineError::Conflict {
             detail: "Only a working or awaiting-match order can be cancelled.".into(),
             errors: vec![],
         })?;
         o.updated_at = now;
-        tx.update_order(&o).await?;
+        tx.update_order(&before, &o).await?;
         audit(&mut tx, now, Some(actor.user.user_id), "order", Some(id.0), "cancel", json!({"quantity": o.quantity}))
             .await?;
         tx.commit().await?;
@@ -524,7 +526,7 @@ impl<S: Store> Engine<S> {
     pub async fn book(&self, actor: &Actor, instrument_id: InstrumentId) -> Result<Book, EngineError> {
         let instrument = self.instrument(actor, instrument_id).await?;
         let mut tx = self.store.read().await?;
-        let rows = tx.book_rows(instrument_id, instrument.min_quantity).await?;
+        let rows = tx.book_rows(instrument_id).await?;
         let levels = book_levels(&rows, Some(actor.user.company_id));
         Ok(Book { instrument, levels })
     }
@@ -533,7 +535,7 @@ impl<S: Store> Engine<S> {
         let mut tx = self.store.read().await?;
         let instrument =
             tx.instrument(instrument_id).await?.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
-        let rows = tx.book_rows(instrument_id, instrument.min_quantity).await?;
+        let rows = tx.book_rows(instrument_id).await?;
         let levels = book_levels(&rows, None);
         Ok(Book { instrument, levels })
     }
@@ -574,10 +576,21 @@ impl<S: Store> Engine<S> {
             .orders_in_states(&[OrderState::Working, OrderState::AwaitingMatch, OrderState::AwaitingRfqAcceptance])
             .await?;
         let mut expired = Vec::new();
-        for mut o in open {
+        let mut locked = std::collections::HashSet::new();
+        for seen in open {
+            // Lock the parent as every other writer of its orders does, then read the
+            // order again: what it is now is what the compare-and-set expects.
+            if locked.insert(seen.parent_order_id) {
+                tx.lock_parent_order(seen.parent_order_id).await?;
+            }
+            let Some(before) = tx.order(seen.order_id).await? else { continue };
+            if transition(before.state, OrderEvent::Expire).is_err() {
+                continue;
+            }
+            let mut o = before.clone();
             o.state = transition(o.state, OrderEvent::Expire).map_err(|e| EngineError::Internal(e.to_string()))?;
             o.updated_at = now;
-            tx.update_order(&o).await?;
+            tx.update_order(&before, &o).await?;
             expired.push(o);
         }
         if !expired.is_empty() {

@@ -82,15 +82,21 @@ pub trait OrderRepo {
     async fn parent_order(&mut self, id: ParentOrderId) -> StoreResult<Option<ParentOrderView>>;
     /// A company's parent orders in the given states, newest first.
     async fn parent_orders(&mut self, company: CompanyId, states: &[ParentState]) -> StoreResult<Vec<ParentOrderView>>;
+    /// Inserts a child order and adds it to its parent's counters and, when it rests,
+    /// to the book's levels, in this transaction.
     async fn insert_order(&mut self, o: &ChildOrder) -> StoreResult<()>;
-    /// Writes state, price, quantity, iceberg, residual and updated_at.
-    async fn update_order(&mut self, o: &ChildOrder) -> StoreResult<()>;
+    /// Writes state, price, quantity, iceberg, residual and updated_at of `after`, only
+    /// if the stored order is still `before` (compare-and-set: otherwise
+    /// [`StoreError::Stale`]), and moves the parent's counters and the book's levels
+    /// from `before` to `after`.
+    async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder) -> StoreResult<()>;
     async fn order(&mut self, id: OrderId) -> StoreResult<Option<ChildOrder>>;
     /// Newest first.
     async fn orders(&mut self, filter: &OrderFilter) -> StoreResult<Vec<ChildOrder>>;
-    /// The book of an instrument, summed in the database: WORKING orders per price,
-    /// side and company, an iceberg counting as at most `min_block`.
-    async fn book_rows(&mut self, instrument: InstrumentId, min_block: i64) -> StoreResult<Vec<BookRow>>;
+    /// The book of an instrument as its kept levels: resting quantity per price, side
+    /// and company, an iceberg counting as at most the instrument's minimum block.
+    /// O(levels), whatever the number of resting orders.
+    async fn book_rows(&mut self, instrument: InstrumentId) -> StoreResult<Vec<BookRow>>;
     /// Every order in one of the states, any instrument, oldest first (the close).
     async fn orders_in_states(&mut self, states: &[OrderState]) -> StoreResult<Vec<ChildOrder>>;
 }

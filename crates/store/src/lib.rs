@@ -1,11 +1,12 @@
 //! The store ports of the engine on SQLite (embedded default) and PostgreSQL. Each
 //! backend owns its migrations and its SQL; the rest of the server is generic.
 
+mod adapt;
 pub mod postgres;
+mod repos;
+mod rows;
 pub mod sqlite;
 
-use serde_json::Value;
-use upstairs_domain::{AutoAccept, Role, UiMetadataEntry};
 use upstairs_engine::StoreError;
 
 pub use postgres::PgStore;
@@ -43,8 +44,11 @@ pub fn redact_url(url: &str) -> String {
 pub(crate) fn map_err(e: sqlx::Error) -> StoreError {
     match &e {
         sqlx::Error::Database(db) => {
-            if db.is_unique_violation() {
-                return StoreError::Unique(db.constraint().unwrap_or(db.message()).to_owned());
+            let constraint = || db.constraint().unwrap_or(db.message()).to_owned();
+            match db.kind() {
+                sqlx::error::ErrorKind::UniqueViolation => return StoreError::Unique(constraint()),
+                sqlx::error::ErrorKind::CheckViolation => return StoreError::Check(constraint()),
+                _ => {}
             }
             let code = db.code().map(|c| c.into_owned()).unwrap_or_default();
             // SQLite BUSY/LOCKED; PostgreSQL serialization failure, deadlock, lock timeout.
@@ -56,26 +60,6 @@ pub(crate) fn map_err(e: sqlx::Error) -> StoreError {
         sqlx::Error::PoolTimedOut => StoreError::Busy("connection pool timed out".into()),
         _ => StoreError::Other(e.to_string()),
     }
-}
-
-pub(crate) fn parse_roles(v: Value) -> Result<Vec<Role>, StoreError> {
-    serde_json::from_value(v).map_err(|e| StoreError::Other(format!("stored roles: {e}")))
-}
-
-pub(crate) fn parse_ui_metadata(v: Value) -> Result<Vec<UiMetadataEntry>, StoreError> {
-    serde_json::from_value(v).map_err(|e| StoreError::Other(format!("stored ui_metadata: {e}")))
-}
-
-pub(crate) fn parse_auto_accept(v: Option<String>) -> Result<Option<AutoAccept>, StoreError> {
-    v.map(|s| AutoAccept::parse(&s).ok_or_else(|| StoreError::Other(format!("stored auto_accept {s}")))).transpose()
-}
-
-pub(crate) fn json<T: serde::Serialize>(v: &T) -> Result<Value, StoreError> {
-    serde_json::to_value(v).map_err(|e| StoreError::Other(format!("encode json: {e}")))
-}
-
-pub(crate) fn from_json<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, StoreError> {
-    serde_json::from_value(v).map_err(|e| StoreError::Other(format!("decode json: {e}")))
 }
 
 #[cfg(test)]

@@ -37,6 +37,9 @@ contract!(
     instruments_exact_filtered_sorted,
     user_lists,
     book_rows_sum_working_orders,
+    order_writes_keep_counters_and_levels,
+    stale_order_write_is_refused,
+    database_refuses_negative_tradable,
 );
 
 fn t0() -> DateTime<Utc> {
@@ -542,12 +545,158 @@ async fn book_rows_sum_working_orders<S: Store>(s: S) {
     ] {
         tx.insert_order(&o).await.unwrap();
     }
-    let mut rows = tx.book_rows(i.instrument_id, 500).await.unwrap();
-    rows.sort_by_key(|r| (r.price, r.company_id == c.company_id));
-    let got: Vec<(String, bool, i64)> =
-        rows.iter().map(|r| (r.price.normalize().to_string(), r.company_id == c.company_id, r.shown)).collect();
-    assert_eq!(got, [("-0.025".into(), false, 400), ("-0.02".into(), false, 300), ("-0.02".into(), true, 1500)]);
+    assert_eq!(i.min_quantity, 500);
+    assert_eq!(
+        levels(&mut tx, i.instrument_id, c.company_id).await,
+        [("-0.025".into(), false, 400), ("-0.02".into(), false, 300), ("-0.02".into(), true, 1500)]
+    );
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
     assert_eq!((view.working, view.matched), (3000, 0));
+
+    // A new minimum block re-counts every iceberg of the instrument.
+    let mut bigger = i.clone();
+    bigger.min_quantity = 1500;
+    tx.update_instrument(&bigger).await.unwrap();
+    assert_eq!(
+        levels(&mut tx, i.instrument_id, c.company_id).await,
+        [("-0.025".into(), false, 400), ("-0.02".into(), false, 300), ("-0.02".into(), true, 2500)]
+    );
     tx.commit().await.unwrap();
+}
+
+/// The book's levels as (price, own, shown), lowest price first, others before own.
+async fn levels<T: Tx>(
+    tx: &mut T,
+    instrument: InstrumentId,
+    own: upstairs_domain::CompanyId,
+) -> Vec<(String, bool, i64)> {
+    let mut rows = tx.book_rows(instrument).await.unwrap();
+    rows.sort_by_key(|r| (r.price, r.company_id == own));
+    rows.iter().map(|r| (r.price.normalize().to_string(), r.company_id == own, r.shown)).collect()
+}
+
+/// A parent order of `quantity` on a fresh instrument (min block 500), and a function
+/// making its child orders.
+async fn parent_with_orders<S: Store>(s: &S, quantity: i64) -> (ParentOrder, impl Fn(&str, i64, bool) -> ChildOrder) {
+    use upstairs_domain::order::{Direction, OrderState};
+    use upstairs_domain::{OrderId, ParentOrderId};
+    let (c, u) = seeded(s).await;
+    let i = instrument("Euribor", "IFEU", true, false, 0);
+    let parent = ParentOrder {
+        parent_order_id: ParentOrderId::new(),
+        company_id: c.company_id,
+        created_by: u.user_id,
+        instrument_id: i.instrument_id,
+        direction: Direction::Sell,
+        quantity,
+        broker_instructions: None,
+        state: ParentState::Active,
+        created_at: t0(),
+        updated_at: t0(),
+    };
+    let mut tx = s.write().await.unwrap();
+    tx.insert_instrument(&i).await.unwrap();
+    tx.insert_parent_order(&parent).await.unwrap();
+    tx.commit().await.unwrap();
+    let p = parent.clone();
+    let order = move |price: &str, q: i64, iceberg: bool| ChildOrder {
+        order_id: OrderId::new(),
+        parent_order_id: p.parent_order_id,
+        company_id: p.company_id,
+        created_by: p.created_by,
+        instrument_id: p.instrument_id,
+        direction: p.direction,
+        state: OrderState::Working,
+        price: d(price).normalize(),
+        quantity: q,
+        iceberg,
+        residual: true,
+        broker_id: c.company_id,
+        created_at: t0(),
+        updated_at: t0(),
+    };
+    (parent, order)
+}
+
+async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
+    use upstairs_domain::order::OrderState;
+    let (parent, order) = parent_with_orders(&s, 10_000).await;
+    let (id, own) = (parent.instrument_id, parent.company_id);
+    let mut tx = s.write().await.unwrap();
+    let a = order("-0.02", 1000, false);
+    let b = order("-0.02", 2000, true);
+    tx.insert_order(&a).await.unwrap();
+    tx.insert_order(&b).await.unwrap();
+    assert_eq!(levels(&mut tx, id, own).await, [("-0.02".into(), true, 1500)]);
+
+    // Moving a's price and size moves its level; the emptied level disappears.
+    let mut a2 = a.clone();
+    a2.price = d("-0.015");
+    a2.quantity = 1200;
+    tx.update_order(&a, &a2).await.unwrap();
+    assert_eq!(levels(&mut tx, id, own).await, [("-0.02".into(), true, 500), ("-0.015".into(), true, 1200)]);
+    let mut b2 = b.clone();
+    b2.state = OrderState::Matched;
+    tx.update_order(&b, &b2).await.unwrap();
+    assert_eq!(levels(&mut tx, id, own).await, [("-0.015".into(), true, 1200)]);
+    let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
+    assert_eq!((view.working, view.matched), (1200, 2000));
+    let mut a3 = a2.clone();
+    a3.state = OrderState::Cancelled;
+    tx.update_order(&a2, &a3).await.unwrap();
+    assert!(levels(&mut tx, id, own).await.is_empty());
+    let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
+    assert_eq!((view.working, view.matched), (0, 2000));
+    tx.commit().await.unwrap();
+}
+
+async fn stale_order_write_is_refused<S: Store>(s: S) {
+    use upstairs_domain::order::OrderState;
+    let (parent, order) = parent_with_orders(&s, 10_000).await;
+    let o = order("-0.02", 1000, false);
+    let mut tx = s.write().await.unwrap();
+    tx.insert_order(&o).await.unwrap();
+    tx.commit().await.unwrap();
+
+    // An edit read the order WORKING; the close expires it before the edit writes.
+    let mut tx = s.read().await.unwrap();
+    let seen = tx.order(o.order_id).await.unwrap().unwrap();
+    drop(tx);
+    let mut tx = s.write().await.unwrap();
+    let mut expired = seen.clone();
+    expired.state = OrderState::Expired;
+    tx.update_order(&seen, &expired).await.unwrap();
+    tx.commit().await.unwrap();
+
+    let mut edited = seen.clone();
+    edited.quantity = 1500;
+    let mut tx = s.write().await.unwrap();
+    assert!(matches!(tx.update_order(&seen, &edited).await, Err(StoreError::Stale(_))));
+    drop(tx);
+    let mut tx = s.read().await.unwrap();
+    assert_eq!(tx.order(o.order_id).await.unwrap().unwrap().state, OrderState::Expired, "never back to WORKING");
+    let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
+    assert_eq!((view.working, view.matched), (0, 0));
+    assert!(tx.book_rows(parent.instrument_id).await.unwrap().is_empty());
+}
+
+async fn database_refuses_negative_tradable<S: Store>(s: S) {
+    let (parent, order) = parent_with_orders(&s, 1000).await;
+    let mut tx = s.write().await.unwrap();
+    tx.insert_order(&order("-0.02", 600, false)).await.unwrap();
+    assert!(matches!(tx.insert_order(&order("-0.02", 600, false)).await, Err(StoreError::Check(_))));
+    drop(tx);
+    let mut tx = s.read().await.unwrap();
+    let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
+    assert_eq!((view.working, view.matched), (0, 0), "the refused transaction left nothing");
+}
+
+/// sqlx's SQLite driver binds `$N` placeholders by number, reused and in any order,
+/// which is what lets both backends share their SQL.
+#[tokio::test]
+async fn sqlite_takes_numbered_placeholders() {
+    let pool = sqlx::SqlitePool::connect("sqlite::memory:").await.unwrap();
+    let row: (String, String, i64) =
+        sqlx::query_as("select $2 || $1, $1, $3 + $3").bind("a").bind("b").bind(20_i64).fetch_one(&pool).await.unwrap();
+    assert_eq!(row, ("ba".into(), "a".into(), 40));
 }

@@ -1,0 +1,982 @@
+//! The store ports, written once for both backends.
+//!
+//! Both dialects accept the same SQL here: `$N` placeholders (sqlx's SQLite driver
+//! takes them too), `on conflict … do update`, `returning`. What really differs lives
+//! in each backend's module as a few constants that this macro's body names:
+//! `FOR_UPDATE` (row locks), `SKIP_LOCKED` (timer claims), `STRPOS` (substring
+//! search) and `HAS_COMPANY_TYPE` (JSON containment), and in the column adapters of
+//! [`crate::adapt`]. The macro is expanded once per backend, on its transaction type,
+//! because sqlx's executor traits cannot be named generically over both drivers
+//! without bounds that async traits do not carry.
+
+/// `$from, $from+1, …` for `n` values.
+pub(crate) fn placeholders(from: usize, n: usize) -> String {
+    (from..from + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+}
+
+pub(crate) const COMPANY_SELECT: &str = "select c.*, d.name as default_broker_name from company c \
+     left join company d on d.company_id = c.default_broker_id";
+
+pub(crate) const USER_SELECT: &str =
+    "select u.*, c.name as company_name from app_user u join company c on c.company_id = u.company_id";
+
+/// Adds one resting order to its book level (`$1`–`$4` the level's key, `$5` iceberg,
+/// `$6` quantity): an iceberg shows at most the instrument's minimum block.
+pub(crate) const ADD_TO_LEVEL: &str = "insert into book_level (instrument_id, direction, price, company_id, shown) \
+     select $1, $2, $3, $4, (case when $5 and $6 > i.min_quantity then i.min_quantity else $6 end) from instrument i where i.instrument_id = $1 \
+     on conflict (instrument_id, direction, price, company_id) do update set shown = book_level.shown + excluded.shown";
+
+/// Takes one resting order out of its book level.
+pub(crate) const TAKE_FROM_LEVEL: &str = "update book_level set shown = shown - \
+     (select (case when $5 and $6 > i.min_quantity then i.min_quantity else $6 end) from instrument i where i.instrument_id = $1) \
+     where instrument_id = $1 and direction = $2 and price = $3 and company_id = $4";
+
+/// Recomputes an instrument's levels from its resting orders (`$2`: the resting state).
+pub(crate) const REBUILD_LEVELS: &str = "insert into book_level (instrument_id, direction, price, company_id, shown) \
+     select c.instrument_id, c.direction, c.price, c.company_id, \
+            sum(case when c.iceberg and c.quantity > i.min_quantity then i.min_quantity else c.quantity end) \
+     from child_order c join instrument i on i.instrument_id = c.instrument_id \
+     where c.instrument_id = $1 and c.state = $2 \
+     group by c.instrument_id, c.direction, c.price, c.company_id";
+
+macro_rules! shared_repos {
+    ($tx:ty) => {
+        impl $tx {
+            async fn load_companies(&mut self, rows: Vec<CompanyRow>) -> StoreResult<Vec<Company>> {
+                let mut out = Vec::with_capacity(rows.len());
+                for row in rows {
+                    let mut c = row.into_model();
+                    c.brokers = sqlx::query_as::<_, CompanyRefRow>(
+                        "select b.company_id, b.name from company_broker cb \
+                         join company b on b.company_id = cb.broker_id \
+                         where cb.company_id = $1 order by cb.position",
+                    )
+                    .bind(c.company_id.0)
+                    .fetch_all(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .into_iter()
+                    .map(CompanyRefRow::into_model)
+                    .collect();
+                    out.push(c);
+                }
+                Ok(out)
+            }
+
+            async fn write_brokers(&mut self, c: &Company) -> StoreResult<()> {
+                sqlx::query("delete from company_broker where company_id = $1")
+                    .bind(c.company_id.0)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                for (i, b) in c.brokers.iter().enumerate() {
+                    sqlx::query("insert into company_broker (company_id, broker_id, position) values ($1, $2, $3)")
+                        .bind(c.company_id.0)
+                        .bind(b.company_id.0)
+                        .bind(i as i64)
+                        .execute(&mut *self.tx)
+                        .await
+                        .map_err(map_err)?;
+                }
+                Ok(())
+            }
+
+            async fn move_counters(&mut self, parent: ParentOrderId, working: i64, matched: i64) -> StoreResult<()> {
+                if working == 0 && matched == 0 {
+                    return Ok(());
+                }
+                sqlx::query(
+                    "update parent_order set working_quantity = working_quantity + $2, \
+                     matched_quantity = matched_quantity + $3 where parent_order_id = $1",
+                )
+                .bind(parent.0)
+                .bind(working)
+                .bind(matched)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            /// Adds a resting order to its level, or takes it out (the emptied level goes).
+            async fn move_level(&mut self, o: &ChildOrder, add: bool) -> StoreResult<()> {
+                let template = if add { sql::ADD_TO_LEVEL } else { sql::TAKE_FROM_LEVEL };
+                let r = sqlx::query(template)
+                    .bind(o.instrument_id.0)
+                    .bind(o.direction.as_str())
+                    .bind(Dec(o.price))
+                    .bind(o.company_id.0)
+                    .bind(o.iceberg)
+                    .bind(o.quantity)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                if r.rows_affected() != 1 {
+                    return Err(StoreError::Other(format!("no book level for order {}", o.order_id)));
+                }
+                if !add {
+                    sqlx::query(
+                        "delete from book_level where instrument_id = $1 and direction = $2 and price = $3 \
+                         and company_id = $4 and shown = 0",
+                    )
+                    .bind(o.instrument_id.0)
+                    .bind(o.direction.as_str())
+                    .bind(Dec(o.price))
+                    .bind(o.company_id.0)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                }
+                Ok(())
+            }
+        }
+
+        #[async_trait]
+        impl CompanyRepo for $tx {
+            async fn insert_company(&mut self, c: &Company) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into company (company_id, name, full_name, roles, ems_identifier, account, \
+                     trade_confirmation_email, trade_confirmation_via_email_enabled, default_broker_id, created_at, \
+                     updated_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                )
+                .bind(c.company_id.0)
+                .bind(&c.name)
+                .bind(&c.full_name)
+                .bind(Json(&c.roles))
+                .bind(&c.ems_identifier)
+                .bind(&c.account)
+                .bind(&c.trade_confirmation_email)
+                .bind(c.trade_confirmation_via_email_enabled)
+                .bind(c.default_broker.as_ref().map(|b| b.company_id.0))
+                .bind(Ts(c.created_at))
+                .bind(Ts(c.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                self.write_brokers(c).await
+            }
+
+            async fn update_company(&mut self, c: &Company) -> StoreResult<()> {
+                sqlx::query(
+                    "update company set name = $1, full_name = $2, roles = $3, ems_identifier = $4, account = $5, \
+                     trade_confirmation_email = $6, trade_confirmation_via_email_enabled = $7, \
+                     default_broker_id = $8, updated_at = $9 where company_id = $10",
+                )
+                .bind(&c.name)
+                .bind(&c.full_name)
+                .bind(Json(&c.roles))
+                .bind(&c.ems_identifier)
+                .bind(&c.account)
+                .bind(&c.trade_confirmation_email)
+                .bind(c.trade_confirmation_via_email_enabled)
+                .bind(c.default_broker.as_ref().map(|b| b.company_id.0))
+                .bind(Ts(c.updated_at))
+                .bind(c.company_id.0)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                self.write_brokers(c).await
+            }
+
+            async fn company(&mut self, id: CompanyId) -> StoreResult<Option<Company>> {
+                let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!("{} where c.company_id = $1", sql::COMPANY_SELECT)))
+                    .bind(id.0)
+                    .fetch_all(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(self.load_companies(rows).await?.pop())
+            }
+
+            async fn company_by_name(&mut self, name: &str) -> StoreResult<Option<Company>> {
+                let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!("{} where c.name = $1", sql::COMPANY_SELECT)))
+                    .bind(name)
+                    .fetch_all(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(self.load_companies(rows).await?.pop())
+            }
+
+            async fn count_companies(&mut self) -> StoreResult<i64> {
+                sqlx::query_scalar("select count(*) from company").fetch_one(&mut *self.tx).await.map_err(map_err)
+            }
+
+            async fn companies(&mut self, page: i64, size: i64) -> StoreResult<Page<Company>> {
+                let total_items = self.count_companies().await?;
+                let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "{} order by c.name limit $1 offset $2",
+                    sql::COMPANY_SELECT
+                )))
+                .bind(size)
+                .bind(page * size)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(Page { items: self.load_companies(rows).await?, total_items })
+            }
+
+            async fn companies_of_type(&mut self, company_type: &str) -> StoreResult<Vec<Company>> {
+                let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "{} where {HAS_COMPANY_TYPE} order by c.name",
+                    sql::COMPANY_SELECT
+                )))
+                .bind(company_type)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                self.load_companies(rows).await
+            }
+        }
+
+        #[async_trait]
+        impl InstrumentRepo for $tx {
+            async fn insert_instrument(&mut self, i: &Instrument) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into instrument (instrument_id, name, term, description, min_quantity, tick_size, \
+                     exchange_tick_size, exchange_id, exchange, exchange_iso_code, exchange_instrument_id, bbg_code, \
+                     country, currency, min_tick_price, max_tick_price, active, is_sandbox, reversed_spread, \
+                     created_at, updated_at) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
+                )
+                .bind(i.instrument_id.0)
+                .bind(&i.name)
+                .bind(&i.term)
+                .bind(&i.description)
+                .bind(i.min_quantity)
+                .bind(Dec(i.tick_size))
+                .bind(i.exchange_tick_size.map(Dec))
+                .bind(&i.exchange_id)
+                .bind(&i.exchange)
+                .bind(&i.exchange_iso_code)
+                .bind(&i.exchange_instrument_id)
+                .bind(&i.bbg_code)
+                .bind(&i.country)
+                .bind(&i.currency)
+                .bind(Dec(i.min_tick_price))
+                .bind(Dec(i.max_tick_price))
+                .bind(i.active)
+                .bind(i.is_sandbox)
+                .bind(i.reversed_spread)
+                .bind(Ts(i.created_at))
+                .bind(Ts(i.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn update_instrument(&mut self, i: &Instrument) -> StoreResult<()> {
+                let min_block: Option<i64> =
+                    sqlx::query_scalar("select min_quantity from instrument where instrument_id = $1")
+                        .bind(i.instrument_id.0)
+                        .fetch_optional(&mut *self.tx)
+                        .await
+                        .map_err(map_err)?;
+                sqlx::query(
+                    "update instrument set name = $1, term = $2, description = $3, min_quantity = $4, tick_size = $5, \
+                     exchange_tick_size = $6, exchange_id = $7, exchange = $8, exchange_iso_code = $9, \
+                     exchange_instrument_id = $10, bbg_code = $11, country = $12, currency = $13, \
+                     min_tick_price = $14, max_tick_price = $15, active = $16, is_sandbox = $17, \
+                     reversed_spread = $18, updated_at = $19 where instrument_id = $20",
+                )
+                .bind(&i.name)
+                .bind(&i.term)
+                .bind(&i.description)
+                .bind(i.min_quantity)
+                .bind(Dec(i.tick_size))
+                .bind(i.exchange_tick_size.map(Dec))
+                .bind(&i.exchange_id)
+                .bind(&i.exchange)
+                .bind(&i.exchange_iso_code)
+                .bind(&i.exchange_instrument_id)
+                .bind(&i.bbg_code)
+                .bind(&i.country)
+                .bind(&i.currency)
+                .bind(Dec(i.min_tick_price))
+                .bind(Dec(i.max_tick_price))
+                .bind(i.active)
+                .bind(i.is_sandbox)
+                .bind(i.reversed_spread)
+                .bind(Ts(i.updated_at))
+                .bind(i.instrument_id.0)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                // Icebergs show at most the minimum block: a new block size changes every
+                // level of the instrument (a rare administrative change).
+                if min_block.is_some_and(|m| m != i.min_quantity) {
+                    sqlx::query("delete from book_level where instrument_id = $1")
+                        .bind(i.instrument_id.0)
+                        .execute(&mut *self.tx)
+                        .await
+                        .map_err(map_err)?;
+                    sqlx::query(sql::REBUILD_LEVELS)
+                        .bind(i.instrument_id.0)
+                        .bind(OrderState::Working.as_str())
+                        .execute(&mut *self.tx)
+                        .await
+                        .map_err(map_err)?;
+                }
+                Ok(())
+            }
+
+            async fn instrument(&mut self, id: InstrumentId) -> StoreResult<Option<Instrument>> {
+                Ok(sqlx::query_as::<_, InstrumentRow>("select * from instrument where instrument_id = $1")
+                    .bind(id.0)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .map(InstrumentRow::into_model))
+            }
+
+            async fn instruments(&mut self, f: &InstrumentFilter) -> StoreResult<Page<Instrument>> {
+                let filter = format!(
+                    "where ($1 is null or {STRPOS}(lower(name), lower($1)) > 0) and ($2 is null or exchange_id = $2) \
+                     and ($3 is null or active = $3) and ($4 is null or is_sandbox = $4)"
+                );
+                let total_items: i64 =
+                    sqlx::query_scalar(sqlx::AssertSqlSafe(format!("select count(*) from instrument {filter}")))
+                        .bind(&f.name)
+                        .bind(&f.exchange_id)
+                        .bind(f.active)
+                        .bind(f.is_sandbox)
+                        .fetch_one(&mut *self.tx)
+                        .await
+                        .map_err(map_err)?;
+                let dir = if f.descending { "desc" } else { "asc" };
+                let query = format!(
+                    "select * from instrument {filter} order by {} {dir}, instrument_id limit $5 offset $6",
+                    f.sort.column()
+                );
+                let items = sqlx::query_as::<_, InstrumentRow>(sqlx::AssertSqlSafe(query))
+                    .bind(&f.name)
+                    .bind(&f.exchange_id)
+                    .bind(f.active)
+                    .bind(f.is_sandbox)
+                    .bind(f.size)
+                    .bind(f.page * f.size)
+                    .fetch_all(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .into_iter()
+                    .map(InstrumentRow::into_model)
+                    .collect();
+                Ok(Page { items, total_items })
+            }
+        }
+
+        #[async_trait]
+        impl UserRepo for $tx {
+            async fn insert_user(&mut self, u: &User) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into app_user (user_id, company_id, email, first_name, last_name, roles, password_hash, \
+                     active, verified, auto_accept, parent_order_limit_multiplier, ui_metadata, fix_integration, \
+                     ems_trader_id, created_at, updated_at) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+                )
+                .bind(u.user_id.0)
+                .bind(u.company_id.0)
+                .bind(&u.email)
+                .bind(&u.first_name)
+                .bind(&u.last_name)
+                .bind(Json(&u.roles))
+                .bind(&u.password_hash)
+                .bind(u.active)
+                .bind(u.verified)
+                .bind(u.auto_accept.map(|a| a.as_str()))
+                .bind(u.parent_order_limit_multiplier)
+                .bind(Json(&u.ui_metadata))
+                .bind(u.fix_integration)
+                .bind(&u.ems_trader_id)
+                .bind(Ts(u.created_at))
+                .bind(Ts(u.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn update_user(&mut self, u: &User) -> StoreResult<()> {
+                sqlx::query(
+                    "update app_user set email = $1, first_name = $2, last_name = $3, roles = $4, password_hash = $5, \
+                     active = $6, verified = $7, auto_accept = $8, parent_order_limit_multiplier = $9, \
+                     ui_metadata = $10, fix_integration = $11, ems_trader_id = $12, updated_at = $13 \
+                     where user_id = $14",
+                )
+                .bind(&u.email)
+                .bind(&u.first_name)
+                .bind(&u.last_name)
+                .bind(Json(&u.roles))
+                .bind(&u.password_hash)
+                .bind(u.active)
+                .bind(u.verified)
+                .bind(u.auto_accept.map(|a| a.as_str()))
+                .bind(u.parent_order_limit_multiplier)
+                .bind(Json(&u.ui_metadata))
+                .bind(u.fix_integration)
+                .bind(&u.ems_trader_id)
+                .bind(Ts(u.updated_at))
+                .bind(u.user_id.0)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn user(&mut self, id: UserId) -> StoreResult<Option<UserView>> {
+                sqlx::query_as::<_, UserRow>(sqlx::AssertSqlSafe(format!("{} where u.user_id = $1", sql::USER_SELECT)))
+                    .bind(id.0)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .map(UserRow::into_model)
+                    .transpose()
+            }
+
+            async fn user_by_email(&mut self, email: &str) -> StoreResult<Option<UserView>> {
+                sqlx::query_as::<_, UserRow>(sqlx::AssertSqlSafe(format!("{} where u.email = $1", sql::USER_SELECT)))
+                    .bind(email)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .map(UserRow::into_model)
+                    .transpose()
+            }
+
+            async fn users(&mut self, f: &UserFilter) -> StoreResult<Page<UserView>> {
+                let filter = format!(
+                    "where ($1 is null or {STRPOS}(u.email, lower($1)) > 0) and ($2 is null or u.company_id = $2) \
+                     and ($3 is null or u.active = $3)"
+                );
+                let total_items: i64 =
+                    sqlx::query_scalar(sqlx::AssertSqlSafe(format!("select count(*) from app_user u {filter}")))
+                        .bind(&f.email)
+                        .bind(f.company_id.map(|c| c.0))
+                        .bind(f.active)
+                        .fetch_one(&mut *self.tx)
+                        .await
+                        .map_err(map_err)?;
+                let rows = sqlx::query_as::<_, UserRow>(sqlx::AssertSqlSafe(format!(
+                    "{} {filter} order by u.email limit $4 offset $5",
+                    sql::USER_SELECT
+                )))
+                .bind(&f.email)
+                .bind(f.company_id.map(|c| c.0))
+                .bind(f.active)
+                .bind(f.size)
+                .bind(f.page * f.size)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(Page { items: convert(rows, UserRow::into_model)?, total_items })
+            }
+        }
+
+        #[async_trait]
+        impl SessionRepo for $tx {
+            async fn insert_session(&mut self, s: &Session) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into session (session_id, user_id, token_hash, created_at, expires_at) \
+                     values ($1, $2, $3, $4, $5)",
+                )
+                .bind(s.session_id.0)
+                .bind(s.user_id.0)
+                .bind(&s.token_hash)
+                .bind(Ts(s.created_at))
+                .bind(Ts(s.expires_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn session_by_token_hash(&mut self, token_hash: &str) -> StoreResult<Option<Session>> {
+                Ok(sqlx::query_as::<_, SessionRow>("select * from session where token_hash = $1")
+                    .bind(token_hash)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .map(SessionRow::into_model))
+            }
+
+            async fn delete_session(&mut self, id: SessionId) -> StoreResult<()> {
+                sqlx::query("delete from session where session_id = $1")
+                    .bind(id.0)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn delete_sessions_of_user(&mut self, user: UserId) -> StoreResult<u64> {
+                let r = sqlx::query("delete from session where user_id = $1")
+                    .bind(user.0)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(r.rows_affected())
+            }
+
+            async fn delete_expired_sessions(&mut self, now: DateTime<Utc>) -> StoreResult<u64> {
+                let r = sqlx::query("delete from session where expires_at <= $1")
+                    .bind(Ts(now))
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(r.rows_affected())
+            }
+        }
+
+        #[async_trait]
+        impl LinkTokenRepo for $tx {
+            async fn insert_link_token(&mut self, t: &LinkToken) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into link_token (token_hash, user_id, purpose, created_at, expires_at, used_at) \
+                     values ($1, $2, $3, $4, $5, $6)",
+                )
+                .bind(&t.token_hash)
+                .bind(t.user_id.0)
+                .bind(t.purpose.as_str())
+                .bind(Ts(t.created_at))
+                .bind(Ts(t.expires_at))
+                .bind(t.used_at.map(Ts))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn link_token(&mut self, token_hash: &str) -> StoreResult<Option<LinkToken>> {
+                sqlx::query_as::<_, LinkTokenRow>("select * from link_token where token_hash = $1")
+                    .bind(token_hash)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .map(LinkTokenRow::into_model)
+                    .transpose()
+            }
+
+            async fn use_link_tokens_of_user(&mut self, user: UserId, now: DateTime<Utc>) -> StoreResult<u64> {
+                let r = sqlx::query("update link_token set used_at = $1 where user_id = $2 and used_at is null")
+                    .bind(Ts(now))
+                    .bind(user.0)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(r.rows_affected())
+            }
+
+            async fn delete_stale_link_tokens(&mut self, before: DateTime<Utc>) -> StoreResult<u64> {
+                let r = sqlx::query("delete from link_token where expires_at <= $1 or used_at <= $1")
+                    .bind(Ts(before))
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(r.rows_affected())
+            }
+        }
+
+        #[async_trait]
+        impl AuditRepo for $tx {
+            async fn insert_action_log(&mut self, a: &ActionLog) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details) \
+                     values ($1, $2, $3, $4, $5, $6, $7)",
+                )
+                .bind(a.action_log_id)
+                .bind(&a.entity)
+                .bind(a.entity_id)
+                .bind(&a.operation)
+                .bind(a.user_id.map(|u| u.0))
+                .bind(Ts(a.created_at))
+                .bind(Json(&a.details))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn action_logs(&mut self, limit: i64) -> StoreResult<Vec<ActionLog>> {
+                Ok(sqlx::query_as::<_, ActionLogRow>(
+                    "select * from action_log order by created_at desc, action_log_id desc limit $1",
+                )
+                .bind(limit)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?
+                .into_iter()
+                .map(ActionLogRow::into_model)
+                .collect())
+            }
+        }
+
+        #[async_trait]
+        impl OutboxRepo for $tx {
+            async fn insert_outbox(&mut self, m: &OutboxMessage) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into outbox (outbox_id, message_id, payload, created_at, sent_at, attempts, last_error) \
+                     values ($1, $2, $3, $4, $5, $6, $7)",
+                )
+                .bind(m.outbox_id)
+                .bind(&m.email.message_id)
+                .bind(Json(&m.email))
+                .bind(Ts(m.created_at))
+                .bind(m.sent_at.map(Ts))
+                .bind(m.attempts)
+                .bind(&m.last_error)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn outbox(&mut self, id: Uuid) -> StoreResult<Option<OutboxMessage>> {
+                Ok(sqlx::query_as::<_, OutboxRow>("select * from outbox where outbox_id = $1")
+                    .bind(id)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .map(OutboxRow::into_model))
+            }
+
+            async fn mark_outbox_sent(
+                &mut self,
+                id: Uuid,
+                at: DateTime<Utc>,
+                redacted: &OutgoingEmail,
+            ) -> StoreResult<()> {
+                sqlx::query(
+                    "update outbox set sent_at = $1, payload = $2, attempts = attempts + 1, last_error = null \
+                     where outbox_id = $3",
+                )
+                .bind(Ts(at))
+                .bind(Json(redacted))
+                .bind(id)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn record_outbox_failure(&mut self, id: Uuid, error: &str) -> StoreResult<()> {
+                sqlx::query("update outbox set attempts = attempts + 1, last_error = $1 where outbox_id = $2")
+                    .bind(error)
+                    .bind(id)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn outbox_messages(&mut self, limit: i64) -> StoreResult<Vec<OutboxMessage>> {
+                Ok(sqlx::query_as::<_, OutboxRow>(
+                    "select * from outbox order by created_at desc, outbox_id desc limit $1",
+                )
+                .bind(limit)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?
+                .into_iter()
+                .map(OutboxRow::into_model)
+                .collect())
+            }
+        }
+
+        #[async_trait]
+        impl TimerRepo for $tx {
+            async fn insert_timer(&mut self, t: &Timer) -> StoreResult<bool> {
+                let r = sqlx::query(
+                    "insert into timer (timer_id, kind, payload, due_at, dedupe_key, attempts) \
+                     values ($1, $2, $3, $4, $5, $6) on conflict do nothing",
+                )
+                .bind(t.timer_id)
+                .bind(&t.kind)
+                .bind(Json(&t.payload))
+                .bind(Ts(t.due_at))
+                .bind(&t.dedupe_key)
+                .bind(t.attempts)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(r.rows_affected() == 1)
+            }
+
+            async fn claim_due_timers(
+                &mut self,
+                now: DateTime<Utc>,
+                lease_until: DateTime<Utc>,
+                limit: i64,
+            ) -> StoreResult<Vec<Timer>> {
+                // PostgreSQL skips rows another node holds; SQLite's write transaction
+                // holds its only write lock, so nobody claims between select and update.
+                Ok(sqlx::query_as::<_, TimerRow>(sqlx::AssertSqlSafe(format!(
+                    "update timer set locked_until = $1, attempts = attempts + 1 where timer_id in \
+                     (select timer_id from timer where due_at <= $2 and (locked_until is null or locked_until <= $2) \
+                      order by due_at limit $3{SKIP_LOCKED}) returning *"
+                )))
+                .bind(Ts(lease_until))
+                .bind(Ts(now))
+                .bind(limit)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?
+                .into_iter()
+                .map(TimerRow::into_model)
+                .collect())
+            }
+
+            async fn delete_timer(&mut self, id: Uuid) -> StoreResult<()> {
+                sqlx::query("delete from timer where timer_id = $1")
+                    .bind(id)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn reschedule_timer(&mut self, id: Uuid, due_at: DateTime<Utc>) -> StoreResult<()> {
+                sqlx::query("update timer set due_at = $1, locked_until = null where timer_id = $2")
+                    .bind(Ts(due_at))
+                    .bind(id)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn pending_timers(&mut self) -> StoreResult<Vec<Timer>> {
+                Ok(sqlx::query_as::<_, TimerRow>("select * from timer order by due_at")
+                    .fetch_all(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .into_iter()
+                    .map(TimerRow::into_model)
+                    .collect())
+            }
+
+            async fn bring_forward(&mut self, kind: &str, now: DateTime<Utc>) -> StoreResult<u64> {
+                let r = sqlx::query(
+                    "update timer set due_at = $1 where kind = $2 and due_at > $1 \
+                     and (locked_until is null or locked_until <= $1)",
+                )
+                .bind(Ts(now))
+                .bind(kind)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(r.rows_affected())
+            }
+        }
+
+        #[async_trait]
+        impl OrderRepo for $tx {
+            async fn lock_parent_order(&mut self, id: ParentOrderId) -> StoreResult<()> {
+                if FOR_UPDATE.is_empty() {
+                    // SQLite: the write transaction already holds the only write lock.
+                    return Ok(());
+                }
+                sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "select 1 from parent_order where parent_order_id = $1{FOR_UPDATE}"
+                )))
+                .bind(id.0)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn insert_parent_order(&mut self, p: &ParentOrder) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into parent_order (parent_order_id, company_id, created_by, instrument_id, direction, \
+                     quantity, broker_instructions, state, created_at, updated_at) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                )
+                .bind(p.parent_order_id.0)
+                .bind(p.company_id.0)
+                .bind(p.created_by.0)
+                .bind(p.instrument_id.0)
+                .bind(p.direction.as_str())
+                .bind(p.quantity)
+                .bind(&p.broker_instructions)
+                .bind(p.state.as_str())
+                .bind(Ts(p.created_at))
+                .bind(Ts(p.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn update_parent_order_state(
+                &mut self,
+                id: ParentOrderId,
+                state: ParentState,
+                at: DateTime<Utc>,
+            ) -> StoreResult<()> {
+                sqlx::query("update parent_order set state = $1, updated_at = $2 where parent_order_id = $3")
+                    .bind(state.as_str())
+                    .bind(Ts(at))
+                    .bind(id.0)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn parent_order(&mut self, id: ParentOrderId) -> StoreResult<Option<ParentOrderView>> {
+                sqlx::query_as::<_, ParentOrderRow>("select * from parent_order where parent_order_id = $1")
+                    .bind(id.0)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .map(ParentOrderRow::into_model)
+                    .transpose()
+            }
+
+            async fn parent_orders(
+                &mut self,
+                company: CompanyId,
+                states: &[ParentState],
+            ) -> StoreResult<Vec<ParentOrderView>> {
+                if states.is_empty() {
+                    return Ok(vec![]);
+                }
+                let query = format!(
+                    "select * from parent_order where company_id = $1 and state in ({}) \
+                     order by created_at desc, parent_order_id desc",
+                    sql::placeholders(2, states.len())
+                );
+                let mut q = sqlx::query_as::<_, ParentOrderRow>(sqlx::AssertSqlSafe(query)).bind(company.0);
+                for s in states {
+                    q = q.bind(s.as_str());
+                }
+                convert(q.fetch_all(&mut *self.tx).await.map_err(map_err)?, ParentOrderRow::into_model)
+            }
+
+            async fn insert_order(&mut self, o: &ChildOrder) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into child_order (order_id, parent_order_id, company_id, created_by, instrument_id, \
+                     direction, state, price, quantity, iceberg, residual, broker_id, created_at, updated_at) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+                )
+                .bind(o.order_id.0)
+                .bind(o.parent_order_id.0)
+                .bind(o.company_id.0)
+                .bind(o.created_by.0)
+                .bind(o.instrument_id.0)
+                .bind(o.direction.as_str())
+                .bind(o.state.as_str())
+                .bind(Dec(o.price))
+                .bind(o.quantity)
+                .bind(o.iceberg)
+                .bind(o.residual)
+                .bind(o.broker_id.0)
+                .bind(Ts(o.created_at))
+                .bind(Ts(o.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                let (working, matched) = o.parent_counts();
+                self.move_counters(o.parent_order_id, working, matched).await?;
+                if o.rests() {
+                    self.move_level(o, true).await?;
+                }
+                Ok(())
+            }
+
+            async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder) -> StoreResult<()> {
+                let r = sqlx::query(
+                    "update child_order set state = $1, price = $2, quantity = $3, iceberg = $4, residual = $5, \
+                     updated_at = $6 where order_id = $7 and state = $8 and price = $9 and quantity = $10 \
+                     and iceberg = $11",
+                )
+                .bind(after.state.as_str())
+                .bind(Dec(after.price))
+                .bind(after.quantity)
+                .bind(after.iceberg)
+                .bind(after.residual)
+                .bind(Ts(after.updated_at))
+                .bind(before.order_id.0)
+                .bind(before.state.as_str())
+                .bind(Dec(before.price))
+                .bind(before.quantity)
+                .bind(before.iceberg)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                if r.rows_affected() != 1 {
+                    return Err(StoreError::Stale(format!("order {}", before.order_id)));
+                }
+                let (w0, m0) = before.parent_counts();
+                let (w1, m1) = after.parent_counts();
+                self.move_counters(after.parent_order_id, w1 - w0, m1 - m0).await?;
+                if before.rests() {
+                    self.move_level(before, false).await?;
+                }
+                if after.rests() {
+                    self.move_level(after, true).await?;
+                }
+                Ok(())
+            }
+
+            async fn order(&mut self, id: OrderId) -> StoreResult<Option<ChildOrder>> {
+                sqlx::query_as::<_, ChildOrderRow>("select * from child_order where order_id = $1")
+                    .bind(id.0)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .map(ChildOrderRow::into_model)
+                    .transpose()
+            }
+
+            async fn orders(&mut self, f: &OrderFilter) -> StoreResult<Vec<ChildOrder>> {
+                let states = if f.states.is_empty() {
+                    String::new()
+                } else {
+                    format!(" and state in ({})", sql::placeholders(5, f.states.len()))
+                };
+                let query = format!(
+                    "select * from child_order where ($1 is null or company_id = $1) \
+                     and ($2 is null or instrument_id = $2) and ($3 is null or created_by = $3) \
+                     and ($4 is null or parent_order_id = $4){states} order by created_at desc, order_id desc"
+                );
+                let mut q = sqlx::query_as::<_, ChildOrderRow>(sqlx::AssertSqlSafe(query))
+                    .bind(f.company_id.map(|c| c.0))
+                    .bind(f.instrument_id.map(|c| c.0))
+                    .bind(f.created_by.map(|c| c.0))
+                    .bind(f.parent_order_id.map(|c| c.0));
+                for s in &f.states {
+                    q = q.bind(s.as_str());
+                }
+                convert(q.fetch_all(&mut *self.tx).await.map_err(map_err)?, ChildOrderRow::into_model)
+            }
+
+            async fn book_rows(&mut self, instrument: InstrumentId) -> StoreResult<Vec<BookRow>> {
+                let rows = sqlx::query_as::<_, BookLevelRow>(
+                    "select direction, price, company_id, shown from book_level where instrument_id = $1 and shown > 0",
+                )
+                .bind(instrument.0)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                convert(rows, BookLevelRow::into_model)
+            }
+
+            async fn orders_in_states(&mut self, states: &[OrderState]) -> StoreResult<Vec<ChildOrder>> {
+                if states.is_empty() {
+                    return Ok(vec![]);
+                }
+                let query = format!(
+                    "select * from child_order where state in ({}) order by created_at, order_id",
+                    sql::placeholders(1, states.len())
+                );
+                let mut q = sqlx::query_as::<_, ChildOrderRow>(sqlx::AssertSqlSafe(query));
+                for s in states {
+                    q = q.bind(s.as_str());
+                }
+                convert(q.fetch_all(&mut *self.tx).await.map_err(map_err)?, ChildOrderRow::into_model)
+            }
+        }
+    };
+}
+
+pub(crate) use shared_repos;

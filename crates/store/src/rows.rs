@@ -1,0 +1,388 @@
+//! Rows as both backends return them, and their conversion into the engine's records.
+//! Columns that the backends store differently come through the adapters of
+//! [`crate::adapt`], so each row type is declared once.
+
+use rust_decimal::Decimal;
+use serde_json::Value;
+use sqlx::types::Json;
+use upstairs_domain::order::{Direction, OrderState};
+use upstairs_domain::{
+    AutoAccept, CompanyId, InstrumentId, OrderId, ParentOrderId, Role, SessionId, UiMetadataEntry, UserId,
+};
+use upstairs_engine::StoreError;
+use upstairs_engine::model::*;
+use upstairs_engine::ports::StoreResult;
+use uuid::Uuid;
+
+use crate::adapt::{Dec, Ts};
+
+fn stored<T>(what: &str, text: &str, parsed: Option<T>) -> StoreResult<T> {
+    parsed.ok_or_else(|| StoreError::Other(format!("stored {what} {text}")))
+}
+
+#[derive(sqlx::FromRow)]
+pub struct CompanyRow {
+    company_id: Uuid,
+    name: String,
+    full_name: String,
+    roles: Json<Vec<String>>,
+    ems_identifier: Option<String>,
+    account: Option<String>,
+    trade_confirmation_email: Option<String>,
+    trade_confirmation_via_email_enabled: bool,
+    default_broker_id: Option<Uuid>,
+    default_broker_name: Option<String>,
+    created_at: Ts,
+    updated_at: Ts,
+}
+
+impl CompanyRow {
+    /// The company without its broker list (read separately).
+    pub fn into_model(self) -> Company {
+        Company {
+            company_id: CompanyId(self.company_id),
+            name: self.name,
+            full_name: self.full_name,
+            roles: self.roles.0,
+            ems_identifier: self.ems_identifier,
+            account: self.account,
+            trade_confirmation_email: self.trade_confirmation_email,
+            trade_confirmation_via_email_enabled: self.trade_confirmation_via_email_enabled,
+            default_broker: self
+                .default_broker_id
+                .zip(self.default_broker_name)
+                .map(|(id, name)| CompanyRef { company_id: CompanyId(id), name }),
+            brokers: vec![],
+            created_at: self.created_at.0,
+            updated_at: self.updated_at.0,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct CompanyRefRow {
+    company_id: Uuid,
+    name: String,
+}
+
+impl CompanyRefRow {
+    pub fn into_model(self) -> CompanyRef {
+        CompanyRef { company_id: CompanyId(self.company_id), name: self.name }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct InstrumentRow {
+    instrument_id: Uuid,
+    name: String,
+    term: String,
+    description: String,
+    min_quantity: i64,
+    tick_size: Dec,
+    exchange_tick_size: Option<Dec>,
+    exchange_id: String,
+    exchange: String,
+    exchange_iso_code: String,
+    exchange_instrument_id: Option<String>,
+    bbg_code: Option<String>,
+    country: String,
+    currency: String,
+    min_tick_price: Dec,
+    max_tick_price: Dec,
+    active: bool,
+    is_sandbox: bool,
+    reversed_spread: bool,
+    created_at: Ts,
+    updated_at: Ts,
+}
+
+impl InstrumentRow {
+    pub fn into_model(self) -> Instrument {
+        Instrument {
+            instrument_id: InstrumentId(self.instrument_id),
+            name: self.name,
+            term: self.term,
+            description: self.description,
+            min_quantity: self.min_quantity,
+            tick_size: self.tick_size.0,
+            exchange_tick_size: self.exchange_tick_size.map(Decimal::from),
+            exchange_id: self.exchange_id,
+            exchange: self.exchange,
+            exchange_iso_code: self.exchange_iso_code,
+            exchange_instrument_id: self.exchange_instrument_id,
+            bbg_code: self.bbg_code,
+            country: self.country,
+            currency: self.currency,
+            min_tick_price: self.min_tick_price.0,
+            max_tick_price: self.max_tick_price.0,
+            active: self.active,
+            is_sandbox: self.is_sandbox,
+            reversed_spread: self.reversed_spread,
+            created_at: self.created_at.0,
+            updated_at: self.updated_at.0,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct UserRow {
+    user_id: Uuid,
+    company_id: Uuid,
+    email: String,
+    first_name: String,
+    last_name: String,
+    roles: Json<Vec<Role>>,
+    password_hash: Option<String>,
+    active: bool,
+    verified: bool,
+    auto_accept: Option<String>,
+    parent_order_limit_multiplier: Option<i64>,
+    ui_metadata: Json<Vec<UiMetadataEntry>>,
+    fix_integration: bool,
+    ems_trader_id: Option<String>,
+    created_at: Ts,
+    updated_at: Ts,
+    company_name: String,
+}
+
+impl UserRow {
+    pub fn into_model(self) -> StoreResult<UserView> {
+        let auto_accept = self.auto_accept.map(|a| stored("auto_accept", &a, AutoAccept::parse(&a))).transpose()?;
+        Ok(UserView {
+            user: User {
+                user_id: UserId(self.user_id),
+                company_id: CompanyId(self.company_id),
+                email: self.email,
+                first_name: self.first_name,
+                last_name: self.last_name,
+                roles: self.roles.0,
+                password_hash: self.password_hash,
+                active: self.active,
+                verified: self.verified,
+                auto_accept,
+                parent_order_limit_multiplier: self.parent_order_limit_multiplier,
+                ui_metadata: self.ui_metadata.0,
+                fix_integration: self.fix_integration,
+                ems_trader_id: self.ems_trader_id,
+                created_at: self.created_at.0,
+                updated_at: self.updated_at.0,
+            },
+            company_name: self.company_name,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct SessionRow {
+    session_id: Uuid,
+    user_id: Uuid,
+    token_hash: String,
+    created_at: Ts,
+    expires_at: Ts,
+}
+
+impl SessionRow {
+    pub fn into_model(self) -> Session {
+        Session {
+            session_id: SessionId(self.session_id),
+            user_id: UserId(self.user_id),
+            token_hash: self.token_hash,
+            created_at: self.created_at.0,
+            expires_at: self.expires_at.0,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct LinkTokenRow {
+    token_hash: String,
+    user_id: Uuid,
+    purpose: String,
+    created_at: Ts,
+    expires_at: Ts,
+    used_at: Option<Ts>,
+}
+
+impl LinkTokenRow {
+    pub fn into_model(self) -> StoreResult<LinkToken> {
+        Ok(LinkToken {
+            purpose: stored("purpose", &self.purpose, LinkPurpose::parse(&self.purpose))?,
+            token_hash: self.token_hash,
+            user_id: UserId(self.user_id),
+            created_at: self.created_at.0,
+            expires_at: self.expires_at.0,
+            used_at: self.used_at.map(|t| t.0),
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct ActionLogRow {
+    action_log_id: Uuid,
+    entity: String,
+    entity_id: Option<Uuid>,
+    operation: String,
+    user_id: Option<Uuid>,
+    created_at: Ts,
+    details: Json<Value>,
+}
+
+impl ActionLogRow {
+    pub fn into_model(self) -> ActionLog {
+        ActionLog {
+            action_log_id: self.action_log_id,
+            entity: self.entity,
+            entity_id: self.entity_id,
+            operation: self.operation,
+            user_id: self.user_id.map(UserId),
+            created_at: self.created_at.0,
+            details: self.details.0,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct OutboxRow {
+    outbox_id: Uuid,
+    payload: Json<OutgoingEmail>,
+    created_at: Ts,
+    sent_at: Option<Ts>,
+    attempts: i32,
+    last_error: Option<String>,
+}
+
+impl OutboxRow {
+    pub fn into_model(self) -> OutboxMessage {
+        OutboxMessage {
+            outbox_id: self.outbox_id,
+            email: self.payload.0,
+            created_at: self.created_at.0,
+            sent_at: self.sent_at.map(|t| t.0),
+            attempts: self.attempts,
+            last_error: self.last_error,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct TimerRow {
+    timer_id: Uuid,
+    kind: String,
+    payload: Json<Value>,
+    due_at: Ts,
+    dedupe_key: Option<String>,
+    attempts: i32,
+}
+
+impl TimerRow {
+    pub fn into_model(self) -> Timer {
+        Timer {
+            timer_id: self.timer_id,
+            kind: self.kind,
+            payload: self.payload.0,
+            due_at: self.due_at.0,
+            dedupe_key: self.dedupe_key,
+            attempts: self.attempts,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct ParentOrderRow {
+    parent_order_id: Uuid,
+    company_id: Uuid,
+    created_by: Uuid,
+    instrument_id: Uuid,
+    direction: String,
+    quantity: i64,
+    broker_instructions: Option<String>,
+    state: String,
+    working_quantity: i64,
+    matched_quantity: i64,
+    created_at: Ts,
+    updated_at: Ts,
+}
+
+impl ParentOrderRow {
+    pub fn into_model(self) -> StoreResult<ParentOrderView> {
+        Ok(ParentOrderView {
+            parent: ParentOrder {
+                parent_order_id: ParentOrderId(self.parent_order_id),
+                company_id: CompanyId(self.company_id),
+                created_by: UserId(self.created_by),
+                instrument_id: InstrumentId(self.instrument_id),
+                direction: stored("direction", &self.direction, Direction::parse(&self.direction))?,
+                quantity: self.quantity,
+                broker_instructions: self.broker_instructions,
+                state: stored("parent state", &self.state, ParentState::parse(&self.state))?,
+                created_at: self.created_at.0,
+                updated_at: self.updated_at.0,
+            },
+            working: self.working_quantity,
+            matched: self.matched_quantity,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct ChildOrderRow {
+    order_id: Uuid,
+    parent_order_id: Uuid,
+    company_id: Uuid,
+    created_by: Uuid,
+    instrument_id: Uuid,
+    direction: String,
+    state: String,
+    price: Dec,
+    quantity: i64,
+    iceberg: bool,
+    residual: bool,
+    broker_id: Uuid,
+    created_at: Ts,
+    updated_at: Ts,
+}
+
+impl ChildOrderRow {
+    pub fn into_model(self) -> StoreResult<ChildOrder> {
+        Ok(ChildOrder {
+            order_id: OrderId(self.order_id),
+            parent_order_id: ParentOrderId(self.parent_order_id),
+            company_id: CompanyId(self.company_id),
+            created_by: UserId(self.created_by),
+            instrument_id: InstrumentId(self.instrument_id),
+            direction: stored("direction", &self.direction, Direction::parse(&self.direction))?,
+            state: stored("order state", &self.state, OrderState::parse(&self.state))?,
+            price: self.price.0,
+            quantity: self.quantity,
+            iceberg: self.iceberg,
+            residual: self.residual,
+            broker_id: CompanyId(self.broker_id),
+            created_at: self.created_at.0,
+            updated_at: self.updated_at.0,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct BookLevelRow {
+    direction: String,
+    price: Dec,
+    company_id: Uuid,
+    shown: i64,
+}
+
+impl BookLevelRow {
+    pub fn into_model(self) -> StoreResult<BookRow> {
+        Ok(BookRow {
+            price: self.price.0,
+            direction: stored("direction", &self.direction, Direction::parse(&self.direction))?,
+            company_id: CompanyId(self.company_id),
+            shown: self.shown,
+        })
+    }
+}
+
+/// Converts every row, stopping at the first that does not convert.
+pub fn convert<R, M>(rows: Vec<R>, f: impl FnMut(R) -> StoreResult<M>) -> StoreResult<Vec<M>> {
+    rows.into_iter().map(f).collect()
+}

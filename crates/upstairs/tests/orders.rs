@@ -19,6 +19,8 @@ on_both_backends!(
     close_expires_working_orders,
     book_topic_reaches_subscribers,
     quantities_stay_exact_under_random_calls,
+    concurrent_writers_keep_counters_exact,
+    edits_racing_the_close_never_revive_an_order,
 );
 
 const PW: &str = "Orders-Pass-1";
@@ -522,4 +524,144 @@ async fn quantities_stay_exact_under_random_calls(b: Backend) {
         }
     }
     v.app.stop().await;
+}
+
+/// Every parent's counters against the sum of its child orders, and the book against
+/// the resting orders, read back through the API.
+async fn assert_counters_match_children(v: &Venue, parents: &[Value], what: &str) {
+    let app = &v.app;
+    let mut resting = std::collections::BTreeMap::<String, i64>::new();
+    for parent in parents {
+        let pid = parent["parent_order_id"].as_str().unwrap();
+        let (_, view) = app.get(&format!("/api/parent-orders/{pid}"), Some(&v.a)).await;
+        let (_, orders) = app.get(&format!("/api/orders?parent_order_id={pid}"), Some(&v.a)).await;
+        let sum_in = |states: &[&str]| -> i64 {
+            orders
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|o| states.contains(&o["state"].as_str().unwrap()))
+                .map(|o| o["quantity"].as_i64().unwrap())
+                .sum()
+        };
+        let q = &view["quantities"];
+        assert_eq!(
+            q["working"].as_i64().unwrap(),
+            sum_in(&["WORKING", "AWAITING_MATCH", "AWAITING_RFQ_ACCEPTANCE"]),
+            "{what}: working of {pid}"
+        );
+        assert_eq!(q["matched"].as_i64().unwrap(), sum_in(&["MATCHED"]), "{what}: matched of {pid}");
+        assert!(q["tradable"].as_i64().unwrap() >= 0, "{what}: tradable of {pid}");
+        for o in orders.as_array().unwrap().iter().filter(|o| o["state"] == "WORKING") {
+            // An iceberg shows the instrument's minimum block (500) at most.
+            let q = o["quantity"].as_i64().unwrap();
+            let shown = if o["iceberg"] == true { q.min(500) } else { q };
+            *resting.entry(format!("{}:{}", o["direction"], o["price"])).or_default() += shown;
+        }
+    }
+    let (_, book) = app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.a)).await;
+    let mut shown = std::collections::BTreeMap::<String, i64>::new();
+    for l in book["levels"].as_array().unwrap() {
+        for side in ["BUY", "SELL"] {
+            let q = l[format!("{}_quantity", side.to_lowercase())].as_i64().unwrap();
+            if q > 0 {
+                shown.insert(format!("\"{side}\":{}", l["price"]), q);
+            }
+        }
+    }
+    assert_eq!(shown, resting, "{what}: the book shows the resting orders");
+}
+
+/// Sixteen clients create, edit and cancel child orders of the same three parents at
+/// once; afterwards every counter equals the sum of its child orders.
+async fn concurrent_writers_keep_counters_exact(b: Backend) {
+    let v = std::sync::Arc::new(venue(b).await);
+    let parents =
+        vec![v.parent(&v.a, "BUY", 6000).await, v.parent(&v.a, "BUY", 4000).await, v.parent(&v.a, "SELL", 5000).await];
+    let mut tasks = Vec::new();
+    for client in 0..16_u64 {
+        let (v, parents) = (v.clone(), parents.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(client);
+            let prices = ["94.71", "94.72", "94.75", "94.79"];
+            for step in 0..12 {
+                let parent = &parents[rng.gen_range(0..parents.len())];
+                let pid = parent["parent_order_id"].as_str().unwrap();
+                let (_, children) =
+                    v.app.get(&format!("/api/orders?parent_order_id={pid}&state=WORKING"), Some(&v.a)).await;
+                let children = children.as_array().unwrap().clone();
+                let s = match rng.gen_range(0..3) {
+                    1 if !children.is_empty() => {
+                        let c = &children[rng.gen_range(0..children.len())];
+                        let q = [500, 800, 1200][rng.gen_range(0..3)];
+                        let body = json!({"quantity": q});
+                        v.app
+                            .patch(&format!("/api/orders/{}", c["order_id"].as_str().unwrap()), Some(&v.a), body)
+                            .await
+                            .0
+                    }
+                    2 if !children.is_empty() => {
+                        let c = &children[rng.gen_range(0..children.len())];
+                        let path = format!("/api/orders/{}", c["order_id"].as_str().unwrap());
+                        v.app.call(Method::DELETE, &path, Some(&v.a), None).await.0
+                    }
+                    _ => {
+                        let q = [500, 700, 1000][rng.gen_range(0..3)];
+                        v.child(&v.a, parent, q, p(prices[rng.gen_range(0..prices.len())]), false).await.0
+                    }
+                };
+                // Refusals are fine (too much, or the order changed meanwhile); errors are not.
+                assert!(
+                    [StatusCode::OK, StatusCode::CREATED, StatusCode::BAD_REQUEST, StatusCode::CONFLICT].contains(&s),
+                    "client {client} step {step}: {s}"
+                );
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    assert_counters_match_children(&v, &parents, "after 192 concurrent writes").await;
+    std::sync::Arc::into_inner(v).unwrap().app.stop().await;
+}
+
+/// Edits race the close run by a second engine on the same database (another node):
+/// an order the close expired never comes back to WORKING, and the counters stay exact.
+async fn edits_racing_the_close_never_revive_an_order(b: Backend) {
+    struct Close;
+    impl app::AsyncEngineFn<usize> for Close {
+        async fn call<S: upstairs_engine::Store>(self, engine: upstairs_engine::Engine<S>) -> anyhow::Result<usize> {
+            Ok(engine.expire_day(tuesday_10am()).await?)
+        }
+    }
+    let v = std::sync::Arc::new(venue(b).await);
+    let parents = vec![v.parent(&v.a, "BUY", 20_000).await, v.parent(&v.a, "SELL", 20_000).await];
+    let mut ids = Vec::new();
+    for (n, parent) in parents.iter().cycle().take(16).enumerate() {
+        let (s, o) = v.child(&v.a, parent, 500 + n as i64, p("94.75"), n % 3 == 0).await;
+        assert_eq!(s, StatusCode::CREATED, "{o}");
+        ids.push(o["order_id"].as_str().unwrap().to_owned());
+    }
+    let mut edits = Vec::new();
+    for (n, id) in ids.iter().enumerate() {
+        let (v, id) = (v.clone(), id.clone());
+        edits.push(tokio::spawn(async move {
+            for k in 0..4_i64 {
+                let body = json!({"quantity": 600 + 10 * k + n as i64});
+                let (s, body) = v.app.patch(&format!("/api/orders/{id}"), Some(&v.a), body).await;
+                assert!([StatusCode::OK, StatusCode::CONFLICT].contains(&s), "{s}: {body}");
+            }
+        }));
+    }
+    let expired = app::with_engine(&v.app.database_url, Close).await.unwrap();
+    for e in edits {
+        e.await.unwrap();
+    }
+    assert_eq!(expired, 16);
+    for id in &ids {
+        let (_, o) = v.app.get(&format!("/api/orders/{id}"), Some(&v.a)).await;
+        assert_eq!(o["state"], "EXPIRED", "{o}");
+    }
+    assert_counters_match_children(&v, &parents, "after the close").await;
+    std::sync::Arc::into_inner(v).unwrap().app.stop().await;
 }

@@ -79,6 +79,7 @@ mod tests {
 
 /// Fresh, isolated databases for tests: a new SQLite file, or a new PostgreSQL schema
 /// in the database named by `UPSTAIRS_TEST_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/test`).
+#[cfg(feature = "testing")]
 pub mod testing {
     use super::*;
 

@@ -60,6 +60,17 @@ pub async fn fresh_database_url(backend: Backend, dir: &Path) -> String {
     }
 }
 
+/// With `TEST_LOG` set, the server's logs (filtered by `RUST_LOG`, default `info`) are
+/// printed through the test harness, so they show beside the failing test.
+pub fn init_test_logs() {
+    if std::env::var_os("TEST_LOG").is_some() {
+        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        // Several tests of one binary call this; only the first installs it.
+        let _ = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().try_init();
+    }
+}
+
 pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,
@@ -85,6 +96,7 @@ impl TestApp {
     }
 
     async fn spawn_inner(backend: Backend, start: Option<DateTime<Utc>>, tweak: impl FnOnce(&mut Settings)) -> TestApp {
+        init_test_logs();
         let dir = temp_dir();
         let database_url = fresh_database_url(backend, dir.path()).await;
         let mail_dir = dir.path().join("mail");

@@ -1,5 +1,8 @@
 import { addTicks, cmp, dec, decimalsOf, eq, mul, onTick, toFixed, toPlain, type Decimal } from '@/lib/decimal';
-import type { Book, Instrument } from '../api/schemas';
+import type { Instrument } from './api/dto';
+import type { components } from './api/schema';
+
+type Book = components['schemas']['BookDto'];
 
 /** Spec section 9: the placeholder for a missing price. */
 export const NO_PRICE = '--.---';

@@ -1,124 +1,38 @@
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import Autocomplete from '@mui/material/Autocomplete';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import ButtonBase from '@mui/material/ButtonBase';
-import Dialog from '@mui/material/Dialog';
-import DialogActions from '@mui/material/DialogActions';
-import DialogContent from '@mui/material/DialogContent';
-import DialogTitle from '@mui/material/DialogTitle';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import AddchartOutlined from '@mui/icons-material/AddchartOutlined';
 import { ErrorCard } from '@/components/errors/error-card';
+import { OnboardingTip, useNextTip } from '@/components/ui/onboarding-tip';
 import { PageLoader } from '@/components/ui/page-loader';
-import { EmptyDashboard } from './empty-dashboard';
+import { usePlatformStatus } from '@/features/dashboard/api/get-platform-status';
+import { ClosingWarning } from '@/features/dashboard/components/closing-warning';
+import { EmptyDashboard } from '@/features/dashboard/components/empty-dashboard';
+import { useAddedBooks } from '@/features/dashboard/hooks/use-added-books';
+import { AddBook } from '@/features/order-book/components/add-book';
+import { OrderBook } from '@/features/order-book/components/order-book';
+import { OrderDrawer, type OrderDrawerTarget } from '@/features/order-book/components/order-drawer';
+import { useOrders } from '@/features/parent-orders/api/get-orders';
+import { useParentOrders, type ParentOrder } from '@/features/parent-orders/api/get-parent-orders';
+import { CreateParentOrderDrawer } from '@/features/parent-orders/components/create-parent-order-drawer';
+import { ParentOrderList } from '@/features/parent-orders/components/parent-order-list';
+import type { Order } from '@/lib/api/dto';
 import { useCurrentUser } from '@/lib/api/get-me';
+import { instrumentQueryOptions } from '@/lib/api/get-instrument';
+import { tradingKeys } from '@/lib/api/trading-keys';
 import type { Decimal } from '@/lib/decimal';
 import { useTopic } from '@/lib/realtime';
-import { useDebounced } from '@/lib/use-debounced';
-import { instrumentQuery, keys, useInstruments, useOrders, useParentOrders, usePlatformStatus } from '../api/queries';
-import type { Instrument, Order, ParentOrder } from '../api/schemas';
-import { truncateName } from '../lib/format';
-import { ClosingWarning } from './closing-warning';
-import { CreateParentOrderDrawer, INSTRUMENT_FILTER_DEBOUNCE_MS } from './create-parent-order-drawer';
-import { OnboardingTip, useNextTip } from './onboarding-tip';
-import { BOOK_HEIGHT, BOOK_MIN_WIDTH, OrderBook } from './order-book';
-import { OrderDrawer, type OrderDrawerTarget } from './order-drawer';
-import { ParentOrderList } from './parent-order-list';
+
+// The trader dashboard composes the dashboard, parent-orders and order-book features
+// here, since features never import each other.
 
 /** Spec section 2: up to 4 order books side by side. */
 export const MAX_BOOKS = 4;
 
-/** Books the trader added by hand (besides those of their parent orders), kept per user in this browser. */
-function useAddedBooks(userId: string) {
-  const key = `upstairs.books.${userId}`;
-  const [ids, setIds] = useState<string[]>(() => {
-    try {
-      const v: unknown = JSON.parse(localStorage.getItem(key) ?? '[]');
-      return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-    } catch {
-      return [];
-    }
-  });
-  const save = (next: string[]) => {
-    localStorage.setItem(key, JSON.stringify(next));
-    setIds(next);
-  };
-  return {
-    ids,
-    add: (id: string) => !ids.includes(id) && save([...ids, id]),
-    remove: (id: string) => save(ids.filter((x) => x !== id)),
-  };
-}
-
-/** The add tile beside the books, or a plain button on the empty dashboard. */
-function AddBook({ onAdd, variant = 'tile' }: { onAdd: (id: string) => void; variant?: 'tile' | 'button' }) {
-  const [open, setOpen] = useState(false);
-  const [search, setSearch] = useState('');
-  const filter = useDebounced(search, INSTRUMENT_FILTER_DEBOUNCE_MS);
-  const instruments = useInstruments(filter, open);
-  const [choice, setChoice] = useState<Instrument | null>(null);
-  const close = () => {
-    setOpen(false);
-    setChoice(null);
-    setSearch('');
-  };
-  return (
-    <>
-      {variant === 'button' ? (
-        <Button variant="outlined" onClick={() => setOpen(true)} startIcon={<AddchartOutlined />}>
-          Add order book
-        </Button>
-      ) : (
-        <ButtonBase
-          onClick={() => setOpen(true)}
-          sx={{ height: BOOK_HEIGHT, flex: '1 1 0', minWidth: BOOK_MIN_WIDTH, maxWidth: 340, border: 2, borderStyle: 'dashed', borderColor: 'divider', borderRadius: 2, flexDirection: 'column', gap: 1, color: 'text.secondary', '&:hover': { borderColor: 'primary.main', color: 'primary.main' } }}
-        >
-          <AddchartOutlined sx={{ fontSize: 40 }} />
-          <Typography variant="subtitle1">Add order book</Typography>
-        </ButtonBase>
-      )}
-      <Dialog open={open} onClose={close} maxWidth="xs" fullWidth aria-labelledby="add-book-title">
-        <DialogTitle id="add-book-title">Add order book</DialogTitle>
-        <DialogContent>
-          <Autocomplete
-            sx={{ mt: 1 }}
-            options={instruments.data ?? []}
-            loading={instruments.isFetching}
-            value={choice}
-            onChange={(_, v) => setChoice(v)}
-            inputValue={search}
-            onInputChange={(_, v) => setSearch(v)}
-            filterOptions={(x) => x}
-            getOptionLabel={(i) => truncateName(i.name)}
-            getOptionKey={(i) => i.instrument_id}
-            isOptionEqualToValue={(a, b) => a.instrument_id === b.instrument_id}
-            renderInput={(params) => <TextField {...params} label="Instrument" autoFocus />}
-          />
-        </DialogContent>
-        <DialogActions>
-          <Button onClick={close}>Cancel</Button>
-          <Button
-            variant="contained"
-            disabled={!choice}
-            onClick={() => {
-              if (choice) onAdd(choice.instrument_id);
-              close();
-            }}
-          >
-            Add
-          </Button>
-        </DialogActions>
-      </Dialog>
-    </>
-  );
-}
-
 /** The trader dashboard of spec section 2: parent orders on the left, order books beside them. */
-export function TradingDashboard() {
+export default function DashboardRoute() {
   const user = useCurrentUser();
   const queryClient = useQueryClient();
   const parents = useParentOrders();
@@ -132,8 +46,8 @@ export function TradingDashboard() {
 
   // Our own order changes arrive at once; the 15 s polls stay as the fallback.
   useTopic('/user/topic/orders', () => {
-    void queryClient.invalidateQueries({ queryKey: keys.parentOrders });
-    void queryClient.invalidateQueries({ queryKey: keys.orders });
+    void queryClient.invalidateQueries({ queryKey: tradingKeys.parentOrders });
+    void queryClient.invalidateQueries({ queryKey: tradingKeys.orders });
   });
 
   const drawerOpen = creating || target !== null;
@@ -155,12 +69,12 @@ export function TradingDashboard() {
 
   // The drawers work on the instrument's current band; a failed fetch is already in the error snackbar.
   const work = (instrumentId: string, workable: ParentOrder[], price: Decimal) =>
-    queryClient.fetchQuery(instrumentQuery(instrumentId)).then(
+    queryClient.fetchQuery(instrumentQueryOptions(instrumentId)).then(
       (instrument) => setTarget({ kind: 'work', instrument, parents: workable, price }),
       () => {},
     );
   const editOrder = (order: Order, parent: ParentOrder) =>
-    queryClient.fetchQuery(instrumentQuery(order.instrument_id)).then(
+    queryClient.fetchQuery(instrumentQueryOptions(order.instrument_id)).then(
       (instrument) => setTarget({ kind: 'edit', instrument, parent, order }),
       () => {},
     );

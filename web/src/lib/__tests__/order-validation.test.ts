@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dec } from '@/lib/decimal';
-import { priceError, priceValue, quantityError } from '../lib/validate';
+import { priceError, priceValue, quantityError } from '@/lib/order-validation';
 
 describe('child order rules (spec section 5)', () => {
   const band = { tick: 0.005, min: -0.04, max: -0.015 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildLadder, formatK, formatPrice, legLabels, NO_PRICE, stateLabel, truncateName } from '../lib/format';
+import { buildLadder, formatK, formatPrice, legLabels, NO_PRICE, stateLabel, truncateName } from '@/lib/trading-format';
 
 describe('ladder', () => {
   it('runs from two ticks above the best offer to two ticks below the best bid, highest first', () => {
@@ -61,7 +61,7 @@ describe('formats', () => {
 
 describe('hours', () => {
   it('writes the configured hours as the spec does', async () => {
-    const { formatHour, operatingHours } = await import('../lib/format');
+    const { formatHour, operatingHours } = await import('@/lib/trading-format');
     expect(['00:00', '05:30', '09:00', '12:00', '17:00'].map(formatHour)).toEqual(['12:00 AM', '5:30 AM', '9:00 AM', '12:00 PM', '5:00 PM']);
     expect(operatingHours({ open_time: '08:00', close_time: '16:30' })).toBe('Operating hours are 8:00 AM to 4:30 PM (UK time, Monday to Friday only).');
   });

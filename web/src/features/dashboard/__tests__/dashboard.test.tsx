@@ -1,6 +1,6 @@
 import { within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { CLOSING_WARNING_KEY } from '@/features/orders/components/closing-warning';
+import { CLOSING_WARNING_KEY } from '@/features/dashboard/components/closing-warning';
 import { db } from '@/testing/mocks/db';
 import { trading } from '@/testing/mocks/order-handlers';
 import { renderApp, screen } from '@/testing/test-utils';

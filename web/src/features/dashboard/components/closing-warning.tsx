@@ -6,8 +6,8 @@ import DialogContent from '@mui/material/DialogContent';
 import DialogContentText from '@mui/material/DialogContentText';
 import DialogTitle from '@mui/material/DialogTitle';
 import { useAppConfig } from '@/lib/api/get-config';
-import type { PlatformStatus } from '../api/schemas';
-import { formatHour, operatingHours } from '../lib/format';
+import { formatHour, operatingHours } from '@/lib/trading-format';
+import type { PlatformStatus } from '../api/get-platform-status';
 
 export const CLOSING_WARNING_KEY = 'upstairs.closing-warning';
 

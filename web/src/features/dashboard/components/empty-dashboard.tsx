@@ -6,7 +6,7 @@ import Typography from '@mui/material/Typography';
 import Inventory2Outlined from '@mui/icons-material/Inventory2Outlined';
 import RocketLaunchOutlined from '@mui/icons-material/RocketLaunchOutlined';
 import NightsStayOutlined from '@mui/icons-material/NightsStayOutlined';
-import { operatingHours } from '../lib/format';
+import { operatingHours } from '@/lib/trading-format';
 import { useAppConfig } from '@/lib/api/get-config';
 
 type Props = {

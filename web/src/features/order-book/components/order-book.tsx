@@ -12,10 +12,15 @@ import NightsStayOutlined from '@mui/icons-material/NightsStayOutlined';
 import { useAppConfig } from '@/lib/api/get-config';
 import type { Decimal } from '@/lib/decimal';
 import { useTopic } from '@/lib/realtime';
-import { keys, useBook, useInstrument, useMarketData } from '../api/queries';
-import type { PlatformStatus } from '../api/schemas';
-import { OnboardingTip } from './onboarding-tip';
-import { buildLadder, formatK, formatPrice, legLabels, operatingHours, truncateName, type LadderRow } from '../lib/format';
+import { OnboardingTip } from '@/components/ui/onboarding-tip';
+import { instrumentQueryOptions, useInstrument } from '@/lib/api/get-instrument';
+import type { components } from '@/lib/api/schema';
+import { tradingKeys } from '@/lib/api/trading-keys';
+import { buildLadder, formatK, formatPrice, legLabels, operatingHours, truncateName, type LadderRow } from '@/lib/trading-format';
+import { useBook } from '../api/get-book';
+import { useMarketData } from '../api/get-market-data';
+
+type PlatformStatus = components['schemas']['PlatformStatusDto'];
 
 /** Spec section 9: an order book is 564 px high. */
 export const BOOK_HEIGHT = 564;
@@ -110,9 +115,9 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
 
   // The topic carries the anonymous book; the REST book adds our own share, so refetch both.
   useTopic(`/topic/instruments/${instrumentId}/book`, () => {
-    void queryClient.invalidateQueries({ queryKey: keys.book(instrumentId) });
-    void queryClient.invalidateQueries({ queryKey: keys.marketData(instrumentId) });
-    void queryClient.invalidateQueries({ queryKey: keys.instrument(instrumentId) });
+    void queryClient.invalidateQueries({ queryKey: tradingKeys.book(instrumentId) });
+    void queryClient.invalidateQueries({ queryKey: tradingKeys.marketData(instrumentId) });
+    void queryClient.invalidateQueries({ queryKey: instrumentQueryOptions(instrumentId).queryKey });
   });
 
   const tick = instrument.data?.tick_size;

@@ -22,12 +22,16 @@ import { useToast } from '@/components/ui/toast';
 import { ApiError } from '@/lib/api-errors';
 import { addTicks, dec, decimalsOf, parseDecimal, toFixed, type Decimal } from '@/lib/decimal';
 import { useCurrentUser } from '@/lib/api/get-me';
-import { useCreateOrder, useEditOrder } from '../api/mutations';
-import { useCompany } from '../api/queries';
-import type { Instrument, Order, ParentOrder } from '../api/schemas';
-import { formatPrice, truncateName } from '../lib/format';
-import { parseQuantity, priceError, priceValue, quantityError } from '../lib/validate';
-import { OnboardingTip, useNextTip } from './onboarding-tip';
+import { OnboardingTip, useNextTip } from '@/components/ui/onboarding-tip';
+import type { Instrument, Order } from '@/lib/api/dto';
+import type { components } from '@/lib/api/schema';
+import { parseQuantity, priceError, priceValue, quantityError } from '@/lib/order-validation';
+import { formatPrice, truncateName } from '@/lib/trading-format';
+import { useCreateOrder } from '../api/create-order';
+import { useEditOrder } from '../api/edit-order';
+import { useCompany } from '../api/get-company';
+
+type ParentOrder = components['schemas']['ParentOrderDto'];
 
 export type OrderDrawerTarget =
   | { kind: 'work'; instrument: Instrument; parents: ParentOrder[]; price: Decimal }

@@ -15,14 +15,13 @@ import { DrawerHeader, SideDrawer } from '@/components/ui/side-drawer';
 import { ApiError } from '@/lib/api-errors';
 import { useCurrentUser } from '@/lib/api/get-me';
 import { useDebounced } from '@/lib/use-debounced';
-import { useCreateParentOrder } from '../api/mutations';
-import { useInstruments } from '../api/queries';
-import type { Direction, Instrument } from '../api/schemas';
-import { truncateName } from '../lib/format';
-import { parseQuantity } from '../lib/validate';
+import { INSTRUMENT_FILTER_DEBOUNCE_MS } from '@/config/constants';
+import type { Direction, Instrument } from '@/lib/api/dto';
+import { useInstruments } from '@/lib/api/get-instruments';
+import { parseQuantity } from '@/lib/order-validation';
+import { truncateName } from '@/lib/trading-format';
+import { useCreateParentOrder } from '../api/create-parent-order';
 
-/** Spec section 9: the instrument filter is debounced 500 ms. */
-export const INSTRUMENT_FILTER_DEBOUNCE_MS = 500;
 /** Spec section 5: the maximum parent quantity without a multiplier. */
 export const DEFAULT_MAX_PARENT_QUANTITY = 100_000;
 

@@ -12,11 +12,13 @@ import Add from '@mui/icons-material/Add';
 import CancelOutlined from '@mui/icons-material/CancelOutlined';
 import Close from '@mui/icons-material/Close';
 import { useToast } from '@/components/ui/toast';
-import { useCancelOrder, useCancelParentOrder } from '../api/mutations';
-import { useInstrument } from '../api/queries';
-import type { Order, ParentOrder } from '../api/schemas';
-import { formatPrice, stateLabel, truncateName } from '../lib/format';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import type { Order } from '@/lib/api/dto';
+import { useInstrument } from '@/lib/api/get-instrument';
+import { formatPrice, stateLabel, truncateName } from '@/lib/trading-format';
+import { useCancelOrder } from '../api/cancel-order';
+import { useCancelParentOrder } from '../api/cancel-parent-order';
+import type { ParentOrder } from '../api/get-parent-orders';
 
 /** Spec section 9: the parent order list is at most 470 px high. */
 export const LIST_MAX_HEIGHT = 470;

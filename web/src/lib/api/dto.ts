@@ -6,7 +6,11 @@ import type { components } from './schema';
 // the schema does not follow is a compile error.
 
 type Schemas = components['schemas'];
-export type Instrument = Schemas['InstrumentDto'];
+/**
+ * The server sends `exchange_tick_size` as `Option<Decimal>` (null when never set) but its
+ * OpenAPI document declares a plain number, so that one field is widened here.
+ */
+export type Instrument = Omit<Schemas['InstrumentDto'], 'exchange_tick_size'> & { exchange_tick_size: number | null };
 export type CompanyRef = Schemas['CompanyRefDto'];
 export type Direction = Schemas['DirectionDto'];
 export type Role = Schemas['RoleDto'];
@@ -29,7 +33,7 @@ export const instrumentSchema = z.object({
   exchange_instrument_id: z.string().nullable(),
   bbg_code: z.string().nullable(),
   tick_size: z.number(),
-  exchange_tick_size: z.number(),
+  exchange_tick_size: z.number().nullable(),
   min_quantity: z.number(),
   min_tick_price: z.number(),
   max_tick_price: z.number(),

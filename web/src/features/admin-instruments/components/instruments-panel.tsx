@@ -47,7 +47,7 @@ function toForm(i: Instrument | null): InstrumentForm {
     exchange_instrument_id: i?.exchange_instrument_id ?? '',
     bbg_code: i?.bbg_code ?? '',
     tick_size: i ? String(i.tick_size) : '',
-    exchange_tick_size: i ? String(i.exchange_tick_size) : '',
+    exchange_tick_size: i?.exchange_tick_size != null ? String(i.exchange_tick_size) : '',
     min_quantity: i ? String(i.min_quantity) : '',
     min_tick_price: i ? price(i.min_tick_price, i.tick_size) : '',
     max_tick_price: i ? price(i.max_tick_price, i.tick_size) : '',

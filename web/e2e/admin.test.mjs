@@ -33,6 +33,17 @@ async function pick(page, form, label, options) {
   if (options.length > 1 || label === 'Brokers' || label === 'Roles') await page.keyboard.press('Escape');
 }
 
+/** The success toast must leave the panel's primary action visible and clickable. */
+async function assertToastClearOf(page, text, button) {
+  const toast = page.getByTestId('toast').filter({ hasText: text });
+  await toast.waitFor();
+  const a = await toast.boundingBox();
+  const b = await page.getByRole('main').getByRole('button', { name: button }).boundingBox();
+  assert.ok(a && b, 'toast and button are on screen');
+  const overlap = a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  assert.equal(overlap, false, `the toast ${JSON.stringify(a)} covers '${button}' ${JSON.stringify(b)}`);
+}
+
 test('an admin manages companies, users and instruments; a trader cannot', async () => {
   const server = await startServer();
   const { context, page, errors } = await newPage(browser);
@@ -73,7 +84,7 @@ test('an admin manages companies, users and instruments; a trader cannot', async
     await pick(page, form, 'Brokers', ['Northgate']);
     assert.equal(await form.getByRole('combobox', { name: 'Default broker' }).textContent(), 'Northgate');
     await form.getByRole('button', { name: 'Create company' }).click();
-    await page.getByText('Halyard created.').waitFor();
+    await assertToastClearOf(page, 'Halyard created.', 'Create company');
     const companies = page.getByRole('table', { name: 'Companies' });
     await companies.getByRole('row', { name: /Halyard Halyard Capital LLP Trading firm Northgate Northgate/ }).waitFor();
     await shot(page, T, '03-companies-panel');
@@ -93,7 +104,7 @@ test('an admin manages companies, users and instruments; a trader cannot', async
     await form.getByRole('textbox', { name: 'Parent order limit multiplier' }).fill('3');
     await shot(page, T, '04-user-form');
     await form.getByRole('button', { name: 'Create user' }).click();
-    await page.getByText('nia@halyard.test created. An activation e-mail is on its way.').waitFor();
+    await assertToastClearOf(page, 'nia@halyard.test created. An activation e-mail is on its way.', 'Create user');
     const { link } = await waitForMail(server.mailDir, 'nia@halyard.test', { pathPrefix: '/account-activate' });
     assert.match(link, /\/account-activate\?hash=/);
     await page.getByRole('table', { name: 'Users' }).getByRole('row', { name: /Nia Novak nia@halyard.test Halyard Trader 3/ }).waitFor();
@@ -132,7 +143,7 @@ test('an admin manages companies, users and instruments; a trader cannot', async
     await form.getByRole('textbox', { name: 'Best offer' }).fill('-0.015');
     await shot(page, T, '06-instrument-form');
     await form.getByRole('button', { name: 'Create instrument' }).click();
-    await page.getByText('Euribor 3M Dec26-Mar27 created.').waitFor();
+    await assertToastClearOf(page, 'Euribor 3M Dec26-Mar27 created.', 'Create instrument');
 
     await page.getByRole('button', { name: 'Edit Euribor 3M Dec26-Mar27' }).click();
     form = page.getByRole('form', { name: 'Edit Euribor 3M Dec26-Mar27' });

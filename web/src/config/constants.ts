@@ -12,3 +12,7 @@ export const DRAWER_WIDTH = 486;
 
 export const TOKEN_STORAGE_KEY = 'upstairs.token';
 export const COOKIE_CONSENT_KEY = 'upstairs.cookie-consent';
+/** Spec section 9: orders and market data are polled every 15 s; the realtime topics refresh them at once. */
+export const POLL_MS = 15_000;
+/** Spec section 9: the instrument filter is debounced 500 ms. */
+export const INSTRUMENT_FILTER_DEBOUNCE_MS = 500;

@@ -7,3 +7,19 @@ export const emailSchema = z
   .min(1, 'Email is required')
   .min(5, 'Email must be at least 5 characters long')
   .pipe(z.email('Please enter a valid email address'));
+
+/** The first message of a value that fails the e-mail rules, if any. */
+export function emailError(value: string): string | undefined {
+  const r = emailSchema.safeParse(value);
+  return r.success ? undefined : r.error.issues[0]?.message;
+}
+
+/**
+ * Adds a form's cross-field rules (field → message) to a zod schema as issues on
+ * those fields, so one schema drives react-hook-form through the zod resolver.
+ */
+export function addIssues(ctx: z.RefinementCtx, errors: Partial<Record<string, string>>) {
+  for (const [field, message] of Object.entries(errors)) {
+    if (message) ctx.addIssue({ code: 'custom', path: [field], message });
+  }
+}

@@ -1,4 +1,4 @@
-import { BlockCalculator } from '@/features/admin/components/block-calculator';
+import { BlockCalculator } from '@/features/block-calculator/components/block-calculator';
 import { hasAdminDrawer } from '@/lib/permissions';
 import { Guard } from '../admin-guard';
 

@@ -1,4 +1,4 @@
-import { CompaniesPanel } from '@/features/admin/components/companies-panel';
+import { CompaniesPanel } from '@/features/admin-companies/components/companies-panel';
 import { isAdmin } from '@/lib/permissions';
 import { Guard } from '../admin-guard';
 

@@ -1,4 +1,4 @@
-import { InstrumentsPanel } from '@/features/admin/components/instruments-panel';
+import { InstrumentsPanel } from '@/features/admin-instruments/components/instruments-panel';
 import { isAdmin } from '@/lib/permissions';
 import { Guard } from '../admin-guard';
 

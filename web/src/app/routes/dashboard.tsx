@@ -1,5 +1,153 @@
-import { TradingDashboard } from '@/features/orders/components/trading-dashboard';
+import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { ErrorCard } from '@/components/errors/error-card';
+import { OnboardingTip, useNextTip } from '@/components/ui/onboarding-tip';
+import { PageLoader } from '@/components/ui/page-loader';
+import { usePlatformStatus } from '@/features/dashboard/api/get-platform-status';
+import { ClosingWarning } from '@/features/dashboard/components/closing-warning';
+import { EmptyDashboard } from '@/features/dashboard/components/empty-dashboard';
+import { useAddedBooks } from '@/features/dashboard/hooks/use-added-books';
+import { AddBook } from '@/features/order-book/components/add-book';
+import { OrderBook } from '@/features/order-book/components/order-book';
+import { OrderDrawer, type OrderDrawerTarget } from '@/features/order-book/components/order-drawer';
+import { useOrders } from '@/features/parent-orders/api/get-orders';
+import { useParentOrders, type ParentOrder } from '@/features/parent-orders/api/get-parent-orders';
+import { CreateParentOrderDrawer } from '@/features/parent-orders/components/create-parent-order-drawer';
+import { ParentOrderList } from '@/features/parent-orders/components/parent-order-list';
+import type { Order } from '@/lib/api/dto';
+import { useCurrentUser } from '@/lib/api/get-me';
+import { instrumentQueryOptions } from '@/lib/api/get-instrument';
+import { tradingKeys } from '@/lib/api/trading-keys';
+import type { Decimal } from '@/lib/decimal';
+import { useTopic } from '@/lib/realtime';
 
+// The trader dashboard composes the dashboard, parent-orders and order-book features
+// here, since features never import each other.
+
+/** Spec section 2: up to 4 order books side by side. */
+export const MAX_BOOKS = 4;
+
+/** The trader dashboard of spec section 2: parent orders on the left, order books beside them. */
 export default function DashboardRoute() {
-  return <TradingDashboard />;
+  const user = useCurrentUser();
+  const queryClient = useQueryClient();
+  const parents = useParentOrders();
+  const orders = useOrders();
+  const status = usePlatformStatus();
+  const added = useAddedBooks(user.user_id);
+  const [creating, setCreating] = useState(false);
+  const [target, setTarget] = useState<OrderDrawerTarget | null>(null);
+  // The book the trader asked for last (from a parent card or a new parent order) is shown first.
+  const [pinned, setPinned] = useState<string | null>(null);
+
+  // Our own order changes arrive at once; the 15 s polls stay as the fallback.
+  useTopic('/user/topic/orders', () => {
+    void queryClient.invalidateQueries({ queryKey: tradingKeys.parentOrders });
+    void queryClient.invalidateQueries({ queryKey: tradingKeys.orders });
+  });
+
+  const drawerOpen = creating || target !== null;
+  // The first-parent-order tip belongs to the empty dashboard; with orders, the book's tip comes next.
+  const firstTip = useNextTip(['FIRST_PARENT_ORDER']);
+  const bookTip = useNextTip(['INTERACT_WITH_ORDERBOOK']);
+
+  if (parents.isPending) return <PageLoader />;
+  if (parents.isError) return <ErrorCard error={parents.error} onRetry={() => void parents.refetch()} />;
+
+  const open = status.data?.open ?? false;
+  const canCreate = status.data?.parent_orders_open ?? false;
+  // GET /parent-orders?state=ACTIVE,FILLED: the list of spec section 4.
+  const active = parents.data;
+  // Newest parent orders first, so a new one's book is among the 4 shown.
+  const newestFirst = [...active].sort((a, b) => b.created_at.localeCompare(a.created_at));
+  const fromParents = [...new Set(newestFirst.map((p) => p.instrument_id))];
+  const bookIds = [...new Set([...(pinned ? [pinned] : []), ...fromParents, ...added.ids])].slice(0, MAX_BOOKS);
+
+  // The drawers work on the instrument's current band; a failed fetch is already in the error snackbar.
+  const work = (instrumentId: string, workable: ParentOrder[], price: Decimal) =>
+    queryClient.fetchQuery(instrumentQueryOptions(instrumentId)).then(
+      (instrument) => setTarget({ kind: 'work', instrument, parents: workable, price }),
+      () => {},
+    );
+  const editOrder = (order: Order, parent: ParentOrder) =>
+    queryClient.fetchQuery(instrumentQueryOptions(order.instrument_id)).then(
+      (instrument) => setTarget({ kind: 'edit', instrument, parent, order }),
+      () => {},
+    );
+
+  const drawers = (
+    <>
+      <CreateParentOrderDrawer open={creating} onClose={() => setCreating(false)} onCreated={setPinned} />
+      <OrderDrawer target={target} onClose={() => setTarget(null)} />
+      {status.data && <ClosingWarning status={status.data} />}
+    </>
+  );
+
+  if (active.length === 0 && bookIds.length === 0) {
+    return (
+      <>
+        <EmptyDashboard
+          open={status.data?.open ?? true}
+          hours={status.data}
+          action={
+            <Stack direction="row" spacing={2} useFlexGap sx={{ flexWrap: 'wrap' }}>
+              <OnboardingTip step="FIRST_PARENT_ORDER" show={firstTip !== null && !drawerOpen} placement="bottom">
+                <Button variant="contained" onClick={() => setCreating(true)} disabled={!canCreate}>
+                  Add parent order
+                </Button>
+              </OnboardingTip>
+              <AddBook variant="button" onAdd={added.add} />
+            </Stack>
+          }
+        />
+        {drawers}
+      </>
+    );
+  }
+
+  return (
+    <Stack spacing={3}>
+      <Typography variant="h1">Dashboard</Typography>
+      <Stack direction={{ xs: 'column', md: 'row' }} spacing={3} sx={{ alignItems: 'flex-start' }}>
+        <ParentOrderList
+          parents={active}
+          orders={orders.data ?? []}
+          open={open}
+          canCreate={canCreate}
+          onAdd={() => setCreating(true)}
+          onEdit={(o, p) => void editOrder(o, p)}
+          onShowBook={setPinned}
+        />
+        <Box sx={{ display: 'flex', gap: 2, flexGrow: 1, minWidth: 0, width: '100%', overflowX: 'auto', pb: 1 }}>
+          {bookIds.map((id, n) => {
+            const workable = active.filter((p) => p.instrument_id === id && p.state === 'ACTIVE' && p.quantities.tradable > 0);
+            return (
+              <OrderBook
+                key={id}
+                instrumentId={id}
+                status={status.data}
+                showTip={n === 0 && bookTip !== null && !drawerOpen}
+                onWork={workable.length > 0 ? (price) => void work(id, workable, price) : undefined}
+                onRemove={
+                  fromParents.includes(id)
+                    ? undefined
+                    : () => {
+                        added.remove(id);
+                        if (pinned === id) setPinned(null);
+                      }
+                }
+              />
+            );
+          })}
+          {bookIds.length < MAX_BOOKS && <AddBook onAdd={added.add} />}
+        </Box>
+      </Stack>
+      {drawers}
+    </Stack>
+  );
 }
+

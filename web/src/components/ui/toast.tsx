@@ -8,7 +8,10 @@ type ToastContextValue = { showToast: (toast: Toast) => void };
 
 const ToastContext = createContext<ToastContextValue>({ showToast: () => {} });
 
-/** Success and info toasts (4 s by default, or kept open) at the top right. */
+/**
+ * Success and info toasts (4 s by default, or kept open) at the bottom left, away from
+ * the page's primary action at the top right and from the error snackbar at the bottom centre.
+ */
 export function ToastProvider({ children }: { children: ReactNode }) {
   const [toast, setToast] = useState<(Toast & { id: number }) | null>(null);
   const showToast = useCallback((t: Toast) => setToast({ ...t, id: Date.now() }), []);
@@ -22,12 +25,10 @@ export function ToastProvider({ children }: { children: ReactNode }) {
         open={toast !== null}
         autoHideDuration={toast?.keepOpen ? null : TOAST_MS}
         onClose={(_, reason) => reason !== 'clickaway' && close()}
-        anchorOrigin={{ vertical: 'top', horizontal: 'right' }}
+        anchorOrigin={{ vertical: 'bottom', horizontal: 'left' }}
         transitionDuration={300}
-        // Below the 64 px top bar so the profile menu stays reachable.
-        sx={{ top: { xs: 72, sm: 80 } }}
       >
-        <Alert severity={toast?.type ?? 'success'} variant="filled" onClose={close} sx={{ width: '100%' }}>
+        <Alert severity={toast?.type ?? 'success'} variant="filled" onClose={close} sx={{ width: '100%' }} data-testid="toast">
           {toast?.message}
         </Alert>
       </Snackbar>

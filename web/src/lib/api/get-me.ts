@@ -1,31 +1,32 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiFetch } from '@/lib/api-client';
+import { roleSchema } from './dto';
 import type { components } from './schema';
 
 export type User = components['schemas']['UserDto'];
 export type AutoAccept = components['schemas']['AutoAcceptDto'];
 
-export const autoAcceptSchema = z.enum(['INSTANT', 'ACCEPT_WITH_DELAY', 'REJECT_WITH_DELAY']);
+export const autoAcceptSchema = z.enum(['INSTANT', 'ACCEPT_WITH_DELAY', 'REJECT_WITH_DELAY']) satisfies z.ZodType<AutoAccept>;
 
-// Checked at runtime on what the screens rely on; display-only fields are
-// allowed to be missing so a newer server does not lock users out.
-export const userSchema = z
-  .looseObject({
-    user_id: z.union([z.string(), z.number()]).transform(String),
-    company_id: z.union([z.string(), z.number()]).transform(String),
-    company_name: z.string().optional().default(''),
-    email: z.string(),
-    first_name: z.string().optional().default(''),
-    last_name: z.string().optional().default(''),
-    roles: z.array(z.string()).optional().default([]),
-    auto_accept: autoAcceptSchema.nullish().transform((v) => v ?? null),
-    parent_order_limit_multiplier: z.number().nullable().optional().default(null),
-    ui_metadata: z.array(z.object({ key: z.string(), value: z.unknown() })).optional().default([]),
-    created_at: z.string().optional().default(''),
-    updated_at: z.string().optional().default(''),
-  })
-  .transform((u) => u as unknown as User);
+export const userSchema = z.object({
+  user_id: z.string(),
+  company_id: z.string(),
+  company_name: z.string(),
+  email: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  roles: z.array(roleSchema),
+  active: z.boolean(),
+  verified: z.boolean(),
+  fix_integration: z.boolean(),
+  ems_trader_id: z.string().nullable(),
+  auto_accept: autoAcceptSchema.nullable(),
+  parent_order_limit_multiplier: z.number().nullable(),
+  ui_metadata: z.array(z.object({ key: z.string(), value: z.unknown() })),
+  created_at: z.string(),
+  updated_at: z.string(),
+}) satisfies z.ZodType<User>;
 
 export function getMe(signal?: AbortSignal, token?: string): Promise<User> {
   return apiFetch('/users/me', { schema: userSchema, signal, token });

@@ -42,6 +42,17 @@ export type MockOrder = {
   created_at: string;
 };
 
+const STAMP = '2026-11-23T09:00:00Z';
+
+/** The instrument as the server sends it: the mock's fields plus the ones the dashboard does not read. */
+const instrumentDto = (i: MockInstrument) => ({
+  description: '', country: 'EU', currency: 'EUR', exchange: 'ICE Futures Europe', exchange_id: 'I', exchange_iso_code: 'IFEU',
+  exchange_instrument_id: null, bbg_code: null, exchange_tick_size: i.tick_size, active: true, is_sandbox: false,
+  created_at: STAMP, updated_at: STAMP, ...i,
+});
+const parentDto = (p: MockParent) => ({ created_by: 'u-1', updated_at: p.created_at, ...p });
+const orderDto = (o: MockOrder) => ({ created_by: 'u-1', updated_at: o.created_at, ...o });
+
 export const BROKER = { company_id: 'b-1', name: 'Northgate' };
 
 export const trading = {
@@ -135,11 +146,11 @@ export const orderHandlers: HttpHandler[] = [
   ),
   http.get('*/api/instruments', ({ request }) => {
     const name = (new URL(request.url).searchParams.get('name') ?? '').toLowerCase();
-    return HttpResponse.json(trading.instruments.filter((i) => i.name.toLowerCase().includes(name)));
+    return HttpResponse.json(trading.instruments.filter((i) => i.name.toLowerCase().includes(name)).map(instrumentDto));
   }),
   http.get('*/api/instruments/:id', ({ params }) => {
     const i = trading.instruments.find((x) => x.instrument_id === params.id);
-    return i ? HttpResponse.json(i) : problem(404, 'Instrument not found.');
+    return i ? HttpResponse.json(instrumentDto(i)) : problem(404, 'Instrument not found.');
   }),
   http.get('*/api/instruments/:id/book', ({ params }) => {
     const i = trading.instruments.find((x) => x.instrument_id === params.id);
@@ -162,12 +173,12 @@ export const orderHandlers: HttpHandler[] = [
   http.get('*/api/companies/:id', ({ params }) =>
     HttpResponse.json({ company_id: params.id, default_broker: BROKER, brokers: [BROKER] }),
   ),
-  http.get('*/api/parent-orders', () => HttpResponse.json(trading.parents.filter((p) => p.state !== 'CANCELLED'))),
+  http.get('*/api/parent-orders', () => HttpResponse.json(trading.parents.filter((p) => p.state !== 'CANCELLED').map(parentDto))),
   http.post('*/api/parent-orders', async ({ request }) => {
     const body = (await request.json()) as { direction: 'BUY' | 'SELL'; instrument_id: string; quantity: number; broker_instructions: string | null };
     if (body.quantity > 100_000) return problem(400, 'The maximum quantity is 100000', [{ field: 'quantity', message: 'The maximum quantity is 100000' }]);
     const p = addParent({ ...body, quantities: { tradable: body.quantity, working: 0, matched: 0 } });
-    return HttpResponse.json(p, { status: 201 });
+    return HttpResponse.json(parentDto(p), { status: 201 });
   }),
   http.delete('*/api/parent-orders/:id', ({ params }) => {
     const p = trading.parents.find((x) => x.parent_order_id === params.id);
@@ -175,7 +186,7 @@ export const orderHandlers: HttpHandler[] = [
     p.state = 'CANCELLED';
     return new HttpResponse(null, { status: 204 });
   }),
-  http.get('*/api/orders', () => HttpResponse.json(trading.orders.filter((o) => o.state !== 'CANCELLED'))),
+  http.get('*/api/orders', () => HttpResponse.json(trading.orders.filter((o) => o.state !== 'CANCELLED').map(orderDto))),
   http.post('*/api/orders', async ({ request }) => {
     const body = (await request.json()) as Omit<MockOrder, 'order_id' | 'state' | 'price' | 'matchable' | 'created_at'> & { limit_price: number };
     const parent = trading.parents.find((p) => p.parent_order_id === body.parent_order_id);
@@ -196,7 +207,7 @@ export const orderHandlers: HttpHandler[] = [
     };
     trading.orders.push(o);
     recompute(parent);
-    return HttpResponse.json(o, { status: 201 });
+    return HttpResponse.json(orderDto(o), { status: 201 });
   }),
   http.patch('*/api/orders/:id', async ({ request, params }) => {
     const o = trading.orders.find((x) => x.order_id === params.id);
@@ -205,7 +216,7 @@ export const orderHandlers: HttpHandler[] = [
     Object.assign(o, { quantity: body.quantity, price: body.limit_price, residual: body.residual, iceberg: body.iceberg });
     const parent = trading.parents.find((p) => p.parent_order_id === o.parent_order_id);
     if (parent) recompute(parent);
-    return HttpResponse.json(o);
+    return HttpResponse.json(orderDto(o));
   }),
   http.delete('*/api/orders/:id', ({ params }) => {
     const o = trading.orders.find((x) => x.order_id === params.id);

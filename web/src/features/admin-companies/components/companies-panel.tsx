@@ -1,0 +1,199 @@
+import { useState } from 'react';
+import { useForm, useWatch } from 'react-hook-form';
+import { zodResolver } from '@hookform/resolvers/zod';
+import Chip from '@mui/material/Chip';
+import IconButton from '@mui/material/IconButton';
+import MenuItem from '@mui/material/MenuItem';
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import EditOutlined from '@mui/icons-material/EditOutlined';
+import { FormDrawer, serverFieldError } from '@/components/form/form-drawer';
+import { FormSwitch, FormTextField } from '@/components/form/form-fields';
+import { AdminPage } from '@/components/layout/admin-page';
+import { useToast } from '@/components/ui/toast';
+import { formatDateTime } from '@/lib/format-date';
+import { useCreateCompany } from '../api/create-company';
+import { useCompanies, type Company } from '../api/get-companies';
+import { useUpdateCompany } from '../api/update-company';
+import { companyFormSchema, nextDefaultBroker, type CompanyForm } from '../lib/company-form';
+
+/** Company types (DESIGN section 4); a trading firm has neither. */
+export const COMPANY_TYPES = [
+  { value: 'broker', label: 'Broker' },
+  { value: 'liquidity-provider', label: 'Liquidity provider' },
+] as const;
+
+const typeLabel = (t: string) => COMPANY_TYPES.find((x) => x.value === t)?.label ?? t;
+
+function toForm(c: Company | null): CompanyForm {
+  return {
+    name: c?.name ?? '',
+    full_name: c?.full_name ?? '',
+    trade_confirmation_email: c?.trade_confirmation_email ?? '',
+    trade_confirmation_via_email_enabled: c?.trade_confirmation_via_email_enabled ?? false,
+    brokers: c?.brokers.map((b) => b.company_id) ?? [],
+    default_broker: c?.default_broker?.company_id ?? '',
+    roles: c?.roles ?? [],
+  };
+}
+
+/** Admin spec section 2: the Companies panel. */
+export function CompaniesPanel() {
+  const companies = useCompanies();
+  const [editing, setEditing] = useState<{ company: Company | null } | null>(null);
+  const items = companies.data?.items ?? [];
+  return (
+    <AdminPage
+      title="Companies"
+      createLabel="Create company"
+      onCreate={() => setEditing({ company: null })}
+      query={companies}
+      empty={items.length === 0}
+      drawer={editing && <CompanyDrawer company={editing.company} all={items} onClose={() => setEditing(null)} />}
+      emptyText="No companies yet."
+    >
+      <TableContainer component={Paper} variant="outlined">
+        <Table size="small" aria-label="Companies">
+          <TableHead>
+            <TableRow>
+              <TableCell>Name</TableCell>
+              <TableCell>Full name</TableCell>
+              <TableCell>Type</TableCell>
+              <TableCell>Brokers</TableCell>
+              <TableCell>Default broker</TableCell>
+              <TableCell>Trade confirmation e-mail</TableCell>
+              <TableCell>Updated</TableCell>
+              <TableCell />
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {items.map((c) => (
+              <TableRow key={c.company_id} hover>
+                <TableCell sx={{ fontWeight: 600 }}>{c.name}</TableCell>
+                <TableCell>{c.full_name}</TableCell>
+                <TableCell>{c.roles.length ? c.roles.map(typeLabel).join(', ') : 'Trading firm'}</TableCell>
+                <TableCell>{c.brokers.map((b) => b.name).join(', ')}</TableCell>
+                <TableCell>{c.default_broker?.name ?? ''}</TableCell>
+                <TableCell>
+                  {c.trade_confirmation_email ?? ''}
+                  {c.trade_confirmation_via_email_enabled && <Chip size="small" label="On" sx={{ ml: 1 }} />}
+                </TableCell>
+                <TableCell>{formatDateTime(c.updated_at)}</TableCell>
+                <TableCell align="right">
+                  <IconButton size="small" aria-label={`Edit ${c.name}`} onClick={() => setEditing({ company: c })}>
+                    <EditOutlined fontSize="small" />
+                  </IconButton>
+                </TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      </TableContainer>
+    </AdminPage>
+  );
+}
+
+function CompanyDrawer({ company, all, onClose }: { company: Company | null; all: Company[]; onClose: () => void }) {
+  const form = useForm<CompanyForm>({ resolver: zodResolver(companyFormSchema), mode: 'all', defaultValues: toForm(company) });
+  const { control } = form;
+  const create = useCreateCompany();
+  const update = useUpdateCompany();
+  const save = company ? update : create;
+  const { showToast } = useToast();
+  const selected = useWatch({ control, name: 'brokers' });
+  const brokers = all.filter((c) => c.roles.includes('broker') && c.company_id !== company?.company_id);
+  const nameOf = (id: string) => all.find((c) => c.company_id === id)?.name ?? id;
+  const serverError = (k: keyof CompanyForm) => serverFieldError(save.error, k);
+
+  const submit = (v: CompanyForm) => {
+    const body = {
+      name: v.name.trim(),
+      full_name: v.full_name.trim(),
+      trade_confirmation_email: v.trade_confirmation_email.trim() || null,
+      trade_confirmation_via_email_enabled: v.trade_confirmation_via_email_enabled,
+      brokers: v.brokers.map((company_id) => ({ company_id })),
+      default_broker: v.default_broker ? { company_id: v.default_broker } : null,
+      roles: v.roles,
+    };
+    const onSuccess = (c: Company) => {
+      showToast({ message: company ? `${c.name} updated.` : `${c.name} created.` });
+      onClose();
+    };
+    if (company) update.mutate({ id: company.company_id, body }, { onSuccess });
+    else create.mutate(body, { onSuccess });
+  };
+
+  return (
+    <FormDrawer
+      form={form}
+      title={company ? `Edit ${company.name}` : 'Create company'}
+      submitLabel={company ? 'Save changes' : 'Create company'}
+      pending={save.isPending}
+      error={save.error}
+      onSubmit={submit}
+      onClose={onClose}
+    >
+      <FormTextField control={control} name="name" label="Company name" serverError={serverError('name')} required />
+      <FormTextField control={control} name="full_name" label="Full name" serverError={serverError('full_name')} required />
+      <FormTextField control={control} name="trade_confirmation_email" label="Trade confirmation e-mail" type="email" serverError={serverError('trade_confirmation_email')} />
+      <FormSwitch control={control} name="trade_confirmation_via_email_enabled" deps={['trade_confirmation_email']} label="Trade confirmation via e-mail" />
+      <FormTextField
+        control={control}
+        name="roles"
+        deps={['default_broker']}
+        select
+        label="Roles"
+        slotProps={{ select: { multiple: true, renderValue: (s) => (Array.isArray(s) ? s.map(typeLabel).join(', ') : '') } }}
+        serverError={serverError('roles')}
+        helperText="Leave empty for a trading firm"
+      >
+        {COMPANY_TYPES.map((t) => (
+          <MenuItem key={t.value} value={t.value}>
+            {t.label}
+          </MenuItem>
+        ))}
+      </FormTextField>
+      <FormTextField
+        control={control}
+        name="brokers"
+        select
+        label="Brokers"
+        // Changing the brokers moves the default broker along (and checks it).
+        onValueChange={() =>
+          form.setValue('default_broker', nextDefaultBroker(form.getValues('default_broker'), form.getValues('brokers')), { shouldValidate: true, shouldTouch: true })
+        }
+        slotProps={{
+          select: {
+            multiple: true,
+            renderValue: (s) => (
+              <Stack direction="row" spacing={0.5} useFlexGap sx={{ flexWrap: 'wrap' }}>
+                {(Array.isArray(s) ? s : []).map((id: string) => <Chip key={id} size="small" label={nameOf(id)} />)}
+              </Stack>
+            ),
+          },
+        }}
+        serverError={serverError('brokers')}
+        helperText={brokers.length === 0 ? 'Create a broker company first' : undefined}
+      >
+        {brokers.map((b) => (
+          <MenuItem key={b.company_id} value={b.company_id}>
+            {b.name}
+          </MenuItem>
+        ))}
+      </FormTextField>
+      <FormTextField control={control} name="default_broker" select label="Default broker" disabled={selected.length === 0} serverError={serverError('default_broker')}>
+        {selected.map((id) => (
+          <MenuItem key={id} value={id}>
+            {nameOf(id)}
+          </MenuItem>
+        ))}
+      </FormTextField>
+    </FormDrawer>
+  );
+}

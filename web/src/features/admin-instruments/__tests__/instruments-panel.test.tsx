@@ -1,0 +1,85 @@
+import { within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { admin } from '@/testing/mocks/admin-handlers';
+import { db } from '@/testing/mocks/db';
+import { renderApp, screen } from '@/testing/test-utils';
+
+const ADMIN = 'ada@upstairs.test';
+
+function asAdmin(path: string, options: { fakeTimers?: boolean } = {}) {
+  db.addUser({ user_id: 'u-admin', email: ADMIN, first_name: 'Ada', last_name: 'Admin', roles: ['upstairs-admin'], company_id: 'c-upstairs', company_name: 'Upstairs' });
+  return renderApp(path, { signedInAs: ADMIN, ...options });
+}
+
+async function drawer(title: string) {
+  return screen.findByRole('form', { name: title });
+}
+
+describe('instruments panel', () => {
+  it('debounces the name filter 500 ms and sorts by column', async () => {
+    const { user } = asAdmin('/admin/instrument', { fakeTimers: true });
+    await screen.findByRole('table', { name: 'Instruments' });
+    const before = admin.requests.length;
+    await user.type(screen.getByRole('textbox', { name: 'Name' }), 'eur');
+    expect(admin.requests.length).toBe(before);
+    await vi.advanceTimersByTimeAsync(500);
+    await expect.poll(() => admin.requests.at(-1)?.path).toContain('name=eur');
+    expect(admin.requests.slice(before).filter((r) => r.path.includes('name=e&') || r.path.includes('name=eu&'))).toEqual([]);
+
+    await user.click(screen.getByRole('button', { name: 'Term' }));
+    await expect.poll(() => admin.requests.at(-1)?.path).toContain('sort_by=term');
+    expect(admin.requests.at(-1)?.path).toContain('order_by=ASC');
+    await user.click(screen.getByRole('button', { name: 'Term' }));
+    await expect.poll(() => admin.requests.at(-1)?.path).toContain('order_by=DESC');
+    await user.click(screen.getByRole('combobox', { name: 'Active' }));
+    await user.click(await screen.findByRole('option', { name: 'Inactive' }));
+    await expect.poll(() => admin.requests.at(-1)?.path).toContain('active=false');
+  });
+
+  it('creates the first instrument from the empty list', async () => {
+    admin.instruments = [];
+    const { user } = asAdmin('/admin/instrument');
+    expect(await screen.findByText('No instrument matches these filters.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Create instrument' }));
+    const form = await drawer('Create instrument');
+    const fill = async (name: RegExp, value: string) => user.type(within(form).getByRole('textbox', { name }), value);
+    await fill(/^Name/, 'Brent Crude Dec26-Jun27');
+    await fill(/^Term/, 'Dec26-Jun27');
+    await fill(/^Currency/, 'USD');
+    await fill(/^Tick size/, '0.01');
+    await fill(/^Minimum block size/, '100');
+    await fill(/^Best bid/, '1.18');
+    expect(within(form).getByRole('textbox', { name: /^Best offer/ })).toHaveValue('1.28');
+    await fill(/^Exchange id/, 'B');
+    await user.click(within(form).getByRole('button', { name: 'Create instrument' }));
+    expect(await screen.findByText('Brent Crude Dec26-Jun27 created.')).toBeInTheDocument();
+    expect(admin.requests.find((r) => r.method === 'POST')?.body).toMatchObject({ min_tick_price: 1.18, max_tick_price: 1.28, exchange_tick_size: 0.01, min_quantity: 100 });
+    expect(await screen.findByRole('table', { name: 'Instruments' })).toHaveTextContent('Brent Crude Dec26-Jun27');
+  });
+
+  it('edits the band: one side sets the other 10 ticks away, off-tick prices are invalid', async () => {
+    const { user } = asAdmin('/admin/instrument');
+    await user.click(await screen.findByRole('button', { name: 'Edit Euribor 3M Dec26-Mar27' }));
+    const form = await drawer('Edit Euribor 3M Dec26-Mar27');
+    const bid = within(form).getByRole('textbox', { name: 'Best bid' });
+    const offer = within(form).getByRole('textbox', { name: 'Best offer' });
+    expect([bid, offer].map((i) => (i as HTMLInputElement).value)).toEqual(['-0.040', '-0.015']);
+    await user.clear(bid);
+    await user.type(bid, '-0.030');
+    expect(offer).toHaveValue('0.020');
+    await user.clear(offer);
+    await user.type(offer, '0.010');
+    expect(bid).toHaveValue('-0.040');
+    await user.type(offer, '1');
+    expect(within(form).getByText('Invalid value')).toBeInTheDocument();
+    expect(within(form).getByRole('button', { name: 'Save changes' })).toBeDisabled();
+    await user.clear(offer);
+    await user.type(offer, '0.010');
+    await user.clear(within(form).getByRole('textbox', { name: 'Minimum block size' }));
+    expect(within(form).getByText('Minimum block size is required')).toBeInTheDocument();
+    await user.type(within(form).getByRole('textbox', { name: 'Minimum block size' }), '750');
+    await user.click(within(form).getByRole('button', { name: 'Save changes' }));
+    expect(await screen.findByText('Euribor 3M Dec26-Mar27 updated.')).toBeInTheDocument();
+    expect(admin.requests.find((r) => r.method === 'PATCH')?.body).toMatchObject({ min_tick_price: -0.04, max_tick_price: 0.01, min_quantity: 750, tick_size: 0.005 });
+  });
+});

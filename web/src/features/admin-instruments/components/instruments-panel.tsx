@@ -1,0 +1,264 @@
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { zodResolver } from '@hookform/resolvers/zod';
+import Chip from '@mui/material/Chip';
+import IconButton from '@mui/material/IconButton';
+import MenuItem from '@mui/material/MenuItem';
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import TableSortLabel from '@mui/material/TableSortLabel';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import EditOutlined from '@mui/icons-material/EditOutlined';
+import { FormDrawer, serverFieldError } from '@/components/form/form-drawer';
+import { FormSwitch, FormTextField } from '@/components/form/form-fields';
+import { AdminPage } from '@/components/layout/admin-page';
+import { useToast } from '@/components/ui/toast';
+import type { Instrument } from '@/lib/api/dto';
+import { dec, decimalsOf, toFixed } from '@/lib/decimal';
+import { formatDateTime } from '@/lib/format-date';
+import { useDebounced } from '@/lib/use-debounced';
+import { useCreateInstrument } from '../api/create-instrument';
+import { useAdminInstruments, type InstrumentFilters, type SortBy } from '../api/get-instruments';
+import { useUpdateInstrument } from '../api/update-instrument';
+import { BAND_TICKS, decimalValue, instrumentFormSchema, otherSide, type InstrumentForm } from '../lib/instrument-form';
+
+/** Admin spec section 9: the name filter is debounced 500 ms. */
+export const NAME_FILTER_DEBOUNCE_MS = 500;
+
+const price = (value: number, tick: number) => toFixed(dec(value), decimalsOf(dec(tick)));
+
+function toForm(i: Instrument | null): InstrumentForm {
+  return {
+    name: i?.name ?? '',
+    term: i?.term ?? '',
+    description: i?.description ?? '',
+    country: i?.country ?? '',
+    currency: i?.currency ?? '',
+    exchange_id: i?.exchange_id ?? '',
+    exchange: i?.exchange ?? '',
+    exchange_iso_code: i?.exchange_iso_code ?? '',
+    exchange_instrument_id: i?.exchange_instrument_id ?? '',
+    bbg_code: i?.bbg_code ?? '',
+    tick_size: i ? String(i.tick_size) : '',
+    exchange_tick_size: i?.exchange_tick_size != null ? String(i.exchange_tick_size) : '',
+    min_quantity: i ? String(i.min_quantity) : '',
+    min_tick_price: i ? price(i.min_tick_price, i.tick_size) : '',
+    max_tick_price: i ? price(i.max_tick_price, i.tick_size) : '',
+    active: i?.active ?? true,
+    is_sandbox: i?.is_sandbox ?? false,
+    reversed_spread: i?.reversed_spread ?? false,
+  };
+}
+
+const COLUMNS: { label: string; sort?: SortBy }[] = [
+  { label: 'Name', sort: 'name' },
+  { label: 'Term', sort: 'term' },
+  { label: 'Exchange', sort: 'exchange_id' },
+  { label: 'Tick' },
+  { label: 'Min block' },
+  { label: 'Best bid' },
+  { label: 'Best offer' },
+  { label: 'Status' },
+  { label: 'Updated', sort: 'updated_at' },
+];
+
+/** Admin spec section 2: the Instruments panel with its filters and sorting. */
+export function InstrumentsPanel() {
+  const [name, setName] = useState('');
+  const [exchangeId, setExchangeId] = useState('');
+  const [active, setActive] = useState<InstrumentFilters['active']>('');
+  const [sort, setSort] = useState<{ sort_by: SortBy; order_by: 'ASC' | 'DESC' }>({ sort_by: 'name', order_by: 'ASC' });
+  const debouncedName = useDebounced(name, NAME_FILTER_DEBOUNCE_MS);
+  const debouncedExchange = useDebounced(exchangeId, NAME_FILTER_DEBOUNCE_MS);
+  const instruments = useAdminInstruments({ name: debouncedName, exchange_id: debouncedExchange, active, ...sort });
+  const [editing, setEditing] = useState<{ instrument: Instrument | null } | null>(null);
+  const items = instruments.data?.items ?? [];
+
+  const filters = (
+    <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
+      <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} size="small" placeholder="Part of the name" />
+      <TextField label="Exchange id" value={exchangeId} onChange={(e) => setExchangeId(e.target.value)} size="small" />
+      <TextField select label="Active" value={active} onChange={(e) => setActive(e.target.value as InstrumentFilters['active'])} size="small" sx={{ minWidth: 140 }}>
+        <MenuItem value="">All</MenuItem>
+        <MenuItem value="true">Active</MenuItem>
+        <MenuItem value="false">Inactive</MenuItem>
+      </TextField>
+    </Stack>
+  );
+
+  return (
+    <AdminPage
+      title="Instruments"
+      createLabel="Create instrument"
+      onCreate={() => setEditing({ instrument: null })}
+      filters={filters}
+      query={instruments}
+      empty={items.length === 0}
+      drawer={editing && <InstrumentDrawer instrument={editing.instrument} onClose={() => setEditing(null)} />}
+      emptyText="No instrument matches these filters."
+    >
+      <TableContainer component={Paper} variant="outlined">
+        <Table size="small" aria-label="Instruments">
+          <TableHead>
+            <TableRow>
+              {COLUMNS.map((c) => (
+                <TableCell key={c.label} sortDirection={c.sort && sort.sort_by === c.sort ? (sort.order_by === 'ASC' ? 'asc' : 'desc') : false}>
+                  {c.sort ? (
+                    <TableSortLabel
+                      active={sort.sort_by === c.sort}
+                      direction={sort.sort_by === c.sort && sort.order_by === 'DESC' ? 'desc' : 'asc'}
+                      onClick={() => setSort((s) => ({ sort_by: c.sort as SortBy, order_by: s.sort_by === c.sort && s.order_by === 'ASC' ? 'DESC' : 'ASC' }))}
+                    >
+                      {c.label}
+                    </TableSortLabel>
+                  ) : (
+                    c.label
+                  )}
+                </TableCell>
+              ))}
+              <TableCell />
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {items.map((i) => (
+              <TableRow key={i.instrument_id} hover>
+                <TableCell sx={{ fontWeight: 600 }}>{i.name}</TableCell>
+                <TableCell>{i.term}</TableCell>
+                <TableCell>{i.exchange_id}</TableCell>
+                <TableCell>{String(i.tick_size)}</TableCell>
+                <TableCell>{i.min_quantity}</TableCell>
+                <TableCell sx={{ fontVariantNumeric: 'tabular-nums' }}>{price(i.min_tick_price, i.tick_size)}</TableCell>
+                <TableCell sx={{ fontVariantNumeric: 'tabular-nums' }}>{price(i.max_tick_price, i.tick_size)}</TableCell>
+                <TableCell>
+                  <Stack direction="row" spacing={0.5}>
+                    <Chip size="small" variant="outlined" label={i.active ? 'Active' : 'Inactive'} color={i.active ? 'success' : 'default'} />
+                    {i.is_sandbox && <Chip size="small" variant="outlined" label="Sandbox" />}
+                    {i.reversed_spread && <Chip size="small" variant="outlined" label="Reversed" />}
+                  </Stack>
+                </TableCell>
+                <TableCell>{formatDateTime(i.updated_at)}</TableCell>
+                <TableCell align="right">
+                  <IconButton size="small" aria-label={`Edit ${i.name}`} onClick={() => setEditing({ instrument: i })}>
+                    <EditOutlined fontSize="small" />
+                  </IconButton>
+                </TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      </TableContainer>
+    </AdminPage>
+  );
+}
+
+type TextKey = Exclude<keyof InstrumentForm, 'active' | 'is_sandbox' | 'reversed_spread'>;
+
+function InstrumentDrawer({ instrument, onClose }: { instrument: Instrument | null; onClose: () => void }) {
+  const form = useForm<InstrumentForm>({ resolver: zodResolver(instrumentFormSchema), mode: 'all', defaultValues: toForm(instrument) });
+  const { control } = form;
+  const create = useCreateInstrument();
+  const update = useUpdateInstrument();
+  const save = instrument ? update : create;
+  const { showToast } = useToast();
+  const field = (k: TextKey, label: string, extra: object = {}) => (
+    <FormTextField control={control} name={k} label={label} serverError={serverFieldError(save.error, k)} {...extra} />
+  );
+  // Admin spec section 4: one side of the band moves the other 10 ticks away.
+  const band = (k: 'min_tick_price' | 'max_tick_price', label: string) => (
+    <FormTextField
+      control={control}
+      name={k}
+      label={label}
+      deps={[k === 'min_tick_price' ? 'max_tick_price' : 'min_tick_price']}
+      onValueChange={() => {
+        const other = otherSide(k, form.getValues(k), form.getValues('tick_size'));
+        if (other !== null) form.setValue(k === 'min_tick_price' ? 'max_tick_price' : 'min_tick_price', other);
+      }}
+      serverError={serverFieldError(save.error, k)}
+      slotProps={{ htmlInput: { inputMode: 'decimal' } }}
+      required
+    />
+  );
+
+  const submit = (v: InstrumentForm) => {
+    const body = {
+      name: v.name.trim(),
+      term: v.term.trim(),
+      description: v.description.trim(),
+      country: v.country.trim(),
+      currency: v.currency.trim(),
+      exchange_id: v.exchange_id.trim(),
+      exchange: v.exchange.trim(),
+      exchange_iso_code: v.exchange_iso_code.trim(),
+      exchange_instrument_id: v.exchange_instrument_id.trim() || null,
+      bbg_code: v.bbg_code.trim() || null,
+      tick_size: decimalValue(v.tick_size),
+      exchange_tick_size: decimalValue(v.exchange_tick_size.trim() || v.tick_size),
+      min_quantity: Number(v.min_quantity),
+      min_tick_price: decimalValue(v.min_tick_price),
+      max_tick_price: decimalValue(v.max_tick_price),
+      active: v.active,
+      is_sandbox: v.is_sandbox,
+      reversed_spread: v.reversed_spread,
+    };
+    const onSuccess = (i: Instrument) => {
+      showToast({ message: instrument ? `${i.name} updated.` : `${i.name} created.` });
+      onClose();
+    };
+    if (instrument) update.mutate({ id: instrument.instrument_id, body }, { onSuccess });
+    else create.mutate(body, { onSuccess });
+  };
+
+  return (
+    <FormDrawer
+      form={form}
+      title={instrument ? `Edit ${instrument.name}` : 'Create instrument'}
+      submitLabel={instrument ? 'Save changes' : 'Create instrument'}
+      pending={save.isPending}
+      error={save.error}
+      onSubmit={submit}
+      onClose={onClose}
+    >
+      {field('name', 'Name', { required: true })}
+      <Stack direction="row" spacing={2}>
+        {field('term', 'Term', { required: true, placeholder: 'Dec26-Mar27' })}
+        {field('currency', 'Currency', { required: true })}
+      </Stack>
+      <Stack direction="row" spacing={2}>
+        {field('tick_size', 'Tick size', { required: true, slotProps: { htmlInput: { inputMode: 'decimal' } } })}
+        {field('exchange_tick_size', 'Exchange tick size', { slotProps: { htmlInput: { inputMode: 'decimal' } } })}
+      </Stack>
+      {field('min_quantity', 'Minimum block size', { required: true, slotProps: { htmlInput: { inputMode: 'numeric' } } })}
+      <Typography variant="subtitle2" sx={{ mb: -1 }}>
+        Electronic band (best bid and best offer, {BAND_TICKS} ticks apart when one is set)
+      </Typography>
+      <Stack direction="row" spacing={2}>
+        {band('min_tick_price', 'Best bid')}
+        {band('max_tick_price', 'Best offer')}
+      </Stack>
+      <Stack direction="row" spacing={2}>
+        {field('exchange_id', 'Exchange id', { required: true })}
+        {field('exchange_iso_code', 'Exchange MIC')}
+      </Stack>
+      {field('exchange', 'Exchange name')}
+      <Stack direction="row" spacing={2}>
+        {field('bbg_code', 'Bloomberg code')}
+        {field('exchange_instrument_id', 'Exchange instrument id')}
+      </Stack>
+      {field('country', 'Country')}
+      {field('description', 'Description', { multiline: true, minRows: 2 })}
+      <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap' }}>
+        <FormSwitch control={control} name="active" label="Active" />
+        <FormSwitch control={control} name="is_sandbox" label="Sandbox" />
+        <FormSwitch control={control} name="reversed_spread" label="Reversed spread" />
+      </Stack>
+    </FormDrawer>
+  );
+}

@@ -1,0 +1,58 @@
+import { within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { CLOSING_WARNING_KEY } from '@/features/dashboard/components/closing-warning';
+import { db } from '@/testing/mocks/db';
+import { trading } from '@/testing/mocks/order-handlers';
+import { renderApp, screen } from '@/testing/test-utils';
+
+describe('dashboard without orders', () => {
+  it("shows Getting started, 'No active orders yet' and the Add parent order button", async () => {
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    expect(await screen.findByRole('heading', { name: 'Getting started' })).toBeInTheDocument();
+    expect(screen.getByText(/click Add Parent Order/)).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'No active orders yet' })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Add parent order' })).toBeEnabled();
+    expect(screen.queryByText(/is closed/)).not.toBeInTheDocument();
+  });
+
+  it('says the platform is closed outside operating hours (from the server calendar)', async () => {
+    trading.status = { open: false, parent_orders_open: false, closing_soon: false };
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    expect(await screen.findByRole('heading', { name: 'Upstairs is closed' })).toBeInTheDocument();
+    expect(screen.getByText('Operating hours are 9:00 AM to 5:00 PM (UK time, Monday to Friday only).')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Add parent order' })).toBeDisabled();
+  });
+});
+
+describe('closing warning', () => {
+  it('shows once a day when at most 15 minutes remain', async () => {
+    trading.status = { open: true, parent_orders_open: true, closing_soon: true };
+    const first = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    const dialog = await screen.findByRole('dialog', { name: 'Upstairs closes soon' });
+    expect(within(dialog).getByText(/closes at 5:00 PM UK time\. Operating hours are 9:00 AM to 5:00 PM \(UK time, Monday to Friday only\)\./)).toBeInTheDocument();
+    await first.user.click(within(dialog).getByRole('button', { name: 'OK' }));
+    expect(localStorage.getItem(CLOSING_WARNING_KEY)).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    first.unmount();
+
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    expect(await screen.findByRole('heading', { name: 'Getting started' })).toBeInTheDocument();
+    expect(screen.queryByRole('dialog', { name: 'Upstairs closes soon' })).not.toBeInTheDocument();
+  });
+});
+
+describe('onboarding tooltips', () => {
+  it("stores 'Got it' in ui_metadata under TOOLTIPS", async () => {
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    const tip = await screen.findByTestId('tip-FIRST_PARENT_ORDER');
+    await user.click(within(tip).getByRole('button', { name: 'Got it' }));
+    await expect.poll(() => db.user().ui_metadata).toEqual([{ key: 'TOOLTIPS', value: [{ key: 'FIRST_PARENT_ORDER', read: true }] }]);
+    await expect.poll(() => screen.queryByTestId('tip-FIRST_PARENT_ORDER')).toBeNull();
+  });
+
+  it('shows nothing for steps already read', async () => {
+    db.user().ui_metadata = [{ key: 'TOOLTIPS', value: [{ key: 'FIRST_PARENT_ORDER', read: true }] }];
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    expect(await screen.findByRole('button', { name: 'Add parent order' })).toBeInTheDocument();
+    expect(screen.queryByTestId('tip-FIRST_PARENT_ORDER')).not.toBeInTheDocument();
+  });
+});

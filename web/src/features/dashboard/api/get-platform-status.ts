@@ -1,0 +1,32 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { z } from 'zod';
+import { POLL_MS } from '@/config/constants';
+import { apiFetch } from '@/lib/api-client';
+import type { components } from '@/lib/api/schema';
+
+export type PlatformStatus = components['schemas']['PlatformStatusDto'];
+
+const platformStatusSchema = z.object({
+  open: z.boolean(),
+  parent_orders_open: z.boolean(),
+  closing_soon: z.boolean(),
+  always_open: z.boolean(),
+  open_time: z.string(),
+  close_time: z.string(),
+  parent_orders_from: z.string(),
+  time_zone: z.string(),
+  next_open: z.string().nullable(),
+  next_close: z.string().nullable(),
+}) satisfies z.ZodType<PlatformStatus>;
+
+export function getPlatformStatus(signal?: AbortSignal) {
+  return apiFetch('/platform/status', { schema: platformStatusSchema, signal });
+}
+
+export const platformStatusQueryOptions = () =>
+  queryOptions({ queryKey: ['platform', 'status'], queryFn: ({ signal }) => getPlatformStatus(signal), refetchInterval: POLL_MS });
+
+/** GET /platform/status: whether the venue is open (the server's calendar) and its hours. */
+export function usePlatformStatus() {
+  return useQuery(platformStatusQueryOptions());
+}

@@ -1,0 +1,61 @@
+import type { ReactNode } from 'react';
+import Box from '@mui/material/Box';
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import Inventory2Outlined from '@mui/icons-material/Inventory2Outlined';
+import RocketLaunchOutlined from '@mui/icons-material/RocketLaunchOutlined';
+import NightsStayOutlined from '@mui/icons-material/NightsStayOutlined';
+import { operatingHours } from '@/lib/trading-format';
+import { useAppConfig } from '@/lib/api/get-config';
+
+type Props = {
+  /** Whether the venue is open, from GET /platform/status (the server's calendar). */
+  open: boolean;
+  /** The configured hours (from the same status). */
+  hours?: { open_time: string; close_time: string };
+  /** The 'Add parent order' button. */
+  action?: ReactNode;
+};
+
+/** Dashboard without parent orders: Getting started and 'No active orders yet' (closed panel outside hours). */
+export function EmptyDashboard({ open, hours, action }: Props) {
+  const { product_name } = useAppConfig();
+  return (
+    <Stack spacing={3}>
+      <Typography variant="h1">Dashboard</Typography>
+      {!open && (
+        <Paper variant="outlined" sx={{ p: 3, display: 'flex', gap: 2, alignItems: 'center' }} role="status">
+          <NightsStayOutlined color="action" />
+          <Box>
+            <Typography variant="h3" component="h2">
+              {product_name} is closed
+            </Typography>
+            <Typography variant="body2" color="text.secondary">
+              {operatingHours(hours)}
+            </Typography>
+          </Box>
+        </Paper>
+      )}
+      <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, gap: 3 }}>
+        <Paper variant="outlined" sx={{ p: 4 }}>
+          <Stack spacing={2} sx={{ alignItems: 'flex-start' }}>
+            <RocketLaunchOutlined color="primary" sx={{ fontSize: 36 }} />
+            <Typography variant="h2">Getting started</Typography>
+            <Typography color="text.secondary">
+              Load your parent orders from your execution system, or click Add Parent Order to create one by hand.
+            </Typography>
+            {action}
+          </Stack>
+        </Paper>
+        <Paper variant="outlined" sx={{ p: 4, display: 'flex', flexDirection: 'column', alignItems: 'center', justifyContent: 'center', textAlign: 'center' }}>
+          <Inventory2Outlined color="disabled" sx={{ fontSize: 48, mb: 1 }} />
+          <Typography variant="h2">No active orders yet</Typography>
+          <Typography color="text.secondary" sx={{ mt: 1 }}>
+            Your parent orders and order books will appear here.
+          </Typography>
+        </Paper>
+      </Box>
+    </Stack>
+  );
+}

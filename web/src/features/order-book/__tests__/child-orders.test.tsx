@@ -1,0 +1,148 @@
+import { within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { db } from '@/testing/mocks/db';
+import { addParent, BROKER, trading } from '@/testing/mocks/order-handlers';
+import { renderApp, screen } from '@/testing/test-utils';
+
+const ALL_TIPS_READ = [
+  {
+    key: 'TOOLTIPS',
+    value: ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'].map((key) => ({ key, read: true })),
+  },
+];
+
+
+function signIn() {
+  db.user().ui_metadata = ALL_TIPS_READ;
+  return renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+}
+
+async function book(name: RegExp | string) {
+  return screen.findByRole('region', { name: typeof name === 'string' ? `Order book ${name}` : name });
+}
+
+const lastRequest = (method: string, path: string) => trading.requests.filter((r) => r.method === method && r.path.startsWith(path)).at(-1);
+
+describe('working and editing child orders', () => {
+  it('works the remaining quantity from a ladder row with the spec rules', async () => {
+    addParent();
+    const { user } = signIn();
+    const region = await book('Euribor 3M Dec26-Mar27');
+    await user.click(await within(region).findByRole('button', { name: 'Price -0.025' }));
+    const form = (await screen.findByRole('heading', { name: 'Work order' })).closest('form') as HTMLElement;
+    const price = within(form).getByRole('textbox', { name: 'Limit price' });
+    const quantity = within(form).getByRole('textbox', { name: 'Quantity' });
+    const submit = within(form).getByRole('button', { name: 'Place order' });
+    expect(price).toHaveValue('-0.025');
+    expect(quantity).toHaveValue('3000');
+
+    await user.click(within(form).getByRole('button', { name: 'Increase price by one tick' }));
+    expect(price).toHaveValue('-0.020');
+    await user.clear(price);
+    await user.type(price, '-0.027');
+    expect(within(form).getByText('Invalid tick value')).toBeInTheDocument();
+    expect(submit).toBeDisabled();
+    await user.clear(price);
+    await user.type(price, '-0.010');
+    expect(within(form).getByText('Must be between electronic price')).toBeInTheDocument();
+    await user.clear(price);
+    expect(submit).toBeDisabled();
+    await user.type(price, '-0.020');
+
+    await user.clear(quantity);
+    await user.type(quantity, '499');
+    expect(within(form).getByText('Min block size: 500')).toBeInTheDocument();
+    await user.clear(quantity);
+    await user.type(quantity, '3001');
+    expect(within(form).getByText('Exceeds available quantity')).toBeInTheDocument();
+    await user.clear(quantity);
+    await user.type(quantity, '2000');
+    await user.click(within(form).getByRole('switch', { name: /Iceberg/ }));
+    await user.click(within(form).getByRole('radio', { name: 'No' }));
+    expect(submit).toBeEnabled();
+    await user.click(submit);
+
+    expect(await screen.findByText('Your order to buy 2,000 at -0.020 is working.')).toBeInTheDocument();
+    expect(lastRequest('POST', '/api/orders')?.body).toEqual({
+      parent_order_id: 'p-1',
+      instrument_id: 'i-1',
+      direction: 'BUY',
+      quantity: 2000,
+      limit_price: -0.02,
+      residual: false,
+      iceberg: true,
+      broker_id: BROKER.company_id,
+    });
+    const card = await screen.findByRole('listitem', { name: /Buy Euribor/ });
+    expect(await within(card).findByText('2,000 @ -0.020')).toBeInTheDocument();
+    expect(within(card).getByText('Working', { selector: '.MuiChip-label' })).toBeInTheDocument();
+    expect(within(card).getByTestId('parent-remaining')).toHaveTextContent('1,000');
+  });
+
+  it.each([
+    [{ quantity: '1500' }, 'Order quantity updated to 1,500.'],
+    [{ price: '-0.035' }, 'Limit price updated to -0.035.'],
+    [{ residual: true }, 'Residuals setting updated.'],
+    [{ iceberg: true }, 'Visibility preferences updated.'],
+    [{ quantity: '1500', price: '-0.035' }, 'Changes applied to current order.'],
+  ])('edits a working order: %j → %s', async (change, message) => {
+    const parent = addParent({ quantities: { tradable: 2000, working: 1000, matched: 0 } });
+    trading.orders.push({
+      order_id: 'o-9', parent_order_id: parent.parent_order_id, instrument_id: 'i-1', state: 'WORKING', price: -0.03, quantity: 1000,
+      direction: 'BUY', iceberg: false, residual: false, broker_id: BROKER.company_id, matchable: true, created_at: '2026-11-23T10:00:00Z',
+    });
+    const { user } = signIn();
+    await user.click(await screen.findByRole('button', { name: 'Edit order 1,000 @ -0.030' }));
+    const form = (await screen.findByRole('heading', { name: 'Edit order' })).closest('form') as HTMLElement;
+    if ('quantity' in change) {
+      const q = within(form).getByRole('textbox', { name: 'Quantity' });
+      await user.clear(q);
+      await user.type(q, '3001');
+      expect(within(form).getByText('Exceeds available quantity')).toBeInTheDocument();
+      await user.clear(q);
+      await user.type(q, change.quantity);
+    }
+    if ('price' in change) {
+      const p = within(form).getByRole('textbox', { name: 'Limit price' });
+      await user.clear(p);
+      await user.type(p, change.price);
+    }
+    if ('residual' in change) await user.click(within(form).getByRole('radio', { name: 'Yes' }));
+    if ('iceberg' in change) await user.click(within(form).getByRole('switch', { name: /Iceberg/ }));
+    await user.click(within(form).getByRole('button', { name: 'Apply changes' }));
+    expect(await screen.findByText(message)).toBeInTheDocument();
+    expect(lastRequest('PATCH', '/api/orders/o-9')).toBeDefined();
+  });
+
+  it('cancels a child order and the parent order after confirmation', async () => {
+    const parent = addParent({ quantities: { tradable: 2000, working: 1000, matched: 0 } });
+    trading.orders.push({
+      order_id: 'o-9', parent_order_id: parent.parent_order_id, instrument_id: 'i-1', state: 'WORKING', price: -0.03, quantity: 1000,
+      direction: 'BUY', iceberg: false, residual: true, broker_id: BROKER.company_id, matchable: false, created_at: '2026-11-23T10:00:00Z',
+    });
+    const { user } = signIn();
+    expect(await screen.findByText('Outside band')).toBeInTheDocument();
+    await user.click(await screen.findByRole('button', { name: 'Cancel order 1,000 @ -0.030' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Cancel order?' });
+    await user.click(within(dialog).getByRole('button', { name: 'Yes, cancel' }));
+    expect(await screen.findByText('Order cancelled.')).toBeInTheDocument();
+    expect(lastRequest('DELETE', '/api/orders/o-9')).toBeDefined();
+
+    await user.click(screen.getByRole('button', { name: 'Cancel parent order' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Cancel parent order?' })).getByRole('button', { name: 'Yes, cancel' }));
+    expect(await screen.findByRole('heading', { name: 'Getting started' })).toBeInTheDocument();
+  });
+
+  it('offers no edit while closed and no cancel once matched', async () => {
+    trading.status = { open: false, parent_orders_open: true, closing_soon: false };
+    const parent = addParent({ quantities: { tradable: 2000, working: 0, matched: 1000 } });
+    trading.orders.push({
+      order_id: 'o-9', parent_order_id: parent.parent_order_id, instrument_id: 'i-1', state: 'WORKING', price: -0.03, quantity: 500,
+      direction: 'BUY', iceberg: false, residual: true, broker_id: BROKER.company_id, matchable: true, created_at: '2026-11-23T10:00:00Z',
+    });
+    signIn();
+    expect(await screen.findByText('500 @ -0.030')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /^Edit order/ })).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Cancel parent order' })).toBeDisabled();
+  });
+});

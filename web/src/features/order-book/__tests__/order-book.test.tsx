@@ -1,0 +1,109 @@
+import { within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { db } from '@/testing/mocks/db';
+import { addParent, stomp, trading, type MockInstrument } from '@/testing/mocks/order-handlers';
+import { renderApp, screen } from '@/testing/test-utils';
+
+const ALL_TIPS_READ = [
+  {
+    key: 'TOOLTIPS',
+    value: ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'].map((key) => ({ key, read: true })),
+  },
+];
+
+
+function signIn() {
+  db.user().ui_metadata = ALL_TIPS_READ;
+  return renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+}
+
+async function book(name: RegExp | string) {
+  return screen.findByRole('region', { name: typeof name === 'string' ? `Order book ${name}` : name });
+}
+
+const rowTexts = (region: HTMLElement) => within(region).getAllByTestId('ladder-row').map((r) => r.getAttribute('data-price'));
+
+describe('order book', () => {
+  it('shows the ladder from min − 2 to max + 2 ticks in k, own marks and the placeholder price', async () => {
+    addParent();
+    trading.levels.set('i-1', [
+      { price: -0.025, buy_quantity: 2100, sell_quantity: 0, own_buy_quantity: 1000, own_sell_quantity: 0 },
+      { price: -0.02, buy_quantity: 0, sell_quantity: 500, own_buy_quantity: 0, own_sell_quantity: 0 },
+    ]);
+    signIn();
+    const region = await book('Euribor 3M Dec26-Mar27');
+    await expect.poll(() => rowTexts(region).length).toBe(10);
+    expect(rowTexts(region)).toEqual(['-0.005', '-0.010', '-0.015', '-0.020', '-0.025', '-0.030', '-0.035', '-0.040', '-0.045', '-0.050']);
+    const rows = within(region).getAllByTestId('ladder-row');
+    expect(rows[0]).toHaveAttribute('aria-disabled', 'true');
+    expect(rows[0]).not.toHaveAttribute('role', 'button');
+    expect(rows[4]).toHaveAttribute('role', 'button');
+    expect(rows[4]).toHaveTextContent('2.1k');
+    expect(within(rows[4] as HTMLElement).getByLabelText('Includes your orders')).toBeInTheDocument();
+    expect(within(rows[3] as HTMLElement).queryByLabelText('Includes your orders')).not.toBeInTheDocument();
+    expect(within(region).getByTestId('best-buy')).toHaveTextContent('-0.025');
+    expect(within(region).getByTestId('best-sell')).toHaveTextContent('-0.020');
+    expect(within(region).getByText('Dec26')).toBeInTheDocument();
+    expect(within(region).getByText('Mar27')).toBeInTheDocument();
+  });
+
+  it('shows the placeholder, the cut name and the reversed legs', async () => {
+    addParent({ instrument_id: 'i-2', quantity: 5000, quantities: { tradable: 5000, working: 0, matched: 0 } });
+    signIn();
+    const region = await book('Euro-Bund Dec26-Mar27 calendar spread block');
+    expect(await within(region).findByText('Euro-Bund Dec26-Mar27 calendar spre…')).toBeInTheDocument();
+    expect(within(region).getByTestId('best-buy')).toHaveTextContent('--.---');
+    expect(within(region).getByText('Reversed')).toBeInTheDocument();
+    const legs = within(region).getAllByText(/^(Dec26|Mar27)$/).map((e) => e.textContent);
+    expect(legs).toEqual(['Mar27', 'Dec26']);
+  });
+
+  it('shows at most 4 books, newest parent first, and a card brings its book back', async () => {
+    for (const n of [3, 4, 5]) {
+      trading.instruments.push({ ...(trading.instruments[0] as MockInstrument), instrument_id: `i-${n}`, name: `Instrument ${n}` });
+    }
+    ['i-1', 'i-2', 'i-3', 'i-4', 'i-5'].forEach((instrument_id, n) => addParent({ instrument_id, created_at: `2026-11-23T10:0${n}:00Z` }));
+    const { user } = signIn();
+    await book('Instrument 5');
+    await expect.poll(() => screen.getAllByRole('region', { name: /^Order book/ }).map((r) => r.getAttribute('aria-label'))).toEqual([
+      'Order book Instrument 5', 'Order book Instrument 4', 'Order book Instrument 3', 'Order book Euro-Bund Dec26-Mar27 calendar spread block',
+    ]);
+    expect(screen.queryByRole('button', { name: 'Add order book' })).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Show the order book of Euribor 3M Dec26-Mar27' }));
+    expect((await book('Euribor 3M Dec26-Mar27')).getAttribute('aria-label')).toBe('Order book Euribor 3M Dec26-Mar27');
+    expect(screen.getAllByRole('region', { name: /^Order book/ })[0]).toHaveAttribute('aria-label', 'Order book Euribor 3M Dec26-Mar27');
+    expect(screen.getAllByRole('region', { name: /^Order book/ })).toHaveLength(4);
+  });
+
+  it('works a row from the keyboard', async () => {
+    addParent();
+    const { user } = signIn();
+    const row = await within(await book('Euribor 3M Dec26-Mar27')).findByRole('button', { name: 'Price -0.030' });
+    row.focus();
+    await user.keyboard('{Enter}');
+    const form = (await screen.findByRole('heading', { name: 'Work order' })).closest('form') as HTMLElement;
+    expect(within(form).getByRole('textbox', { name: 'Limit price' })).toHaveValue('-0.030');
+  });
+
+  it('refreshes the book at once when its topic pushes a change', async () => {
+    addParent();
+    signIn();
+    const region = await book('Euribor 3M Dec26-Mar27');
+    await expect.poll(() => stomp.subscriptions.map((s) => s.destination)).toContain('/topic/instruments/i-1/book');
+    expect(stomp.connectHeaders[0]?.Authorization).toMatch(/^Bearer /);
+    expect(within(region).queryByText('3k')).not.toBeInTheDocument();
+    trading.levels.set('i-1', [{ price: -0.03, buy_quantity: 0, sell_quantity: 3000, own_buy_quantity: 0, own_sell_quantity: 0 }]);
+    stomp.publish('/topic/instruments/i-1/book', { instrument_id: 'i-1', levels: [] });
+    expect(await within(region).findByText('3k', {}, { timeout: 3000 })).toBeInTheDocument();
+  });
+
+  it('overlays the closed message and offers no row outside hours', async () => {
+    addParent();
+    trading.status = { open: false, parent_orders_open: false, closing_soon: false };
+    signIn();
+    const region = await book('Euribor 3M Dec26-Mar27');
+    expect(await within(region).findByText('Upstairs is closed')).toBeInTheDocument();
+    await expect.poll(() => rowTexts(region).length).toBe(10);
+    expect(within(region).queryAllByRole('button', { name: /^Price/ })).toHaveLength(0);
+  });
+});

@@ -1,0 +1,229 @@
+import { useState } from 'react';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import IconButton from '@mui/material/IconButton';
+import Link from '@mui/material/Link';
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import Tooltip from '@mui/material/Tooltip';
+import Typography from '@mui/material/Typography';
+import Add from '@mui/icons-material/Add';
+import CancelOutlined from '@mui/icons-material/CancelOutlined';
+import Close from '@mui/icons-material/Close';
+import { useToast } from '@/components/ui/toast';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import type { Order } from '@/lib/api/dto';
+import { useInstrument } from '@/lib/api/get-instrument';
+import { formatPrice, stateLabel, truncateName } from '@/lib/trading-format';
+import { useCancelOrder } from '../api/cancel-order';
+import { useCancelParentOrder } from '../api/cancel-parent-order';
+import type { ParentOrder } from '../api/get-parent-orders';
+
+/** Spec section 9: the parent order list is at most 470 px high. */
+export const LIST_MAX_HEIGHT = 470;
+
+const number = new Intl.NumberFormat('en-GB');
+const CANCELLABLE = ['WORKING', 'AWAITING_MATCH'];
+
+type ListProps = {
+  parents: ParentOrder[];
+  orders: Order[];
+  open: boolean;
+  canCreate: boolean;
+  onAdd: () => void;
+  onEdit: (order: Order, parent: ParentOrder) => void;
+  /** Brings the parent's order book among the books shown. */
+  onShowBook: (instrumentId: string) => void;
+};
+
+/** The parent orders on the left of the dashboard, each with its own child orders. */
+export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdit, onShowBook }: ListProps) {
+  return (
+    <Stack spacing={1.5} sx={{ width: { xs: '100%', md: 340 }, flex: '0 0 auto' }}>
+      <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between' }}>
+        <Typography variant="h3" component="h2">
+          Parent orders
+        </Typography>
+        <Button size="small" variant="contained" startIcon={<Add />} onClick={onAdd} disabled={!canCreate}>
+          Add parent order
+        </Button>
+      </Stack>
+      {parents.length === 0 && (
+        <Paper variant="outlined" sx={{ p: 2 }}>
+          <Typography variant="body2" color="text.secondary">
+            No active orders yet. Add a parent order to work it in the book.
+          </Typography>
+        </Paper>
+      )}
+      <Stack spacing={1.5} sx={{ maxHeight: LIST_MAX_HEIGHT, overflowY: 'auto', pr: 0.5 }} role="list" aria-label="Parent orders">
+        {parents.map((p) => (
+          <ParentOrderCard
+            key={p.parent_order_id}
+            parent={p}
+            orders={orders.filter((o) => o.parent_order_id === p.parent_order_id)}
+            open={open}
+            onEdit={(o) => onEdit(o, p)}
+            onShowBook={() => onShowBook(p.instrument_id)}
+          />
+        ))}
+      </Stack>
+    </Stack>
+  );
+}
+
+type CardProps = { parent: ParentOrder; orders: Order[]; open: boolean; onEdit: (o: Order) => void; onShowBook: () => void };
+
+function ParentOrderCard({ parent, orders, open, onEdit, onShowBook }: CardProps) {
+  const instrument = useInstrument(parent.instrument_id);
+  const cancel = useCancelParentOrder();
+  const { showToast } = useToast();
+  const [confirming, setConfirming] = useState(false);
+  const buy = parent.direction === 'BUY';
+  const { tradable, working, matched } = parent.quantities;
+  const name = instrument.data?.name ?? '…';
+  return (
+    <Paper variant="outlined" role="listitem" aria-label={`${buy ? 'Buy' : 'Sell'} ${name}`} sx={{ p: 2, borderLeft: 4, borderLeftColor: buy ? 'success.main' : 'error.main' }}>
+      <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+        <Chip size="small" label={buy ? 'Buy' : 'Sell'} color={buy ? 'success' : 'error'} />
+        <Link
+          component="button"
+          type="button"
+          variant="subtitle2"
+          color="inherit"
+          underline="hover"
+          title={name}
+          aria-label={`Show the order book of ${name}`}
+          onClick={onShowBook}
+          sx={{ flexGrow: 1, fontWeight: 700, minWidth: 0, textAlign: 'left', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}
+        >
+          {truncateName(name)}
+        </Link>
+        <Chip size="small" variant="outlined" label={stateLabel(parent.state)} />
+        {parent.state === 'ACTIVE' && (
+          <Tooltip title={matched > 0 ? 'Part of this order is matched; it can no longer be cancelled' : 'Cancel parent order'}>
+            <span>
+              <IconButton size="small" aria-label="Cancel parent order" disabled={matched > 0} onClick={() => setConfirming(true)}>
+                <Close fontSize="small" />
+              </IconButton>
+            </span>
+          </Tooltip>
+        )}
+      </Stack>
+      <Box sx={{ display: 'grid', gridTemplateColumns: 'repeat(4, 1fr)', mt: 1.5, gap: 1 }}>
+        {(
+          [
+            ['Quantity', parent.quantity],
+            ['Remaining', tradable],
+            ['Working', working],
+            ['Matched', matched],
+          ] as const
+        ).map(([label, value]) => (
+          <Box key={label}>
+            <Typography variant="caption" color="text.secondary" component="div">
+              {label}
+            </Typography>
+            <Typography variant="body2" sx={{ fontWeight: 600, fontVariantNumeric: 'tabular-nums' }} data-testid={`parent-${label.toLowerCase()}`}>
+              {number.format(value)}
+            </Typography>
+          </Box>
+        ))}
+      </Box>
+      {parent.broker_instructions && (
+        <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1 }}>
+          Broker instructions: {parent.broker_instructions}
+        </Typography>
+      )}
+      {orders.length > 0 && instrument.data && (
+        <Stack spacing={0.5} sx={{ mt: 1.5 }} role="list" aria-label="Child orders">
+          {orders.map((o) => (
+            <ChildOrderRow key={o.order_id} order={o} tickSize={instrument.data.tick_size} open={open} onEdit={() => onEdit(o)} />
+          ))}
+        </Stack>
+      )}
+      <ConfirmDialog
+        open={confirming}
+        title="Cancel parent order?"
+        text="The parent order and its working child orders will be cancelled."
+        confirmLabel="Yes, cancel"
+        pending={cancel.isPending}
+        onClose={() => setConfirming(false)}
+        onConfirm={() =>
+          cancel.mutate(
+            { parentOrderId: parent.parent_order_id, instrumentId: parent.instrument_id },
+            {
+              onSuccess: () => showToast({ message: 'Parent order cancelled.' }),
+              onSettled: () => setConfirming(false),
+            },
+          )
+        }
+      />
+    </Paper>
+  );
+}
+
+function ChildOrderRow({ order, tickSize, open, onEdit }: { order: Order; tickSize: number; open: boolean; onEdit: () => void }) {
+  const cancel = useCancelOrder();
+  const { showToast } = useToast();
+  const [confirming, setConfirming] = useState(false);
+  const editable = order.state === 'WORKING' && open;
+  const summary = `${number.format(order.quantity)} @ ${formatPrice(order.price, tickSize)}`;
+  return (
+    <Box role="listitem" sx={{ display: 'flex', alignItems: 'center', gap: 1, bgcolor: 'action.hover', borderRadius: 1, pl: 1 }}>
+      <Box
+        component={editable ? 'button' : 'div'}
+        type={editable ? 'button' : undefined}
+        onClick={editable ? onEdit : undefined}
+        aria-label={editable ? `Edit order ${summary}` : undefined}
+        sx={{
+          flexGrow: 1,
+          display: 'flex',
+          alignItems: 'center',
+          gap: 1,
+          border: 0,
+          bgcolor: 'transparent',
+          font: 'inherit',
+          color: 'inherit',
+          textAlign: 'left',
+          py: 0.75,
+          cursor: editable ? 'pointer' : 'default',
+          '&:focus-visible': { outline: 2, outlineColor: 'primary.main' },
+        }}
+      >
+        <Typography variant="body2" sx={{ fontVariantNumeric: 'tabular-nums', fontWeight: 600 }}>
+          {summary}
+        </Typography>
+        {order.iceberg && <Chip size="small" label="Iceberg" variant="outlined" />}
+        {!order.matchable && order.state === 'WORKING' && (
+          <Tooltip title="The price is outside the current electronic band; this order cannot match until the band returns.">
+            <Chip size="small" color="warning" label="Outside band" />
+          </Tooltip>
+        )}
+        <Box sx={{ flexGrow: 1 }} />
+        <Chip size="small" label={stateLabel(order.state)} color={order.state === 'WORKING' ? 'primary' : 'default'} variant="outlined" />
+      </Box>
+      {CANCELLABLE.includes(order.state) && (
+        <IconButton size="small" aria-label={`Cancel order ${summary}`} onClick={() => setConfirming(true)}>
+          <CancelOutlined fontSize="small" />
+        </IconButton>
+      )}
+      <ConfirmDialog
+        open={confirming}
+        title="Cancel order?"
+        text={`Your order ${summary} will be cancelled and its quantity returned to the parent order.`}
+        confirmLabel="Yes, cancel"
+        pending={cancel.isPending}
+        onClose={() => setConfirming(false)}
+        onConfirm={() =>
+          cancel.mutate(
+            { orderId: order.order_id, instrumentId: order.instrument_id },
+            {
+              onSuccess: () => showToast({ message: 'Order cancelled.' }),
+              onSettled: () => setConfirming(false),
+            },
+          )
+        }
+      />
+    </Box>
+  );
+}

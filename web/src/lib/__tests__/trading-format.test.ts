@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { buildLadder, formatK, formatPrice, legLabels, NO_PRICE, stateLabel, truncateName } from '@/lib/trading-format';
+
+describe('ladder', () => {
+  it('runs from two ticks above the best offer to two ticks below the best bid, highest first', () => {
+    const rows = buildLadder({ min_tick_price: -0.04, max_tick_price: -0.015, levels: [] }, 0.005);
+    expect(rows.map((r) => r.text)).toEqual([
+      '-0.005', '-0.010', '-0.015', '-0.020', '-0.025', '-0.030', '-0.035', '-0.040', '-0.045', '-0.050',
+    ]);
+    expect(rows.map((r) => r.tradable)).toEqual([false, false, true, true, true, true, true, true, false, false]);
+  });
+
+  it('puts quantities and own shares on their rows and keeps levels left outside the band', () => {
+    const rows = buildLadder(
+      {
+        min_tick_price: 0.42,
+        max_tick_price: 0.44,
+        levels: [
+          { price: 0.43, buy_quantity: 3000, sell_quantity: 0, own_buy_quantity: 1000, own_sell_quantity: 0 },
+          { price: 0.5, buy_quantity: 0, sell_quantity: 1000, own_buy_quantity: 0, own_sell_quantity: 0 },
+        ],
+      },
+      0.01,
+    );
+    expect(rows[0]).toMatchObject({ text: '0.50', sell: 1000, tradable: false });
+    expect(rows.find((r) => r.text === '0.43')).toMatchObject({ buy: 3000, ownBuy: 1000, tradable: true });
+    expect(rows.map((r) => r.text)).toEqual(['0.50', '0.46', '0.45', '0.44', '0.43', '0.42', '0.41', '0.40']);
+  });
+
+  it('steps whole ticks exactly on a tick of 0.1 (no float drift)', () => {
+    const rows = buildLadder({ min_tick_price: 0.1, max_tick_price: 0.3, levels: [] }, 0.1);
+    expect(rows.map((r) => r.text)).toEqual(['0.5', '0.4', '0.3', '0.2', '0.1', '0.0', '-0.1']);
+  });
+});
+
+describe('formats', () => {
+  it('shows thousands, prices with the tick decimals and the placeholder', () => {
+    expect(formatK(2100)).toBe('2.1k');
+    expect(formatK(500)).toBe('0.5k');
+    expect(formatK(125)).toBe('0.125k');
+    expect(formatK(0)).toBe('');
+    expect(formatPrice(0.5, 0.005)).toBe('0.500');
+    expect(formatPrice(5512, 1)).toBe('5512');
+    expect(formatPrice(null, 0.01)).toBe(NO_PRICE);
+  });
+
+  it('cuts names after 35 characters and splits the term into leg labels', () => {
+    expect(truncateName('A'.repeat(35))).toBe('A'.repeat(35));
+    expect(truncateName('B'.repeat(36))).toBe(`${'B'.repeat(35)}…`);
+    expect(legLabels({ term: 'Dec26-Mar27', reversed_spread: false })).toEqual(['Dec26', 'Mar27']);
+    expect(legLabels({ term: 'Dec26-Mar27', reversed_spread: true })).toEqual(['Mar27', 'Dec26']);
+    expect(legLabels({ term: 'Dec26', reversed_spread: false })).toEqual(['Dec26']);
+  });
+
+  it('labels states as the spec cards do', () => {
+    expect(stateLabel('AWAITING_MATCH')).toBe('Awaiting Match');
+    expect(stateLabel('PARTIAL_BROKER_FILLED')).toBe('Partially Filled');
+    expect(stateLabel('CANCELLED')).toBe('Cancelled');
+  });
+});
+
+describe('hours', () => {
+  it('writes the configured hours as the spec does', async () => {
+    const { formatHour, operatingHours } = await import('@/lib/trading-format');
+    expect(['00:00', '05:30', '09:00', '12:00', '17:00'].map(formatHour)).toEqual(['12:00 AM', '5:30 AM', '9:00 AM', '12:00 PM', '5:00 PM']);
+    expect(operatingHours({ open_time: '08:00', close_time: '16:30' })).toBe('Operating hours are 8:00 AM to 4:30 PM (UK time, Monday to Friday only).');
+  });
+});

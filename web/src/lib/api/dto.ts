@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import type { components } from './schema';
+
+// zod schemas of the DTOs that several endpoints return. Each is checked against
+// the generated OpenAPI type (`satisfies z.ZodType<…>`), so a server change that
+// the schema does not follow is a compile error.
+
+type Schemas = components['schemas'];
+/**
+ * The server sends `exchange_tick_size` as `Option<Decimal>` (null when never set) but its
+ * OpenAPI document declares a plain number, so that one field is widened here.
+ */
+export type Instrument = Omit<Schemas['InstrumentDto'], 'exchange_tick_size'> & { exchange_tick_size: number | null };
+export type CompanyRef = Schemas['CompanyRefDto'];
+export type Direction = Schemas['DirectionDto'];
+export type Role = Schemas['RoleDto'];
+
+export const directionSchema = z.enum(['BUY', 'SELL']) satisfies z.ZodType<Direction>;
+export const roleSchema = z.enum(['trader', 'upstairs-admin', 'company-admin', 'upstairs-sales', 'sandbox']) satisfies z.ZodType<Role>;
+
+export const companyRefSchema = z.object({ company_id: z.string(), name: z.string() }) satisfies z.ZodType<CompanyRef>;
+
+export const instrumentSchema = z.object({
+  instrument_id: z.string(),
+  name: z.string(),
+  term: z.string(),
+  description: z.string(),
+  country: z.string(),
+  currency: z.string(),
+  exchange: z.string(),
+  exchange_id: z.string(),
+  exchange_iso_code: z.string(),
+  exchange_instrument_id: z.string().nullable(),
+  bbg_code: z.string().nullable(),
+  tick_size: z.number(),
+  exchange_tick_size: z.number().nullable(),
+  min_quantity: z.number(),
+  min_tick_price: z.number(),
+  max_tick_price: z.number(),
+  active: z.boolean(),
+  is_sandbox: z.boolean(),
+  reversed_spread: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+}) satisfies z.ZodType<Instrument>;
+
+/** A page of a list (`items`, `total_items`). */
+export const pageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), total_items: z.number() });
+
+export type Order = Schemas['OrderDto'];
+
+/** A child order: listed under its parent (parent-orders) and placed or edited from a book (order-book). */
+export const orderSchema = z.object({
+  order_id: z.string(),
+  parent_order_id: z.string(),
+  instrument_id: z.string(),
+  state: z.string(),
+  price: z.number(),
+  quantity: z.number(),
+  direction: directionSchema,
+  iceberg: z.boolean(),
+  residual: z.boolean(),
+  broker_id: z.string(),
+  matchable: z.boolean(),
+  created_by: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+}) satisfies z.ZodType<Order>;

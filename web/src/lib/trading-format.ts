@@ -1,0 +1,121 @@
+import { addTicks, cmp, dec, decimalsOf, eq, mul, onTick, toFixed, toPlain, type Decimal } from '@/lib/decimal';
+import type { Instrument } from './api/dto';
+import type { components } from './api/schema';
+
+type Book = components['schemas']['BookDto'];
+
+/** Spec section 9: the placeholder for a missing price. */
+export const NO_PRICE = '--.---';
+/** Spec section 3: instrument names are cut after 35 characters. */
+export const NAME_MAX = 35;
+
+/** Child order states listed under a parent (spec section 4), with the partial broker states. */
+export const LISTED_STATES = [
+  'WORKING',
+  'AWAITING_MATCH',
+  'AWAITING_RFQ_ACCEPTANCE',
+  'MATCHED',
+  'PARTIAL_BROKER_ACCEPTED',
+  'BROKER_ACCEPTED',
+  'PARTIAL_BROKER_FILLED',
+  'BROKER_FILLED',
+  'ERROR',
+] as const;
+
+const STATE_LABELS: Record<string, string> = {
+  WORKING: 'Working',
+  AWAITING_MATCH: 'Awaiting Match',
+  MATCHED: 'Matched',
+  PARTIAL_BROKER_ACCEPTED: 'Partially Accepted',
+  BROKER_ACCEPTED: 'Broker Accepted',
+  PARTIAL_BROKER_FILLED: 'Partially Filled',
+  BROKER_FILLED: 'Broker Filled',
+  AWAITING_RFQ_ACCEPTANCE: 'Awaiting RFQ Acceptance',
+  ERROR: 'Error',
+  ACTIVE: 'Active',
+  FILLED: 'Filled',
+};
+
+/** The card label of an order or parent order state. */
+export function stateLabel(state: string): string {
+  return STATE_LABELS[state] ?? state.charAt(0) + state.slice(1).toLowerCase().replace(/_/g, ' ');
+}
+
+export function truncateName(name: string): string {
+  return name.length > NAME_MAX ? `${name.slice(0, NAME_MAX)}…` : name;
+}
+
+/** The two leg labels of a term: its first 5 characters and the rest ('Dec26-Mar27' → Dec26, Mar27); reversed spreads show them far leg first (ADR 0009). */
+export function legLabels(instrument: Pick<Instrument, 'term' | 'reversed_spread'>): string[] {
+  const first = instrument.term.slice(0, 5).trim();
+  const rest = instrument.term.slice(5).replace(/^[\s\-/]+/, '').trim();
+  const legs = [first, rest].filter(Boolean);
+  return instrument.reversed_spread ? legs.reverse() : legs;
+}
+
+/** Quantities in thousands: 2100 → '2.1k', 500 → '0.5k', 0 → ''. */
+export function formatK(quantity: number): string {
+  if (!quantity) return '';
+  return `${toPlain(mul(dec(quantity), dec('0.001')))}k`;
+}
+
+/** A price with the tick's decimals, or the placeholder when missing. */
+export function formatPrice(price: number | string | null | undefined, tickSize: number | string): string {
+  if (price === null || price === undefined) return NO_PRICE;
+  return toFixed(dec(price), decimalsOf(dec(tickSize)));
+}
+
+export type LadderRow = {
+  price: Decimal;
+  text: string;
+  buy: number;
+  sell: number;
+  ownBuy: number;
+  ownSell: number;
+  /** Inside [min_tick_price, max_tick_price]: a block may trade here. */
+  tradable: boolean;
+};
+
+/**
+ * The ladder of spec section 9, highest price first: from max + 2 ticks down to
+ * min − 2 ticks, with the book's quantities on their rows. Levels outside that
+ * range (orders left outside after a band move) are added in price order.
+ */
+export function buildLadder(book: Pick<Book, 'levels' | 'min_tick_price' | 'max_tick_price'>, tickSize: number | string): LadderRow[] {
+  const tick = dec(tickSize);
+  const min = dec(book.min_tick_price);
+  const max = dec(book.max_tick_price);
+  const places = decimalsOf(tick);
+  const prices: Decimal[] = [];
+  for (let p = addTicks(max, tick, 2); cmp(p, addTicks(min, tick, -2)) >= 0; p = addTicks(p, tick, -1)) prices.push(p);
+  const levels = book.levels.map((l) => ({ ...l, d: dec(l.price) }));
+  for (const l of levels) {
+    if (onTick(l.d, tick) && !prices.some((p) => eq(p, l.d))) prices.push(l.d);
+  }
+  prices.sort((a, b) => cmp(b, a));
+  return prices.map((price) => {
+    const level = levels.find((l) => eq(l.d, price));
+    return {
+      price,
+      text: toFixed(price, places),
+      buy: level?.buy_quantity ?? 0,
+      sell: level?.sell_quantity ?? 0,
+      ownBuy: level?.own_buy_quantity ?? 0,
+      ownSell: level?.own_sell_quantity ?? 0,
+      tradable: cmp(price, min) >= 0 && cmp(price, max) <= 0,
+    };
+  });
+}
+
+/** '09:00' → '9:00 AM', '17:30' → '5:30 PM': the spec's way of writing the hours. */
+export function formatHour(hhmm: string): string {
+  const [h = 0, m = 0] = hhmm.split(':').map(Number);
+  return `${h % 12 === 0 ? 12 : h % 12}:${String(m).padStart(2, '0')} ${h < 12 ? 'AM' : 'PM'}`;
+}
+
+/** The operating-hours sentence of the spec, from the configured calendar. */
+export function operatingHours(status: { open_time: string; close_time: string } | undefined): string {
+  const open = formatHour(status?.open_time ?? '09:00');
+  const close = formatHour(status?.close_time ?? '17:00');
+  return `Operating hours are ${open} to ${close} (UK time, Monday to Friday only).`;
+}

@@ -16,7 +16,7 @@ use axum::routing::{delete, get, patch, post};
 use std::path::PathBuf;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
-use upstairs_engine::{BroadcastPublisher, Engine, Store};
+use upstairs_engine::{Engine, Store};
 use utoipa::OpenApi;
 
 use crate::error::ApiError;
@@ -25,13 +25,13 @@ use crate::routes::{auth, meta, orders, reference, users};
 /// What every handler can reach.
 pub struct AppState<S: Store> {
     pub engine: Engine<S>,
-    /// The in-process event fan-out the STOMP sessions listen to.
-    pub events: BroadcastPublisher,
+    /// The realtime hub the STOMP sessions listen to.
+    pub realtime: stomp::hub::Hub,
 }
 
 impl<S: Store> Clone for AppState<S> {
     fn clone(&self) -> Self {
-        Self { engine: self.engine.clone(), events: self.events.clone() }
+        Self { engine: self.engine.clone(), realtime: self.realtime.clone() }
     }
 }
 

@@ -1,4 +1,7 @@
-//! STOMP 1.2 over WebSocket: our own small frame codec and the per-connection session.
+//! STOMP 1.2 over WebSocket: our own small frame codec, the per-connection session, and
+//! the hub that turns engine events into messages.
 
 pub mod frame;
+pub mod hub;
+pub mod messages;
 pub mod session;

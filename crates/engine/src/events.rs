@@ -1,5 +1,5 @@
 //! Typed events published after commit. The engine says what changed; the edge
-//! (`upstairs-http`) alone decides destinations and wire payloads (ADR 0005).
+//! (`upstairs-http`) alone decides destinations and wire payloads (ADRs 0005, 0011).
 
 use tokio::sync::broadcast;
 use upstairs_domain::{InstrumentId, UserId};
@@ -14,7 +14,7 @@ pub enum Event {
     /// A parent order was created or cancelled, or its quantities moved; `user_id` hears of it.
     ParentOrderChanged { user_id: UserId, parent: ParentOrder },
     /// The resting orders or the band of an instrument changed. It carries no book: the
-    /// edge reads the book back when it pushes it.
+    /// edge reads the book back, conflated per instrument: a burst of writes costs one read per window.
     BookChanged { instrument_id: InstrumentId },
     /// An instrument's reference data or band changed.
     InstrumentChanged { instrument: Instrument },

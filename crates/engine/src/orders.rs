@@ -539,7 +539,7 @@ impl<S: Store> Engine<S> {
         Ok(Book { instrument, levels })
     }
 
-    /// Says the book of an instrument changed; the edge reads it back and pushes it.
+    /// Says the book of an instrument changed; the edge reads it back, conflated (ADR 0011).
     pub fn publish_book(&self, instrument_id: InstrumentId) {
         self.events.publish(Event::book_changed(instrument_id));
     }

@@ -1,5 +1,5 @@
 //! The realtime hub of one node: listens to the engine's typed events, turns each into
-//! its STOMP destination and JSON once, reads back changed books, and fans the result out
+//! its STOMP destination and JSON once, conflates book pushes, and fans the result out
 //! to every session (which filters by user and subscription).
 
 use std::sync::Arc;
@@ -7,7 +7,8 @@ use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::task::JoinHandle;
 use upstairs_engine::{BroadcastPublisher, Engine, Event, Store};
 
-use super::messages::{Audience, BookMessage, Outgoing, book_destination};
+use super::book_push::{BookPusher, WINDOW};
+use super::messages::Outgoing;
 
 /// How many encoded messages a slow session may fall behind before it drops some
 /// (its screens poll as the fallback).
@@ -34,7 +35,8 @@ impl Hub {
     pub fn start<S: Store>(engine: Engine<S>, events: &BroadcastPublisher) -> Self {
         let rx = events.subscribe();
         let (tx, _) = broadcast::channel(SESSION_BUFFER);
-        let task = tokio::spawn(run(rx, tx.clone(), engine));
+        let books = BookPusher::new(engine, tx.clone(), WINDOW);
+        let task = tokio::spawn(run(rx, tx.clone(), books));
         Self { tx, _task: Arc::new(AbortOnDrop(task)) }
     }
 
@@ -43,19 +45,14 @@ impl Hub {
     }
 }
 
-async fn run<S: Store>(mut rx: broadcast::Receiver<Event>, tx: broadcast::Sender<Outgoing>, engine: Engine<S>) {
+async fn run<S: Store>(
+    mut rx: broadcast::Receiver<Event>,
+    tx: broadcast::Sender<Outgoing>,
+    books: BookPusher<Engine<S>>,
+) {
     loop {
         match rx.recv().await {
-            Ok(Event::BookChanged { instrument_id }) => match engine.anonymous_book(instrument_id).await {
-                Ok(book) => {
-                    let book = BookMessage::from(&book);
-                    if let Some(out) = Outgoing::message(Audience::Subscribers, &book_destination(instrument_id), &book)
-                    {
-                        let _ = tx.send(out);
-                    }
-                }
-                Err(e) => tracing::warn!(error = %e, %instrument_id, "could not read the book to push"),
-            },
+            Ok(Event::BookChanged { instrument_id }) => books.changed(instrument_id),
             Ok(event) => {
                 if let Some(out) = Outgoing::of(&event) {
                     // No receiver means no session is connected.

@@ -23,7 +23,8 @@ pub fn book_destination(instrument_id: InstrumentId) -> String {
 }
 
 /// `/topic/instruments/{id}/book`: the anonymous book of one instrument, best price
-/// first, without any company's own share.
+/// first, without any company's own share. Pushed at most about every 50 ms per
+/// instrument, always ending on the latest state (ADR 0011).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct BookMessage {
     pub instrument_id: Uuid,
@@ -174,7 +175,7 @@ impl Outgoing {
     }
 
     /// The message an engine event becomes; `None` for a book change, whose book is read
-    /// back by the hub.
+    /// back by the conflating pusher.
     pub fn of(event: &Event) -> Option<Self> {
         match event {
             Event::OrderChanged { user_id, order } => {

@@ -50,6 +50,9 @@ impl<S: Store> Clone for AppState<S> {
         orders::cancel_parent_order, orders::orders, orders::order, orders::create_order, orders::edit_order,
         orders::cancel_order, orders::book, orders::market_data,
     ),
+    components(schemas(
+        stomp::messages::BookMessage, stomp::messages::OrderMessage, stomp::messages::InstrumentMessage,
+    )),
     modifiers(&BearerAuth),
     tags((name = "auth"), (name = "users"), (name = "companies"), (name = "instruments"), (name = "orders"), (name = "admin"), (name = "meta"))
 )]

@@ -1,34 +1,47 @@
-//! Events published after commit; the STOMP hub routes them to sessions.
+//! Typed events published after commit. The engine says what changed; the edge
+//! (`upstairs-http`) alone decides destinations and wire payloads (ADRs 0005, 0011).
 
-use serde_json::Value;
 use tokio::sync::broadcast;
-use upstairs_domain::UserId;
+use upstairs_domain::{InstrumentId, UserId};
 
-/// Who receives an event.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Destination {
-    /// A per-user destination such as `/user/topic/notifications`: only that user's sessions.
-    User { user_id: UserId, destination: String },
-    /// A shared topic such as `/topic/instruments/{id}/book`.
-    Topic(String),
+use crate::model::{ChildOrder, Instrument, ParentOrder};
+
+/// Something that changed and that connected clients may want to hear about.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A child order was created, edited, cancelled or expired; `user_id` hears of it.
+    OrderChanged { user_id: UserId, order: ChildOrder },
+    /// A parent order was created or cancelled, or its quantities moved; `user_id` hears of it.
+    ParentOrderChanged { user_id: UserId, parent: ParentOrder },
+    /// The resting orders or the band of an instrument changed. It carries no book: the
+    /// edge reads the book back, conflated per instrument: a burst of writes costs one read per window.
+    BookChanged { instrument_id: InstrumentId },
+    /// An instrument's reference data or band changed.
+    InstrumentChanged { instrument: Instrument },
     /// Not delivered: some sessions of this user ended (logout, deactivation, new password),
     /// so its open sockets re-check their session at once.
-    SessionsEnded(UserId),
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Event {
-    pub to: Destination,
-    pub body: Value,
+    SessionsEnded { user_id: UserId },
 }
 
 impl Event {
-    pub fn sessions_ended(user_id: UserId) -> Self {
-        Self { to: Destination::SessionsEnded(user_id), body: Value::Null }
+    pub fn order_changed(order: &ChildOrder) -> Self {
+        Self::OrderChanged { user_id: order.created_by, order: order.clone() }
     }
 
-    pub fn to_user(user_id: UserId, destination: &str, body: Value) -> Self {
-        Self { to: Destination::User { user_id, destination: destination.to_owned() }, body }
+    pub fn parent_order_changed(parent: &ParentOrder) -> Self {
+        Self::ParentOrderChanged { user_id: parent.created_by, parent: parent.clone() }
+    }
+
+    pub fn book_changed(instrument_id: InstrumentId) -> Self {
+        Self::BookChanged { instrument_id }
+    }
+
+    pub fn instrument_changed(instrument: &Instrument) -> Self {
+        Self::InstrumentChanged { instrument: instrument.clone() }
+    }
+
+    pub fn sessions_ended(user_id: UserId) -> Self {
+        Self::SessionsEnded { user_id }
     }
 }
 

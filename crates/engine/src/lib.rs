@@ -21,7 +21,7 @@ use tokio::sync::Notify;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{EngineError, StoreError};
-pub use events::{BroadcastPublisher, Destination, Event, EventPublisher};
+pub use events::{BroadcastPublisher, Event, EventPublisher};
 pub use ports::{Mailer, Store, Tx};
 
 /// Settings the use cases depend on.

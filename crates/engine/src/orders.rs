@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use crate::accounts::{Actor, audit};
 use crate::error::EngineError;
-use crate::events::{Destination, Event};
+use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
 use crate::{Engine, Store};
@@ -307,7 +307,7 @@ impl<S: Store> Engine<S> {
             self.publish_order(o);
         }
         if let Some(o) = touched.first() {
-            self.publish_book(o.instrument_id).await;
+            self.publish_book(o.instrument_id);
         }
         let mut p = view.parent;
         p.state = ParentState::Cancelled;
@@ -438,7 +438,7 @@ impl<S: Store> Engine<S> {
         tx.commit().await?;
         self.publish_order(&order);
         self.publish_parent(parent);
-        self.publish_book(order.instrument_id).await;
+        self.publish_book(order.instrument_id);
         Ok(OrderDetail { order, matchable: true })
     }
 
@@ -492,7 +492,7 @@ impl<S: Store> Engine<S> {
         tx.commit().await?;
         self.publish_order(&o);
         self.publish_parent(&view.parent);
-        self.publish_book(o.instrument_id).await;
+        self.publish_book(o.instrument_id);
         Ok(OrderDetail { matchable: true, order: o })
     }
 
@@ -518,7 +518,7 @@ impl<S: Store> Engine<S> {
         tx.commit().await?;
         self.publish_order(&o);
         self.publish_parent(&view.parent);
-        self.publish_book(o.instrument_id).await;
+        self.publish_book(o.instrument_id);
         Ok(OrderDetail { order: o, matchable: false })
     }
 
@@ -531,7 +531,8 @@ impl<S: Store> Engine<S> {
         Ok(Book { instrument, levels })
     }
 
-    async fn anonymous_book(&self, instrument_id: InstrumentId) -> Result<Book, EngineError> {
+    /// The anonymous book of an instrument as the shared topic shows it (no own shares).
+    pub async fn anonymous_book(&self, instrument_id: InstrumentId) -> Result<Book, EngineError> {
         let mut tx = self.store.read().await?;
         let instrument =
             tx.instrument(instrument_id).await?.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
@@ -540,32 +541,17 @@ impl<S: Store> Engine<S> {
         Ok(Book { instrument, levels })
     }
 
-    /// Pushes the anonymous book of an instrument to `/topic/instruments/{id}/book`.
-    pub async fn publish_book(&self, instrument_id: InstrumentId) {
-        match self.anonymous_book(instrument_id).await {
-            Ok(book) => self.events.publish(Event {
-                to: Destination::Topic(format!("/topic/instruments/{instrument_id}/book")),
-                body: book_json(&book),
-            }),
-            Err(e) => tracing::warn!(error = %e, %instrument_id, "could not publish the book"),
-        }
+    /// Says the book of an instrument changed; the edge reads it back, conflated (ADR 0011).
+    pub fn publish_book(&self, instrument_id: InstrumentId) {
+        self.events.publish(Event::book_changed(instrument_id));
     }
 
     fn publish_order(&self, o: &ChildOrder) {
-        self.events.publish(Event::to_user(
-            o.created_by,
-            "/user/topic/orders",
-            json!({"type": "ORDER_UPDATED", "order_id": o.order_id, "parent_order_id": o.parent_order_id,
-                   "instrument_id": o.instrument_id, "state": o.state}),
-        ));
+        self.events.publish(Event::order_changed(o));
     }
 
     fn publish_parent(&self, p: &ParentOrder) {
-        self.events.publish(Event::to_user(
-            p.created_by,
-            "/user/topic/orders",
-            json!({"type": "PARENT_ORDER_UPDATED", "parent_order_id": p.parent_order_id, "state": p.state}),
-        ));
+        self.events.publish(Event::parent_order_changed(p));
     }
 
     /// The close: every working, locked or reserved child order expires and its
@@ -613,7 +599,7 @@ impl<S: Store> Engine<S> {
             self.publish_order(o);
         }
         for i in instruments {
-            self.publish_book(i).await;
+            self.publish_book(i);
         }
         Ok(expired.len())
     }
@@ -633,23 +619,6 @@ impl<S: Store> Engine<S> {
         }
         Ok(())
     }
-}
-
-/// An exact decimal as a JSON number (`94.75`, never a float on the way).
-pub fn decimal_json(d: Decimal) -> serde_json::Value {
-    serde_json::from_str(&d.normalize().to_string()).unwrap_or(serde_json::Value::Null)
-}
-
-/// The book as the shared topic sends it: levels with exact prices, no own shares.
-pub fn book_json(b: &Book) -> serde_json::Value {
-    json!({
-        "instrument_id": b.instrument.instrument_id,
-        "min_tick_price": decimal_json(b.instrument.min_tick_price),
-        "max_tick_price": decimal_json(b.instrument.max_tick_price),
-        "levels": b.levels.iter()
-            .map(|l| json!({"price": decimal_json(l.price), "buy_quantity": l.buy_quantity, "sell_quantity": l.sell_quantity}))
-            .collect::<Vec<_>>(),
-    })
 }
 
 #[cfg(test)]
@@ -689,12 +658,6 @@ mod tests {
                 shown: if o.iceberg { o.quantity.min(min_block) } else { o.quantity },
             })
             .collect()
-    }
-
-    #[test]
-    fn decimals_are_json_numbers() {
-        assert_eq!(decimal_json(Decimal::from_str("94.7500").unwrap()).to_string(), "94.75");
-        assert_eq!(decimal_json(Decimal::from_str("-0.035").unwrap()).to_string(), "-0.035");
     }
 
     #[test]

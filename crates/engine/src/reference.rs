@@ -543,17 +543,12 @@ impl<S: Store> Engine<S> {
         tx.commit().await?;
         self.publish_instrument(&i);
         // The book carries the band: subscribers see the move at once.
-        self.publish_book(id).await;
+        self.publish_book(id);
         Ok(i)
     }
 
     fn publish_instrument(&self, i: &Instrument) {
-        self.events.publish(Event {
-            to: crate::events::Destination::Topic(format!("/topic/instruments/{}", i.instrument_id)),
-            body: json!({"type": "INSTRUMENT_UPDATED", "instrument_id": i.instrument_id,
-                         "min_tick_price": i.min_tick_price.to_string(), "max_tick_price": i.max_tick_price.to_string(),
-                         "is_sandbox": i.is_sandbox}),
-        });
+        self.events.publish(Event::instrument_changed(i));
     }
 }
 

@@ -16,7 +16,7 @@ use axum::routing::{delete, get, patch, post};
 use std::path::PathBuf;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
-use upstairs_engine::{BroadcastPublisher, Engine, Store};
+use upstairs_engine::{Engine, Store};
 use utoipa::OpenApi;
 
 use crate::error::ApiError;
@@ -25,13 +25,13 @@ use crate::routes::{auth, meta, orders, reference, users};
 /// What every handler can reach.
 pub struct AppState<S: Store> {
     pub engine: Engine<S>,
-    /// The in-process event fan-out the STOMP sessions listen to.
-    pub events: BroadcastPublisher,
+    /// The realtime hub the STOMP sessions listen to.
+    pub realtime: stomp::hub::Hub,
 }
 
 impl<S: Store> Clone for AppState<S> {
     fn clone(&self) -> Self {
-        Self { engine: self.engine.clone(), events: self.events.clone() }
+        Self { engine: self.engine.clone(), realtime: self.realtime.clone() }
     }
 }
 
@@ -50,6 +50,9 @@ impl<S: Store> Clone for AppState<S> {
         orders::cancel_parent_order, orders::orders, orders::order, orders::create_order, orders::edit_order,
         orders::cancel_order, orders::book, orders::market_data,
     ),
+    components(schemas(
+        stomp::messages::BookMessage, stomp::messages::OrderMessage, stomp::messages::InstrumentMessage,
+    )),
     modifiers(&BearerAuth),
     tags((name = "auth"), (name = "users"), (name = "companies"), (name = "instruments"), (name = "orders"), (name = "admin"), (name = "meta"))
 )]

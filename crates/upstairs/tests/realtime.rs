@@ -3,10 +3,14 @@
 
 mod support;
 
+use chrono::Utc;
+use rust_decimal::Decimal;
 use serde_json::json;
 use std::time::Duration;
 use support::*;
-use upstairs_domain::UserId;
+use upstairs_domain::order::{Direction, OrderState};
+use upstairs_domain::{CompanyId, InstrumentId, OrderId, ParentOrderId, UserId};
+use upstairs_engine::model::{ChildOrder, Instrument, ParentOrder, ParentState};
 use upstairs_engine::{Event, EventPublisher};
 
 on_both_backends!(
@@ -16,6 +20,67 @@ on_both_backends!(
 );
 
 const WAIT: Duration = Duration::from_secs(10);
+
+/// A child order of `user` as the engine publishes it.
+fn order_of(user: UserId) -> ChildOrder {
+    ChildOrder {
+        order_id: OrderId::new(),
+        parent_order_id: ParentOrderId::new(),
+        company_id: CompanyId::new(),
+        created_by: user,
+        instrument_id: InstrumentId::new(),
+        direction: Direction::Sell,
+        state: OrderState::Working,
+        price: Decimal::new(9479, 2),
+        quantity: 1000,
+        iceberg: false,
+        residual: true,
+        broker_id: CompanyId::new(),
+        created_at: Utc::now(),
+        updated_at: Utc::now(),
+    }
+}
+
+fn parent_of(user: UserId) -> ParentOrder {
+    ParentOrder {
+        parent_order_id: ParentOrderId::new(),
+        company_id: CompanyId::new(),
+        created_by: user,
+        instrument_id: InstrumentId::new(),
+        direction: Direction::Buy,
+        quantity: 5000,
+        broker_instructions: None,
+        state: ParentState::Cancelled,
+        created_at: Utc::now(),
+        updated_at: Utc::now(),
+    }
+}
+
+fn instrument() -> Instrument {
+    Instrument {
+        instrument_id: InstrumentId::new(),
+        name: "Realtime test".into(),
+        term: "Dec26".into(),
+        description: String::new(),
+        min_quantity: 1,
+        tick_size: Decimal::ONE,
+        exchange_tick_size: None,
+        exchange_id: "X".into(),
+        exchange: String::new(),
+        exchange_iso_code: String::new(),
+        exchange_instrument_id: None,
+        bbg_code: None,
+        country: String::new(),
+        currency: "EUR".into(),
+        min_tick_price: Decimal::ONE,
+        max_tick_price: Decimal::TEN,
+        active: true,
+        is_sandbox: false,
+        reversed_spread: false,
+        created_at: Utc::now(),
+        updated_at: Utc::now(),
+    }
+}
 
 async fn messages_reach_only_their_user(b: Backend) {
     let app = TestApp::spawn(b).await;
@@ -27,29 +92,34 @@ async fn messages_reach_only_their_user(b: Backend) {
 
     let mut peer = Peer::spawn(
         "stomp_client.py",
-        &["127.0.0.1".into(), app.port().to_string(), admin.clone(), "/user/topic/notifications".into()],
+        &["127.0.0.1".into(), app.port().to_string(), admin.clone(), "/user/topic/orders".into()],
     );
     assert_eq!(peer.next_json(WAIT).await, Some(json!({"event": "connected", "version": "1.2"})));
     assert_eq!(peer.next_json(WAIT).await, Some(json!({"event": "subscribed"})));
 
     let events = app.running.as_ref().unwrap().events.clone();
     // Another user's event, an event on another destination, then ours: only ours arrives.
-    events.publish(Event::to_user(other_id, "/user/topic/notifications", json!({"notification_id": "for-other"})));
-    events.publish(Event::to_user(me_id, "/user/topic/orders", json!({"order_id": "not-subscribed"})));
-    events.publish(Event::to_user(
-        me_id,
-        "/user/topic/notifications",
-        json!({"notification_id": "n-1", "type": "MATCH_REQUEST_RECEIVED"}),
-    ));
+    events.publish(Event::order_changed(&order_of(other_id)));
+    events.publish(Event::instrument_changed(&instrument()));
+    let mine = order_of(me_id);
+    events.publish(Event::order_changed(&mine));
     let got = peer.next_json(WAIT).await.expect("a message");
     assert_eq!(got["event"], "message");
-    assert_eq!(got["destination"], "/user/topic/notifications");
+    assert_eq!(got["destination"], "/user/topic/orders");
     assert_eq!(got["subscription"], "sub-0");
-    assert_eq!(got["body"], json!({"notification_id": "n-1", "type": "MATCH_REQUEST_RECEIVED"}));
+    assert_eq!(
+        got["body"],
+        json!({"type": "ORDER_UPDATED", "order_id": mine.order_id, "parent_order_id": mine.parent_order_id,
+               "instrument_id": mine.instrument_id, "state": "WORKING"})
+    );
 
     // A second message still flows while the session lives.
-    events.publish(Event::to_user(me_id, "/user/topic/notifications", json!({"notification_id": "n-2"})));
-    assert_eq!(peer.next_json(WAIT).await.unwrap()["body"]["notification_id"], "n-2");
+    let parent = parent_of(me_id);
+    events.publish(Event::parent_order_changed(&parent));
+    assert_eq!(
+        peer.next_json(WAIT).await.unwrap()["body"],
+        json!({"type": "PARENT_ORDER_UPDATED", "parent_order_id": parent.parent_order_id, "state": "CANCELLED"})
+    );
     drop(peer);
     app.stop().await;
 }
@@ -122,7 +192,7 @@ async fn ended_sessions_close_their_sockets_at_once(b: Backend) {
     let (_, me) = app.get("/api/users/me", Some(&stays)).await;
     let stays_id: UserId = me["user_id"].as_str().unwrap().parse().unwrap();
     let events = app.running.as_ref().unwrap().events.clone();
-    events.publish(Event::to_user(stays_id, "/user/topic/orders", json!({"type": "ORDER_UPDATED"})));
+    events.publish(Event::order_changed(&order_of(stays_id)));
     let got = stays_peer.next_json(WAIT).await.unwrap();
     assert_eq!(
         (got["event"].as_str(), got["body"]["type"].as_str()),

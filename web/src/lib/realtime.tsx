@@ -1,5 +1,6 @@
 import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Client, type StompSubscription } from '@stomp/stompjs';
+import type { components } from '@/lib/api/schema';
 
 /** Spec section 7: the socket reconnects after 5 seconds. */
 export const RECONNECT_MS = 5_000;
@@ -100,8 +101,15 @@ export function RealtimeProvider({ token, children }: { token: string; children:
   return <RealtimeContext.Provider value={value}>{children}</RealtimeContext.Provider>;
 }
 
+/** What each destination carries: the payload types of the server's OpenAPI document. */
+export type TopicMessage<D extends string> = D extends '/user/topic/orders'
+  ? components['schemas']['OrderMessage']
+  : D extends `/topic/instruments/${string}/book`
+    ? components['schemas']['BookMessage']
+    : unknown;
+
 /** Calls `listener` with each message on `destination` while mounted. */
-export function useTopic(destination: string | null, listener: Listener) {
+export function useTopic<D extends string>(destination: D | null, listener: (body: TopicMessage<D>) => void) {
   const { subscribe } = useContext(RealtimeContext);
   const latest = useRef(listener);
   useEffect(() => {
@@ -109,7 +117,8 @@ export function useTopic(destination: string | null, listener: Listener) {
   });
   useEffect(() => {
     if (!destination) return;
-    return subscribe(destination, (body) => latest.current(body));
+    // The server encodes each destination's messages from these types (crates/http/src/stomp/messages.rs).
+    return subscribe(destination, (body) => latest.current(body as TopicMessage<D>));
   }, [destination, subscribe]);
 }
 

@@ -1,4 +1,8 @@
-//! STOMP 1.2 over WebSocket: our own small frame codec and the per-connection session.
+//! STOMP 1.2 over WebSocket: our own small frame codec, the per-connection session, and
+//! the hub that turns engine events into messages (book pushes conflated).
 
+pub mod book_push;
 pub mod frame;
+pub mod hub;
+pub mod messages;
 pub mod session;

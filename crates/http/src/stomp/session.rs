@@ -11,10 +11,11 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast::error::RecvError;
 use upstairs_domain::InstrumentId;
+use upstairs_engine::Store;
 use upstairs_engine::accounts::Actor;
-use upstairs_engine::{Destination, Event, Store};
 
 use super::frame::{Frame, Item, Parser};
+use super::messages::{Audience, Outgoing};
 use crate::AppState;
 use crate::error::ApiError;
 
@@ -140,7 +141,7 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
         }
     };
     let (send_every, expect_within) = negotiate(connect.get("heart-beat"));
-    let mut events = st.events.subscribe();
+    let mut events = st.realtime.subscribe();
     send(
         &mut sink,
         &Frame::new("CONNECTED")
@@ -209,7 +210,7 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
             }
             ev = events.recv() => {
                 match ev {
-                    Ok(Event { to: Destination::SessionsEnded(user_id), .. }) if user_id == actor.user.user_id => {
+                    Ok(Outgoing::SessionsEnded(user_id)) if user_id == actor.user.user_id => {
                         if st.engine.authenticate(&token).await.is_err() {
                             send(&mut sink, &error_frame("session ended", "The session has ended. Sign in again.")).await?;
                             return Ok(());
@@ -290,13 +291,16 @@ fn handle(f: &Frame, subs: &mut HashMap<String, String>) -> Reply {
 }
 
 /// MESSAGE frames for the subscriptions that `event` reaches on this connection.
-fn messages_for(actor: &Actor, subs: &HashMap<String, String>, event: &Event, seq: &mut u64) -> Vec<Frame> {
-    let dest = match &event.to {
-        Destination::User { user_id, destination } if *user_id == actor.user.user_id => destination.as_str(),
-        Destination::Topic(topic) => topic.as_str(),
+fn messages_for(actor: &Actor, subs: &HashMap<String, String>, out: &Outgoing, seq: &mut u64) -> Vec<Frame> {
+    let (dest, body) = match out {
+        Outgoing::Message { audience: Audience::User(user_id), destination, body }
+            if *user_id == actor.user.user_id =>
+        {
+            (&**destination, body)
+        }
+        Outgoing::Message { audience: Audience::Subscribers, destination, body } => (&**destination, body),
         _ => return vec![],
     };
-    let body = event.body.to_string().into_bytes();
     subs.iter()
         .filter(|(_, d)| d.as_str() == dest)
         .map(|(id, d)| {
@@ -306,7 +310,7 @@ fn messages_for(actor: &Actor, subs: &HashMap<String, String>, event: &Event, se
                 .header("message-id", &seq.to_string())
                 .header("destination", d)
                 .header("content-type", "application/json")
-                .body(body.clone())
+                .body(body.to_vec())
         })
         .collect()
 }

@@ -45,9 +45,10 @@ export default function DashboardRoute() {
   const [pinned, setPinned] = useState<string | null>(null);
 
   // Our own order changes arrive at once; the 15 s polls stay as the fallback.
-  useTopic('/user/topic/orders', () => {
+  // A child order's change moves its parent's quantities too; a parent's alone leaves the child orders as they are.
+  useTopic('/user/topic/orders', (message) => {
     void queryClient.invalidateQueries({ queryKey: tradingKeys.parentOrders });
-    void queryClient.invalidateQueries({ queryKey: tradingKeys.orders });
+    if (message.type === 'ORDER_UPDATED') void queryClient.invalidateQueries({ queryKey: tradingKeys.orders });
   });
 
   const drawerOpen = creating || target !== null;

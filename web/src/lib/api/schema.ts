@@ -464,6 +464,29 @@ export interface components {
             /** @description exact decimal */
             min_tick_price: number;
         };
+        /**
+         * @description `/topic/instruments/{id}/book`: the anonymous book of one instrument, best price
+         *     first, without any company's own share. Pushed at most about every 50 ms per
+         *     instrument, always ending on the latest state (ADR 0011).
+         */
+        BookMessage: {
+            /** Format: uuid */
+            instrument_id: string;
+            levels: components["schemas"]["BookMessageLevel"][];
+            /** @description exact decimal */
+            max_tick_price: number;
+            /** @description exact decimal */
+            min_tick_price: number;
+        };
+        /** @description One price level of the shared book. */
+        BookMessageLevel: {
+            /** Format: int64 */
+            buy_quantity: number;
+            /** @description exact decimal */
+            price: number;
+            /** Format: int64 */
+            sell_quantity: number;
+        };
         CompanyDto: {
             account: string | null;
             brokers: components["schemas"]["CompanyRefDto"][];
@@ -599,6 +622,11 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description `/topic/instruments/{id}`: an instrument's band or reference data changed. */
+        InstrumentMessage: components["schemas"]["InstrumentUpdated"] & {
+            /** @enum {string} */
+            type: "INSTRUMENT_UPDATED";
+        };
         InstrumentPage: {
             items: components["schemas"]["InstrumentDto"][];
             /** Format: int64 */
@@ -629,6 +657,15 @@ export interface components {
             term?: string | null;
             /** @description exact decimal */
             tick_size?: number;
+        };
+        InstrumentUpdated: {
+            /** Format: uuid */
+            instrument_id: string;
+            is_sandbox: boolean;
+            /** @description exact decimal */
+            max_tick_price: number;
+            /** @description exact decimal */
+            min_tick_price: number;
         };
         LevelDto: {
             /** Format: int64 */
@@ -693,6 +730,28 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * @description `/user/topic/orders`: one of the user's child or parent orders changed; the client
+         *     refetches what it shows.
+         */
+        OrderMessage: (components["schemas"]["OrderUpdated"] & {
+            /** @enum {string} */
+            type: "ORDER_UPDATED";
+        }) | (components["schemas"]["ParentOrderUpdated"] & {
+            /** @enum {string} */
+            type: "PARENT_ORDER_UPDATED";
+        });
+        /** @description A child order changed (created, edited, cancelled, expired). */
+        OrderUpdated: {
+            /** Format: uuid */
+            instrument_id: string;
+            /** Format: uuid */
+            order_id: string;
+            /** Format: uuid */
+            parent_order_id: string;
+            /** @description The child order's state, e.g. WORKING or CANCELLED. */
+            state: string;
+        };
         ParentOrderDto: {
             broker_instructions: string | null;
             /** Format: date-time */
@@ -713,6 +772,13 @@ export interface components {
             state: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description A parent order changed (created, cancelled, or its quantities moved). */
+        ParentOrderUpdated: {
+            /** Format: uuid */
+            parent_order_id: string;
+            /** @description ACTIVE, FILLED or CANCELLED. */
+            state: string;
         };
         PasswordRequest: {
             password: string;

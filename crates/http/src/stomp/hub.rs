@@ -1,0 +1,68 @@
+//! The realtime hub of one node: listens to the engine's typed events, turns each into
+//! its STOMP destination and JSON once, conflates book pushes, and fans the result out
+//! to every session (which filters by user and subscription).
+
+use std::sync::Arc;
+use tokio::sync::broadcast::{self, error::RecvError};
+use tokio::task::JoinHandle;
+use upstairs_engine::{BroadcastPublisher, Engine, Event, Store};
+
+use super::book_push::{BookPusher, WINDOW};
+use super::messages::Outgoing;
+
+/// How many encoded messages a slow session may fall behind before it drops some
+/// (its screens poll as the fallback).
+const SESSION_BUFFER: usize = 1024;
+
+/// A handle on the running hub; sessions subscribe to it. The hub stops when the last
+/// handle is dropped (the server has stopped).
+#[derive(Clone)]
+pub struct Hub {
+    tx: broadcast::Sender<Outgoing>,
+    _task: Arc<AbortOnDrop>,
+}
+
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl Hub {
+    /// Starts listening to `events` (before returning, so no event after this call is missed).
+    pub fn start<S: Store>(engine: Engine<S>, events: &BroadcastPublisher) -> Self {
+        let rx = events.subscribe();
+        let (tx, _) = broadcast::channel(SESSION_BUFFER);
+        let books = BookPusher::new(engine, tx.clone(), WINDOW);
+        let task = tokio::spawn(run(rx, tx.clone(), books));
+        Self { tx, _task: Arc::new(AbortOnDrop(task)) }
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<Outgoing> {
+        self.tx.subscribe()
+    }
+}
+
+async fn run<S: Store>(
+    mut rx: broadcast::Receiver<Event>,
+    tx: broadcast::Sender<Outgoing>,
+    books: BookPusher<Engine<S>>,
+) {
+    loop {
+        match rx.recv().await {
+            Ok(Event::BookChanged { instrument_id }) => books.changed(instrument_id),
+            Ok(event) => {
+                if let Some(out) = Outgoing::of(&event) {
+                    // No receiver means no session is connected.
+                    let _ = tx.send(out);
+                }
+            }
+            // Only encoding happens here, so this means a burst far beyond the buffer;
+            // screens poll as the fallback.
+            Err(RecvError::Lagged(n)) => tracing::warn!(missed = n, "realtime hub lagged behind the engine"),
+            Err(RecvError::Closed) => return,
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! The wire side of engine events: which STOMP destination each one goes to and the JSON
+//! it carries. The payload types are in the OpenAPI components, so the web app's
+//! realtime handlers use generated types too.
+
+use rust_decimal::Decimal;
+use serde::Serialize;
+use std::sync::Arc;
+use upstairs_domain::{InstrumentId, UserId};
+use upstairs_engine::Event;
+use upstairs_engine::model::{ChildOrder, Instrument, ParentOrder};
+use upstairs_engine::orders::Book;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::dto::decimal_schema;
+
+/// Per-user destination of order and parent order changes.
+pub const ORDERS: &str = "/user/topic/orders";
+
+/// The shared topic of one instrument's anonymous book.
+pub fn book_destination(instrument_id: InstrumentId) -> String {
+    format!("/topic/instruments/{instrument_id}/book")
+}
+
+/// `/topic/instruments/{id}/book`: the anonymous book of one instrument, best price
+/// first, without any company's own share. Pushed at most about every 50 ms per
+/// instrument, always ending on the latest state (ADR 0011).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct BookMessage {
+    pub instrument_id: Uuid,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub min_tick_price: Decimal,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub max_tick_price: Decimal,
+    pub levels: Vec<BookMessageLevel>,
+}
+
+/// One price level of the shared book.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct BookMessageLevel {
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub price: Decimal,
+    pub buy_quantity: i64,
+    pub sell_quantity: i64,
+}
+
+impl From<&Book> for BookMessage {
+    fn from(b: &Book) -> Self {
+        Self {
+            instrument_id: b.instrument.instrument_id.0,
+            min_tick_price: b.instrument.min_tick_price.normalize(),
+            max_tick_price: b.instrument.max_tick_price.normalize(),
+            levels: b
+                .levels
+                .iter()
+                .map(|l| BookMessageLevel {
+                    price: l.price.normalize(),
+                    buy_quantity: l.buy_quantity,
+                    sell_quantity: l.sell_quantity,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `/user/topic/orders`: one of the user's child or parent orders changed; the client
+/// refetches what it shows.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum OrderMessage {
+    OrderUpdated(OrderUpdated),
+    ParentOrderUpdated(ParentOrderUpdated),
+}
+
+/// A child order changed (created, edited, cancelled, expired).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct OrderUpdated {
+    pub order_id: Uuid,
+    pub parent_order_id: Uuid,
+    pub instrument_id: Uuid,
+    /// The child order's state, e.g. WORKING or CANCELLED.
+    pub state: String,
+}
+
+/// A parent order changed (created, cancelled, or its quantities moved).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ParentOrderUpdated {
+    pub parent_order_id: Uuid,
+    /// ACTIVE, FILLED or CANCELLED.
+    pub state: String,
+}
+
+impl From<&ChildOrder> for OrderMessage {
+    fn from(o: &ChildOrder) -> Self {
+        Self::OrderUpdated(OrderUpdated {
+            order_id: o.order_id.0,
+            parent_order_id: o.parent_order_id.0,
+            instrument_id: o.instrument_id.0,
+            state: o.state.as_str().into(),
+        })
+    }
+}
+
+impl From<&ParentOrder> for OrderMessage {
+    fn from(p: &ParentOrder) -> Self {
+        Self::ParentOrderUpdated(ParentOrderUpdated {
+            parent_order_id: p.parent_order_id.0,
+            state: p.state.as_str().into(),
+        })
+    }
+}
+
+/// `/topic/instruments/{id}`: an instrument's band or reference data changed.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum InstrumentMessage {
+    InstrumentUpdated(InstrumentUpdated),
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct InstrumentUpdated {
+    pub instrument_id: Uuid,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub min_tick_price: Decimal,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub max_tick_price: Decimal,
+    pub is_sandbox: bool,
+}
+
+impl From<&Instrument> for InstrumentMessage {
+    fn from(i: &Instrument) -> Self {
+        Self::InstrumentUpdated(InstrumentUpdated {
+            instrument_id: i.instrument_id.0,
+            min_tick_price: i.min_tick_price.normalize(),
+            max_tick_price: i.max_tick_price.normalize(),
+            is_sandbox: i.is_sandbox,
+        })
+    }
+}
+
+/// Who receives a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Audience {
+    /// Only this user's sessions (a `/user/...` destination).
+    User(UserId),
+    /// Every session subscribed to the topic (subscribing checked the caller may see it).
+    Subscribers,
+}
+
+/// What the hub hands every session: an encoded message, or a session check.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outgoing {
+    /// One MESSAGE body for each subscription to `destination` of the audience's sessions,
+    /// encoded once for all of them.
+    Message { audience: Audience, destination: Arc<str>, body: Arc<[u8]> },
+    /// This user's sessions re-check their token at once.
+    SessionsEnded(UserId),
+}
+
+impl Outgoing {
+    /// Encodes `payload` as JSON for `destination`; `None` (logged) if it cannot be.
+    pub fn message(audience: Audience, destination: &str, payload: &impl Serialize) -> Option<Self> {
+        match serde_json::to_vec(payload) {
+            Ok(body) => Some(Self::Message { audience, destination: destination.into(), body: body.into() }),
+            Err(e) => {
+                tracing::error!(error = %e, destination, "could not encode a realtime message");
+                None
+            }
+        }
+    }
+
+    /// The message an engine event becomes; `None` for a book change, whose book is read
+    /// back by the conflating pusher.
+    pub fn of(event: &Event) -> Option<Self> {
+        match event {
+            Event::OrderChanged { user_id, order } => {
+                Self::message(Audience::User(*user_id), ORDERS, &OrderMessage::from(order))
+            }
+            Event::ParentOrderChanged { user_id, parent } => {
+                Self::message(Audience::User(*user_id), ORDERS, &OrderMessage::from(parent))
+            }
+            Event::InstrumentChanged { instrument } => Self::message(
+                Audience::Subscribers,
+                &format!("/topic/instruments/{}", instrument.instrument_id),
+                &InstrumentMessage::from(instrument),
+            ),
+            Event::SessionsEnded { user_id } => Some(Self::SessionsEnded(*user_id)),
+            Event::BookChanged { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::str::FromStr;
+    use upstairs_domain::order::{Direction, OrderState};
+    use upstairs_domain::{CompanyId, OrderId, ParentOrderId};
+
+    fn body(o: &Outgoing) -> serde_json::Value {
+        match o {
+            Outgoing::Message { body, .. } => serde_json::from_slice(body).unwrap(),
+            Outgoing::SessionsEnded(_) => panic!("not a message"),
+        }
+    }
+
+    #[test]
+    fn decimals_are_json_numbers() {
+        let level = BookMessageLevel {
+            price: Decimal::from_str("94.7500").unwrap().normalize(),
+            buy_quantity: 1,
+            sell_quantity: 0,
+        };
+        assert_eq!(serde_json::to_value(&level).unwrap()["price"].to_string(), "94.75");
+        let level = BookMessageLevel { price: Decimal::from_str("-0.035").unwrap(), buy_quantity: 1, sell_quantity: 0 };
+        assert_eq!(serde_json::to_value(&level).unwrap()["price"].to_string(), "-0.035");
+    }
+
+    #[test]
+    fn order_changes_go_to_their_user_with_the_wire_fields() {
+        let now = chrono::Utc::now();
+        let user = UserId::new();
+        let order = ChildOrder {
+            order_id: OrderId::new(),
+            parent_order_id: ParentOrderId::new(),
+            company_id: CompanyId::new(),
+            created_by: user,
+            instrument_id: InstrumentId::new(),
+            direction: Direction::Buy,
+            state: OrderState::Working,
+            price: Decimal::from_str("94.70").unwrap(),
+            quantity: 1000,
+            iceberg: false,
+            residual: true,
+            broker_id: CompanyId::new(),
+            created_at: now,
+            updated_at: now,
+        };
+        let out = Outgoing::of(&Event::order_changed(&order)).unwrap();
+        let Outgoing::Message { audience, destination, .. } = &out else { panic!("{out:?}") };
+        assert_eq!((*audience, &**destination), (Audience::User(user), ORDERS));
+        assert_eq!(
+            body(&out),
+            json!({"type": "ORDER_UPDATED", "order_id": order.order_id, "parent_order_id": order.parent_order_id,
+                   "instrument_id": order.instrument_id, "state": "WORKING"})
+        );
+        assert_eq!(Outgoing::of(&Event::sessions_ended(user)), Some(Outgoing::SessionsEnded(user)));
+        assert_eq!(Outgoing::of(&Event::book_changed(order.instrument_id)), None);
+    }
+}

@@ -35,6 +35,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import sqlite3
 import statistics
@@ -169,16 +170,31 @@ def pg_ceiling(url, seconds, clients, threads, workdir):
 # ---------------------------------------------------------------- wrk
 
 
-def wrk(args, port, path, script_args, duration, log_name):
+def wrk(args, port, path, script_args, duration, log_name, stop_when=None):
+    """Runs wrk; with `stop_when`, a callable polled every 0.2 s, ends it early (SIGINT) once that is true.
+
+    (A wrk thread that stops itself in Lua does not end wrk before -d has elapsed.)"""
     cmd = ["wrk", "-t", str(args.threads), "-c", str(args.connections), "-d", f"{duration}s", "--timeout", "10s",
            "--latency", "-s", LUA, f"http://127.0.0.1:{port}{path}", "--", *script_args]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=duration + 60).stdout
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        if stop_when is not None:
+            while proc.poll() is None:
+                time.sleep(0.2)
+                if stop_when():
+                    proc.send_signal(signal.SIGINT)
+                    break
+        out, _ = proc.communicate(timeout=duration + 60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    shown = " ".join("token=…" if a.startswith("token=") else a for a in cmd)
     with open(os.path.join(args.workdir, log_name), "w") as f:
-        f.write(" ".join(cmd).replace(script_args[0], "token=…") if script_args else " ".join(cmd))
-        f.write("\n" + out)
+        f.write(shown + "\n" + out)
     m = re.search(r"^WRK_JSON (.*)$", out, re.M)
-    if not m:
-        sys.exit(f"no summary from wrk:\n{out}")
+    if proc.returncode != 0 or not m:
+        sys.exit(f"wrk failed ({proc.returncode}):\n{out}")
     r = json.loads(m.group(1))
     r["rate"] = r["requests"] / (r["duration_us"] / 1e6)
     r["errors_total"] = sum(r["errors"].values())
@@ -232,10 +248,12 @@ def fill(args, port, trader, broker, instrument, parent, target):
     bulk = target - have - 4 * args.connections
     started = time.perf_counter()
     if bulk > 0:
-        per_thread = bulk // args.threads
-        r = wrk(args, port, "/api/orders", post + [f"limit={per_thread}"], 600, "fill.txt")
-        if r["errors_total"]:
-            sys.exit(f"fill: wrk saw errors {r['errors']}")
+        per_thread = max(1, bulk // args.threads)
+        goal = have + per_thread * args.threads
+        r = wrk(args, port, "/api/orders", post + [f"limit={per_thread}"], 600, "fill.txt",
+                stop_when=lambda: resting(trader, instrument) >= goal)
+        if r["errors"]["status"]:
+            sys.exit(f"fill: {r['errors']['status']} orders were refused; see fill.txt (--keep)")
         have = resting(trader, instrument)
     rng_ticks = list(range(TICK_LO, TICK_HI + 1))
     i = 0

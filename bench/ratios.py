@@ -38,12 +38,10 @@ import shutil
 import signal
 import socket
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
 import uuid
 from datetime import date
 
@@ -341,7 +339,6 @@ def main():
         wrk(args, port, "/healthz", [], 2, "warmup.txt")
 
         def measure(phase, instrument, parent):
-            before = resting(trader, instrument)
             runs = [("GET /healthz", "/healthz", []),
                     ("GET /api/users/me", "/api/users/me", [token]),
                     ("GET /api/instruments/{id}/book", f"/api/instruments/{instrument}/book", [token]),
@@ -356,7 +353,6 @@ def main():
                 print(f"  {phase:<5} {name:<32} {r['rate']:9.0f} req/s  p50 {ms(r['p50_us']):>9}  "
                       f"p99 {ms(r['p99_us']):>9}  errors {r['errors_total']}  book {r['book_start']}→{r['book_end']}",
                       flush=True)
-            return before
 
         print("empty book (instrument A):", flush=True)
         measure("empty", instruments[0], parents[0])

@@ -75,3 +75,9 @@ e2e: web-build
 
 clean:
 	rm -rf target web/dist data $(VENV) web/node_modules
+
+## make bench: performance ratios measured in one run, SQLite then PostgreSQL (wrk; never part of `make test`).
+.PHONY: bench
+bench: postgres
+	bench/run.sh sqlite
+	bench/run.sh postgres

@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""Upstairs performance as ratios measured in one run (DESIGN.md §1).
+
+Run through bench/run.sh, which installs wrk (and pgbench) when missing and builds the
+release binary:
+
+    bench/run.sh sqlite
+    bench/run.sh postgres
+
+What one run does, on 127.0.0.1 only and bounded in time:
+
+1. The database's own single-row durable insert ceiling with the server's settings:
+   SQLite: one thread, one row per `BEGIN IMMEDIATE … COMMIT`, WAL and synchronous=NORMAL
+   as `SqliteStore::connect` sets them, on the same file system as the server's file.
+   PostgreSQL: pgbench, one single-row insert per transaction from the same number of
+   clients as wrk's connections, into a scratch table of a fresh schema (dropped).
+2. Starts `upstairs serve` (always open; `serve`, not `demo`, so no simulator moves the
+   band) on a fresh database, and creates through the API a broker, a trading firm, a
+   trader (parent order limit lifted), two instruments and one BUY parent order on each.
+3. Empty book (instrument A): wrk on `/healthz`, `GET /api/users/me`,
+   `GET /api/instruments/A/book`, then `POST /api/orders` on A's parent.
+4. Fills instrument B's book with exactly N resting orders through the API (wrk bounded
+   by count, then a top-up from one connection), and measures the same four calls with
+   the book and the POSTs on B.
+5. Prints every figure (req/s, p50, p99 from wrk's latency distribution), its ratio to
+   the ceiling and the derived ratios of the acceptance. It prints; it never asserts.
+
+The load generator is wrk (bench/wrk/api.lua); this script only orchestrates.
+"""
+
+import argparse
+import glob
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from datetime import date
+
+PASSWORD = "Bench-Pass-2026"
+HERE = os.path.dirname(os.path.abspath(__file__))
+LUA = os.path.join(HERE, "wrk", "api.lua")
+# The instruments' band: 94.00 … 96.00 by 0.01 (201 valid ticks), never moved during the run.
+TICK_LO, TICK_HI, DECIMALS = 9400, 9600, 2
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Client:
+    def __init__(self, port, token=None):
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.token = token
+
+    def call(self, method, path, body=None):
+        headers = {"content-type": "application/json"}
+        if self.token:
+            headers["authorization"] = f"Bearer {self.token}"
+        self.conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+        res = self.conn.getresponse()
+        data = res.read()
+        if data and res.getheader("content-type", "").split(";")[0].endswith("json"):
+            return res.status, json.loads(data)
+        return res.status, data.decode("utf-8", "replace")
+
+
+def expect(result, want, what):
+    status, body = result
+    if status != want:
+        sys.exit(f"setup failed ({what}): expected {want}, got {status}: {body}")
+    return body
+
+
+def pct(sorted_values, p):
+    if not sorted_values:
+        return float("nan")
+    return sorted_values[min(len(sorted_values) - 1, int(round(p / 100 * (len(sorted_values) - 1))))]
+
+
+# ---------------------------------------------------------------- ceilings
+
+
+def sqlite_ceiling(path, seconds):
+    """Single-row durable inserts per second into SQLite with the server's pragmas, one writer."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("pragma journal_mode=WAL")
+    db.execute("pragma synchronous=NORMAL")
+    db.execute("pragma busy_timeout=10000")
+    db.execute("pragma foreign_keys=ON")
+    db.execute("create table scratch (id text primary key, n integer not null, payload text not null, "
+               "created_at text not null)")
+    lat = []
+    n = 0
+    start = time.perf_counter()
+    end = start + seconds
+    now = start
+    while now < end:
+        n += 1
+        db.execute("begin immediate")
+        db.execute("insert into scratch (id, n, payload, created_at) values (?, ?, ?, ?)",
+                   (str(uuid.uuid4()), n, '{"bench":true}', "2026-01-01T00:00:00Z"))
+        db.execute("commit")
+        t = time.perf_counter()
+        lat.append(t - now)
+        now = t
+    elapsed = now - start
+    db.close()
+    lat.sort()
+    return {"rate": n / elapsed, "p50_ms": pct(lat, 50) * 1e3, "p99_ms": pct(lat, 99) * 1e3, "count": n,
+            "label": f"SQLite {sqlite3.sqlite_version}, WAL, synchronous=NORMAL, 1 row per BEGIN IMMEDIATE…COMMIT, "
+                     f"1 writer (Python sqlite3), {seconds:g} s"}
+
+
+def psql(url, sql):
+    subprocess.run(["psql", url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql], check=True,
+                   stdout=subprocess.DEVNULL, env=dict(os.environ, PGOPTIONS="-c client_min_messages=warning"))
+
+
+def pg_ceiling(url, seconds, clients, threads, workdir):
+    """Single-row inserts per second into PostgreSQL (default synchronous_commit) from pgbench."""
+    schema = f"bench_ceiling_{int(time.time())}_{os.getpid()}"
+    psql(url, f"create schema {schema}; create table {schema}.scratch (id uuid primary key, n int not null, "
+              f"payload text not null, created_at timestamptz not null default now())")
+    try:
+        script = os.path.join(workdir, "insert.sql")
+        with open(script, "w") as f:
+            f.write(f"insert into {schema}.scratch (id, n, payload) values (gen_random_uuid(), :client_id, "
+                    f"'bench row');\n")
+        prefix = os.path.join(workdir, "pgbench_log")
+        out = subprocess.run(
+            ["pgbench", "-n", "-M", "prepared", "-c", str(clients), "-j", str(threads), "-T", str(int(seconds)),
+             "-f", script, "-l", f"--log-prefix={prefix}", url],
+            capture_output=True, text=True, timeout=seconds + 60)
+        if out.returncode != 0:
+            sys.exit(f"pgbench failed:\n{out.stderr}")
+        out = out.stdout
+        with open(os.path.join(workdir, "pgbench.out"), "w") as f:
+            f.write(out)
+        m = re.search(r"tps = ([\d.]+) \(without initial connection time\)", out)
+        lat = []
+        for name in glob.glob(prefix + ".*"):
+            with open(name) as f:
+                lat.extend(int(line.split()[2]) for line in f if line.strip())
+        lat.sort()
+        sync = subprocess.run(["psql", url, "-X", "-Atc", "show synchronous_commit"], capture_output=True,
+                              text=True).stdout.strip()
+        version = subprocess.run(["psql", url, "-X", "-Atc", "show server_version"], capture_output=True,
+                                 text=True).stdout.strip().split()[0]
+        return {"rate": float(m.group(1)) if m else len(lat) / seconds, "p50_ms": pct(lat, 50) / 1e3,
+                "p99_ms": pct(lat, 99) / 1e3, "count": len(lat),
+                "label": f"PostgreSQL {version}, synchronous_commit={sync}, 1 row per transaction, pgbench "
+                         f"-M prepared -c {clients} -j {threads}, {seconds:g} s"}
+    finally:
+        psql(url, f"drop schema {schema} cascade")
+
+
+# ---------------------------------------------------------------- wrk
+
+
+def wrk(args, port, path, script_args, duration, log_name, stop_when=None):
+    """Runs wrk; with `stop_when`, a callable polled every 0.2 s, ends it early (SIGINT) once that is true.
+
+    (A wrk thread that stops itself in Lua does not end wrk before -d has elapsed.)"""
+    cmd = ["wrk", "-t", str(args.threads), "-c", str(args.connections), "-d", f"{duration}s", "--timeout", "10s",
+           "--latency", "-s", LUA, f"http://127.0.0.1:{port}{path}", "--", *script_args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        if stop_when is not None:
+            while proc.poll() is None:
+                time.sleep(0.2)
+                if stop_when():
+                    proc.send_signal(signal.SIGINT)
+                    break
+        out, _ = proc.communicate(timeout=duration + 60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    shown = " ".join("token=…" if a.startswith("token=") else a for a in cmd)
+    with open(os.path.join(args.workdir, log_name), "w") as f:
+        f.write(shown + "\n" + out)
+    m = re.search(r"^WRK_JSON (.*)$", out, re.M)
+    if proc.returncode != 0 or not m:
+        sys.exit(f"wrk failed ({proc.returncode}):\n{out}")
+    r = json.loads(m.group(1))
+    r["rate"] = r["requests"] / (r["duration_us"] / 1e6)
+    r["errors_total"] = sum(r["errors"].values())
+    return r
+
+
+# ---------------------------------------------------------------- the venue
+
+
+def resting(trader, instrument_id):
+    """Resting lots in an instrument's book (every order here is one lot, so it is the order count)."""
+    book = expect(trader.call("GET", f"/api/instruments/{instrument_id}/book"), 200, "book")
+    return sum(level["buy_quantity"] + level["sell_quantity"] for level in book["levels"])
+
+
+def setup_venue(port, env, args):
+    run_cli = lambda *a: subprocess.run([args.bin, *a], env=env, check=True, stdout=subprocess.DEVNULL)
+    admin = Client(port)
+    admin.token = expect(admin.call("POST", "/api/auth/login", {"email": "admin@bench.test", "password": PASSWORD}),
+                         200, "admin login")["token"]
+    broker = expect(admin.call("POST", "/api/admin/companies",
+                               {"name": "Broker", "full_name": "Bench Broker", "roles": ["broker"]}), 201, "broker")
+    ref = {"company_id": broker["company_id"]}
+    expect(admin.call("POST", "/api/admin/companies",
+                      {"name": "Firm", "full_name": "Bench Firm", "brokers": [ref], "default_broker": ref}), 201, "firm")
+    instruments = []
+    for name, term in (("Bench A Dec26-Mar27", "Dec26-Mar27"), ("Bench B Mar27-Jun27", "Mar27-Jun27")):
+        instruments.append(expect(admin.call("POST", "/api/admin/instruments", {
+            "name": name, "term": term, "min_quantity": 1, "tick_size": 0.01, "exchange_id": "B", "currency": "EUR",
+            "min_tick_price": 94.0, "max_tick_price": 96.0}), 201, "instrument")["instrument_id"])
+    run_cli("user", "create", "--email", "trader@bench.test", "--password", PASSWORD, "--role", "trader",
+            "--company", "Firm")
+    trader = Client(port)
+    trader.token = expect(trader.call("POST", "/api/auth/login", {"email": "trader@bench.test", "password": PASSWORD,
+                                                                   "rememberMe": True}), 200, "trader login")["token"]
+    me = expect(trader.call("GET", "/api/users/me"), 200, "users/me")
+    # The default parent order limit (100,000 lots) would stop a fast POST run.
+    expect(admin.call("PATCH", f"/api/users/{me['user_id']}", {"parent_order_limit_multiplier": 1_000_000_000}), 200,
+           "parent order limit")
+    parents = [expect(trader.call("POST", "/api/parent-orders",
+                                  {"direction": "BUY", "instrument_id": i, "quantity": 1_000_000_000}), 201,
+                      "parent order")["parent_order_id"] for i in instruments]
+    return trader, broker["company_id"], instruments, parents
+
+
+def fill(args, port, trader, broker, instrument, parent, target):
+    """Brings the instrument's book to exactly `target` resting one-lot orders through the API."""
+    post = [f"token={trader.token}", f"post={parent}", f"broker={broker}", f"ticks={TICK_LO}:{TICK_HI}:{DECIMALS}"]
+    have = resting(trader, instrument)
+    # wrk, bounded by count per thread, stops a little short (answers in flight); one connection tops up.
+    bulk = target - have - 4 * args.connections
+    started = time.perf_counter()
+    if bulk > 0:
+        per_thread = max(1, bulk // args.threads)
+        goal = have + per_thread * args.threads
+        r = wrk(args, port, "/api/orders", post + [f"limit={per_thread}"], 600, "fill.txt",
+                stop_when=lambda: resting(trader, instrument) >= goal)
+        if r["errors"]["status"]:
+            sys.exit(f"fill: {r['errors']['status']} orders were refused; see fill.txt (--keep)")
+        have = resting(trader, instrument)
+    rng_ticks = list(range(TICK_LO, TICK_HI + 1))
+    i = 0
+    while have < target:
+        t = rng_ticks[(i * 37) % len(rng_ticks)]
+        i += 1
+        expect(trader.call("POST", "/api/orders", {
+            "parent_order_id": parent, "quantity": 1, "limit_price": t / 10**DECIMALS, "broker_id": broker,
+            "residual": True, "iceberg": False}), 201, "top-up order")
+        have += 1
+    have = resting(trader, instrument)
+    print(f"  filled the book to {have} resting orders in {time.perf_counter() - started:.1f} s", flush=True)
+    return have
+
+
+# ---------------------------------------------------------------- report
+
+
+def ms(us):
+    return f"{us / 1000:.2f} ms"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("backend", choices=["sqlite", "postgres"])
+    ap.add_argument("--bin", default=os.environ.get("UPSTAIRS_BIN", "target/release/upstairs"))
+    ap.add_argument("--pg-url", default=os.environ.get("UPSTAIRS_TEST_POSTGRES_URL",
+                                                        "postgres://postgres@127.0.0.1:5432/test"))
+    ap.add_argument("--duration", type=float, default=10, help="seconds per measured call (default 10)")
+    ap.add_argument("--connections", type=int, default=16, help="wrk connections and pgbench clients (16)")
+    ap.add_argument("--threads", type=int, default=2, help="wrk and pgbench threads (2)")
+    ap.add_argument("--resting", type=int, default=10_000, help="resting orders in the full book (10000)")
+    ap.add_argument("--keep", action="store_true", help="keep the work folder (wrk outputs, database file)")
+    args = ap.parse_args()
+    if not os.path.exists(args.bin):
+        sys.exit(f"{args.bin} is missing: cargo build --release -p upstairs (or set UPSTAIRS_BIN)")
+    for tool in ("wrk",) + (("pgbench", "psql") if args.backend == "postgres" else ()):
+        if not shutil.which(tool):
+            sys.exit(f"{tool} is missing: use bench/run.sh, which installs it")
+    args.workdir = tempfile.mkdtemp(prefix="upstairs-bench-")
+    duration = int(args.duration)
+    version = subprocess.run([args.bin, "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"{version} ({args.bin}), {args.backend}, {os.cpu_count()} cores, load average "
+          f"{os.getloadavg()[0]:.2f}, {date.today()}; wrk {args.threads} threads × {args.connections} connections, "
+          f"{duration} s per call, 127.0.0.1; work folder {args.workdir}", flush=True)
+
+    # 1. The database's own ceiling, before the server starts.
+    print("measuring the database's single-row insert ceiling…", flush=True)
+    if args.backend == "sqlite":
+        ceiling = sqlite_ceiling(os.path.join(args.workdir, "ceiling.db"), duration)
+    else:
+        ceiling = pg_ceiling(args.pg_url, duration, args.connections, args.threads, args.workdir)
+
+    # 2. The server on a fresh database.
+    schema = None
+    if args.backend == "postgres":
+        schema = f"bench_{int(time.time())}_{os.getpid()}"
+        psql(args.pg_url, f"create schema {schema}")
+        db = f"{args.pg_url}{'&' if '?' in args.pg_url else '?'}options%5Bsearch_path%5D={schema}"
+    else:
+        db = f"sqlite://{args.workdir}/upstairs.db"
+    env = dict(os.environ, UPSTAIRS_DATABASE_URL=db, UPSTAIRS_MAIL_DIR=f"{args.workdir}/mail",
+               UPSTAIRS_WEB_DIR=f"{args.workdir}/web", UPSTAIRS_ALWAYS_OPEN="true", RUST_LOG="warn")
+    server = None
+    results = []
+    try:
+        subprocess.run([args.bin, "user", "create", "--email", "admin@bench.test", "--password", PASSWORD, "--role",
+                        "upstairs-admin"], env=env, check=True, stdout=subprocess.DEVNULL)
+        port = free_port()
+        log = open(os.path.join(args.workdir, "server.log"), "w")
+        server = subprocess.Popen([args.bin, "serve", "--bind", f"127.0.0.1:{port}", "--always-open"], env=env,
+                                  stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
+        while True:
+            try:
+                if Client(port).call("GET", "/readyz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if server.poll() is not None or time.time() > deadline:
+                sys.exit(f"server did not start; see {args.workdir}/server.log")
+            time.sleep(0.05)
+        trader, broker, instruments, parents = setup_venue(port, env, args)
+        token = f"token={trader.token}"
+        wrk(args, port, "/healthz", [], 2, "warmup.txt")
+
+        def measure(phase, instrument, parent):
+            runs = [("GET /healthz", "/healthz", []),
+                    ("GET /api/users/me", "/api/users/me", [token]),
+                    ("GET /api/instruments/{id}/book", f"/api/instruments/{instrument}/book", [token]),
+                    ("POST /api/orders", "/api/orders",
+                     [token, f"post={parent}", f"broker={broker}", f"ticks={TICK_LO}:{TICK_HI}:{DECIMALS}"])]
+            for name, path, script_args in runs:
+                start_book = resting(trader, instrument)
+                r = wrk(args, port, path, script_args, duration,
+                        f"{phase}-{name.split()[0].lower()}-{path.strip('/').split('/')[-1]}.txt")
+                r.update(call=name, phase=phase, book_start=start_book, book_end=resting(trader, instrument))
+                results.append(r)
+                print(f"  {phase:<5} {name:<32} {r['rate']:9.0f} req/s  p50 {ms(r['p50_us']):>9}  "
+                      f"p99 {ms(r['p99_us']):>9}  errors {r['errors_total']}  book {r['book_start']}→{r['book_end']}",
+                      flush=True)
+
+        print("empty book (instrument A):", flush=True)
+        measure("empty", instruments[0], parents[0])
+        print(f"book with {args.resting} resting orders (instrument B):", flush=True)
+        fill(args, port, trader, broker, instruments[1], parents[1], args.resting)
+        measure("full", instruments[1], parents[1])
+    finally:
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        if schema:
+            psql(args.pg_url, f"drop schema {schema} cascade")
+        if not args.keep:
+            shutil.rmtree(args.workdir, ignore_errors=True)
+
+    # 3. The table.
+    full = f"{args.resting // 1000}k" if args.resting % 1000 == 0 else str(args.resting)
+    by = {(r["phase"], r["call"]): r for r in results}
+    print()
+    print(f"Upstairs on {args.backend}, {date.today()}: {version}, {os.cpu_count()} cores, wrk -t{args.threads} "
+          f"-c{args.connections} -d{duration}s --latency, 127.0.0.1")
+    print(f"DB ceiling: {ceiling['rate']:.0f} rows/s, p50 {ceiling['p50_ms']:.2f} ms, p99 {ceiling['p99_ms']:.2f} ms "
+          f"({ceiling['label']})")
+    print()
+    print("| call | book | req/s | p50 | p99 | errors | ÷ DB ceiling |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for r in results:
+        book = "empty" if r["phase"] == "empty" else f"{r['book_start']:,} resting"
+        if r["call"] == "POST /api/orders":
+            book += f" (→ {r['book_end']:,})"
+        print(f"| `{r['call']}` | {book} | {r['rate']:.0f} | {ms(r['p50_us'])} | {ms(r['p99_us'])} | "
+              f"{r['errors_total']} | {r['rate'] / ceiling['rate']:.3f} |")
+    print()
+
+    def ratio(a, b):
+        return by[a]["rate"] / by[b]["rate"]
+
+    post_e, post_f = by[("empty", "POST /api/orders")], by[("full", "POST /api/orders")]
+    derived = [
+        ("`POST /api/orders` / DB ceiling (empty book)", post_e["rate"] / ceiling["rate"], "≥ 0.2",
+         f"p99 {ms(post_e['p99_us'])} (target ≤ 50 ms)"),
+        (f"`POST /api/orders` / DB ceiling ({full} book)", post_f["rate"] / ceiling["rate"], "≥ 0.2",
+         f"p99 {ms(post_f['p99_us'])} (target ≤ 50 ms)"),
+        (f"`POST /api/orders` {full} book / empty book", ratio(("full", "POST /api/orders"),
+                                                             ("empty", "POST /api/orders")), "≥ 0.8", ""),
+        (f"`GET book` {full} book / empty book", ratio(("full", "GET /api/instruments/{id}/book"),
+                                                     ("empty", "GET /api/instruments/{id}/book")), "≥ 0.8", ""),
+        ("`GET book` / `GET users/me` (empty book)", ratio(("empty", "GET /api/instruments/{id}/book"),
+                                                          ("empty", "GET /api/users/me")), "≥ 0.3", ""),
+        (f"`GET book` / `GET users/me` ({full} book)", ratio(("full", "GET /api/instruments/{id}/book"),
+                                                           ("full", "GET /api/users/me")), "≥ 0.3", ""),
+    ]
+    print("| derived ratio | value | target | |")
+    print("|---|---:|---|---|")
+    for name, value, target, note in derived:
+        print(f"| {name} | {value:.3f} | {target} | {note} |")
+    errors = sum(r["errors_total"] for r in results)
+    if errors:
+        print(f"\nnote: {errors} requests failed (non-2xx or socket errors); see the wrk outputs (--keep)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Upstairs performance as ratios in one run: bench/run.sh sqlite | postgres [ratios.py options]
+#
+# Installs wrk (and pgbench for postgres) from Debian when missing, builds the release
+# binary (unless UPSTAIRS_BIN names another build), then runs bench/ratios.py: the
+# database's own single-row insert ceiling, then wrk at 16 connections for 10 s per call
+# against `upstairs serve` on a fresh database, with an empty book and with 10,000
+# resting orders. Loopback only, bounded in time, never part of `make test`.
+#
+#   bench/run.sh sqlite
+#   bench/run.sh postgres                      # UPSTAIRS_TEST_POSTGRES_URL, default
+#                                              # postgres://postgres@127.0.0.1:5432/test
+#   UPSTAIRS_BIN=/path/to/upstairs bench/run.sh sqlite --duration 5 --keep
+set -euo pipefail
+
+backend=${1:-}
+case "$backend" in
+  sqlite | postgres) shift ;;
+  *) echo "usage: bench/run.sh sqlite|postgres [--duration S] [--connections N] [--resting N] [--keep]" >&2; exit 2 ;;
+esac
+cd "$(dirname "$0")/.."
+
+apt_install() {
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
+command -v wrk >/dev/null || { echo "installing wrk"; apt_install wrk; }
+if [ "$backend" = postgres ]; then
+  command -v psql >/dev/null || { echo "installing postgresql-client"; apt_install postgresql-client; }
+  # Debian ships pgbench with the server package (postgresql-contrib depends on it).
+  command -v pgbench >/dev/null || { echo "installing pgbench (postgresql-contrib)"; apt_install postgresql-contrib; }
+fi
+
+if [ -z "${UPSTAIRS_BIN:-}" ]; then
+  cargo build --release -p upstairs
+  export UPSTAIRS_BIN=${CARGO_TARGET_DIR:-target}/release/upstairs
+fi
+
+exec python3 bench/ratios.py "$backend" --bin "$UPSTAIRS_BIN" "$@"

@@ -7,7 +7,7 @@ use upstairs_domain::price::{Band, BandError};
 use upstairs_domain::{CompanyId, Email, FieldError, InstrumentId, Permission, Role, UserId};
 
 use crate::accounts::{Actor, audit};
-use crate::error::{EngineError, StoreError};
+use crate::error::EngineError;
 use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
@@ -154,7 +154,7 @@ impl<S: Store> Engine<S> {
         let mut tx = self.store.write().await?;
         let mut c = Company::named("", now);
         self.apply_company_changes(&mut tx, &mut c, changes).await?;
-        tx.insert_company(&c).await.map_err(company_name_taken)?;
+        tx.insert_company(&c).await?;
         audit(
             &mut tx,
             now,
@@ -184,7 +184,7 @@ impl<S: Store> Engine<S> {
         let before = company_json(&c);
         self.apply_company_changes(&mut tx, &mut c, changes).await?;
         c.updated_at = now;
-        tx.update_company(&c).await.map_err(company_name_taken)?;
+        tx.update_company(&c).await?;
         audit(
             &mut tx,
             now,
@@ -388,10 +388,7 @@ impl<S: Store> Engine<S> {
             return Err(EngineError::invalid_many(errors));
         }
         u.updated_at = now;
-        tx.update_user(u).await.map_err(|e| match e {
-            StoreError::Unique(_) => EngineError::invalid("email", "A user with this email already exists."),
-            other => other.into(),
-        })?;
+        tx.update_user(u).await?;
         let revoked = if !u.active { tx.delete_sessions_of_user(id).await? } else { 0 };
         audit(
             &mut tx,
@@ -554,16 +551,6 @@ impl<S: Store> Engine<S> {
                          "min_tick_price": i.min_tick_price.to_string(), "max_tick_price": i.max_tick_price.to_string(),
                          "is_sandbox": i.is_sandbox}),
         });
-    }
-}
-
-fn company_name_taken(e: StoreError) -> EngineError {
-    match e {
-        StoreError::Unique(_) => EngineError::Conflict {
-            detail: "A company with this name already exists.".into(),
-            errors: vec![FieldError::new("name", "A company with this name already exists.")],
-        },
-        other => other.into(),
     }
 }
 

@@ -123,13 +123,18 @@ fn user_json(u: &User) -> serde_json::Value {
     })
 }
 
+/// The largest page size a list answers.
+const MAX_PAGE_SIZE: i64 = 500;
+/// The last page number a list takes: the row offset `page × size` must fit 64 bits.
+const MAX_PAGE: i64 = i64::MAX / MAX_PAGE_SIZE;
+
 impl<S: Store> Engine<S> {
     // ----- companies -------------------------------------------------------------
 
     pub async fn admin_companies(&self, actor: &Actor, page: i64, size: i64) -> Result<Page<Company>, EngineError> {
         require(actor, Permission::Admin)?;
         let mut tx = self.store.read().await?;
-        Ok(tx.companies(page.max(0), size.clamp(1, 500)).await?)
+        Ok(tx.companies(page.clamp(0, MAX_PAGE), size.clamp(1, MAX_PAGE_SIZE)).await?)
     }
 
     /// A company the caller may read: its own, or any for an admin.
@@ -286,8 +291,8 @@ impl<S: Store> Engine<S> {
             require(actor, Permission::ManageOwnCompanyUsers)?;
             filter.company_id = Some(actor.user.company_id);
         }
-        filter.page = filter.page.max(0);
-        filter.size = filter.size.clamp(1, 500);
+        filter.page = filter.page.clamp(0, MAX_PAGE);
+        filter.size = filter.size.clamp(1, MAX_PAGE_SIZE);
         let mut tx = self.store.read().await?;
         Ok(tx.users(&filter).await?)
     }
@@ -415,8 +420,8 @@ impl<S: Store> Engine<S> {
         mut filter: InstrumentFilter,
     ) -> Result<Page<Instrument>, EngineError> {
         require(actor, Permission::Admin)?;
-        filter.page = filter.page.max(0);
-        filter.size = filter.size.clamp(1, 500);
+        filter.page = filter.page.clamp(0, MAX_PAGE);
+        filter.size = filter.size.clamp(1, MAX_PAGE_SIZE);
         let mut tx = self.store.read().await?;
         Ok(tx.instruments(&filter).await?)
     }

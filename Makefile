@@ -10,7 +10,7 @@ export UPSTAIRS_TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test
 export UPSTAIRS_TEST_PYTHON ?= $(CURDIR)/$(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: run test test-deps rust-checks rust-test web-deps web-build web-test e2e openapi check-openapi postgres chromium clean
+.PHONY: run test test-deps rust-checks rust-test contract web-deps web-build web-test e2e openapi check-openapi postgres chromium clean
 
 ## make run: build the server (release) and the web app, start the demo venue.
 run: web-build
@@ -18,13 +18,13 @@ run: web-build
 	UPSTAIRS_WEB_DIR=web/dist ./target/release/upstairs demo --bind $${UPSTAIRS_BIND:-127.0.0.1:8080}
 
 ## make test: everything, on SQLite and PostgreSQL, then the web app and Chromium.
-test: test-deps rust-checks rust-test check-openapi web-test e2e
+test: test-deps rust-checks rust-test contract check-openapi web-test e2e
 
 test-deps: $(VENV)/.installed web/node_modules/.installed postgres chromium
 
-$(VENV)/.installed: tests/peers/requirements.txt
+$(VENV)/.installed: tests/peers/requirements.txt tests/contract/requirements.txt
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/peers/requirements.txt
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/peers/requirements.txt -r tests/contract/requirements.txt
 	touch $@
 
 web/node_modules/.installed: web/package-lock.json
@@ -51,6 +51,14 @@ rust-checks:
 
 rust-test:
 	$(CARGO) test --workspace
+
+## make contract: schemathesis fuzzes the whole OpenAPI document against the real binary
+## (demo data, fresh SQLite) as the venue admin and as a trader; any 5xx or contract
+## failure fails. CONTRACT_SECONDS bounds each of the two runs.
+CONTRACT_SECONDS ?= 70
+contract: $(VENV)/.installed
+	$(CARGO) build -q -p upstairs
+	$(VENV)/bin/python tests/contract/run.py $${CARGO_TARGET_DIR:-target}/debug/upstairs --max-time $(CONTRACT_SECONDS)
 
 ## The OpenAPI document the web app's types come from must match the server.
 openapi:

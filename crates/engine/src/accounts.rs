@@ -404,7 +404,7 @@ impl<S: Store> Engine<S> {
             created_at: now,
             updated_at: now,
         };
-        tx.insert_user(&user).await.map_err(map_unique)?;
+        tx.insert_user(&user).await?;
         if user.active {
             self.issue_link(&mut tx, &user, LinkPurpose::Activation, now).await?;
         }
@@ -468,7 +468,7 @@ impl<S: Store> Engine<S> {
             created_at: now,
             updated_at: now,
         };
-        tx.insert_user(&user).await.map_err(map_unique)?;
+        tx.insert_user(&user).await?;
         audit(
             &mut tx,
             now,
@@ -484,16 +484,7 @@ impl<S: Store> Engine<S> {
     }
 }
 
+/// The answer the store gives for a taken e-mail, when a check finds it first.
 fn email_taken() -> EngineError {
-    EngineError::Conflict {
-        detail: "A user with this email already exists.".into(),
-        errors: vec![FieldError::new("email", "A user with this email already exists.")],
-    }
-}
-
-fn map_unique(e: StoreError) -> EngineError {
-    match e {
-        StoreError::Unique(_) => email_taken(),
-        other => other.into(),
-    }
+    StoreError::Unique("app_user_email_key".into()).into()
 }

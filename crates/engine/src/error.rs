@@ -62,9 +62,30 @@ impl EngineError {
     }
 }
 
+/// What each unique constraint protects, in one place: the constraint (PostgreSQL names it
+/// `<table>_<column>_key`; SQLite says `<table>.<column>`), the field and the sentence.
+const UNIQUE: &[(&str, &str, &str, &str)] = &[
+    ("company_name_key", "company.name", "name", "A company with this name already exists."),
+    ("app_user_email_key", "app_user.email", "email", "A user with this email already exists."),
+];
+
+/// The field error of a unique violation, when the constraint guards a field a user chose.
+pub fn unique_violation(constraint: &str) -> Option<FieldError> {
+    UNIQUE
+        .iter()
+        .find(|(pg, sqlite, _, _)| constraint == *pg || constraint.ends_with(sqlite))
+        .map(|(_, _, field, message)| FieldError::new(*field, *message))
+}
+
 impl From<StoreError> for EngineError {
+    /// A unique violation on a user-chosen field is a 409 naming the field; any other store
+    /// failure is internal (or busy, to retry).
     fn from(e: StoreError) -> Self {
         match e {
+            StoreError::Unique(constraint) if unique_violation(&constraint).is_some() => {
+                let errors: Vec<FieldError> = unique_violation(&constraint).into_iter().collect();
+                EngineError::Conflict { detail: errors.iter().map(|e| e.message.clone()).collect(), errors }
+            }
             StoreError::Busy(m) => {
                 tracing::warn!(cause = %m, "database busy");
                 EngineError::Unavailable("The venue is busy. Please try again.".into())
@@ -85,5 +106,29 @@ impl From<StoreError> for EngineError {
             }
             other => EngineError::Internal(other.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unique_violations_name_the_field_on_both_backends() {
+        for (constraint, field) in [
+            ("company_name_key", "name"),
+            ("UNIQUE constraint failed: company.name", "name"),
+            ("app_user_email_key", "email"),
+            ("UNIQUE constraint failed: app_user.email", "email"),
+        ] {
+            match EngineError::from(StoreError::Unique(constraint.into())) {
+                EngineError::Conflict { errors, .. } => assert_eq!(errors[0].field, field, "{constraint}"),
+                other => panic!("{constraint}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            EngineError::from(StoreError::Unique("session_token_hash_key".into())),
+            EngineError::Internal(_)
+        ));
     }
 }

@@ -7,7 +7,7 @@ use upstairs_domain::price::{Band, BandError};
 use upstairs_domain::{CompanyId, Email, FieldError, InstrumentId, Permission, Role, UserId};
 
 use crate::accounts::{Actor, audit};
-use crate::error::{EngineError, StoreError};
+use crate::error::EngineError;
 use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
@@ -123,13 +123,18 @@ fn user_json(u: &User) -> serde_json::Value {
     })
 }
 
+/// The largest page size a list answers.
+const MAX_PAGE_SIZE: i64 = 500;
+/// The last page number a list takes: the row offset `page × size` must fit 64 bits.
+const MAX_PAGE: i64 = i64::MAX / MAX_PAGE_SIZE;
+
 impl<S: Store> Engine<S> {
     // ----- companies -------------------------------------------------------------
 
     pub async fn admin_companies(&self, actor: &Actor, page: i64, size: i64) -> Result<Page<Company>, EngineError> {
         require(actor, Permission::Admin)?;
         let mut tx = self.store.read().await?;
-        Ok(tx.companies(page.max(0), size.clamp(1, 500)).await?)
+        Ok(tx.companies(page.clamp(0, MAX_PAGE), size.clamp(1, MAX_PAGE_SIZE)).await?)
     }
 
     /// A company the caller may read: its own, or any for an admin.
@@ -154,7 +159,7 @@ impl<S: Store> Engine<S> {
         let mut tx = self.store.write().await?;
         let mut c = Company::named("", now);
         self.apply_company_changes(&mut tx, &mut c, changes).await?;
-        tx.insert_company(&c).await.map_err(company_name_taken)?;
+        tx.insert_company(&c).await?;
         audit(
             &mut tx,
             now,
@@ -184,7 +189,7 @@ impl<S: Store> Engine<S> {
         let before = company_json(&c);
         self.apply_company_changes(&mut tx, &mut c, changes).await?;
         c.updated_at = now;
-        tx.update_company(&c).await.map_err(company_name_taken)?;
+        tx.update_company(&c).await?;
         audit(
             &mut tx,
             now,
@@ -286,8 +291,8 @@ impl<S: Store> Engine<S> {
             require(actor, Permission::ManageOwnCompanyUsers)?;
             filter.company_id = Some(actor.user.company_id);
         }
-        filter.page = filter.page.max(0);
-        filter.size = filter.size.clamp(1, 500);
+        filter.page = filter.page.clamp(0, MAX_PAGE);
+        filter.size = filter.size.clamp(1, MAX_PAGE_SIZE);
         let mut tx = self.store.read().await?;
         Ok(tx.users(&filter).await?)
     }
@@ -388,10 +393,7 @@ impl<S: Store> Engine<S> {
             return Err(EngineError::invalid_many(errors));
         }
         u.updated_at = now;
-        tx.update_user(u).await.map_err(|e| match e {
-            StoreError::Unique(_) => EngineError::invalid("email", "A user with this email already exists."),
-            other => other.into(),
-        })?;
+        tx.update_user(u).await?;
         let revoked = if !u.active { tx.delete_sessions_of_user(id).await? } else { 0 };
         audit(
             &mut tx,
@@ -418,8 +420,8 @@ impl<S: Store> Engine<S> {
         mut filter: InstrumentFilter,
     ) -> Result<Page<Instrument>, EngineError> {
         require(actor, Permission::Admin)?;
-        filter.page = filter.page.max(0);
-        filter.size = filter.size.clamp(1, 500);
+        filter.page = filter.page.clamp(0, MAX_PAGE);
+        filter.size = filter.size.clamp(1, MAX_PAGE_SIZE);
         let mut tx = self.store.read().await?;
         Ok(tx.instruments(&filter).await?)
     }
@@ -549,16 +551,6 @@ impl<S: Store> Engine<S> {
 
     fn publish_instrument(&self, i: &Instrument) {
         self.events.publish(Event::instrument_changed(i));
-    }
-}
-
-fn company_name_taken(e: StoreError) -> EngineError {
-    match e {
-        StoreError::Unique(_) => EngineError::Conflict {
-            detail: "A company with this name already exists.".into(),
-            errors: vec![FieldError::new("name", "A company with this name already exists.")],
-        },
-        other => other.into(),
     }
 }
 

@@ -159,7 +159,7 @@ pub struct UpdateUserRequest {
     #[serde(default, deserialize_with = "double_option")]
     pub ems_trader_id: Option<Option<String>>,
     /// Greater than 0; -1 or null for none.
-    #[serde(default, deserialize_with = "double_option")]
+    #[serde(default, deserialize_with = "whole::double_option")]
     pub parent_order_limit_multiplier: Option<Option<i64>>,
     /// May be sent, but must be the user's current company.
     pub company_id: Option<Uuid>,
@@ -195,6 +195,7 @@ pub struct CreateUserRequest {
     pub roles: Vec<RoleDto>,
     pub ems_trader_id: Option<String>,
     /// Greater than 0; -1 or null for none.
+    #[serde(default, deserialize_with = "whole::option")]
     pub parent_order_limit_multiplier: Option<i64>,
     pub fix_integration: Option<bool>,
     pub active: Option<bool>,
@@ -267,6 +268,122 @@ pub fn decimal_schema() -> utoipa::openapi::schema::Object {
     utoipa::openapi::schema::ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::Type::Number)
         .description(Some("exact decimal"))
+        .build()
+}
+
+/// Whole numbers in requests. JSON Schema counts `-132.0` and `1e2` as integers, so the
+/// server accepts every whole number however it is written, and refuses fractions and
+/// numbers outside the 64-bit range (ADR 0011).
+pub mod whole {
+    use rust_decimal::Decimal;
+    use rust_decimal::prelude::ToPrimitive;
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer};
+
+    fn parse(s: &str) -> Option<i64> {
+        s.parse::<i64>().ok().or_else(|| {
+            let d = Decimal::from_str_exact(s).or_else(|_| Decimal::from_scientific(s)).ok()?;
+            if d.fract().is_zero() { d.to_i64() } else { None }
+        })
+    }
+
+    fn checked<E: Error>(s: &str) -> Result<i64, E> {
+        parse(s).ok_or_else(|| E::custom(format!("invalid value: {s}, expected a whole number")))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+        checked(&serde_json::Number::deserialize(d)?.to_string())
+    }
+
+    pub fn option<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        Option::<serde_json::Number>::deserialize(d)?.map(|n| checked(&n.to_string())).transpose()
+    }
+
+    /// Absent (no change) apart from null (clear it), as [`super::double_option`].
+    pub fn double_option<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<i64>>, D::Error> {
+        option(d).map(Some)
+    }
+
+    /// A query parameter: text that must be a whole number.
+    pub fn query<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        Option::<String>::deserialize(d)?.map(|s| checked(s.trim())).transpose()
+    }
+}
+
+/// Exact decimals in requests (prices, tick sizes), at most [`decimal::LIMIT`] in size. A
+/// number with more digits than a decimal holds (28 places) cannot be any instrument's
+/// price; it is read as a double (17 significant digits) and then meets the tick-size
+/// rules like any other number, instead of being refused as malformed (ADR 0011).
+pub mod decimal {
+    use rust_decimal::Decimal;
+    use rust_decimal::prelude::FromPrimitive;
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer};
+
+    /// The largest magnitude accepted (and documented as `minimum`/`maximum`).
+    pub const LIMIT: f64 = 1e15;
+
+    fn parse(s: &str) -> Option<Decimal> {
+        let exact = Decimal::from_str_exact(s).or_else(|_| Decimal::from_scientific(s)).ok();
+        let d = match exact {
+            Some(d) => d,
+            None => {
+                let f = s.parse::<f64>().ok()?;
+                if f.abs() < 1e-28 { Decimal::ZERO } else { Decimal::from_f64(f)? }
+            }
+        };
+        (d.abs() <= Decimal::from_f64(LIMIT)?).then_some(d)
+    }
+
+    fn checked<E: Error>(n: serde_json::Number) -> Result<Decimal, E> {
+        parse(&n.to_string()).ok_or_else(|| E::custom(format!("invalid value: {n}, expected a number up to 1e15")))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
+        checked(serde_json::Number::deserialize(d)?)
+    }
+
+    pub fn option<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
+        Option::<serde_json::Number>::deserialize(d)?.map(checked).transpose()
+    }
+
+    /// Absent (no change) apart from null (clear it), as [`super::double_option`].
+    pub fn double_option<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Decimal>>, D::Error> {
+        option(d).map(Some)
+    }
+}
+
+/// A decimal that may be null.
+pub fn nullable_decimal_schema() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+            utoipa::openapi::schema::Type::Number,
+            utoipa::openapi::schema::Type::Null,
+        ]))
+        .description(Some("exact decimal"))
+        .build()
+}
+
+/// A decimal a request sends, with the bounds the server accepts.
+pub fn request_decimal_schema() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Number)
+        .description(Some("exact decimal"))
+        .minimum(Some(-decimal::LIMIT))
+        .maximum(Some(decimal::LIMIT))
+        .build()
+}
+
+/// A decimal a request sends, or null to clear it.
+pub fn nullable_request_decimal_schema() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+            utoipa::openapi::schema::Type::Number,
+            utoipa::openapi::schema::Type::Null,
+        ]))
+        .description(Some("exact decimal"))
+        .minimum(Some(-decimal::LIMIT))
+        .maximum(Some(decimal::LIMIT))
         .build()
 }
 
@@ -364,17 +481,26 @@ impl From<CompanyRequest> for upstairs_engine::reference::CompanyChanges {
     }
 }
 
+/// One page of a list, and how many items the whole list has.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct CompanyPage {
-    pub items: Vec<CompanyDto>,
+pub struct Page<T: ToSchema> {
+    pub items: Vec<T>,
     pub total_items: i64,
+}
+
+impl<T: ToSchema, U: Into<T>> From<upstairs_engine::model::Page<U>> for Page<T> {
+    fn from(p: upstairs_engine::model::Page<U>) -> Self {
+        Self { items: p.items.into_iter().map(Into::into).collect(), total_items: p.total_items }
+    }
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct PageQuery {
     /// From 0.
+    #[serde(default, deserialize_with = "whole::query")]
     pub page: Option<i64>,
+    #[serde(default, deserialize_with = "whole::query")]
     pub size: Option<i64>,
 }
 
@@ -383,18 +509,14 @@ pub struct PageQuery {
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct UserListQuery {
+    #[serde(default, deserialize_with = "whole::query")]
     pub page: Option<i64>,
+    #[serde(default, deserialize_with = "whole::query")]
     pub size: Option<i64>,
     /// Part of the e-mail.
     pub email: Option<String>,
     pub company_id: Option<Uuid>,
     pub active: Option<bool>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct UserPage {
-    pub items: Vec<UserDto>,
-    pub total_items: i64,
 }
 
 // ----- instruments ---------------------------------------------------------------
@@ -411,7 +533,7 @@ pub struct InstrumentDto {
     #[schema(schema_with = decimal_schema)]
     pub tick_size: rust_decimal::Decimal,
     #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
-    #[schema(required = true, schema_with = decimal_schema, nullable)]
+    #[schema(required = true, schema_with = nullable_decimal_schema)]
     pub exchange_tick_size: Option<rust_decimal::Decimal>,
     pub exchange_id: String,
     pub exchange: String,
@@ -472,12 +594,13 @@ pub struct InstrumentRequest {
     pub name: Option<String>,
     pub term: Option<String>,
     pub description: Option<String>,
+    #[serde(default, deserialize_with = "whole::option")]
     pub min_quantity: Option<i64>,
-    #[serde(default, with = "rust_decimal::serde::arbitrary_precision_option")]
-    #[schema(schema_with = decimal_schema)]
+    #[serde(default, deserialize_with = "decimal::option")]
+    #[schema(schema_with = request_decimal_schema)]
     pub tick_size: Option<rust_decimal::Decimal>,
-    #[serde(default, deserialize_with = "double_option_decimal")]
-    #[schema(schema_with = decimal_schema, nullable)]
+    #[serde(default, deserialize_with = "decimal::double_option")]
+    #[schema(schema_with = nullable_request_decimal_schema)]
     pub exchange_tick_size: Option<Option<rust_decimal::Decimal>>,
     pub exchange_id: Option<String>,
     pub exchange: Option<String>,
@@ -488,22 +611,15 @@ pub struct InstrumentRequest {
     pub bbg_code: Option<Option<String>>,
     pub country: Option<String>,
     pub currency: Option<String>,
-    #[serde(default, with = "rust_decimal::serde::arbitrary_precision_option")]
-    #[schema(schema_with = decimal_schema)]
+    #[serde(default, deserialize_with = "decimal::option")]
+    #[schema(schema_with = request_decimal_schema)]
     pub min_tick_price: Option<rust_decimal::Decimal>,
-    #[serde(default, with = "rust_decimal::serde::arbitrary_precision_option")]
-    #[schema(schema_with = decimal_schema)]
+    #[serde(default, deserialize_with = "decimal::option")]
+    #[schema(schema_with = request_decimal_schema)]
     pub max_tick_price: Option<rust_decimal::Decimal>,
     pub active: Option<bool>,
     pub is_sandbox: Option<bool>,
     pub reversed_spread: Option<bool>,
-}
-
-fn double_option_decimal<'de, D>(d: D) -> Result<Option<Option<rust_decimal::Decimal>>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-{
-    rust_decimal::serde::arbitrary_precision_option::deserialize(d).map(Some)
 }
 
 impl From<InstrumentRequest> for upstairs_engine::reference::InstrumentChanges {
@@ -535,18 +651,12 @@ impl From<InstrumentRequest> for upstairs_engine::reference::InstrumentChanges {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BandRequest {
-    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
-    #[schema(schema_with = decimal_schema)]
+    #[serde(deserialize_with = "decimal::deserialize")]
+    #[schema(schema_with = request_decimal_schema)]
     pub min_tick_price: rust_decimal::Decimal,
-    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
-    #[schema(schema_with = decimal_schema)]
+    #[serde(deserialize_with = "decimal::deserialize")]
+    #[schema(schema_with = request_decimal_schema)]
     pub max_tick_price: rust_decimal::Decimal,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct InstrumentPage {
-    pub items: Vec<InstrumentDto>,
-    pub total_items: i64,
 }
 
 /// Sort direction.
@@ -560,7 +670,9 @@ pub enum SortOrder {
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct InstrumentListQuery {
+    #[serde(default, deserialize_with = "whole::query")]
     pub page: Option<i64>,
+    #[serde(default, deserialize_with = "whole::query")]
     pub size: Option<i64>,
     /// Part of the name.
     pub name: Option<String>,
@@ -666,6 +778,7 @@ pub struct CreateParentOrderRequest {
     /// Required ('Direction is required').
     pub direction: Option<DirectionDto>,
     pub instrument_id: Uuid,
+    #[serde(deserialize_with = "whole::deserialize")]
     pub quantity: i64,
     pub broker_instructions: Option<String>,
 }
@@ -724,13 +837,14 @@ impl From<upstairs_engine::orders::OrderDetail> for OrderDto {
 #[serde(deny_unknown_fields)]
 pub struct CreateOrderRequest {
     pub parent_order_id: Uuid,
+    #[serde(deserialize_with = "whole::deserialize")]
     pub quantity: i64,
-    #[serde(default, with = "rust_decimal::serde::arbitrary_precision_option")]
-    #[schema(schema_with = decimal_schema)]
+    #[serde(default, deserialize_with = "decimal::option")]
+    #[schema(schema_with = request_decimal_schema)]
     pub limit_price: Option<rust_decimal::Decimal>,
     /// Same as `limit_price` (the client sends one of the two).
-    #[serde(default, with = "rust_decimal::serde::arbitrary_precision_option")]
-    #[schema(schema_with = decimal_schema)]
+    #[serde(default, deserialize_with = "decimal::option")]
+    #[schema(schema_with = request_decimal_schema)]
     pub initial_price: Option<rust_decimal::Decimal>,
     #[serde(default)]
     pub residual: bool,
@@ -744,9 +858,10 @@ pub struct CreateOrderRequest {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EditOrderRequest {
+    #[serde(default, deserialize_with = "whole::option")]
     pub quantity: Option<i64>,
-    #[serde(default, with = "rust_decimal::serde::arbitrary_precision_option")]
-    #[schema(schema_with = decimal_schema)]
+    #[serde(default, deserialize_with = "decimal::option")]
+    #[schema(schema_with = request_decimal_schema)]
     pub limit_price: Option<rust_decimal::Decimal>,
     pub residual: Option<bool>,
     pub iceberg: Option<bool>,
@@ -790,10 +905,10 @@ pub struct BookDto {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MarketDataDto {
     #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
-    #[schema(required = true, schema_with = decimal_schema, nullable)]
+    #[schema(required = true, schema_with = nullable_decimal_schema)]
     pub best_buy_price: Option<rust_decimal::Decimal>,
     #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
-    #[schema(required = true, schema_with = decimal_schema, nullable)]
+    #[schema(required = true, schema_with = nullable_decimal_schema)]
     pub best_sell_price: Option<rust_decimal::Decimal>,
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = decimal_schema)]
@@ -822,4 +937,52 @@ pub struct PlatformStatusDto {
     pub open_time: String,
     pub close_time: String,
     pub parent_orders_from: String,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    struct Body {
+        #[serde(deserialize_with = "whole::deserialize")]
+        n: i64,
+        #[serde(default, deserialize_with = "decimal::option")]
+        price: Option<rust_decimal::Decimal>,
+    }
+
+    fn body(json: &str) -> Result<Body, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    #[test]
+    fn integers_are_whole_numbers_however_written() {
+        assert_eq!(body(r#"{"n": -132.0}"#).unwrap().n, -132);
+        assert_eq!(body(r#"{"n": 1e2}"#).unwrap().n, 100);
+        assert_eq!(body(r#"{"n": 7}"#).unwrap().n, 7);
+        assert!(body(r#"{"n": 1.5}"#).is_err());
+        assert!(body(r#"{"n": 1e30}"#).is_err());
+        assert!(body(r#"{"n": "7"}"#).is_err());
+    }
+
+    #[test]
+    fn decimals_are_exact_and_bounded() {
+        let p = |json: &str| body(&format!(r#"{{"n": 1, "price": {json}}}"#)).map(|b| b.price.unwrap());
+        assert_eq!(p("94.73").unwrap().to_string(), "94.73");
+        assert_eq!(p("1e-216").unwrap(), rust_decimal::Decimal::ZERO);
+        assert!(p("1e16").is_err());
+        assert!(p("\"94.73\"").is_err());
+    }
+
+    #[test]
+    fn query_integers_accept_whole_numbers() {
+        let q: PageQuery = serde_urlencoded_like("page=-132.0&size=5");
+        assert_eq!((q.page, q.size), (Some(-132), Some(5)));
+    }
+
+    fn serde_urlencoded_like(q: &str) -> PageQuery {
+        let uri: axum::http::Uri = format!("/x?{q}").parse().unwrap();
+        axum::extract::Query::<PageQuery>::try_from_uri(&uri).unwrap().0
+    }
 }

@@ -7,6 +7,9 @@ use upstairs_domain::FieldError;
 use upstairs_engine::EngineError;
 use utoipa::ToSchema;
 
+/// The media type of every error answer.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
 /// An RFC 9457 problem document.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Problem {
@@ -85,7 +88,7 @@ impl IntoResponse for ApiError {
             errors: self.errors,
         };
         let mut res = (self.status, axum::Json(problem)).into_response();
-        res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
+        res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
         if self.status == StatusCode::TOO_MANY_REQUESTS {
             res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
         }
@@ -94,3 +97,33 @@ impl IntoResponse for ApiError {
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// Error answers an operation documents by name (`responses(..., NotFound, Conflict)`);
+/// the route registry gives each the problem+json body, and adds the edge's own statuses.
+pub mod responses {
+    use utoipa::IntoResponses;
+
+    #[derive(IntoResponses)]
+    #[response(status = 400, description = "The request or a field of it is not valid")]
+    pub struct BadRequest;
+
+    #[derive(IntoResponses)]
+    #[response(status = 403, description = "The caller may not do this")]
+    pub struct Forbidden;
+
+    #[derive(IntoResponses)]
+    #[response(status = 404, description = "No such resource (or not visible to the caller)")]
+    pub struct NotFound;
+
+    #[derive(IntoResponses)]
+    #[response(status = 409, description = "Conflicts with the current state")]
+    pub struct Conflict;
+
+    #[derive(IntoResponses)]
+    #[response(status = 410, description = "The link is no longer valid")]
+    pub struct Gone;
+
+    #[derive(IntoResponses)]
+    #[response(status = 429, description = "Too many attempts: try again later")]
+    pub struct TooManyRequests;
+}

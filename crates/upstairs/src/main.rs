@@ -32,7 +32,7 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Openapi => {
-            println!("{}", upstairs_http::openapi_json());
+            println!("{}", upstairs_http::openapi_json::<upstairs_store::SqliteStore>());
             Ok(())
         }
     }

@@ -8,13 +8,19 @@ use upstairs_engine::accounts::LoginInput;
 
 use crate::AppState;
 use crate::dto::{LoginRequest, TokenResponse};
-use crate::error::{ApiResult, Problem};
+use crate::error::ApiResult;
+use crate::error::responses::{BadRequest, TooManyRequests};
 use crate::extract::{ApiJson, Auth, Client};
+use crate::openapi::ApiRouter;
+
+pub fn router<S: Store>() -> ApiRouter<S> {
+    ApiRouter::new().route::<__path_login, _, _>(login::<S>).route::<__path_logout, _, _>(logout::<S>)
+}
 
 /// Signs in; the token goes in `Authorization: Bearer …`.
 #[utoipa::path(post, path = "/api/auth/login", tag = "auth", request_body = LoginRequest,
-    responses((status = 200, body = TokenResponse), (status = 400, body = Problem),
-              (status = 401, body = Problem), (status = 429, body = Problem)))]
+    responses((status = 200, body = TokenResponse), BadRequest,
+              (status = 401, description = "Wrong e-mail or password"), TooManyRequests))]
 pub async fn login<S: Store>(
     State(st): State<AppState<S>>,
     Client(client): Client,
@@ -29,7 +35,7 @@ pub async fn login<S: Store>(
 
 /// Signs out: revokes the session of the token used.
 #[utoipa::path(delete, path = "/api/auth/session", tag = "auth",
-    responses((status = 204), (status = 401, body = Problem)), security(("bearer" = [])))]
+    responses((status = 204, description = "Signed out")), security(("bearer" = [])))]
 pub async fn logout<S: Store>(State(st): State<AppState<S>>, Auth(actor): Auth) -> ApiResult<StatusCode> {
     st.engine.logout(&actor).await?;
     Ok(StatusCode::NO_CONTENT)

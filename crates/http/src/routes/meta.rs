@@ -7,6 +7,11 @@ use upstairs_engine::Store;
 
 use crate::AppState;
 use crate::dto::PublicConfig;
+use crate::openapi::ApiRouter;
+
+pub fn router<S: Store>() -> ApiRouter<S> {
+    ApiRouter::new().route::<__path_config, _, _>(config::<S>)
+}
 
 /// Settings the web app shows before sign-in (product name, support contacts).
 #[utoipa::path(get, path = "/api/config", tag = "meta", responses((status = 200, body = PublicConfig)))]

@@ -8,12 +8,29 @@ use upstairs_domain::{InstrumentId, OrderId, ParentOrderId, UserId};
 use upstairs_engine::Store;
 use upstairs_engine::model::{OrderFilter, ParentState};
 use upstairs_engine::orders::{NewOrder, NewParentOrder, OrderEdit};
-use uuid::Uuid;
 
 use crate::AppState;
 use crate::dto::*;
-use crate::error::{ApiError, ApiResult, Problem};
+use crate::error::responses::{BadRequest, Conflict, NotFound};
+use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
+use crate::openapi::ApiRouter;
+
+pub fn router<S: Store>() -> ApiRouter<S> {
+    ApiRouter::new()
+        .route::<__path_platform_status, _, _>(platform_status::<S>)
+        .route::<__path_parent_orders, _, _>(parent_orders::<S>)
+        .route::<__path_parent_order, _, _>(parent_order::<S>)
+        .route::<__path_create_parent_order, _, _>(create_parent_order::<S>)
+        .route::<__path_cancel_parent_order, _, _>(cancel_parent_order::<S>)
+        .route::<__path_orders, _, _>(orders::<S>)
+        .route::<__path_order, _, _>(order::<S>)
+        .route::<__path_create_order, _, _>(create_order::<S>)
+        .route::<__path_edit_order, _, _>(edit_order::<S>)
+        .route::<__path_cancel_order, _, _>(cancel_order::<S>)
+        .route::<__path_book, _, _>(book::<S>)
+        .route::<__path_market_data, _, _>(market_data::<S>)
+}
 
 fn parse_list<T>(raw: Option<&str>, parse: impl Fn(&str) -> Option<T>, what: &str) -> Result<Vec<T>, ApiError> {
     raw.map(|s| s.split(',').map(str::trim).filter(|s| !s.is_empty()))
@@ -45,7 +62,7 @@ pub async fn platform_status<S: Store>(State(st): State<AppState<S>>, Auth(_): A
 
 /// The company's parent orders, newest first.
 #[utoipa::path(get, path = "/api/parent-orders", tag = "orders", params(StateQuery),
-    responses((status = 200, body = Vec<ParentOrderDto>), (status = 400, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = Vec<ParentOrderDto>), BadRequest), security(("bearer" = [])))]
 pub async fn parent_orders<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
@@ -60,19 +77,19 @@ pub async fn parent_orders<S: Store>(
 }
 
 #[utoipa::path(get, path = "/api/parent-orders/{id}", tag = "orders", params(("id" = Uuid, Path)),
-    responses((status = 200, body = ParentOrderDto), (status = 404, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = ParentOrderDto), NotFound), security(("bearer" = [])))]
 pub async fn parent_order<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiPath(id): ApiPath<Uuid>,
+    ApiPath(id): ApiPath<ParentOrderId>,
 ) -> ApiResult<Json<ParentOrderDto>> {
-    Ok(Json(st.engine.parent_order(&actor, ParentOrderId(id)).await?.into()))
+    Ok(Json(st.engine.parent_order(&actor, id).await?.into()))
 }
 
 /// Creates a parent order (from 05:30 on trading days).
 #[utoipa::path(post, path = "/api/parent-orders", tag = "orders", request_body = CreateParentOrderRequest,
-    responses((status = 201, body = ParentOrderDto), (status = 400, body = Problem), (status = 404, body = Problem),
-              (status = 409, body = Problem)), security(("bearer" = [])))]
+    responses((status = 201, body = ParentOrderDto), BadRequest, NotFound,
+              Conflict), security(("bearer" = [])))]
 pub async fn create_parent_order<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
@@ -89,19 +106,19 @@ pub async fn create_parent_order<S: Store>(
 
 /// Cancels a parent order and its working child orders (refused once anything matched).
 #[utoipa::path(delete, path = "/api/parent-orders/{id}", tag = "orders", params(("id" = Uuid, Path)),
-    responses((status = 204), (status = 404, body = Problem), (status = 409, body = Problem)), security(("bearer" = [])))]
+    responses((status = 204), NotFound, Conflict), security(("bearer" = [])))]
 pub async fn cancel_parent_order<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiPath(id): ApiPath<Uuid>,
+    ApiPath(id): ApiPath<ParentOrderId>,
 ) -> ApiResult<StatusCode> {
-    st.engine.cancel_parent_order(&actor, ParentOrderId(id)).await?;
+    st.engine.cancel_parent_order(&actor, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 /// The company's child orders, newest first.
 #[utoipa::path(get, path = "/api/orders", tag = "orders", params(OrdersQuery),
-    responses((status = 200, body = Vec<OrderDto>), (status = 400, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = Vec<OrderDto>), BadRequest), security(("bearer" = [])))]
 pub async fn orders<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
@@ -118,19 +135,19 @@ pub async fn orders<S: Store>(
 }
 
 #[utoipa::path(get, path = "/api/orders/{id}", tag = "orders", params(("id" = Uuid, Path)),
-    responses((status = 200, body = OrderDto), (status = 404, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = OrderDto), NotFound), security(("bearer" = [])))]
 pub async fn order<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiPath(id): ApiPath<Uuid>,
+    ApiPath(id): ApiPath<OrderId>,
 ) -> ApiResult<Json<OrderDto>> {
-    Ok(Json(st.engine.order(&actor, OrderId(id)).await?.into()))
+    Ok(Json(st.engine.order(&actor, id).await?.into()))
 }
 
 /// Works part of a parent order in the book (while the venue is open).
 #[utoipa::path(post, path = "/api/orders", tag = "orders", request_body = CreateOrderRequest,
-    responses((status = 201, body = OrderDto), (status = 400, body = Problem), (status = 404, body = Problem),
-              (status = 409, body = Problem)), security(("bearer" = [])))]
+    responses((status = 201, body = OrderDto), BadRequest, NotFound,
+              Conflict), security(("bearer" = [])))]
 pub async fn create_order<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
@@ -156,40 +173,40 @@ pub async fn create_order<S: Store>(
 /// Changes a working order's quantity, price, residual or iceberg.
 #[utoipa::path(patch, path = "/api/orders/{id}", tag = "orders", request_body = EditOrderRequest,
     params(("id" = Uuid, Path)),
-    responses((status = 200, body = OrderDto), (status = 400, body = Problem), (status = 404, body = Problem),
-              (status = 409, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = OrderDto), BadRequest, NotFound,
+              Conflict), security(("bearer" = [])))]
 pub async fn edit_order<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiPath(id): ApiPath<Uuid>,
+    ApiPath(id): ApiPath<OrderId>,
     ApiJson(req): ApiJson<EditOrderRequest>,
 ) -> ApiResult<Json<OrderDto>> {
     let edit =
         OrderEdit { quantity: req.quantity, price: req.limit_price, residual: req.residual, iceberg: req.iceberg };
-    Ok(Json(st.engine.edit_order(&actor, OrderId(id), edit).await?.into()))
+    Ok(Json(st.engine.edit_order(&actor, id, edit).await?.into()))
 }
 
 /// Cancels a working or awaiting-match order.
 #[utoipa::path(delete, path = "/api/orders/{id}", tag = "orders", params(("id" = Uuid, Path)),
-    responses((status = 200, body = OrderDto), (status = 404, body = Problem), (status = 409, body = Problem)),
+    responses((status = 200, body = OrderDto), NotFound, Conflict),
     security(("bearer" = [])))]
 pub async fn cancel_order<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiPath(id): ApiPath<Uuid>,
+    ApiPath(id): ApiPath<OrderId>,
 ) -> ApiResult<Json<OrderDto>> {
-    Ok(Json(st.engine.cancel_order(&actor, OrderId(id)).await?.into()))
+    Ok(Json(st.engine.cancel_order(&actor, id).await?.into()))
 }
 
 /// The anonymous book of an instrument, with the caller's company's share marked.
 #[utoipa::path(get, path = "/api/instruments/{id}/book", tag = "orders", params(("id" = Uuid, Path)),
-    responses((status = 200, body = BookDto), (status = 404, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = BookDto), NotFound), security(("bearer" = [])))]
 pub async fn book<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiPath(id): ApiPath<Uuid>,
+    ApiPath(id): ApiPath<InstrumentId>,
 ) -> ApiResult<Json<BookDto>> {
-    let b = st.engine.book(&actor, InstrumentId(id)).await?;
+    let b = st.engine.book(&actor, id).await?;
     Ok(Json(BookDto {
         instrument_id: b.instrument.instrument_id.0,
         min_tick_price: b.instrument.min_tick_price.normalize(),
@@ -210,13 +227,13 @@ pub async fn book<S: Store>(
 
 /// Best prices in the book (null when a side is empty) and the electronic band.
 #[utoipa::path(get, path = "/api/instruments/{id}/market-data", tag = "orders", params(("id" = Uuid, Path)),
-    responses((status = 200, body = MarketDataDto), (status = 404, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = MarketDataDto), NotFound), security(("bearer" = [])))]
 pub async fn market_data<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiPath(id): ApiPath<Uuid>,
+    ApiPath(id): ApiPath<InstrumentId>,
 ) -> ApiResult<Json<MarketDataDto>> {
-    let b = st.engine.book(&actor, InstrumentId(id)).await?;
+    let b = st.engine.book(&actor, id).await?;
     Ok(Json(MarketDataDto {
         best_buy_price: b.best_buy(),
         best_sell_price: b.best_sell(),

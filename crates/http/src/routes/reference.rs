@@ -6,30 +6,46 @@ use axum::http::StatusCode;
 use upstairs_domain::{CompanyId, InstrumentId};
 use upstairs_engine::Store;
 use upstairs_engine::model::{InstrumentFilter, InstrumentSort};
-use uuid::Uuid;
 
 use crate::AppState;
 use crate::dto::*;
-use crate::error::{ApiError, ApiResult, Problem};
+use crate::error::responses::{BadRequest, Conflict, Forbidden, NotFound};
+use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
+use crate::openapi::ApiRouter;
+
+pub fn router<S: Store>() -> ApiRouter<S> {
+    ApiRouter::new()
+        .route::<__path_admin_companies, _, _>(admin_companies::<S>)
+        .route::<__path_create_company, _, _>(create_company::<S>)
+        .route::<__path_update_company, _, _>(update_company::<S>)
+        .route::<__path_company, _, _>(company::<S>)
+        .route::<__path_liquidity_providers, _, _>(liquidity_providers::<S>)
+        .route::<__path_admin_instruments, _, _>(admin_instruments::<S>)
+        .route::<__path_create_instrument, _, _>(create_instrument::<S>)
+        .route::<__path_update_instrument, _, _>(update_instrument::<S>)
+        .route::<__path_move_band, _, _>(move_band::<S>)
+        .route::<__path_instruments, _, _>(instruments::<S>)
+        .route::<__path_instrument, _, _>(instrument::<S>)
+}
 
 /// Every company (admin).
 #[utoipa::path(get, path = "/api/admin/companies", tag = "admin", params(PageQuery),
-    responses((status = 200, body = CompanyPage), (status = 401, body = Problem), (status = 403, body = Problem)),
+    responses((status = 200, body = Page<CompanyDto>), Forbidden),
     security(("bearer" = [])))]
 pub async fn admin_companies<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
     ApiQuery(q): ApiQuery<PageQuery>,
-) -> ApiResult<Json<CompanyPage>> {
+) -> ApiResult<Json<Page<CompanyDto>>> {
     let page = st.engine.admin_companies(&actor, q.page.unwrap_or(0), q.size.unwrap_or(200)).await?;
-    Ok(Json(CompanyPage { items: page.items.into_iter().map(Into::into).collect(), total_items: page.total_items }))
+    Ok(Json(page.into()))
 }
 
 /// Creates a company (admin).
 #[utoipa::path(post, path = "/api/admin/companies", tag = "admin", request_body = CompanyRequest,
-    responses((status = 201, body = CompanyDto), (status = 400, body = Problem), (status = 403, body = Problem),
-              (status = 409, body = Problem)), security(("bearer" = [])))]
+    responses((status = 201, body = CompanyDto), BadRequest, Forbidden,
+              Conflict), security(("bearer" = [])))]
 pub async fn create_company<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
@@ -41,31 +57,31 @@ pub async fn create_company<S: Store>(
 /// Changes a company (admin).
 #[utoipa::path(patch, path = "/api/admin/companies/{id}", tag = "admin", request_body = CompanyRequest,
     params(("id" = Uuid, Path)),
-    responses((status = 200, body = CompanyDto), (status = 400, body = Problem), (status = 403, body = Problem),
-              (status = 404, body = Problem), (status = 409, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = CompanyDto), BadRequest, Forbidden,
+              NotFound, Conflict), security(("bearer" = [])))]
 pub async fn update_company<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiPath(id): ApiPath<Uuid>,
+    ApiPath(id): ApiPath<CompanyId>,
     ApiJson(req): ApiJson<CompanyRequest>,
 ) -> ApiResult<Json<CompanyDto>> {
-    Ok(Json(st.engine.update_company(&actor, CompanyId(id), req.into()).await?.into()))
+    Ok(Json(st.engine.update_company(&actor, id, req.into()).await?.into()))
 }
 
 /// A company: one's own, or any for an admin.
 #[utoipa::path(get, path = "/api/companies/{id}", tag = "companies", params(("id" = Uuid, Path)),
-    responses((status = 200, body = CompanyDto), (status = 404, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = CompanyDto), NotFound), security(("bearer" = [])))]
 pub async fn company<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiPath(id): ApiPath<Uuid>,
+    ApiPath(id): ApiPath<CompanyId>,
 ) -> ApiResult<Json<CompanyDto>> {
-    Ok(Json(st.engine.company(&actor, CompanyId(id)).await?.into()))
+    Ok(Json(st.engine.company(&actor, id).await?.into()))
 }
 
 /// The liquidity providers an RFQ can be sent to.
 #[utoipa::path(get, path = "/api/liquidity-providers", tag = "companies",
-    responses((status = 200, body = Vec<CompanyRefDto>), (status = 401, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = Vec<CompanyRefDto>), ), security(("bearer" = [])))]
 pub async fn liquidity_providers<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
@@ -76,13 +92,13 @@ pub async fn liquidity_providers<S: Store>(
 
 /// Every instrument, filtered and sorted (admin).
 #[utoipa::path(get, path = "/api/admin/instruments", tag = "admin", params(InstrumentListQuery),
-    responses((status = 200, body = InstrumentPage), (status = 400, body = Problem), (status = 403, body = Problem)),
+    responses((status = 200, body = Page<InstrumentDto>), BadRequest, Forbidden),
     security(("bearer" = [])))]
 pub async fn admin_instruments<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
     ApiQuery(q): ApiQuery<InstrumentListQuery>,
-) -> ApiResult<Json<InstrumentPage>> {
+) -> ApiResult<Json<Page<InstrumentDto>>> {
     let sort = match q.sort_by.as_deref().filter(|s| !s.is_empty()) {
         None => InstrumentSort::default(),
         Some(s) => InstrumentSort::parse(s).ok_or_else(|| {
@@ -100,12 +116,12 @@ pub async fn admin_instruments<S: Store>(
         size: q.size.unwrap_or(200),
     };
     let page = st.engine.admin_instruments(&actor, filter).await?;
-    Ok(Json(InstrumentPage { items: page.items.into_iter().map(Into::into).collect(), total_items: page.total_items }))
+    Ok(Json(page.into()))
 }
 
 /// Creates an instrument (admin).
 #[utoipa::path(post, path = "/api/admin/instruments", tag = "admin", request_body = InstrumentRequest,
-    responses((status = 201, body = InstrumentDto), (status = 400, body = Problem), (status = 403, body = Problem)),
+    responses((status = 201, body = InstrumentDto), BadRequest, Forbidden),
     security(("bearer" = [])))]
 pub async fn create_instrument<S: Store>(
     State(st): State<AppState<S>>,
@@ -118,35 +134,35 @@ pub async fn create_instrument<S: Store>(
 /// Changes an instrument (admin).
 #[utoipa::path(patch, path = "/api/admin/instruments/{id}", tag = "admin", request_body = InstrumentRequest,
     params(("id" = Uuid, Path)),
-    responses((status = 200, body = InstrumentDto), (status = 400, body = Problem), (status = 403, body = Problem),
-              (status = 404, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = InstrumentDto), BadRequest, Forbidden,
+              NotFound), security(("bearer" = [])))]
 pub async fn update_instrument<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiPath(id): ApiPath<Uuid>,
+    ApiPath(id): ApiPath<InstrumentId>,
     ApiJson(req): ApiJson<InstrumentRequest>,
 ) -> ApiResult<Json<InstrumentDto>> {
-    Ok(Json(st.engine.update_instrument(&actor, InstrumentId(id), req.into()).await?.into()))
+    Ok(Json(st.engine.update_instrument(&actor, id, req.into()).await?.into()))
 }
 
 /// Moves the electronic band (the exchange's best bid and offer) of an instrument.
 #[utoipa::path(post, path = "/api/admin/instruments/{id}/band", tag = "admin", request_body = BandRequest,
     params(("id" = Uuid, Path)),
-    responses((status = 200, body = InstrumentDto), (status = 400, body = Problem), (status = 403, body = Problem),
-              (status = 404, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = InstrumentDto), BadRequest, Forbidden,
+              NotFound), security(("bearer" = [])))]
 pub async fn move_band<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiPath(id): ApiPath<Uuid>,
+    ApiPath(id): ApiPath<InstrumentId>,
     ApiJson(req): ApiJson<BandRequest>,
 ) -> ApiResult<Json<InstrumentDto>> {
-    let i = st.engine.move_band(Some(&actor), InstrumentId(id), req.min_tick_price, req.max_tick_price).await?;
+    let i = st.engine.move_band(Some(&actor), id, req.min_tick_price, req.max_tick_price).await?;
     Ok(Json(i.into()))
 }
 
 /// Active instruments the caller may trade.
 #[utoipa::path(get, path = "/api/instruments", tag = "instruments", params(NameQuery),
-    responses((status = 200, body = Vec<InstrumentDto>), (status = 401, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = Vec<InstrumentDto>), ), security(("bearer" = [])))]
 pub async fn instruments<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
@@ -157,11 +173,11 @@ pub async fn instruments<S: Store>(
 
 /// One instrument the caller may see.
 #[utoipa::path(get, path = "/api/instruments/{id}", tag = "instruments", params(("id" = Uuid, Path)),
-    responses((status = 200, body = InstrumentDto), (status = 404, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = InstrumentDto), NotFound), security(("bearer" = [])))]
 pub async fn instrument<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiPath(id): ApiPath<Uuid>,
+    ApiPath(id): ApiPath<InstrumentId>,
 ) -> ApiResult<Json<InstrumentDto>> {
-    Ok(Json(st.engine.instrument(&actor, InstrumentId(id)).await?.into()))
+    Ok(Json(st.engine.instrument(&actor, id).await?.into()))
 }

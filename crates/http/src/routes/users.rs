@@ -6,16 +6,28 @@ use axum::http::StatusCode;
 use upstairs_domain::{CompanyId, UserId};
 use upstairs_engine::Store;
 use upstairs_engine::accounts::NewUser;
-use uuid::Uuid;
 
 use crate::AppState;
 use crate::dto::*;
-use crate::error::{ApiResult, Problem};
+use crate::error::ApiResult;
+use crate::error::responses::{BadRequest, Conflict, Forbidden, Gone, NotFound, TooManyRequests};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth, Client};
+use crate::openapi::ApiRouter;
+
+pub fn router<S: Store>() -> ApiRouter<S> {
+    ApiRouter::new()
+        .route::<__path_me, _, _>(me::<S>)
+        .route::<__path_update, _, _>(update::<S>)
+        .route::<__path_create, _, _>(create::<S>)
+        .route::<__path_request_link, _, _>(request_link::<S>)
+        .route::<__path_check_link, _, _>(check_link::<S>)
+        .route::<__path_set_password, _, _>(set_password::<S>)
+        .route::<__path_admin_list, _, _>(admin_list::<S>)
+}
 
 /// The signed-in user (the session check).
 #[utoipa::path(get, path = "/api/users/me", tag = "users",
-    responses((status = 200, body = UserDto), (status = 401, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = UserDto)), security(("bearer" = [])))]
 pub async fn me<S: Store>(Auth(actor): Auth) -> Json<UserDto> {
     Json(actor.view().into())
 }
@@ -23,21 +35,19 @@ pub async fn me<S: Store>(Auth(actor): Auth) -> Json<UserDto> {
 /// Changes a user: one's own preferences, or (admins, company admins) the user's fields.
 #[utoipa::path(patch, path = "/api/users/{id}", tag = "users", request_body = UpdateUserRequest,
     params(("id" = Uuid, Path, description = "user id")),
-    responses((status = 200, body = UserDto), (status = 400, body = Problem), (status = 401, body = Problem),
-              (status = 403, body = Problem), (status = 404, body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = UserDto), BadRequest, Forbidden, NotFound, Conflict), security(("bearer" = [])))]
 pub async fn update<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiPath(id): ApiPath<Uuid>,
+    ApiPath(id): ApiPath<UserId>,
     ApiJson(req): ApiJson<UpdateUserRequest>,
 ) -> ApiResult<Json<UserDto>> {
-    Ok(Json(st.engine.update_user(&actor, UserId(id), req.into()).await?.into()))
+    Ok(Json(st.engine.update_user(&actor, id, req.into()).await?.into()))
 }
 
 /// Creates a user without a password and e-mails an activation link.
 #[utoipa::path(post, path = "/api/users", tag = "users", request_body = CreateUserRequest,
-    responses((status = 201, body = UserDto), (status = 400, body = Problem), (status = 401, body = Problem),
-              (status = 403, body = Problem), (status = 409, body = Problem)), security(("bearer" = [])))]
+    responses((status = 201, body = UserDto), BadRequest, Forbidden, NotFound, Conflict), security(("bearer" = [])))]
 pub async fn create<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
@@ -63,7 +73,7 @@ pub async fn create<S: Store>(
 /// link). Answers the same whether or not the e-mail has an account.
 #[utoipa::path(post, path = "/api/users/password-reset", tag = "users", request_body = EmailRequest,
     params(PasswordResetQuery),
-    responses((status = 204), (status = 400, body = Problem), (status = 429, body = Problem)))]
+    responses((status = 204, description = "Sent if the e-mail has an account"), BadRequest, TooManyRequests))]
 pub async fn request_link<S: Store>(
     State(st): State<AppState<S>>,
     Client(client): Client,
@@ -77,7 +87,7 @@ pub async fn request_link<S: Store>(
 /// Whether a reset or activation link can still be used.
 #[utoipa::path(get, path = "/api/users/password-reset/{hash}", tag = "users",
     params(("hash" = String, Path, description = "the token from the e-mail link")),
-    responses((status = 200, body = LinkStatus), (status = 410, body = Problem)))]
+    responses((status = 200, body = LinkStatus), Gone))]
 pub async fn check_link<S: Store>(
     State(st): State<AppState<S>>,
     ApiPath(hash): ApiPath<String>,
@@ -88,7 +98,7 @@ pub async fn check_link<S: Store>(
 /// Sets a new password through a link; signs the user out everywhere.
 #[utoipa::path(post, path = "/api/users/password-reset/{hash}", tag = "users", request_body = PasswordRequest,
     params(("hash" = String, Path, description = "the token from the e-mail link")),
-    responses((status = 204), (status = 400, body = Problem), (status = 410, body = Problem)))]
+    responses((status = 204, description = "Password set"), BadRequest, Gone))]
 pub async fn set_password<S: Store>(
     State(st): State<AppState<S>>,
     ApiPath(hash): ApiPath<String>,
@@ -100,13 +110,13 @@ pub async fn set_password<S: Store>(
 
 /// Users for the admin panel (a company admin sees its own company's).
 #[utoipa::path(get, path = "/api/admin/users", tag = "admin", params(UserListQuery),
-    responses((status = 200, body = UserPage), (status = 401, body = Problem), (status = 403, body = Problem)),
+    responses((status = 200, body = Page<UserDto>), BadRequest, Forbidden),
     security(("bearer" = [])))]
 pub async fn admin_list<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
     ApiQuery(q): ApiQuery<UserListQuery>,
-) -> ApiResult<Json<UserPage>> {
+) -> ApiResult<Json<Page<UserDto>>> {
     let filter = upstairs_engine::model::UserFilter {
         email: q.email.filter(|e| !e.trim().is_empty()),
         company_id: q.company_id.map(CompanyId),
@@ -115,5 +125,5 @@ pub async fn admin_list<S: Store>(
         size: q.size.unwrap_or(200),
     };
     let page = st.engine.admin_users(&actor, filter).await?;
-    Ok(Json(UserPage { items: page.items.into_iter().map(Into::into).collect(), total_items: page.total_items }))
+    Ok(Json(page.into()))
 }

@@ -24,7 +24,7 @@ export const companySchema = z.object({
   updated_at: z.string(),
 }) satisfies z.ZodType<Company>;
 
-const companyPageSchema = pageSchema(companySchema) satisfies z.ZodType<components['schemas']['CompanyPage']>;
+const companyPageSchema = pageSchema(companySchema) satisfies z.ZodType<components['schemas']['Page_CompanyDto']>;
 
 export const companiesQueryKey = ['admin', 'companies'] as const;
 

@@ -9,7 +9,7 @@ export const LIST_SIZE = 200;
 /** Admin spec section 9: the instrument list is cached 900 s (refetched after every change). */
 const INSTRUMENTS_CACHE_MS = 900_000;
 
-const instrumentPageSchema = pageSchema(instrumentSchema) satisfies z.ZodType<{ items: Instrument[]; total_items: components['schemas']['InstrumentPage']['total_items'] }>;
+const instrumentPageSchema = pageSchema(instrumentSchema) satisfies z.ZodType<{ items: Instrument[]; total_items: components['schemas']['Page_InstrumentDto']['total_items'] }>;
 
 export type SortBy = 'name' | 'term' | 'exchange_id' | 'created_at' | 'updated_at';
 export type InstrumentFilters = { name: string; exchange_id: string; active: '' | 'true' | 'false'; sort_by: SortBy; order_by: 'ASC' | 'DESC' };

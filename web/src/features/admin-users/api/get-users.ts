@@ -8,7 +8,7 @@ import type { components } from '@/lib/api/schema';
 /** Admin spec sections 2 and 9: lists are fetched as page 0, size 200. */
 export const LIST_SIZE = 200;
 
-const userPageSchema = pageSchema(userSchema) satisfies z.ZodType<components['schemas']['UserPage']>;
+const userPageSchema = pageSchema(userSchema) satisfies z.ZodType<components['schemas']['Page_UserDto']>;
 
 export const usersQueryKey = ['admin', 'users'] as const;
 

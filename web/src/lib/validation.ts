@@ -23,3 +23,9 @@ export function addIssues(ctx: z.RefinementCtx, errors: Partial<Record<string, s
     if (message) ctx.addIssue({ code: 'custom', path: [field], message });
   }
 }
+
+/**
+ * The key of a form's issue that keeps it invalid (submit disabled) without a message under
+ * any field: an empty required field for which the spec gives no text.
+ */
+export const INCOMPLETE = 'incomplete';

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import type { ReactElement, ReactNode } from 'react';
 import type { FieldValues, UseFormReturn } from 'react-hook-form';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
@@ -30,11 +30,29 @@ type Props<T extends FieldValues> = {
   onSubmit: (values: T) => void;
   onClose: () => void;
   children: ReactNode;
+  /** How the server's error reads, when a screen's spec words it differently; serverErrorText by default. */
+  errorText?: (error: unknown) => string | null;
+  /** A Cancel button beside submit (default), or submit alone. */
+  cancelButton?: boolean;
+  /** Wraps the submit button, e.g. in the onboarding tip anchored on it. */
+  wrapSubmit?: (button: ReactElement) => ReactNode;
 };
 
 /** A right-hand drawer holding a create or edit form; submit stays disabled while the form is invalid. */
-export function FormDrawer<T extends FieldValues>({ form, title, submitLabel, pending, error, onSubmit, onClose, children }: Props<T>) {
-  const message = serverErrorText(error);
+export function FormDrawer<T extends FieldValues>({
+  form,
+  title,
+  submitLabel,
+  pending,
+  error,
+  onSubmit,
+  onClose,
+  children,
+  errorText = serverErrorText,
+  cancelButton = true,
+  wrapSubmit = (button) => button,
+}: Props<T>) {
+  const message = errorText(error);
   return (
     <SideDrawer open onClose={onClose}>
       <Box
@@ -54,12 +72,16 @@ export function FormDrawer<T extends FieldValues>({ form, title, submitLabel, pe
           )}
         </Stack>
         <Stack direction="row" spacing={2} sx={{ p: 3, borderTop: 1, borderColor: 'divider' }}>
-          <Button onClick={onClose} fullWidth>
-            Cancel
-          </Button>
-          <Button type="submit" variant="contained" fullWidth disabled={!form.formState.isValid || pending}>
-            {submitLabel}
-          </Button>
+          {cancelButton && (
+            <Button onClick={onClose} fullWidth>
+              Cancel
+            </Button>
+          )}
+          {wrapSubmit(
+            <Button type="submit" variant="contained" fullWidth disabled={!form.formState.isValid || pending}>
+              {submitLabel}
+            </Button>,
+          )}
         </Stack>
       </Box>
     </SideDrawer>

@@ -133,6 +133,28 @@ describe('working and editing child orders', () => {
     expect(await screen.findByRole('heading', { name: 'Getting started' })).toBeInTheDocument();
   });
 
+  it('shows the price and quantity messages as soon as the drawer opens on an order that breaks them', async () => {
+    const parent = addParent({ quantities: { tradable: 0, working: 1000, matched: 0 } });
+    trading.orders.push({
+      order_id: 'o-9', parent_order_id: parent.parent_order_id, instrument_id: 'i-1', state: 'WORKING', price: -0.045, quantity: 1000,
+      direction: 'BUY', iceberg: false, residual: false, broker_id: BROKER.company_id, matchable: false, created_at: '2026-11-23T10:00:00Z',
+    });
+    const { user } = signIn();
+    await user.click(await screen.findByRole('button', { name: 'Edit order 1,000 @ -0.045' }));
+    const form = (await screen.findByRole('heading', { name: 'Edit order' })).closest('form') as HTMLElement;
+    expect(await within(form).findByText('Must be between electronic price')).toBeInTheDocument();
+    expect(within(form).getByRole('button', { name: 'Apply changes' })).toBeDisabled();
+    await user.click(within(form).getByRole('button', { name: 'Increase price by one tick' }));
+    expect(within(form).getByRole('textbox', { name: 'Limit price' })).toHaveValue('-0.040');
+    expect(within(form).queryByText('Must be between electronic price')).not.toBeInTheDocument();
+    const q = within(form).getByRole('textbox', { name: 'Quantity' });
+    await user.clear(q);
+    expect(within(form).queryByText(/^Min block size/)).not.toBeInTheDocument();
+    expect(within(form).getByRole('button', { name: 'Apply changes' })).toBeDisabled();
+    await user.type(q, '1000');
+    expect(within(form).getByRole('button', { name: 'Apply changes' })).toBeEnabled();
+  });
+
   it('offers no edit while closed and no cancel once matched', async () => {
     trading.status = { open: false, parent_orders_open: true, closing_soon: false };
     const parent = addParent({ quantities: { tradable: 2000, working: 0, matched: 1000 } });

@@ -1,7 +1,7 @@
-import { useState, type FormEvent } from 'react';
-import Alert from '@mui/material/Alert';
+import { useEffect, useMemo } from 'react';
+import { Controller, useForm, useWatch, type Control } from 'react-hook-form';
+import { zodResolver } from '@hookform/resolvers/zod';
 import Box from '@mui/material/Box';
-import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import FormControl from '@mui/material/FormControl';
 import FormControlLabel from '@mui/material/FormControlLabel';
@@ -12,12 +12,12 @@ import MenuItem from '@mui/material/MenuItem';
 import Radio from '@mui/material/Radio';
 import RadioGroup from '@mui/material/RadioGroup';
 import Stack from '@mui/material/Stack';
-import Switch from '@mui/material/Switch';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import Add from '@mui/icons-material/Add';
 import Remove from '@mui/icons-material/Remove';
-import { DrawerHeader, SideDrawer } from '@/components/ui/side-drawer';
+import { FormDrawer, serverFieldError } from '@/components/form/form-drawer';
+import { FormSwitch, FormTextField } from '@/components/form/form-fields';
 import { useToast } from '@/components/ui/toast';
 import { ApiError } from '@/lib/api-errors';
 import { addTicks, dec, decimalsOf, parseDecimal, toFixed, type Decimal } from '@/lib/decimal';
@@ -25,11 +25,22 @@ import { useCurrentUser } from '@/lib/api/get-me';
 import { OnboardingTip, useNextTip } from '@/components/ui/onboarding-tip';
 import type { Instrument, Order } from '@/lib/api/dto';
 import type { components } from '@/lib/api/schema';
-import { parseQuantity, priceError, priceValue, quantityError } from '@/lib/order-validation';
 import { formatPrice, truncateName } from '@/lib/trading-format';
 import { useCreateOrder } from '../api/create-order';
 import { useEditOrder } from '../api/edit-order';
 import { useCompany } from '../api/get-company';
+import {
+  availableQuantity,
+  chosenParent,
+  createOrderBody,
+  editMessage,
+  editOrderBody,
+  effectiveBroker,
+  orderChanges,
+  orderFormDefaults,
+  orderFormSchema,
+  type OrderForm as OrderFormValues,
+} from '../lib/order-form';
 
 type ParentOrder = components['schemas']['ParentOrderDto'];
 
@@ -39,55 +50,41 @@ export type OrderDrawerTarget =
 
 const number = new Intl.NumberFormat('en-GB');
 
-/** The success message of spec section 8 for what an edit changed. */
-export function editMessage(changed: { quantity?: number; price?: string; residual?: boolean; iceberg?: boolean }): string {
-  const keys = Object.keys(changed) as (keyof typeof changed)[];
-  if (keys.length !== 1) return 'Changes applied to current order.';
-  switch (keys[0]) {
-    case 'quantity':
-      return `Order quantity updated to ${number.format(changed.quantity ?? 0)}.`;
-    case 'price':
-      return `Limit price updated to ${changed.price}.`;
-    case 'residual':
-      return 'Residuals setting updated.';
-    default:
-      return 'Visibility preferences updated.';
-  }
+/** The server's error as spec section 8 shows it: its detail, else '[status]: ' plus its data. */
+function saveError(error: unknown): string | null {
+  if (!error) return null;
+  const e = error instanceof ApiError ? error : new ApiError(0, undefined);
+  return e.detail ?? `[${e.status}]: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data ?? 'The order could not be saved.')}`;
 }
 
-function PriceStepper({ value, onChange, tick, error }: { value: string; onChange: (v: string) => void; tick: Decimal; error: string | null }) {
-  const places = decimalsOf(tick);
-  const step = (n: number) => {
-    const current = parseDecimal(value);
-    if (current) onChange(toFixed(addTicks(current, tick, n), places));
-  };
+/** The limit price field with its one-tick stepper buttons (spec section 5); prices step as exact decimals. */
+function PriceStepper({ control, tick, serverError, onStep }: { control: Control<OrderFormValues>; tick: Decimal; serverError?: string; onStep: (ticks: number) => void }) {
   return (
-    <TextField
+    <FormTextField
+      control={control}
+      name="price"
       label="Limit price"
-      value={value}
-      onChange={(e) => onChange(e.target.value)}
-      error={error !== null}
-      helperText={error ?? `Tick ${toFixed(tick, places)}`}
+      helperText={`Tick ${toFixed(tick, decimalsOf(tick))}`}
+      serverError={serverError}
       slotProps={{
         htmlInput: { inputMode: 'decimal', 'aria-label': 'Limit price' },
         input: {
           startAdornment: (
             <InputAdornment position="start">
-              <IconButton aria-label="Decrease price by one tick" edge="start" onClick={() => step(-1)}>
+              <IconButton aria-label="Decrease price by one tick" edge="start" onClick={() => onStep(-1)}>
                 <Remove />
               </IconButton>
             </InputAdornment>
           ),
           endAdornment: (
             <InputAdornment position="end">
-              <IconButton aria-label="Increase price by one tick" edge="end" onClick={() => step(1)}>
+              <IconButton aria-label="Increase price by one tick" edge="end" onClick={() => onStep(1)}>
                 <Add />
               </IconButton>
             </InputAdornment>
           ),
         },
       }}
-      fullWidth
     />
   );
 }
@@ -96,12 +93,8 @@ type Props = { target: OrderDrawerTarget | null; onClose: () => void };
 
 /** The right-hand drawer to work the remaining quantity at a price, or to edit a working child order. */
 export function OrderDrawer({ target, onClose }: Props) {
-  return (
-    <SideDrawer open={target !== null} onClose={onClose}>
-      {/* Keyed so each opening starts from the clicked row or the order's values. */}
-      {target && <OrderForm key={target.kind === 'edit' ? target.order.order_id : `${target.instrument.instrument_id}-${target.price.units}-${target.price.scale}`} target={target} onClose={onClose} />}
-    </SideDrawer>
-  );
+  // Keyed so each opening starts from the clicked row or the order's values.
+  return target && <OrderForm key={target.kind === 'edit' ? target.order.order_id : `${target.instrument.instrument_id}-${target.price.units}-${target.price.scale}`} target={target} onClose={onClose} />;
 }
 
 function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: () => void }) {
@@ -114,154 +107,150 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
   const tick = dec(instrument.tick_size);
   const places = decimalsOf(tick);
   const editing = target.kind === 'edit';
-  const parents = target.kind === 'work' ? target.parents : [target.parent];
-
-  const [parentId, setParentId] = useState(parents[0]?.parent_order_id ?? '');
-  const parent = parents.find((p) => p.parent_order_id === parentId) ?? parents[0];
   const original = target.kind === 'edit' ? target.order : null;
-  const [price, setPrice] = useState(toFixed(target.kind === 'edit' ? dec(target.order.price) : target.price, places));
-  const [quantity, setQuantity] = useState(String(original ? original.quantity : (parent?.quantities.tradable ?? '')));
-  const [iceberg, setIceberg] = useState(original?.iceberg ?? false);
-  const [residual, setResidual] = useState(original?.residual ?? true);
-  const defaultBroker = company.data?.default_broker?.company_id;
-  const eligible = parent?.eligible_brokers ?? [];
-  const [brokerChoice, setBrokerChoice] = useState<string | null>(original?.broker_id ?? null);
-  const brokerId = brokerChoice ?? (eligible.some((b) => b.company_id === defaultBroker) ? defaultBroker : eligible[0]?.company_id) ?? '';
-  const [serverError, setServerError] = useState<ApiError | null>(null);
+  // The target is fixed for the form's life (the drawer is keyed on it), so is the schema.
+  const context = useMemo(() => ({ instrument, parents: target.kind === 'work' ? target.parents : [target.parent], original }), [target, instrument, original]);
+  const schema = useMemo(() => orderFormSchema(context), [context]);
+  const form = useForm<OrderFormValues>({
+    resolver: zodResolver(schema),
+    mode: 'onChange',
+    defaultValues: orderFormDefaults(context, target.kind === 'work' ? toFixed(target.price, places) : ''),
+  });
+  const { control, trigger } = form;
+  // Spec section 5: the price and quantity messages show from the opening (the row or the order may break the rules).
+  useEffect(() => {
+    void trigger();
+  }, [trigger]);
 
-  const available = (parent?.quantities.tradable ?? 0) + (original?.quantity ?? 0);
-  const qtyError = quantityError(quantity, { min: instrument.min_quantity, available });
-  const pxError = priceError(price, { tick: instrument.tick_size, min: instrument.min_tick_price, max: instrument.max_tick_price });
-  const fieldError = (field: string) => serverError?.fieldErrors.find((e) => e.field === field)?.message ?? null;
+  const { parents } = context;
+  const parentId = useWatch({ control, name: 'parent_order_id' });
+  const brokerChoice = useWatch({ control, name: 'broker_id' });
+  const parent = chosenParent(parents, parentId);
+  const available = availableQuantity(parent, original);
+  const eligible = parent?.eligible_brokers ?? [];
+  const brokerId = effectiveBroker(brokerChoice, parent, company.data?.default_broker?.company_id);
+  const saving = editing ? edit : create;
   const pending = create.isPending || edit.isPending;
-  const invalid = !parent || quantity.trim() === '' || price.trim() === '' || qtyError !== null || pxError !== null || !brokerId;
   const tip = useNextTip(editing ? [] : ['LEAVING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER']);
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (invalid || !parent) return;
-    setServerError(null);
-    const q = parseQuantity(quantity) ?? 0;
-    const p = parseDecimal(price);
-    const onError = (err: unknown) => setServerError(err instanceof ApiError ? err : new ApiError(0, undefined));
+  const step = (ticks: number) => {
+    const current = parseDecimal(form.getValues('price'));
+    if (current) form.setValue('price', toFixed(addTicks(current, tick, ticks), places), { shouldValidate: true, shouldDirty: true });
+  };
+
+  const submit = (values: OrderFormValues) => {
+    if (!parent) return;
     if (original) {
-      const changed: Parameters<typeof editMessage>[0] = {};
-      if (q !== original.quantity) changed.quantity = q;
-      if (price !== toFixed(dec(original.price), places)) changed.price = price;
-      if (residual !== original.residual) changed.residual = residual;
-      if (iceberg !== original.iceberg) changed.iceberg = iceberg;
+      const changed = orderChanges(values, original);
       if (Object.keys(changed).length === 0) return onClose();
       edit.mutate(
-        { orderId: original.order_id, body: { quantity: q, limit_price: priceValue(p), residual, iceberg } },
+        { orderId: original.order_id, body: editOrderBody(values) },
         {
           onSuccess: () => {
             showToast({ message: editMessage(changed) });
             onClose();
           },
-          onError,
         },
       );
     } else {
-      create.mutate(
-        {
-          parent_order_id: parent.parent_order_id,
-          instrument_id: instrument.instrument_id,
-          direction: parent.direction,
-          quantity: q,
-          limit_price: priceValue(p),
-          residual,
-          iceberg,
-          broker_id: brokerId,
+      create.mutate(createOrderBody(values, instrument, parent, brokerId), {
+        onSuccess: (o) => {
+          showToast({ message: `Your order to ${o.direction === 'BUY' ? 'buy' : 'sell'} ${number.format(o.quantity)} at ${formatPrice(o.price, instrument.tick_size)} is working.` });
+          onClose();
         },
-        {
-          onSuccess: (o) => {
-            showToast({ message: `Your order to ${o.direction === 'BUY' ? 'buy' : 'sell'} ${number.format(o.quantity)} at ${formatPrice(o.price, instrument.tick_size)} is working.` });
-            onClose();
-          },
-          onError,
-        },
-      );
+      });
     }
   };
 
   const direction = parent?.direction;
+  const brokerError = serverFieldError(saving.error, 'broker_id');
   return (
-    <Box component="form" onSubmit={submit} noValidate sx={{ display: 'flex', flexDirection: 'column', height: '100%' }}>
-      <DrawerHeader title={editing ? 'Edit order' : 'Work order'} onClose={onClose} />
-      <Stack spacing={2.5} sx={{ p: 3, flexGrow: 1, overflowY: 'auto' }}>
-        <Box>
-          <Typography variant="subtitle1" sx={{ fontWeight: 700 }} title={instrument.name}>
-            {truncateName(instrument.name)}
+    <FormDrawer
+      form={form}
+      title={editing ? 'Edit order' : 'Work order'}
+      submitLabel={editing ? 'Apply changes' : 'Place order'}
+      pending={pending}
+      error={saving.error}
+      errorText={saveError}
+      onSubmit={submit}
+      onClose={onClose}
+      wrapSubmit={(button) => (
+        <OnboardingTip step="LEAVING_LIQUIDITY_IN_ORDERBOOK" show={tip === 'LEAVING_LIQUIDITY_IN_ORDERBOOK'} placement="top" fullWidth inDrawer>
+          {button}
+        </OnboardingTip>
+      )}
+    >
+      <Box>
+        <Typography variant="subtitle1" sx={{ fontWeight: 700 }} title={instrument.name}>
+          {truncateName(instrument.name)}
+        </Typography>
+        <Stack direction="row" spacing={1} sx={{ alignItems: 'center', mt: 0.5 }}>
+          {direction && <Chip size="small" color={direction === 'BUY' ? 'success' : 'error'} label={direction === 'BUY' ? 'Buy' : 'Sell'} />}
+          <Typography variant="body2" color="text.secondary" data-testid="available">
+            Available {number.format(available)} · Min block {number.format(instrument.min_quantity)} · Band{' '}
+            {formatPrice(instrument.min_tick_price, instrument.tick_size)} – {formatPrice(instrument.max_tick_price, instrument.tick_size)}
           </Typography>
-          <Stack direction="row" spacing={1} sx={{ alignItems: 'center', mt: 0.5 }}>
-            {direction && <Chip size="small" color={direction === 'BUY' ? 'success' : 'error'} label={direction === 'BUY' ? 'Buy' : 'Sell'} />}
-            <Typography variant="body2" color="text.secondary" data-testid="available">
-              Available {number.format(available)} · Min block {number.format(instrument.min_quantity)} · Band{' '}
-              {formatPrice(instrument.min_tick_price, instrument.tick_size)} – {formatPrice(instrument.max_tick_price, instrument.tick_size)}
-            </Typography>
-          </Stack>
-        </Box>
-        {!editing && parents.length > 1 && (
-          <TextField select label="Parent order" value={parentId} onChange={(e) => setParentId(e.target.value)} fullWidth>
-            {parents.map((p) => (
-              <MenuItem key={p.parent_order_id} value={p.parent_order_id}>
-                {p.direction === 'BUY' ? 'Buy' : 'Sell'} {number.format(p.quantity)} ({number.format(p.quantities.tradable)} remaining)
+        </Stack>
+      </Box>
+      {!editing && parents.length > 1 && (
+        <FormTextField control={control} name="parent_order_id" label="Parent order" select deps={['quantity']}>
+          {parents.map((p) => (
+            <MenuItem key={p.parent_order_id} value={p.parent_order_id}>
+              {p.direction === 'BUY' ? 'Buy' : 'Sell'} {number.format(p.quantity)} ({number.format(p.quantities.tradable)} remaining)
+            </MenuItem>
+          ))}
+        </FormTextField>
+      )}
+      <PriceStepper control={control} tick={tick} serverError={serverFieldError(saving.error, 'limit_price')} onStep={step} />
+      <FormTextField
+        control={control}
+        name="quantity"
+        label="Quantity"
+        helperText=" "
+        serverError={serverFieldError(saving.error, 'quantity')}
+        slotProps={{ htmlInput: { inputMode: 'numeric' } }}
+      />
+      <OnboardingTip step="FIRST_ICEBERG_ORDER" show={tip === 'FIRST_ICEBERG_ORDER'} placement="left" inDrawer>
+        <FormSwitch control={control} name="iceberg" label="Iceberg (show only the minimum block)" />
+      </OnboardingTip>
+      <Controller
+        control={control}
+        name="residual"
+        render={({ field }) => (
+          <FormControl>
+            <FormLabel id="residual-label">Residual</FormLabel>
+            <RadioGroup row aria-labelledby="residual-label" name={field.name} value={field.value ? 'yes' : 'no'} onChange={(e) => field.onChange(e.target.value === 'yes')}>
+              <FormControlLabel value="yes" control={<Radio />} label="Yes" />
+              <FormControlLabel value="no" control={<Radio />} label="No" />
+            </RadioGroup>
+          </FormControl>
+        )}
+      />
+      <Controller
+        control={control}
+        name="broker_id"
+        render={({ field }) => (
+          <TextField
+            select
+            label="Broker"
+            name={field.name}
+            value={brokerId}
+            inputRef={field.ref}
+            onBlur={field.onBlur}
+            onChange={(e) => field.onChange(e.target.value)}
+            disabled={editing}
+            error={brokerError !== undefined || (!editing && eligible.length === 0)}
+            helperText={brokerError ?? (eligible.length === 0 ? 'Your company has no broker yet; ask your administrator.' : ' ')}
+            fullWidth
+          >
+            {eligible.map((b) => (
+              <MenuItem key={b.company_id} value={b.company_id}>
+                {b.name}
               </MenuItem>
             ))}
           </TextField>
         )}
-        <PriceStepper value={price} onChange={setPrice} tick={tick} error={pxError ?? fieldError('limit_price')} />
-        <TextField
-          label="Quantity"
-          value={quantity}
-          onChange={(e) => setQuantity(e.target.value)}
-          error={(qtyError ?? fieldError('quantity')) !== null}
-          helperText={qtyError ?? fieldError('quantity') ?? ' '}
-          slotProps={{ htmlInput: { inputMode: 'numeric' } }}
-          fullWidth
-        />
-        <OnboardingTip step="FIRST_ICEBERG_ORDER" show={tip === 'FIRST_ICEBERG_ORDER'} placement="left" inDrawer>
-          <FormControlLabel control={<Switch checked={iceberg} onChange={(e) => setIceberg(e.target.checked)} />} label="Iceberg (show only the minimum block)" />
-        </OnboardingTip>
-        <FormControl>
-          <FormLabel id="residual-label">Residual</FormLabel>
-          <RadioGroup row aria-labelledby="residual-label" value={residual ? 'yes' : 'no'} onChange={(e) => setResidual(e.target.value === 'yes')}>
-            <FormControlLabel value="yes" control={<Radio />} label="Yes" />
-            <FormControlLabel value="no" control={<Radio />} label="No" />
-          </RadioGroup>
-        </FormControl>
-        <TextField
-          select
-          label="Broker"
-          value={brokerId}
-          onChange={(e) => setBrokerChoice(e.target.value)}
-          disabled={editing}
-          error={fieldError('broker_id') !== null || (!editing && eligible.length === 0)}
-          helperText={fieldError('broker_id') ?? (eligible.length === 0 ? 'Your company has no broker yet; ask your administrator.' : ' ')}
-          fullWidth
-        >
-          {eligible.map((b) => (
-            <MenuItem key={b.company_id} value={b.company_id}>
-              {b.name}
-            </MenuItem>
-          ))}
-        </TextField>
-        {serverError && (
-          <Alert severity="error">
-            {serverError.detail ?? `[${serverError.status}]: ${typeof serverError.data === 'string' ? serverError.data : JSON.stringify(serverError.data ?? 'The order could not be saved.')}`}
-          </Alert>
-        )}
-      </Stack>
-      <Stack direction="row" spacing={2} sx={{ p: 3, borderTop: 1, borderColor: 'divider' }}>
-        <Button onClick={onClose} fullWidth>
-          Cancel
-        </Button>
-        <OnboardingTip step="LEAVING_LIQUIDITY_IN_ORDERBOOK" show={tip === 'LEAVING_LIQUIDITY_IN_ORDERBOOK'} placement="top" fullWidth inDrawer>
-          <Button type="submit" variant="contained" fullWidth disabled={invalid || pending}>
-            {editing ? 'Apply changes' : 'Place order'}
-          </Button>
-        </OnboardingTip>
-      </Stack>
-    </Box>
+      />
+    </FormDrawer>
   );
 }

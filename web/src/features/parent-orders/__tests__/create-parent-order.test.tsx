@@ -66,6 +66,24 @@ describe('create parent order drawer', () => {
     expect(await book(/Euro-Bund/)).toBeInTheDocument();
   });
 
+  it('shows no message before the trader acts, and none for an emptied quantity', async () => {
+    const { user } = signIn();
+    await user.click(await screen.findByRole('button', { name: 'Add parent order' }));
+    const drawer = (await screen.findByRole('heading', { name: 'Create Parent order' })).closest('form') as HTMLElement;
+    await user.click(within(drawer).getByRole('button', { name: 'Buy' }));
+    expect(within(drawer).queryByText('Direction is required')).not.toBeInTheDocument();
+    await user.click(within(drawer).getByRole('combobox', { name: 'Instrument' }));
+    await user.click(await screen.findByRole('option', { name: /Euribor/ }));
+    expect(within(drawer).queryByText('Direction is required')).not.toBeInTheDocument();
+    const quantity = within(drawer).getByRole('textbox', { name: 'Quantity' });
+    await user.type(quantity, '400');
+    expect(within(drawer).getByText('The minimum block size is 500')).toBeInTheDocument();
+    await user.clear(quantity);
+    expect(within(drawer).queryByText(/^The minimum block size/)).not.toBeInTheDocument();
+    expect(within(drawer).getByText('Minimum block size 500')).toBeInTheDocument();
+    expect(within(drawer).getByRole('button', { name: 'Create parent order' })).toBeDisabled();
+  });
+
   it('uses the multiplier for the maximum and shows server errors as [status]: data', async () => {
     db.user().parent_order_limit_multiplier = 2;
     server.use(http.post('*/api/parent-orders', () => HttpResponse.json({ status: 409, detail: 'The venue is closed.' }, { status: 409 })));

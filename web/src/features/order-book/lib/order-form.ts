@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { dec, decimalsOf, eq, parseDecimal, toFixed } from '@/lib/decimal';
+import type { Instrument, Order } from '@/lib/api/dto';
+import type { components } from '@/lib/api/schema';
+import { parseQuantity, priceError, priceValue, quantityError } from '@/lib/order-validation';
+import { addIssues, INCOMPLETE } from '@/lib/validation';
+
+// Spec section 5 (order form, child order): work the remaining quantity of a parent
+// order at a price, or edit a working child order.
+
+type ParentOrder = components['schemas']['ParentOrderDto'];
+
+export type OrderForm = {
+  parent_order_id: string;
+  price: string;
+  quantity: string;
+  iceberg: boolean;
+  residual: boolean;
+  /** The broker chosen in the field; '' until one is, when the company's default (or the first eligible) is used. */
+  broker_id: string;
+};
+
+/** What the rules read besides the fields: the instrument, the parents to work and, when editing, the order. */
+export type OrderFormContext = { instrument: Instrument; parents: ParentOrder[]; original: Order | null };
+
+/** The parent order chosen in the form (the first one until another is). */
+export function chosenParent(parents: ParentOrder[], parentOrderId: string): ParentOrder | undefined {
+  return parents.find((p) => p.parent_order_id === parentOrderId) ?? parents[0];
+}
+
+/** Spec section 5: what can be worked; editing adds the order's own quantity to the parent's remaining. */
+export function availableQuantity(parent: ParentOrder | undefined, original: Order | null): number {
+  return (parent?.quantities.tradable ?? 0) + (original?.quantity ?? 0);
+}
+
+/** The broker the order goes to: the one chosen, else the company's default when eligible, else the first eligible. */
+export function effectiveBroker(chosen: string, parent: ParentOrder | undefined, defaultBroker: string | undefined): string {
+  const eligible = parent?.eligible_brokers ?? [];
+  return chosen || (eligible.some((b) => b.company_id === defaultBroker) ? defaultBroker : eligible[0]?.company_id) || '';
+}
+
+/** The price field's text for a decimal, with the tick's decimals. */
+export function priceText(price: number | string, tickSize: number | string): string {
+  return toFixed(dec(price), decimalsOf(dec(tickSize)));
+}
+
+export function orderFormDefaults({ instrument, parents, original }: OrderFormContext, price: string): OrderForm {
+  const parent = parents[0];
+  return {
+    parent_order_id: parent?.parent_order_id ?? '',
+    price: original ? priceText(original.price, instrument.tick_size) : price,
+    quantity: String(original ? original.quantity : (parent?.quantities.tradable ?? '')),
+    iceberg: original?.iceberg ?? false,
+    residual: original?.residual ?? true,
+    broker_id: original?.broker_id ?? '',
+  };
+}
+
+/**
+ * The messages under the price and quantity fields. An empty price or quantity, no parent
+ * order or no broker to send to have none: they only keep submit disabled (INCOMPLETE).
+ */
+export function orderErrors(f: OrderForm, { instrument, parents, original }: OrderFormContext): Partial<Record<keyof OrderForm | typeof INCOMPLETE, string>> {
+  const e: Partial<Record<keyof OrderForm | typeof INCOMPLETE, string>> = {};
+  const parent = chosenParent(parents, f.parent_order_id);
+  if (!parent) e[INCOMPLETE] = 'No parent order';
+  else if (!f.broker_id && (parent.eligible_brokers ?? []).length === 0) e[INCOMPLETE] = 'No broker';
+  if (f.price.trim() === '') e[INCOMPLETE] = 'No price';
+  else e.price = priceError(f.price, { tick: instrument.tick_size, min: instrument.min_tick_price, max: instrument.max_tick_price }) ?? undefined;
+  if (f.quantity.trim() === '') e[INCOMPLETE] = 'No quantity';
+  else e.quantity = quantityError(f.quantity, { min: instrument.min_quantity, available: availableQuantity(parent, original) }) ?? undefined;
+  return e;
+}
+
+export function orderFormSchema(context: OrderFormContext) {
+  return z
+    .object({
+      parent_order_id: z.string(),
+      price: z.string(),
+      quantity: z.string(),
+      iceberg: z.boolean(),
+      residual: z.boolean(),
+      broker_id: z.string(),
+    })
+    .superRefine((f, ctx) => addIssues(ctx, orderErrors(f, context))) satisfies z.ZodType<OrderForm>;
+}
+
+/** What an edit changes, keyed as editMessage reads it; prices compare as exact decimals. */
+export function orderChanges(f: OrderForm, original: Order): Parameters<typeof editMessage>[0] {
+  const changed: Parameters<typeof editMessage>[0] = {};
+  const q = parseQuantity(f.quantity) ?? 0;
+  const p = parseDecimal(f.price);
+  if (q !== original.quantity) changed.quantity = q;
+  if (!p || !eq(p, dec(original.price))) changed.price = f.price;
+  if (f.residual !== original.residual) changed.residual = f.residual;
+  if (f.iceberg !== original.iceberg) changed.iceberg = f.iceberg;
+  return changed;
+}
+
+/** The PATCH /orders/{id} body of a valid form. */
+export function editOrderBody(f: OrderForm): components['schemas']['EditOrderRequest'] {
+  return { quantity: parseQuantity(f.quantity) ?? 0, limit_price: priceValue(parseDecimal(f.price)), residual: f.residual, iceberg: f.iceberg };
+}
+
+/** The POST /orders body of a valid form, for the chosen parent order and broker. */
+export function createOrderBody(f: OrderForm, instrument: Instrument, parent: ParentOrder, brokerId: string): components['schemas']['CreateOrderRequest'] {
+  return {
+    parent_order_id: parent.parent_order_id,
+    instrument_id: instrument.instrument_id,
+    direction: parent.direction,
+    quantity: parseQuantity(f.quantity) ?? 0,
+    limit_price: priceValue(parseDecimal(f.price)),
+    residual: f.residual,
+    iceberg: f.iceberg,
+    broker_id: brokerId,
+  };
+}
+
+const number = new Intl.NumberFormat('en-GB');
+
+/** The success message of spec section 8 for what an edit changed. */
+export function editMessage(changed: { quantity?: number; price?: string; residual?: boolean; iceberg?: boolean }): string {
+  const keys = Object.keys(changed) as (keyof typeof changed)[];
+  if (keys.length !== 1) return 'Changes applied to current order.';
+  switch (keys[0]) {
+    case 'quantity':
+      return `Order quantity updated to ${number.format(changed.quantity ?? 0)}.`;
+    case 'price':
+      return `Limit price updated to ${changed.price}.`;
+    case 'residual':
+      return 'Residuals setting updated.';
+    default:
+      return 'Visibility preferences updated.';
+  }
+}

@@ -273,7 +273,7 @@ pub fn decimal_schema() -> utoipa::openapi::schema::Object {
 
 /// Whole numbers in requests. JSON Schema counts `-132.0` and `1e2` as integers, so the
 /// server accepts every whole number however it is written, and refuses fractions and
-/// numbers outside the 64-bit range (ADR 0011).
+/// numbers outside the 64-bit range (ADR 0013).
 pub mod whole {
     use rust_decimal::Decimal;
     use rust_decimal::prelude::ToPrimitive;
@@ -313,7 +313,7 @@ pub mod whole {
 /// Exact decimals in requests (prices, tick sizes), at most [`decimal::LIMIT`] in size. A
 /// number with more digits than a decimal holds (28 places) cannot be any instrument's
 /// price; it is read as a double (17 significant digits) and then meets the tick-size
-/// rules like any other number, instead of being refused as malformed (ADR 0011).
+/// rules like any other number, instead of being refused as malformed (ADR 0013).
 pub mod decimal {
     use rust_decimal::Decimal;
     use rust_decimal::prelude::FromPrimitive;

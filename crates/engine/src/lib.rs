@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod clock;
+pub mod context;
 pub mod error;
 pub mod events;
 pub mod model;
@@ -14,6 +15,7 @@ pub mod reference;
 pub mod scheduler;
 pub mod security;
 pub mod seed;
+pub mod users;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -10,7 +10,7 @@ use upstairs_domain::price::on_tick;
 use upstairs_domain::{CompanyId, FieldError, InstrumentId, OrderId, ParentOrderId, Permission};
 use uuid::Uuid;
 
-use crate::accounts::{Actor, audit};
+use crate::context::{Actor, audit};
 use crate::error::EngineError;
 use crate::events::Event;
 use crate::model::*;

@@ -1,12 +1,12 @@
 //! Reference data: companies (brokers, liquidity providers, trading firms), instruments
-//! and their electronic band, and the admin view of users.
+//! and their electronic band.
 
 use rust_decimal::Decimal;
 use serde_json::json;
 use upstairs_domain::price::{Band, BandError};
-use upstairs_domain::{CompanyId, Email, FieldError, InstrumentId, Permission, Role, UserId};
+use upstairs_domain::{CompanyId, Email, FieldError, InstrumentId, Permission, UserId};
 
-use crate::accounts::{Actor, audit};
+use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, audit, blank_to_none, require};
 use crate::error::EngineError;
 use crate::events::Event;
 use crate::model::*;
@@ -51,46 +51,7 @@ pub struct InstrumentChanges {
     pub reversed_spread: Option<bool>,
 }
 
-/// Changes to a user by an admin (or a company admin for its own company), or by the
-/// user to their own preferences.
-#[derive(Debug, Default, Clone)]
-pub struct UserChanges {
-    pub first_name: Option<String>,
-    pub last_name: Option<String>,
-    pub email: Option<String>,
-    pub roles: Option<Vec<Role>>,
-    pub active: Option<bool>,
-    pub fix_integration: Option<bool>,
-    pub ems_trader_id: Option<Option<String>>,
-    pub parent_order_limit_multiplier: Option<Option<i64>>,
-    /// Refused when it names another company: a user's company cannot change.
-    pub company_id: Option<CompanyId>,
-    pub auto_accept: Option<upstairs_domain::AutoAccept>,
-    pub ui_metadata: Option<Vec<upstairs_domain::UiMetadataEntry>>,
-}
-
-impl UserChanges {
-    fn has_admin_fields(&self) -> bool {
-        self.first_name.is_some()
-            || self.last_name.is_some()
-            || self.email.is_some()
-            || self.roles.is_some()
-            || self.active.is_some()
-            || self.fix_integration.is_some()
-            || self.ems_trader_id.is_some()
-            || self.parent_order_limit_multiplier.is_some()
-    }
-}
-
 const COMPANY_TYPES: [&str; 2] = [COMPANY_BROKER, COMPANY_LIQUIDITY_PROVIDER];
-
-fn blank_to_none(v: Option<String>) -> Option<String> {
-    v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
-}
-
-fn require(actor: &Actor, p: Permission) -> Result<(), EngineError> {
-    if actor.can(p) { Ok(()) } else { Err(EngineError::Forbidden("You do not have permission to do this.".into())) }
-}
 
 fn company_json(c: &Company) -> serde_json::Value {
     json!({
@@ -113,20 +74,6 @@ fn instrument_json(i: &Instrument) -> serde_json::Value {
         "reversed_spread": i.reversed_spread,
     })
 }
-
-fn user_json(u: &User) -> serde_json::Value {
-    json!({
-        "email": u.email, "first_name": u.first_name, "last_name": u.last_name, "roles": u.roles,
-        "active": u.active, "fix_integration": u.fix_integration, "ems_trader_id": u.ems_trader_id,
-        "parent_order_limit_multiplier": u.parent_order_limit_multiplier, "auto_accept": u.auto_accept,
-        "ui_metadata": u.ui_metadata,
-    })
-}
-
-/// The largest page size a list answers.
-const MAX_PAGE_SIZE: i64 = 500;
-/// The last page number a list takes: the row offset `page × size` must fit 64 bits.
-const MAX_PAGE: i64 = i64::MAX / MAX_PAGE_SIZE;
 
 impl<S: Store> Engine<S> {
     // ----- companies -------------------------------------------------------------
@@ -281,135 +228,6 @@ impl<S: Store> Engine<S> {
             _ => {}
         }
         if errors.is_empty() { Ok(()) } else { Err(EngineError::invalid_many(errors)) }
-    }
-
-    // ----- users (admin) ---------------------------------------------------------
-
-    /// Users of every company for an admin; of its own company for a company admin.
-    pub async fn admin_users(&self, actor: &Actor, mut filter: UserFilter) -> Result<Page<UserView>, EngineError> {
-        if !actor.can(Permission::Admin) {
-            require(actor, Permission::ManageOwnCompanyUsers)?;
-            filter.company_id = Some(actor.user.company_id);
-        }
-        filter.page = filter.page.clamp(0, MAX_PAGE);
-        filter.size = filter.size.clamp(1, MAX_PAGE_SIZE);
-        let mut tx = self.store.read().await?;
-        Ok(tx.users(&filter).await?)
-    }
-
-    /// Changes a user. Anyone may change their own preferences; the other fields need
-    /// the admin permission, or a company admin acting on its own company's users.
-    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, user = %id))]
-    pub async fn update_user(&self, actor: &Actor, id: UserId, ch: UserChanges) -> Result<UserView, EngineError> {
-        let now = self.clock.now();
-        let mut tx = self.store.write().await?;
-        let mut view = tx.user(id).await?.ok_or_else(|| EngineError::NotFound("User not found.".into()))?;
-        let own_company = view.user.company_id == actor.user.company_id;
-        let is_admin = actor.can(Permission::Admin);
-        let manages = is_admin || (own_company && actor.can(Permission::ManageOwnCompanyUsers));
-        if id != actor.user.user_id && !manages {
-            return Err(if own_company || is_admin {
-                EngineError::Forbidden("You may only change your own preferences.".into())
-            } else {
-                EngineError::NotFound("User not found.".into())
-            });
-        }
-        if ch.has_admin_fields() && !manages {
-            return Err(EngineError::Forbidden("You may only change your own preferences.".into()));
-        }
-        if (ch.auto_accept.is_some() || ch.ui_metadata.is_some()) && id != actor.user.user_id {
-            return Err(EngineError::Forbidden("Only the user can change their own preferences.".into()));
-        }
-        if ch.company_id.is_some_and(|c| c != view.user.company_id) {
-            return Err(EngineError::invalid("company_id", "The company of a user cannot be changed"));
-        }
-        let operation = if ch.has_admin_fields() { "update" } else { "update_preferences" };
-        let before = user_json(&view.user);
-        let u = &mut view.user;
-        let mut errors = Vec::new();
-        if let Some(v) = ch.first_name {
-            u.first_name = v.trim().to_owned();
-            if u.first_name.chars().count() < 2 {
-                errors.push(FieldError::new("first_name", "First name must be at least 2 characters long"));
-            }
-        }
-        if let Some(v) = ch.last_name {
-            u.last_name = v.trim().to_owned();
-            if u.last_name.chars().count() < 2 {
-                errors.push(FieldError::new("last_name", "Last name must be at least 2 characters long"));
-            }
-        }
-        if let Some(v) = ch.email {
-            match Email::parse(&v) {
-                Ok(e) => {
-                    if e.as_str() != u.email && tx.user_by_email(e.as_str()).await?.is_some() {
-                        errors.push(FieldError::new("email", "A user with this email already exists."));
-                    }
-                    u.email = e.as_str().to_owned();
-                }
-                Err(m) => errors.push(FieldError::new("email", m)),
-            }
-        }
-        if let Some(mut roles) = ch.roles {
-            roles.sort();
-            roles.dedup();
-            if roles.is_empty() {
-                errors.push(FieldError::new("roles", "Select at least one role"));
-            }
-            let elevated = |r: &Role| matches!(r, Role::UpstairsAdmin | Role::UpstairsSales);
-            if !is_admin && roles.iter().filter(|r| elevated(r)).ne(u.roles.iter().filter(|r| elevated(r))) {
-                return Err(EngineError::Forbidden("Only venue admins can grant or remove venue roles.".into()));
-            }
-            u.roles = roles;
-        }
-        if let Some(v) = ch.active {
-            u.active = v;
-        }
-        if let Some(v) = ch.fix_integration {
-            u.fix_integration = v;
-        }
-        if let Some(v) = ch.ems_trader_id {
-            u.ems_trader_id = blank_to_none(v);
-        }
-        if let Some(v) = ch.parent_order_limit_multiplier {
-            // The admin form sends -1 for "no multiplier".
-            u.parent_order_limit_multiplier = v.filter(|m| *m != -1);
-            if matches!(u.parent_order_limit_multiplier, Some(m) if m <= 0) {
-                errors.push(FieldError::new("parent_order_limit_multiplier", "Must be greater than 0"));
-            }
-        }
-        if let Some(a) = ch.auto_accept {
-            u.auto_accept = Some(a);
-        }
-        if let Some(entries) = ch.ui_metadata {
-            for e in entries {
-                match u.ui_metadata.iter_mut().find(|x| x.key == e.key) {
-                    Some(slot) => *slot = e,
-                    None => u.ui_metadata.push(e),
-                }
-            }
-        }
-        if !errors.is_empty() {
-            return Err(EngineError::invalid_many(errors));
-        }
-        u.updated_at = now;
-        tx.update_user(u).await?;
-        let revoked = if !u.active { tx.delete_sessions_of_user(id).await? } else { 0 };
-        audit(
-            &mut tx,
-            now,
-            Some(actor.user.user_id),
-            "user",
-            Some(id.0),
-            operation,
-            json!({"before": before, "after": user_json(u), "sessions_revoked": revoked}),
-        )
-        .await?;
-        tx.commit().await?;
-        if revoked > 0 {
-            self.events.publish(Event::sessions_ended(id));
-        }
-        Ok(view)
     }
 
     // ----- instruments -----------------------------------------------------------

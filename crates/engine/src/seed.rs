@@ -7,10 +7,11 @@ use std::str::FromStr;
 use upstairs_domain::price::{add_ticks, ticks_between};
 use upstairs_domain::{AutoAccept, InstrumentId, Role};
 
-use crate::accounts::{BootstrapUser, audit};
+use crate::context::audit;
 use crate::error::EngineError;
 use crate::model::{Company, CompanyRef, Instrument, InstrumentFilter};
 use crate::ports::*;
+use crate::users::BootstrapUser;
 use crate::{Engine, Store};
 
 /// Password of every demo login.

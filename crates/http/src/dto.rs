@@ -165,7 +165,7 @@ pub struct UpdateUserRequest {
     pub company_id: Option<Uuid>,
 }
 
-impl From<UpdateUserRequest> for upstairs_engine::reference::UserChanges {
+impl From<UpdateUserRequest> for upstairs_engine::users::UserChanges {
     fn from(r: UpdateUserRequest) -> Self {
         Self {
             first_name: r.first_name,

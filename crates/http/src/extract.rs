@@ -7,7 +7,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 use std::net::SocketAddr;
 use upstairs_engine::Store;
-use upstairs_engine::accounts::{Actor, ClientInfo};
+use upstairs_engine::context::{Actor, ClientInfo};
 
 use crate::AppState;
 use crate::error::ApiError;

@@ -262,7 +262,7 @@ async fn shutdown_signal() {
     }
 }
 
-struct Bootstrap(upstairs_engine::accounts::BootstrapUser);
+struct Bootstrap(upstairs_engine::users::BootstrapUser);
 
 impl AsyncEngineFn<upstairs_engine::model::UserView> for Bootstrap {
     async fn call<S: Store>(self, engine: Engine<S>) -> anyhow::Result<upstairs_engine::model::UserView> {
@@ -309,7 +309,7 @@ pub async fn bootstrap_user_named(
             ),
         }
     }
-    let input = upstairs_engine::accounts::BootstrapUser {
+    let input = upstairs_engine::users::BootstrapUser {
         email: email.into(),
         password: password.into(),
         roles: parsed,

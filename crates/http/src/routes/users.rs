@@ -5,7 +5,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use upstairs_domain::{CompanyId, UserId};
 use upstairs_engine::Store;
-use upstairs_engine::accounts::NewUser;
+use upstairs_engine::users::NewUser;
 
 use crate::AppState;
 use crate::dto::*;

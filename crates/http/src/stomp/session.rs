@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::broadcast::error::RecvError;
 use upstairs_domain::InstrumentId;
 use upstairs_engine::Store;
-use upstairs_engine::accounts::Actor;
+use upstairs_engine::context::Actor;
 
 use super::frame::{Frame, Item, Parser};
 use super::messages::{Audience, Outgoing};

@@ -1,0 +1,73 @@
+//! What every use case needs: the acting user, the permission check, list limits and
+//! the audit row written in the use case's transaction.
+
+use chrono::{DateTime, Utc};
+use upstairs_domain::role::has_permission;
+use upstairs_domain::{Permission, SessionId, UserId};
+use uuid::Uuid;
+
+use crate::error::EngineError;
+use crate::model::*;
+use crate::ports::*;
+
+/// The signed-in caller of a use case.
+#[derive(Clone, Debug)]
+pub struct Actor {
+    pub user: User,
+    pub company_name: String,
+    pub session_id: SessionId,
+}
+
+impl Actor {
+    pub fn can(&self, p: Permission) -> bool {
+        has_permission(&self.user.roles, p)
+    }
+
+    pub fn view(&self) -> UserView {
+        UserView { user: self.user.clone(), company_name: self.company_name.clone() }
+    }
+}
+
+/// Where a request came from, for rate limits and the audit trail.
+#[derive(Clone, Debug, Default)]
+pub struct ClientInfo {
+    pub address: String,
+}
+
+/// A text field left blank means no value.
+pub(crate) fn blank_to_none(v: Option<String>) -> Option<String> {
+    v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
+}
+
+/// Refuses the call unless the actor holds the permission.
+pub(crate) fn require(actor: &Actor, p: Permission) -> Result<(), EngineError> {
+    if actor.can(p) { Ok(()) } else { Err(EngineError::Forbidden("You do not have permission to do this.".into())) }
+}
+
+/// The largest page size a list answers.
+pub(crate) const MAX_PAGE_SIZE: i64 = 500;
+/// The last page number a list takes: the row offset `page × size` must fit 64 bits.
+pub(crate) const MAX_PAGE: i64 = i64::MAX / MAX_PAGE_SIZE;
+
+/// Writes the action-log row of a change, in the transaction that makes it.
+pub(crate) async fn audit<T: Tx>(
+    tx: &mut T,
+    now: DateTime<Utc>,
+    actor: Option<UserId>,
+    entity: &str,
+    entity_id: Option<Uuid>,
+    operation: &str,
+    details: serde_json::Value,
+) -> Result<(), EngineError> {
+    tx.insert_action_log(&ActionLog {
+        action_log_id: Uuid::now_v7(),
+        entity: entity.to_owned(),
+        entity_id,
+        operation: operation.to_owned(),
+        user_id: actor,
+        created_at: now,
+        details,
+    })
+    .await?;
+    Ok(())
+}

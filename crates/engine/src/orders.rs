@@ -371,6 +371,18 @@ impl<S: Store> Engine<S> {
         if !self.config.calendar.is_open(now) {
             return Err(closed());
         }
+        // The reference data (instrument, eligible brokers) is read before the write
+        // transaction, so the writer (SQLite's only one, or the parent's row lock on
+        // PostgreSQL) is held only for the parent's quantities and the writes.
+        let (instrument, eligible_brokers) = {
+            let mut tx = self.store.read().await?;
+            let view = self.own_parent(&mut tx, actor, input.parent_order_id, false).await?;
+            let instrument = tx
+                .instrument(view.parent.instrument_id)
+                .await?
+                .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
+            (instrument, self.detail(&mut tx, view).await?.eligible_brokers)
+        };
         let mut tx = self.store.write().await?;
         let view = self.own_parent(&mut tx, actor, input.parent_order_id, true).await?;
         let parent = &view.parent;
@@ -380,10 +392,6 @@ impl<S: Store> Engine<S> {
                 errors: vec![],
             });
         }
-        let instrument = tx
-            .instrument(parent.instrument_id)
-            .await?
-            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
         let mut errors = Vec::new();
         if input.instrument_id.is_some_and(|i| i != parent.instrument_id) {
             errors.push(FieldError::new("instrument_id", "Must match the parent order"));
@@ -391,17 +399,11 @@ impl<S: Store> Engine<S> {
         if input.direction.is_some_and(|d| d != parent.direction) {
             errors.push(FieldError::new("direction", "Must match the parent order"));
         }
-        let detail = self.detail(&mut tx, view.clone()).await?;
-        if !detail.eligible_brokers.iter().any(|b| b.company_id == input.broker_id) {
+        if !eligible_brokers.iter().any(|b| b.company_id == input.broker_id) {
             errors.push(FieldError::new("broker_id", "Choose one of the eligible brokers"));
         }
-        Self::check_price_and_quantity(
-            &instrument,
-            input.price,
-            input.quantity,
-            detail.quantities.tradable,
-            &mut errors,
-        );
+        let tradable = Quantities::of(parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
+        Self::check_price_and_quantity(&instrument, input.price, input.quantity, tradable, &mut errors);
         if !errors.is_empty() {
             return Err(EngineError::invalid_many(errors));
         }

@@ -21,7 +21,8 @@ What one run does, on 127.0.0.1 only and bounded in time:
    `GET /api/instruments/A/book`, then `POST /api/orders` on A's parent.
 4. Fills instrument B's book with exactly N resting orders through the API (wrk bounded
    by count, then a top-up from one connection), and measures the same four calls with
-   the book and the POSTs on B.
+   the book and the POSTs on B. Then, as a control, puts one order on every tick of the
+   band of instrument C (the same levels as B's book) and measures its book read.
 5. Prints every figure (req/s, p50, p99 from wrk's latency distribution), its ratio to
    the ceiling and the derived ratios of the acceptance. It prints; it never asserts.
 
@@ -219,7 +220,8 @@ def setup_venue(port, env, args):
     expect(admin.call("POST", "/api/admin/companies",
                       {"name": "Firm", "full_name": "Bench Firm", "brokers": [ref], "default_broker": ref}), 201, "firm")
     instruments = []
-    for name, term in (("Bench A Dec26-Mar27", "Dec26-Mar27"), ("Bench B Mar27-Jun27", "Mar27-Jun27")):
+    for name, term in (("Bench A Dec26-Mar27", "Dec26-Mar27"), ("Bench B Mar27-Jun27", "Mar27-Jun27"),
+                       ("Bench C Jun27-Sep27", "Jun27-Sep27")):
         instruments.append(expect(admin.call("POST", "/api/admin/instruments", {
             "name": name, "term": term, "min_quantity": 1, "tick_size": 0.01, "exchange_id": "B", "currency": "EUR",
             "min_tick_price": 94.0, "max_tick_price": 96.0}), 201, "instrument")["instrument_id"])
@@ -359,6 +361,20 @@ def main():
         print(f"book with {args.resting} resting orders (instrument B):", flush=True)
         fill(args, port, trader, broker, instruments[1], parents[1], args.resting)
         measure("full", instruments[1], parents[1])
+        # The control: the same levels as the full book (one per tick of the band), one
+        # order each. The full book against it shows what the number of orders costs.
+        print("every tick of the band with one order (instrument C):", flush=True)
+        for t in range(TICK_LO, TICK_HI + 1):
+            expect(trader.call("POST", "/api/orders", {
+                "parent_order_id": parents[2], "quantity": 1, "limit_price": t / 10**DECIMALS, "broker_id": broker,
+                "residual": True, "iceberg": False}), 201, "control order")
+        name, path = "GET /api/instruments/{id}/book", f"/api/instruments/{instruments[2]}/book"
+        start_book = resting(trader, instruments[2])
+        r = wrk(args, port, path, [token], duration, "levels-get-book.txt")
+        r.update(call=name, phase="levels", book_start=start_book, book_end=resting(trader, instruments[2]))
+        results.append(r)
+        print(f"  levels {name:<31} {r['rate']:9.0f} req/s  p50 {ms(r['p50_us']):>9}  p99 {ms(r['p99_us']):>9}  "
+              f"errors {r['errors_total']}  book {r['book_start']}→{r['book_end']}", flush=True)
     finally:
         if server is not None:
             server.terminate()
@@ -383,7 +399,8 @@ def main():
     print("| call | book | req/s | p50 | p99 | errors | ÷ DB ceiling |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for r in results:
-        book = "empty" if r["phase"] == "empty" else f"{r['book_start']:,} resting"
+        book = {"empty": "empty", "levels": f"{r['book_start']:,} resting, one per tick"}.get(
+            r["phase"], f"{r['book_start']:,} resting")
         if r["call"] == "POST /api/orders":
             book += f" (→ {r['book_end']:,})"
         print(f"| `{r['call']}` | {book} | {r['rate']:.0f} | {ms(r['p50_us'])} | {ms(r['p99_us'])} | "
@@ -403,6 +420,9 @@ def main():
                                                              ("empty", "POST /api/orders")), "≥ 0.8", ""),
         (f"`GET book` {full} book / empty book", ratio(("full", "GET /api/instruments/{id}/book"),
                                                      ("empty", "GET /api/instruments/{id}/book")), "≥ 0.8", ""),
+        (f"`GET book` {full} book / the same levels with one order each",
+         ratio(("full", "GET /api/instruments/{id}/book"), ("levels", "GET /api/instruments/{id}/book")),
+         "(control)", "orders cost nothing beyond their levels when ≈ 1"),
         ("`GET book` / `GET users/me` (empty book)", ratio(("empty", "GET /api/instruments/{id}/book"),
                                                           ("empty", "GET /api/users/me")), "≥ 0.3", ""),
         (f"`GET book` / `GET users/me` ({full} book)", ratio(("full", "GET /api/instruments/{id}/book"),

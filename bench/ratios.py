@@ -21,8 +21,8 @@ What one run does, on 127.0.0.1 only and bounded in time:
    `GET /api/instruments/A/book`, then `POST /api/orders` on A's parent.
 4. Fills instrument B's book with exactly N resting orders through the API (wrk bounded
    by count, then a top-up from one connection), and measures the same four calls with
-   the book and the POSTs on B. Then, as a control, puts one order on every tick of the
-   band of instrument C (the same levels as B's book) and measures its book read.
+   the book and the POSTs on B; as a control, right after B's book read, the book of
+   instrument C, which has one order on every tick of the band (the same levels as B's).
 5. Prints every figure (req/s, p50, p99 from wrk's latency distribution), its ratio to
    the ceiling and the derived ratios of the acceptance. It prints; it never asserts.
 
@@ -340,19 +340,23 @@ def main():
         token = f"token={trader.token}"
         wrk(args, port, "/healthz", [], 2, "warmup.txt")
 
-        def measure(phase, instrument, parent):
-            runs = [("GET /healthz", "/healthz", []),
-                    ("GET /api/users/me", "/api/users/me", [token]),
-                    ("GET /api/instruments/{id}/book", f"/api/instruments/{instrument}/book", [token]),
-                    ("POST /api/orders", "/api/orders",
-                     [token, f"post={parent}", f"broker={broker}", f"ticks={TICK_LO}:{TICK_HI}:{DECIMALS}"])]
-            for name, path, script_args in runs:
+        def measure(phase, instrument, parent, control=None):
+            book = "GET /api/instruments/{id}/book"
+            runs = [("GET /healthz", "/healthz", [], phase, instrument),
+                    ("GET /api/users/me", "/api/users/me", [token], phase, instrument),
+                    (book, f"/api/instruments/{instrument}/book", [token], phase, instrument)]
+            if control:
+                runs.append((book, f"/api/instruments/{control}/book", [token], "levels", control))
+            runs.append(("POST /api/orders", "/api/orders",
+                         [token, f"post={parent}", f"broker={broker}", f"ticks={TICK_LO}:{TICK_HI}:{DECIMALS}"],
+                         phase, instrument))
+            for name, path, script_args, phase, instrument in runs:
                 start_book = resting(trader, instrument)
                 r = wrk(args, port, path, script_args, duration,
                         f"{phase}-{name.split()[0].lower()}-{path.strip('/').split('/')[-1]}.txt")
                 r.update(call=name, phase=phase, book_start=start_book, book_end=resting(trader, instrument))
                 results.append(r)
-                print(f"  {phase:<5} {name:<32} {r['rate']:9.0f} req/s  p50 {ms(r['p50_us']):>9}  "
+                print(f"  {phase:<6} {name:<31} {r['rate']:9.0f} req/s  p50 {ms(r['p50_us']):>9}  "
                       f"p99 {ms(r['p99_us']):>9}  errors {r['errors_total']}  book {r['book_start']}→{r['book_end']}",
                       flush=True)
 
@@ -360,21 +364,14 @@ def main():
         measure("empty", instruments[0], parents[0])
         print(f"book with {args.resting} resting orders (instrument B):", flush=True)
         fill(args, port, trader, broker, instruments[1], parents[1], args.resting)
-        measure("full", instruments[1], parents[1])
         # The control: the same levels as the full book (one per tick of the band), one
-        # order each. The full book against it shows what the number of orders costs.
-        print("every tick of the band with one order (instrument C):", flush=True)
+        # order each, read right after the full book. Against it, the full book shows what
+        # the number of orders costs beyond the number of levels.
         for t in range(TICK_LO, TICK_HI + 1):
             expect(trader.call("POST", "/api/orders", {
                 "parent_order_id": parents[2], "quantity": 1, "limit_price": t / 10**DECIMALS, "broker_id": broker,
                 "residual": True, "iceberg": False}), 201, "control order")
-        name, path = "GET /api/instruments/{id}/book", f"/api/instruments/{instruments[2]}/book"
-        start_book = resting(trader, instruments[2])
-        r = wrk(args, port, path, [token], duration, "levels-get-book.txt")
-        r.update(call=name, phase="levels", book_start=start_book, book_end=resting(trader, instruments[2]))
-        results.append(r)
-        print(f"  levels {name:<31} {r['rate']:9.0f} req/s  p50 {ms(r['p50_us']):>9}  p99 {ms(r['p99_us']):>9}  "
-              f"errors {r['errors_total']}  book {r['book_start']}→{r['book_end']}", flush=True)
+        measure("full", instruments[1], parents[1], control=instruments[2])
     finally:
         if server is not None:
             server.terminate()

@@ -26,6 +26,9 @@ const FOR_UPDATE: &str = " for update";
 const SKIP_LOCKED: &str = " for update skip locked";
 const STRPOS: &str = "strpos";
 const HAS_COMPANY_TYPE: &str = "c.roles @> jsonb_build_array($1::text)";
+/// A book's levels as one JSON array of `[side, price, company id, shown]`.
+const BOOK_LEVELS: &str =
+    "coalesce(json_agg(json_build_array(direction, price::text, company_id::text, shown)), '[]'::json)";
 
 #[derive(Clone)]
 pub struct PgStore {

@@ -4,7 +4,7 @@
 //! takes them too), `on conflict … do update`, `returning`. What really differs lives
 //! in each backend's module as a few constants that this macro's body names:
 //! `FOR_UPDATE` (row locks), `SKIP_LOCKED` (timer claims), `STRPOS` (substring
-//! search) and `HAS_COMPANY_TYPE` (JSON containment), and in the column adapters of
+//! search), `HAS_COMPANY_TYPE` (JSON containment) and `BOOK_LEVELS` (a JSON aggregate), and in the column adapters of
 //! [`crate::adapt`]. The macro is expanded once per backend, on its transaction type,
 //! because sqlx's executor traits cannot be named generically over both drivers
 //! without bounds that async traits do not carry.
@@ -951,14 +951,14 @@ macro_rules! shared_repos {
             }
 
             async fn book_rows(&mut self, instrument: InstrumentId) -> StoreResult<Vec<BookRow>> {
-                let rows = sqlx::query_as::<_, BookLevelRow>(
-                    "select direction, price, company_id, shown from book_level where instrument_id = $1 and shown > 0",
-                )
+                let levels: Json<Vec<BookLevelJson>> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                    "select {BOOK_LEVELS} from book_level where instrument_id = $1 and shown > 0"
+                )))
                 .bind(instrument.0)
-                .fetch_all(&mut *self.tx)
+                .fetch_one(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
-                convert(rows, BookLevelRow::into_model)
+                convert(levels.0, BookLevelJson::into_model)
             }
 
             async fn orders_in_states(&mut self, states: &[OrderState]) -> StoreResult<Vec<ChildOrder>> {

@@ -5,6 +5,7 @@
 use rust_decimal::Decimal;
 use serde_json::Value;
 use sqlx::types::Json;
+use std::str::FromStr;
 use upstairs_domain::order::{Direction, OrderState};
 use upstairs_domain::{
     AutoAccept, CompanyId, InstrumentId, OrderId, ParentOrderId, Role, SessionId, UiMetadataEntry, UserId,
@@ -363,21 +364,21 @@ impl ChildOrderRow {
     }
 }
 
-#[derive(sqlx::FromRow)]
-pub struct BookLevelRow {
-    direction: String,
-    price: Dec,
-    company_id: Uuid,
-    shown: i64,
-}
+/// One book level as the backend's JSON aggregate carries it: side, price as text,
+/// company id as text, shown quantity. The levels of a book come back as one row (a
+/// JSON array) instead of one row each, because SQLite's driver hands every row over
+/// from its worker thread separately, and that hand-over dominated a book read.
+#[derive(serde::Deserialize)]
+pub struct BookLevelJson(String, String, String, i64);
 
-impl BookLevelRow {
+impl BookLevelJson {
     pub fn into_model(self) -> StoreResult<BookRow> {
+        let BookLevelJson(direction, price, company_id, shown) = self;
         Ok(BookRow {
-            price: self.price.0,
-            direction: stored("direction", &self.direction, Direction::parse(&self.direction))?,
-            company_id: CompanyId(self.company_id),
-            shown: self.shown,
+            price: stored("price", &price, Decimal::from_str(&price).ok())?,
+            direction: stored("direction", &direction, Direction::parse(&direction))?,
+            company_id: CompanyId(stored("company_id", &company_id, Uuid::parse_str(&company_id).ok())?),
+            shown,
         })
     }
 }

@@ -27,6 +27,8 @@ const FOR_UPDATE: &str = "";
 const SKIP_LOCKED: &str = "";
 const STRPOS: &str = "instr";
 const HAS_COMPANY_TYPE: &str = "exists (select 1 from json_each(c.roles) where value = $1)";
+/// A book's levels as one JSON array of `[side, price, company id, shown]`.
+const BOOK_LEVELS: &str = "json_group_array(json_array(direction, price, lower(hex(company_id)), shown))";
 
 /// Read connections: enough for the two cores' worth of request handlers, plus slack.
 const READERS: u32 = 8;

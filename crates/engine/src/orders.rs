@@ -15,6 +15,7 @@ use crate::error::EngineError;
 use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
+use crate::reference::visible_instrument;
 use crate::{Engine, Store};
 
 /// Largest parent order without a per-user multiplier.
@@ -526,8 +527,8 @@ impl<S: Store> Engine<S> {
 
     /// The anonymous book of an instrument the caller may see, with its own share marked.
     pub async fn book(&self, actor: &Actor, instrument_id: InstrumentId) -> Result<Book, EngineError> {
-        let instrument = self.instrument(actor, instrument_id).await?;
         let mut tx = self.store.read().await?;
+        let instrument = visible_instrument(&mut tx, actor, instrument_id).await?;
         let rows = tx.book_rows(instrument_id).await?;
         let levels = book_levels(&rows, Some(actor.user.company_id));
         Ok(Book { instrument, levels })

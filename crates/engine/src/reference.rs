@@ -266,10 +266,7 @@ impl<S: Store> Engine<S> {
     /// One instrument the caller may see (admins see every one).
     pub async fn instrument(&self, actor: &Actor, id: InstrumentId) -> Result<Instrument, EngineError> {
         let mut tx = self.store.read().await?;
-        let i = tx.instrument(id).await?.filter(|i| {
-            actor.can(Permission::Admin) || (i.active && i.is_sandbox == actor.can(Permission::SandboxOnly))
-        });
-        i.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
+        visible_instrument(&mut tx, actor, id).await
     }
 
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
@@ -441,4 +438,17 @@ fn apply_instrument_changes(i: &mut Instrument, ch: InstrumentChanges) -> Result
         errors.push(FieldError::new("exchange_tick_size", "Tick size must be greater than 0"));
     }
     if errors.is_empty() { Ok(()) } else { Err(EngineError::invalid_many(errors)) }
+}
+
+/// One instrument the caller may see (admins see every one), read in the caller's transaction.
+pub(crate) async fn visible_instrument<T: Tx>(
+    tx: &mut T,
+    actor: &Actor,
+    id: InstrumentId,
+) -> Result<Instrument, EngineError> {
+    let i = tx
+        .instrument(id)
+        .await?
+        .filter(|i| actor.can(Permission::Admin) || (i.active && i.is_sandbox == actor.can(Permission::SandboxOnly)));
+    i.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
 }

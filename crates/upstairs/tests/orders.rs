@@ -627,6 +627,9 @@ async fn concurrent_writers_keep_counters_exact(b: Backend) {
 
 /// Edits race the close run by a second engine on the same database (another node):
 /// an order the close expired never comes back to WORKING, and the counters stay exact.
+/// What this guards is the lock order (the close locks each parent like an edit does, so
+/// neither deadlocks nor loses a compare-and-set); the compare-and-set itself is tested
+/// with a stale read in the store's `stale_order_write_is_refused`.
 async fn edits_racing_the_close_never_revive_an_order(b: Backend) {
     struct Close;
     impl app::AsyncEngineFn<usize> for Close {

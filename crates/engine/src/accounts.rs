@@ -100,12 +100,11 @@ impl<S: Store> Engine<S> {
     /// The caller behind a bearer token, or `Unauthorized` when the session is gone.
     pub async fn authenticate(&self, token: &str) -> Result<Actor, EngineError> {
         let gone = || EngineError::Unauthorized("Your session has expired. Please sign in again.".into());
-        let mut tx = self.store.read().await?;
-        let session = tx.session_by_token_hash(&security::token_hash(token)).await?.ok_or_else(gone)?;
+        let mut tx = self.store.single().await?;
+        let (session, view) = tx.session_user(&security::token_hash(token)).await?.ok_or_else(gone)?;
         if session.expires_at <= self.clock.now() {
             return Err(gone());
         }
-        let view = tx.user(session.user_id).await?.ok_or_else(gone)?;
         if !view.user.active {
             return Err(gone());
         }
@@ -127,7 +126,7 @@ impl<S: Store> Engine<S> {
         )
         .await?;
         tx.commit().await?;
-        self.events.publish(Event::sessions_ended(actor.user.user_id));
+        self.publish(Event::sessions_ended(actor.user.user_id));
         Ok(())
     }
 
@@ -245,7 +244,7 @@ impl<S: Store> Engine<S> {
         .await?;
         tx.commit().await?;
         if revoked > 0 {
-            self.events.publish(Event::sessions_ended(link.user_id));
+            self.publish(Event::sessions_ended(link.user_id));
         }
         Ok(())
     }

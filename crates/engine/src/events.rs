@@ -2,7 +2,7 @@
 //! (`upstairs-http`) alone decides destinations and wire payloads (ADRs 0005, 0011).
 
 use tokio::sync::broadcast;
-use upstairs_domain::{InstrumentId, UserId};
+use upstairs_domain::{CompanyId, InstrumentId, UserId};
 
 use crate::model::{ChildOrder, Instrument, ParentOrder};
 
@@ -18,6 +18,8 @@ pub enum Event {
     BookChanged { instrument_id: InstrumentId },
     /// An instrument's reference data or band changed.
     InstrumentChanged { instrument: Instrument },
+    /// Not delivered: a company's reference data (its brokers) changed.
+    CompanyChanged { company_id: CompanyId },
     /// Not delivered: some sessions of this user ended (logout, deactivation, new password),
     /// so its open sockets re-check their session at once.
     SessionsEnded { user_id: UserId },

@@ -3,6 +3,7 @@
 //! its outgoing e-mails are written in that same transaction.
 
 pub mod accounts;
+mod cache;
 pub mod clock;
 pub mod context;
 pub mod error;
@@ -70,6 +71,7 @@ pub struct Engine<S: Store> {
     limiter: Arc<ratelimit::RateLimiter>,
     /// Poked after a commit that created due work, so the scheduler runs at once.
     wake: Arc<Notify>,
+    caches: Arc<cache::Caches>,
 }
 
 impl<S: Store> Clone for Engine<S> {
@@ -82,6 +84,7 @@ impl<S: Store> Clone for Engine<S> {
             config: self.config.clone(),
             limiter: self.limiter.clone(),
             wake: self.wake.clone(),
+            caches: self.caches.clone(),
         }
     }
 }
@@ -95,7 +98,16 @@ impl<S: Store> Engine<S> {
         config: EngineConfig,
     ) -> Self {
         let limiter = Arc::new(ratelimit::RateLimiter::new(config.rate_limits.clone()));
-        Self { store, clock, events, mailer, config: Arc::new(config), limiter, wake: Arc::new(Notify::new()) }
+        Self {
+            store,
+            clock,
+            events,
+            mailer,
+            config: Arc::new(config),
+            limiter,
+            wake: Arc::new(Notify::new()),
+            caches: Arc::default(),
+        }
     }
 
     pub fn config(&self) -> &EngineConfig {
@@ -116,5 +128,12 @@ impl<S: Store> Engine<S> {
 
     pub fn wake_handle(&self) -> Arc<Notify> {
         self.wake.clone()
+    }
+
+    /// Publishes what a commit changed, after dropping the cache entries it makes
+    /// stale: the caller's next read sees its own write.
+    fn publish(&self, event: Event) {
+        self.caches.apply(&event);
+        self.events.publish(event);
     }
 }

@@ -3,7 +3,8 @@
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde_json::json;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use upstairs_domain::calendar::Status;
 use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, transition};
 use upstairs_domain::price::on_tick;
@@ -11,11 +12,10 @@ use upstairs_domain::{CompanyId, FieldError, InstrumentId, OrderId, ParentOrderI
 use uuid::Uuid;
 
 use crate::context::{Actor, audit};
-use crate::error::EngineError;
+use crate::error::{EngineError, StoreError};
 use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
-use crate::reference::visible_instrument;
 use crate::{Engine, Store};
 
 /// Largest parent order without a per-user multiplier.
@@ -78,7 +78,7 @@ pub struct Level {
 
 #[derive(Clone, Debug)]
 pub struct Book {
-    pub instrument: Instrument,
+    pub instrument: Arc<Instrument>,
     /// Best (highest) price first.
     pub levels: Vec<Level>,
 }
@@ -96,33 +96,58 @@ impl Book {
 /// Folds the per-company book rows into price levels, best (highest) price first,
 /// marking the `own` company's share.
 pub fn book_levels(rows: &[BookRow], own: Option<CompanyId>) -> Vec<Level> {
-    let mut by_price: BTreeMap<Decimal, Level> = BTreeMap::new();
-    for o in rows {
-        let shown = o.shown;
-        let mine = own == Some(o.company_id);
-        let l = by_price.entry(o.price.normalize()).or_insert(Level {
-            price: o.price.normalize(),
-            buy_quantity: 0,
-            sell_quantity: 0,
-            own_buy_quantity: 0,
-            own_sell_quantity: 0,
-        });
-        match o.direction {
-            Direction::Buy => {
-                l.buy_quantity += shown;
-                if mine {
-                    l.own_buy_quantity += shown;
-                }
-            }
-            Direction::Sell => {
-                l.sell_quantity += shown;
-                if mine {
-                    l.own_sell_quantity += shown;
-                }
+    BookLevels::of(rows).seen_by(own)
+}
+
+/// A book's levels with every company's share set apart, so that each caller's view
+/// (its own share marked) is a copy and a few additions (cached: ADR 0014).
+#[derive(Debug)]
+pub struct BookLevels {
+    /// Best (highest) price first, no own shares.
+    levels: Vec<Level>,
+    /// Per company: (index into `levels`, buy, sell).
+    shares: HashMap<CompanyId, Vec<(usize, i64, i64)>>,
+}
+
+impl BookLevels {
+    pub fn of(rows: &[BookRow]) -> Self {
+        let mut by_price: BTreeMap<Decimal, Level> = BTreeMap::new();
+        for o in rows {
+            let l = by_price.entry(o.price.normalize()).or_insert(Level {
+                price: o.price.normalize(),
+                buy_quantity: 0,
+                sell_quantity: 0,
+                own_buy_quantity: 0,
+                own_sell_quantity: 0,
+            });
+            match o.direction {
+                Direction::Buy => l.buy_quantity += o.shown,
+                Direction::Sell => l.sell_quantity += o.shown,
             }
         }
+        let levels: Vec<Level> = by_price.into_values().rev().collect();
+        let mut shares: HashMap<CompanyId, Vec<(usize, i64, i64)>> = HashMap::new();
+        for o in rows {
+            let price = o.price.normalize();
+            let i = levels.partition_point(|l| l.price > price);
+            let (buy, sell) = match o.direction {
+                Direction::Buy => (o.shown, 0),
+                Direction::Sell => (0, o.shown),
+            };
+            shares.entry(o.company_id).or_default().push((i, buy, sell));
+        }
+        Self { levels, shares }
     }
-    by_price.into_values().rev().collect()
+
+    /// The levels as `own` sees them (its share marked); `None` for the shared topic.
+    pub fn seen_by(&self, own: Option<CompanyId>) -> Vec<Level> {
+        let mut levels = self.levels.clone();
+        for &(i, buy, sell) in own.and_then(|c| self.shares.get(&c)).into_iter().flatten() {
+            levels[i].own_buy_quantity += buy;
+            levels[i].own_sell_quantity += sell;
+        }
+        levels
+    }
 }
 
 fn not_found_order() -> EngineError {
@@ -155,10 +180,10 @@ impl<S: Store> Engine<S> {
         }
     }
 
-    async fn detail(&self, tx: &mut S::Tx, view: ParentOrderView) -> Result<ParentOrderDetail, EngineError> {
+    async fn detail(&self, view: ParentOrderView) -> Result<ParentOrderDetail, EngineError> {
         let quantities = Quantities::of(view.parent.quantity, view.working, view.matched)
             .ok_or_else(|| EngineError::Internal(format!("parent {} over-allocated", view.parent.parent_order_id)))?;
-        let eligible_brokers = tx.company(view.parent.company_id).await?.map(|c| c.brokers).unwrap_or_default();
+        let eligible_brokers = (*self.cached_brokers(view.parent.company_id).await?).clone();
         Ok(ParentOrderDetail { view, quantities, eligible_brokers })
     }
 
@@ -170,10 +195,8 @@ impl<S: Store> Engine<S> {
         id: ParentOrderId,
         lock: bool,
     ) -> Result<ParentOrderView, EngineError> {
-        if lock {
-            tx.lock_parent_order(id).await?;
-        }
-        tx.parent_order(id).await?.filter(|p| p.parent.company_id == actor.user.company_id).ok_or_else(not_found_parent)
+        let view = if lock { tx.lock_parent_order(id).await? } else { tx.parent_order(id).await? };
+        view.filter(|p| p.parent.company_id == actor.user.company_id).ok_or_else(not_found_parent)
     }
 
     pub async fn parent_orders(
@@ -185,7 +208,7 @@ impl<S: Store> Engine<S> {
         let views = tx.parent_orders(actor.user.company_id, states).await?;
         let mut out = Vec::with_capacity(views.len());
         for v in views {
-            out.push(self.detail(&mut tx, v).await?);
+            out.push(self.detail(v).await?);
         }
         Ok(out)
     }
@@ -193,7 +216,7 @@ impl<S: Store> Engine<S> {
     pub async fn parent_order(&self, actor: &Actor, id: ParentOrderId) -> Result<ParentOrderDetail, EngineError> {
         let mut tx = self.store.read().await?;
         let v = self.own_parent(&mut tx, actor, id, false).await?;
-        self.detail(&mut tx, v).await
+        self.detail(v).await
     }
 
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
@@ -251,7 +274,7 @@ impl<S: Store> Engine<S> {
             json!({"instrument_id": parent.instrument_id, "direction": direction, "quantity": parent.quantity}),
         )
         .await?;
-        let detail = self.detail(&mut tx, ParentOrderView { parent, working: 0, matched: 0 }).await?;
+        let detail = self.detail(ParentOrderView { parent, working: 0, matched: 0 }).await?;
         tx.commit().await?;
         self.publish_parent(&detail.view.parent);
         Ok(detail)
@@ -318,31 +341,26 @@ impl<S: Store> Engine<S> {
 
     pub async fn orders(&self, actor: &Actor, mut filter: OrderFilter) -> Result<Vec<OrderDetail>, EngineError> {
         filter.company_id = Some(actor.user.company_id);
-        let mut tx = self.store.read().await?;
-        let orders = tx.orders(&filter).await?;
-        let mut bands: BTreeMap<InstrumentId, Option<Instrument>> = BTreeMap::new();
+        let orders = self.store.single().await?.orders(&filter).await?;
         let mut out = Vec::with_capacity(orders.len());
         for o in orders {
-            if let std::collections::btree_map::Entry::Vacant(slot) = bands.entry(o.instrument_id) {
-                slot.insert(tx.instrument(o.instrument_id).await?);
-            }
-            let matchable = bands
-                .get(&o.instrument_id)
-                .and_then(|i| i.as_ref())
-                .is_some_and(|i| i.min_tick_price <= o.price && o.price <= i.max_tick_price);
+            let matchable = self.matchable(&o).await?;
             out.push(OrderDetail { order: o, matchable });
         }
         Ok(out)
     }
 
     pub async fn order(&self, actor: &Actor, id: OrderId) -> Result<OrderDetail, EngineError> {
-        let mut tx = self.store.read().await?;
-        let o = tx.order(id).await?.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
-        let matchable = tx
-            .instrument(o.instrument_id)
-            .await?
-            .is_some_and(|i| i.min_tick_price <= o.price && o.price <= i.max_tick_price);
+        let o = self.store.single().await?.order(id).await?;
+        let o = o.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
+        let matchable = self.matchable(&o).await?;
         Ok(OrderDetail { order: o, matchable })
+    }
+
+    /// Whether an order's price is inside its instrument's band (so it can be matched).
+    async fn matchable(&self, o: &ChildOrder) -> Result<bool, EngineError> {
+        let i = self.cached_instrument(o.instrument_id).await?;
+        Ok(i.min_tick_price <= o.price && o.price <= i.max_tick_price)
     }
 
     fn check_price_and_quantity(
@@ -372,20 +390,13 @@ impl<S: Store> Engine<S> {
         if !self.config.calendar.is_open(now) {
             return Err(closed());
         }
-        // The reference data (instrument, eligible brokers) is read before the write
-        // transaction, so the writer (SQLite's only one, or the parent's row lock on
+        // The reference data (instrument, eligible brokers) comes from the caches
+        // (ADR 0014): the writer (SQLite's only one, or the parent's row lock on
         // PostgreSQL) is held only for the parent's quantities and the writes.
-        let (instrument, eligible_brokers) = {
-            let mut tx = self.store.read().await?;
-            let view = self.own_parent(&mut tx, actor, input.parent_order_id, false).await?;
-            let instrument = tx
-                .instrument(view.parent.instrument_id)
-                .await?
-                .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
-            (instrument, self.detail(&mut tx, view).await?.eligible_brokers)
-        };
+        let eligible_brokers = self.cached_brokers(actor.user.company_id).await?;
         let mut tx = self.store.write().await?;
         let view = self.own_parent(&mut tx, actor, input.parent_order_id, true).await?;
+        let instrument = self.cached_instrument(view.parent.instrument_id).await?;
         let parent = &view.parent;
         if parent.state != ParentState::Active {
             return Err(EngineError::Conflict {
@@ -464,10 +475,7 @@ impl<S: Store> Engine<S> {
             errors: vec![],
         })?;
         let before = o.clone();
-        let instrument = tx
-            .instrument(o.instrument_id)
-            .await?
-            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
+        let instrument = self.cached_instrument(o.instrument_id).await?;
         let tradable = Quantities::of(view.parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
         let quantity = edit.quantity.unwrap_or(o.quantity);
         let price = edit.price.unwrap_or(o.price);
@@ -527,34 +535,38 @@ impl<S: Store> Engine<S> {
 
     /// The anonymous book of an instrument the caller may see, with its own share marked.
     pub async fn book(&self, actor: &Actor, instrument_id: InstrumentId) -> Result<Book, EngineError> {
-        let mut tx = self.store.read().await?;
-        let instrument = visible_instrument(&mut tx, actor, instrument_id).await?;
-        let rows = tx.book_rows(instrument_id).await?;
-        let levels = book_levels(&rows, Some(actor.user.company_id));
+        let instrument = self.visible_instrument(actor, instrument_id).await?;
+        let levels = self.cached_levels(instrument_id).await?.seen_by(Some(actor.user.company_id));
         Ok(Book { instrument, levels })
     }
 
     /// The anonymous book of an instrument as the shared topic shows it (no own shares).
     pub async fn anonymous_book(&self, instrument_id: InstrumentId) -> Result<Book, EngineError> {
-        let mut tx = self.store.read().await?;
-        let instrument =
-            tx.instrument(instrument_id).await?.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
-        let rows = tx.book_rows(instrument_id).await?;
-        let levels = book_levels(&rows, None);
+        let instrument = self.cached_instrument(instrument_id).await?;
+        let levels = self.cached_levels(instrument_id).await?.seen_by(None);
         Ok(Book { instrument, levels })
+    }
+
+    /// The levels of a book, from the cache (ADR 0014): read in O(levels) on a miss.
+    async fn cached_levels(&self, instrument_id: InstrumentId) -> Result<Arc<BookLevels>, EngineError> {
+        let load = || async {
+            let rows = self.store.single().await?.book_rows(instrument_id).await?;
+            Ok::<_, StoreError>(Some(BookLevels::of(&rows)))
+        };
+        Ok(self.caches.books.get(instrument_id, load).await?.expect("a book is never absent"))
     }
 
     /// Says the book of an instrument changed; the edge reads it back, conflated (ADR 0011).
     pub fn publish_book(&self, instrument_id: InstrumentId) {
-        self.events.publish(Event::book_changed(instrument_id));
+        self.publish(Event::book_changed(instrument_id));
     }
 
     fn publish_order(&self, o: &ChildOrder) {
-        self.events.publish(Event::order_changed(o));
+        self.publish(Event::order_changed(o));
     }
 
     fn publish_parent(&self, p: &ParentOrder) {
-        self.events.publish(Event::parent_order_changed(p));
+        self.publish(Event::parent_order_changed(p));
     }
 
     /// The close: every working, locked or reserved child order expires and its

@@ -24,6 +24,11 @@ pub trait Store: Clone + Send + Sync + 'static {
     /// A transaction that only reads.
     async fn read(&self) -> StoreResult<Self::Tx>;
 
+    /// A connection for a read of one statement, outside any transaction (one statement
+    /// sees one snapshot by itself): no `BEGIN`/`ROLLBACK` round trips on the hottest
+    /// reads. Never use it for two statements that must agree, nor for a write.
+    async fn single(&self) -> StoreResult<Self::Tx>;
+
     /// A short name of the backend for logs ("sqlite", "postgres").
     fn backend(&self) -> &'static str;
 }
@@ -69,9 +74,9 @@ pub trait InstrumentRepo {
 
 #[async_trait]
 pub trait OrderRepo {
-    /// Serialises changes to one parent order's quantities (a row lock on PostgreSQL;
-    /// SQLite's write transaction already holds the only write lock).
-    async fn lock_parent_order(&mut self, id: ParentOrderId) -> StoreResult<()>;
+    /// Reads a parent order and serialises changes to its quantities until commit (a
+    /// row lock on PostgreSQL; SQLite's write transaction already holds the only write lock).
+    async fn lock_parent_order(&mut self, id: ParentOrderId) -> StoreResult<Option<ParentOrderView>>;
     async fn insert_parent_order(&mut self, p: &ParentOrder) -> StoreResult<()>;
     async fn update_parent_order_state(
         &mut self,
@@ -116,7 +121,8 @@ pub trait UserRepo {
 #[async_trait]
 pub trait SessionRepo {
     async fn insert_session(&mut self, s: &Session) -> StoreResult<()>;
-    async fn session_by_token_hash(&mut self, token_hash: &str) -> StoreResult<Option<Session>>;
+    /// The session of a token and its user, in one statement.
+    async fn session_user(&mut self, token_hash: &str) -> StoreResult<Option<(Session, UserView)>>;
     async fn delete_session(&mut self, id: SessionId) -> StoreResult<()>;
     /// Revokes every session of a user; returns how many.
     async fn delete_sessions_of_user(&mut self, user: UserId) -> StoreResult<u64>;

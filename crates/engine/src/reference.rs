@@ -3,11 +3,12 @@
 
 use rust_decimal::Decimal;
 use serde_json::json;
+use std::sync::Arc;
 use upstairs_domain::price::{Band, BandError};
 use upstairs_domain::{CompanyId, Email, FieldError, InstrumentId, Permission, UserId};
 
 use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, audit, blank_to_none, require};
-use crate::error::EngineError;
+use crate::error::{EngineError, StoreError};
 use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
@@ -149,6 +150,7 @@ impl<S: Store> Engine<S> {
         .await?;
         let c = tx.company(id).await?.ok_or_else(|| EngineError::Internal("company vanished".into()))?;
         tx.commit().await?;
+        self.publish(Event::CompanyChanged { company_id: id });
         Ok(c)
     }
 
@@ -265,8 +267,7 @@ impl<S: Store> Engine<S> {
 
     /// One instrument the caller may see (admins see every one).
     pub async fn instrument(&self, actor: &Actor, id: InstrumentId) -> Result<Instrument, EngineError> {
-        let mut tx = self.store.read().await?;
-        visible_instrument(&mut tx, actor, id).await
+        Ok((*self.visible_instrument(actor, id).await?).clone())
     }
 
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
@@ -365,7 +366,38 @@ impl<S: Store> Engine<S> {
     }
 
     fn publish_instrument(&self, i: &Instrument) {
-        self.events.publish(Event::instrument_changed(i));
+        self.publish(Event::instrument_changed(i));
+    }
+
+    /// An instrument, from the cache (ADR 0014).
+    pub(crate) async fn cached_instrument(&self, id: InstrumentId) -> Result<Arc<Instrument>, EngineError> {
+        let load = || async { self.store.single().await?.instrument(id).await };
+        self.caches
+            .instruments
+            .get(id, load)
+            .await?
+            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
+    }
+
+    /// An instrument the caller may see (admins see every one; others the active ones
+    /// of their kind, sandbox or not).
+    pub(crate) async fn visible_instrument(
+        &self,
+        actor: &Actor,
+        id: InstrumentId,
+    ) -> Result<Arc<Instrument>, EngineError> {
+        Some(self.cached_instrument(id).await?)
+            .filter(|i| {
+                actor.can(Permission::Admin) || (i.active && i.is_sandbox == actor.can(Permission::SandboxOnly))
+            })
+            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
+    }
+
+    /// The brokers a company's traders may route to, from the cache (ADR 0014).
+    pub(crate) async fn cached_brokers(&self, company: CompanyId) -> Result<Arc<Vec<CompanyRef>>, EngineError> {
+        let load =
+            || async { Ok::<_, StoreError>(self.store.read().await?.company(company).await?.map(|c| c.brokers)) };
+        Ok(self.caches.brokers.get(company, load).await?.unwrap_or_default())
     }
 }
 
@@ -438,17 +470,4 @@ fn apply_instrument_changes(i: &mut Instrument, ch: InstrumentChanges) -> Result
         errors.push(FieldError::new("exchange_tick_size", "Tick size must be greater than 0"));
     }
     if errors.is_empty() { Ok(()) } else { Err(EngineError::invalid_many(errors)) }
-}
-
-/// One instrument the caller may see (admins see every one), read in the caller's transaction.
-pub(crate) async fn visible_instrument<T: Tx>(
-    tx: &mut T,
-    actor: &Actor,
-    id: InstrumentId,
-) -> Result<Instrument, EngineError> {
-    let i = tx
-        .instrument(id)
-        .await?
-        .filter(|i| actor.can(Permission::Admin) || (i.active && i.is_sandbox == actor.can(Permission::SandboxOnly)));
-    i.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
 }

@@ -249,6 +249,9 @@ impl<S: Store> Engine<S> {
         }
         audit(&mut tx, now, None, "order", None, "demo_seed", json!({"instruments": instruments.len()})).await?;
         tx.commit().await?;
+        for i in &instruments {
+            self.publish_book(i.instrument_id);
+        }
         Ok(())
     }
 }

@@ -361,7 +361,7 @@ impl<S: Store> Engine<S> {
         .await?;
         tx.commit().await?;
         if revoked > 0 {
-            self.events.publish(Event::sessions_ended(id));
+            self.publish(Event::sessions_ended(id));
         }
         Ok(view)
     }

@@ -2,6 +2,7 @@
 //! backend owns its migrations and its SQL; the rest of the server is generic.
 
 mod adapt;
+mod conn;
 pub mod postgres;
 mod repos;
 mod rows;
@@ -58,6 +59,8 @@ pub(crate) fn map_err(e: sqlx::Error) -> StoreError {
             StoreError::Other(e.to_string())
         }
         sqlx::Error::PoolTimedOut => StoreError::Busy("connection pool timed out".into()),
+        // A connection the database dropped (restart, idle cut): the next try gets another.
+        sqlx::Error::Io(_) | sqlx::Error::Protocol(_) => StoreError::Busy(e.to_string()),
         _ => StoreError::Other(e.to_string()),
     }
 }

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::types::Json;
-use sqlx::{PgPool, Postgres, Transaction};
+use sqlx::{PgPool, Postgres};
 use std::str::FromStr;
 use std::time::Duration;
 use upstairs_domain::order::OrderState;
@@ -16,6 +16,7 @@ use upstairs_engine::ports::*;
 use uuid::Uuid;
 
 use crate::adapt::{Dec, Ts};
+use crate::conn::Conn;
 use crate::map_err;
 use crate::repos::{self as sql, shared_repos};
 use crate::rows::*;
@@ -61,6 +62,9 @@ impl PgStore {
     async fn connect_with(opts: PgConnectOptions) -> Result<Self, StoreError> {
         let pool = PgPoolOptions::new()
             .max_connections(16)
+            // No ping round trip before each transaction: a connection the server has
+            // dropped fails its first statement, which answers 503 (`map_err`).
+            .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(15))
             .connect_with(opts)
             .await
@@ -75,7 +79,7 @@ impl PgStore {
 }
 
 pub struct PgTx {
-    tx: Transaction<'static, Postgres>,
+    tx: Conn<Postgres>,
 }
 
 #[async_trait]
@@ -83,11 +87,15 @@ impl Store for PgStore {
     type Tx = PgTx;
 
     async fn write(&self) -> StoreResult<PgTx> {
-        Ok(PgTx { tx: self.pool.begin().await.map_err(map_err)? })
+        Ok(PgTx { tx: Conn::Tx(self.pool.begin().await.map_err(map_err)?) })
     }
 
     async fn read(&self) -> StoreResult<PgTx> {
-        Ok(PgTx { tx: self.pool.begin().await.map_err(map_err)? })
+        Ok(PgTx { tx: Conn::Tx(self.pool.begin().await.map_err(map_err)?) })
+    }
+
+    async fn single(&self) -> StoreResult<PgTx> {
+        Ok(PgTx { tx: Conn::Single(self.pool.acquire().await.map_err(map_err)?) })
     }
 
     fn backend(&self) -> &'static str {
@@ -98,7 +106,7 @@ impl Store for PgStore {
 #[async_trait]
 impl Tx for PgTx {
     async fn commit(self) -> StoreResult<()> {
-        self.tx.commit().await.map_err(map_err)
+        self.tx.commit().await
     }
 }
 

@@ -489,13 +489,19 @@ macro_rules! shared_repos {
                 Ok(())
             }
 
-            async fn session_by_token_hash(&mut self, token_hash: &str) -> StoreResult<Option<Session>> {
-                Ok(sqlx::query_as::<_, SessionRow>("select * from session where token_hash = $1")
-                    .bind(token_hash)
-                    .fetch_optional(&mut *self.tx)
-                    .await
-                    .map_err(map_err)?
-                    .map(SessionRow::into_model))
+            async fn session_user(&mut self, token_hash: &str) -> StoreResult<Option<(Session, UserView)>> {
+                sqlx::query_as::<_, SessionUserRow>(
+                    "select u.*, c.name as company_name, s.session_id as s_session_id, \
+                     s.token_hash as s_token_hash, s.created_at as s_created_at, s.expires_at as s_expires_at \
+                     from session s join app_user u on u.user_id = s.user_id \
+                     join company c on c.company_id = u.company_id where s.token_hash = $1",
+                )
+                .bind(token_hash)
+                .fetch_optional(&mut *self.tx)
+                .await
+                .map_err(map_err)?
+                .map(SessionUserRow::into_model)
+                .transpose()
             }
 
             async fn delete_session(&mut self, id: SessionId) -> StoreResult<()> {
@@ -769,19 +775,17 @@ macro_rules! shared_repos {
 
         #[async_trait]
         impl OrderRepo for $tx {
-            async fn lock_parent_order(&mut self, id: ParentOrderId) -> StoreResult<()> {
-                if FOR_UPDATE.is_empty() {
-                    // SQLite: the write transaction already holds the only write lock.
-                    return Ok(());
-                }
-                sqlx::query(sqlx::AssertSqlSafe(format!(
-                    "select 1 from parent_order where parent_order_id = $1{FOR_UPDATE}"
+            async fn lock_parent_order(&mut self, id: ParentOrderId) -> StoreResult<Option<ParentOrderView>> {
+                // SQLite: the write transaction already holds the only write lock.
+                sqlx::query_as::<_, ParentOrderRow>(sqlx::AssertSqlSafe(format!(
+                    "select * from parent_order where parent_order_id = $1{FOR_UPDATE}"
                 )))
                 .bind(id.0)
-                .execute(&mut *self.tx)
+                .fetch_optional(&mut *self.tx)
                 .await
-                .map_err(map_err)?;
-                Ok(())
+                .map_err(map_err)?
+                .map(ParentOrderRow::into_model)
+                .transpose()
             }
 
             async fn insert_parent_order(&mut self, p: &ParentOrder) -> StoreResult<()> {

@@ -173,24 +173,28 @@ impl UserRow {
     }
 }
 
+/// A session and its user (`s_`-prefixed session columns beside the user's).
 #[derive(sqlx::FromRow)]
-pub struct SessionRow {
-    session_id: Uuid,
-    user_id: Uuid,
-    token_hash: String,
-    created_at: Ts,
-    expires_at: Ts,
+pub struct SessionUserRow {
+    s_session_id: Uuid,
+    s_token_hash: String,
+    s_created_at: Ts,
+    s_expires_at: Ts,
+    #[sqlx(flatten)]
+    user: UserRow,
 }
 
-impl SessionRow {
-    pub fn into_model(self) -> Session {
-        Session {
-            session_id: SessionId(self.session_id),
-            user_id: UserId(self.user_id),
-            token_hash: self.token_hash,
-            created_at: self.created_at.0,
-            expires_at: self.expires_at.0,
-        }
+impl SessionUserRow {
+    pub fn into_model(self) -> StoreResult<(Session, UserView)> {
+        let view = self.user.into_model()?;
+        let session = Session {
+            session_id: SessionId(self.s_session_id),
+            user_id: view.user.user_id,
+            token_hash: self.s_token_hash,
+            created_at: self.s_created_at.0,
+            expires_at: self.s_expires_at.0,
+        };
+        Ok((session, view))
     }
 }
 

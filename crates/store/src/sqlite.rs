@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::types::Json;
-use sqlx::{Sqlite, SqlitePool, Transaction};
+use sqlx::{Sqlite, SqlitePool};
 use std::str::FromStr;
 use std::time::Duration;
 use upstairs_domain::order::OrderState;
@@ -17,6 +17,7 @@ use upstairs_engine::ports::*;
 use uuid::Uuid;
 
 use crate::adapt::{Dec, Ts};
+use crate::conn::Conn;
 use crate::map_err;
 use crate::repos::{self as sql, shared_repos};
 use crate::rows::*;
@@ -55,6 +56,7 @@ impl SqliteStore {
         }
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
+            .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(15))
             .connect_with(opts.clone())
             .await
@@ -62,6 +64,7 @@ impl SqliteStore {
         MIGRATOR.run(&writer).await.map_err(|e| StoreError::Other(format!("migrate: {e}")))?;
         let readers = SqlitePoolOptions::new()
             .max_connections(READERS)
+            .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(15))
             .connect_with(opts.read_only(true))
             .await
@@ -71,7 +74,7 @@ impl SqliteStore {
 }
 
 pub struct SqliteTx {
-    tx: Transaction<'static, Sqlite>,
+    tx: Conn<Sqlite>,
 }
 
 #[async_trait]
@@ -79,11 +82,15 @@ impl Store for SqliteStore {
     type Tx = SqliteTx;
 
     async fn write(&self) -> StoreResult<SqliteTx> {
-        Ok(SqliteTx { tx: self.writer.begin_with("BEGIN IMMEDIATE").await.map_err(map_err)? })
+        Ok(SqliteTx { tx: Conn::Tx(self.writer.begin_with("BEGIN IMMEDIATE").await.map_err(map_err)?) })
     }
 
     async fn read(&self) -> StoreResult<SqliteTx> {
-        Ok(SqliteTx { tx: self.readers.begin().await.map_err(map_err)? })
+        Ok(SqliteTx { tx: Conn::Tx(self.readers.begin().await.map_err(map_err)?) })
+    }
+
+    async fn single(&self) -> StoreResult<SqliteTx> {
+        Ok(SqliteTx { tx: Conn::Single(self.readers.acquire().await.map_err(map_err)?) })
     }
 
     fn backend(&self) -> &'static str {
@@ -94,7 +101,7 @@ impl Store for SqliteStore {
 #[async_trait]
 impl Tx for SqliteTx {
     async fn commit(self) -> StoreResult<()> {
-        self.tx.commit().await.map_err(map_err)
+        self.tx.commit().await
     }
 }
 

@@ -133,12 +133,16 @@ async fn sessions<S: Store>(s: S) {
     tx.insert_session(&old).await.unwrap();
     tx.commit().await.unwrap();
 
+    // The one-statement read outside a transaction sees what was committed.
+    let (session, view) = s.single().await.unwrap().session_user("h1").await.unwrap().unwrap();
+    assert_eq!((session, view.user.email, view.company_name), (live.clone(), u.email.clone(), "Halyard".to_owned()));
+    let session_of = |r: Option<(Session, UserView)>| r.map(|(s, _)| s);
     let mut tx = s.write().await.unwrap();
-    assert_eq!(tx.session_by_token_hash("h1").await.unwrap(), Some(live.clone()));
+    assert_eq!(session_of(tx.session_user("h1").await.unwrap()), Some(live.clone()));
     assert_eq!(tx.delete_expired_sessions(t0()).await.unwrap(), 1);
-    assert_eq!(tx.session_by_token_hash("h2").await.unwrap(), None);
+    assert_eq!(session_of(tx.session_user("h2").await.unwrap()), None);
     tx.delete_session(live.session_id).await.unwrap();
-    assert_eq!(tx.session_by_token_hash("h1").await.unwrap(), None);
+    assert_eq!(session_of(tx.session_user("h1").await.unwrap()), None);
     tx.insert_session(&live).await.unwrap();
     assert_eq!(tx.delete_sessions_of_user(u.user_id).await.unwrap(), 1);
     tx.commit().await.unwrap();

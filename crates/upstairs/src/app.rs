@@ -2,6 +2,7 @@
 //! listener first (so tests learn the port), then serves and runs the job loop.
 
 use anyhow::Context;
+use chrono::{DateTime, Utc};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,7 +11,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 use upstairs_domain::calendar::Calendar;
-use upstairs_engine::{BroadcastPublisher, Clock, Engine, EngineConfig, Store};
+use upstairs_engine::{BroadcastPublisher, Clock, Engine, EngineConfig, EngineError, Store};
 use upstairs_http::AppState;
 use upstairs_mail::MailSettings;
 use upstairs_store::{Backend, PgStore, SqliteStore, backend_of, redact_url};
@@ -65,17 +66,25 @@ pub struct Running {
     /// Pokes the job loop (after moving a test clock, say).
     pub wake: Arc<Notify>,
     run_due: Arc<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>,
+    close: Arc<CloseFn>,
     shutdown: watch::Sender<bool>,
     server: JoinHandle<anyhow::Result<()>>,
     jobs: JoinHandle<()>,
 }
 
 type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+type CloseFn = dyn Fn(DateTime<Utc>) -> BoxFuture<'static, Result<usize, EngineError>> + Send + Sync;
 
 impl Running {
     /// Runs every timer due now and returns when done (tests use it after moving the clock).
     pub async fn run_due_timers(&self) {
         (self.run_due)().await
+    }
+
+    /// Runs the close of the day now on this node's engine, as its job loop would, and
+    /// returns how many orders expired (tests race it against requests).
+    pub async fn expire_day(&self, at: DateTime<Utc>) -> Result<usize, EngineError> {
+        (self.close)(at).await
     }
 
     /// Waits until the server stops (signal or error).
@@ -217,6 +226,11 @@ async fn start_with<S: Store>(
             .await
             .context("serve")
     });
+    let closing = engine.clone();
+    let close = Arc::new(move |at| -> BoxFuture<'static, Result<usize, EngineError>> {
+        let engine = closing.clone();
+        Box::pin(async move { engine.expire_day(at).await })
+    });
     let run_due = Arc::new(move || -> BoxFuture<'static, ()> {
         let engine = engine.clone();
         Box::pin(async move {
@@ -225,7 +239,7 @@ async fn start_with<S: Store>(
             }
         })
     });
-    Ok(Running { addr, public_url, events, wake, run_due, shutdown, server, jobs })
+    Ok(Running { addr, public_url, events, wake, run_due, close, shutdown, server, jobs })
 }
 
 /// The demo's market-data feed: moves the demo instruments' bands every few seconds.

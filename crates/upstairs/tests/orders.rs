@@ -21,6 +21,7 @@ on_both_backends!(
     quantities_stay_exact_under_random_calls,
     concurrent_writers_keep_counters_exact,
     edits_racing_the_close_never_revive_an_order,
+    reference_changes_apply_to_the_next_call,
 );
 
 const PW: &str = "Orders-Pass-1";
@@ -625,18 +626,12 @@ async fn concurrent_writers_keep_counters_exact(b: Backend) {
     std::sync::Arc::into_inner(v).unwrap().app.stop().await;
 }
 
-/// Edits race the close run by a second engine on the same database (another node):
-/// an order the close expired never comes back to WORKING, and the counters stay exact.
+/// Edits race the close, run by the serving node's engine as its job loop runs it: an
+/// order the close expired never comes back to WORKING, and the counters stay exact.
 /// What this guards is the lock order (the close locks each parent like an edit does, so
 /// neither deadlocks nor loses a compare-and-set); the compare-and-set itself is tested
 /// with a stale read in the store's `stale_order_write_is_refused`.
 async fn edits_racing_the_close_never_revive_an_order(b: Backend) {
-    struct Close;
-    impl app::AsyncEngineFn<usize> for Close {
-        async fn call<S: upstairs_engine::Store>(self, engine: upstairs_engine::Engine<S>) -> anyhow::Result<usize> {
-            Ok(engine.expire_day(tuesday_10am()).await?)
-        }
-    }
     let v = std::sync::Arc::new(venue(b).await);
     let parents = vec![v.parent(&v.a, "BUY", 20_000).await, v.parent(&v.a, "SELL", 20_000).await];
     let mut ids = Vec::new();
@@ -656,7 +651,7 @@ async fn edits_racing_the_close_never_revive_an_order(b: Backend) {
             }
         }));
     }
-    let expired = app::with_engine(&v.app.database_url, Close).await.unwrap();
+    let expired = v.app.running.as_ref().unwrap().expire_day(tuesday_10am()).await.unwrap();
     for e in edits {
         e.await.unwrap();
     }
@@ -667,4 +662,77 @@ async fn edits_racing_the_close_never_revive_an_order(b: Backend) {
     }
     assert_counters_match_children(&v, &parents, "after the close").await;
     std::sync::Arc::into_inner(v).unwrap().app.stop().await;
+}
+
+/// Instruments, brokers and books are cached (ADR 0014): each change an admin or a
+/// trader commits applies to the very next call, with every cache warm beforehand.
+async fn reference_changes_apply_to_the_next_call(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let admin = app.admin_token().await;
+    let parent = v.parent(&v.a, "BUY", 5000).await;
+    let pid = parent["parent_order_id"].as_str().unwrap();
+    let book_path = format!("/api/instruments/{}/book", v.instrument);
+    let (s, _) = v.child(&v.a, &parent, 500, p("94.85"), false).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "94.85 is outside the band 94.70-94.80");
+    let (_, book) = app.get(&book_path, Some(&v.b)).await;
+    assert_eq!((book["max_tick_price"].clone(), book["levels"].clone()), (json!(94.8), json!([])));
+
+    // A band move: the next order and the next book read see it.
+    let (s, moved) = app
+        .post(
+            &format!("/api/admin/instruments/{}/band", v.instrument),
+            Some(&admin),
+            json!({"min_tick_price": 94.80, "max_tick_price": 94.90}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{moved}");
+    let (s, o) = v.child(&v.a, &parent, 500, p("94.85"), true).await;
+    assert_eq!(s, StatusCode::CREATED, "{o}");
+    let (_, book) = app.get(&book_path, Some(&v.b)).await;
+    assert_eq!(book["max_tick_price"], json!(94.9));
+    assert_eq!(book["levels"][0]["price"], json!(94.85));
+    assert_eq!(book["levels"][0]["buy_quantity"], json!(500));
+    // A new minimum block: the iceberg now shows 200 of its 500.
+    let (s, _) = app
+        .patch(&format!("/api/admin/instruments/{}", v.instrument), Some(&admin), json!({"min_quantity": 200}))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let (_, book) = app.get(&book_path, Some(&v.b)).await;
+    assert_eq!(book["levels"][0]["buy_quantity"], json!(200));
+
+    // The firm's brokers: a new list and a broker's new name apply at once.
+    let (_, dogger) = app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": "Dogger", "full_name": "Dogger Ltd", "roles": ["broker"]}),
+        )
+        .await;
+    let (_, me) = app.get("/api/users/me", Some(&v.a)).await;
+    let halyard = me["company_id"].as_str().unwrap();
+    let only_dogger = json!([{"company_id": dogger["company_id"]}]);
+    let (s, c) = app
+        .patch(
+            &format!("/api/admin/companies/{halyard}"),
+            Some(&admin),
+            json!({"name": "Halyard", "full_name": "Halyard LLP", "brokers": only_dogger, "default_broker": only_dogger[0]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    let (s, refused) = v.child(&v.a, &parent, 500, p("94.85"), false).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "Baltic is no longer Halyard's broker: {refused}");
+    let (_, view) = app.get(&format!("/api/parent-orders/{pid}"), Some(&v.a)).await;
+    assert_eq!(view["eligible_brokers"][0]["name"], json!("Dogger"));
+    let (s, _) = app
+        .patch(
+            &format!("/api/admin/companies/{}", dogger["company_id"].as_str().unwrap()),
+            Some(&admin),
+            json!({"name": "Dogger Bank", "full_name": "Dogger Ltd", "roles": ["broker"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let (_, view) = app.get(&format!("/api/parent-orders/{pid}"), Some(&v.a)).await;
+    assert_eq!(view["eligible_brokers"][0]["name"], json!("Dogger Bank"));
+    v.app.stop().await;
 }

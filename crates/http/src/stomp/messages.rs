@@ -190,7 +190,7 @@ impl Outgoing {
                 &InstrumentMessage::from(instrument),
             ),
             Event::SessionsEnded { user_id } => Some(Self::SessionsEnded(*user_id)),
-            Event::BookChanged { .. } => None,
+            Event::BookChanged { .. } | Event::CompanyChanged { .. } => None,
         }
     }
 }

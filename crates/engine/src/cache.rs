@@ -1,0 +1,143 @@
+//! Read-through caches of what the hot paths read on every call: instruments, the
+//! brokers of a company and the levels of a book (ADR 0014). The store stays the
+//! truth. Every event the engine publishes after a commit drops the entries it makes
+//! stale, before the call that committed answers; a load that raced a drop is not
+//! kept (each key has a generation, moved by every drop).
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::hash::Hash;
+use std::sync::{Arc, Mutex};
+
+use upstairs_domain::{CompanyId, InstrumentId};
+
+use crate::events::Event;
+use crate::model::{CompanyRef, Instrument};
+use crate::orders::BookLevels;
+
+pub(crate) struct Cache<K, V> {
+    slots: Mutex<HashMap<K, Slot<V>>>,
+}
+
+struct Slot<V> {
+    generation: u64,
+    value: Option<Arc<V>>,
+}
+
+impl<K: Hash + Eq + Copy, V> Default for Cache<K, V> {
+    fn default() -> Self {
+        Self { slots: Mutex::new(HashMap::new()) }
+    }
+}
+
+impl<K: Hash + Eq + Copy, V> Cache<K, V> {
+    /// The cached value, or what `load` reads (kept unless a drop came in between).
+    /// `None` from `load` (no such row) is answered, never kept.
+    pub async fn get<E, F, Fut>(&self, key: K, load: F) -> Result<Option<Arc<V>>, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Option<V>, E>>,
+    {
+        let generation = {
+            let mut slots = self.slots.lock().expect("cache lock");
+            let slot = slots.entry(key).or_insert(Slot { generation: 0, value: None });
+            if let Some(v) = &slot.value {
+                return Ok(Some(v.clone()));
+            }
+            slot.generation
+        };
+        let Some(value) = load().await? else { return Ok(None) };
+        let value = Arc::new(value);
+        let mut slots = self.slots.lock().expect("cache lock");
+        if let Some(slot) = slots.get_mut(&key).filter(|s| s.generation == generation) {
+            slot.value = Some(value.clone());
+        }
+        Ok(Some(value))
+    }
+
+    pub fn drop_all(&self) {
+        for slot in self.slots.lock().expect("cache lock").values_mut() {
+            slot.generation += 1;
+            slot.value = None;
+        }
+    }
+
+    pub fn drop_key(&self, key: K) {
+        let mut slots = self.slots.lock().expect("cache lock");
+        let slot = slots.entry(key).or_insert(Slot { generation: 0, value: None });
+        slot.generation += 1;
+        slot.value = None;
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct Caches {
+    pub instruments: Cache<InstrumentId, Instrument>,
+    pub brokers: Cache<CompanyId, Vec<CompanyRef>>,
+    pub books: Cache<InstrumentId, BookLevels>,
+}
+
+impl Caches {
+    /// Drops what `event` makes stale.
+    pub fn apply(&self, event: &Event) {
+        match event {
+            Event::BookChanged { instrument_id } => self.books.drop_key(*instrument_id),
+            Event::InstrumentChanged { instrument } => {
+                // A new minimum block changes what icebergs show.
+                self.instruments.drop_key(instrument.instrument_id);
+                self.books.drop_key(instrument.instrument_id);
+            }
+            // A broker's new name is in every list that names it: drop them all.
+            Event::CompanyChanged { .. } => self.brokers.drop_all(),
+            Event::OrderChanged { .. } | Event::ParentOrderChanged { .. } | Event::SessionsEnded { .. } => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::convert::Infallible;
+
+    #[tokio::test]
+    async fn keeps_a_load_until_dropped_and_never_keeps_one_that_raced_a_drop() {
+        let cache: Cache<u8, &str> = Cache::default();
+        let got = cache.get(1, || async { Ok::<_, Infallible>(Some("v1")) }).await.unwrap();
+        assert_eq!(got.as_deref(), Some(&"v1"));
+        // Kept: the loader is not called again.
+        let got = cache.get(1, || async { Err("loaded again") }).await;
+        assert_eq!(got.unwrap().as_deref(), Some(&"v1"));
+
+        cache.drop_key(1);
+        // A load that started before a drop answers what it read but is not kept.
+        let got = cache
+            .get(1, || async {
+                cache.drop_key(1);
+                Ok::<_, Infallible>(Some("read before the drop"))
+            })
+            .await
+            .unwrap();
+        assert_eq!(got.as_deref(), Some(&"read before the drop"));
+        let got = cache.get(1, || async { Ok::<_, Infallible>(Some("v2")) }).await.unwrap();
+        assert_eq!(got.as_deref(), Some(&"v2"));
+
+        // Absent rows are answered, not kept.
+        assert_eq!(cache.get(2, || async { Ok::<_, Infallible>(None) }).await.unwrap(), None);
+        let got = cache.get(2, || async { Ok::<_, Infallible>(Some("made")) }).await.unwrap();
+        assert_eq!(got.as_deref(), Some(&"made"));
+
+        // Dropping all: nothing kept, and a load racing it is not kept either.
+        cache.drop_all();
+        let got = cache
+            .get(2, || async {
+                cache.drop_all();
+                Ok::<_, Infallible>(Some("raced"))
+            })
+            .await
+            .unwrap();
+        assert_eq!(got.as_deref(), Some(&"raced"));
+        let got = cache.get(2, || async { Ok::<_, Infallible>(Some("fresh")) }).await.unwrap();
+        assert_eq!(got.as_deref(), Some(&"fresh"));
+        assert_eq!(cache.get(1, || async { Ok::<_, Infallible>(Some("v3")) }).await.unwrap().as_deref(), Some(&"v3"));
+    }
+}

@@ -1,11 +1,12 @@
 -- wrk script for the Upstairs API: one request shape per run, a JSON summary at the end.
 --
---   wrk -s bench/wrk/api.lua URL -- [token=T] [post=PARENT_ID broker=BROKER_ID
+--   wrk -s bench/wrk/api.lua URL -- [token=T] [post=PARENT_ID[,PARENT_ID…] broker=BROKER_ID
 --        ticks=LO:HI:DECIMALS] [limit=N]
 --
 -- Without `post`, every request is a GET of URL's path (with `Authorization: Bearer T`
 -- when a token is given). With `post`, every request is `POST /api/orders` of one lot
--- on the parent order at a random valid tick: LO..HI are the band in ticks and DECIMALS
+-- on one of the parent orders (each parent equally often, shuffled) at a random valid
+-- tick: LO..HI are the band in ticks and DECIMALS
 -- places the decimal point (9400:9600:2 is 94.00 to 96.00 by 0.01). With `limit`, each
 -- wrk thread stops after N answers of 201 (the fill of the book; bounded by -d too).
 -- done() prints one line `WRK_JSON {...}` (latencies in microseconds) for bench/ratios.py.
@@ -33,12 +34,14 @@ function init(args)
     local lo, hi, decimals = opt.ticks:match("^(%d+):(%d+):(%d+)$")
     lo, hi, decimals = tonumber(lo), tonumber(hi), tonumber(decimals)
     headers["Content-Type"] = "application/json"
-    -- One prepared request per price, used in a shuffled order: no JSON work per request.
-    for t = lo, hi do
-      local body = string.format(
-        '{"parent_order_id":"%s","quantity":1,"limit_price":%s,"broker_id":"%s","residual":true,"iceberg":false}',
-        opt.post, price_text(t, decimals), opt.broker)
-      requests[#requests + 1] = wrk.format("POST", "/api/orders", headers, body)
+    -- One prepared request per parent and price, used in a shuffled order: no JSON work per request.
+    for parent in opt.post:gmatch("[^,]+") do
+      for t = lo, hi do
+        local body = string.format(
+          '{"parent_order_id":"%s","quantity":1,"limit_price":%s,"broker_id":"%s","residual":true,"iceberg":false}',
+          parent, price_text(t, decimals), opt.broker)
+        requests[#requests + 1] = wrk.format("POST", "/api/orders", headers, body)
+      end
     end
     math.randomseed(os.time() + tonumber(tostring(wrk.thread):match("0x(%x+)") or "0", 16) % 100000)
     for i = #requests, 2, -1 do

@@ -79,17 +79,25 @@ pub struct Level {
 #[derive(Clone, Debug)]
 pub struct Book {
     pub instrument: Arc<Instrument>,
-    /// Best (highest) price first.
-    pub levels: Vec<Level>,
+    /// The levels as cached (ADR 0014): the same `Arc` until the book or its instrument
+    /// changes, so the edge may keep what it rendered from it.
+    pub snapshot: Arc<BookLevels>,
+    /// Whose share `levels` marks (none on the shared topic).
+    pub own: Option<CompanyId>,
 }
 
 impl Book {
+    /// Best (highest) price first, the `own` company's share marked.
+    pub fn levels(&self) -> Vec<Level> {
+        self.snapshot.seen_by(self.own)
+    }
+
     pub fn best_buy(&self) -> Option<Decimal> {
-        self.levels.iter().filter(|l| l.buy_quantity > 0).map(|l| l.price).max()
+        self.snapshot.levels.iter().filter(|l| l.buy_quantity > 0).map(|l| l.price).max()
     }
 
     pub fn best_sell(&self) -> Option<Decimal> {
-        self.levels.iter().filter(|l| l.sell_quantity > 0).map(|l| l.price).min()
+        self.snapshot.levels.iter().filter(|l| l.sell_quantity > 0).map(|l| l.price).min()
     }
 }
 
@@ -536,15 +544,15 @@ impl<S: Store> Engine<S> {
     /// The anonymous book of an instrument the caller may see, with its own share marked.
     pub async fn book(&self, actor: &Actor, instrument_id: InstrumentId) -> Result<Book, EngineError> {
         let instrument = self.visible_instrument(actor, instrument_id).await?;
-        let levels = self.cached_levels(instrument_id).await?.seen_by(Some(actor.user.company_id));
-        Ok(Book { instrument, levels })
+        let snapshot = self.cached_levels(instrument_id).await?;
+        Ok(Book { instrument, snapshot, own: Some(actor.user.company_id) })
     }
 
     /// The anonymous book of an instrument as the shared topic shows it (no own shares).
     pub async fn anonymous_book(&self, instrument_id: InstrumentId) -> Result<Book, EngineError> {
         let instrument = self.cached_instrument(instrument_id).await?;
-        let levels = self.cached_levels(instrument_id).await?.seen_by(None);
-        Ok(Book { instrument, levels })
+        let snapshot = self.cached_levels(instrument_id).await?;
+        Ok(Book { instrument, snapshot, own: None })
     }
 
     /// The levels of a book, from the cache (ADR 0014): read in O(levels) on a miss.

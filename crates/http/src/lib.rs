@@ -1,6 +1,9 @@
 //! The HTTP edge: axum routers per feature, problem errors, the OpenAPI document,
 //! the STOMP hub, and the built web app.
 
+use std::sync::Arc;
+
+pub mod book_bodies;
 pub mod dto;
 pub mod error;
 pub mod extract;
@@ -29,11 +32,19 @@ pub struct AppState<S: Store> {
     pub engine: Engine<S>,
     /// The realtime hub the STOMP sessions listen to.
     pub realtime: stomp::hub::Hub,
+    /// Rendered book bodies (ADR 0014).
+    pub books: Arc<book_bodies::BookBodies>,
+}
+
+impl<S: Store> AppState<S> {
+    pub fn new(engine: Engine<S>, realtime: stomp::hub::Hub) -> Self {
+        Self { engine, realtime, books: Arc::default() }
+    }
 }
 
 impl<S: Store> Clone for AppState<S> {
     fn clone(&self) -> Self {
-        Self { engine: self.engine.clone(), realtime: self.realtime.clone() }
+        Self { engine: self.engine.clone(), realtime: self.realtime.clone(), books: self.books.clone() }
     }
 }
 

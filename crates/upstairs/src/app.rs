@@ -211,7 +211,7 @@ async fn start_with<S: Store>(
     let wake = engine.wake_handle();
     let jobs = tokio::spawn(engine.clone().run_scheduler(settings.scheduler_poll, shutdown_rx.clone()));
     let realtime = upstairs_http::stomp::hub::Hub::start(engine.clone(), &events);
-    let app = upstairs_http::router(AppState { engine: engine.clone(), realtime }, settings.web_dir.clone());
+    let app = upstairs_http::router(AppState::new(engine.clone(), realtime), settings.web_dir.clone());
     let backend = engine.store().backend();
     tracing::info!(%addr, %public_url, backend, "Upstairs is listening");
     let mut stop = shutdown_rx;

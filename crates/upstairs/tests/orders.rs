@@ -693,6 +693,12 @@ async fn reference_changes_apply_to_the_next_call(b: Backend) {
     assert_eq!(book["max_tick_price"], json!(94.9));
     assert_eq!(book["levels"][0]["price"], json!(94.85));
     assert_eq!(book["levels"][0]["buy_quantity"], json!(500));
+    // Each firm sees its own share of the same book, whoever read it first.
+    assert_eq!(book["levels"][0]["own_buy_quantity"], json!(0));
+    let (_, own) = app.get(&book_path, Some(&v.a)).await;
+    assert_eq!(own["levels"][0]["own_buy_quantity"], json!(500));
+    let (_, again) = app.get(&book_path, Some(&v.b)).await;
+    assert_eq!(again, book);
     // A new minimum block: the iceberg now shows 200 of its 500.
     let (s, _) = app
         .patch(&format!("/api/admin/instruments/{}", v.instrument), Some(&admin), json!({"min_quantity": 200}))

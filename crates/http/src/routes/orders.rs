@@ -2,7 +2,8 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use upstairs_domain::order::OrderState;
 use upstairs_domain::{InstrumentId, OrderId, ParentOrderId, UserId};
 use upstairs_engine::Store;
@@ -205,24 +206,28 @@ pub async fn book<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
     ApiPath(id): ApiPath<InstrumentId>,
-) -> ApiResult<Json<BookDto>> {
+) -> ApiResult<Response> {
     let b = st.engine.book(&actor, id).await?;
-    Ok(Json(BookDto {
-        instrument_id: b.instrument.instrument_id.0,
-        min_tick_price: b.instrument.min_tick_price.normalize(),
-        max_tick_price: b.instrument.max_tick_price.normalize(),
-        levels: b
-            .levels
-            .into_iter()
-            .map(|l| LevelDto {
-                price: l.price,
-                buy_quantity: l.buy_quantity,
-                sell_quantity: l.sell_quantity,
-                own_buy_quantity: l.own_buy_quantity,
-                own_sell_quantity: l.own_sell_quantity,
-            })
-            .collect(),
-    }))
+    let body = st.books.body(&b, |b| {
+        let dto = BookDto {
+            instrument_id: b.instrument.instrument_id.0,
+            min_tick_price: b.instrument.min_tick_price.normalize(),
+            max_tick_price: b.instrument.max_tick_price.normalize(),
+            levels: b
+                .levels()
+                .into_iter()
+                .map(|l| LevelDto {
+                    price: l.price,
+                    buy_quantity: l.buy_quantity,
+                    sell_quantity: l.sell_quantity,
+                    own_buy_quantity: l.own_buy_quantity,
+                    own_sell_quantity: l.own_sell_quantity,
+                })
+                .collect(),
+        };
+        serde_json::to_vec(&dto).expect("a book serialises").into()
+    });
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 /// Best prices in the book (null when a side is empty) and the electronic band.

@@ -54,7 +54,7 @@ impl From<&Book> for BookMessage {
             min_tick_price: b.instrument.min_tick_price.normalize(),
             max_tick_price: b.instrument.max_tick_price.normalize(),
             levels: b
-                .levels
+                .levels()
                 .iter()
                 .map(|l| BookMessageLevel {
                     price: l.price.normalize(),

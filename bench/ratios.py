@@ -16,7 +16,8 @@ What one run does, on 127.0.0.1 only and bounded in time:
    clients as wrk's connections, into a scratch table of a fresh schema (dropped).
 2. Starts `upstairs serve` (always open; `serve`, not `demo`, so no simulator moves the
    band) on a fresh database, and creates through the API a broker, a trading firm, a
-   trader (parent order limit lifted), two instruments and one BUY parent order on each.
+   trader (parent order limit lifted), three instruments and one BUY parent order per
+   connection on each (the POSTs are spread over them; one run puts them all on one).
 3. Empty book (instrument A): wrk on `/healthz`, `GET /api/users/me`,
    `GET /api/instruments/A/book`, then `POST /api/orders` on A's parent.
 4. Fills instrument B's book with exactly N resting orders through the API (wrk bounded

@@ -70,3 +70,7 @@ id_type!(
     /// A child order working part of a parent order.
     OrderId
 );
+id_type!(
+    /// A match request: a taker's request to match one resting order.
+    MatchRequestId
+);

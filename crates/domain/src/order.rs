@@ -11,6 +11,14 @@ pub enum Direction {
 }
 
 impl Direction {
+    /// The other side of the book.
+    pub fn opposite(self) -> Self {
+        match self {
+            Direction::Buy => Direction::Sell,
+            Direction::Sell => Direction::Buy,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Direction::Buy => "BUY",

@@ -8,6 +8,7 @@ pub mod clock;
 pub mod context;
 pub mod error;
 pub mod events;
+pub mod matches;
 pub mod model;
 pub mod orders;
 pub mod ports;

@@ -4,9 +4,11 @@ use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::order::{Direction, OrderState};
 use upstairs_domain::{
-    AutoAccept, CompanyId, InstrumentId, OrderId, ParentOrderId, Role, SessionId, UiMetadataEntry, UserId,
+    AutoAccept, CompanyId, InstrumentId, MatchRequestId, OrderId, ParentOrderId, Role, SessionId, UiMetadataEntry,
+    UserId,
 };
 use uuid::Uuid;
 
@@ -392,4 +394,28 @@ pub struct BookRow {
     pub direction: Direction,
     pub company_id: CompanyId,
     pub shown: i64,
+}
+
+/// A taker's request to match one resting order (DESIGN §4). While `PENDING`, the
+/// taker's child order and the locked part of the resting order are `AWAITING_MATCH`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchRequest {
+    pub match_request_id: MatchRequestId,
+    pub instrument_id: InstrumentId,
+    /// The taker's side.
+    pub direction: Direction,
+    pub price: Decimal,
+    pub quantity: i64,
+    pub requesting_order_id: OrderId,
+    pub requesting_company_id: CompanyId,
+    pub requesting_user_id: UserId,
+    pub responding_order_id: OrderId,
+    pub responding_company_id: CompanyId,
+    pub responding_user_id: UserId,
+    /// Whether the resting order is an iceberg.
+    pub iceberg: bool,
+    pub state: MatchRequestState,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
 }

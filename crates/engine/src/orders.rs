@@ -6,6 +6,7 @@ use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use upstairs_domain::calendar::Status;
+use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, transition};
 use upstairs_domain::price::on_tick;
 use upstairs_domain::{CompanyId, FieldError, InstrumentId, OrderId, ParentOrderId, Permission};
@@ -158,15 +159,15 @@ impl BookLevels {
     }
 }
 
-fn not_found_order() -> EngineError {
+pub(crate) fn not_found_order() -> EngineError {
     EngineError::NotFound("Order not found.".into())
 }
 
-fn not_found_parent() -> EngineError {
+pub(crate) fn not_found_parent() -> EngineError {
     EngineError::NotFound("Parent order not found.".into())
 }
 
-fn closed() -> EngineError {
+pub(crate) fn closed() -> EngineError {
     EngineError::Conflict { detail: "The platform is closed.".into(), errors: vec![] }
 }
 
@@ -180,7 +181,7 @@ impl<S: Store> Engine<S> {
         self.config.calendar.status(self.clock.now())
     }
 
-    fn require_trade(actor: &Actor) -> Result<(), EngineError> {
+    pub(crate) fn require_trade(actor: &Actor) -> Result<(), EngineError> {
         if actor.can(Permission::Trade) {
             Ok(())
         } else {
@@ -196,7 +197,7 @@ impl<S: Store> Engine<S> {
     }
 
     /// A parent order of the caller's company (locked when `lock`).
-    async fn own_parent(
+    pub(crate) async fn own_parent(
         &self,
         tx: &mut S::Tx,
         actor: &Actor,
@@ -371,7 +372,7 @@ impl<S: Store> Engine<S> {
         Ok(i.min_tick_price <= o.price && o.price <= i.max_tick_price)
     }
 
-    fn check_price_and_quantity(
+    pub(crate) fn check_price_and_quantity(
         instrument: &Instrument,
         price: Decimal,
         quantity: i64,
@@ -520,6 +521,14 @@ impl<S: Store> Engine<S> {
     pub async fn cancel_order(&self, actor: &Actor, id: OrderId) -> Result<OrderDetail, EngineError> {
         Self::require_trade(actor)?;
         let now = self.clock.now();
+        let seen = self.store.single().await?.order(id).await?;
+        let seen = seen.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
+        if seen.state == OrderState::AwaitingMatch {
+            // Its match request ends: withdrawn by the taker, rejected by the responder.
+            self.end_match_requests_of(actor, id).await?;
+            let o = self.store.single().await?.order(id).await?.ok_or_else(not_found_order)?;
+            return Ok(OrderDetail { order: o, matchable: false });
+        }
         let mut tx = self.store.write().await?;
         let current =
             tx.order(id).await?.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
@@ -556,7 +565,7 @@ impl<S: Store> Engine<S> {
     }
 
     /// The levels of a book, from the cache (ADR 0014): read in O(levels) on a miss.
-    async fn cached_levels(&self, instrument_id: InstrumentId) -> Result<Arc<BookLevels>, EngineError> {
+    pub(crate) async fn cached_levels(&self, instrument_id: InstrumentId) -> Result<Arc<BookLevels>, EngineError> {
         let load = || async {
             let rows = self.store.single().await?.book_rows(instrument_id).await?;
             Ok::<_, StoreError>(Some(BookLevels::of(&rows)))
@@ -569,11 +578,11 @@ impl<S: Store> Engine<S> {
         self.publish(Event::book_changed(instrument_id));
     }
 
-    fn publish_order(&self, o: &ChildOrder) {
+    pub(crate) fn publish_order(&self, o: &ChildOrder) {
         self.publish(Event::order_changed(o));
     }
 
-    fn publish_parent(&self, p: &ParentOrder) {
+    pub(crate) fn publish_parent(&self, p: &ParentOrder) {
         self.publish(Event::parent_order_changed(p));
     }
 
@@ -613,6 +622,10 @@ impl<S: Store> Engine<S> {
                 json!({"orders": expired.iter().map(|o| o.order_id).collect::<Vec<_>>()}),
             )
             .await?;
+        }
+        // Pending match requests end with the day; their orders expired above.
+        for m in tx.match_requests_in_state(MatchRequestState::Pending).await? {
+            tx.update_match_request_state(m.match_request_id, m.state, MatchRequestState::TimedOut, now).await?;
         }
         tx.commit().await?;
         let mut instruments: Vec<InstrumentId> = expired.iter().map(|o| o.instrument_id).collect();

@@ -3,8 +3,10 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use upstairs_domain::order::OrderState;
-use upstairs_domain::{CompanyId, InstrumentId, OrderId, ParentOrderId, SessionId, UserId};
+use rust_decimal::Decimal;
+use upstairs_domain::match_request::MatchRequestState;
+use upstairs_domain::order::{Direction, OrderState};
+use upstairs_domain::{CompanyId, InstrumentId, MatchRequestId, OrderId, ParentOrderId, SessionId, UserId};
 use uuid::Uuid;
 
 use crate::error::StoreError;
@@ -38,6 +40,7 @@ pub trait Tx:
     CompanyRepo
     + InstrumentRepo
     + OrderRepo
+    + MatchRequestRepo
     + UserRepo
     + SessionRepo
     + LinkTokenRepo
@@ -103,6 +106,15 @@ pub trait OrderRepo {
     /// O(levels), whatever the number of resting orders.
     async fn book_rows(&mut self, instrument: InstrumentId) -> StoreResult<Vec<BookRow>>;
     /// Every order in one of the states, any instrument, oldest first (the close).
+    /// The orders of one book level in `state` (oldest first), other companies' only.
+    async fn orders_at_level(
+        &mut self,
+        instrument: InstrumentId,
+        direction: Direction,
+        price: Decimal,
+        state: OrderState,
+        not_company: CompanyId,
+    ) -> StoreResult<Vec<ChildOrder>>;
     async fn orders_in_states(&mut self, states: &[OrderState]) -> StoreResult<Vec<ChildOrder>>;
 }
 
@@ -183,4 +195,33 @@ pub trait TimerRepo {
 #[async_trait]
 pub trait Mailer: Send + Sync + 'static {
     async fn send(&self, email: &OutgoingEmail) -> Result<(), String>;
+}
+
+#[async_trait]
+pub trait MatchRequestRepo {
+    async fn insert_match_request(&mut self, m: &MatchRequest) -> StoreResult<()>;
+    /// Moves a match request from `from` to `to` (compare-and-set: `StoreError::Stale`
+    /// when it is no longer in `from`).
+    async fn update_match_request_state(
+        &mut self,
+        id: MatchRequestId,
+        from: MatchRequestState,
+        to: MatchRequestState,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    async fn match_request(&mut self, id: MatchRequestId) -> StoreResult<Option<MatchRequest>>;
+    /// The match requests in `state` whose requesting or responding order is `order`.
+    async fn match_requests_of_order(
+        &mut self,
+        order: OrderId,
+        state: MatchRequestState,
+    ) -> StoreResult<Vec<MatchRequest>>;
+    /// Every match request in `state`, oldest first (the close; a band move).
+    async fn match_requests_in_state(&mut self, state: MatchRequestState) -> StoreResult<Vec<MatchRequest>>;
+    /// A user's match requests in `state`, as taker or responder, newest first.
+    async fn match_requests_of_user(
+        &mut self,
+        user: UserId,
+        state: MatchRequestState,
+    ) -> StoreResult<Vec<MatchRequest>>;
 }

@@ -362,6 +362,7 @@ impl<S: Store> Engine<S> {
         self.publish_instrument(&i);
         // The book carries the band: subscribers see the move at once.
         self.publish_book(id);
+        self.cancel_out_of_band(&i).await?;
         Ok(i)
     }
 

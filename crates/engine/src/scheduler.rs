@@ -168,6 +168,10 @@ impl<S: Store> Engine<S> {
                 tracing::info!(sessions = s, links = l, "cleaned up expired sessions and links");
                 Ok(Outcome::Done)
             }
+            crate::matches::EXPIRE | crate::matches::AUTO_RESPONSE => {
+                self.run_match_request_timer(timer).await.map_err(|e| e.to_string())?;
+                self.finish_timer(timer.timer_id).await
+            }
             crate::orders::DAY_CLOSE => {
                 let now = self.clock.now();
                 // A close scheduled before the venue was switched to always open expires nothing.

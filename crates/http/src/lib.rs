@@ -25,7 +25,7 @@ use utoipa::OpenApi;
 
 use crate::error::ApiError;
 use crate::openapi::ApiRouter;
-use crate::routes::{auth, meta, orders, reference, users};
+use crate::routes::{auth, matches, meta, orders, reference, users};
 
 /// What every handler can reach.
 pub struct AppState<S: Store> {
@@ -56,7 +56,7 @@ impl<S: Store> Clone for AppState<S> {
         stomp::messages::BookMessage, stomp::messages::OrderMessage, stomp::messages::InstrumentMessage,
     )),
     modifiers(&BearerAuth),
-    tags((name = "auth"), (name = "users"), (name = "companies"), (name = "instruments"), (name = "orders"), (name = "admin"), (name = "meta"))
+    tags((name = "auth"), (name = "users"), (name = "companies"), (name = "instruments"), (name = "orders"), (name = "matches"), (name = "admin"), (name = "meta"))
 )]
 struct ApiDoc;
 
@@ -81,6 +81,7 @@ fn api<S: Store>() -> (Router<AppState<S>>, utoipa::openapi::OpenApi) {
         .merge(meta::router())
         .merge(reference::router())
         .merge(orders::router())
+        .merge(matches::router())
         .split(ApiDoc::openapi())
 }
 

@@ -965,6 +965,29 @@ macro_rules! shared_repos {
                 convert(levels.0, BookLevelJson::into_model)
             }
 
+            async fn orders_at_level(
+                &mut self,
+                instrument: InstrumentId,
+                direction: Direction,
+                price: Decimal,
+                state: OrderState,
+                not_company: CompanyId,
+            ) -> StoreResult<Vec<ChildOrder>> {
+                let rows = sqlx::query_as::<_, ChildOrderRow>(
+                    "select * from child_order where instrument_id = $1 and direction = $2 and price = $3 \
+                     and state = $4 and company_id <> $5 order by created_at, order_id",
+                )
+                .bind(instrument.0)
+                .bind(direction.as_str())
+                .bind(Dec(price))
+                .bind(state.as_str())
+                .bind(not_company.0)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                convert(rows, ChildOrderRow::into_model)
+            }
+
             async fn orders_in_states(&mut self, states: &[OrderState]) -> StoreResult<Vec<ChildOrder>> {
                 if states.is_empty() {
                     return Ok(vec![]);
@@ -978,6 +1001,116 @@ macro_rules! shared_repos {
                     q = q.bind(s.as_str());
                 }
                 convert(q.fetch_all(&mut *self.tx).await.map_err(map_err)?, ChildOrderRow::into_model)
+            }
+        }
+
+        #[async_trait]
+        impl MatchRequestRepo for $tx {
+            async fn insert_match_request(&mut self, m: &MatchRequest) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into match_request (match_request_id, instrument_id, direction, price, quantity, \
+                     requesting_order_id, requesting_company_id, requesting_user_id, responding_order_id, \
+                     responding_company_id, responding_user_id, iceberg, state, created_at, expires_at, updated_at) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+                )
+                .bind(m.match_request_id.0)
+                .bind(m.instrument_id.0)
+                .bind(m.direction.as_str())
+                .bind(Dec(m.price))
+                .bind(m.quantity)
+                .bind(m.requesting_order_id.0)
+                .bind(m.requesting_company_id.0)
+                .bind(m.requesting_user_id.0)
+                .bind(m.responding_order_id.0)
+                .bind(m.responding_company_id.0)
+                .bind(m.responding_user_id.0)
+                .bind(m.iceberg)
+                .bind(m.state.as_str())
+                .bind(Ts(m.created_at))
+                .bind(Ts(m.expires_at))
+                .bind(Ts(m.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn update_match_request_state(
+                &mut self,
+                id: MatchRequestId,
+                from: MatchRequestState,
+                to: MatchRequestState,
+                at: DateTime<Utc>,
+            ) -> StoreResult<()> {
+                let r = sqlx::query(
+                    "update match_request set state = $1, updated_at = $2 where match_request_id = $3 and state = $4",
+                )
+                .bind(to.as_str())
+                .bind(Ts(at))
+                .bind(id.0)
+                .bind(from.as_str())
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                if r.rows_affected() != 1 {
+                    return Err(StoreError::Stale(format!("match request {id}")));
+                }
+                Ok(())
+            }
+
+            async fn match_request(&mut self, id: MatchRequestId) -> StoreResult<Option<MatchRequest>> {
+                sqlx::query_as::<_, MatchRequestRow>("select * from match_request where match_request_id = $1")
+                    .bind(id.0)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .map(MatchRequestRow::into_model)
+                    .transpose()
+            }
+
+            async fn match_requests_of_order(
+                &mut self,
+                order: OrderId,
+                state: MatchRequestState,
+            ) -> StoreResult<Vec<MatchRequest>> {
+                let rows = sqlx::query_as::<_, MatchRequestRow>(
+                    "select * from match_request where (requesting_order_id = $1 or responding_order_id = $1) \
+                     and state = $2 order by created_at, match_request_id",
+                )
+                .bind(order.0)
+                .bind(state.as_str())
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                convert(rows, MatchRequestRow::into_model)
+            }
+
+            async fn match_requests_in_state(&mut self, state: MatchRequestState) -> StoreResult<Vec<MatchRequest>> {
+                let rows = sqlx::query_as::<_, MatchRequestRow>(
+                    "select * from match_request where state = $1 order by created_at, match_request_id",
+                )
+                .bind(state.as_str())
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                convert(rows, MatchRequestRow::into_model)
+            }
+
+            async fn match_requests_of_user(
+                &mut self,
+                user: UserId,
+                state: MatchRequestState,
+            ) -> StoreResult<Vec<MatchRequest>> {
+                let rows = sqlx::query_as::<_, MatchRequestRow>(
+                    "select * from match_request where (requesting_user_id = $1 or responding_user_id = $1) \
+                     and state = $2 order by created_at desc, match_request_id desc",
+                )
+                .bind(user.0)
+                .bind(state.as_str())
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                convert(rows, MatchRequestRow::into_model)
             }
         }
     };

@@ -6,9 +6,11 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 use sqlx::types::Json;
 use std::str::FromStr;
+use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::order::{Direction, OrderState};
 use upstairs_domain::{
-    AutoAccept, CompanyId, InstrumentId, OrderId, ParentOrderId, Role, SessionId, UiMetadataEntry, UserId,
+    AutoAccept, CompanyId, InstrumentId, MatchRequestId, OrderId, ParentOrderId, Role, SessionId, UiMetadataEntry,
+    UserId,
 };
 use upstairs_engine::StoreError;
 use upstairs_engine::model::*;
@@ -363,6 +365,49 @@ impl ChildOrderRow {
             residual: self.residual,
             broker_id: CompanyId(self.broker_id),
             created_at: self.created_at.0,
+            updated_at: self.updated_at.0,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct MatchRequestRow {
+    match_request_id: Uuid,
+    instrument_id: Uuid,
+    direction: String,
+    price: Dec,
+    quantity: i64,
+    requesting_order_id: Uuid,
+    requesting_company_id: Uuid,
+    requesting_user_id: Uuid,
+    responding_order_id: Uuid,
+    responding_company_id: Uuid,
+    responding_user_id: Uuid,
+    iceberg: bool,
+    state: String,
+    created_at: Ts,
+    expires_at: Ts,
+    updated_at: Ts,
+}
+
+impl MatchRequestRow {
+    pub fn into_model(self) -> StoreResult<MatchRequest> {
+        Ok(MatchRequest {
+            match_request_id: MatchRequestId(self.match_request_id),
+            instrument_id: InstrumentId(self.instrument_id),
+            direction: stored("direction", &self.direction, Direction::parse(&self.direction))?,
+            price: self.price.0,
+            quantity: self.quantity,
+            requesting_order_id: OrderId(self.requesting_order_id),
+            requesting_company_id: CompanyId(self.requesting_company_id),
+            requesting_user_id: UserId(self.requesting_user_id),
+            responding_order_id: OrderId(self.responding_order_id),
+            responding_company_id: CompanyId(self.responding_company_id),
+            responding_user_id: UserId(self.responding_user_id),
+            iceberg: self.iceberg,
+            state: stored("match request state", &self.state, MatchRequestState::parse(&self.state))?,
+            created_at: self.created_at.0,
+            expires_at: self.expires_at.0,
             updated_at: self.updated_at.0,
         })
     }

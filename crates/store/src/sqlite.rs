@@ -4,13 +4,15 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::types::Json;
 use sqlx::{Sqlite, SqlitePool};
 use std::str::FromStr;
 use std::time::Duration;
-use upstairs_domain::order::OrderState;
-use upstairs_domain::{CompanyId, InstrumentId, OrderId, ParentOrderId, SessionId, UserId};
+use upstairs_domain::match_request::MatchRequestState;
+use upstairs_domain::order::{Direction, OrderState};
+use upstairs_domain::{CompanyId, InstrumentId, MatchRequestId, OrderId, ParentOrderId, SessionId, UserId};
 use upstairs_engine::StoreError;
 use upstairs_engine::model::*;
 use upstairs_engine::ports::*;

@@ -4,13 +4,12 @@
 
 mod support;
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 use rand::{Rng, SeedableRng};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use std::time::Duration as StdDuration;
 use support::*;
-use upstairs::app;
 
 on_both_backends!(
     parent_order_rules,
@@ -24,111 +23,7 @@ on_both_backends!(
     reference_changes_apply_to_the_next_call,
 );
 
-const PW: &str = "Orders-Pass-1";
-
-/// Tuesday 3 March 2026, 10:00 in London (GMT).
-fn tuesday_10am() -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339("2026-03-03T10:00:00Z").unwrap().with_timezone(&Utc)
-}
-
-struct Venue {
-    app: TestApp,
-    a: String,
-    b: String,
-    a_admin_limited: String,
-    instrument: String,
-    broker: String,
-}
-
-/// Two trading firms (A, B) using one broker, a trader in each, one instrument with the
-/// band 94.70–94.80 on a 0.01 tick and a minimum block of 500.
-async fn venue(backend: Backend) -> Venue {
-    let app = TestApp::spawn_at(backend, tuesday_10am()).await;
-    let admin = app.admin_token().await;
-    let (_, broker) = app
-        .post(
-            "/api/admin/companies",
-            Some(&admin),
-            json!({"name": "Baltic", "full_name": "Baltic Ltd", "roles": ["broker"]}),
-        )
-        .await;
-    let brokers = json!([{"company_id": broker["company_id"]}]);
-    for name in ["Halyard", "Kestrel"] {
-        let (s, v) = app.post("/api/admin/companies", Some(&admin), json!({"name": name, "full_name": format!("{name} LLP"), "brokers": brokers, "default_broker": brokers[0]})).await;
-        assert_eq!(s, StatusCode::CREATED, "{v}");
-    }
-    app::bootstrap_user(&app.database_url, "a@halyard.test", PW, &["trader"], "Halyard").await.unwrap();
-    app::bootstrap_user(&app.database_url, "b@kestrel.test", PW, &["trader"], "Kestrel").await.unwrap();
-    app::bootstrap_user(&app.database_url, "small@halyard.test", PW, &["trader"], "Halyard").await.unwrap();
-    let (s, inst) = app
-        .post("/api/admin/instruments", Some(&admin), json!({"name": "Euribor 3M Dec26-Mar27", "term": "Dec26-Mar27", "min_quantity": 500,
-            "tick_size": 0.01, "exchange_id": "I", "currency": "EUR", "min_tick_price": 94.70, "max_tick_price": 94.80}))
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{inst}");
-    let a = app.login_remembered("a@halyard.test", PW).await;
-    let b = app.login_remembered("b@kestrel.test", PW).await;
-    let small = app.login_remembered("small@halyard.test", PW).await;
-    let (_, me) = app.get("/api/users/me", Some(&small)).await;
-    app.patch(
-        &format!("/api/users/{}", me["user_id"].as_str().unwrap()),
-        Some(&admin),
-        json!({"parent_order_limit_multiplier": 4}),
-    )
-    .await;
-    Venue {
-        a,
-        b,
-        a_admin_limited: small,
-        instrument: inst["instrument_id"].as_str().unwrap().into(),
-        broker: broker["company_id"].as_str().unwrap().into(),
-        app,
-    }
-}
-
-impl Venue {
-    async fn parent(&self, token: &str, direction: &str, quantity: i64) -> Value {
-        let (s, v) = self
-            .app
-            .post(
-                "/api/parent-orders",
-                Some(token),
-                json!({"direction": direction, "instrument_id": self.instrument, "quantity": quantity}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{v}");
-        v
-    }
-
-    async fn child(
-        &self,
-        token: &str,
-        parent: &Value,
-        quantity: i64,
-        price: f64_free::P,
-        iceberg: bool,
-    ) -> (StatusCode, Value) {
-        self.app
-            .post(
-                "/api/orders",
-                Some(token),
-                json!({"parent_order_id": parent["parent_order_id"], "quantity": quantity,
-                "limit_price": price.0, "residual": true, "iceberg": iceberg, "broker_id": self.broker,
-                "instrument_id": self.instrument, "direction": parent["direction"]}),
-            )
-            .await
-    }
-}
-
-/// Prices written as JSON numbers from their exact text (no binary floating point).
-mod f64_free {
-    #[derive(Clone, Copy)]
-    pub struct P(pub &'static serde_json::value::RawValue);
-    pub fn p(s: &'static str) -> P {
-        let raw: Box<serde_json::value::RawValue> = serde_json::value::RawValue::from_string(s.to_owned()).unwrap();
-        P(Box::leak(raw))
-    }
-}
-use f64_free::p;
+use support::venue::*;
 
 fn messages(v: &Value) -> Vec<(String, String)> {
     v["errors"].as_array().map_or(vec![], |e| {

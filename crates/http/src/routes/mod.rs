@@ -1,4 +1,5 @@
 pub mod auth;
+pub mod matches;
 pub mod meta;
 pub mod orders;
 pub mod reference;

@@ -15,6 +15,8 @@ use upstairs::app::{self, Running, Settings};
 use upstairs_engine::ManualClock;
 use upstairs_store::testing::postgres_url;
 
+pub mod venue;
+
 pub const ADMIN_EMAIL: &str = "admin@upstairs.test";
 pub const ADMIN_PASSWORD: &str = "Admin-Pass-2026";
 
@@ -164,6 +166,10 @@ impl TestApp {
 
     pub async fn patch(&self, path: &str, token: Option<&str>, body: Value) -> (StatusCode, Value) {
         self.call(Method::PATCH, path, token, Some(body)).await
+    }
+
+    pub async fn delete(&self, path: &str, token: Option<&str>) -> (StatusCode, Value) {
+        self.call(Method::DELETE, path, token, None).await
     }
 
     pub async fn login(&self, email: &str, password: &str) -> String {

@@ -261,6 +261,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/order-match-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's match requests in a state (default `PENDING`), as taker or responder,
+         *     newest first.
+         */
+        get: operations["match_requests"];
+        put?: never;
+        /**
+         * Takes resting liquidity: with `dry_run`, what would be hit (200); else one match request
+         *     per resting order hit (201), each pending until its responder answers.
+         */
+        post: operations["create_match_request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/order-match-requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One match request the caller's firm takes part in. */
+        get: operations["match_request"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** The responder accepts or rejects; the taker withdraws. */
+        patch: operations["answer_match_request"];
+        trace?: never;
+    };
     "/api/orders": {
         parameters: {
             query?: never;
@@ -442,6 +484,10 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AnswerMatchRequest: {
+            /** @description `ACCEPTED` or `REJECTED` by the responder, `CANCELLED` by the taker. */
+            state: components["schemas"]["MatchRequestStateDto"];
+        };
         /**
          * @description How match requests addressed to the user are answered when they do not act.
          * @enum {string}
@@ -486,6 +532,18 @@ export interface components {
             price: number;
             /** Format: int64 */
             sell_quantity: number;
+        };
+        /**
+         * @description One resting order a take would hit (the dry run): its price, how much of it, its
+         *     broker's name and whether it is an iceberg; nothing that names its firm.
+         */
+        BreakdownDto: {
+            /** @description exact decimal */
+            price: number;
+            /** Format: int64 */
+            quantity: number;
+            responding_broker_name: string;
+            responding_order_iceberg: boolean;
         };
         CompanyDto: {
             account: string | null;
@@ -694,6 +752,58 @@ export interface components {
             /** @description exact decimal */
             min_tick_price: number;
         };
+        /**
+         * @description A match request as one of its two parties sees it. `direction` is the caller's
+         *     side; nothing names the other party's firm, user or broker.
+         */
+        MatchRequestDto: {
+            /** Format: date-time */
+            created_at: string;
+            direction: components["schemas"]["DirectionDto"];
+            /**
+             * Format: date-time
+             * @description When it times out unless answered.
+             */
+            expired_at: string;
+            /** @description Whether the resting order is an iceberg. */
+            iceberg: boolean;
+            /** Format: uuid */
+            instrument_id: string;
+            /**
+             * Format: uuid
+             * @description The caller's own child order in this match.
+             */
+            order_id: string;
+            /** Format: uuid */
+            order_match_request_id: string;
+            /** @description exact decimal */
+            price: number;
+            /** Format: int64 */
+            quantity: number;
+            role: components["schemas"]["MatchRoleDto"];
+            state: components["schemas"]["MatchRequestStateDto"];
+            /** Format: date-time */
+            updated_at: string;
+        };
+        MatchRequestRequest: {
+            dry_run?: boolean;
+            /** @description exact decimal */
+            price: number;
+            /** Format: int64 */
+            quantity: number;
+            /** Format: uuid */
+            requesting_broker_id: string;
+            /** Format: uuid */
+            requesting_parent_order_id: string;
+            residual?: boolean;
+        };
+        /** @enum {string} */
+        MatchRequestStateDto: "PENDING" | "ACCEPTED" | "PARTIAL_BROKER_ACCEPTED" | "BROKER_ACCEPTED" | "PARTIAL_BROKER_FILLED" | "CANCELLED" | "SYSTEM_CANCELLED_PRICE_OUT_OF_TICK" | "REJECTED" | "TIMED_OUT" | "BROKER_FILLED" | "BREAKDOWN";
+        /**
+         * @description Which side of a match request the caller is on.
+         * @enum {string}
+         */
+        MatchRoleDto: "REQUESTER" | "RESPONDER";
         OrderDto: {
             /** Format: uuid */
             broker_id: string;
@@ -1957,6 +2067,287 @@ export interface operations {
             };
             /** @description No valid session: sign in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    match_requests: {
+        parameters: {
+            query?: {
+                /** @description Default `PENDING`. */
+                state?: components["schemas"]["MatchRequestStateDto"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchRequestDto"][];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_match_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MatchRequestRequest"];
+            };
+        };
+        responses: {
+            /** @description The dry run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BreakdownDto"][];
+                };
+            };
+            /** @description The match requests sent */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchRequestDto"][];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not have the documented shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    match_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchRequestDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    answer_match_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswerMatchRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchRequestDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not have the documented shape */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,567 @@
+//! Taking liquidity (DESIGN §4): the dry run, one match request per resting order hit,
+//! and what ends a request (the responder's answer or preference, the taker's
+//! withdrawal, five minutes, a band move, the close). ADR 0015.
+
+use chrono::Duration;
+use rust_decimal::Decimal;
+use serde_json::json;
+use std::collections::BTreeSet;
+use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, transition as mr_transition};
+use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, transition};
+use upstairs_domain::{AutoAccept, CompanyId, FieldError, MatchRequestId, OrderId, ParentOrderId, UserId};
+use uuid::Uuid;
+
+use crate::context::{Actor, audit};
+use crate::error::EngineError;
+use crate::model::*;
+use crate::orders::{closed, not_found_order};
+use crate::ports::*;
+use crate::{Engine, Store};
+
+/// A match request's responder has this long to answer.
+pub const RESPONSE_TIME: Duration = Duration::minutes(5);
+/// `ACCEPT_WITH_DELAY` and `REJECT_WITH_DELAY` answer after this long.
+pub const AUTO_RESPONSE_DELAY: Duration = Duration::seconds(15);
+/// Timer kinds.
+pub const EXPIRE: &str = "match_request.expire";
+pub const AUTO_RESPONSE: &str = "match_request.auto_response";
+
+const NOTHING_MATCHED: &str = "This trade could not be matched due to your trade criteria";
+
+/// A take: `quantity` at `price` or better against the other side of the book.
+#[derive(Clone, Debug)]
+pub struct Take {
+    pub requesting_parent_order_id: ParentOrderId,
+    pub price: Decimal,
+    pub quantity: i64,
+    pub requesting_broker_id: CompanyId,
+    pub residual: bool,
+    pub dry_run: bool,
+}
+
+/// One resting order a take would hit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Breakdown {
+    pub price: Decimal,
+    pub quantity: i64,
+    pub responding_broker_name: String,
+    pub responding_order_iceberg: bool,
+}
+
+#[derive(Clone, Debug)]
+pub enum TakeOutcome {
+    DryRun(Vec<Breakdown>),
+    Requested(Vec<MatchRequest>),
+}
+
+/// Who asked for an answer: a user, or the venue (a timer, the band, the close).
+#[derive(Clone, Copy, Debug)]
+enum By {
+    User(UserId),
+    Venue,
+}
+
+impl<S: Store> Engine<S> {
+    /// The dry run (`dry_run`), or one match request per resting order hit, in one
+    /// transaction: the hit part of each resting order is locked (`AWAITING_MATCH`, split
+    /// off when partial), the taker gets one `AWAITING_MATCH` child order per request.
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %take.requesting_parent_order_id))]
+    pub async fn take(&self, actor: &Actor, take: Take) -> Result<TakeOutcome, EngineError> {
+        Self::require_trade(actor)?;
+        let now = self.clock.now();
+        if !self.config.calendar.is_open(now) {
+            return Err(closed());
+        }
+        if take.dry_run {
+            let mut tx = self.store.single().await?;
+            let view = self.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
+            let instrument = self.check_take(actor, &view, &take).await?;
+            let hits = self.hits(&mut tx, &instrument, &view.parent, &take, None).await?;
+            let mut out = Vec::with_capacity(hits.len());
+            for (o, quantity) in hits {
+                out.push(Breakdown {
+                    price: o.price.normalize(),
+                    quantity,
+                    responding_broker_name: self.broker_name(o.company_id, o.broker_id).await?,
+                    responding_order_iceberg: o.iceberg,
+                });
+            }
+            return Ok(TakeOutcome::DryRun(out));
+        }
+
+        let mut tx = self.store.write().await?;
+        let seen = self.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
+        let instrument = self.check_take(actor, &seen, &take).await?;
+        // Every parent whose orders change is locked in one order (ids ascending), so
+        // two takes, or a take and an answer, never wait on each other in a cycle; then
+        // the book is read again under the locks.
+        let first = self.hits(&mut tx, &instrument, &seen.parent, &take, None).await?;
+        let mut parents: BTreeSet<ParentOrderId> = first.iter().map(|(o, _)| o.parent_order_id).collect();
+        parents.insert(seen.parent.parent_order_id);
+        for p in &parents {
+            tx.lock_parent_order(*p).await?;
+        }
+        let view = self.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
+        let tradable = Quantities::of(view.parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
+        if view.parent.state != ParentState::Active {
+            return Err(conflict("This parent order is no longer active."));
+        }
+        if take.quantity > tradable {
+            return Err(EngineError::invalid_many(vec![FieldError::new("quantity", "Exceeds available quantity")]));
+        }
+        let hits = self.hits(&mut tx, &instrument, &view.parent, &take, Some(&parents)).await?;
+        if hits.is_empty() {
+            return Err(conflict(NOTHING_MATCHED));
+        }
+
+        let mut requests = Vec::with_capacity(hits.len());
+        let mut changed = Vec::new();
+        let mut left = take.quantity;
+        for (resting, quantity) in hits {
+            left -= quantity;
+            // The responder's side: the hit part locked, split off when partial.
+            let locked = if quantity == resting.quantity {
+                let mut o = resting.clone();
+                o.state = transition(o.state, OrderEvent::Lock).map_err(internal)?;
+                o.updated_at = now;
+                tx.update_order(&resting, &o).await?;
+                o
+            } else {
+                let mut rest = resting.clone();
+                rest.quantity -= quantity;
+                rest.updated_at = now;
+                tx.update_order(&resting, &rest).await?;
+                changed.push(rest);
+                let o = ChildOrder {
+                    order_id: OrderId::new(),
+                    state: transition(resting.state, OrderEvent::Lock).map_err(internal)?,
+                    quantity,
+                    created_at: now,
+                    updated_at: now,
+                    ..resting.clone()
+                };
+                tx.insert_order(&o).await?;
+                o
+            };
+            let mine = ChildOrder {
+                order_id: OrderId::new(),
+                parent_order_id: view.parent.parent_order_id,
+                company_id: view.parent.company_id,
+                created_by: actor.user.user_id,
+                instrument_id: instrument.instrument_id,
+                direction: view.parent.direction,
+                state: OrderState::AwaitingMatch,
+                price: resting.price,
+                quantity,
+                iceberg: false,
+                residual: take.residual,
+                broker_id: take.requesting_broker_id,
+                created_at: now,
+                updated_at: now,
+            };
+            tx.insert_order(&mine).await?;
+            let request = MatchRequest {
+                match_request_id: MatchRequestId::new(),
+                instrument_id: instrument.instrument_id,
+                direction: view.parent.direction,
+                price: resting.price,
+                quantity,
+                requesting_order_id: mine.order_id,
+                requesting_company_id: mine.company_id,
+                requesting_user_id: actor.user.user_id,
+                responding_order_id: locked.order_id,
+                responding_company_id: locked.company_id,
+                responding_user_id: locked.created_by,
+                iceberg: resting.iceberg,
+                state: MatchRequestState::Pending,
+                created_at: now,
+                expires_at: now + RESPONSE_TIME,
+                updated_at: now,
+            };
+            tx.insert_match_request(&request).await?;
+            self.schedule_answers(&mut tx, &request).await?;
+            audit(
+                &mut tx,
+                now,
+                Some(actor.user.user_id),
+                "match_request",
+                Some(request.match_request_id.0),
+                "create",
+                json!({"price": request.price, "quantity": quantity, "requesting_order_id": mine.order_id,
+                       "responding_order_id": locked.order_id}),
+            )
+            .await?;
+            changed.push(locked);
+            changed.push(mine);
+            requests.push(request);
+        }
+        // What did not match works at the take price (residual) or stays with the parent.
+        if left >= instrument.min_quantity && take.residual {
+            let o = ChildOrder {
+                order_id: OrderId::new(),
+                parent_order_id: view.parent.parent_order_id,
+                company_id: view.parent.company_id,
+                created_by: actor.user.user_id,
+                instrument_id: instrument.instrument_id,
+                direction: view.parent.direction,
+                state: OrderState::Working,
+                price: take.price.normalize(),
+                quantity: left,
+                iceberg: false,
+                residual: true,
+                broker_id: take.requesting_broker_id,
+                created_at: now,
+                updated_at: now,
+            };
+            tx.insert_order(&o).await?;
+            changed.push(o);
+        }
+        tx.commit().await?;
+        self.wake.notify_one();
+        self.publish_changes(&mut self.store.single().await?, &changed, &parents).await?;
+        Ok(TakeOutcome::Requested(requests))
+    }
+
+    /// The caller's match requests in `state`, as taker or responder, newest first.
+    pub async fn match_requests(
+        &self,
+        actor: &Actor,
+        state: MatchRequestState,
+    ) -> Result<Vec<MatchRequest>, EngineError> {
+        Ok(self.store.single().await?.match_requests_of_user(actor.user.user_id, state).await?)
+    }
+
+    /// One match request the caller takes part in (its company's, else not found).
+    pub async fn match_request(&self, actor: &Actor, id: MatchRequestId) -> Result<MatchRequest, EngineError> {
+        let m = self.store.single().await?.match_request(id).await?;
+        m.filter(|m| party(m, actor.user.company_id)).ok_or_else(not_found)
+    }
+
+    /// The responder accepts or rejects; the taker withdraws (`CANCELLED`).
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, match_request = %id))]
+    pub async fn answer_match_request(
+        &self,
+        actor: &Actor,
+        id: MatchRequestId,
+        state: MatchRequestState,
+    ) -> Result<MatchRequest, EngineError> {
+        Self::require_trade(actor)?;
+        let m = self.match_request(actor, id).await?;
+        let event = match state {
+            MatchRequestState::Accepted | MatchRequestState::Rejected => {
+                if m.responding_user_id != actor.user.user_id {
+                    return Err(EngineError::Forbidden("Only the recipient can accept or reject it.".into()));
+                }
+                if state == MatchRequestState::Accepted { MatchRequestEvent::Accept } else { MatchRequestEvent::Reject }
+            }
+            MatchRequestState::Cancelled => {
+                if m.requesting_user_id != actor.user.user_id {
+                    return Err(EngineError::Forbidden("Only the requester can withdraw it.".into()));
+                }
+                MatchRequestEvent::Cancel
+            }
+            _ => {
+                return Err(EngineError::invalid_many(vec![FieldError::new(
+                    "state",
+                    "Must be ACCEPTED, REJECTED or CANCELLED",
+                )]));
+            }
+        };
+        if event != MatchRequestEvent::Cancel && !self.config.calendar.is_open(self.clock.now()) {
+            return Err(closed());
+        }
+        self.end_match_request(id, event, By::User(actor.user.user_id)).await
+    }
+
+    /// Ends a pending match request by `event` and moves both orders accordingly:
+    /// accepted, both `MATCHED`; rejected or timed out, the responder's order cancelled
+    /// (its quantity back to its parent) and the taker's working on (residual) or
+    /// cancelled; withdrawn or out of the band, the responder's order back in the book
+    /// and the taker's cancelled.
+    async fn end_match_request(
+        &self,
+        id: MatchRequestId,
+        event: MatchRequestEvent,
+        by: By,
+    ) -> Result<MatchRequest, EngineError> {
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let seen = tx.match_request(id).await?.ok_or_else(not_found)?;
+        let (mine, theirs) = (seen.requesting_order_id, seen.responding_order_id);
+        let parents: BTreeSet<ParentOrderId> = [
+            tx.order(mine).await?.ok_or_else(not_found_order)?.parent_order_id,
+            tx.order(theirs).await?.ok_or_else(not_found_order)?.parent_order_id,
+        ]
+        .into();
+        for p in &parents {
+            tx.lock_parent_order(*p).await?;
+        }
+        // Read again under the locks: what they are now is what the compare-and-sets expect.
+        let m = tx.match_request(id).await?.ok_or_else(not_found)?;
+        let to = mr_transition(m.state, event).map_err(|_| conflict("This match request is no longer pending."))?;
+        tx.update_match_request_state(id, m.state, to, now).await?;
+        let requesting = tx.order(mine).await?.ok_or_else(not_found_order)?;
+        let responding = tx.order(theirs).await?.ok_or_else(not_found_order)?;
+        let (for_requesting, for_responding) = match event {
+            MatchRequestEvent::Accept => (OrderEvent::Match, OrderEvent::Match),
+            MatchRequestEvent::Reject | MatchRequestEvent::TimeOut => {
+                (if requesting.residual { OrderEvent::Release } else { OrderEvent::Decline }, OrderEvent::Decline)
+            }
+            MatchRequestEvent::Cancel | MatchRequestEvent::PriceOutOfTick => (OrderEvent::Decline, OrderEvent::Release),
+            MatchRequestEvent::BrokerAccept { .. } | MatchRequestEvent::BrokerFill { .. } => {
+                return Err(EngineError::Internal(format!("{event:?} does not end a match request")));
+            }
+        };
+        let mut changed = Vec::with_capacity(2);
+        for (before, e) in [(requesting, for_requesting), (responding, for_responding)] {
+            let mut after = before.clone();
+            after.state = transition(before.state, e).map_err(internal)?;
+            after.updated_at = now;
+            tx.update_order(&before, &after).await?;
+            changed.push(after);
+        }
+        if event == MatchRequestEvent::Accept {
+            for p in &parents {
+                let v = tx.parent_order(*p).await?.ok_or_else(|| EngineError::Internal(format!("parent {p} gone")))?;
+                if v.matched == v.parent.quantity && v.parent.state == ParentState::Active {
+                    tx.update_parent_order_state(*p, ParentState::Filled, now).await?;
+                }
+            }
+        }
+        let actor = match by {
+            By::User(u) => Some(u),
+            By::Venue => None,
+        };
+        audit(&mut tx, now, actor, "match_request", Some(id.0), to.as_str(), json!({"event": format!("{event:?}")}))
+            .await?;
+        tx.commit().await?;
+        self.publish_changes(&mut self.store.single().await?, &changed, &parents).await?;
+        Ok(MatchRequest { state: to, updated_at: now, ..m })
+    }
+
+    /// Runs a match-request timer: expiry, or an auto-response. A request that is no
+    /// longer pending has nothing left to do.
+    pub(crate) async fn run_match_request_timer(&self, timer: &Timer) -> Result<(), EngineError> {
+        let id = timer
+            .payload
+            .get("match_request_id")
+            .and_then(|v| v.as_str())
+            .and_then(|s| Uuid::parse_str(s).ok())
+            .map(MatchRequestId)
+            .ok_or_else(|| EngineError::Internal(format!("{} timer without match_request_id", timer.kind)))?;
+        let event = if timer.kind == EXPIRE {
+            MatchRequestEvent::TimeOut
+        } else if timer.payload.get("accept").and_then(|v| v.as_bool()) == Some(true) {
+            MatchRequestEvent::Accept
+        } else {
+            MatchRequestEvent::Reject
+        };
+        match self.end_match_request(id, event, By::Venue).await {
+            Ok(_) | Err(EngineError::Conflict { .. }) | Err(EngineError::NotFound(_)) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Ends the pending match requests that an order being cancelled takes part in: the
+    /// taker cancelling their side withdraws it; the responder cancelling theirs rejects it.
+    pub(crate) async fn end_match_requests_of(&self, actor: &Actor, order: OrderId) -> Result<(), EngineError> {
+        let pending = self.store.single().await?.match_requests_of_order(order, MatchRequestState::Pending).await?;
+        for m in pending {
+            let event =
+                if m.requesting_order_id == order { MatchRequestEvent::Cancel } else { MatchRequestEvent::Reject };
+            match self.end_match_request(m.match_request_id, event, By::User(actor.user.user_id)).await {
+                Ok(_) | Err(EngineError::Conflict { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends every pending match request of `instrument` whose price left the band.
+    pub(crate) async fn cancel_out_of_band(&self, instrument: &Instrument) -> Result<(), EngineError> {
+        let pending = self.store.single().await?.match_requests_in_state(MatchRequestState::Pending).await?;
+        for m in pending.into_iter().filter(|m| {
+            m.instrument_id == instrument.instrument_id
+                && (m.price < instrument.min_tick_price || m.price > instrument.max_tick_price)
+        }) {
+            match self.end_match_request(m.match_request_id, MatchRequestEvent::PriceOutOfTick, By::Venue).await {
+                Ok(_) | Err(EngineError::Conflict { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// The expiry, and the responder's auto-response when they chose one.
+    async fn schedule_answers(&self, tx: &mut S::Tx, m: &MatchRequest) -> Result<(), EngineError> {
+        let payload = |accept: Option<bool>| match accept {
+            Some(a) => json!({"match_request_id": m.match_request_id, "accept": a}),
+            None => json!({"match_request_id": m.match_request_id}),
+        };
+        tx.insert_timer(&Timer {
+            timer_id: Uuid::now_v7(),
+            kind: EXPIRE.into(),
+            payload: payload(None),
+            due_at: m.expires_at,
+            dedupe_key: None,
+            attempts: 0,
+        })
+        .await?;
+        let responder = tx.user(m.responding_user_id).await?.map(|v| v.user.auto_accept);
+        let auto = match responder.flatten() {
+            Some(AutoAccept::Instant) => Some((m.created_at, true)),
+            Some(AutoAccept::AcceptWithDelay) => Some((m.created_at + AUTO_RESPONSE_DELAY, true)),
+            Some(AutoAccept::RejectWithDelay) => Some((m.created_at + AUTO_RESPONSE_DELAY, false)),
+            None => None,
+        };
+        if let Some((due_at, accept)) = auto {
+            tx.insert_timer(&Timer {
+                timer_id: Uuid::now_v7(),
+                kind: AUTO_RESPONSE.into(),
+                payload: payload(Some(accept)),
+                due_at,
+                dedupe_key: None,
+                attempts: 0,
+            })
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// The resting orders `take` would hit, with how much of each: the other side at
+    /// `take.price` or better, best price then oldest first, never the taker's company,
+    /// no allocation below the minimum block. `only` keeps the orders of locked parents.
+    async fn hits(
+        &self,
+        tx: &mut S::Tx,
+        instrument: &Instrument,
+        parent: &ParentOrder,
+        take: &Take,
+        only: Option<&BTreeSet<ParentOrderId>>,
+    ) -> Result<Vec<(ChildOrder, i64)>, EngineError> {
+        let side = parent.direction.opposite();
+        // Orders left outside a moved band cannot match (DESIGN §4).
+        let acceptable = |p: Decimal| {
+            let in_band = instrument.min_tick_price <= p && p <= instrument.max_tick_price;
+            in_band
+                && match parent.direction {
+                    Direction::Buy => p <= take.price,
+                    Direction::Sell => p >= take.price,
+                }
+        };
+        let mut prices: Vec<Decimal> = tx
+            .book_rows(instrument.instrument_id)
+            .await?
+            .into_iter()
+            .filter(|r| r.direction == side && r.company_id != parent.company_id && acceptable(r.price))
+            .map(|r| r.price.normalize())
+            .collect();
+        prices.sort();
+        prices.dedup();
+        if parent.direction == Direction::Sell {
+            prices.reverse();
+        }
+        let mut left = take.quantity;
+        let mut hits = Vec::new();
+        for price in prices {
+            let orders = tx
+                .orders_at_level(instrument.instrument_id, side, price, OrderState::Working, parent.company_id)
+                .await?;
+            for o in orders {
+                if only.is_some_and(|locked| !locked.contains(&o.parent_order_id)) {
+                    continue;
+                }
+                let quantity = left.min(o.quantity);
+                if quantity < instrument.min_quantity {
+                    continue;
+                }
+                left -= quantity;
+                hits.push((o, quantity));
+                if left < instrument.min_quantity {
+                    return Ok(hits);
+                }
+            }
+        }
+        Ok(hits)
+    }
+
+    /// The checks of a take that need no lock: the parent, the broker, price and size.
+    async fn check_take(
+        &self,
+        actor: &Actor,
+        view: &ParentOrderView,
+        take: &Take,
+    ) -> Result<std::sync::Arc<Instrument>, EngineError> {
+        if view.parent.state != ParentState::Active {
+            return Err(conflict("This parent order is no longer active."));
+        }
+        let instrument = self.cached_instrument(view.parent.instrument_id).await?;
+        let mut errors = Vec::new();
+        if !self.cached_brokers(actor.user.company_id).await?.iter().any(|b| b.company_id == take.requesting_broker_id)
+        {
+            errors.push(FieldError::new("requesting_broker_id", "Choose one of the eligible brokers"));
+        }
+        let tradable = Quantities::of(view.parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
+        Self::check_price_and_quantity(&instrument, take.price, take.quantity, tradable, &mut errors);
+        for e in &mut errors {
+            if e.field == "limit_price" {
+                e.field = "price".into();
+            }
+        }
+        if !errors.is_empty() {
+            return Err(EngineError::invalid_many(errors));
+        }
+        if !instrument.active {
+            return Err(conflict("This instrument is not active."));
+        }
+        Ok(instrument)
+    }
+
+    /// The name of a resting order's broker (the dry run shows it, nothing more).
+    async fn broker_name(&self, company: CompanyId, broker: CompanyId) -> Result<String, EngineError> {
+        let brokers = self.cached_brokers(company).await?;
+        if let Some(b) = brokers.iter().find(|b| b.company_id == broker) {
+            return Ok(b.name.clone());
+        }
+        let c = self.store.single().await?.company(broker).await?;
+        Ok(c.map(|c| c.name).unwrap_or_default())
+    }
+
+    /// After a commit: every changed order, its parent, and the book.
+    async fn publish_changes(
+        &self,
+        tx: &mut S::Tx,
+        orders: &[ChildOrder],
+        parents: &BTreeSet<ParentOrderId>,
+    ) -> Result<(), EngineError> {
+        for o in orders {
+            self.publish_order(o);
+        }
+        for p in parents {
+            if let Some(v) = tx.parent_order(*p).await? {
+                self.publish_parent(&v.parent);
+            }
+        }
+        if let Some(o) = orders.first() {
+            self.publish_book(o.instrument_id);
+        }
+        Ok(())
+    }
+}
+
+/// Whether `company` takes part in `m`.
+pub fn party(m: &MatchRequest, company: CompanyId) -> bool {
+    m.requesting_company_id == company || m.responding_company_id == company
+}
+
+fn not_found() -> EngineError {
+    EngineError::NotFound("Match request not found.".into())
+}
+
+fn conflict(detail: &str) -> EngineError {
+    EngineError::Conflict { detail: detail.into(), errors: vec![] }
+}
+
+fn internal(e: impl std::fmt::Display) -> EngineError {
+    EngineError::Internal(e.to_string())
+}

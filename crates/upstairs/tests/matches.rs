@@ -1,0 +1,377 @@
+#![allow(clippy::unwrap_used)]
+//! Taking liquidity over HTTP on both backends: the dry run, match requests and every way
+//! one ends (accepted, rejected, withdrawn, timed out, auto-answered, out of the band, the
+//! close, a cancelled order), who may answer, and racing takers. After each test every
+//! parent order still adds up: tradable + working + matched = quantity.
+mod support;
+
+use chrono::Duration;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use support::venue::*;
+use support::*;
+
+on_both_backends!(
+    dry_run_then_accept,
+    reject_timeout_and_withdrawal,
+    auto_responses,
+    only_the_parties_answer,
+    nothing_to_match,
+    band_move_close_and_cancel_end_requests,
+    racing_takers_never_share_resting_quantity,
+);
+
+/// A's SELL of `quantity` resting at `price`; B's BUY parent of `parent_quantity`.
+async fn rest_and_parent(v: &Venue, quantity: i64, price: &'static str, parent_quantity: i64) -> (Value, Value, Value) {
+    let sell = v.parent(&v.a, "SELL", quantity).await;
+    let (s, resting) = v.child(&v.a, &sell, quantity, p(price), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{resting}");
+    let buy = v.parent(&v.b, "BUY", parent_quantity).await;
+    (sell, resting, buy)
+}
+
+async fn take(
+    v: &Venue,
+    parent: &Value,
+    quantity: i64,
+    price: &'static str,
+    dry_run: bool,
+    residual: bool,
+) -> (StatusCode, Value) {
+    v.app
+        .post(
+            "/api/order-match-requests",
+            Some(&v.b),
+            json!({"requesting_parent_order_id": parent["parent_order_id"], "quantity": quantity,
+                   "price": p(price).0, "requesting_broker_id": v.broker, "dry_run": dry_run, "residual": residual}),
+        )
+        .await
+}
+
+async fn answer(v: &Venue, token: &str, m: &Value, state: &str) -> (StatusCode, Value) {
+    let id = m["order_match_request_id"].as_str().unwrap();
+    v.app.patch(&format!("/api/order-match-requests/{id}"), Some(token), json!({"state": state})).await
+}
+
+async fn request_state(v: &Venue, token: &str, m: &Value) -> Value {
+    let id = m["order_match_request_id"].as_str().unwrap();
+    let (s, body) = v.app.get(&format!("/api/order-match-requests/{id}"), Some(token)).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    body["state"].clone()
+}
+
+/// (state, quantity) of every child order of a parent, sorted.
+async fn children(v: &Venue, token: &str, parent: &Value) -> Vec<(String, i64)> {
+    let pid = parent["parent_order_id"].as_str().unwrap();
+    let (_, orders) = v.app.get(&format!("/api/orders?parent_order_id={pid}"), Some(token)).await;
+    let mut out: Vec<(String, i64)> = orders
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["state"].as_str().unwrap().to_owned(), o["quantity"].as_i64().unwrap()))
+        .collect();
+    out.sort();
+    out
+}
+
+async fn quantities(v: &Venue, token: &str, parent: &Value) -> Value {
+    let pid = parent["parent_order_id"].as_str().unwrap();
+    let (_, view) = v.app.get(&format!("/api/parent-orders/{pid}"), Some(token)).await;
+    view["quantities"].clone()
+}
+
+/// Every parent of both traders: the counters add up and equal their child orders.
+async fn assert_balanced(v: &Venue) {
+    for token in [&v.a, &v.b] {
+        let (_, parents) = v.app.get("/api/parent-orders?state=ACTIVE,FILLED,CANCELLED", Some(token)).await;
+        for parent in parents.as_array().unwrap() {
+            let q = &parent["quantities"];
+            let (t, w, m) =
+                (q["tradable"].as_i64().unwrap(), q["working"].as_i64().unwrap(), q["matched"].as_i64().unwrap());
+            assert_eq!(t + w + m, parent["quantity"].as_i64().unwrap(), "{parent}");
+            let kids = children(v, token, parent).await;
+            let sum = |states: &[&str]| {
+                kids.iter().filter(|(s, _)| states.contains(&s.as_str())).map(|(_, q)| q).sum::<i64>()
+            };
+            assert_eq!(w, sum(&["WORKING", "AWAITING_MATCH", "AWAITING_RFQ_ACCEPTANCE"]), "working of {parent}");
+            assert_eq!(m, sum(&["MATCHED"]), "matched of {parent}");
+        }
+    }
+}
+
+async fn run_timers(v: &Venue) {
+    v.app.running.as_ref().unwrap().run_due_timers().await;
+}
+
+/// Runs the due timers until the request reaches `want` (the server's own job loop may
+/// hold a due timer's lease meanwhile), within a deadline.
+async fn settles(v: &Venue, m: &Value, want: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        run_timers(v).await;
+        let now = request_state(v, &v.b, m).await;
+        if now == want {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "still {now}, want {want}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+async fn dry_run_then_accept(b: Backend) {
+    let v = venue(b).await;
+    let (sell, _, buy) = rest_and_parent(&v, 1500, "94.75", 1000).await;
+    // The dry run names the broker and the iceberg flag, nothing of the firm; it writes nothing.
+    let (s, dry) = take(&v, &buy, 1000, "94.76", true, false).await;
+    assert_eq!(s, StatusCode::OK, "{dry}");
+    assert_eq!(
+        dry,
+        json!([{"price": 94.75, "quantity": 1000, "responding_broker_name": "Baltic", "responding_order_iceberg": false}])
+    );
+    assert_eq!(children(&v, &v.b, &buy).await, vec![]);
+
+    let (s, sent) = take(&v, &buy, 1000, "94.76", false, false).await;
+    assert_eq!(s, StatusCode::CREATED, "{sent}");
+    let m = &sent[0];
+    assert_eq!(
+        (m["role"].clone(), m["direction"].clone(), m["price"].clone(), m["quantity"].clone(), m["state"].clone()),
+        (json!("REQUESTER"), json!("BUY"), json!(94.75), json!(1000), json!("PENDING"))
+    );
+    // The resting order split: 1000 locked, 500 still in the book.
+    assert_eq!(children(&v, &v.a, &sell).await, vec![("AWAITING_MATCH".into(), 1000), ("WORKING".into(), 500)]);
+    assert_eq!(children(&v, &v.b, &buy).await, vec![("AWAITING_MATCH".into(), 1000)]);
+    let (_, book) = v.app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.b)).await;
+    assert_eq!(
+        book["levels"],
+        json!([{"price": 94.75, "buy_quantity": 0, "sell_quantity": 500,
+                                       "own_buy_quantity": 0, "own_sell_quantity": 0}])
+    );
+    // The responder sees it from their side.
+    let (_, theirs) = v.app.get("/api/order-match-requests?state=PENDING", Some(&v.a)).await;
+    assert_eq!((theirs[0]["role"].clone(), theirs[0]["direction"].clone()), (json!("RESPONDER"), json!("SELL")));
+
+    let (s, accepted) = answer(&v, &v.a, m, "ACCEPTED").await;
+    assert_eq!((s, accepted["state"].clone()), (StatusCode::OK, json!("ACCEPTED")), "{accepted}");
+    assert_eq!(children(&v, &v.a, &sell).await, vec![("MATCHED".into(), 1000), ("WORKING".into(), 500)]);
+    assert_eq!(children(&v, &v.b, &buy).await, vec![("MATCHED".into(), 1000)]);
+    assert_eq!(quantities(&v, &v.b, &buy).await, json!({"tradable": 0, "working": 0, "matched": 1000}));
+    // Fully matched: the parent is FILLED.
+    let pid = buy["parent_order_id"].as_str().unwrap();
+    let (_, filled) = v.app.get(&format!("/api/parent-orders/{pid}"), Some(&v.b)).await;
+    assert_eq!(filled["state"], "FILLED");
+    // It is over: no second answer, no withdrawal.
+    assert_eq!(answer(&v, &v.a, m, "REJECTED").await.0, StatusCode::CONFLICT);
+    assert_eq!(answer(&v, &v.b, m, "CANCELLED").await.0, StatusCode::CONFLICT);
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+async fn reject_timeout_and_withdrawal(b: Backend) {
+    let v = venue(b).await;
+    let (sell, _, buy) = rest_and_parent(&v, 3000, "94.75", 3000).await;
+
+    // Rejected, residual: the responder's locked part is cancelled (back to its parent),
+    // the taker's order works on at the price.
+    let (_, sent) = take(&v, &buy, 1000, "94.75", false, true).await;
+    let (s, rejected) = answer(&v, &v.a, &sent[0], "REJECTED").await;
+    assert_eq!((s, rejected["state"].clone()), (StatusCode::OK, json!("REJECTED")));
+    assert_eq!(children(&v, &v.a, &sell).await, vec![("CANCELLED".into(), 1000), ("WORKING".into(), 2000)]);
+    assert_eq!(children(&v, &v.b, &buy).await, vec![("WORKING".into(), 1000)]);
+    assert_eq!(quantities(&v, &v.a, &sell).await, json!({"tradable": 1000, "working": 2000, "matched": 0}));
+
+    // Withdrawn by the taker: the responder's part goes back to the book.
+    let (_, sent) = take(&v, &buy, 500, "94.75", false, false).await;
+    let (s, withdrawn) = answer(&v, &v.b, &sent[0], "CANCELLED").await;
+    assert_eq!((s, withdrawn["state"].clone()), (StatusCode::OK, json!("CANCELLED")));
+    assert_eq!(
+        children(&v, &v.a, &sell).await,
+        vec![("CANCELLED".into(), 1000), ("WORKING".into(), 500), ("WORKING".into(), 1500)]
+    );
+    assert_eq!(children(&v, &v.b, &buy).await, vec![("CANCELLED".into(), 500), ("WORKING".into(), 1000)]);
+
+    // Five minutes without an answer: timed out, like a rejection (no residual here).
+    let (_, sent) = take(&v, &buy, 500, "94.75", false, false).await;
+    v.app.clock.set(tuesday_10am() + Duration::minutes(5) - Duration::seconds(1));
+    run_timers(&v).await;
+    assert_eq!(request_state(&v, &v.b, &sent[0]).await, "PENDING");
+    v.app.clock.set(tuesday_10am() + Duration::minutes(5));
+    settles(&v, &sent[0], "TIMED_OUT").await;
+    assert_eq!(request_state(&v, &v.a, &sent[0]).await, "TIMED_OUT");
+    assert_eq!(
+        children(&v, &v.b, &buy).await,
+        vec![("CANCELLED".into(), 500), ("CANCELLED".into(), 500), ("WORKING".into(), 1000)]
+    );
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+async fn auto_responses(b: Backend) {
+    let v = venue(b).await;
+    let (sell, _, buy) = rest_and_parent(&v, 3000, "94.75", 3000).await;
+    let (_, me) = v.app.get("/api/users/me", Some(&v.a)).await;
+    let me = format!("/api/users/{}", me["user_id"].as_str().unwrap());
+    let set = |pref: &'static str| {
+        let (v, me) = (&v, me.clone());
+        async move {
+            let (s, body) = v.app.patch(&me, Some(&v.a), json!({"auto_accept": pref})).await;
+            assert_eq!(s, StatusCode::OK, "{body}");
+        }
+    };
+
+    set("INSTANT").await;
+    let (_, sent) = take(&v, &buy, 500, "94.75", false, false).await;
+    settles(&v, &sent[0], "ACCEPTED").await;
+
+    set("ACCEPT_WITH_DELAY").await;
+    let (_, sent) = take(&v, &buy, 500, "94.75", false, false).await;
+    v.app.clock.set(tuesday_10am() + Duration::seconds(14));
+    run_timers(&v).await;
+    assert_eq!(request_state(&v, &v.b, &sent[0]).await, "PENDING");
+    v.app.clock.set(tuesday_10am() + Duration::seconds(15));
+    settles(&v, &sent[0], "ACCEPTED").await;
+
+    set("REJECT_WITH_DELAY").await;
+    let (_, sent) = take(&v, &buy, 500, "94.75", false, false).await;
+    let (_, acted_first) = take(&v, &buy, 500, "94.75", false, false).await;
+    // The user acts first: the preference then has nothing left to do.
+    assert_eq!(answer(&v, &v.a, &acted_first[0], "ACCEPTED").await.0, StatusCode::OK);
+    v.app.clock.set(tuesday_10am() + Duration::seconds(30));
+    settles(&v, &sent[0], "REJECTED").await;
+    assert_eq!(request_state(&v, &v.b, &acted_first[0]).await, "ACCEPTED");
+    assert_eq!(quantities(&v, &v.a, &sell).await, json!({"tradable": 500, "working": 1000, "matched": 1500}));
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+async fn only_the_parties_answer(b: Backend) {
+    let v = venue(b).await;
+    let (_, _, buy) = rest_and_parent(&v, 1000, "94.75", 1000).await;
+    let (_, sent) = take(&v, &buy, 1000, "94.75", false, false).await;
+    let m = &sent[0];
+    // The taker cannot accept; the responder cannot withdraw; a colleague of the
+    // responder cannot answer; a third firm does not see it at all.
+    assert_eq!(answer(&v, &v.b, m, "ACCEPTED").await.0, StatusCode::FORBIDDEN);
+    assert_eq!(answer(&v, &v.a, m, "CANCELLED").await.0, StatusCode::FORBIDDEN);
+    assert_eq!(answer(&v, &v.a_admin_limited, m, "ACCEPTED").await.0, StatusCode::FORBIDDEN);
+    let admin = v.app.admin_token().await;
+    let (s, _) = v
+        .app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": "Outsider", "full_name": "Outsider Ltd",
+            "brokers": [{"company_id": v.broker}], "default_broker": {"company_id": v.broker}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED);
+    upstairs::app::bootstrap_user(&v.app.database_url, "c@outsider.test", PW, &["trader"], "Outsider").await.unwrap();
+    let c = v.app.login_remembered("c@outsider.test", PW).await;
+    assert_eq!(answer(&v, &c, m, "ACCEPTED").await.0, StatusCode::NOT_FOUND);
+    let id = m["order_match_request_id"].as_str().unwrap();
+    assert_eq!(v.app.get(&format!("/api/order-match-requests/{id}"), Some(&c)).await.0, StatusCode::NOT_FOUND);
+    let (_, listed) = v.app.get("/api/order-match-requests", Some(&c)).await;
+    assert_eq!(listed, json!([]));
+    assert_eq!(answer(&v, &v.a, m, "PENDING").await.0, StatusCode::BAD_REQUEST);
+    assert_eq!(request_state(&v, &v.a, m).await, "PENDING");
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+async fn nothing_to_match(b: Backend) {
+    let v = venue(b).await;
+    // Only the taker's own firm rests at the price: nothing matches, nothing is written.
+    let own = v.parent(&v.b, "SELL", 1000).await;
+    assert_eq!(v.child(&v.b, &own, 1000, p("94.75"), false).await.0, StatusCode::CREATED);
+    let buy = v.parent(&v.b, "BUY", 1000).await;
+    let (s, dry) = take(&v, &buy, 1000, "94.80", true, false).await;
+    assert_eq!((s, dry), (StatusCode::OK, json!([])));
+    let (s, body) = take(&v, &buy, 1000, "94.80", false, true).await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert_eq!(body["detail"], "This trade could not be matched due to your trade criteria");
+    assert_eq!(children(&v, &v.b, &buy).await, vec![]);
+    // Better than the take price only: a BUY at 94.74 does not reach a SELL at 94.75.
+    let sell = v.parent(&v.a, "SELL", 1000).await;
+    assert_eq!(v.child(&v.a, &sell, 1000, p("94.75"), false).await.0, StatusCode::CREATED);
+    assert_eq!(take(&v, &buy, 1000, "94.74", true, false).await.1, json!([]));
+    // Bad input answers 400 with the field.
+    let (s, body) = take(&v, &buy, 100, "94.755", true, false).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let fields: Vec<&str> = body["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
+    assert_eq!(fields, vec!["quantity", "price"]);
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+async fn band_move_close_and_cancel_end_requests(b: Backend) {
+    let v = venue(b).await;
+    let (sell, _, buy) = rest_and_parent(&v, 3000, "94.71", 3000).await;
+    // Cancelling the taker's awaiting order withdraws its request.
+    let (_, sent) = take(&v, &buy, 500, "94.71", false, false).await;
+    let (_, mine) = v.app.get("/api/order-match-requests", Some(&v.b)).await;
+    let order = mine[0]["order_id"].as_str().unwrap();
+    let (s, cancelled) = v.app.delete(&format!("/api/orders/{order}"), Some(&v.b)).await;
+    assert_eq!((s, cancelled["state"].clone()), (StatusCode::OK, json!("CANCELLED")), "{cancelled}");
+    assert_eq!(request_state(&v, &v.b, &sent[0]).await, "CANCELLED");
+    // The responder cancelling their locked part rejects it.
+    let (_, sent) = take(&v, &buy, 500, "94.71", false, false).await;
+    let (_, theirs) = v.app.get("/api/order-match-requests", Some(&v.a)).await;
+    let locked = theirs[0]["order_id"].as_str().unwrap();
+    assert_eq!(v.app.delete(&format!("/api/orders/{locked}"), Some(&v.a)).await.0, StatusCode::OK);
+    assert_eq!(request_state(&v, &v.b, &sent[0]).await, "REJECTED");
+
+    // The band moves away from a pending request's price: cancelled by the system, the
+    // resting part back on its owner's list.
+    let (_, sent) = take(&v, &buy, 500, "94.71", false, false).await;
+    let admin = v.app.admin_token().await;
+    let (s, _) = v
+        .app
+        .post(
+            &format!("/api/admin/instruments/{}/band", v.instrument),
+            Some(&admin),
+            json!({"min_tick_price": 94.72, "max_tick_price": 94.80}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(request_state(&v, &v.a, &sent[0]).await, "SYSTEM_CANCELLED_PRICE_OUT_OF_TICK");
+
+    // The close ends what is pending; every quantity goes back to its parent.
+    // Orders left outside the band are never hit: this take reaches 94.75, not 94.71.
+    v.app.clock.set(tuesday_10am() + Duration::hours(6) + Duration::minutes(58));
+    assert_eq!(v.child(&v.a, &sell, 500, p("94.75"), false).await.0, StatusCode::CREATED);
+    let (_, sent) = take(&v, &buy, 500, "94.75", false, false).await;
+    assert_eq!(sent[0]["price"], json!(94.75), "{sent}");
+    v.app.clock.set(tuesday_10am() + Duration::hours(7));
+    settles(&v, &sent[0], "TIMED_OUT").await;
+    assert_eq!(quantities(&v, &v.b, &buy).await, json!({"tradable": 3000, "working": 0, "matched": 0}));
+    assert_eq!(quantities(&v, &v.a, &sell).await, json!({"tradable": 3000, "working": 0, "matched": 0}));
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+/// Twelve takers at once against one resting order of 1,000 with a minimum block of 500:
+/// at most two can be served, and what they lock never exceeds what rested.
+async fn racing_takers_never_share_resting_quantity(b: Backend) {
+    let v = std::sync::Arc::new(venue(b).await);
+    let (sell, _, _) = rest_and_parent(&v, 1000, "94.75", 500).await;
+    let mut parents = Vec::new();
+    for _ in 0..12 {
+        parents.push(v.parent(&v.b, "BUY", 500).await);
+    }
+    let mut takers = Vec::new();
+    for parent in parents {
+        let v = v.clone();
+        takers.push(tokio::spawn(async move { take(&v, &parent, 500, "94.75", false, false).await }));
+    }
+    let mut sent = 0;
+    for t in takers {
+        let (s, body) = t.await.unwrap();
+        assert!([StatusCode::CREATED, StatusCode::CONFLICT].contains(&s), "{s}: {body}");
+        if s == StatusCode::CREATED {
+            sent += body.as_array().unwrap().iter().map(|m| m["quantity"].as_i64().unwrap()).sum::<i64>();
+        }
+    }
+    assert_eq!(sent, 1000, "both blocks of the resting order, once each");
+    assert_eq!(children(&v, &v.a, &sell).await, vec![("AWAITING_MATCH".into(), 500), ("AWAITING_MATCH".into(), 500)]);
+    assert_balanced(&v).await;
+    std::sync::Arc::into_inner(v).unwrap().app.stop().await;
+}

@@ -74,3 +74,7 @@ id_type!(
     /// A match request: a taker's request to match one resting order.
     MatchRequestId
 );
+id_type!(
+    /// A notification to one user.
+    NotificationId
+);

@@ -5,10 +5,11 @@ pub mod account;
 pub mod calendar;
 pub mod id;
 pub mod match_request;
+pub mod notification;
 pub mod order;
 pub mod price;
 pub mod role;
 
 pub use account::{AutoAccept, Email, FieldError, Password, UiMetadataEntry};
-pub use id::{CompanyId, InstrumentId, MatchRequestId, OrderId, ParentOrderId, SessionId, UserId};
+pub use id::{CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, SessionId, UserId};
 pub use role::{Permission, Role, has_permission};

@@ -89,7 +89,10 @@ impl Caches {
             }
             // A broker's new name is in every list that names it: drop them all.
             Event::CompanyChanged { .. } => self.brokers.drop_all(),
-            Event::OrderChanged { .. } | Event::ParentOrderChanged { .. } | Event::SessionsEnded { .. } => {}
+            Event::OrderChanged { .. }
+            | Event::ParentOrderChanged { .. }
+            | Event::NotificationChanged { .. }
+            | Event::SessionsEnded { .. } => {}
         }
     }
 }

@@ -4,7 +4,7 @@
 use tokio::sync::broadcast;
 use upstairs_domain::{CompanyId, InstrumentId, UserId};
 
-use crate::model::{ChildOrder, Instrument, ParentOrder};
+use crate::model::{ChildOrder, Instrument, Notification, ParentOrder};
 
 /// Something that changed and that connected clients may want to hear about.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,6 +18,8 @@ pub enum Event {
     BookChanged { instrument_id: InstrumentId },
     /// An instrument's reference data or band changed.
     InstrumentChanged { instrument: Instrument },
+    /// A notification to `user_id` was created or changed.
+    NotificationChanged { user_id: UserId, notification: Notification },
     /// Not delivered: a company's reference data (its brokers) changed.
     CompanyChanged { company_id: CompanyId },
     /// Not delivered: some sessions of this user ended (logout, deactivation, new password),

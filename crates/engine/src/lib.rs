@@ -10,6 +10,7 @@ pub mod error;
 pub mod events;
 pub mod matches;
 pub mod model;
+pub mod notifications;
 pub mod orders;
 pub mod ports;
 pub mod ratelimit;

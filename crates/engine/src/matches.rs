@@ -116,6 +116,7 @@ impl<S: Store> Engine<S> {
 
         let mut requests = Vec::with_capacity(hits.len());
         let mut changed = Vec::new();
+        let mut notices = Vec::new();
         let mut left = take.quantity;
         for (resting, quantity) in hits {
             left -= quantity;
@@ -180,6 +181,7 @@ impl<S: Store> Engine<S> {
             };
             tx.insert_match_request(&request).await?;
             self.schedule_answers(&mut tx, &request).await?;
+            notices.push(self.notify_received(&mut tx, &request).await?);
             audit(
                 &mut tx,
                 now,
@@ -219,6 +221,7 @@ impl<S: Store> Engine<S> {
         tx.commit().await?;
         self.wake.notify_one();
         self.publish_changes(&mut self.store.single().await?, &changed, &parents).await?;
+        self.publish_notifications(notices);
         Ok(TakeOutcome::Requested(requests))
     }
 
@@ -300,6 +303,8 @@ impl<S: Store> Engine<S> {
         let m = tx.match_request(id).await?.ok_or_else(not_found)?;
         let to = mr_transition(m.state, event).map_err(|_| conflict("This match request is no longer pending."))?;
         tx.update_match_request_state(id, m.state, to, now).await?;
+        let ended = MatchRequest { state: to, updated_at: now, ..m };
+        let notices = self.notify_ended(&mut tx, &ended, event, now).await?;
         let requesting = tx.order(mine).await?.ok_or_else(not_found_order)?;
         let responding = tx.order(theirs).await?.ok_or_else(not_found_order)?;
         let (for_requesting, for_responding) = match event {
@@ -336,7 +341,8 @@ impl<S: Store> Engine<S> {
             .await?;
         tx.commit().await?;
         self.publish_changes(&mut self.store.single().await?, &changed, &parents).await?;
-        Ok(MatchRequest { state: to, updated_at: now, ..m })
+        self.publish_notifications(notices);
+        Ok(ended)
     }
 
     /// Runs a match-request timer: expiry, or an auto-response. A request that is no

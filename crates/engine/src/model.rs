@@ -5,10 +5,11 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use upstairs_domain::match_request::MatchRequestState;
+use upstairs_domain::notification::{NotificationType, Party};
 use upstairs_domain::order::{Direction, OrderState};
 use upstairs_domain::{
-    AutoAccept, CompanyId, InstrumentId, MatchRequestId, OrderId, ParentOrderId, Role, SessionId, UiMetadataEntry,
-    UserId,
+    AutoAccept, CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, Role, SessionId,
+    UiMetadataEntry, UserId,
 };
 use uuid::Uuid;
 
@@ -417,5 +418,25 @@ pub struct MatchRequest {
     pub state: MatchRequestState,
     pub created_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// What one user is told about a match request (spec section 3).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notification {
+    pub notification_id: NotificationId,
+    pub user_id: UserId,
+    pub notification_type: NotificationType,
+    /// The state of its match request when it last changed.
+    pub status: MatchRequestState,
+    pub instrument_id: InstrumentId,
+    pub match_request_id: MatchRequestId,
+    /// The recipient's side of the match request.
+    pub role: Party,
+    pub read: bool,
+    pub archived: bool,
+    pub created_at: DateTime<Utc>,
+    /// When its match request times out (or timed out).
+    pub expired_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }

@@ -6,7 +6,7 @@ use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use upstairs_domain::calendar::Status;
-use upstairs_domain::match_request::MatchRequestState;
+use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState};
 use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, transition};
 use upstairs_domain::price::on_tick;
 use upstairs_domain::{CompanyId, FieldError, InstrumentId, OrderId, ParentOrderId, Permission};
@@ -624,10 +624,14 @@ impl<S: Store> Engine<S> {
             .await?;
         }
         // Pending match requests end with the day; their orders expired above.
+        let mut notices = Vec::new();
         for m in tx.match_requests_in_state(MatchRequestState::Pending).await? {
             tx.update_match_request_state(m.match_request_id, m.state, MatchRequestState::TimedOut, now).await?;
+            let ended = MatchRequest { state: MatchRequestState::TimedOut, updated_at: now, ..m };
+            notices.extend(self.notify_ended(&mut tx, &ended, MatchRequestEvent::TimeOut, now).await?);
         }
         tx.commit().await?;
+        self.publish_notifications(notices);
         let mut instruments: Vec<InstrumentId> = expired.iter().map(|o| o.instrument_id).collect();
         instruments.sort();
         instruments.dedup();

@@ -6,7 +6,9 @@ use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::order::{Direction, OrderState};
-use upstairs_domain::{CompanyId, InstrumentId, MatchRequestId, OrderId, ParentOrderId, SessionId, UserId};
+use upstairs_domain::{
+    CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, SessionId, UserId,
+};
 use uuid::Uuid;
 
 use crate::error::StoreError;
@@ -41,6 +43,7 @@ pub trait Tx:
     + InstrumentRepo
     + OrderRepo
     + MatchRequestRepo
+    + NotificationRepo
     + UserRepo
     + SessionRepo
     + LinkTokenRepo
@@ -224,4 +227,22 @@ pub trait MatchRequestRepo {
         user: UserId,
         state: MatchRequestState,
     ) -> StoreResult<Vec<MatchRequest>>;
+}
+
+#[async_trait]
+pub trait NotificationRepo {
+    async fn insert_notification(&mut self, n: &Notification) -> StoreResult<()>;
+    /// Writes `status`, `read`, `archived` and `updated_at`.
+    async fn update_notification(&mut self, n: &Notification) -> StoreResult<()>;
+    async fn notification(&mut self, id: NotificationId) -> StoreResult<Option<Notification>>;
+    /// A user's notifications (only archived or only not, when given), by creation time.
+    async fn notifications_of_user(
+        &mut self,
+        user: UserId,
+        archived: Option<bool>,
+        newest_first: bool,
+        page: i64,
+        size: i64,
+    ) -> StoreResult<Page<Notification>>;
+    async fn notifications_of_match_request(&mut self, id: MatchRequestId) -> StoreResult<Vec<Notification>>;
 }

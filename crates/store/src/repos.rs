@@ -1113,6 +1113,101 @@ macro_rules! shared_repos {
                 convert(rows, MatchRequestRow::into_model)
             }
         }
+
+        #[async_trait]
+        impl NotificationRepo for $tx {
+            async fn insert_notification(&mut self, n: &Notification) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into notification (notification_id, user_id, type, status, instrument_id, \
+                     match_request_id, role, read, archived, created_at, expired_at, updated_at) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                )
+                .bind(n.notification_id.0)
+                .bind(n.user_id.0)
+                .bind(n.notification_type.as_str())
+                .bind(n.status.as_str())
+                .bind(n.instrument_id.0)
+                .bind(n.match_request_id.0)
+                .bind(n.role.as_str())
+                .bind(n.read)
+                .bind(n.archived)
+                .bind(Ts(n.created_at))
+                .bind(Ts(n.expired_at))
+                .bind(Ts(n.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn update_notification(&mut self, n: &Notification) -> StoreResult<()> {
+                sqlx::query(
+                    "update notification set status = $1, read = $2, archived = $3, updated_at = $4 \
+                     where notification_id = $5",
+                )
+                .bind(n.status.as_str())
+                .bind(n.read)
+                .bind(n.archived)
+                .bind(Ts(n.updated_at))
+                .bind(n.notification_id.0)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn notification(&mut self, id: NotificationId) -> StoreResult<Option<Notification>> {
+                sqlx::query_as::<_, NotificationRow>("select * from notification where notification_id = $1")
+                    .bind(id.0)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .map(NotificationRow::into_model)
+                    .transpose()
+            }
+
+            async fn notifications_of_user(
+                &mut self,
+                user: UserId,
+                archived: Option<bool>,
+                newest_first: bool,
+                page: i64,
+                size: i64,
+            ) -> StoreResult<Page<Notification>> {
+                let filter = "where user_id = $1 and ($2 is null or archived = $2)";
+                let total_items: i64 =
+                    sqlx::query_scalar(sqlx::AssertSqlSafe(format!("select count(*) from notification {filter}")))
+                        .bind(user.0)
+                        .bind(archived)
+                        .fetch_one(&mut *self.tx)
+                        .await
+                        .map_err(map_err)?;
+                let order = if newest_first { "desc" } else { "asc" };
+                let rows = sqlx::query_as::<_, NotificationRow>(sqlx::AssertSqlSafe(format!(
+                    "select * from notification {filter} order by created_at {order}, notification_id {order} \
+                     limit $3 offset $4"
+                )))
+                .bind(user.0)
+                .bind(archived)
+                .bind(size)
+                .bind(page * size)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(Page { items: convert(rows, NotificationRow::into_model)?, total_items })
+            }
+
+            async fn notifications_of_match_request(&mut self, id: MatchRequestId) -> StoreResult<Vec<Notification>> {
+                let rows = sqlx::query_as::<_, NotificationRow>(
+                    "select * from notification where match_request_id = $1 order by created_at, notification_id",
+                )
+                .bind(id.0)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                convert(rows, NotificationRow::into_model)
+            }
+        }
     };
 }
 

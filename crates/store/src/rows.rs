@@ -7,10 +7,11 @@ use serde_json::Value;
 use sqlx::types::Json;
 use std::str::FromStr;
 use upstairs_domain::match_request::MatchRequestState;
+use upstairs_domain::notification::{NotificationType, Party};
 use upstairs_domain::order::{Direction, OrderState};
 use upstairs_domain::{
-    AutoAccept, CompanyId, InstrumentId, MatchRequestId, OrderId, ParentOrderId, Role, SessionId, UiMetadataEntry,
-    UserId,
+    AutoAccept, CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, Role, SessionId,
+    UiMetadataEntry, UserId,
 };
 use upstairs_engine::StoreError;
 use upstairs_engine::model::*;
@@ -408,6 +409,46 @@ impl MatchRequestRow {
             state: stored("match request state", &self.state, MatchRequestState::parse(&self.state))?,
             created_at: self.created_at.0,
             expires_at: self.expires_at.0,
+            updated_at: self.updated_at.0,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct NotificationRow {
+    notification_id: Uuid,
+    user_id: Uuid,
+    #[sqlx(rename = "type")]
+    notification_type: String,
+    status: String,
+    instrument_id: Uuid,
+    match_request_id: Uuid,
+    role: String,
+    read: bool,
+    archived: bool,
+    created_at: Ts,
+    expired_at: Ts,
+    updated_at: Ts,
+}
+
+impl NotificationRow {
+    pub fn into_model(self) -> StoreResult<Notification> {
+        Ok(Notification {
+            notification_id: NotificationId(self.notification_id),
+            user_id: UserId(self.user_id),
+            notification_type: stored(
+                "notification type",
+                &self.notification_type,
+                NotificationType::parse(&self.notification_type),
+            )?,
+            status: stored("notification status", &self.status, MatchRequestState::parse(&self.status))?,
+            instrument_id: InstrumentId(self.instrument_id),
+            match_request_id: MatchRequestId(self.match_request_id),
+            role: stored("notification role", &self.role, Party::parse(&self.role))?,
+            read: self.read,
+            archived: self.archived,
+            created_at: self.created_at.0,
+            expired_at: self.expired_at.0,
             updated_at: self.updated_at.0,
         })
     }

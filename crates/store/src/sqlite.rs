@@ -12,7 +12,9 @@ use std::str::FromStr;
 use std::time::Duration;
 use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::order::{Direction, OrderState};
-use upstairs_domain::{CompanyId, InstrumentId, MatchRequestId, OrderId, ParentOrderId, SessionId, UserId};
+use upstairs_domain::{
+    CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, SessionId, UserId,
+};
 use upstairs_engine::StoreError;
 use upstairs_engine::model::*;
 use upstairs_engine::ports::*;

@@ -19,6 +19,7 @@ on_both_backends!(
     nothing_to_match,
     band_move_close_and_cancel_end_requests,
     racing_takers_never_share_resting_quantity,
+    notifications_tell_each_party_at_once,
 );
 
 /// A's SELL of `quantity` resting at `price`; B's BUY parent of `parent_quantity`.
@@ -374,4 +375,82 @@ async fn racing_takers_never_share_resting_quantity(b: Backend) {
     assert_eq!(children(&v, &v.a, &sell).await, vec![("AWAITING_MATCH".into(), 500), ("AWAITING_MATCH".into(), 500)]);
     assert_balanced(&v).await;
     std::sync::Arc::into_inner(v).unwrap().app.stop().await;
+}
+
+/// (type, status, role) of a user's notifications, newest first.
+async fn notices(v: &Venue, token: &str) -> Vec<(String, String, String)> {
+    let (s, page) = v.app.get("/api/notifications?archived=false&order_by=DESC", Some(token)).await;
+    assert_eq!(s, StatusCode::OK, "{page}");
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            let f = |k: &str| n[k].as_str().unwrap().to_owned();
+            (f("type"), f("status"), f("role"))
+        })
+        .collect()
+}
+
+fn notice(t: &str, status: &str, role: &str) -> (String, String, String) {
+    (t.into(), status.into(), role.into())
+}
+
+/// The responder's socket hears of the request the moment it is made, and of its end;
+/// the taker hears of the answer; each party reads, archives and lists only its own.
+async fn notifications_tell_each_party_at_once(b: Backend) {
+    let v = venue(b).await;
+    let (_, _, buy) = rest_and_parent(&v, 2000, "94.75", 2000).await;
+    let topic = "/user/topic/notifications";
+    let mut peer =
+        Peer::spawn("stomp_client.py", &["127.0.0.1".into(), v.app.port().to_string(), v.a.clone(), topic.into()]);
+    assert_eq!(peer.next_json(std::time::Duration::from_secs(10)).await.unwrap()["event"], "connected");
+    assert_eq!(peer.next_json(std::time::Duration::from_secs(10)).await.unwrap()["event"], "subscribed");
+
+    let (_, sent) = take(&v, &buy, 1000, "94.75", false, false).await;
+    let msg = peer.next_json(std::time::Duration::from_secs(10)).await.expect("the responder is told");
+    assert_eq!(msg["destination"], topic);
+    let body = &msg["body"];
+    assert_eq!(
+        (body["type"].clone(), body["status"].clone(), body["role"].clone()),
+        (json!("MATCH_REQUEST_RECEIVED"), json!("PENDING"), json!("RESPONDER"))
+    );
+    assert_eq!(body["order_match_request_id"], sent[0]["order_match_request_id"]);
+    assert_eq!(body["expired_at"], sent[0]["expired_at"]);
+    assert!(!body.to_string().contains("Kestrel"), "nothing names the taker's firm: {body}");
+    assert_eq!(notices(&v, &v.b).await, vec![]);
+
+    assert_eq!(answer(&v, &v.a, &sent[0], "REJECTED").await.0, StatusCode::OK);
+    let msg = peer.next_json(std::time::Duration::from_secs(10)).await.expect("the received one changes");
+    assert_eq!(
+        (msg["body"]["type"].clone(), msg["body"]["status"].clone()),
+        (json!("MATCH_REQUEST_RECEIVED"), json!("REJECTED"))
+    );
+    assert_eq!(notices(&v, &v.a).await, vec![notice("MATCH_REQUEST_RECEIVED", "REJECTED", "RESPONDER")]);
+    assert_eq!(notices(&v, &v.b).await, vec![notice("MATCH_REQUEST_REJECTED", "REJECTED", "REQUESTER")]);
+
+    // Withdrawn: the responder is told; timed out: both are.
+    let (_, sent) = take(&v, &buy, 500, "94.75", false, false).await;
+    assert_eq!(answer(&v, &v.b, &sent[0], "CANCELLED").await.0, StatusCode::OK);
+    assert_eq!(notices(&v, &v.a).await[0], notice("MATCH_REQUEST_CANCELLED", "CANCELLED", "RESPONDER"));
+    let (_, sent) = take(&v, &buy, 500, "94.75", false, false).await;
+    v.app.clock.set(tuesday_10am() + Duration::minutes(5));
+    settles(&v, &sent[0], "TIMED_OUT").await;
+    assert_eq!(notices(&v, &v.a).await[0], notice("MATCH_REQUEST_TIMED_OUT", "TIMED_OUT", "RESPONDER"));
+    assert_eq!(notices(&v, &v.b).await[0], notice("MATCH_REQUEST_TIMED_OUT", "TIMED_OUT", "REQUESTER"));
+
+    // Read and archived by their owner only; archived ones leave the active list.
+    let (_, page) = v.app.get("/api/notifications", Some(&v.b)).await;
+    let first = page["items"][0]["notification_id"].as_str().unwrap().to_owned();
+    let path = format!("/api/notifications/{first}");
+    assert_eq!(v.app.patch(&path, Some(&v.a), json!({"read": true})).await.0, StatusCode::NOT_FOUND);
+    let (s, read) = v.app.patch(&path, Some(&v.b), json!({"read": true})).await;
+    assert_eq!((s, read["read"].clone(), read["archived"].clone()), (StatusCode::OK, json!(true), json!(false)));
+    let before = notices(&v, &v.b).await.len();
+    assert_eq!(v.app.patch(&path, Some(&v.b), json!({"archived": true})).await.0, StatusCode::OK);
+    assert_eq!(notices(&v, &v.b).await.len(), before - 1);
+    let (_, archived) = v.app.get("/api/notifications?archived=true", Some(&v.b)).await;
+    assert_eq!(archived["total_items"], 1);
+    assert_balanced(&v).await;
+    v.app.stop().await;
 }

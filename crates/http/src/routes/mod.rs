@@ -1,6 +1,7 @@
 pub mod auth;
 pub mod matches;
 pub mod meta;
+pub mod notifications;
 pub mod orders;
 pub mod reference;
 pub mod users;

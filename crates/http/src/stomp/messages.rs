@@ -17,6 +17,9 @@ use crate::dto::decimal_schema;
 /// Per-user destination of order and parent order changes.
 pub const ORDERS: &str = "/user/topic/orders";
 
+/// Per-user destination of notifications (`NotificationDto`), new or changed.
+pub const NOTIFICATIONS: &str = "/user/topic/notifications";
+
 /// The shared topic of one instrument's anonymous book.
 pub fn book_destination(instrument_id: InstrumentId) -> String {
     format!("/topic/instruments/{instrument_id}/book")
@@ -188,6 +191,11 @@ impl Outgoing {
                 Audience::Subscribers,
                 &format!("/topic/instruments/{}", instrument.instrument_id),
                 &InstrumentMessage::from(instrument),
+            ),
+            Event::NotificationChanged { user_id, notification } => Self::message(
+                Audience::User(*user_id),
+                NOTIFICATIONS,
+                &crate::routes::notifications::NotificationDto::from(notification),
             ),
             Event::SessionsEnded { user_id } => Some(Self::SessionsEnded(*user_id)),
             Event::BookChanged { .. } | Event::CompanyChanged { .. } => None,

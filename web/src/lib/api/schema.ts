@@ -261,6 +261,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's notifications, newest first unless `order_by=ASC`. */
+        get: operations["notifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Marks one of the caller's notifications read or archived. */
+        patch: operations["change_notification"];
+        trace?: never;
+    };
     "/api/order-match-requests": {
         parameters: {
             query?: never;
@@ -804,6 +838,35 @@ export interface components {
          * @enum {string}
          */
         MatchRoleDto: "REQUESTER" | "RESPONDER";
+        NotificationChange: {
+            archived?: boolean | null;
+            read?: boolean | null;
+        };
+        /** @description One notification; also the payload pushed on `/user/topic/notifications`. */
+        NotificationDto: {
+            archived: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the match request times out (or timed out).
+             */
+            expired_at: string;
+            /** Format: uuid */
+            instrument_id: string;
+            /** Format: uuid */
+            notification_id: string;
+            /** Format: uuid */
+            order_match_request_id: string;
+            read: boolean;
+            /** @description The recipient's side of the match request. */
+            role: components["schemas"]["MatchRoleDto"];
+            /** @description The state of the match request when the notification last changed. */
+            status: components["schemas"]["MatchRequestStateDto"];
+            type: components["schemas"]["NotificationTypeDto"];
+        };
+        /** @enum {string} */
+        NotificationTypeDto: "MATCH_REQUEST_ACCEPTED" | "MATCH_REQUEST_CANCELLED" | "MATCH_REQUEST_RECEIVED" | "MATCH_REQUEST_REJECTED" | "MATCH_REQUEST_TIMED_OUT" | "MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE";
         OrderDto: {
             /** Format: uuid */
             broker_id: string;
@@ -910,6 +973,33 @@ export interface components {
                 tick_size: number;
                 /** Format: date-time */
                 updated_at: string;
+            }[];
+            /** Format: int64 */
+            total_items: number;
+        };
+        /** @description One page of a list, and how many items the whole list has. */
+        Page_NotificationDto: {
+            items: {
+                archived: boolean;
+                /** Format: date-time */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description When the match request times out (or timed out).
+                 */
+                expired_at: string;
+                /** Format: uuid */
+                instrument_id: string;
+                /** Format: uuid */
+                notification_id: string;
+                /** Format: uuid */
+                order_match_request_id: string;
+                read: boolean;
+                /** @description The recipient's side of the match request. */
+                role: components["schemas"]["MatchRoleDto"];
+                /** @description The state of the match request when the notification last changed. */
+                status: components["schemas"]["MatchRequestStateDto"];
+                type: components["schemas"]["NotificationTypeDto"];
             }[];
             /** Format: int64 */
             total_items: number;
@@ -2067,6 +2157,130 @@ export interface operations {
             };
             /** @description No valid session: sign in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    notifications: {
+        parameters: {
+            query?: {
+                /** @description Only archived (`true`) or only not (`false`); both when absent. */
+                archived?: boolean;
+                /** @description By creation time; default `DESC`. */
+                order_by?: "ASC" | "DESC";
+                /** @description From 0. */
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_NotificationDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    change_notification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationChange"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not have the documented shape */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,115 @@
+//! Notifications: what each party of a match request is told, and when (ADR 0016).
+
+use serde::{Deserialize, Serialize};
+
+use crate::match_request::MatchRequestEvent;
+
+/// The types the spec names (section 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum NotificationType {
+    MatchRequestAccepted,
+    MatchRequestCancelled,
+    MatchRequestReceived,
+    MatchRequestRejected,
+    MatchRequestTimedOut,
+    MatchRequestSystemCancelledOutOfTickPrice,
+}
+
+impl NotificationType {
+    pub const ALL: [NotificationType; 6] = [
+        NotificationType::MatchRequestAccepted,
+        NotificationType::MatchRequestCancelled,
+        NotificationType::MatchRequestReceived,
+        NotificationType::MatchRequestRejected,
+        NotificationType::MatchRequestTimedOut,
+        NotificationType::MatchRequestSystemCancelledOutOfTickPrice,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotificationType::MatchRequestAccepted => "MATCH_REQUEST_ACCEPTED",
+            NotificationType::MatchRequestCancelled => "MATCH_REQUEST_CANCELLED",
+            NotificationType::MatchRequestReceived => "MATCH_REQUEST_RECEIVED",
+            NotificationType::MatchRequestRejected => "MATCH_REQUEST_REJECTED",
+            NotificationType::MatchRequestTimedOut => "MATCH_REQUEST_TIMED_OUT",
+            NotificationType::MatchRequestSystemCancelledOutOfTickPrice => {
+                "MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE"
+            }
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+/// Which side of a match request a user is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Party {
+    /// The taker.
+    Requester,
+    /// The owner of the resting order.
+    Responder,
+}
+
+impl Party {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Party::Requester => "REQUESTER",
+            Party::Responder => "RESPONDER",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Party::Requester, Party::Responder].into_iter().find(|p| p.as_str() == s)
+    }
+}
+
+/// Who is told what when a match request ends by `event`, besides the responder's
+/// received notification taking the new state: an answer (the responder's, or their
+/// preference's) tells the taker; a withdrawal tells the responder; what the venue does
+/// (the time-out, the band) tells both.
+pub fn told_of(event: MatchRequestEvent) -> Vec<(Party, NotificationType)> {
+    use MatchRequestEvent as E;
+    use NotificationType as T;
+    match event {
+        E::Accept => vec![(Party::Requester, T::MatchRequestAccepted)],
+        E::Reject => vec![(Party::Requester, T::MatchRequestRejected)],
+        E::Cancel => vec![(Party::Responder, T::MatchRequestCancelled)],
+        E::TimeOut => vec![(Party::Requester, T::MatchRequestTimedOut), (Party::Responder, T::MatchRequestTimedOut)],
+        E::PriceOutOfTick => vec![
+            (Party::Requester, T::MatchRequestSystemCancelledOutOfTickPrice),
+            (Party::Responder, T::MatchRequestSystemCancelledOutOfTickPrice),
+        ],
+        E::BrokerAccept { .. } | E::BrokerFill { .. } => vec![],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for t in NotificationType::ALL {
+            assert_eq!(NotificationType::parse(t.as_str()), Some(t));
+            assert_eq!(serde_json::to_value(t).unwrap(), serde_json::json!(t.as_str()));
+        }
+        for p in [Party::Requester, Party::Responder] {
+            assert_eq!(Party::parse(p.as_str()), Some(p));
+        }
+    }
+
+    #[test]
+    fn who_is_told_what() {
+        use MatchRequestEvent as E;
+        use NotificationType as T;
+        assert_eq!(told_of(E::Accept), vec![(Party::Requester, T::MatchRequestAccepted)]);
+        assert_eq!(told_of(E::Reject), vec![(Party::Requester, T::MatchRequestRejected)]);
+        assert_eq!(told_of(E::Cancel), vec![(Party::Responder, T::MatchRequestCancelled)]);
+        assert_eq!(told_of(E::TimeOut).len(), 2);
+        assert_eq!(told_of(E::PriceOutOfTick).len(), 2);
+    }
+}

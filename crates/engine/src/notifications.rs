@@ -1,0 +1,118 @@
+//! Notifications (spec sections 3 and 4; ADR 0016): written in the transaction of the
+//! change they tell of, pushed to their user after commit.
+
+use chrono::{DateTime, Utc};
+use upstairs_domain::NotificationId;
+use upstairs_domain::match_request::MatchRequestEvent;
+use upstairs_domain::notification::{NotificationType, Party, told_of};
+
+use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE};
+use crate::error::EngineError;
+use crate::events::Event;
+use crate::model::*;
+use crate::ports::*;
+use crate::{Engine, Store};
+
+/// What a caller may change on one of their notifications.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NotificationChanges {
+    pub read: Option<bool>,
+    pub archived: Option<bool>,
+}
+
+impl<S: Store> Engine<S> {
+    /// The responder hears of a new match request.
+    pub(crate) async fn notify_received(&self, tx: &mut S::Tx, m: &MatchRequest) -> Result<Notification, EngineError> {
+        let n = new(m, Party::Responder, NotificationType::MatchRequestReceived, m.created_at);
+        tx.insert_notification(&n).await?;
+        Ok(n)
+    }
+
+    /// A match request ended by `event` (`m` in its new state): the responder's received
+    /// notification takes the new state, and each party `told_of` the event gets one.
+    pub(crate) async fn notify_ended(
+        &self,
+        tx: &mut S::Tx,
+        m: &MatchRequest,
+        event: MatchRequestEvent,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Notification>, EngineError> {
+        let mut out = Vec::new();
+        for mut n in tx.notifications_of_match_request(m.match_request_id).await? {
+            if n.notification_type == NotificationType::MatchRequestReceived {
+                n.status = m.state;
+                n.updated_at = now;
+                tx.update_notification(&n).await?;
+                out.push(n);
+            }
+        }
+        for (party, t) in told_of(event) {
+            let n = new(m, party, t, now);
+            tx.insert_notification(&n).await?;
+            out.push(n);
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn publish_notifications(&self, ns: Vec<Notification>) {
+        for n in ns {
+            self.publish(Event::NotificationChanged { user_id: n.user_id, notification: n });
+        }
+    }
+
+    /// The caller's notifications (archived or not, when asked), newest first unless not.
+    pub async fn notifications(
+        &self,
+        actor: &Actor,
+        archived: Option<bool>,
+        newest_first: bool,
+        page: i64,
+        size: i64,
+    ) -> Result<Page<Notification>, EngineError> {
+        let mut tx = self.store.read().await?;
+        let (page, size) = (page.clamp(0, MAX_PAGE), size.clamp(1, MAX_PAGE_SIZE));
+        Ok(tx.notifications_of_user(actor.user.user_id, archived, newest_first, page, size).await?)
+    }
+
+    /// Marks one of the caller's notifications read or archived (another's: not found).
+    pub async fn change_notification(
+        &self,
+        actor: &Actor,
+        id: NotificationId,
+        changes: NotificationChanges,
+    ) -> Result<Notification, EngineError> {
+        let mut tx = self.store.write().await?;
+        let mut n = tx
+            .notification(id)
+            .await?
+            .filter(|n| n.user_id == actor.user.user_id)
+            .ok_or_else(|| EngineError::NotFound("Notification not found.".into()))?;
+        n.read = changes.read.unwrap_or(n.read);
+        n.archived = changes.archived.unwrap_or(n.archived);
+        n.updated_at = self.clock.now();
+        tx.update_notification(&n).await?;
+        tx.commit().await?;
+        self.publish_notifications(vec![n.clone()]);
+        Ok(n)
+    }
+}
+
+fn new(m: &MatchRequest, party: Party, t: NotificationType, now: DateTime<Utc>) -> Notification {
+    Notification {
+        notification_id: NotificationId::new(),
+        user_id: match party {
+            Party::Requester => m.requesting_user_id,
+            Party::Responder => m.responding_user_id,
+        },
+        notification_type: t,
+        status: m.state,
+        instrument_id: m.instrument_id,
+        match_request_id: m.match_request_id,
+        role: party,
+        read: false,
+        archived: false,
+        created_at: now,
+        expired_at: m.expires_at,
+        updated_at: now,
+    }
+}

@@ -1,0 +1,156 @@
+//! A user's notifications: listed, marked read or archived, and pushed on
+//! `/user/topic/notifications` the moment they are created or changed (ADR 0016).
+
+use axum::Json;
+use axum::extract::State;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use upstairs_domain::NotificationId;
+use upstairs_domain::notification::{NotificationType, Party};
+use upstairs_engine::Store;
+use upstairs_engine::model::Notification;
+use upstairs_engine::notifications::NotificationChanges;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::AppState;
+use crate::dto::{Page, whole};
+use crate::error::ApiResult;
+use crate::error::responses::NotFound;
+use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
+use crate::openapi::ApiRouter;
+use crate::routes::matches::{MatchRequestStateDto, MatchRoleDto};
+
+pub fn router<S: Store>() -> ApiRouter<S> {
+    ApiRouter::new()
+        .route::<__path_notifications, _, _>(notifications::<S>)
+        .route::<__path_change_notification, _, _>(change_notification::<S>)
+}
+
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum NotificationTypeDto {
+    MatchRequestAccepted,
+    MatchRequestCancelled,
+    MatchRequestReceived,
+    MatchRequestRejected,
+    MatchRequestTimedOut,
+    MatchRequestSystemCancelledOutOfTickPrice,
+}
+
+impl From<NotificationType> for NotificationTypeDto {
+    fn from(t: NotificationType) -> Self {
+        use NotificationType as T;
+        match t {
+            T::MatchRequestAccepted => Self::MatchRequestAccepted,
+            T::MatchRequestCancelled => Self::MatchRequestCancelled,
+            T::MatchRequestReceived => Self::MatchRequestReceived,
+            T::MatchRequestRejected => Self::MatchRequestRejected,
+            T::MatchRequestTimedOut => Self::MatchRequestTimedOut,
+            T::MatchRequestSystemCancelledOutOfTickPrice => Self::MatchRequestSystemCancelledOutOfTickPrice,
+        }
+    }
+}
+
+/// One notification; also the payload pushed on `/user/topic/notifications`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct NotificationDto {
+    pub notification_id: Uuid,
+    #[serde(rename = "type")]
+    pub notification_type: NotificationTypeDto,
+    /// The state of the match request when the notification last changed.
+    pub status: MatchRequestStateDto,
+    pub instrument_id: Uuid,
+    pub order_match_request_id: Uuid,
+    /// The recipient's side of the match request.
+    pub role: MatchRoleDto,
+    pub read: bool,
+    pub archived: bool,
+    pub created_at: DateTime<Utc>,
+    /// When the match request times out (or timed out).
+    pub expired_at: DateTime<Utc>,
+}
+
+impl From<&Notification> for NotificationDto {
+    fn from(n: &Notification) -> Self {
+        Self {
+            notification_id: n.notification_id.0,
+            notification_type: n.notification_type.into(),
+            status: n.status.into(),
+            instrument_id: n.instrument_id.0,
+            order_match_request_id: n.match_request_id.0,
+            role: match n.role {
+                Party::Requester => MatchRoleDto::Requester,
+                Party::Responder => MatchRoleDto::Responder,
+            },
+            read: n.read,
+            archived: n.archived,
+            created_at: n.created_at,
+            expired_at: n.expired_at,
+        }
+    }
+}
+
+impl From<Notification> for NotificationDto {
+    fn from(n: Notification) -> Self {
+        Self::from(&n)
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
+pub enum OrderByDto {
+    #[serde(rename = "ASC")]
+    Asc,
+    #[serde(rename = "DESC")]
+    Desc,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct NotificationQuery {
+    /// Only archived (`true`) or only not (`false`); both when absent.
+    pub archived: Option<bool>,
+    /// By creation time; default `DESC`.
+    #[param(inline)]
+    pub order_by: Option<OrderByDto>,
+    /// From 0.
+    #[serde(default, deserialize_with = "whole::query")]
+    pub page: Option<i64>,
+    #[serde(default, deserialize_with = "whole::query")]
+    pub size: Option<i64>,
+}
+
+/// The caller's notifications, newest first unless `order_by=ASC`.
+#[utoipa::path(get, path = "/api/notifications", tag = "notifications", params(NotificationQuery),
+    responses((status = 200, body = Page<NotificationDto>)), security(("bearer" = [])))]
+pub async fn notifications<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiQuery(q): ApiQuery<NotificationQuery>,
+) -> ApiResult<Json<Page<NotificationDto>>> {
+    let newest_first = !matches!(q.order_by, Some(OrderByDto::Asc));
+    let page =
+        st.engine.notifications(&actor, q.archived, newest_first, q.page.unwrap_or(0), q.size.unwrap_or(50)).await?;
+    Ok(Json(page.into()))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NotificationChange {
+    pub read: Option<bool>,
+    pub archived: Option<bool>,
+}
+
+/// Marks one of the caller's notifications read or archived.
+#[utoipa::path(patch, path = "/api/notifications/{id}", tag = "notifications", request_body = NotificationChange,
+    params(("id" = Uuid, Path)), responses((status = 200, body = NotificationDto), NotFound),
+    security(("bearer" = [])))]
+pub async fn change_notification<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath(id): ApiPath<NotificationId>,
+    ApiJson(req): ApiJson<NotificationChange>,
+) -> ApiResult<Json<NotificationDto>> {
+    let changes = NotificationChanges { read: req.read, archived: req.archived };
+    Ok(Json(st.engine.change_notification(&actor, id, changes).await?.into()))
+}

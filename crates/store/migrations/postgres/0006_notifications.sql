@@ -1,0 +1,20 @@
+-- One notification per event for each party of a match request (spec section 3).
+create table notification (
+    notification_id uuid primary key,
+    user_id uuid not null references app_user (user_id),
+    type text not null check (type in ('MATCH_REQUEST_ACCEPTED', 'MATCH_REQUEST_CANCELLED', 'MATCH_REQUEST_RECEIVED',
+        'MATCH_REQUEST_REJECTED', 'MATCH_REQUEST_TIMED_OUT', 'MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE')),
+    -- The state of its match request when the notification last changed.
+    status text not null,
+    instrument_id uuid not null references instrument (instrument_id),
+    match_request_id uuid not null references match_request (match_request_id),
+    -- The recipient's role in the match request (REQUESTER or RESPONDER).
+    role text not null check (role in ('REQUESTER', 'RESPONDER')),
+    read boolean not null,
+    archived boolean not null,
+    created_at timestamptz not null,
+    expired_at timestamptz not null,
+    updated_at timestamptz not null
+);
+create index notification_user on notification (user_id, archived, created_at);
+create index notification_match_request on notification (match_request_id);

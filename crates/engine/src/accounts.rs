@@ -162,7 +162,7 @@ impl<S: Store> Engine<S> {
             }
         }
         tx.commit().await?;
-        self.wake.notify_one();
+        self.poke();
         Ok(())
     }
 

@@ -74,6 +74,7 @@ pub struct Engine<S: Store> {
     /// Poked after a commit that created due work, so the scheduler runs at once.
     wake: Arc<Notify>,
     caches: Arc<cache::Caches>,
+    heartbeat: Arc<scheduler::Heartbeat>,
 }
 
 impl<S: Store> Clone for Engine<S> {
@@ -87,6 +88,7 @@ impl<S: Store> Clone for Engine<S> {
             limiter: self.limiter.clone(),
             wake: self.wake.clone(),
             caches: self.caches.clone(),
+            heartbeat: self.heartbeat.clone(),
         }
     }
 }
@@ -109,6 +111,7 @@ impl<S: Store> Engine<S> {
             limiter,
             wake: Arc::new(Notify::new()),
             caches: Arc::default(),
+            heartbeat: Arc::default(),
         }
     }
 

@@ -219,7 +219,7 @@ impl<S: Store> Engine<S> {
             changed.push(o);
         }
         tx.commit().await?;
-        self.wake.notify_one();
+        self.poke();
         self.publish_changes(&mut self.store.single().await?, &changed, &parents).await?;
         self.publish_notifications(notices);
         Ok(TakeOutcome::Requested(requests))

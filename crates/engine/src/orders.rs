@@ -586,13 +586,15 @@ impl<S: Store> Engine<S> {
         self.publish(Event::parent_order_changed(p));
     }
 
-    /// The close: every working, locked or reserved child order expires and its
-    /// quantity returns to its parent. Returns how many expired.
-    pub async fn expire_day(&self, now: DateTime<Utc>) -> Result<usize, EngineError> {
+    /// The close at `close`: every working, locked or reserved child order placed up to
+    /// then expires and its quantity returns to its parent; pending match requests made
+    /// up to then time out. A late run (after a restart or a retry) never touches what
+    /// was placed after `close`. Returns how many orders expired.
+    pub async fn expire_day(&self, close: DateTime<Utc>) -> Result<usize, EngineError> {
+        let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        let open = tx
-            .orders_in_states(&[OrderState::Working, OrderState::AwaitingMatch, OrderState::AwaitingRfqAcceptance])
-            .await?;
+        let states = [OrderState::Working, OrderState::AwaitingMatch, OrderState::AwaitingRfqAcceptance];
+        let open = tx.orders_in_states(&states, close).await?;
         let mut expired = Vec::new();
         let mut locked = std::collections::HashSet::new();
         for seen in open {
@@ -625,7 +627,8 @@ impl<S: Store> Engine<S> {
         }
         // Pending match requests end with the day; their orders expired above.
         let mut notices = Vec::new();
-        for m in tx.match_requests_in_state(MatchRequestState::Pending).await? {
+        let pending = tx.match_requests_in_state(MatchRequestState::Pending).await?;
+        for m in pending.into_iter().filter(|m| m.created_at <= close) {
             tx.update_match_request_state(m.match_request_id, m.state, MatchRequestState::TimedOut, now).await?;
             let ended = MatchRequest { state: MatchRequestState::TimedOut, updated_at: now, ..m };
             notices.extend(self.notify_ended(&mut tx, &ended, MatchRequestEvent::TimeOut, now).await?);

@@ -118,7 +118,12 @@ pub trait OrderRepo {
         state: OrderState,
         not_company: CompanyId,
     ) -> StoreResult<Vec<ChildOrder>>;
-    async fn orders_in_states(&mut self, states: &[OrderState]) -> StoreResult<Vec<ChildOrder>>;
+    /// The orders in `states` created up to `created_until`, oldest first.
+    async fn orders_in_states(
+        &mut self,
+        states: &[OrderState],
+        created_until: DateTime<Utc>,
+    ) -> StoreResult<Vec<ChildOrder>>;
 }
 
 #[async_trait]
@@ -177,13 +182,14 @@ pub trait TimerRepo {
     /// Inserts a timer; with a `dedupe_key` that already has a pending timer, does nothing
     /// and returns false.
     async fn insert_timer(&mut self, t: &Timer) -> StoreResult<bool>;
-    /// Claims up to `limit` timers due at `now` that no one holds, holding them until
-    /// `lease_until`, and counts the attempt. Safe with several nodes.
+    /// Claims up to `limit` timers of `kinds` due at `now` that no one holds, holding them
+    /// until `lease_until`, and counts the attempt. Safe with several nodes.
     async fn claim_due_timers(
         &mut self,
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
         limit: i64,
+        kinds: &[&str],
     ) -> StoreResult<Vec<Timer>>;
     async fn delete_timer(&mut self, id: Uuid) -> StoreResult<()>;
     /// Releases a claimed timer to run again at `due_at`.

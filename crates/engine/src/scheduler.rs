@@ -28,7 +28,7 @@ pub fn backoff(attempts: i32) -> Duration {
     Duration::seconds(secs.min(3600))
 }
 
-enum Outcome {
+pub enum Outcome {
     Done,
     Retried,
 }
@@ -104,14 +104,26 @@ impl<S: Store> Engine<S> {
         Ok(())
     }
 
-    /// Runs every timer due now, until none is left.
+    /// Runs every timer due now, lane by lane, until none is left.
     pub async fn run_due_timers(&self) -> Result<RunReport, EngineError> {
+        let mut report = RunReport::default();
+        for lane in Lane::ALL {
+            let r = self.run_lane(lane).await?;
+            report.done += r.done;
+            report.retried += r.retried;
+        }
+        Ok(report)
+    }
+
+    /// Runs the timers of one lane due now, until none is left. Each job runs supervised
+    /// (`supervise`): a panic or an overrun is a failure, retried later like an error.
+    async fn run_lane(&self, lane: Lane) -> Result<RunReport, EngineError> {
         let mut report = RunReport::default();
         loop {
             let now = self.clock.now();
             let claimed = {
                 let mut tx = self.store.write().await?;
-                let c = tx.claim_due_timers(now, now + LEASE, BATCH).await?;
+                let c = tx.claim_due_timers(now, now + LEASE, BATCH, lane.kinds()).await?;
                 tx.commit().await?;
                 c
             };
@@ -119,7 +131,11 @@ impl<S: Store> Engine<S> {
                 return Ok(report);
             }
             for timer in claimed {
-                match self.run_timer(&timer).await {
+                let engine = self.clone();
+                let job = timer.clone();
+                let outcome = supervise(async move { engine.run_timer(&job).await }, JOB_LIMIT).await;
+                self.heartbeat.beat(lane);
+                match outcome {
                     Ok(Outcome::Done) => report.done += 1,
                     Ok(Outcome::Retried) => report.retried += 1,
                     Err(e) => {
@@ -134,6 +150,17 @@ impl<S: Store> Engine<S> {
                 }
             }
         }
+    }
+
+    /// Wakes every lane's loop (new due work was committed).
+    pub(crate) fn poke(&self) {
+        self.wake.notify_waiters();
+        self.wake.notify_one();
+    }
+
+    /// The lane whose loop has not beaten for longer than `limit` (dead or stuck), if any.
+    pub fn stalled_lane(&self, limit: StdDuration) -> Option<&'static str> {
+        Lane::ALL.into_iter().find(|l| self.heartbeat.stalled(*l, std::time::Instant::now(), limit)).map(Lane::name)
     }
 
     async fn run_timer(&self, timer: &Timer) -> Result<Outcome, String> {
@@ -175,10 +202,16 @@ impl<S: Store> Engine<S> {
             crate::orders::DAY_CLOSE => {
                 let now = self.clock.now();
                 // A close scheduled before the venue was switched to always open expires nothing.
+                // The close it was scheduled for, even when it runs late.
+                let close = timer
+                    .payload
+                    .get("close")
+                    .and_then(|v| serde_json::from_value::<DateTime<Utc>>(v.clone()).ok())
+                    .unwrap_or(now);
                 let n = if self.config.calendar.always_open {
                     0
                 } else {
-                    self.expire_day(now).await.map_err(|e| e.to_string())?
+                    self.expire_day(close).await.map_err(|e| e.to_string())?
                 };
                 let mut tx = self.store.write().await.map_err(|e| e.to_string())?;
                 tx.delete_timer(timer.timer_id).await.map_err(|e| e.to_string())?;
@@ -236,11 +269,19 @@ impl<S: Store> Engine<S> {
 
     /// The job loop: runs due timers whenever poked and at least every `poll`.
     pub async fn run_scheduler(self, poll: StdDuration, shutdown: tokio::sync::watch::Receiver<bool>) {
-        let mut shutdown = shutdown;
+        // One loop per lane: trading timers never wait behind e-mail delivery.
+        tokio::join!(
+            self.clone().lane_loop(Lane::Trading, poll, shutdown.clone()),
+            self.lane_loop(Lane::Mail, poll, shutdown),
+        );
+    }
+
+    async fn lane_loop(self, lane: Lane, poll: StdDuration, mut shutdown: tokio::sync::watch::Receiver<bool>) {
         loop {
-            if let Err(e) = self.run_due_timers().await {
-                tracing::error!(error = %e, "scheduler pass failed");
+            if let Err(e) = self.run_lane(lane).await {
+                tracing::error!(lane = lane.name(), error = %e, "scheduler pass failed");
             }
+            self.heartbeat.beat(lane);
             tokio::select! {
                 _ = self.wake.notified() => {}
                 _ = tokio::time::sleep(poll) => {}
@@ -250,10 +291,131 @@ impl<S: Store> Engine<S> {
     }
 }
 
+/// Timer lanes, each with its own loop: trading timers (match requests, the close,
+/// housekeeping) never queue behind e-mail delivery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane {
+    Trading,
+    Mail,
+}
+
+impl Lane {
+    pub const ALL: [Lane; 2] = [Lane::Trading, Lane::Mail];
+
+    pub fn kinds(self) -> &'static [&'static str] {
+        match self {
+            Lane::Trading => {
+                &[crate::matches::EXPIRE, crate::matches::AUTO_RESPONSE, crate::orders::DAY_CLOSE, CLEANUP]
+            }
+            Lane::Mail => &[OUTBOX_DELIVER],
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Lane::Trading => "trading",
+            Lane::Mail => "mail",
+        }
+    }
+}
+
+/// A job may run this long; its lease (`LEASE`) is twice that, so a job is never claimed
+/// again while it still runs.
+pub const JOB_LIMIT: StdDuration = StdDuration::from_secs(60);
+
+/// Runs `job` on its own task: a panic, or a run longer than `limit` (the task is then
+/// aborted), comes back as an error instead of taking the loop down.
+pub async fn supervise<F>(job: F, limit: StdDuration) -> Result<Outcome, String>
+where
+    F: std::future::Future<Output = Result<Outcome, String>> + Send + 'static,
+{
+    let mut task = tokio::spawn(job);
+    match tokio::time::timeout(limit, &mut task).await {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(e)) if e.is_panic() => {
+            let p = e.into_panic();
+            let what = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned());
+            Err(format!("the job panicked: {}", what.unwrap_or_default()))
+        }
+        Ok(Err(_)) => Err("the job was cancelled".into()),
+        Err(_) => {
+            task.abort();
+            Err(format!("the job ran longer than {} s", limit.as_secs()))
+        }
+    }
+}
+
+/// When each lane's loop last showed life.
+pub(crate) struct Heartbeat {
+    started: std::time::Instant,
+    /// Milliseconds after `started`, per lane.
+    last: [std::sync::atomic::AtomicU64; 2],
+}
+
+impl Default for Heartbeat {
+    fn default() -> Self {
+        Self { started: std::time::Instant::now(), last: Default::default() }
+    }
+}
+
+impl Heartbeat {
+    fn slot(&self, lane: Lane) -> &std::sync::atomic::AtomicU64 {
+        &self.last[lane as usize]
+    }
+
+    pub(crate) fn beat(&self, lane: Lane) {
+        self.beat_at(lane, std::time::Instant::now());
+    }
+
+    fn beat_at(&self, lane: Lane, at: std::time::Instant) {
+        let ms = at.saturating_duration_since(self.started).as_millis() as u64;
+        self.slot(lane).fetch_max(ms, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn stalled(&self, lane: Lane, now: std::time::Instant, limit: StdDuration) -> bool {
+        let last = self.started + StdDuration::from_millis(self.slot(lane).load(std::sync::atomic::Ordering::Relaxed));
+        now.saturating_duration_since(last) > limit
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::backoff;
+    use super::*;
     use chrono::Duration;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_panicking_or_overrunning_job_is_a_failure_not_the_end_of_the_loop() {
+        let panics = supervise(async { panic!("boom") }, JOB_LIMIT).await;
+        assert_eq!(panics.err().as_deref(), Some("the job panicked: boom"));
+        // Tokio's paused clock moves on by itself: no real minute passes.
+        let slow = supervise(
+            async {
+                tokio::time::sleep(JOB_LIMIT * 2).await;
+                Ok(Outcome::Done)
+            },
+            JOB_LIMIT,
+        )
+        .await;
+        assert_eq!(slow.err().as_deref(), Some("the job ran longer than 60 s"));
+        assert!(matches!(supervise(async { Ok(Outcome::Done) }, JOB_LIMIT).await, Ok(Outcome::Done)));
+        // The lease outlives the longest run, so no job is claimed twice while it runs.
+        assert!(LEASE.to_std().unwrap() >= JOB_LIMIT * 2);
+    }
+
+    #[test]
+    fn a_lane_that_stops_beating_is_stalled() {
+        let h = Heartbeat::default();
+        let t0 = h.started;
+        let limit = StdDuration::from_secs(90);
+        h.beat_at(Lane::Trading, t0 + StdDuration::from_secs(10));
+        assert!(!h.stalled(Lane::Trading, t0 + StdDuration::from_secs(100), limit));
+        assert!(h.stalled(Lane::Trading, t0 + StdDuration::from_secs(101), limit));
+        // Lanes beat apart: the mail lane never beat, so it is stalled first.
+        assert!(h.stalled(Lane::Mail, t0 + StdDuration::from_secs(91), limit));
+        // A beat never moves back.
+        h.beat_at(Lane::Trading, t0);
+        assert!(!h.stalled(Lane::Trading, t0 + StdDuration::from_secs(100), limit));
+    }
 
     #[test]
     fn backoff_doubles_and_caps() {

@@ -176,7 +176,7 @@ impl<S: Store> Engine<S> {
         )
         .await?;
         tx.commit().await?;
-        self.wake.notify_one();
+        self.poke();
         Ok(UserView { user, company_name: company.name })
     }
 

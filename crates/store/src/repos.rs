@@ -711,23 +711,27 @@ macro_rules! shared_repos {
                 now: DateTime<Utc>,
                 lease_until: DateTime<Utc>,
                 limit: i64,
+                kinds: &[&str],
             ) -> StoreResult<Vec<Timer>> {
+                if kinds.is_empty() {
+                    return Ok(vec![]);
+                }
                 // PostgreSQL skips rows another node holds; SQLite's write transaction
                 // holds its only write lock, so nobody claims between select and update.
-                Ok(sqlx::query_as::<_, TimerRow>(sqlx::AssertSqlSafe(format!(
+                let query = format!(
                     "update timer set locked_until = $1, attempts = attempts + 1 where timer_id in \
                      (select timer_id from timer where due_at <= $2 and (locked_until is null or locked_until <= $2) \
-                      order by due_at limit $3{SKIP_LOCKED}) returning *"
-                )))
-                .bind(Ts(lease_until))
-                .bind(Ts(now))
-                .bind(limit)
-                .fetch_all(&mut *self.tx)
-                .await
-                .map_err(map_err)?
-                .into_iter()
-                .map(TimerRow::into_model)
-                .collect())
+                      and kind in ({}) order by due_at limit $3{SKIP_LOCKED}) returning *",
+                    sql::placeholders(4, kinds.len())
+                );
+                let mut q = sqlx::query_as::<_, TimerRow>(sqlx::AssertSqlSafe(query))
+                    .bind(Ts(lease_until))
+                    .bind(Ts(now))
+                    .bind(limit);
+                for k in kinds {
+                    q = q.bind(*k);
+                }
+                Ok(q.fetch_all(&mut *self.tx).await.map_err(map_err)?.into_iter().map(TimerRow::into_model).collect())
             }
 
             async fn delete_timer(&mut self, id: Uuid) -> StoreResult<()> {
@@ -988,15 +992,19 @@ macro_rules! shared_repos {
                 convert(rows, ChildOrderRow::into_model)
             }
 
-            async fn orders_in_states(&mut self, states: &[OrderState]) -> StoreResult<Vec<ChildOrder>> {
+            async fn orders_in_states(
+                &mut self,
+                states: &[OrderState],
+                created_until: DateTime<Utc>,
+            ) -> StoreResult<Vec<ChildOrder>> {
                 if states.is_empty() {
                     return Ok(vec![]);
                 }
                 let query = format!(
-                    "select * from child_order where state in ({}) order by created_at, order_id",
-                    sql::placeholders(1, states.len())
+                    "select * from child_order where created_at <= $1 and state in ({}) order by created_at, order_id",
+                    sql::placeholders(2, states.len())
                 );
-                let mut q = sqlx::query_as::<_, ChildOrderRow>(sqlx::AssertSqlSafe(query));
+                let mut q = sqlx::query_as::<_, ChildOrderRow>(sqlx::AssertSqlSafe(query)).bind(Ts(created_until));
                 for s in states {
                     q = q.bind(s.as_str());
                 }

@@ -242,6 +242,8 @@ fn timer(kind: &str, due: DateTime<Utc>, key: Option<&str>) -> Timer {
     }
 }
 
+const ABC: &[&str] = &["a", "b", "c"];
+
 async fn timers_claim_and_reschedule<S: Store>(s: S) {
     let now = t0();
     let due = timer("a", now - Duration::seconds(1), None);
@@ -253,8 +255,10 @@ async fn timers_claim_and_reschedule<S: Store>(s: S) {
     assert!(!tx.insert_timer(&timer("c", now, Some("cleanup"))).await.unwrap(), "dedupe key");
     tx.commit().await.unwrap();
 
+    // Only the kinds asked for (a lane): "a" is due, but not of these.
     let mut tx = s.write().await.unwrap();
-    let claimed = tx.claim_due_timers(now, now + Duration::minutes(2), 10).await.unwrap();
+    assert!(tx.claim_due_timers(now, now + Duration::minutes(2), 10, &["b", "c"]).await.unwrap().is_empty());
+    let claimed = tx.claim_due_timers(now, now + Duration::minutes(2), 10, ABC).await.unwrap();
     tx.commit().await.unwrap();
     assert_eq!(claimed.len(), 1);
     assert_eq!((claimed[0].timer_id, claimed[0].attempts), (due.timer_id, 1));
@@ -262,8 +266,10 @@ async fn timers_claim_and_reschedule<S: Store>(s: S) {
 
     // Held by the lease: not claimed again until it lapses.
     let mut tx = s.write().await.unwrap();
-    assert!(tx.claim_due_timers(now + Duration::minutes(1), now + Duration::minutes(3), 10).await.unwrap().is_empty());
-    let again = tx.claim_due_timers(now + Duration::minutes(2), now + Duration::minutes(4), 10).await.unwrap();
+    assert!(
+        tx.claim_due_timers(now + Duration::minutes(1), now + Duration::minutes(3), 10, ABC).await.unwrap().is_empty()
+    );
+    let again = tx.claim_due_timers(now + Duration::minutes(2), now + Duration::minutes(4), 10, ABC).await.unwrap();
     assert_eq!(again.iter().map(|t| (t.timer_id, t.attempts)).collect::<Vec<_>>(), [(due.timer_id, 2)]);
     tx.reschedule_timer(due.timer_id, now + Duration::minutes(10)).await.unwrap();
     tx.delete_timer(later.timer_id).await.unwrap();
@@ -279,10 +285,10 @@ async fn timers_claim_and_reschedule<S: Store>(s: S) {
     let mut tx = s.write().await.unwrap();
     assert_eq!(tx.bring_forward("a", now).await.unwrap(), 1);
     assert_eq!(tx.bring_forward("a", now).await.unwrap(), 0, "already due");
-    let held = tx.claim_due_timers(now, now + Duration::minutes(2), 10).await.unwrap();
+    let held = tx.claim_due_timers(now, now + Duration::minutes(2), 10, ABC).await.unwrap();
     assert_eq!(held.len(), 1);
     tx.reschedule_timer(held[0].timer_id, now + Duration::minutes(10)).await.unwrap();
-    tx.claim_due_timers(now + Duration::minutes(10), now + Duration::minutes(12), 10).await.unwrap();
+    tx.claim_due_timers(now + Duration::minutes(10), now + Duration::minutes(12), 10, ABC).await.unwrap();
     assert_eq!(tx.bring_forward("a", now).await.unwrap(), 0, "held by a lease");
     tx.commit().await.unwrap();
 }
@@ -301,7 +307,7 @@ async fn timers_are_claimed_once_under_concurrency<S: Store>(s: S) {
             let mut mine = Vec::new();
             loop {
                 let mut tx = s.write().await.unwrap();
-                let c = tx.claim_due_timers(now, now + Duration::minutes(2), 3).await.unwrap();
+                let c = tx.claim_due_timers(now, now + Duration::minutes(2), 3, &["job"]).await.unwrap();
                 tx.commit().await.unwrap();
                 if c.is_empty() {
                     return mine;

@@ -21,6 +21,7 @@ on_both_backends!(
     concurrent_writers_keep_counters_exact,
     edits_racing_the_close_never_revive_an_order,
     reference_changes_apply_to_the_next_call,
+    a_late_close_spares_the_next_days_orders,
 );
 
 use support::venue::*;
@@ -635,5 +636,27 @@ async fn reference_changes_apply_to_the_next_call(b: Backend) {
     assert_eq!(s, StatusCode::OK);
     let (_, view) = app.get(&format!("/api/parent-orders/{pid}"), Some(&v.a)).await;
     assert_eq!(view["eligible_brokers"][0]["name"], json!("Dogger Bank"));
+    v.app.stop().await;
+}
+
+/// The close timer runs late (the node was down at 17:00): it expires what was working at
+/// the close it was scheduled for, never what was placed after the next open.
+async fn a_late_close_spares_the_next_days_orders(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let parent = v.parent(&v.a, "BUY", 2000).await;
+    let (_, tuesday) = v.child(&v.a, &parent, 500, p("94.72"), false).await;
+    app.clock.set(tuesday_10am() + Duration::days(1) - Duration::minutes(30));
+    let (s, wednesday) = v.child(&v.a, &parent, 500, p("94.73"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{wednesday}");
+    let running = app.running.as_ref().unwrap();
+    running.expire_day(tuesday_10am() + Duration::hours(7)).await.unwrap();
+    running.run_due_timers().await;
+    let state = |o: &Value| format!("/api/orders/{}", o["order_id"].as_str().unwrap());
+    assert_eq!(app.get(&state(&tuesday), Some(&v.a)).await.1["state"], "EXPIRED");
+    assert_eq!(app.get(&state(&wednesday), Some(&v.a)).await.1["state"], "WORKING");
+    let (_, view) =
+        app.get(&format!("/api/parent-orders/{}", parent["parent_order_id"].as_str().unwrap()), Some(&v.a)).await;
+    assert_eq!(view["quantities"], json!({"tradable": 1500, "working": 500, "matched": 0}));
     v.app.stop().await;
 }

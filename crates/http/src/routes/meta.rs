@@ -31,12 +31,18 @@ pub async fn healthz() -> &'static str {
 }
 
 /// The database answers.
-pub async fn readyz<S: Store>(State(st): State<AppState<S>>) -> (StatusCode, &'static str) {
+pub async fn readyz<S: Store>(State(st): State<AppState<S>>) -> (StatusCode, String) {
+    // A lane loop that has not shown life for longer than its longest job and some: dead or stuck.
+    let limit = upstairs_engine::scheduler::JOB_LIMIT + std::time::Duration::from_secs(30);
+    if let Some(lane) = st.engine.stalled_lane(limit) {
+        tracing::warn!(lane, "not ready: a scheduler lane stalled");
+        return (StatusCode::SERVICE_UNAVAILABLE, format!("scheduler stalled ({lane} timers)"));
+    }
     match st.engine.store().read().await {
-        Ok(_) => (StatusCode::OK, "ready"),
+        Ok(_) => (StatusCode::OK, "ready".into()),
         Err(e) => {
             tracing::warn!(error = %e, "not ready");
-            (StatusCode::SERVICE_UNAVAILABLE, "database unavailable")
+            (StatusCode::SERVICE_UNAVAILABLE, "database unavailable".into())
         }
     }
 }

@@ -107,6 +107,25 @@ pub fn transition(
     Ok(to)
 }
 
+/// The reliability score (DESIGN §4): accepted ÷ (accepted + rejected + timed out) of the
+/// match requests a responder received, as a whole percentage rounded half up; 100 with
+/// no history. Withdrawn, out-of-band and pending requests do not count.
+pub fn reliability(received: impl IntoIterator<Item = (MatchRequestState, i64)>) -> i64 {
+    use MatchRequestState as S;
+    let (mut accepted, mut declined) = (0i64, 0i64);
+    for (state, n) in received {
+        match state {
+            S::Accepted | S::PartialBrokerAccepted | S::BrokerAccepted | S::PartialBrokerFilled | S::BrokerFilled => {
+                accepted += n
+            }
+            S::Rejected | S::TimedOut => declined += n,
+            S::Pending | S::Cancelled | S::SystemCancelledPriceOutOfTick | S::Breakdown => {}
+        }
+    }
+    let total = accepted + declined;
+    if total == 0 { 100 } else { (accepted * 200 + total) / (total * 2) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,6 +175,16 @@ mod tests {
             }
         }
         assert_eq!(checked, 11 * 9);
+    }
+
+    #[test]
+    fn reliability_counts_answers_only() {
+        assert_eq!(reliability([]), 100);
+        assert_eq!(reliability([(S::Cancelled, 4), (S::Pending, 1)]), 100);
+        assert_eq!(reliability([(S::Accepted, 1), (S::Rejected, 1)]), 50);
+        assert_eq!(reliability([(S::BrokerFilled, 2), (S::TimedOut, 1)]), 67);
+        assert_eq!(reliability([(S::Accepted, 1), (S::Rejected, 7)]), 13); // 12.5 rounds up
+        assert_eq!(reliability([(S::TimedOut, 3)]), 0);
     }
 
     #[test]

@@ -5,8 +5,8 @@
 use chrono::Duration;
 use rust_decimal::Decimal;
 use serde_json::json;
-use std::collections::BTreeSet;
-use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, transition as mr_transition};
+use std::collections::{BTreeSet, HashMap};
+use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, reliability, transition as mr_transition};
 use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, transition};
 use upstairs_domain::{AutoAccept, CompanyId, FieldError, MatchRequestId, OrderId, ParentOrderId, UserId};
 use uuid::Uuid;
@@ -22,6 +22,8 @@ use crate::{Engine, Store};
 pub const RESPONSE_TIME: Duration = Duration::minutes(5);
 /// `ACCEPT_WITH_DELAY` and `REJECT_WITH_DELAY` answer after this long.
 pub const AUTO_RESPONSE_DELAY: Duration = Duration::seconds(15);
+/// The reliability score looks this far back.
+pub const RELIABILITY_WINDOW: Duration = Duration::days(30);
 /// Timer kinds.
 pub const EXPIRE: &str = "match_request.expire";
 pub const AUTO_RESPONSE: &str = "match_request.auto_response";
@@ -223,6 +225,16 @@ impl<S: Store> Engine<S> {
         self.publish_changes(&mut self.store.single().await?, &changed, &parents).await?;
         self.publish_notifications(notices);
         Ok(TakeOutcome::Requested(requests))
+    }
+
+    /// Each user's reliability score over the last 30 days (DESIGN §4; 100 with no history).
+    pub async fn reliability_scores(&self, users: &[UserId]) -> Result<HashMap<UserId, i64>, EngineError> {
+        let since = self.clock.now() - RELIABILITY_WINDOW;
+        let counts = self.store.single().await?.received_by_state(users, since).await?;
+        Ok(users
+            .iter()
+            .map(|u| (*u, reliability(counts.iter().filter(|(who, _, _)| who == u).map(|(_, s, n)| (*s, *n)))))
+            .collect())
     }
 
     /// The caller's match requests in `state`, as taker or responder, newest first.

@@ -629,8 +629,11 @@ impl<S: Store> Engine<S> {
         let mut notices = Vec::new();
         let pending = tx.match_requests_in_state(MatchRequestState::Pending).await?;
         for m in pending.into_iter().filter(|m| m.created_at <= close) {
-            tx.update_match_request_state(m.match_request_id, m.state, MatchRequestState::TimedOut, now).await?;
-            let ended = MatchRequest { state: MatchRequestState::TimedOut, updated_at: now, ..m };
+            // Ended at the close, not by its own deadline: it does not count against the
+            // responder's reliability (`received_by_state`).
+            let at = close.min(now);
+            tx.update_match_request_state(m.match_request_id, m.state, MatchRequestState::TimedOut, at).await?;
+            let ended = MatchRequest { state: MatchRequestState::TimedOut, updated_at: at, ..m };
             notices.extend(self.notify_ended(&mut tx, &ended, MatchRequestEvent::TimeOut, now).await?);
         }
         tx.commit().await?;

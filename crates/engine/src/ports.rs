@@ -227,6 +227,13 @@ pub trait MatchRequestRepo {
     ) -> StoreResult<Vec<MatchRequest>>;
     /// Every match request in `state`, oldest first (the close; a band move).
     async fn match_requests_in_state(&mut self, state: MatchRequestState) -> StoreResult<Vec<MatchRequest>>;
+    /// How many match requests each of `users` received since `since`, per state; a
+    /// request the close timed out before its own deadline is left out.
+    async fn received_by_state(
+        &mut self,
+        users: &[UserId],
+        since: DateTime<Utc>,
+    ) -> StoreResult<Vec<(UserId, MatchRequestState, i64)>>;
     /// A user's match requests in `state`, as taker or responder, newest first.
     async fn match_requests_of_user(
         &mut self,

@@ -114,12 +114,15 @@ pub struct UserDto {
     pub fix_integration: bool,
     #[schema(required = true)]
     pub ems_trader_id: Option<String>,
+    /// Accepted ÷ (accepted + rejected + timed out) of the match requests received in the
+    /// last 30 days, in percent; 100 with no history.
+    pub reliability_score: i64,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
 
-impl From<UserView> for UserDto {
-    fn from(v: UserView) -> Self {
+impl UserDto {
+    pub fn new(v: UserView, reliability_score: i64) -> Self {
         let u = v.user;
         Self {
             user_id: u.user_id.0,
@@ -136,6 +139,7 @@ impl From<UserView> for UserDto {
             verified: u.verified,
             fix_integration: u.fix_integration,
             ems_trader_id: u.ems_trader_id,
+            reliability_score,
             created_at: u.created_at,
             updated_at: u.updated_at,
         }

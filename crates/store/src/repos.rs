@@ -1104,6 +1104,38 @@ macro_rules! shared_repos {
                 convert(rows, MatchRequestRow::into_model)
             }
 
+            async fn received_by_state(
+                &mut self,
+                users: &[UserId],
+                since: DateTime<Utc>,
+            ) -> StoreResult<Vec<(UserId, MatchRequestState, i64)>> {
+                if users.is_empty() {
+                    return Ok(vec![]);
+                }
+                let query = format!(
+                    "select responding_user_id, state, count(*) from match_request where created_at >= $1 \
+                     and (state <> $2 or updated_at >= expires_at) and responding_user_id in ({}) \
+                     group by responding_user_id, state",
+                    sql::placeholders(3, users.len())
+                );
+                let mut q = sqlx::query_as::<_, (Uuid, String, i64)>(sqlx::AssertSqlSafe(query))
+                    .bind(Ts(since))
+                    .bind(MatchRequestState::TimedOut.as_str());
+                for u in users {
+                    q = q.bind(u.0);
+                }
+                q.fetch_all(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .into_iter()
+                    .map(|(u, state, n)| {
+                        let parsed = MatchRequestState::parse(&state)
+                            .ok_or_else(|| StoreError::Other(format!("unknown match request state {state}")))?;
+                        Ok((UserId(u), parsed, n))
+                    })
+                    .collect()
+            }
+
             async fn match_requests_of_user(
                 &mut self,
                 user: UserId,

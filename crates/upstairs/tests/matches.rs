@@ -240,6 +240,14 @@ async fn auto_responses(b: Backend) {
     settles(&v, &sent[0], "REJECTED").await;
     assert_eq!(request_state(&v, &v.b, &acted_first[0]).await, "ACCEPTED");
     assert_eq!(quantities(&v, &v.a, &sell).await, json!({"tradable": 500, "working": 1000, "matched": 1500}));
+    // Three of the four requests A received were accepted; B received none.
+    assert_eq!(v.app.get("/api/users/me", Some(&v.a)).await.1["reliability_score"], 75);
+    assert_eq!(v.app.get("/api/users/me", Some(&v.b)).await.1["reliability_score"], 100);
+    let admin = v.app.admin_token().await;
+    let (_, users) = v.app.get("/api/admin/users?email=halyard", Some(&admin)).await;
+    let scores: Vec<i64> =
+        users["items"].as_array().unwrap().iter().map(|u| u["reliability_score"].as_i64().unwrap()).collect();
+    assert_eq!(scores, vec![75, 100], "a@ then small@halyard.test: {users}");
     assert_balanced(&v).await;
     v.app.stop().await;
 }
@@ -345,6 +353,9 @@ async fn band_move_close_and_cancel_end_requests(b: Backend) {
     settles(&v, &sent[0], "TIMED_OUT").await;
     assert_eq!(quantities(&v, &v.b, &buy).await, json!({"tradable": 3000, "working": 0, "matched": 0}));
     assert_eq!(quantities(&v, &v.a, &sell).await, json!({"tradable": 3000, "working": 0, "matched": 0}));
+    // Of what A received, only its own rejection counts: not the withdrawal, the band
+    // move nor the close.
+    assert_eq!(v.app.get("/api/users/me", Some(&v.a)).await.1["reliability_score"], 0);
     assert_balanced(&v).await;
     v.app.stop().await;
 }

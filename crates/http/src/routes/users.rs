@@ -28,8 +28,15 @@ pub fn router<S: Store>() -> ApiRouter<S> {
 /// The signed-in user (the session check).
 #[utoipa::path(get, path = "/api/users/me", tag = "users",
     responses((status = 200, body = UserDto)), security(("bearer" = [])))]
-pub async fn me<S: Store>(Auth(actor): Auth) -> Json<UserDto> {
-    Json(actor.view().into())
+pub async fn me<S: Store>(State(st): State<AppState<S>>, Auth(actor): Auth) -> ApiResult<Json<UserDto>> {
+    Ok(Json(with_score(&st, actor.view()).await?))
+}
+
+/// A user's DTO with its reliability score.
+async fn with_score<S: Store>(st: &AppState<S>, view: upstairs_engine::model::UserView) -> ApiResult<UserDto> {
+    let id = view.user.user_id;
+    let score = st.engine.reliability_scores(&[id]).await?.get(&id).copied().unwrap_or(100);
+    Ok(UserDto::new(view, score))
 }
 
 /// Changes a user: one's own preferences, or (admins, company admins) the user's fields.
@@ -42,7 +49,8 @@ pub async fn update<S: Store>(
     ApiPath(id): ApiPath<UserId>,
     ApiJson(req): ApiJson<UpdateUserRequest>,
 ) -> ApiResult<Json<UserDto>> {
-    Ok(Json(st.engine.update_user(&actor, id, req.into()).await?.into()))
+    let view = st.engine.update_user(&actor, id, req.into()).await?;
+    Ok(Json(with_score(&st, view).await?))
 }
 
 /// Creates a user without a password and e-mails an activation link.
@@ -66,7 +74,7 @@ pub async fn create<S: Store>(
         active: req.active.unwrap_or(true),
     };
     let user = st.engine.create_user(&actor, input).await?;
-    Ok((StatusCode::CREATED, Json(user.into())))
+    Ok((StatusCode::CREATED, Json(with_score(&st, user).await?)))
 }
 
 /// Asks for a password-reset link (or, with `new_account_email=true`, a new activation
@@ -125,5 +133,11 @@ pub async fn admin_list<S: Store>(
         size: q.size.unwrap_or(200),
     };
     let page = st.engine.admin_users(&actor, filter).await?;
-    Ok(Json(page.into()))
+    let ids: Vec<UserId> = page.items.iter().map(|v| v.user.user_id).collect();
+    let scores = st.engine.reliability_scores(&ids).await?;
+    let items = page.items.into_iter().map(|v| {
+        let score = scores.get(&v.user.user_id).copied().unwrap_or(100);
+        UserDto::new(v, score)
+    });
+    Ok(Json(Page { items: items.collect(), total_items: page.total_items }))
 }

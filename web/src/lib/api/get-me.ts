@@ -24,6 +24,7 @@ export const userSchema = z.object({
   auto_accept: autoAcceptSchema.nullable(),
   parent_order_limit_multiplier: z.number().nullable(),
   ui_metadata: z.array(z.object({ key: z.string(), value: z.unknown() })),
+  reliability_score: z.number().int(),
   created_at: z.string(),
   updated_at: z.string(),
 }) satisfies z.ZodType<User>;

@@ -1021,6 +1021,12 @@ export interface components {
                 last_name: string;
                 /** Format: int64 */
                 parent_order_limit_multiplier: number | null;
+                /**
+                 * Format: int64
+                 * @description Accepted ÷ (accepted + rejected + timed out) of the match requests received in the
+                 *     last 30 days, in percent; 100 with no history.
+                 */
+                reliability_score: number;
                 roles: components["schemas"]["RoleDto"][];
                 ui_metadata: components["schemas"]["UiMetadataDto"][];
                 /** Format: date-time */
@@ -1170,6 +1176,12 @@ export interface components {
             last_name: string;
             /** Format: int64 */
             parent_order_limit_multiplier: number | null;
+            /**
+             * Format: int64
+             * @description Accepted ÷ (accepted + rejected + timed out) of the match requests received in the
+             *     last 30 days, in percent; 100 with no history.
+             */
+            reliability_score: number;
             roles: components["schemas"]["RoleDto"][];
             ui_metadata: components["schemas"]["UiMetadataDto"][];
             /** Format: date-time */

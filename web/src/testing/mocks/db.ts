@@ -21,6 +21,7 @@ function makeUser(overrides: Partial<MockUser> = {}): MockUser {
     verified: true,
     fix_integration: false,
     ems_trader_id: null,
+    reliability_score: 92,
     created_at: '2026-03-04T09:05:00Z',
     updated_at: '2026-03-04T09:05:00Z',
     password: 'Valid-Pass-2026',

@@ -9,6 +9,7 @@ describe('account information', () => {
     expect(screen.getByText('Tess Trader')).toBeInTheDocument();
     expect(screen.getByText('Acme Capital')).toBeInTheDocument();
     expect(screen.getByText('Instant')).toBeInTheDocument();
+    expect(screen.getByText('92%')).toBeInTheDocument();
     expect(screen.getByText(/^04\/03\/2026 \d\d:05$/)).toBeInTheDocument();
     expect(screen.queryByRole('textbox')).not.toBeInTheDocument();
     await user.click(screen.getByRole('link', { name: 'Return to Dashboard' }));

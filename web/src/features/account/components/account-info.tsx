@@ -48,6 +48,7 @@ export function AccountInfo({ user }: { user: User }) {
             </Stack>
           </Row>
           <Row label="Match request">{user.auto_accept ? autoAcceptLabels[user.auto_accept] : 'Not set'}</Row>
+          <Row label="Reliability Score">{`${user.reliability_score}%`}</Row>
           <Row label="Member since">{formatDateTime(user.created_at)}</Row>
         </Box>
         <Stack direction="row" sx={{ justifyContent: 'flex-end', mt: 3 }}>

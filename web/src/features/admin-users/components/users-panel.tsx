@@ -64,6 +64,7 @@ export function UsersPanel({ companies }: { companies: CompanyRef[] }) {
               <TableCell>Company</TableCell>
               <TableCell>Roles</TableCell>
               <TableCell>Multiplier</TableCell>
+              <TableCell align="right">Reliability</TableCell>
               <TableCell>Status</TableCell>
               <TableCell />
             </TableRow>
@@ -78,6 +79,7 @@ export function UsersPanel({ companies }: { companies: CompanyRef[] }) {
                 <TableCell>{u.company_name}</TableCell>
                 <TableCell>{u.roles.map(roleLabel).join(', ')}</TableCell>
                 <TableCell>{u.parent_order_limit_multiplier ?? ''}</TableCell>
+                <TableCell align="right">{`${u.reliability_score}%`}</TableCell>
                 <TableCell>
                   <Stack direction="row" spacing={0.5}>
                     <Chip size="small" label={u.active ? 'Active' : 'Inactive'} color={u.active ? 'success' : 'default'} variant="outlined" />

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Upstairs performance as ratios in one run: bench/run.sh sqlite | postgres [ratios.py options]
+# Upstairs performance as ratios in one run: bench/run.sh sqlite | postgres [ratios.py options],
+# or bench/run.sh take-latency sqlite | postgres [take_latency.py options]
 #
 # Installs wrk (and pgbench for postgres) from Debian when missing, builds the release
 # binary (unless UPSTAIRS_BIN names another build), then runs bench/ratios.py: the
@@ -13,10 +14,16 @@
 #   UPSTAIRS_BIN=/path/to/upstairs bench/run.sh sqlite --duration 5 --keep
 set -euo pipefail
 
+script=ratios
+if [ "${1:-}" = take-latency ]; then
+  script=take_latency
+  shift
+fi
 backend=${1:-}
 case "$backend" in
   sqlite | postgres) shift ;;
-  *) echo "usage: bench/run.sh sqlite|postgres [--duration S] [--connections N] [--resting N] [--keep]" >&2; exit 2 ;;
+  *) echo "usage: bench/run.sh [take-latency] sqlite|postgres [options of bench/ratios.py or bench/take_latency.py]" >&2
+     exit 2 ;;
 esac
 cd "$(dirname "$0")/.."
 
@@ -39,4 +46,9 @@ if [ -z "${UPSTAIRS_BIN:-}" ]; then
   export UPSTAIRS_BIN=${CARGO_TARGET_DIR:-target}/release/upstairs
 fi
 
+if [ "$script" = take_latency ]; then
+  # The STOMP side uses websocket-client from the test peers' venv.
+  [ -x .venv/bin/python ] && .venv/bin/python -c 'import websocket' 2>/dev/null || make -s .venv/.installed
+  exec .venv/bin/python bench/take_latency.py "$backend" --bin "$UPSTAIRS_BIN" "$@"
+fi
 exec python3 bench/ratios.py "$backend" --bin "$UPSTAIRS_BIN" "$@"

@@ -229,12 +229,27 @@ impl<S: Store> Engine<S> {
 
     /// Each user's reliability score over the last 30 days (DESIGN §4; 100 with no history).
     pub async fn reliability_scores(&self, users: &[UserId]) -> Result<HashMap<UserId, i64>, EngineError> {
+        let scores = self.reliability(Responders::Users(users)).await?;
+        Ok(users.iter().map(|u| (*u, scores.get(&u.0).copied().unwrap_or(100))).collect())
+    }
+
+    /// Each company's reliability score: the same over every request its users received.
+    pub async fn company_reliability_scores(
+        &self,
+        companies: &[CompanyId],
+    ) -> Result<HashMap<CompanyId, i64>, EngineError> {
+        let scores = self.reliability(Responders::Companies(companies)).await?;
+        Ok(companies.iter().map(|c| (*c, scores.get(&c.0).copied().unwrap_or(100))).collect())
+    }
+
+    async fn reliability(&self, by: Responders<'_>) -> Result<HashMap<Uuid, i64>, EngineError> {
         let since = self.clock.now() - RELIABILITY_WINDOW;
-        let counts = self.store.single().await?.received_by_state(users, since).await?;
-        Ok(users
-            .iter()
-            .map(|u| (*u, reliability(counts.iter().filter(|(who, _, _)| who == u).map(|(_, s, n)| (*s, *n)))))
-            .collect())
+        let counts = self.store.single().await?.received_by_state(by, since).await?;
+        let mut per: HashMap<Uuid, Vec<(MatchRequestState, i64)>> = HashMap::new();
+        for (id, state, n) in counts {
+            per.entry(id).or_default().push((state, n));
+        }
+        Ok(per.into_iter().map(|(id, c)| (id, reliability(c))).collect())
     }
 
     /// The caller's match requests in `state`, as taker or responder, newest first.

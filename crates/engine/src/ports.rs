@@ -227,13 +227,13 @@ pub trait MatchRequestRepo {
     ) -> StoreResult<Vec<MatchRequest>>;
     /// Every match request in `state`, oldest first (the close; a band move).
     async fn match_requests_in_state(&mut self, state: MatchRequestState) -> StoreResult<Vec<MatchRequest>>;
-    /// How many match requests each of `users` received since `since`, per state; a
-    /// request the close timed out before its own deadline is left out.
+    /// How many match requests each responder (users or companies, by `by`) received since
+    /// `since`, per state; a request the close timed out before its own deadline is left out.
     async fn received_by_state(
         &mut self,
-        users: &[UserId],
+        by: Responders<'_>,
         since: DateTime<Utc>,
-    ) -> StoreResult<Vec<(UserId, MatchRequestState, i64)>>;
+    ) -> StoreResult<Vec<(Uuid, MatchRequestState, i64)>>;
     /// A user's match requests in `state`, as taker or responder, newest first.
     async fn match_requests_of_user(
         &mut self,
@@ -258,4 +258,11 @@ pub trait NotificationRepo {
         size: i64,
     ) -> StoreResult<Page<Notification>>;
     async fn notifications_of_match_request(&mut self, id: MatchRequestId) -> StoreResult<Vec<Notification>>;
+}
+
+/// Whose received match requests to count.
+#[derive(Clone, Copy, Debug)]
+pub enum Responders<'a> {
+    Users(&'a [UserId]),
+    Companies(&'a [CompanyId]),
 }

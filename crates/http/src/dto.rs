@@ -425,12 +425,14 @@ pub struct CompanyDto {
     pub brokers: Vec<CompanyRefDto>,
     /// Company types: `broker`, `liquidity-provider`.
     pub roles: Vec<String>,
+    /// The reliability score over every match request its users received (see `UserDto`).
+    pub reliability_score: i64,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
 
-impl From<upstairs_engine::model::Company> for CompanyDto {
-    fn from(c: upstairs_engine::model::Company) -> Self {
+impl CompanyDto {
+    pub fn new(c: upstairs_engine::model::Company, reliability_score: i64) -> Self {
         let r = |b: upstairs_engine::model::CompanyRef| CompanyRefDto { company_id: b.company_id.0, name: b.name };
         Self {
             company_id: c.company_id.0,
@@ -443,6 +445,7 @@ impl From<upstairs_engine::model::Company> for CompanyDto {
             default_broker: c.default_broker.map(r),
             brokers: c.brokers.into_iter().map(r).collect(),
             roles: c.roles,
+            reliability_score,
             created_at: c.created_at,
             updated_at: c.updated_at,
         }

@@ -1106,32 +1106,35 @@ macro_rules! shared_repos {
 
             async fn received_by_state(
                 &mut self,
-                users: &[UserId],
+                by: Responders<'_>,
                 since: DateTime<Utc>,
-            ) -> StoreResult<Vec<(UserId, MatchRequestState, i64)>> {
-                if users.is_empty() {
+            ) -> StoreResult<Vec<(Uuid, MatchRequestState, i64)>> {
+                let (column, ids): (&str, Vec<Uuid>) = match by {
+                    Responders::Users(u) => ("responding_user_id", u.iter().map(|u| u.0).collect()),
+                    Responders::Companies(c) => ("responding_company_id", c.iter().map(|c| c.0).collect()),
+                };
+                if ids.is_empty() {
                     return Ok(vec![]);
                 }
                 let query = format!(
-                    "select responding_user_id, state, count(*) from match_request where created_at >= $1 \
-                     and (state <> $2 or updated_at >= expires_at) and responding_user_id in ({}) \
-                     group by responding_user_id, state",
-                    sql::placeholders(3, users.len())
+                    "select {column}, state, count(*) from match_request where created_at >= $1 \
+                     and (state <> $2 or updated_at >= expires_at) and {column} in ({}) group by {column}, state",
+                    sql::placeholders(3, ids.len())
                 );
                 let mut q = sqlx::query_as::<_, (Uuid, String, i64)>(sqlx::AssertSqlSafe(query))
                     .bind(Ts(since))
                     .bind(MatchRequestState::TimedOut.as_str());
-                for u in users {
-                    q = q.bind(u.0);
+                for id in ids {
+                    q = q.bind(id);
                 }
                 q.fetch_all(&mut *self.tx)
                     .await
                     .map_err(map_err)?
                     .into_iter()
-                    .map(|(u, state, n)| {
+                    .map(|(id, state, n)| {
                         let parsed = MatchRequestState::parse(&state)
                             .ok_or_else(|| StoreError::Other(format!("unknown match request state {state}")))?;
-                        Ok((UserId(u), parsed, n))
+                        Ok((id, parsed, n))
                     })
                     .collect()
             }

@@ -248,6 +248,12 @@ async fn auto_responses(b: Backend) {
     let scores: Vec<i64> =
         users["items"].as_array().unwrap().iter().map(|u| u["reliability_score"].as_i64().unwrap()).collect();
     assert_eq!(scores, vec![75, 100], "a@ then small@halyard.test: {users}");
+    // The firm's score counts every request its users received.
+    let company = format!("/api/companies/{}", users["items"][0]["company_id"].as_str().unwrap());
+    assert_eq!(v.app.get(&company, Some(&v.a)).await.1["reliability_score"], 75);
+    let (_, companies) = v.app.get("/api/admin/companies", Some(&admin)).await;
+    let kestrel = companies["items"].as_array().unwrap().iter().find(|c| c["name"] == "Kestrel").unwrap();
+    assert_eq!(kestrel["reliability_score"], 100);
     assert_balanced(&v).await;
     v.app.stop().await;
 }

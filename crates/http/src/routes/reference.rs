@@ -39,7 +39,13 @@ pub async fn admin_companies<S: Store>(
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> ApiResult<Json<Page<CompanyDto>>> {
     let page = st.engine.admin_companies(&actor, q.page.unwrap_or(0), q.size.unwrap_or(200)).await?;
-    Ok(Json(page.into()))
+    let ids: Vec<CompanyId> = page.items.iter().map(|c| c.company_id).collect();
+    let scores = st.engine.company_reliability_scores(&ids).await?;
+    let items = page.items.into_iter().map(|c| {
+        let score = scores.get(&c.company_id).copied().unwrap_or(100);
+        CompanyDto::new(c, score)
+    });
+    Ok(Json(Page { items: items.collect(), total_items: page.total_items }))
 }
 
 /// Creates a company (admin).
@@ -51,7 +57,8 @@ pub async fn create_company<S: Store>(
     Auth(actor): Auth,
     ApiJson(req): ApiJson<CompanyRequest>,
 ) -> ApiResult<(StatusCode, Json<CompanyDto>)> {
-    Ok((StatusCode::CREATED, Json(st.engine.create_company(&actor, req.into()).await?.into())))
+    let c = st.engine.create_company(&actor, req.into()).await?;
+    Ok((StatusCode::CREATED, Json(with_score(&st, c).await?)))
 }
 
 /// Changes a company (admin).
@@ -65,7 +72,8 @@ pub async fn update_company<S: Store>(
     ApiPath(id): ApiPath<CompanyId>,
     ApiJson(req): ApiJson<CompanyRequest>,
 ) -> ApiResult<Json<CompanyDto>> {
-    Ok(Json(st.engine.update_company(&actor, id, req.into()).await?.into()))
+    let c = st.engine.update_company(&actor, id, req.into()).await?;
+    Ok(Json(with_score(&st, c).await?))
 }
 
 /// A company: one's own, or any for an admin.
@@ -76,7 +84,15 @@ pub async fn company<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<CompanyId>,
 ) -> ApiResult<Json<CompanyDto>> {
-    Ok(Json(st.engine.company(&actor, id).await?.into()))
+    let c = st.engine.company(&actor, id).await?;
+    Ok(Json(with_score(&st, c).await?))
+}
+
+/// A company's DTO with its reliability score.
+async fn with_score<S: Store>(st: &AppState<S>, c: upstairs_engine::model::Company) -> ApiResult<CompanyDto> {
+    let id = c.company_id;
+    let score = st.engine.company_reliability_scores(&[id]).await?.get(&id).copied().unwrap_or(100);
+    Ok(CompanyDto::new(c, score))
 }
 
 /// The liquidity providers an RFQ can be sent to.

@@ -590,6 +590,11 @@ export interface components {
             ems_identifier: string | null;
             full_name: string;
             name: string;
+            /**
+             * Format: int64
+             * @description The reliability score over every match request its users received (see `UserDto`).
+             */
+            reliability_score: number;
             /** @description Company types: `broker`, `liquidity-provider`. */
             roles: string[];
             trade_confirmation_email: string | null;
@@ -928,6 +933,11 @@ export interface components {
                 ems_identifier: string | null;
                 full_name: string;
                 name: string;
+                /**
+                 * Format: int64
+                 * @description The reliability score over every match request its users received (see `UserDto`).
+                 */
+                reliability_score: number;
                 /** @description Company types: `broker`, `liquidity-provider`. */
                 roles: string[];
                 trade_confirmation_email: string | null;

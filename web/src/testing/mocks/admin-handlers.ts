@@ -1,3 +1,4 @@
+import type { components } from '@/lib/api/schema';
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { db } from './db';
 
@@ -5,20 +6,7 @@ import { db } from './db';
 // tested against the real server, these only echo what the panels send.
 
 type Ref = { company_id: string; name: string };
-export type MockCompany = {
-  company_id: string;
-  name: string;
-  full_name: string;
-  ems_identifier: string | null;
-  account: string | null;
-  trade_confirmation_email: string | null;
-  trade_confirmation_via_email_enabled: boolean;
-  default_broker: Ref | null;
-  brokers: Ref[];
-  roles: string[];
-  created_at: string;
-  updated_at: string;
-};
+export type MockCompany = components['schemas']['CompanyDto'];
 
 export const admin = {
   companies: [] as MockCompany[],
@@ -41,6 +29,7 @@ function company(name: string, roles: string[], brokers: Ref[] = []): MockCompan
     default_broker: brokers[0] ?? null,
     brokers,
     roles,
+    reliability_score: 100,
     created_at: now,
     updated_at: now,
   };

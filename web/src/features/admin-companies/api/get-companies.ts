@@ -20,6 +20,7 @@ export const companySchema = z.object({
   default_broker: companyRefSchema.nullable(),
   brokers: z.array(companyRefSchema),
   roles: z.array(z.string()),
+  reliability_score: z.number().int(),
   created_at: z.string(),
   updated_at: z.string(),
 }) satisfies z.ZodType<Company>;

@@ -40,6 +40,7 @@ contract!(
     order_writes_keep_counters_and_levels,
     stale_order_write_is_refused,
     database_refuses_negative_tradable,
+    match_requests_and_notifications,
 );
 
 fn t0() -> DateTime<Utc> {
@@ -709,4 +710,130 @@ async fn sqlite_takes_numbered_placeholders() {
     let row: (String, String, i64) =
         sqlx::query_as("select $2 || $1, $1, $3 + $3").bind("a").bind("b").bind(20_i64).fetch_one(&pool).await.unwrap();
     assert_eq!(row, ("ba".into(), "a".into(), 40));
+}
+
+async fn match_requests_and_notifications<S: Store>(s: S) {
+    use upstairs_domain::match_request::MatchRequestState as M;
+    use upstairs_domain::notification::{NotificationType, Party};
+    use upstairs_domain::order::{Direction, OrderState};
+    use upstairs_domain::{MatchRequestId, NotificationId, OrderId, ParentOrderId};
+    // Halyard rests a SELL; Kestrel's taker order is its counterpart.
+    let (parent, order) = parent_with_orders(&s, 10_000).await;
+    let resting = order("-0.02", 1000, false);
+    let kestrel = company("Kestrel");
+    let taker = user(&kestrel, "b@kestrel.test");
+    let theirs = ParentOrder {
+        parent_order_id: ParentOrderId::new(),
+        company_id: kestrel.company_id,
+        created_by: taker.user_id,
+        direction: Direction::Buy,
+        ..parent.clone()
+    };
+    let mine = ChildOrder {
+        order_id: OrderId::new(),
+        parent_order_id: theirs.parent_order_id,
+        company_id: kestrel.company_id,
+        created_by: taker.user_id,
+        direction: Direction::Buy,
+        state: OrderState::AwaitingMatch,
+        ..resting.clone()
+    };
+    let mut tx = s.write().await.unwrap();
+    tx.insert_company(&kestrel).await.unwrap();
+    tx.insert_user(&taker).await.unwrap();
+    tx.insert_parent_order(&theirs).await.unwrap();
+    tx.insert_order(&resting).await.unwrap();
+    tx.insert_order(&mine).await.unwrap();
+    let request = |state: M, created: i64| MatchRequest {
+        match_request_id: MatchRequestId::new(),
+        instrument_id: parent.instrument_id,
+        direction: Direction::Buy,
+        price: d("-0.02"),
+        quantity: 500,
+        requesting_order_id: mine.order_id,
+        requesting_company_id: kestrel.company_id,
+        requesting_user_id: taker.user_id,
+        responding_order_id: resting.order_id,
+        responding_company_id: parent.company_id,
+        responding_user_id: parent.created_by,
+        iceberg: true,
+        state,
+        created_at: t0() + Duration::seconds(created),
+        expires_at: t0() + Duration::seconds(created) + Duration::minutes(5),
+        updated_at: t0() + Duration::seconds(created),
+    };
+    let m = request(M::Pending, 0);
+    tx.insert_match_request(&m).await.unwrap();
+    tx.commit().await.unwrap();
+
+    let mut tx = s.write().await.unwrap();
+    assert_eq!(tx.match_request(m.match_request_id).await.unwrap(), Some(m.clone()));
+    assert_eq!(tx.match_requests_of_order(resting.order_id, M::Pending).await.unwrap(), [m.clone()]);
+    assert_eq!(tx.match_requests_of_order(mine.order_id, M::Pending).await.unwrap(), [m.clone()]);
+    assert_eq!(tx.match_requests_in_state(M::Pending).await.unwrap(), [m.clone()]);
+    assert_eq!(tx.match_requests_of_user(taker.user_id, M::Pending).await.unwrap(), [m.clone()]);
+    assert!(tx.match_requests_of_user(taker.user_id, M::Accepted).await.unwrap().is_empty());
+    // Compare-and-set: the second answer finds it no longer pending.
+    tx.update_match_request_state(m.match_request_id, M::Pending, M::Accepted, t0()).await.unwrap();
+    let again = tx.update_match_request_state(m.match_request_id, M::Pending, M::Rejected, t0()).await;
+    assert!(matches!(again, Err(StoreError::Stale(_))), "{again:?}");
+    // Two time-outs: one by its own deadline (counts), one by the close before it (does not).
+    for (at, created) in [(Duration::minutes(5), 10), (Duration::minutes(1), 20)] {
+        let t = request(M::Pending, created);
+        tx.insert_match_request(&t).await.unwrap();
+        tx.update_match_request_state(t.match_request_id, M::Pending, M::TimedOut, t.created_at + at).await.unwrap();
+    }
+    let since = t0() - Duration::days(30);
+    let mut by_user =
+        tx.received_by_state(Responders::Users(&[parent.created_by, taker.user_id]), since).await.unwrap();
+    by_user.sort_by_key(|(_, st, _)| st.as_str());
+    assert_eq!(by_user, [(parent.created_by.0, M::Accepted, 1), (parent.created_by.0, M::TimedOut, 1)]);
+    let by_company = tx.received_by_state(Responders::Companies(&[parent.company_id]), since).await.unwrap();
+    assert_eq!(by_company.iter().map(|(_, _, n)| n).sum::<i64>(), 2);
+    assert!(tx.received_by_state(Responders::Users(&[]), since).await.unwrap().is_empty());
+    assert!(
+        tx.received_by_state(Responders::Users(&[parent.created_by]), t0() + Duration::hours(1))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // Notifications: newest first, paged, filtered by archived, found by request.
+    let notice = |n: i64| Notification {
+        notification_id: NotificationId::new(),
+        user_id: parent.created_by,
+        notification_type: NotificationType::MatchRequestReceived,
+        status: M::Pending,
+        instrument_id: parent.instrument_id,
+        match_request_id: m.match_request_id,
+        role: Party::Responder,
+        read: false,
+        archived: false,
+        created_at: t0() + Duration::seconds(n),
+        expired_at: m.expires_at,
+        updated_at: t0() + Duration::seconds(n),
+    };
+    let ns: Vec<Notification> = (0..3).map(notice).collect();
+    for n in &ns {
+        tx.insert_notification(n).await.unwrap();
+    }
+    let page = tx.notifications_of_user(parent.created_by, Some(false), true, 0, 2).await.unwrap();
+    assert_eq!((page.total_items, page.items), (3, vec![ns[2].clone(), ns[1].clone()]));
+    let oldest = tx.notifications_of_user(parent.created_by, None, false, 0, 1).await.unwrap();
+    assert_eq!(oldest.items, [ns[0].clone()]);
+    let mut changed = ns[0].clone();
+    changed.read = true;
+    changed.archived = true;
+    changed.status = M::Accepted;
+    changed.updated_at = t0() + Duration::minutes(1);
+    tx.update_notification(&changed).await.unwrap();
+    assert_eq!(tx.notification(changed.notification_id).await.unwrap(), Some(changed.clone()));
+    assert_eq!(tx.notifications_of_user(parent.created_by, Some(false), true, 0, 10).await.unwrap().total_items, 2);
+    assert_eq!(
+        tx.notifications_of_user(parent.created_by, Some(true), true, 0, 10).await.unwrap().items,
+        [changed.clone()]
+    );
+    assert!(tx.notifications_of_user(taker.user_id, None, true, 0, 10).await.unwrap().items.is_empty());
+    assert_eq!(tx.notifications_of_match_request(m.match_request_id).await.unwrap().len(), 3);
+    tx.commit().await.unwrap();
 }

@@ -768,10 +768,10 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
 
     let mut tx = s.write().await.unwrap();
     assert_eq!(tx.match_request(m.match_request_id).await.unwrap(), Some(m.clone()));
-    assert_eq!(tx.match_requests_of_order(resting.order_id, M::Pending).await.unwrap(), [m.clone()]);
-    assert_eq!(tx.match_requests_of_order(mine.order_id, M::Pending).await.unwrap(), [m.clone()]);
-    assert_eq!(tx.match_requests_in_state(M::Pending).await.unwrap(), [m.clone()]);
-    assert_eq!(tx.match_requests_of_user(taker.user_id, M::Pending).await.unwrap(), [m.clone()]);
+    assert_eq!(tx.match_requests_of_order(resting.order_id, M::Pending).await.unwrap(), vec![m.clone()]);
+    assert_eq!(tx.match_requests_of_order(mine.order_id, M::Pending).await.unwrap(), vec![m.clone()]);
+    assert_eq!(tx.match_requests_in_state(M::Pending).await.unwrap(), vec![m.clone()]);
+    assert_eq!(tx.match_requests_of_user(taker.user_id, M::Pending).await.unwrap(), vec![m.clone()]);
     assert!(tx.match_requests_of_user(taker.user_id, M::Accepted).await.unwrap().is_empty());
     // Compare-and-set: the second answer finds it no longer pending.
     tx.update_match_request_state(m.match_request_id, M::Pending, M::Accepted, t0()).await.unwrap();
@@ -820,7 +820,7 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
     let page = tx.notifications_of_user(parent.created_by, Some(false), true, 0, 2).await.unwrap();
     assert_eq!((page.total_items, page.items), (3, vec![ns[2].clone(), ns[1].clone()]));
     let oldest = tx.notifications_of_user(parent.created_by, None, false, 0, 1).await.unwrap();
-    assert_eq!(oldest.items, [ns[0].clone()]);
+    assert_eq!(oldest.items, vec![ns[0].clone()]);
     let mut changed = ns[0].clone();
     changed.read = true;
     changed.archived = true;

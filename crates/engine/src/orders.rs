@@ -62,8 +62,11 @@ pub struct ParentOrderDetail {
 #[derive(Clone, Debug)]
 pub struct OrderDetail {
     pub order: ChildOrder,
-    /// False while the price is outside the instrument's current band.
+    /// False while the price is outside the instrument's current band, or before the open.
     pub matchable: bool,
+    /// Worked between the parent-order opening and the open (05:30 to 09:00): it goes live
+    /// at the open by itself.
+    pub waiting_for_open: bool,
 }
 
 /// One price level of the anonymous book.
@@ -354,7 +357,7 @@ impl<S: Store> Engine<S> {
         let mut out = Vec::with_capacity(orders.len());
         for o in orders {
             let matchable = self.matchable(&o).await?;
-            out.push(OrderDetail { order: o, matchable });
+            out.push(self.order_detail(o, matchable));
         }
         Ok(out)
     }
@@ -363,7 +366,13 @@ impl<S: Store> Engine<S> {
         let o = self.store.single().await?.order(id).await?;
         let o = o.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
         let matchable = self.matchable(&o).await?;
-        Ok(OrderDetail { order: o, matchable })
+        Ok(self.order_detail(o, matchable))
+    }
+
+    /// An order as its owner sees it now: matchable in the band once the venue is open.
+    fn order_detail(&self, order: ChildOrder, in_band: bool) -> OrderDetail {
+        let waiting_for_open = order.state == OrderState::Working && !self.config.calendar.is_open(self.clock.now());
+        OrderDetail { matchable: in_band && !waiting_for_open, waiting_for_open, order }
     }
 
     /// Whether an order's price is inside its instrument's band (so it can be matched).
@@ -391,12 +400,13 @@ impl<S: Store> Engine<S> {
         }
     }
 
-    /// Works part of a parent order in the book at a price.
+    /// Works part of a parent order in the book at a price (from 05:30; it waits for the open).
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %input.parent_order_id))]
     pub async fn create_order(&self, actor: &Actor, input: NewOrder) -> Result<OrderDetail, EngineError> {
         Self::require_trade(actor)?;
         let now = self.clock.now();
-        if !self.config.calendar.is_open(now) {
+        // From the parent-order opening (05:30): an order worked before the open waits for it.
+        if !self.config.calendar.parent_orders_open(now) {
             return Err(closed());
         }
         // The reference data (instrument, eligible brokers) comes from the caches
@@ -462,15 +472,15 @@ impl<S: Store> Engine<S> {
         self.publish_order(&order);
         self.publish_parent(parent);
         self.publish_book(order.instrument_id);
-        Ok(OrderDetail { order, matchable: true })
+        Ok(self.order_detail(order, true))
     }
 
-    /// Changes a working order's quantity, price, residual or iceberg while open.
+    /// Changes a working order's quantity, price, residual or iceberg (from 05:30 to the close).
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, order = %id))]
     pub async fn edit_order(&self, actor: &Actor, id: OrderId, edit: OrderEdit) -> Result<OrderDetail, EngineError> {
         Self::require_trade(actor)?;
         let now = self.clock.now();
-        if !self.config.calendar.is_open(now) {
+        if !self.config.calendar.parent_orders_open(now) {
             return Err(closed());
         }
         let mut tx = self.store.write().await?;
@@ -513,7 +523,7 @@ impl<S: Store> Engine<S> {
         self.publish_order(&o);
         self.publish_parent(&view.parent);
         self.publish_book(o.instrument_id);
-        Ok(OrderDetail { matchable: true, order: o })
+        Ok(self.order_detail(o, true))
     }
 
     /// Cancels a working (or awaiting-match) order; its quantity returns to the parent.
@@ -527,7 +537,7 @@ impl<S: Store> Engine<S> {
             // Its match request ends: withdrawn by the taker, rejected by the responder.
             self.end_match_requests_of(actor, id).await?;
             let o = self.store.single().await?.order(id).await?.ok_or_else(not_found_order)?;
-            return Ok(OrderDetail { order: o, matchable: false });
+            return Ok(self.order_detail(o, false));
         }
         let mut tx = self.store.write().await?;
         let current =
@@ -547,7 +557,7 @@ impl<S: Store> Engine<S> {
         self.publish_order(&o);
         self.publish_parent(&view.parent);
         self.publish_book(o.instrument_id);
-        Ok(OrderDetail { order: o, matchable: false })
+        Ok(self.order_detail(o, false))
     }
 
     /// The anonymous book of an instrument the caller may see, with its own share marked.

@@ -814,8 +814,10 @@ pub struct OrderDto {
     pub created_by: Uuid,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
-    /// False while the price is outside the instrument's current band.
+    /// False while the price is outside the instrument's current band, or before the open.
     pub matchable: bool,
+    /// Worked before the open (from 05:30): it goes live at 09:00 by itself.
+    pub waiting_for_open: bool,
 }
 
 impl From<upstairs_engine::orders::OrderDetail> for OrderDto {
@@ -836,6 +838,7 @@ impl From<upstairs_engine::orders::OrderDetail> for OrderDto {
             created_at: o.created_at,
             updated_at: o.updated_at,
             matchable: d.matchable && o.state == upstairs_domain::order::OrderState::Working,
+            waiting_for_open: d.waiting_for_open,
         }
     }
 }

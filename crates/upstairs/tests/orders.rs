@@ -79,7 +79,7 @@ async fn parent_order_rules(b: Backend) {
     let (s, _) = app.get("/api/parent-orders?state=ACTIVE,NOPE", Some(&v.a)).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
 
-    // Parent orders from 05:30; child orders from 09:00.
+    // Parent orders from 05:30; child orders worked from then wait for the open (09:00).
     app.clock.set(tuesday_10am() - Duration::hours(4) - Duration::minutes(31));
     let (s, r) = app
         .post(
@@ -91,7 +91,13 @@ async fn parent_order_rules(b: Backend) {
     assert_eq!(s, StatusCode::CONFLICT, "05:29: {r}");
     app.clock.set(tuesday_10am() - Duration::hours(4) - Duration::minutes(30));
     let early = v.parent(&v.a, "SELL", 500).await;
-    let (s, r) = v.child(&v.a, &early, 500, p("94.75"), false).await;
+    let (s, waiting) = v.child(&v.a, &early, 500, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{waiting}");
+    assert_eq!((waiting["waiting_for_open"].clone(), waiting["matchable"].clone()), (json!(true), json!(false)));
+    let taker = v.parent(&v.b, "BUY", 500).await;
+    let take = json!({"requesting_parent_order_id": taker["parent_order_id"], "quantity": 500, "price": p("94.75").0,
+                      "requesting_broker_id": v.broker, "dry_run": false});
+    let (s, r) = app.post("/api/order-match-requests", Some(&v.b), take.clone()).await;
     assert_eq!((s, r["detail"].as_str()), (StatusCode::CONFLICT, Some("The platform is closed.")));
     let (_, st) = app.get("/api/platform/status", Some(&v.a)).await;
     assert_eq!((st["open"].clone(), st["parent_orders_open"].clone()), (json!(false), json!(true)));
@@ -99,6 +105,12 @@ async fn parent_order_rules(b: Backend) {
         (st["open_time"].as_str(), st["close_time"].as_str(), st["time_zone"].as_str()),
         (Some("09:00"), Some("17:00"), Some("Europe/London"))
     );
+    // At the open it is live without anyone acting: matchable, and a take reaches it.
+    app.clock.set(tuesday_10am() - Duration::hours(1));
+    let (_, live) = app.get(&format!("/api/orders/{}", waiting["order_id"].as_str().unwrap()), Some(&v.a)).await;
+    assert_eq!((live["waiting_for_open"].clone(), live["matchable"].clone()), (json!(false), json!(true)));
+    let (s, sent) = app.post("/api/order-match-requests", Some(&v.b), take).await;
+    assert_eq!((s, sent[0]["quantity"].clone()), (StatusCode::CREATED, json!(500)), "{sent}");
     app.clock.set(tuesday_10am());
 
     // Cancelling cancels the working child orders.

@@ -62,6 +62,7 @@ export const orderSchema = z.object({
   residual: z.boolean(),
   broker_id: z.string(),
   matchable: z.boolean(),
+  waiting_for_open: z.boolean(),
   created_by: z.string(),
   created_at: z.string(),
   updated_at: z.string(),

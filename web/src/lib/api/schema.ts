@@ -883,7 +883,7 @@ export interface components {
             iceberg: boolean;
             /** Format: uuid */
             instrument_id: string;
-            /** @description False while the price is outside the instrument's current band. */
+            /** @description False while the price is outside the instrument's current band, or before the open. */
             matchable: boolean;
             /** Format: uuid */
             order_id: string;
@@ -897,6 +897,8 @@ export interface components {
             state: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description Worked before the open (from 05:30): it goes live at 09:00 by itself. */
+            waiting_for_open: boolean;
         };
         /**
          * @description `/user/topic/orders`: one of the user's child or parent orders changed; the client

@@ -39,6 +39,7 @@ export type MockOrder = {
   residual: boolean;
   broker_id: string;
   matchable: boolean;
+  waiting_for_open?: boolean;
   created_at: string;
 };
 
@@ -51,7 +52,7 @@ const instrumentDto = (i: MockInstrument) => ({
   created_at: STAMP, updated_at: STAMP, ...i,
 });
 const parentDto = (p: MockParent) => ({ created_by: 'u-1', updated_at: p.created_at, ...p });
-const orderDto = (o: MockOrder) => ({ created_by: 'u-1', updated_at: o.created_at, ...o });
+const orderDto = (o: MockOrder) => ({ created_by: 'u-1', updated_at: o.created_at, waiting_for_open: false, ...o });
 
 export const BROKER = { company_id: 'b-1', name: 'Northgate' };
 

@@ -133,6 +133,18 @@ describe('working and editing child orders', () => {
     expect(await screen.findByRole('heading', { name: 'Getting started' })).toBeInTheDocument();
   });
 
+  it('marks an order worked before the open as waiting for it, not as outside the band', async () => {
+    const parent = addParent({ quantities: { tradable: 2000, working: 1000, matched: 0 } });
+    trading.orders.push({
+      order_id: 'o-9', parent_order_id: parent.parent_order_id, instrument_id: 'i-1', state: 'WORKING', price: -0.03, quantity: 1000,
+      direction: 'BUY', iceberg: false, residual: true, broker_id: BROKER.company_id, matchable: false, waiting_for_open: true,
+      created_at: '2026-11-23T08:00:00Z',
+    });
+    signIn();
+    expect(await screen.findByText('Waits for the open')).toBeInTheDocument();
+    expect(screen.queryByText('Outside band')).not.toBeInTheDocument();
+  });
+
   it('shows the price and quantity messages as soon as the drawer opens on an order that breaks them', async () => {
     const parent = addParent({ quantities: { tradable: 0, working: 1000, matched: 0 } });
     trading.orders.push({

@@ -194,7 +194,12 @@ function ChildOrderRow({ order, tickSize, open, onEdit }: { order: Order; tickSi
           {summary}
         </Typography>
         {order.iceberg && <Chip size="small" label="Iceberg" variant="outlined" />}
-        {!order.matchable && order.state === 'WORKING' && (
+        {order.waiting_for_open && (
+          <Tooltip title="Worked before the open: it goes live at the open by itself.">
+            <Chip size="small" color="info" label="Waits for the open" />
+          </Tooltip>
+        )}
+        {!order.matchable && !order.waiting_for_open && order.state === 'WORKING' && (
           <Tooltip title="The price is outside the current electronic band; this order cannot match until the band returns.">
             <Chip size="small" color="warning" label="Outside band" />
           </Tooltip>

@@ -7,6 +7,7 @@ import { paths } from '@/config/paths';
 import { useMe } from '@/lib/api/get-me';
 import { endSession, useToken } from '@/lib/auth-token';
 import { RealtimeProvider } from '@/lib/realtime';
+import { NotificationsBell } from '@/features/notifications/components/notifications-bell';
 
 /** The protected gate of spec section 2. */
 export default function ProtectedRoute() {
@@ -38,7 +39,7 @@ export default function ProtectedRoute() {
   }
   return (
     <RealtimeProvider token={token}>
-      <AppLayout user={me.data}>
+      <AppLayout user={me.data} actions={<NotificationsBell />}>
         <Suspense fallback={<PageLoader />}>
           <Outlet />
         </Suspense>

@@ -106,7 +106,9 @@ export type TopicMessage<D extends string> = D extends '/user/topic/orders'
   ? components['schemas']['OrderMessage']
   : D extends `/topic/instruments/${string}/book`
     ? components['schemas']['BookMessage']
-    : unknown;
+    : D extends '/user/topic/notifications'
+      ? components['schemas']['NotificationDto']
+      : unknown;
 
 /** Calls `listener` with each message on `destination` while mounted. */
 export function useTopic<D extends string>(destination: D | null, listener: (body: TopicMessage<D>) => void) {

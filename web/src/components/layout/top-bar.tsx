@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import AppBar from '@mui/material/AppBar';
 import Avatar from '@mui/material/Avatar';
 import Divider from '@mui/material/Divider';
@@ -25,8 +25,11 @@ function initials(user: User) {
   return s || (user.email[0] ?? '?').toUpperCase();
 }
 
-/** Top bar: the menu button (admin and order-admin users only), logo to the dashboard and the profile menu (e-mail, Settings, Logout). */
-export function TopBar({ user }: { user: User }) {
+/**
+ * Top bar: the menu button (admin and order-admin users only), logo to the dashboard, the
+ * features' actions (the notifications bell) and the profile menu (e-mail, Settings, Logout).
+ */
+export function TopBar({ user, actions }: { user: User; actions?: ReactNode }) {
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
   const [drawerOpen, setDrawerOpen] = useState(false);
   const withDrawer = hasAdminDrawer(user);
@@ -46,6 +49,7 @@ export function TopBar({ user }: { user: User }) {
           <Logo />
         </RouterLink>
         <div style={{ flexGrow: 1 }} />
+        {actions}
         <IconButton
           aria-label="Profile menu"
           aria-haspopup="menu"

@@ -1,4 +1,7 @@
 import type { User } from '@/lib/api/get-me';
+import type { components } from '@/lib/api/schema';
+
+export type MockNotification = components['schemas']['NotificationDto'];
 
 export type MockUser = User & { password: string };
 
@@ -38,7 +41,10 @@ export const db = {
   /** Bodies of PATCH /users/{id}, in order. */
   userPatches: [] as { userId: string; body: Record<string, unknown> }[],
   config: { product_name: 'Upstairs', support_email: SUPPORT_EMAIL, support_phone: SUPPORT_PHONE, always_open: true },
+  /** The signed-in user's notifications, newest first. */
+  notifications: [] as MockNotification[],
   reset() {
+    this.notifications = [];
     this.users = [makeUser()];
     this.sessions = new Map();
     this.links = new Map();

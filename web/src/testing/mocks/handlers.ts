@@ -1,5 +1,5 @@
 import { http, HttpResponse } from 'msw';
-import { db, type MockUser } from './db';
+import { db, type MockNotification, type MockUser } from './db';
 
 function problem(status: number, detail?: string, errors?: { field: string; message: string }[]) {
   return HttpResponse.json(
@@ -78,5 +78,17 @@ export const handlers = [
     if (user) user.password = password;
     db.links.delete(String(params.hash));
     return new HttpResponse(null, { status: 204 });
+  }),
+
+  http.get('*/api/notifications', ({ request }) => {
+    if (!authed(request)) return problem(401, 'Sign in to continue.');
+    return HttpResponse.json({ items: db.notifications.filter((n) => !n.archived), total_items: db.notifications.length });
+  }),
+
+  http.patch('*/api/notifications/:id', async ({ request, params }) => {
+    const n = db.notifications.find((x) => x.notification_id === params.id);
+    if (!authed(request) || !n) return problem(404, 'Notification not found.');
+    Object.assign(n, (await request.json()) as Partial<MockNotification>);
+    return HttpResponse.json(n);
   }),
 ];

@@ -1,0 +1,63 @@
+import { waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { MENU_WIDTH } from '@/features/notifications/components/notifications-bell';
+import { db, type MockNotification } from '@/testing/mocks/db';
+import { stomp } from '@/testing/mocks/order-handlers';
+import { renderApp, screen } from '@/testing/test-utils';
+
+function notification(overrides: Partial<MockNotification> = {}): MockNotification {
+  return {
+    notification_id: `n-${db.notifications.length + 1}`,
+    type: 'MATCH_REQUEST_RECEIVED',
+    status: 'PENDING',
+    instrument_id: 'i-1',
+    order_match_request_id: 'm-1',
+    role: 'RESPONDER',
+    read: false,
+    archived: false,
+    created_at: '2026-11-23T10:00:00Z',
+    expired_at: '2026-11-23T10:05:00Z',
+    ...overrides,
+  };
+}
+
+describe('notifications bell', () => {
+  it('says all is caught up when nothing is pending, and closes', async () => {
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    await user.click(await screen.findByRole('button', { name: 'Notifications' }));
+    const menu = await screen.findByRole('dialog', { name: 'Notifications' });
+    expect(await within(menu).findByText("You're all caught up! No new notifications")).toBeInTheDocument();
+    expect(MENU_WIDTH).toBeGreaterThanOrEqual(408);
+    expect(MENU_WIDTH).toBeLessThanOrEqual(432);
+    await user.click(within(menu).getByRole('button', { name: 'Close' }));
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Notifications' })).not.toBeInTheDocument());
+  });
+
+  it('lights with a pending request, lists active and history, and marks them read when opened', async () => {
+    db.notifications.push(
+      notification(),
+      notification({ notification_id: 'n-old', type: 'MATCH_REQUEST_TIMED_OUT', status: 'TIMED_OUT', role: 'REQUESTER', read: true }),
+    );
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    const bell = await screen.findByRole('button', { name: 'Notifications: 1 pending' });
+    await user.click(bell);
+    const menu = await screen.findByRole('dialog', { name: 'Notifications' });
+    const active = within(menu).getByRole('region', { name: 'Active' });
+    expect(within(active).getByText('Match request')).toBeInTheDocument();
+    expect(await within(active).findByText('Euribor 3M Dec26-Mar27')).toBeInTheDocument();
+    const history = within(menu).getByRole('region', { name: 'History' });
+    expect(within(history).getByText('Order expired')).toBeInTheDocument();
+    // Only the unread one is marked read.
+    await waitFor(() => expect(db.notifications.map((n) => n.read)).toEqual([true, true]));
+  });
+
+  it('hears of a new notification on its topic without a reload', async () => {
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    expect(await screen.findByRole('button', { name: 'Notifications' })).toBeInTheDocument();
+    await waitFor(() => expect(stomp.subscriptions.some((s) => s.destination === '/user/topic/notifications')).toBe(true));
+    const n = notification();
+    db.notifications.push(n);
+    stomp.publish('/user/topic/notifications', n);
+    expect(await screen.findByRole('button', { name: 'Notifications: 1 pending' })).toBeInTheDocument();
+  });
+});

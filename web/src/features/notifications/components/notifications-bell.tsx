@@ -1,0 +1,198 @@
+import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import Badge from '@mui/material/Badge';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Divider from '@mui/material/Divider';
+import IconButton from '@mui/material/IconButton';
+import List from '@mui/material/List';
+import ListItem from '@mui/material/ListItem';
+import ListItemText from '@mui/material/ListItemText';
+import Popover from '@mui/material/Popover';
+import Skeleton from '@mui/material/Skeleton';
+import Typography from '@mui/material/Typography';
+import NotificationsNoneOutlined from '@mui/icons-material/NotificationsNoneOutlined';
+import { useInstrument } from '@/lib/api/get-instrument';
+import { formatDateTime } from '@/lib/format-date';
+import { useTopic } from '@/lib/realtime';
+import { truncateName } from '@/lib/trading-format';
+import { notificationsQueryKey, useNotifications, type Notification } from '../api/get-notifications';
+import { useMarkRead } from '../api/mark-read';
+
+/** Spec section 4: the menu is 408 to 432 px wide. */
+export const MENU_WIDTH = 420;
+
+/** The history keeps what ended without a match (spec section 2). */
+const HISTORY: Notification['status'][] = ['TIMED_OUT', 'CANCELLED', 'REJECTED', 'SYSTEM_CANCELLED_PRICE_OUT_OF_TICK'];
+
+/** The words of spec sections 2 and 4 for each state a notification shows. */
+export function notificationTitle(n: Notification): string {
+  switch (n.status) {
+    case 'PENDING':
+      return 'Match request';
+    case 'ACCEPTED':
+      return 'Match request accepted';
+    case 'REJECTED':
+      return 'Match rejected';
+    case 'TIMED_OUT':
+      return 'Order expired';
+    case 'CANCELLED':
+      return 'Match request withdrawn';
+    case 'SYSTEM_CANCELLED_PRICE_OUT_OF_TICK':
+      return 'Match request cancelled';
+    default:
+      return 'Match request';
+  }
+}
+
+/** One line of what happened, with the requester and responder variants of the spec. */
+function notificationText(n: Notification): string {
+  switch (n.status) {
+    case 'PENDING':
+      return 'A counterparty wants to match your working order.';
+    case 'ACCEPTED':
+      return n.role === 'REQUESTER' ? 'Your match request was accepted.' : 'You accepted the match request.';
+    case 'REJECTED':
+      return 'Liquidity returned to the parent order.';
+    case 'TIMED_OUT':
+      return 'The match request expired; liquidity returned to the parent order.';
+    case 'CANCELLED':
+      return 'The counterparty withdrew the match request.';
+    case 'SYSTEM_CANCELLED_PRICE_OUT_OF_TICK':
+      return n.role === 'REQUESTER'
+        ? 'The market moved away from your match request’s price.'
+        : 'The market moved away from the price of the match request you received.';
+    default:
+      return '';
+  }
+}
+
+function Item({ n }: { n: Notification }) {
+  const instrument = useInstrument(n.instrument_id);
+  return (
+    <ListItem alignItems="flex-start" sx={{ px: 2, bgcolor: n.read ? undefined : 'action.hover' }} data-testid="notification">
+      <ListItemText
+        primary={notificationTitle(n)}
+        slotProps={{ primary: { sx: { fontWeight: 600 } } }}
+        secondary={
+          <>
+            <Box component="span" sx={{ display: 'block' }}>
+              {instrument.data ? truncateName(instrument.data.name) : <Skeleton component="span" width={140} />}
+            </Box>
+            <Box component="span" sx={{ display: 'block' }}>
+              {notificationText(n)}
+            </Box>
+            <Box component="span" sx={{ display: 'block' }}>
+              {formatDateTime(n.created_at)}
+            </Box>
+          </>
+        }
+      />
+    </ListItem>
+  );
+}
+
+function Section({ title, items, empty }: { title: string; items: Notification[]; empty?: string }) {
+  return (
+    <Box component="section" aria-label={title}>
+      <Typography variant="overline" color="text.secondary" sx={{ px: 2, display: 'block' }}>
+        {title}
+      </Typography>
+      {items.length === 0 ? (
+        empty && (
+          <Typography variant="body2" color="text.secondary" sx={{ px: 2, pb: 1.5 }}>
+            {empty}
+          </Typography>
+        )
+      ) : (
+        <List dense disablePadding>
+          {items.map((n) => (
+            <Item key={n.notification_id} n={n} />
+          ))}
+        </List>
+      )}
+    </Box>
+  );
+}
+
+/**
+ * The bell of the top bar (spec section 2): a dot while a match request waits for an answer;
+ * its menu lists the active and past notifications, arrives by the socket the moment they
+ * are made, and opening it marks them read.
+ */
+export function NotificationsBell() {
+  const queryClient = useQueryClient();
+  const notifications = useNotifications();
+  const markRead = useMarkRead();
+  const [anchor, setAnchor] = useState<HTMLElement | null>(null);
+  useTopic('/user/topic/notifications', () => {
+    void queryClient.invalidateQueries({ queryKey: notificationsQueryKey });
+  });
+
+  const items = notifications.data?.items ?? [];
+  const active = items.filter((n) => n.status === 'PENDING');
+  const history = items.filter((n) => HISTORY.includes(n.status));
+  const open = (el: HTMLElement) => {
+    setAnchor(el);
+    void queryClient.invalidateQueries({ queryKey: notificationsQueryKey });
+    const unread = items.filter((n) => !n.read).map((n) => n.notification_id);
+    if (unread.length > 0) markRead.mutate(unread);
+  };
+
+  return (
+    <>
+      <IconButton
+        aria-label={active.length > 0 ? `Notifications: ${active.length} pending` : 'Notifications'}
+        aria-haspopup="dialog"
+        aria-expanded={anchor ? 'true' : undefined}
+        onClick={(e) => open(e.currentTarget)}
+      >
+        <Badge color="error" variant="dot" invisible={active.length === 0} data-testid="notifications-badge">
+          <NotificationsNoneOutlined />
+        </Badge>
+      </IconButton>
+      <Popover
+        open={anchor !== null}
+        anchorEl={anchor}
+        onClose={() => setAnchor(null)}
+        anchorOrigin={{ vertical: 'bottom', horizontal: 'right' }}
+        transformOrigin={{ vertical: 'top', horizontal: 'right' }}
+        slotProps={{ paper: { role: 'dialog', 'aria-label': 'Notifications', sx: { width: MENU_WIDTH, maxHeight: 560, mt: 1 } } }}
+      >
+        <Box sx={{ px: 2, pt: 2, pb: 1 }}>
+          <Typography variant="h3" component="h2">
+            Notifications
+          </Typography>
+          <Typography variant="caption" color="text.secondary">
+            {formatDateTime(new Date().toISOString())}
+          </Typography>
+        </Box>
+        <Divider />
+        {notifications.isPending ? (
+          <Box sx={{ p: 2 }}>
+            <Skeleton height={48} />
+            <Skeleton height={48} />
+          </Box>
+        ) : notifications.isError ? (
+          <Typography color="error" sx={{ p: 2 }}>
+            The notifications could not be loaded.
+          </Typography>
+        ) : (
+          <>
+            <Section title="Active" items={active} empty="You're all caught up! No new notifications" />
+            {history.length > 0 && (
+              <>
+                <Divider />
+                <Section title="History" items={history} />
+              </>
+            )}
+          </>
+        )}
+        <Divider />
+        <Box sx={{ p: 1.5, display: 'flex', justifyContent: 'flex-end' }}>
+          <Button onClick={() => setAnchor(null)}>Close</Button>
+        </Box>
+      </Popover>
+    </>
+  );
+}

@@ -31,6 +31,7 @@ The load generator is wrk (bench/wrk/api.lua); this script only orchestrates.
 """
 
 import argparse
+import contextlib
 import glob
 import http.client
 import json
@@ -202,6 +203,50 @@ def wrk(args, port, path, script_args, duration, log_name, stop_when=None):
     return r
 
 
+@contextlib.contextmanager
+def serving(binary, backend, pg_url, workdir):
+    """`upstairs serve --always-open` on a fresh database (a new SQLite file in `workdir`, or
+    a new schema of `pg_url`) with a venue admin (admin@bench.test); yields (port, env).
+    Stops the server and drops the schema afterwards."""
+    schema = None
+    if backend == "postgres":
+        schema = f"bench_{int(time.time())}_{os.getpid()}"
+        psql(pg_url, f"create schema {schema}")
+        db = f"{pg_url}{'&' if '?' in pg_url else '?'}options%5Bsearch_path%5D={schema}"
+    else:
+        db = f"sqlite://{workdir}/upstairs.db"
+    env = dict(os.environ, UPSTAIRS_DATABASE_URL=db, UPSTAIRS_MAIL_DIR=f"{workdir}/mail",
+               UPSTAIRS_WEB_DIR=f"{workdir}/web", UPSTAIRS_ALWAYS_OPEN="true", RUST_LOG="warn")
+    server = None
+    try:
+        subprocess.run([binary, "user", "create", "--email", "admin@bench.test", "--password", PASSWORD, "--role",
+                        "upstairs-admin"], env=env, check=True, stdout=subprocess.DEVNULL)
+        port = free_port()
+        log = open(os.path.join(workdir, "server.log"), "w")
+        server = subprocess.Popen([binary, "serve", "--bind", f"127.0.0.1:{port}", "--always-open"], env=env,
+                                  stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
+        while True:
+            try:
+                if Client(port).call("GET", "/readyz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if server.poll() is not None or time.time() > deadline:
+                sys.exit(f"server did not start; see {workdir}/server.log")
+            time.sleep(0.05)
+        yield port, env
+    finally:
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        if schema:
+            psql(pg_url, f"drop schema {schema} cascade")
+
+
 # ---------------------------------------------------------------- the venue
 
 
@@ -314,85 +359,60 @@ def main():
         ceiling = pg_ceiling(args.pg_url, duration, args.connections, args.threads, args.workdir)
 
     # 2. The server on a fresh database.
-    schema = None
-    if args.backend == "postgres":
-        schema = f"bench_{int(time.time())}_{os.getpid()}"
-        psql(args.pg_url, f"create schema {schema}")
-        db = f"{args.pg_url}{'&' if '?' in args.pg_url else '?'}options%5Bsearch_path%5D={schema}"
-    else:
-        db = f"sqlite://{args.workdir}/upstairs.db"
-    env = dict(os.environ, UPSTAIRS_DATABASE_URL=db, UPSTAIRS_MAIL_DIR=f"{args.workdir}/mail",
-               UPSTAIRS_WEB_DIR=f"{args.workdir}/web", UPSTAIRS_ALWAYS_OPEN="true", RUST_LOG="warn")
-    server = None
     results = []
     try:
-        subprocess.run([args.bin, "user", "create", "--email", "admin@bench.test", "--password", PASSWORD, "--role",
-                        "upstairs-admin"], env=env, check=True, stdout=subprocess.DEVNULL)
-        port = free_port()
-        log = open(os.path.join(args.workdir, "server.log"), "w")
-        server = subprocess.Popen([args.bin, "serve", "--bind", f"127.0.0.1:{port}", "--always-open"], env=env,
-                                  stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 30
-        while True:
-            try:
-                if Client(port).call("GET", "/readyz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if server.poll() is not None or time.time() > deadline:
-                sys.exit(f"server did not start; see {args.workdir}/server.log")
-            time.sleep(0.05)
-        trader, broker, instruments, parents = setup_venue(port, env, args)
-        token = f"token={trader.token}"
-        wrk(args, port, "/healthz", [], 2, "warmup.txt")
-
-        def measure(phase, instrument, parents, control=None):
-            book = "GET /api/instruments/{id}/book"
-            runs = [("GET /healthz", "/healthz", [], phase, instrument),
-                    ("GET /api/users/me", "/api/users/me", [token], phase, instrument),
-                    (book, f"/api/instruments/{instrument}/book", [token], phase, instrument)]
-            if control:
-                runs.append((book, f"/api/instruments/{control}/book", [token], "levels", control))
-            ticks = f"ticks={TICK_LO}:{TICK_HI}:{DECIMALS}"
-            runs.append(("POST /api/orders", "/api/orders",
-                         [token, f"post={','.join(parents)}", f"broker={broker}", ticks], phase, instrument))
-            # What one parent's serialised writes allow (every connection on the same parent).
-            runs.append((ONE_PARENT, "/api/orders", [token, f"post={parents[0]}", f"broker={broker}", ticks],
-                         phase, instrument))
-            for name, path, script_args, phase, instrument in runs:
-                start_book = resting(trader, instrument)
-                r = wrk(args, port, path, script_args, duration,
-                        f"{phase}-{name.split()[0].lower()}-{path.strip('/').split('/')[-1]}.txt")
-                r.update(call=name, phase=phase, book_start=start_book, book_end=resting(trader, instrument))
-                results.append(r)
-                print(f"  {phase:<6} {name:<31} {r['rate']:9.0f} req/s  p50 {ms(r['p50_us']):>9}  "
-                      f"p99 {ms(r['p99_us']):>9}  errors {r['errors_total']}  book {r['book_start']}→{r['book_end']}",
-                      flush=True)
-
-        print("empty book (instrument A):", flush=True)
-        measure("empty", instruments[0], parents[0])
-        print(f"book with {args.resting} resting orders (instrument B):", flush=True)
-        fill(args, port, trader, broker, instruments[1], parents[1], args.resting)
-        # The control: the same levels as the full book (one per tick of the band), one
-        # order each, read right after the full book. Against it, the full book shows what
-        # the number of orders costs beyond the number of levels.
-        for t in range(TICK_LO, TICK_HI + 1):
-            expect(trader.call("POST", "/api/orders", {
-                "parent_order_id": parents[2][0], "quantity": 1, "limit_price": t / 10**DECIMALS, "broker_id": broker,
-                "residual": True, "iceberg": False}), 201, "control order")
-        measure("full", instruments[1], parents[1], control=instruments[2])
+        with serving(args.bin, args.backend, args.pg_url, args.workdir) as (port, env):
+            run_measures(args, port, env, duration, results)
     finally:
-        if server is not None:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-        if schema:
-            psql(args.pg_url, f"drop schema {schema} cascade")
         if not args.keep:
             shutil.rmtree(args.workdir, ignore_errors=True)
+    report(args, version, duration, ceiling, results)
 
+
+def run_measures(args, port, env, duration, results):
+    """Steps 3 and 4: wrk on the empty book, then on the full one."""
+    trader, broker, instruments, parents = setup_venue(port, env, args)
+    token = f"token={trader.token}"
+    wrk(args, port, "/healthz", [], 2, "warmup.txt")
+
+    def measure(phase, instrument, parents, control=None):
+        book = "GET /api/instruments/{id}/book"
+        runs = [("GET /healthz", "/healthz", [], phase, instrument),
+                ("GET /api/users/me", "/api/users/me", [token], phase, instrument),
+                (book, f"/api/instruments/{instrument}/book", [token], phase, instrument)]
+        if control:
+            runs.append((book, f"/api/instruments/{control}/book", [token], "levels", control))
+        ticks = f"ticks={TICK_LO}:{TICK_HI}:{DECIMALS}"
+        runs.append(("POST /api/orders", "/api/orders",
+                     [token, f"post={','.join(parents)}", f"broker={broker}", ticks], phase, instrument))
+        # What one parent's serialised writes allow (every connection on the same parent).
+        runs.append((ONE_PARENT, "/api/orders", [token, f"post={parents[0]}", f"broker={broker}", ticks],
+                     phase, instrument))
+        for name, path, script_args, phase, instrument in runs:
+            start_book = resting(trader, instrument)
+            r = wrk(args, port, path, script_args, duration,
+                    f"{phase}-{name.split()[0].lower()}-{path.strip('/').split('/')[-1]}.txt")
+            r.update(call=name, phase=phase, book_start=start_book, book_end=resting(trader, instrument))
+            results.append(r)
+            print(f"  {phase:<6} {name:<31} {r['rate']:9.0f} req/s  p50 {ms(r['p50_us']):>9}  "
+                  f"p99 {ms(r['p99_us']):>9}  errors {r['errors_total']}  book {r['book_start']}→{r['book_end']}",
+                  flush=True)
+
+    print("empty book (instrument A):", flush=True)
+    measure("empty", instruments[0], parents[0])
+    print(f"book with {args.resting} resting orders (instrument B):", flush=True)
+    fill(args, port, trader, broker, instruments[1], parents[1], args.resting)
+    # The control: the same levels as the full book (one per tick of the band), one
+    # order each, read right after the full book. Against it, the full book shows what
+    # the number of orders costs beyond the number of levels.
+    for t in range(TICK_LO, TICK_HI + 1):
+        expect(trader.call("POST", "/api/orders", {
+            "parent_order_id": parents[2][0], "quantity": 1, "limit_price": t / 10**DECIMALS, "broker_id": broker,
+            "residual": True, "iceberg": False}), 201, "control order")
+    measure("full", instruments[1], parents[1], control=instruments[2])
+
+
+def report(args, version, duration, ceiling, results):
     # 3. The table.
     full = f"{args.resting // 1000}k" if args.resting % 1000 == 0 else str(args.resting)
     by = {(r["phase"], r["call"]): r for r in results}

@@ -30,21 +30,18 @@ import argparse
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import uuid
 from datetime import date
 
 import websocket  # websocket-client, the transport stomp.py uses in the integration tests
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from ratios import PASSWORD, Client, expect, free_port, ms, pct, psql  # noqa: E402
+from ratios import PASSWORD, Client, expect, ms, pct, serving  # noqa: E402
 
 
 def stomp_frame(command, headers, body=""):
@@ -157,90 +154,66 @@ def main():
     ap.add_argument("--pings", type=int, default=600, help="WebSocket round trips for the ceiling (600)")
     args = ap.parse_args()
     workdir = tempfile.mkdtemp(prefix="upstairs-take-")
-    schema = None
-    if args.backend == "postgres":
-        schema = f"bench_take_{int(time.time())}_{os.getpid()}"
-        psql(args.pg_url, f"create schema {schema}")
-        db = f"{args.pg_url}{'&' if '?' in args.pg_url else '?'}options%5Bsearch_path%5D={schema}"
-    else:
-        db = f"sqlite://{workdir}/upstairs.db"
-    env = dict(os.environ, UPSTAIRS_DATABASE_URL=db, UPSTAIRS_MAIL_DIR=f"{workdir}/mail",
-               UPSTAIRS_WEB_DIR=f"{workdir}/web", UPSTAIRS_ALWAYS_OPEN="true", RUST_LOG="warn")
     version = subprocess.run([args.bin, "--version"], capture_output=True, text=True).stdout.strip()
     print(f"{version} ({args.bin}), {args.backend}, {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.2f}, {date.today()}; {args.rate:g} takes/s for {args.duration:g} s, 127.0.0.1",
           flush=True)
-    server = None
     try:
-        subprocess.run([args.bin, "user", "create", "--email", "admin@bench.test", "--password", PASSWORD, "--role",
-                        "upstairs-admin"], env=env, check=True, stdout=subprocess.DEVNULL)
-        port = free_port()
-        log = open(os.path.join(workdir, "server.log"), "w")
-        server = subprocess.Popen([args.bin, "serve", "--bind", f"127.0.0.1:{port}", "--always-open"], env=env,
-                                  stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 30
-        while True:
-            try:
-                if Client(port).call("GET", "/readyz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if server.poll() is not None or time.time() > deadline:
-                sys.exit(f"server did not start; see {workdir}/server.log")
-            time.sleep(0.05)
-        clients, broker, parent = setup(port, env, args)
-
-        pings = ping_round_trips(port, clients["Responder"].token, args.pings)
-
-        ws = stomp_connect(port, clients["Responder"].token)
-        ws.send(stomp_frame("SUBSCRIBE", {"id": "n", "destination": "/user/topic/notifications", "receipt": "r"}))
-        command, _, _ = parse_frame(ws.recv())
-        if command != "RECEIPT":
-            sys.exit(f"subscribe failed: {command}")
-        frames = Frames(ws)
-        frames.start()
-
-        taker = clients["Taker"]
-        body = {"requesting_parent_order_id": parent, "quantity": 1, "price": 95.0, "requesting_broker_id": broker,
-                "dry_run": False, "residual": False}
-        answered = {}
-        errors = 0
-        n = int(args.rate * args.duration)
-        start = time.perf_counter()
-        for i in range(n):
-            due = start + i / args.rate
-            wait = due - time.perf_counter()
-            if wait > 0:
-                time.sleep(wait)
-            status, out = taker.call("POST", "/api/order-match-requests", body)
-            at = time.perf_counter()
-            if status != 201:
-                errors += 1
-                continue
-            answered[out[0]["order_match_request_id"]] = at
-        # Frames still in flight: wait for them with a deadline.
-        deadline = time.perf_counter() + 10
-        while time.perf_counter() < deadline:
-            with frames.lock:
-                if all(k in frames.arrived for k in answered):
-                    break
-            time.sleep(0.01)
-        with frames.lock:
-            arrived = dict(frames.arrived)
-        lost = [k for k in answered if k not in arrived]
-        latencies = sorted(max(0.0, arrived[k] - t) * 1e6 for k, t in answered.items() if k in arrived)
-        ws.close()
+        with serving(args.bin, args.backend, args.pg_url, workdir) as (port, env):
+            pings, latencies, errors, lost = measure(args, port, env)
     finally:
-        if server is not None:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-        if schema:
-            psql(args.pg_url, f"drop schema {schema} cascade")
         shutil.rmtree(workdir, ignore_errors=True)
+    report(pings, latencies, errors, lost)
 
+
+def measure(args, port, env):
+    """Steps 1 to 4 against the running server."""
+    clients, broker, parent = setup(port, env, args)
+
+    pings = ping_round_trips(port, clients["Responder"].token, args.pings)
+
+    ws = stomp_connect(port, clients["Responder"].token)
+    ws.send(stomp_frame("SUBSCRIBE", {"id": "n", "destination": "/user/topic/notifications", "receipt": "r"}))
+    command, _, _ = parse_frame(ws.recv())
+    if command != "RECEIPT":
+        sys.exit(f"subscribe failed: {command}")
+    frames = Frames(ws)
+    frames.start()
+
+    taker = clients["Taker"]
+    body = {"requesting_parent_order_id": parent, "quantity": 1, "price": 95.0, "requesting_broker_id": broker,
+            "dry_run": False, "residual": False}
+    answered = {}
+    errors = 0
+    n = int(args.rate * args.duration)
+    start = time.perf_counter()
+    for i in range(n):
+        due = start + i / args.rate
+        wait = due - time.perf_counter()
+        if wait > 0:
+            time.sleep(wait)
+        status, out = taker.call("POST", "/api/order-match-requests", body)
+        at = time.perf_counter()
+        if status != 201:
+            errors += 1
+            continue
+        answered[out[0]["order_match_request_id"]] = at
+    # Frames still in flight: wait for them with a deadline.
+    deadline = time.perf_counter() + 10
+    while time.perf_counter() < deadline:
+        with frames.lock:
+            if all(k in frames.arrived for k in answered):
+                break
+        time.sleep(0.01)
+    with frames.lock:
+        arrived = dict(frames.arrived)
+    lost = [k for k in answered if k not in arrived]
+    latencies = sorted(max(0.0, arrived[k] - t) * 1e6 for k, t in answered.items() if k in arrived)
+    ws.close()
+    return pings, latencies, errors, lost
+
+
+def report(pings, latencies, errors, lost):
     print()
     print("| measure | count | p50 | p99 |")
     print("|---|---:|---:|---:|")

@@ -14,7 +14,7 @@ use uuid::Uuid;
 use crate::context::{Actor, audit};
 use crate::error::EngineError;
 use crate::model::*;
-use crate::orders::{closed, not_found_order};
+use crate::orders::{closed, not_found_order, not_found_parent};
 use crate::ports::*;
 use crate::{Engine, Store};
 
@@ -75,7 +75,7 @@ impl<S: Store> Engine<S> {
             return Err(closed());
         }
         if take.dry_run {
-            let mut tx = self.store.single().await?;
+            let mut tx = self.store.read().await?;
             let view = self.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
             let instrument = self.check_take(actor, &view, &take).await?;
             let hits = self.hits(&mut tx, &instrument, &view.parent, &take, None).await?;
@@ -100,10 +100,16 @@ impl<S: Store> Engine<S> {
         let first = self.hits(&mut tx, &instrument, &seen.parent, &take, None).await?;
         let mut parents: BTreeSet<ParentOrderId> = first.iter().map(|(o, _)| o.parent_order_id).collect();
         parents.insert(seen.parent.parent_order_id);
+        let mut locked = Vec::with_capacity(parents.len());
         for p in &parents {
-            tx.lock_parent_order(*p).await?;
+            locked.extend(tx.lock_parent_order(*p).await?);
         }
-        let view = self.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
+        let view = locked
+            .iter()
+            .find(|v| v.parent.parent_order_id == take.requesting_parent_order_id)
+            .filter(|v| v.parent.company_id == actor.user.company_id)
+            .cloned()
+            .ok_or_else(not_found_parent)?;
         let tradable = Quantities::of(view.parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
         if view.parent.state != ParentState::Active {
             return Err(conflict("This parent order is no longer active."));
@@ -222,7 +228,7 @@ impl<S: Store> Engine<S> {
         }
         tx.commit().await?;
         self.poke();
-        self.publish_changes(&mut self.store.single().await?, &changed, &parents).await?;
+        self.publish_changes(&changed, locked.into_iter().map(|v| v.parent));
         self.publish_notifications(notices);
         Ok(TakeOutcome::Requested(requests))
     }
@@ -323,8 +329,9 @@ impl<S: Store> Engine<S> {
             tx.order(theirs).await?.ok_or_else(not_found_order)?.parent_order_id,
         ]
         .into();
+        let mut locked = Vec::with_capacity(parents.len());
         for p in &parents {
-            tx.lock_parent_order(*p).await?;
+            locked.extend(tx.lock_parent_order(*p).await?.map(|v| v.parent));
         }
         // Read again under the locks: what they are now is what the compare-and-sets expect.
         let m = tx.match_request(id).await?.ok_or_else(not_found)?;
@@ -353,10 +360,12 @@ impl<S: Store> Engine<S> {
             changed.push(after);
         }
         if event == MatchRequestEvent::Accept {
-            for p in &parents {
-                let v = tx.parent_order(*p).await?.ok_or_else(|| EngineError::Internal(format!("parent {p} gone")))?;
+            for p in &mut locked {
+                let id = p.parent_order_id;
+                let v = tx.parent_order(id).await?.ok_or_else(|| EngineError::Internal(format!("parent {id} gone")))?;
                 if v.matched == v.parent.quantity && v.parent.state == ParentState::Active {
-                    tx.update_parent_order_state(*p, ParentState::Filled, now).await?;
+                    tx.update_parent_order_state(id, ParentState::Filled, now).await?;
+                    p.state = ParentState::Filled;
                 }
             }
         }
@@ -367,7 +376,7 @@ impl<S: Store> Engine<S> {
         audit(&mut tx, now, actor, "match_request", Some(id.0), to.as_str(), json!({"event": format!("{event:?}")}))
             .await?;
         tx.commit().await?;
-        self.publish_changes(&mut self.store.single().await?, &changed, &parents).await?;
+        self.publish_changes(&changed, locked);
         self.publish_notifications(notices);
         Ok(ended)
     }
@@ -556,29 +565,21 @@ impl<S: Store> Engine<S> {
         if let Some(b) = brokers.iter().find(|b| b.company_id == broker) {
             return Ok(b.name.clone());
         }
-        let c = self.store.single().await?.company(broker).await?;
+        let c = self.store.read().await?.company(broker).await?;
         Ok(c.map(|c| c.name).unwrap_or_default())
     }
 
-    /// After a commit: every changed order, its parent, and the book.
-    async fn publish_changes(
-        &self,
-        tx: &mut S::Tx,
-        orders: &[ChildOrder],
-        parents: &BTreeSet<ParentOrderId>,
-    ) -> Result<(), EngineError> {
+    /// After a commit: every changed order, the parents (as locked and changed), the book.
+    fn publish_changes(&self, orders: &[ChildOrder], parents: impl IntoIterator<Item = ParentOrder>) {
         for o in orders {
             self.publish_order(o);
         }
         for p in parents {
-            if let Some(v) = tx.parent_order(*p).await? {
-                self.publish_parent(&v.parent);
-            }
+            self.publish_parent(&p);
         }
         if let Some(o) = orders.first() {
             self.publish_book(o.instrument_id);
         }
-        Ok(())
     }
 }
 

@@ -531,19 +531,18 @@ impl<S: Store> Engine<S> {
     pub async fn cancel_order(&self, actor: &Actor, id: OrderId) -> Result<OrderDetail, EngineError> {
         Self::require_trade(actor)?;
         let now = self.clock.now();
-        let seen = self.store.single().await?.order(id).await?;
-        let seen = seen.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
-        if seen.state == OrderState::AwaitingMatch {
-            // Its match request ends: withdrawn by the taker, rejected by the responder.
-            self.end_match_requests_of(actor, id).await?;
-            let o = self.store.single().await?.order(id).await?.ok_or_else(not_found_order)?;
-            return Ok(self.order_detail(o, false));
-        }
         let mut tx = self.store.write().await?;
         let current =
             tx.order(id).await?.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
         let view = self.own_parent(&mut tx, actor, current.parent_order_id, true).await?;
         let before = tx.order(id).await?.ok_or_else(not_found_order)?;
+        if before.state == OrderState::AwaitingMatch {
+            // Its match request ends: withdrawn by the taker, rejected by the responder.
+            drop(tx);
+            self.end_match_requests_of(actor, id).await?;
+            let o = self.store.single().await?.order(id).await?.ok_or_else(not_found_order)?;
+            return Ok(self.order_detail(o, false));
+        }
         let mut o = before.clone();
         o.state = transition(o.state, OrderEvent::Cancel).map_err(|_| EngineError::Conflict {
             detail: "Only a working or awaiting-match order can be cancelled.".into(),

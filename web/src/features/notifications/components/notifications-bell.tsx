@@ -134,9 +134,10 @@ export function NotificationsBell() {
   const history = items.filter((n) => HISTORY.includes(n.status));
   const open = (el: HTMLElement) => {
     setAnchor(el);
-    void queryClient.invalidateQueries({ queryKey: notificationsQueryKey });
+    // Marking refetches when it settles; with nothing to mark, refetch now.
     const unread = items.filter((n) => !n.read).map((n) => n.notification_id);
     if (unread.length > 0) markRead.mutate(unread);
+    else void queryClient.invalidateQueries({ queryKey: notificationsQueryKey });
   };
 
   return (

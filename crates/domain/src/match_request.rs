@@ -77,6 +77,8 @@ pub enum MatchRequestEvent {
     BrokerFill {
         all: bool,
     },
+    /// A broker declined the trade: it breaks down.
+    BrokerReject,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -102,6 +104,9 @@ pub fn transition(
         (S::Accepted | S::PartialBrokerAccepted, E::BrokerAccept { all: false }) => S::PartialBrokerAccepted,
         (S::BrokerAccepted | S::PartialBrokerFilled, E::BrokerFill { all: true }) => S::BrokerFilled,
         (S::BrokerAccepted | S::PartialBrokerFilled, E::BrokerFill { all: false }) => S::PartialBrokerFilled,
+        (S::Accepted | S::PartialBrokerAccepted | S::BrokerAccepted | S::PartialBrokerFilled, E::BrokerReject) => {
+            S::Breakdown
+        }
         _ => return Err(MatchRequestTransitionError { from, event }),
     };
     Ok(to)
@@ -115,11 +120,15 @@ pub fn reliability(received: impl IntoIterator<Item = (MatchRequestState, i64)>)
     let (mut accepted, mut declined) = (0i64, 0i64);
     for (state, n) in received {
         match state {
-            S::Accepted | S::PartialBrokerAccepted | S::BrokerAccepted | S::PartialBrokerFilled | S::BrokerFilled => {
-                accepted += n
-            }
+            // A trade a broker broke down was still accepted by the responder.
+            S::Accepted
+            | S::PartialBrokerAccepted
+            | S::BrokerAccepted
+            | S::PartialBrokerFilled
+            | S::BrokerFilled
+            | S::Breakdown => accepted += n,
             S::Rejected | S::TimedOut => declined += n,
-            S::Pending | S::Cancelled | S::SystemCancelledPriceOutOfTick | S::Breakdown => {}
+            S::Pending | S::Cancelled | S::SystemCancelledPriceOutOfTick => {}
         }
     }
     let total = accepted + declined;
@@ -132,7 +141,7 @@ mod tests {
     use MatchRequestEvent as E;
     use MatchRequestState as S;
 
-    const EVENTS: [E; 9] = [
+    const EVENTS: [E; 10] = [
         E::Accept,
         E::Reject,
         E::Cancel,
@@ -142,6 +151,7 @@ mod tests {
         E::BrokerAccept { all: false },
         E::BrokerFill { all: true },
         E::BrokerFill { all: false },
+        E::BrokerReject,
     ];
 
     /// Every (state, event) pair: the allowed ones and where they lead; all others refused.
@@ -161,6 +171,10 @@ mod tests {
             (S::BrokerAccepted, E::BrokerFill { all: false }, S::PartialBrokerFilled),
             (S::PartialBrokerFilled, E::BrokerFill { all: true }, S::BrokerFilled),
             (S::PartialBrokerFilled, E::BrokerFill { all: false }, S::PartialBrokerFilled),
+            (S::Accepted, E::BrokerReject, S::Breakdown),
+            (S::PartialBrokerAccepted, E::BrokerReject, S::Breakdown),
+            (S::BrokerAccepted, E::BrokerReject, S::Breakdown),
+            (S::PartialBrokerFilled, E::BrokerReject, S::Breakdown),
         ];
         let mut checked = 0;
         for from in S::ALL {
@@ -174,7 +188,7 @@ mod tests {
                 checked += 1;
             }
         }
-        assert_eq!(checked, 11 * 9);
+        assert_eq!(checked, 11 * 10);
     }
 
     #[test]
@@ -185,6 +199,7 @@ mod tests {
         assert_eq!(reliability([(S::BrokerFilled, 2), (S::TimedOut, 1)]), 67);
         assert_eq!(reliability([(S::Accepted, 1), (S::Rejected, 7)]), 13); // 12.5 rounds up
         assert_eq!(reliability([(S::TimedOut, 3)]), 0);
+        assert_eq!(reliability([(S::Breakdown, 1), (S::Rejected, 1)]), 50);
     }
 
     #[test]

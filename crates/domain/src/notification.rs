@@ -83,7 +83,7 @@ pub fn told_of(event: MatchRequestEvent) -> Vec<(Party, NotificationType)> {
             (Party::Requester, T::MatchRequestSystemCancelledOutOfTickPrice),
             (Party::Responder, T::MatchRequestSystemCancelledOutOfTickPrice),
         ],
-        E::BrokerAccept { .. } | E::BrokerFill { .. } => vec![],
+        E::BrokerAccept { .. } | E::BrokerFill { .. } | E::BrokerReject => vec![],
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod accounts;
 mod cache;
 pub mod clock;
+pub mod confirmations;
 pub mod context;
 pub mod error;
 pub mod events;

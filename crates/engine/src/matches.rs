@@ -174,6 +174,7 @@ impl<S: Store> Engine<S> {
                 instrument_id: instrument.instrument_id,
                 direction: view.parent.direction,
                 price: resting.price,
+                take_price: take.price.normalize(),
                 quantity,
                 requesting_order_id: mine.order_id,
                 requesting_company_id: mine.company_id,
@@ -347,7 +348,9 @@ impl<S: Store> Engine<S> {
                 (if requesting.residual { OrderEvent::Release } else { OrderEvent::Decline }, OrderEvent::Decline)
             }
             MatchRequestEvent::Cancel | MatchRequestEvent::PriceOutOfTick => (OrderEvent::Decline, OrderEvent::Release),
-            MatchRequestEvent::BrokerAccept { .. } | MatchRequestEvent::BrokerFill { .. } => {
+            MatchRequestEvent::BrokerAccept { .. }
+            | MatchRequestEvent::BrokerFill { .. }
+            | MatchRequestEvent::BrokerReject => {
                 return Err(EngineError::Internal(format!("{event:?} does not end a match request")));
             }
         };
@@ -356,10 +359,15 @@ impl<S: Store> Engine<S> {
             let mut after = before.clone();
             after.state = transition(before.state, e).map_err(internal)?;
             after.updated_at = now;
+            if e == OrderEvent::Release && after.order_id == mine {
+                // The taker's residual works on at the price they asked for.
+                after.price = m.take_price;
+            }
             tx.update_order(&before, &after).await?;
             changed.push(after);
         }
         if event == MatchRequestEvent::Accept {
+            self.ask_brokers(&mut tx, &ended, &changed, ConfirmationStep::Accept, now).await?;
             for p in &mut locked {
                 let id = p.parent_order_id;
                 let v = tx.parent_order(id).await?.ok_or_else(|| EngineError::Internal(format!("parent {id} gone")))?;
@@ -376,6 +384,9 @@ impl<S: Store> Engine<S> {
         audit(&mut tx, now, actor, "match_request", Some(id.0), to.as_str(), json!({"event": format!("{event:?}")}))
             .await?;
         tx.commit().await?;
+        if event == MatchRequestEvent::Accept {
+            self.poke();
+        }
         self.publish_changes(&changed, locked);
         self.publish_notifications(notices);
         Ok(ended)

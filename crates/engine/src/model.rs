@@ -247,11 +247,86 @@ pub struct ActionLog {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "template", rename_all = "snake_case")]
 pub enum EmailTemplate {
-    PasswordReset { first_name: String, link: String },
-    AccountActivation { first_name: String, link: String },
+    PasswordReset {
+        first_name: String,
+        link: String,
+    },
+    AccountActivation {
+        first_name: String,
+        link: String,
+    },
+    /// A broker is asked to accept (then to confirm the fill of) a trade of its client.
+    TradeConfirmation {
+        step: ConfirmationStep,
+        trade: TradeDetails,
+        confirm_link: String,
+        decline_link: String,
+    },
+}
+
+/// What a broker's e-mail tells about a trade: its client's side only, and the broker
+/// of the other side (brokers cross the trade between them); never the other firm.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TradeDetails {
+    pub broker_name: String,
+    pub client_name: String,
+    pub trader_name: String,
+    pub instrument_name: String,
+    pub direction: Direction,
+    pub quantity: i64,
+    pub price: Decimal,
+    pub counterparty_broker_name: String,
+    pub matched_at: DateTime<Utc>,
+}
+
+/// The two steps a broker confirms, each with its own link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ConfirmationStep {
+    Accept,
+    Fill,
+}
+
+impl ConfirmationStep {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfirmationStep::Accept => "ACCEPT",
+            ConfirmationStep::Fill => "FILL",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "ACCEPT" => Some(ConfirmationStep::Accept),
+            "FILL" => Some(ConfirmationStep::Fill),
+            _ => None,
+        }
+    }
+}
+
+/// One side's link for one step: stored hashed, bound to the order and the step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BrokerConfirmation {
+    pub token_hash: String,
+    pub order_id: OrderId,
+    pub match_request_id: MatchRequestId,
+    pub broker_id: CompanyId,
+    pub step: ConfirmationStep,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    /// When and how the broker answered; `None` while open.
+    pub answered: Option<(DateTime<Utc>, bool)>,
 }
 
 impl EmailTemplate {
+    /// The links the e-mail carries, the main one first.
+    pub fn links(&self) -> Vec<&str> {
+        match self {
+            EmailTemplate::PasswordReset { link, .. } | EmailTemplate::AccountActivation { link, .. } => vec![link],
+            EmailTemplate::TradeConfirmation { confirm_link, decline_link, .. } => vec![confirm_link, decline_link],
+        }
+    }
+
     /// The same message with its secret link removed, kept once the e-mail is sent.
     pub fn redacted(&self) -> Self {
         let r = || "[redacted after delivery]".to_owned();
@@ -262,6 +337,12 @@ impl EmailTemplate {
             EmailTemplate::AccountActivation { first_name, .. } => {
                 EmailTemplate::AccountActivation { first_name: first_name.clone(), link: r() }
             }
+            EmailTemplate::TradeConfirmation { step, trade, .. } => EmailTemplate::TradeConfirmation {
+                step: *step,
+                trade: trade.clone(),
+                confirm_link: r(),
+                decline_link: r(),
+            },
         }
     }
 }
@@ -406,6 +487,8 @@ pub struct MatchRequest {
     /// The taker's side.
     pub direction: Direction,
     pub price: Decimal,
+    /// The price the taker asked for (a residual works on at it).
+    pub take_price: Decimal,
     pub quantity: i64,
     pub requesting_order_id: OrderId,
     pub requesting_company_id: CompanyId,

@@ -43,6 +43,7 @@ pub trait Tx:
     + InstrumentRepo
     + OrderRepo
     + MatchRequestRepo
+    + BrokerConfirmationRepo
     + NotificationRepo
     + UserRepo
     + SessionRepo
@@ -174,7 +175,8 @@ pub trait OutboxRepo {
     async fn mark_outbox_sent(&mut self, id: Uuid, at: DateTime<Utc>, redacted: &OutgoingEmail) -> StoreResult<()>;
     async fn record_outbox_failure(&mut self, id: Uuid, error: &str) -> StoreResult<()>;
     /// Newest first.
-    async fn outbox_messages(&mut self, limit: i64) -> StoreResult<Vec<OutboxMessage>>;
+    /// Every message, newest first, one page of `size`.
+    async fn outbox_messages(&mut self, page: i64, size: i64) -> StoreResult<Page<OutboxMessage>>;
 }
 
 #[async_trait]
@@ -204,6 +206,11 @@ pub trait TimerRepo {
 #[async_trait]
 pub trait Mailer: Send + Sync + 'static {
     async fn send(&self, email: &OutgoingEmail) -> Result<(), String>;
+    /// Whether the transport keeps its own copy of each message with its links (the
+    /// demo's files): then the outbox keeps them too rather than redacting them.
+    fn keeps_copies(&self) -> bool {
+        false
+    }
 }
 
 #[async_trait]
@@ -240,6 +247,26 @@ pub trait MatchRequestRepo {
         user: UserId,
         state: MatchRequestState,
     ) -> StoreResult<Vec<MatchRequest>>;
+}
+
+#[async_trait]
+pub trait BrokerConfirmationRepo {
+    async fn insert_broker_confirmation(&mut self, c: &BrokerConfirmation) -> StoreResult<()>;
+    async fn broker_confirmation(&mut self, token_hash: &str) -> StoreResult<Option<BrokerConfirmation>>;
+    /// Records the broker's answer once (compare-and-set: `StoreError::Stale` when the
+    /// link was already answered).
+    async fn answer_broker_confirmation(
+        &mut self,
+        token_hash: &str,
+        answer: bool,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    /// The links of one match for one step, one per side.
+    async fn broker_confirmations_of_match(
+        &mut self,
+        id: MatchRequestId,
+        step: ConfirmationStep,
+    ) -> StoreResult<Vec<BrokerConfirmation>>;
 }
 
 #[async_trait]

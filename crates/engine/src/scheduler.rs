@@ -74,6 +74,19 @@ impl<S: Store> Engine<S> {
         Ok(outbox_id)
     }
 
+    /// The e-mail outbox, newest first, for venue admins: each message, its delivery state
+    /// and, where the transport keeps copies (the demo's files), its links.
+    pub async fn outbox(
+        &self,
+        actor: &crate::context::Actor,
+        page: i64,
+        size: i64,
+    ) -> Result<Page<OutboxMessage>, EngineError> {
+        crate::context::require(actor, upstairs_domain::Permission::Admin)?;
+        let (page, size) = (page.clamp(0, crate::context::MAX_PAGE), size.clamp(1, crate::context::MAX_PAGE_SIZE));
+        Ok(self.store.single().await?.outbox_messages(page, size).await?)
+    }
+
     fn mail_domain(&self) -> String {
         let url = self.config.public_url.as_str();
         let rest = url.split_once("://").map_or(url, |(_, r)| r);
@@ -251,9 +264,13 @@ impl<S: Store> Engine<S> {
             return Ok(Outcome::Retried);
         }
         // If the process dies here the e-mail goes out again, with the same Message-ID.
-        let redacted = OutgoingEmail { template: msg.email.template.redacted(), ..msg.email.clone() };
+        let kept = if self.mailer.keeps_copies() {
+            msg.email.clone()
+        } else {
+            OutgoingEmail { template: msg.email.template.redacted(), ..msg.email.clone() }
+        };
         let mut tx = self.store.write().await.map_err(|e| e.to_string())?;
-        tx.mark_outbox_sent(outbox_id, self.clock.now(), &redacted).await.map_err(|e| e.to_string())?;
+        tx.mark_outbox_sent(outbox_id, self.clock.now(), &kept).await.map_err(|e| e.to_string())?;
         tx.delete_timer(timer_id).await.map_err(|e| e.to_string())?;
         tx.commit().await.map_err(|e| e.to_string())?;
         tracing::info!(message_id = %msg.email.message_id, "e-mail delivered");

@@ -996,3 +996,112 @@ mod tests {
         axum::extract::Query::<PageQuery>::try_from_uri(&uri).unwrap().0
     }
 }
+
+/// A broker's answer through its e-mail link: exactly one of the two.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmOrderRequest {
+    /// The accept link's answer.
+    pub accepted: Option<bool>,
+    /// The fill link's answer.
+    pub filled: Option<bool>,
+}
+
+/// `PATCH /api/orders/{id}`: a trader's edit (signed in), or a broker's answer (`?token=`).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum PatchOrderRequest {
+    Edit(EditOrderRequest),
+    Confirm(ConfirmOrderRequest),
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum PatchOrderResponse {
+    Order(OrderDto),
+    Confirmation(OrderConfirmationDto),
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LinkTokenQuery {
+    /// The token of a broker's e-mail link.
+    pub token: Option<String>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ConfirmationQuery {
+    /// The token of a broker's e-mail link.
+    pub token: String,
+    /// Which link: `ACCEPT` (`/accept-order`) or `FILL` (`/fill-order`).
+    pub step: ConfirmationStepDto,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ConfirmationStepDto {
+    Accept,
+    Fill,
+}
+
+impl From<ConfirmationStepDto> for upstairs_engine::model::ConfirmationStep {
+    fn from(s: ConfirmationStepDto) -> Self {
+        match s {
+            ConfirmationStepDto::Accept => Self::Accept,
+            ConfirmationStepDto::Fill => Self::Fill,
+        }
+    }
+}
+
+impl From<upstairs_engine::model::ConfirmationStep> for ConfirmationStepDto {
+    fn from(s: upstairs_engine::model::ConfirmationStep) -> Self {
+        match s {
+            upstairs_engine::model::ConfirmationStep::Accept => Self::Accept,
+            upstairs_engine::model::ConfirmationStep::Fill => Self::Fill,
+        }
+    }
+}
+
+/// A trade as its broker's link shows it: the client's side, and the other side's broker.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OrderConfirmationDto {
+    pub order_id: Uuid,
+    pub step: ConfirmationStepDto,
+    /// The order's state now.
+    pub state: String,
+    /// The broker's answer to this step; null while open.
+    pub answer: Option<bool>,
+    pub broker_name: String,
+    pub client_name: String,
+    pub trader_name: String,
+    pub instrument_name: String,
+    pub direction: DirectionDto,
+    pub quantity: i64,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub price: rust_decimal::Decimal,
+    pub counterparty_broker_name: String,
+    pub matched_at: DateTime<Utc>,
+}
+
+impl From<upstairs_engine::confirmations::TradeConfirmation> for OrderConfirmationDto {
+    fn from(c: upstairs_engine::confirmations::TradeConfirmation) -> Self {
+        let t = c.trade;
+        Self {
+            order_id: c.order_id.0,
+            step: c.step.into(),
+            state: c.state.as_str().into(),
+            answer: c.answer,
+            broker_name: t.broker_name,
+            client_name: t.client_name,
+            trader_name: t.trader_name,
+            instrument_name: t.instrument_name,
+            direction: t.direction.into(),
+            quantity: t.quantity,
+            price: t.price.normalize(),
+            counterparty_broker_name: t.counterparty_broker_name,
+            matched_at: t.matched_at,
+        }
+    }
+}

@@ -2,8 +2,8 @@
 
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
-use axum::http::header;
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, header};
 use serde::de::DeserializeOwned;
 use std::net::SocketAddr;
 use upstairs_engine::Store;
@@ -77,8 +77,8 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiQuer
 /// The signed-in caller, from `Authorization: Bearer …`.
 pub struct Auth(pub Actor);
 
-pub fn bearer(parts: &Parts) -> Option<&str> {
-    let v = parts.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = v.split_once(' ')?;
     scheme.eq_ignore_ascii_case("bearer").then_some(token.trim()).filter(|t| !t.is_empty())
 }
@@ -87,7 +87,7 @@ impl<S: Store> FromRequestParts<AppState<S>> for Auth {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState<S>) -> Result<Self, ApiError> {
-        let token = bearer(parts).ok_or_else(|| ApiError::unauthorized("Sign in to continue."))?;
+        let token = bearer(&parts.headers).ok_or_else(|| ApiError::unauthorized("Sign in to continue."))?;
         Ok(Auth(state.engine.authenticate(token).await?))
     }
 }

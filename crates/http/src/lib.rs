@@ -25,7 +25,7 @@ use utoipa::OpenApi;
 
 use crate::error::ApiError;
 use crate::openapi::ApiRouter;
-use crate::routes::{auth, matches, meta, notifications, orders, reference, users};
+use crate::routes::{auth, matches, meta, notifications, orders, outbox, reference, users};
 
 /// What every handler can reach.
 pub struct AppState<S: Store> {
@@ -84,6 +84,7 @@ fn api<S: Store>() -> (Router<AppState<S>>, utoipa::openapi::OpenApi) {
         .merge(orders::router())
         .merge(matches::router())
         .merge(notifications::router())
+        .merge(outbox::router())
         .split(ApiDoc::openapi())
 }
 

@@ -81,6 +81,11 @@ impl Mailer for FileMailer {
         tracing::debug!(message_id = %email.message_id, path = %path.display(), "e-mail written");
         Ok(())
     }
+
+    /// The file holds the links anyway: redacting the database's copy would protect nothing.
+    fn keeps_copies(&self) -> bool {
+        true
+    }
 }
 
 /// `<0193…@localhost>` → `0193…_localhost.eml`: only `[A-Za-z0-9._-]`, never empty.

@@ -3,7 +3,8 @@
 use lettre::Message;
 use lettre::message::header::{ContentTransferEncoding, ContentType, HeaderName, HeaderValue};
 use lettre::message::{Body, Mailbox, MultiPart, SinglePart};
-use upstairs_engine::model::{EmailTemplate, OutgoingEmail};
+use upstairs_domain::order::Direction;
+use upstairs_engine::model::{ConfirmationStep, EmailTemplate, OutgoingEmail};
 
 use crate::MailSettings;
 
@@ -90,6 +91,10 @@ struct Content {
     action: String,
     button: &'static str,
     link: String,
+    /// A trade's fields, shown as a table (empty for account e-mails).
+    details: Vec<(&'static str, String)>,
+    /// A second choice beside the button, with its own link (declining a trade).
+    decline: Option<(&'static str, String)>,
     ignore: String,
     support_email: String,
     support_phone: String,
@@ -98,6 +103,8 @@ struct Content {
 impl Content {
     fn of(settings: &MailSettings, template: &EmailTemplate) -> Self {
         let product = one_line(&settings.product_name);
+        let mut details = Vec::new();
+        let mut decline = None;
         let (subject, first_name, link, intro, action, button, ignore) = match template {
             EmailTemplate::PasswordReset { first_name, link } => (
                 format!("Reset your {product} password"),
@@ -121,11 +128,62 @@ impl Content {
                 "Activate your account",
                 "If you did not expect this, ignore this e-mail: the account stays inactive.".to_owned(),
             ),
+            EmailTemplate::TradeConfirmation { step, trade, confirm_link, decline_link } => {
+                let side = match trade.direction {
+                    Direction::Buy => "Buy",
+                    Direction::Sell => "Sell",
+                };
+                details = vec![
+                    ("Client", one_line(&trade.client_name)),
+                    ("Trader", one_line(&trade.trader_name)),
+                    ("Instrument", one_line(&trade.instrument_name)),
+                    ("Side", side.to_owned()),
+                    ("Quantity", trade.quantity.to_string()),
+                    ("Price", trade.price.normalize().to_string()),
+                    ("Counterparty broker", one_line(&trade.counterparty_broker_name)),
+                    ("Matched at", trade.matched_at.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
+                ];
+                let client = one_line(&trade.client_name);
+                let instrument = one_line(&trade.instrument_name);
+                match step {
+                    ConfirmationStep::Accept => {
+                        decline = Some(("Decline the trade", decline_link.clone()));
+                        (
+                            format!("Trade to accept: {client}, {side} {} {instrument}", trade.quantity),
+                            &trade.broker_name,
+                            confirm_link,
+                            format!("Your client {client} matched a block trade on {product}, with you as its broker."),
+                            "Please accept the trade, or decline it. Each link opens the trade for you \
+                             to confirm; it can be answered once and expires in 7 days."
+                                .to_owned(),
+                            "Accept the trade",
+                            "If you do not recognise this trade, decline it: both sides are told.".to_owned(),
+                        )
+                    }
+                    ConfirmationStep::Fill => {
+                        decline = Some(("Report it not filled", decline_link.clone()));
+                        (
+                            format!("Trade to confirm filled: {client}, {side} {} {instrument}", trade.quantity),
+                            &trade.broker_name,
+                            confirm_link,
+                            format!("Both brokers accepted this block trade of your client {client} on {product}."),
+                            "Once it is reported to the exchange, please confirm the fill. Each link \
+                             opens the trade for you to confirm; it can be answered once and expires \
+                             in 7 days."
+                                .to_owned(),
+                            "Confirm the fill",
+                            "If the trade could not be filled, report it: both sides are told.".to_owned(),
+                        )
+                    }
+                }
+            }
         };
         Self {
             subject,
             first_name: one_line(first_name),
             link: link.trim().to_owned(),
+            details,
+            decline: decline.map(|(label, link)| (label, link.trim().to_owned())),
             intro,
             action,
             button,
@@ -141,15 +199,23 @@ impl Content {
     }
 
     fn plain_text(&self) -> String {
-        // The link stands alone on its line so mail clients and people can pick it out.
+        let details: String = self.details.iter().map(|(k, v)| format!("{k}: {v}\n")).collect();
+        let details = if details.is_empty() { details } else { format!("\n{details}") };
+        let (link, decline) = match &self.decline {
+            Some((label, decline)) => (format!("{}:\n{}", self.button, self.link), format!("{label}:\n{decline}\n\n")),
+            None => (self.link.clone(), String::new()),
+        };
+        // A link stands alone on its line so mail clients and people can pick it out.
         format!(
             "Hello {first_name},\n\
              \n\
              {intro}\n\
              {action}\n\
+             {details}\
              \n\
              {link}\n\
              \n\
+             {decline}\
              {ignore}\n\
              \n\
              {support}\n\
@@ -159,7 +225,6 @@ impl Content {
             first_name = self.first_name,
             intro = self.intro,
             action = self.action,
-            link = self.link,
             ignore = self.ignore,
             support = self.support_line(),
             product = self.product,
@@ -170,6 +235,33 @@ impl Content {
         let e = html_escape;
         let muted = "font-size:13px;line-height:20px;color:#52606d;";
         let link_style = "color:#1a56db;word-break:break-all;";
+        let details = if self.details.is_empty() {
+            String::new()
+        } else {
+            let rows: String = self
+                .details
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "<tr><td style=\"padding:4px 16px 4px 0;color:#52606d;\">{}</td>\
+                         <td style=\"padding:4px 0;font-weight:bold;\">{}</td></tr>\n",
+                        e(k),
+                        e(v)
+                    )
+                })
+                .collect();
+            format!(
+                "<table role=\"presentation\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;\">\n{rows}</table>\n"
+            )
+        };
+        let decline = match &self.decline {
+            Some((label, link)) => format!(
+                "<p style=\"margin:0 0 16px;\"><a href=\"{link}\" style=\"{link_style}\">{label}</a></p>\n",
+                link = e(link),
+                label = e(label)
+            ),
+            None => String::new(),
+        };
         format!(
             "<!DOCTYPE html>\n\
              <html lang=\"en\">\n\
@@ -187,12 +279,14 @@ impl Content {
              <p style=\"margin:0 0 16px;\">Hello {first_name},</p>\n\
              <p style=\"margin:0 0 16px;\">{intro}</p>\n\
              <p style=\"margin:0 0 16px;\">{action}</p>\n\
+             {details}\
              <p style=\"margin:24px 0;\"><a href=\"{link}\" style=\"display:inline-block;\
              padding:12px 20px;background:#1a56db;color:#ffffff;text-decoration:none;\
              border-radius:4px;font-weight:bold;\">{button}</a></p>\n\
              <p style=\"margin:0 0 16px;{muted}\">If the button does not work, copy this link \
              into your browser:<br>\n\
              <a href=\"{link}\" style=\"{link_style}\">{link}</a></p>\n\
+             {decline}\
              <p style=\"margin:0 0 16px;\">{ignore}</p>\n\
              <hr style=\"border:none;border-top:1px solid #e4e7eb;margin:24px 0;\">\n\
              <p style=\"margin:0;{muted}\">Need help? Contact {product} support at \
@@ -290,8 +384,7 @@ mod tests {
     fn link_is_verbatim_in_the_raw_plain_text() {
         for email in [reset("Jane"), activation("Jane")] {
             let raw = raw(&settings(), &email);
-            let (EmailTemplate::PasswordReset { link, .. } | EmailTemplate::AccountActivation { link, .. }) =
-                &email.template;
+            let link = email.template.links()[0];
             let text = part(&raw, "text/plain");
             assert!(text.lines().any(|l| l == link), "link alone on a line:\n{text}");
             assert!(!raw.contains("=3D"), "no quoted-printable:\n{raw}");
@@ -364,6 +457,62 @@ mod tests {
             email.message_id = id.into();
             assert!(render(&settings(), &email).is_err(), "{id:?} accepted");
         }
+    }
+
+    fn trade(step: ConfirmationStep) -> OutgoingEmail {
+        use upstairs_engine::model::TradeDetails;
+        let link = |yes: bool| format!("http://localhost:8080/accept-order?order_id=0193&token=abc&accepted={yes}");
+        OutgoingEmail {
+            message_id: "<0193a5b2-1111-7e4f-9a0b-1c2d3e4f5a6b@localhost>".into(),
+            to: "confirmations@broker.example".into(),
+            template: EmailTemplate::TradeConfirmation {
+                step,
+                trade: TradeDetails {
+                    broker_name: "Meridian <Brokers>".into(),
+                    client_name: "Northwind".into(),
+                    trader_name: "Jane Doe".into(),
+                    instrument_name: "ICE Brent Jan27".into(),
+                    direction: Direction::Sell,
+                    quantity: 250,
+                    price: "71.250".parse().unwrap(),
+                    counterparty_broker_name: "Harbour Futures".into(),
+                    matched_at: "2026-11-25T10:01:02Z".parse().unwrap(),
+                },
+                confirm_link: link(true),
+                decline_link: link(false),
+            },
+        }
+    }
+
+    #[test]
+    fn a_trade_confirmation_shows_the_trade_and_both_links() {
+        let raw = raw(&settings(), &trade(ConfirmationStep::Accept));
+        assert_eq!(header(&raw, "Subject"), Some("Trade to accept: Northwind, Sell 250 ICE Brent Jan27"));
+        let text = part(&raw, "text/plain");
+        for line in [
+            "Price: 71.25",
+            "Side: Sell",
+            "Quantity: 250",
+            "Counterparty broker: Harbour Futures",
+            "Matched at: 2026-11-25 10:01:02 UTC",
+            "Accept the trade:",
+            "Decline the trade:",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line:?} in\n{text}");
+        }
+        for yes in ["true", "false"] {
+            let link = format!("http://localhost:8080/accept-order?order_id=0193&token=abc&accepted={yes}");
+            assert!(text.lines().any(|l| l == link), "{link} alone on a line");
+            assert!(part(&raw, "text/html").contains(&format!("href=\"{}\"", link.replace('&', "&amp;"))));
+        }
+        assert!(part(&raw, "text/html").contains("Meridian &lt;Brokers&gt;"));
+        let fill = raw_fill();
+        assert_eq!(header(&fill, "Subject"), Some("Trade to confirm filled: Northwind, Sell 250 ICE Brent Jan27"));
+        assert!(part(&fill, "text/plain").contains("Confirm the fill:"));
+    }
+
+    fn raw_fill() -> String {
+        raw(&settings(), &trade(ConfirmationStep::Fill))
     }
 
     #[test]

@@ -673,17 +673,21 @@ macro_rules! shared_repos {
                 Ok(())
             }
 
-            async fn outbox_messages(&mut self, limit: i64) -> StoreResult<Vec<OutboxMessage>> {
-                Ok(sqlx::query_as::<_, OutboxRow>(
-                    "select * from outbox order by created_at desc, outbox_id desc limit $1",
+            async fn outbox_messages(&mut self, page: i64, size: i64) -> StoreResult<Page<OutboxMessage>> {
+                let total_items: i64 =
+                    sqlx::query_scalar("select count(*) from outbox").fetch_one(&mut *self.tx).await.map_err(map_err)?;
+                let items = sqlx::query_as::<_, OutboxRow>(
+                    "select * from outbox order by created_at desc, outbox_id desc limit $1 offset $2",
                 )
-                .bind(limit)
+                .bind(size)
+                .bind(page.saturating_mul(size))
                 .fetch_all(&mut *self.tx)
                 .await
                 .map_err(map_err)?
                 .into_iter()
                 .map(OutboxRow::into_model)
-                .collect())
+                .collect();
+                Ok(Page { items, total_items })
             }
         }
 
@@ -1018,8 +1022,9 @@ macro_rules! shared_repos {
                 sqlx::query(
                     "insert into match_request (match_request_id, instrument_id, direction, price, quantity, \
                      requesting_order_id, requesting_company_id, requesting_user_id, responding_order_id, \
-                     responding_company_id, responding_user_id, iceberg, state, created_at, expires_at, updated_at) \
-                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+                     responding_company_id, responding_user_id, iceberg, state, created_at, expires_at, updated_at, \
+                     take_price) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
                 )
                 .bind(m.match_request_id.0)
                 .bind(m.instrument_id.0)
@@ -1037,6 +1042,7 @@ macro_rules! shared_repos {
                 .bind(Ts(m.created_at))
                 .bind(Ts(m.expires_at))
                 .bind(Ts(m.updated_at))
+                .bind(Dec(m.take_price))
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
@@ -1154,6 +1160,77 @@ macro_rules! shared_repos {
                 .await
                 .map_err(map_err)?;
                 convert(rows, MatchRequestRow::into_model)
+            }
+        }
+
+        #[async_trait]
+        impl BrokerConfirmationRepo for $tx {
+            async fn insert_broker_confirmation(&mut self, c: &BrokerConfirmation) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into broker_confirmation (token_hash, order_id, match_request_id, broker_id, step, \
+                     created_at, expires_at, answered_at, answer) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                )
+                .bind(&c.token_hash)
+                .bind(c.order_id.0)
+                .bind(c.match_request_id.0)
+                .bind(c.broker_id.0)
+                .bind(c.step.as_str())
+                .bind(Ts(c.created_at))
+                .bind(Ts(c.expires_at))
+                .bind(c.answered.map(|(at, _)| Ts(at)))
+                .bind(c.answered.map(|(_, a)| a))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn broker_confirmation(&mut self, token_hash: &str) -> StoreResult<Option<BrokerConfirmation>> {
+                sqlx::query_as::<_, BrokerConfirmationRow>("select * from broker_confirmation where token_hash = $1")
+                    .bind(token_hash)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .map(BrokerConfirmationRow::into_model)
+                    .transpose()
+            }
+
+            async fn answer_broker_confirmation(
+                &mut self,
+                token_hash: &str,
+                answer: bool,
+                at: DateTime<Utc>,
+            ) -> StoreResult<()> {
+                let r = sqlx::query(
+                    "update broker_confirmation set answered_at = $1, answer = $2 \
+                     where token_hash = $3 and answered_at is null",
+                )
+                .bind(Ts(at))
+                .bind(answer)
+                .bind(token_hash)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                if r.rows_affected() != 1 {
+                    return Err(StoreError::Stale("broker confirmation".into()));
+                }
+                Ok(())
+            }
+
+            async fn broker_confirmations_of_match(
+                &mut self,
+                id: MatchRequestId,
+                step: ConfirmationStep,
+            ) -> StoreResult<Vec<BrokerConfirmation>> {
+                let rows = sqlx::query_as::<_, BrokerConfirmationRow>(
+                    "select * from broker_confirmation where match_request_id = $1 and step = $2 order by order_id",
+                )
+                .bind(id.0)
+                .bind(step.as_str())
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                convert(rows, BrokerConfirmationRow::into_model)
             }
         }
 

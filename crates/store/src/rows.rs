@@ -377,6 +377,7 @@ pub struct MatchRequestRow {
     instrument_id: Uuid,
     direction: String,
     price: Dec,
+    take_price: Option<Dec>,
     quantity: i64,
     requesting_order_id: Uuid,
     requesting_company_id: Uuid,
@@ -398,6 +399,7 @@ impl MatchRequestRow {
             instrument_id: InstrumentId(self.instrument_id),
             direction: stored("direction", &self.direction, Direction::parse(&self.direction))?,
             price: self.price.0,
+            take_price: self.take_price.unwrap_or(self.price).0,
             quantity: self.quantity,
             requesting_order_id: OrderId(self.requesting_order_id),
             requesting_company_id: CompanyId(self.requesting_company_id),
@@ -410,6 +412,34 @@ impl MatchRequestRow {
             created_at: self.created_at.0,
             expires_at: self.expires_at.0,
             updated_at: self.updated_at.0,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct BrokerConfirmationRow {
+    token_hash: String,
+    order_id: Uuid,
+    match_request_id: Uuid,
+    broker_id: Uuid,
+    step: String,
+    created_at: Ts,
+    expires_at: Ts,
+    answered_at: Option<Ts>,
+    answer: Option<bool>,
+}
+
+impl BrokerConfirmationRow {
+    pub fn into_model(self) -> StoreResult<BrokerConfirmation> {
+        Ok(BrokerConfirmation {
+            step: stored("confirmation step", &self.step, ConfirmationStep::parse(&self.step))?,
+            token_hash: self.token_hash,
+            order_id: OrderId(self.order_id),
+            match_request_id: MatchRequestId(self.match_request_id),
+            broker_id: CompanyId(self.broker_id),
+            created_at: self.created_at.0,
+            expires_at: self.expires_at.0,
+            answered: self.answered_at.zip(self.answer).map(|(at, a)| (at.0, a)),
         })
     }
 }

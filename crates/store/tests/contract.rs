@@ -229,7 +229,7 @@ async fn outbox_lifecycle<S: Store>(s: S) {
     assert_eq!(got.sent_at, Some(t0() + Duration::seconds(9)));
     assert_eq!(got.email, redacted);
     assert_eq!(got.email.message_id, "<m1@test>");
-    assert_eq!(tx.outbox_messages(5).await.unwrap().len(), 1);
+    assert_eq!(tx.outbox_messages(0, 5).await.unwrap().items.len(), 1);
 }
 
 fn timer(kind: &str, due: DateTime<Utc>, key: Option<&str>) -> Timer {
@@ -350,7 +350,7 @@ async fn uncommitted_writes_vanish<S: Store>(s: S) {
     }
     let mut tx = s.read().await.unwrap();
     assert!(tx.user_by_email("ghost@halyard.test").await.unwrap().is_none());
-    assert!(tx.outbox_messages(10).await.unwrap().is_empty());
+    assert!(tx.outbox_messages(0, 10).await.unwrap().items.is_empty());
 }
 
 fn d(s: &str) -> Decimal {
@@ -749,6 +749,7 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
         instrument_id: parent.instrument_id,
         direction: Direction::Buy,
         price: d("-0.02"),
+        take_price: d("-0.015"),
         quantity: 500,
         requesting_order_id: mine.order_id,
         requesting_company_id: kestrel.company_id,
@@ -777,6 +778,29 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
     tx.update_match_request_state(m.match_request_id, M::Pending, M::Accepted, t0()).await.unwrap();
     let again = tx.update_match_request_state(m.match_request_id, M::Pending, M::Rejected, t0()).await;
     assert!(matches!(again, Err(StoreError::Stale(_))), "{again:?}");
+    // A broker's link: read back by its hash, answered once, listed per match and step.
+    let link = BrokerConfirmation {
+        token_hash: "ab".repeat(32),
+        order_id: resting.order_id,
+        match_request_id: m.match_request_id,
+        broker_id: parent.company_id,
+        step: ConfirmationStep::Accept,
+        created_at: t0(),
+        expires_at: t0() + Duration::days(7),
+        answered: None,
+    };
+    tx.insert_broker_confirmation(&link).await.unwrap();
+    assert_eq!(tx.broker_confirmation(&link.token_hash).await.unwrap(), Some(link.clone()));
+    assert_eq!(tx.broker_confirmation("cd").await.unwrap(), None);
+    tx.answer_broker_confirmation(&link.token_hash, true, t0() + Duration::seconds(1)).await.unwrap();
+    let twice = tx.answer_broker_confirmation(&link.token_hash, false, t0()).await;
+    assert!(matches!(twice, Err(StoreError::Stale(_))), "{twice:?}");
+    let answered = BrokerConfirmation { answered: Some((t0() + Duration::seconds(1), true)), ..link.clone() };
+    assert_eq!(
+        tx.broker_confirmations_of_match(m.match_request_id, ConfirmationStep::Accept).await.unwrap(),
+        vec![answered]
+    );
+    assert!(tx.broker_confirmations_of_match(m.match_request_id, ConfirmationStep::Fill).await.unwrap().is_empty());
     // Two time-outs: one by its own deadline (counts), one by the close before it (does not).
     for (at, created) in [(Duration::minutes(5), 10), (Duration::minutes(1), 20)] {
         let t = request(M::Pending, created);

@@ -20,6 +20,10 @@ on_both_backends!(
     band_move_close_and_cancel_end_requests,
     racing_takers_never_share_resting_quantity,
     notifications_tell_each_party_at_once,
+    brokers_accept_then_fill_by_link,
+    a_broker_declining_breaks_the_trade_down,
+    broker_links_are_bound_and_expire,
+    a_residual_works_at_the_take_price,
 );
 
 /// A's SELL of `quantity` resting at `price`; B's BUY parent of `parent_quantity`.
@@ -95,7 +99,9 @@ async fn assert_balanced(v: &Venue) {
                 kids.iter().filter(|(s, _)| states.contains(&s.as_str())).map(|(_, q)| q).sum::<i64>()
             };
             assert_eq!(w, sum(&["WORKING", "AWAITING_MATCH", "AWAITING_RFQ_ACCEPTANCE"]), "working of {parent}");
-            assert_eq!(m, sum(&["MATCHED"]), "matched of {parent}");
+            let matched =
+                ["MATCHED", "PARTIAL_BROKER_ACCEPTED", "BROKER_ACCEPTED", "PARTIAL_BROKER_FILLED", "BROKER_FILLED"];
+            assert_eq!(m, sum(&matched), "matched of {parent}");
         }
     }
 }
@@ -468,6 +474,206 @@ async fn notifications_tell_each_party_at_once(b: Backend) {
     assert_eq!(notices(&v, &v.b).await.len(), before - 1);
     let (_, archived) = v.app.get("/api/notifications?archived=true", Some(&v.b)).await;
     assert_eq!(archived["total_items"], 1);
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+/// A's resting SELL of 1000 matched by B, accepted by A: (A's parent, B's parent, the request).
+async fn matched(v: &Venue) -> (Value, Value, Value) {
+    let (sell, _, buy) = rest_and_parent(v, 1000, "94.75", 1000).await;
+    let (s, sent) = take(v, &buy, 1000, "94.75", false, false).await;
+    assert_eq!(s, StatusCode::CREATED, "{sent}");
+    let (s, accepted) = answer(v, &v.a, &sent[0], "ACCEPTED").await;
+    assert_eq!(s, StatusCode::OK, "{accepted}");
+    (sell, buy, sent[0].clone())
+}
+
+/// A broker's link as the e-mail carries it: (order id, token) of each `path` link with
+/// `flag=true`, in the order the e-mails came.
+fn broker_links(mails: &[String], path: &str, flag: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for mail in mails {
+        let needle = format!("{path}?order_id=");
+        let Some(at) = mail.find(&needle) else { continue };
+        let link: String = mail[at..].chars().take_while(|c| !c.is_whitespace() && *c != '"').collect();
+        assert!(link.ends_with(&format!("&{flag}=true")), "{link}");
+        let query = link.split_once('?').unwrap().1;
+        let param = |k: &str| query.split('&').find_map(|kv| kv.strip_prefix(&format!("{k}="))).unwrap().to_owned();
+        out.push((param("order_id"), param("token")));
+    }
+    out
+}
+
+/// The order a trader's parent holds in `state` (its id).
+async fn order_in(v: &Venue, token: &str, parent: &Value, state: &str) -> String {
+    let pid = parent["parent_order_id"].as_str().unwrap();
+    let (_, orders) = v.app.get(&format!("/api/orders?parent_order_id={pid}"), Some(token)).await;
+    let o = orders.as_array().unwrap().iter().find(|o| o["state"] == state);
+    o.unwrap_or_else(|| panic!("no {state} order in {orders}"))["order_id"].as_str().unwrap().to_owned()
+}
+
+async fn confirm(v: &Venue, order: &str, token: &str, body: Value) -> (StatusCode, Value) {
+    v.app.patch(&format!("/api/orders/{order}?token={token}"), None, body).await
+}
+
+async fn link_page(v: &Venue, order: &str, token: &str, step: &str) -> (StatusCode, Value) {
+    v.app.get(&format!("/api/orders/{order}/confirmation?token={token}&step={step}"), None).await
+}
+
+async fn brokers_accept_then_fill_by_link(b: Backend) {
+    let v = venue(b).await;
+    let (sell, buy, m) = matched(&v).await;
+    let (a_order, b_order) = (order_in(&v, &v.a, &sell, "MATCHED").await, order_in(&v, &v.b, &buy, "MATCHED").await);
+    let mails = v.app.mails_to(BROKER_DESK, 2).await;
+    let links = broker_links(&mails, "/accept-order", "accepted");
+    let token_of = |links: &[(String, String)], order: &str| {
+        links.iter().find(|(o, _)| o == order).unwrap_or_else(|| panic!("no link for {order}")).1.clone()
+    };
+    let (a_token, b_token) = (token_of(&links, &a_order), token_of(&links, &b_order));
+    assert!(mails[0].contains("Counterparty broker: Baltic"), "{}", mails[0]);
+
+    // Opening the link shows the trade and changes nothing.
+    for _ in 0..2 {
+        let (s, page) = link_page(&v, &a_order, &a_token, "ACCEPT").await;
+        assert_eq!(s, StatusCode::OK, "{page}");
+        assert_eq!(
+            (page["state"].clone(), page["answer"].clone(), page["direction"].clone(), page["quantity"].clone()),
+            (json!("MATCHED"), Value::Null, json!("SELL"), json!(1000))
+        );
+        assert_eq!((page["price"].clone(), page["client_name"].clone()), (json!(94.75), json!("Halyard")));
+    }
+    assert_eq!(request_state(&v, &v.b, &m).await, "ACCEPTED");
+
+    // One broker accepts: both sides PARTIAL_BROKER_ACCEPTED, seen by the traders.
+    let (s, done) = confirm(&v, &a_order, &a_token, json!({"accepted": true})).await;
+    assert_eq!(
+        (s, done["state"].clone(), done["answer"].clone()),
+        (StatusCode::OK, json!("PARTIAL_BROKER_ACCEPTED"), json!(true))
+    );
+    assert_eq!(children(&v, &v.b, &buy).await, vec![("PARTIAL_BROKER_ACCEPTED".into(), 1000)]);
+    assert_eq!(request_state(&v, &v.a, &m).await, "PARTIAL_BROKER_ACCEPTED");
+    // A second click, either way, is told it was done.
+    for again in [json!({"accepted": true}), json!({"accepted": false})] {
+        let (s, e) = confirm(&v, &a_order, &a_token, again).await;
+        assert_eq!((s, e["detail"].clone()), (StatusCode::CONFLICT, json!("Order already accepted")));
+    }
+    assert_eq!(link_page(&v, &a_order, &a_token, "ACCEPT").await.1["answer"], json!(true));
+
+    // The other broker accepts (two clicks at once: one wins, the other is told it was
+    // done): BROKER_ACCEPTED, and the fill links go out.
+    let (one, two) = tokio::join!(
+        confirm(&v, &b_order, &b_token, json!({"accepted": true})),
+        confirm(&v, &b_order, &b_token, json!({"accepted": true}))
+    );
+    let (won, lost) = if one.0 == StatusCode::OK { (one, two) } else { (two, one) };
+    assert_eq!((won.0, won.1["state"].clone()), (StatusCode::OK, json!("BROKER_ACCEPTED")), "{}", won.1);
+    assert_eq!((lost.0, lost.1["detail"].clone()), (StatusCode::CONFLICT, json!("Order already accepted")));
+    assert_eq!(children(&v, &v.a, &sell).await, vec![("BROKER_ACCEPTED".into(), 1000)]);
+    assert_eq!(request_state(&v, &v.b, &m).await, "BROKER_ACCEPTED");
+    let mails = v.app.mails_to(BROKER_DESK, 4).await;
+    let fills = broker_links(&mails, "/fill-order", "filled");
+    assert_eq!(fills.len(), 2);
+    let (a_fill, b_fill) = (token_of(&fills, &a_order), token_of(&fills, &b_order));
+    // The accept link cannot confirm the fill, nor the fill link another order.
+    assert_eq!(confirm(&v, &a_order, &a_token, json!({"filled": true})).await.0, StatusCode::BAD_REQUEST);
+    assert_eq!(confirm(&v, &a_order, &b_fill, json!({"filled": true})).await.0, StatusCode::BAD_REQUEST);
+
+    let (s, done) = confirm(&v, &b_order, &b_fill, json!({"filled": true})).await;
+    assert_eq!((s, done["state"].clone()), (StatusCode::OK, json!("PARTIAL_BROKER_FILLED")));
+    let (s, done) = confirm(&v, &a_order, &a_fill, json!({"filled": true})).await;
+    assert_eq!((s, done["state"].clone()), (StatusCode::OK, json!("BROKER_FILLED")));
+    let (s, e) = confirm(&v, &a_order, &a_fill, json!({"filled": true})).await;
+    assert_eq!((s, e["detail"].clone()), (StatusCode::CONFLICT, json!("Order already filled")));
+    assert_eq!(children(&v, &v.a, &sell).await, vec![("BROKER_FILLED".into(), 1000)]);
+    assert_eq!(children(&v, &v.b, &buy).await, vec![("BROKER_FILLED".into(), 1000)]);
+    assert_eq!(request_state(&v, &v.a, &m).await, "BROKER_FILLED");
+    let pid = buy["parent_order_id"].as_str().unwrap();
+    assert_eq!(v.app.get(&format!("/api/parent-orders/{pid}"), Some(&v.b)).await.1["state"], "FILLED");
+    // No more e-mails than the four; the venue admin lists them with their links (the
+    // file transport keeps copies), a trader may not.
+    assert_eq!(read_mails(&v.app.mail_dir, BROKER_DESK).len(), 4);
+    let admin = v.app.admin_token().await;
+    let (s, outbox) = v.app.get("/api/admin/outbox?size=2", Some(&admin)).await;
+    assert_eq!((s, outbox["total_items"].clone()), (StatusCode::OK, json!(4)), "{outbox}");
+    let first = &outbox["items"][0];
+    assert_eq!((first["kind"].clone(), first["to"].clone()), (json!("TRADE_FILL"), json!(BROKER_DESK)));
+    assert!(first["links"][0].as_str().unwrap().contains("/fill-order?order_id="), "{first}");
+    assert_eq!(v.app.get("/api/admin/outbox", Some(&v.a)).await.0, StatusCode::FORBIDDEN);
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+async fn a_broker_declining_breaks_the_trade_down(b: Backend) {
+    let v = venue(b).await;
+    let (sell, buy, m) = matched(&v).await;
+    let (a_order, b_order) = (order_in(&v, &v.a, &sell, "MATCHED").await, order_in(&v, &v.b, &buy, "MATCHED").await);
+    let links = broker_links(&v.app.mails_to(BROKER_DESK, 2).await, "/accept-order", "accepted");
+    let token_of = |order: &str| links.iter().find(|(o, _)| o == order).unwrap().1.clone();
+
+    let (s, done) = confirm(&v, &b_order, &token_of(&b_order), json!({"accepted": false})).await;
+    assert_eq!(
+        (s, done["state"].clone(), done["answer"].clone()),
+        (StatusCode::OK, json!("BROKER_REJECTED"), json!(false))
+    );
+    assert_eq!(children(&v, &v.a, &sell).await, vec![("BROKER_REJECTED".into(), 1000)]);
+    assert_eq!(request_state(&v, &v.a, &m).await, "BREAKDOWN");
+    // The quantities are back on both parents, and the filled one works again.
+    assert_eq!(quantities(&v, &v.b, &buy).await, json!({"tradable": 1000, "working": 0, "matched": 0}));
+    assert_eq!(quantities(&v, &v.a, &sell).await, json!({"tradable": 1000, "working": 0, "matched": 0}));
+    let pid = buy["parent_order_id"].as_str().unwrap();
+    assert_eq!(v.app.get(&format!("/api/parent-orders/{pid}"), Some(&v.b)).await.1["state"], "ACTIVE");
+    // The other broker's link can no longer accept it.
+    let (s, e) = confirm(&v, &a_order, &token_of(&a_order), json!({"accepted": true})).await;
+    assert_eq!((s, e["detail"].clone()), (StatusCode::CONFLICT, json!("The trade was declined by a broker.")));
+    assert_eq!(read_mails(&v.app.mail_dir, BROKER_DESK).len(), 2, "no fill links for a broken trade");
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+async fn broker_links_are_bound_and_expire(b: Backend) {
+    let v = venue(b).await;
+    let (sell, buy, _) = matched(&v).await;
+    let (a_order, b_order) = (order_in(&v, &v.a, &sell, "MATCHED").await, order_in(&v, &v.b, &buy, "MATCHED").await);
+    let links = broker_links(&v.app.mails_to(BROKER_DESK, 2).await, "/accept-order", "accepted");
+    let a_token = links.iter().find(|(o, _)| *o == a_order).unwrap().1.clone();
+
+    // A wrong token, another order's id, the wrong step, a malformed body: refused.
+    let wrong = "0".repeat(64);
+    assert_eq!(link_page(&v, &a_order, &wrong, "ACCEPT").await.0, StatusCode::BAD_REQUEST);
+    assert_eq!(link_page(&v, &b_order, &a_token, "ACCEPT").await.0, StatusCode::BAD_REQUEST);
+    assert_eq!(link_page(&v, &a_order, &a_token, "FILL").await.0, StatusCode::BAD_REQUEST);
+    let (s, e) = confirm(&v, &b_order, &a_token, json!({"accepted": true})).await;
+    assert_eq!((s, e["detail"].clone()), (StatusCode::BAD_REQUEST, json!("This link is not valid or has expired.")));
+    assert_eq!(confirm(&v, &a_order, &a_token, json!({})).await.0, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        confirm(&v, &a_order, &a_token, json!({"accepted": true, "filled": true})).await.0,
+        StatusCode::BAD_REQUEST
+    );
+    assert_eq!(confirm(&v, &a_order, &a_token, json!({"quantity": 5})).await.0, StatusCode::BAD_REQUEST);
+    // Without a token the PATCH is a trader's edit and needs a session.
+    assert_eq!(
+        v.app.patch(&format!("/api/orders/{a_order}"), None, json!({"accepted": true})).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(children(&v, &v.a, &sell).await, vec![("MATCHED".into(), 1000)]);
+
+    // Seven days on, the link has expired.
+    v.app.clock.set(tuesday_10am() + Duration::days(7));
+    assert_eq!(link_page(&v, &a_order, &a_token, "ACCEPT").await.0, StatusCode::BAD_REQUEST);
+    assert_eq!(confirm(&v, &a_order, &a_token, json!({"accepted": true})).await.0, StatusCode::BAD_REQUEST);
+    assert_eq!(children(&v, &v.a, &sell).await, vec![("MATCHED".into(), 1000)]);
+    v.app.stop().await;
+}
+
+async fn a_residual_works_at_the_take_price(b: Backend) {
+    let v = venue(b).await;
+    let (_, _, buy) = rest_and_parent(&v, 1000, "94.74", 1000).await;
+    let (_, sent) = take(&v, &buy, 1000, "94.78", false, true).await;
+    assert_eq!(sent[0]["price"], json!(94.74));
+    assert_eq!(answer(&v, &v.a, &sent[0], "REJECTED").await.0, StatusCode::OK);
+    let pid = buy["parent_order_id"].as_str().unwrap();
+    let (_, orders) = v.app.get(&format!("/api/orders?parent_order_id={pid}&state=WORKING"), Some(&v.b)).await;
+    assert_eq!((orders[0]["price"].clone(), orders[0]["quantity"].clone()), (json!(94.78), json!(1000)));
     assert_balanced(&v).await;
     v.app.stop().await;
 }

@@ -2,19 +2,20 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use upstairs_domain::order::OrderState;
 use upstairs_domain::{InstrumentId, OrderId, ParentOrderId, UserId};
 use upstairs_engine::Store;
-use upstairs_engine::model::{OrderFilter, ParentState};
+use upstairs_engine::confirmations::Answer;
+use upstairs_engine::model::{ConfirmationStep, OrderFilter, ParentState};
 use upstairs_engine::orders::{NewOrder, NewParentOrder, OrderEdit};
 
 use crate::AppState;
 use crate::dto::*;
 use crate::error::responses::{BadRequest, Conflict, NotFound};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
+use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth, bearer};
 use crate::openapi::ApiRouter;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -28,6 +29,7 @@ pub fn router<S: Store>() -> ApiRouter<S> {
         .route::<__path_order, _, _>(order::<S>)
         .route::<__path_create_order, _, _>(create_order::<S>)
         .route::<__path_edit_order, _, _>(edit_order::<S>)
+        .route::<__path_order_confirmation, _, _>(order_confirmation::<S>)
         .route::<__path_cancel_order, _, _>(cancel_order::<S>)
         .route::<__path_book, _, _>(book::<S>)
         .route::<__path_market_data, _, _>(market_data::<S>)
@@ -171,20 +173,56 @@ pub async fn create_order<S: Store>(
     Ok((StatusCode::CREATED, Json(st.engine.create_order(&actor, input).await?.into())))
 }
 
-/// Changes a working order's quantity, price, residual or iceberg.
-#[utoipa::path(patch, path = "/api/orders/{id}", tag = "orders", request_body = EditOrderRequest,
-    params(("id" = Uuid, Path)),
-    responses((status = 200, body = OrderDto), BadRequest, NotFound,
-              Conflict), security(("bearer" = [])))]
+/// Changes a working order's quantity, price, residual or iceberg (signed in); or, with
+/// the `token` of a broker's e-mail link and no session, records the broker's answer
+/// (`{accepted}` or `{filled}`; 409 'Order already accepted' / 'Order already filled'
+/// when it was given before, 400 for a link that is not this order's or has expired).
+#[utoipa::path(patch, path = "/api/orders/{id}", tag = "orders", request_body = PatchOrderRequest,
+    params(("id" = Uuid, Path), LinkTokenQuery),
+    responses((status = 200, body = PatchOrderResponse), BadRequest, NotFound,
+              Conflict), security(("bearer" = []), ()))]
 pub async fn edit_order<S: Store>(
     State(st): State<AppState<S>>,
-    Auth(actor): Auth,
     ApiPath(id): ApiPath<OrderId>,
-    ApiJson(req): ApiJson<EditOrderRequest>,
-) -> ApiResult<Json<OrderDto>> {
+    ApiQuery(q): ApiQuery<LinkTokenQuery>,
+    headers: HeaderMap,
+    ApiJson(body): ApiJson<serde_json::Value>,
+) -> ApiResult<Json<PatchOrderResponse>> {
+    if let Some(token) = q.token {
+        let req: ConfirmOrderRequest = body_as(body)?;
+        let answer = match (req.accepted, req.filled) {
+            (Some(yes), None) => Answer { step: ConfirmationStep::Accept, yes },
+            (None, Some(yes)) => Answer { step: ConfirmationStep::Fill, yes },
+            _ => return Err(ApiError::bad_request("Send exactly one of accepted and filled.")),
+        };
+        let c = st.engine.confirm_trade(id, &token, answer).await?;
+        return Ok(Json(PatchOrderResponse::Confirmation(c.into())));
+    }
+    let token = bearer(&headers).ok_or_else(|| ApiError::unauthorized("Sign in to continue."))?;
+    let actor = st.engine.authenticate(token).await?;
+    let req: EditOrderRequest = body_as(body)?;
     let edit =
         OrderEdit { quantity: req.quantity, price: req.limit_price, residual: req.residual, iceberg: req.iceberg };
-    Ok(Json(st.engine.edit_order(&actor, id, edit).await?.into()))
+    Ok(Json(PatchOrderResponse::Order(st.engine.edit_order(&actor, id, edit).await?.into())))
+}
+
+/// The trade a broker's e-mail link stands for, as the link's page shows it before the
+/// broker answers. Changes nothing; no session.
+#[utoipa::path(get, path = "/api/orders/{id}/confirmation", tag = "orders",
+    params(("id" = Uuid, Path), ConfirmationQuery),
+    responses((status = 200, body = OrderConfirmationDto), BadRequest), security(()))]
+pub async fn order_confirmation<S: Store>(
+    State(st): State<AppState<S>>,
+    ApiPath(id): ApiPath<OrderId>,
+    ApiQuery(q): ApiQuery<ConfirmationQuery>,
+) -> ApiResult<Json<OrderConfirmationDto>> {
+    Ok(Json(st.engine.broker_confirmation(id, &q.token, q.step.into()).await?.into()))
+}
+
+/// The body as the branch chosen by the query needs it: either shape is valid JSON for
+/// the operation, so the other one is a bad request (400), not a malformed body.
+fn body_as<T: serde::de::DeserializeOwned>(body: serde_json::Value) -> Result<T, ApiError> {
+    serde_json::from_value(body).map_err(|e| ApiError::bad_request(format!("The request body is not valid: {e}")))
 }
 
 /// Cancels a working or awaiting-match order.

@@ -317,7 +317,7 @@ async fn read_store<S: upstairs_engine::Store>(
 ) -> (Vec<upstairs_engine::model::ActionLog>, Vec<upstairs_engine::model::OutboxMessage>) {
     use upstairs_engine::ports::{AuditRepo, OutboxRepo};
     let mut tx = s.read().await.unwrap();
-    (tx.action_logs(1000).await.unwrap(), tx.outbox_messages(1000).await.unwrap())
+    (tx.action_logs(1000).await.unwrap(), tx.outbox_messages(0, 1000).await.unwrap().items)
 }
 
 /// The action log (newest first) and the outbox, read straight from the database.

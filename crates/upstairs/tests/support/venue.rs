@@ -16,6 +16,9 @@ pub fn tuesday_10am() -> DateTime<Utc> {
     DateTime::parse_from_rfc3339("2026-03-03T10:00:00Z").unwrap().with_timezone(&Utc)
 }
 
+/// Where the broker's trade confirmations go.
+pub const BROKER_DESK: &str = "confirm@baltic.test";
+
 pub struct Venue {
     pub app: TestApp,
     pub a: String,
@@ -34,7 +37,8 @@ pub async fn venue(backend: Backend) -> Venue {
         .post(
             "/api/admin/companies",
             Some(&admin),
-            json!({"name": "Baltic", "full_name": "Baltic Ltd", "roles": ["broker"]}),
+            json!({"name": "Baltic", "full_name": "Baltic Ltd", "roles": ["broker"],
+                   "trade_confirmation_email": BROKER_DESK, "trade_confirmation_via_email_enabled": true}),
         )
         .await;
     let brokers = json!([{"company_id": broker["company_id"]}]);

@@ -91,6 +91,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every e-mail the venue queued, newest first (venue admins). */
+        get: operations["outbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/users": {
         parameters: {
             query?: never;
@@ -369,8 +386,33 @@ export interface paths {
         delete: operations["cancel_order"];
         options?: never;
         head?: never;
-        /** Changes a working order's quantity, price, residual or iceberg. */
+        /**
+         * Changes a working order's quantity, price, residual or iceberg (signed in); or, with
+         *     the `token` of a broker's e-mail link and no session, records the broker's answer
+         *     (`{accepted}` or `{filled}`; 409 'Order already accepted' / 'Order already filled'
+         *     when it was given before, 400 for a link that is not this order's or has expired).
+         */
         patch: operations["edit_order"];
+        trace?: never;
+    };
+    "/api/orders/{id}/confirmation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The trade a broker's e-mail link stands for, as the link's page shows it before the
+         *     broker answers. Changes nothing; no session.
+         */
+        get: operations["order_confirmation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/parent-orders": {
@@ -626,6 +668,15 @@ export interface components {
             trade_confirmation_email?: string | null;
             trade_confirmation_via_email_enabled?: boolean | null;
         };
+        /** @description A broker's answer through its e-mail link: exactly one of the two. */
+        ConfirmOrderRequest: {
+            /** @description The accept link's answer. */
+            accepted?: boolean | null;
+            /** @description The fill link's answer. */
+            filled?: boolean | null;
+        };
+        /** @enum {string} */
+        ConfirmationStepDto: "ACCEPT" | "FILL";
         CreateOrderRequest: {
             /** Format: uuid */
             broker_id: string;
@@ -677,6 +728,8 @@ export interface components {
             quantity?: number | null;
             residual?: boolean | null;
         };
+        /** @enum {string} */
+        EmailKindDto: "PASSWORD_RESET" | "ACCOUNT_ACTIVATION" | "TRADE_ACCEPTANCE" | "TRADE_FILL";
         EmailRequest: {
             email: string;
         };
@@ -872,6 +925,28 @@ export interface components {
         };
         /** @enum {string} */
         NotificationTypeDto: "MATCH_REQUEST_ACCEPTED" | "MATCH_REQUEST_CANCELLED" | "MATCH_REQUEST_RECEIVED" | "MATCH_REQUEST_REJECTED" | "MATCH_REQUEST_TIMED_OUT" | "MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE";
+        /** @description A trade as its broker's link shows it: the client's side, and the other side's broker. */
+        OrderConfirmationDto: {
+            /** @description The broker's answer to this step; null while open. */
+            answer?: boolean | null;
+            broker_name: string;
+            client_name: string;
+            counterparty_broker_name: string;
+            direction: components["schemas"]["DirectionDto"];
+            instrument_name: string;
+            /** Format: date-time */
+            matched_at: string;
+            /** Format: uuid */
+            order_id: string;
+            /** @description exact decimal */
+            price: number;
+            /** Format: int64 */
+            quantity: number;
+            /** @description The order's state now. */
+            state: string;
+            step: components["schemas"]["ConfirmationStepDto"];
+            trader_name: string;
+        };
         OrderDto: {
             /** Format: uuid */
             broker_id: string;
@@ -921,6 +996,30 @@ export interface components {
             parent_order_id: string;
             /** @description The child order's state, e.g. WORKING or CANCELLED. */
             state: string;
+        };
+        OutboxMessageDto: {
+            /** Format: int32 */
+            attempts: number;
+            /** Format: date-time */
+            created_at: string;
+            kind: components["schemas"]["EmailKindDto"];
+            last_error?: string | null;
+            /**
+             * @description The message's links, main one first; empty once delivered unless the transport
+             *     keeps copies.
+             */
+            links: string[];
+            message_id: string;
+            /** Format: uuid */
+            outbox_id: string;
+            /**
+             * Format: date-time
+             * @description Null until delivered.
+             */
+            sent_at?: string | null;
+            /** @description What it is about, in a line. */
+            summary: string;
+            to: string;
         };
         /** @description One page of a list, and how many items the whole list has. */
         Page_CompanyDto: {
@@ -1017,6 +1116,35 @@ export interface components {
             total_items: number;
         };
         /** @description One page of a list, and how many items the whole list has. */
+        Page_OutboxMessageDto: {
+            items: {
+                /** Format: int32 */
+                attempts: number;
+                /** Format: date-time */
+                created_at: string;
+                kind: components["schemas"]["EmailKindDto"];
+                last_error?: string | null;
+                /**
+                 * @description The message's links, main one first; empty once delivered unless the transport
+                 *     keeps copies.
+                 */
+                links: string[];
+                message_id: string;
+                /** Format: uuid */
+                outbox_id: string;
+                /**
+                 * Format: date-time
+                 * @description Null until delivered.
+                 */
+                sent_at?: string | null;
+                /** @description What it is about, in a line. */
+                summary: string;
+                to: string;
+            }[];
+            /** Format: int64 */
+            total_items: number;
+        };
+        /** @description One page of a list, and how many items the whole list has. */
         Page_UserDto: {
             items: {
                 active: boolean;
@@ -1081,6 +1209,9 @@ export interface components {
         PasswordRequest: {
             password: string;
         };
+        /** @description `PATCH /api/orders/{id}`: a trader's edit (signed in), or a broker's answer (`?token=`). */
+        PatchOrderRequest: components["schemas"]["EditOrderRequest"] | components["schemas"]["ConfirmOrderRequest"];
+        PatchOrderResponse: components["schemas"]["OrderDto"] | components["schemas"]["OrderConfirmationDto"];
         /** @description Whether the venue is open, and its hours. */
         PlatformStatusDto: {
             always_open: boolean;
@@ -1745,6 +1876,56 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    outbox: {
+        parameters: {
+            query?: {
+                /** @description From 0. */
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_OutboxMessageDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2831,7 +3012,10 @@ export interface operations {
     };
     edit_order: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The token of a broker's e-mail link. */
+                token?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -2840,7 +3024,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EditOrderRequest"];
+                "application/json": components["schemas"]["PatchOrderRequest"];
             };
         };
         responses: {
@@ -2849,7 +3033,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OrderDto"];
+                    "application/json": components["schemas"]["PatchOrderResponse"];
                 };
             };
             /** @description The request or a field of it is not valid */
@@ -2908,6 +3092,50 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    order_confirmation: {
+        parameters: {
+            query: {
+                /** @description The token of a broker's e-mail link. */
+                token: string;
+                /** @description Which link: `ACCEPT` (`/accept-order`) or `FILL` (`/fill-order`). */
+                step: components["schemas"]["ConfirmationStepDto"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderConfirmationDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,266 @@
+//! After a match (DESIGN §4, §7; ADR 0018): each side's broker confirms the trade by
+//! e-mail link, first accepting it, then confirming the fill. A link is a random token
+//! stored hashed, bound to one order and one step, expiring, answered once. Opening it
+//! changes nothing ([`Engine::broker_confirmation`]); only the answer
+//! ([`Engine::confirm_trade`]) does.
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::json;
+use std::collections::BTreeSet;
+use upstairs_domain::OrderId;
+use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, transition as mr_transition};
+use upstairs_domain::order::{OrderEvent, transition};
+
+use crate::context::audit;
+use crate::error::{EngineError, StoreError};
+use crate::model::*;
+use crate::ports::*;
+use crate::security;
+use crate::{Engine, Store};
+
+/// How long a broker's link stays usable.
+pub const LINK_LIFETIME: Duration = Duration::days(7);
+
+pub const ALREADY_ACCEPTED: &str = "Order already accepted";
+pub const ALREADY_FILLED: &str = "Order already filled";
+const INVALID_LINK: &str = "This link is not valid or has expired.";
+
+/// A broker's answer to one step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Answer {
+    pub step: ConfirmationStep,
+    pub yes: bool,
+}
+
+/// What a broker's link shows: the trade of its client, and where the confirmation stands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TradeConfirmation {
+    pub order_id: OrderId,
+    pub step: ConfirmationStep,
+    pub state: upstairs_domain::order::OrderState,
+    pub trade: TradeDetails,
+    /// The broker's answer to this step, once given.
+    pub answer: Option<bool>,
+}
+
+impl<S: Store> Engine<S> {
+    /// Inside the transaction that matched `m`: one accept link per side, e-mailed to
+    /// the side's broker.
+    pub(crate) async fn ask_brokers(
+        &self,
+        tx: &mut S::Tx,
+        m: &MatchRequest,
+        orders: &[ChildOrder],
+        step: ConfirmationStep,
+        now: DateTime<Utc>,
+    ) -> Result<(), EngineError> {
+        for o in orders {
+            let token = security::new_token();
+            tx.insert_broker_confirmation(&BrokerConfirmation {
+                token_hash: security::token_hash(&token),
+                order_id: o.order_id,
+                match_request_id: m.match_request_id,
+                broker_id: o.broker_id,
+                step,
+                created_at: now,
+                expires_at: now + LINK_LIFETIME,
+                answered: None,
+            })
+            .await?;
+            let broker = tx.company(o.broker_id).await?;
+            let to = broker
+                .as_ref()
+                .filter(|b| b.trade_confirmation_via_email_enabled)
+                .and_then(|b| b.trade_confirmation_email.clone());
+            let Some(to) = to else {
+                tracing::warn!(order = %o.order_id, broker = %o.broker_id, "the broker takes no confirmations by e-mail");
+                continue;
+            };
+            let trade = self.trade_details(tx, m, o).await?;
+            let (path, flag) = match step {
+                ConfirmationStep::Accept => ("accept-order", "accepted"),
+                ConfirmationStep::Fill => ("fill-order", "filled"),
+            };
+            let base = self.config.public_url.trim_end_matches('/');
+            let link = |yes: bool| format!("{base}/{path}?order_id={}&token={token}&{flag}={yes}", o.order_id);
+            let template =
+                EmailTemplate::TradeConfirmation { step, trade, confirm_link: link(true), decline_link: link(false) };
+            self.enqueue_email(tx, now, &to, template).await?;
+        }
+        Ok(())
+    }
+
+    /// What the link of `order` shows, without changing anything.
+    pub async fn broker_confirmation(
+        &self,
+        order: OrderId,
+        token: &str,
+        step: ConfirmationStep,
+    ) -> Result<TradeConfirmation, EngineError> {
+        let mut tx = self.store.read().await?;
+        let c = self.valid_link(&mut tx, order, token, step).await?;
+        let m = tx.match_request(c.match_request_id).await?.ok_or_else(invalid_link)?;
+        let o = tx.order(order).await?.ok_or_else(invalid_link)?;
+        Ok(TradeConfirmation {
+            order_id: order,
+            step,
+            state: o.state,
+            trade: self.trade_details(&mut tx, &m, &o).await?,
+            answer: c.answered.map(|(_, a)| a),
+        })
+    }
+
+    /// A broker answers one step through its link. Both sides accepted: the match and
+    /// both orders `BROKER_ACCEPTED`, and the fill links go out; one side only:
+    /// `PARTIAL_BROKER_ACCEPTED`. The same for the fill. A broker declining breaks the
+    /// trade down: both orders `BROKER_REJECTED`, their quantities back to the parents.
+    #[tracing::instrument(skip_all, fields(order = %order))]
+    pub async fn confirm_trade(
+        &self,
+        order: OrderId,
+        token: &str,
+        answer: Answer,
+    ) -> Result<TradeConfirmation, EngineError> {
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let seen = self.valid_link(&mut tx, order, token, answer.step).await?;
+        if seen.answered.is_some() {
+            return Err(already(answer.step));
+        }
+        let m = tx.match_request(seen.match_request_id).await?.ok_or_else(invalid_link)?;
+        let ids = [m.requesting_order_id, m.responding_order_id];
+        let mut parents = BTreeSet::new();
+        for id in ids {
+            parents.insert(tx.order(id).await?.ok_or_else(invalid_link)?.parent_order_id);
+        }
+        let mut locked = Vec::with_capacity(parents.len());
+        for p in &parents {
+            locked.extend(tx.lock_parent_order(*p).await?.map(|v| v.parent));
+        }
+        // Under the locks: the answer is written once; a second click loses here.
+        match tx.answer_broker_confirmation(&seen.token_hash, answer.yes, now).await {
+            Err(StoreError::Stale(_)) => return Err(already(answer.step)),
+            r => r?,
+        }
+        let m = tx.match_request(m.match_request_id).await?.ok_or_else(invalid_link)?;
+        let all = tx
+            .broker_confirmations_of_match(m.match_request_id, answer.step)
+            .await?
+            .iter()
+            .all(|c| c.answered.is_some_and(|(_, yes)| yes));
+        let (mr_event, order_event) = match (answer.step, answer.yes) {
+            (_, false) => (MatchRequestEvent::BrokerReject, OrderEvent::BrokerReject),
+            (ConfirmationStep::Accept, true) => {
+                (MatchRequestEvent::BrokerAccept { all }, OrderEvent::BrokerAccept { all })
+            }
+            (ConfirmationStep::Fill, true) => (MatchRequestEvent::BrokerFill { all }, OrderEvent::BrokerFill { all }),
+        };
+        let to = mr_transition(m.state, mr_event).map_err(|_| no_longer(m.state))?;
+        tx.update_match_request_state(m.match_request_id, m.state, to, now).await?;
+        let mut changed = Vec::with_capacity(2);
+        for id in ids {
+            let before = tx.order(id).await?.ok_or_else(invalid_link)?;
+            let mut after = before.clone();
+            after.state = transition(before.state, order_event).map_err(|_| no_longer(m.state))?;
+            after.updated_at = now;
+            tx.update_order(&before, &after).await?;
+            changed.push(after);
+        }
+        if !answer.yes {
+            // The quantity is back on the parents: a filled parent works again.
+            for p in &mut locked {
+                let v = tx.parent_order(p.parent_order_id).await?.ok_or_else(invalid_link)?;
+                if v.parent.state == ParentState::Filled && v.matched < v.parent.quantity {
+                    tx.update_parent_order_state(p.parent_order_id, ParentState::Active, now).await?;
+                    p.state = ParentState::Active;
+                }
+            }
+        }
+        let m = MatchRequest { state: to, updated_at: now, ..m };
+        if answer.step == ConfirmationStep::Accept && answer.yes && all {
+            self.ask_brokers(&mut tx, &m, &changed, ConfirmationStep::Fill, now).await?;
+        }
+        let action = match (answer.step, answer.yes) {
+            (ConfirmationStep::Accept, true) => "broker_accepted",
+            (ConfirmationStep::Fill, true) => "broker_filled",
+            (_, false) => "broker_rejected",
+        };
+        audit(
+            &mut tx,
+            now,
+            None,
+            "order",
+            Some(order.0),
+            action,
+            json!({"broker_id": seen.broker_id, "match_request_id": m.match_request_id, "state": to}),
+        )
+        .await?;
+        let mine = changed.iter().find(|o| o.order_id == order).cloned().ok_or_else(invalid_link)?;
+        let trade = self.trade_details(&mut tx, &m, &mine).await?;
+        tx.commit().await?;
+        self.poke();
+        for o in &changed {
+            self.publish_order(o);
+        }
+        for p in &locked {
+            self.publish_parent(p);
+        }
+        Ok(TradeConfirmation { order_id: order, step: answer.step, state: mine.state, trade, answer: Some(answer.yes) })
+    }
+
+    /// The link of `order` for `step`, if `token` is it and it has not expired.
+    async fn valid_link(
+        &self,
+        tx: &mut S::Tx,
+        order: OrderId,
+        token: &str,
+        step: ConfirmationStep,
+    ) -> Result<BrokerConfirmation, EngineError> {
+        let c = tx.broker_confirmation(&security::token_hash(token)).await?;
+        c.filter(|c| c.order_id == order && c.step == step && c.expires_at > self.clock.now()).ok_or_else(invalid_link)
+    }
+
+    /// The trade as `o`'s broker sees it.
+    async fn trade_details(
+        &self,
+        tx: &mut S::Tx,
+        m: &MatchRequest,
+        o: &ChildOrder,
+    ) -> Result<TradeDetails, EngineError> {
+        let name = |c: Option<Company>| c.map(|c| c.name).unwrap_or_default();
+        let other = if o.order_id == m.requesting_order_id { m.responding_order_id } else { m.requesting_order_id };
+        let other = tx.order(other).await?.ok_or_else(invalid_link)?;
+        let trader = tx.user(o.created_by).await?;
+        Ok(TradeDetails {
+            broker_name: name(tx.company(o.broker_id).await?),
+            client_name: name(tx.company(o.company_id).await?),
+            trader_name: trader.map(|t| format!("{} {}", t.user.first_name, t.user.last_name)).unwrap_or_default(),
+            instrument_name: self.cached_instrument(o.instrument_id).await?.name.clone(),
+            direction: o.direction,
+            quantity: o.quantity,
+            price: o.price.normalize(),
+            counterparty_broker_name: name(tx.company(other.broker_id).await?),
+            matched_at: m.updated_at,
+        })
+    }
+}
+
+fn invalid_link() -> EngineError {
+    EngineError::Invalid { detail: INVALID_LINK.into(), errors: vec![] }
+}
+
+fn already(step: ConfirmationStep) -> EngineError {
+    let detail = match step {
+        ConfirmationStep::Accept => ALREADY_ACCEPTED,
+        ConfirmationStep::Fill => ALREADY_FILLED,
+    };
+    EngineError::Conflict { detail: detail.into(), errors: vec![] }
+}
+
+fn no_longer(state: MatchRequestState) -> EngineError {
+    let detail = match state {
+        MatchRequestState::Breakdown => "The trade was declined by a broker.",
+        _ => "This trade cannot be confirmed any more.",
+    };
+    EngineError::Conflict { detail: detail.into(), errors: vec![] }
+}

@@ -12,6 +12,8 @@ const LoginRoute = lazy(() => import('./routes/login'));
 const ResetPasswordRoute = lazy(() => import('./routes/reset-password'));
 const AccountActivateRoute = lazy(() => import('./routes/account-activate'));
 const PasswordRoute = lazy(() => import('./routes/password'));
+const AcceptOrderRoute = lazy(() => import('./routes/accept-order'));
+const FillOrderRoute = lazy(() => import('./routes/fill-order'));
 const DashboardRoute = lazy(() => import('./routes/dashboard'));
 const SettingsRoute = lazy(() => import('./routes/settings'));
 const AccountRoute = lazy(() => import('./routes/account'));
@@ -30,6 +32,8 @@ export const routes: RouteObject[] = [
       { path: paths.resetPassword, element: <ResetPasswordRoute /> },
       { path: paths.accountActivate, element: <AccountActivateRoute /> },
       { path: paths.password, element: <PasswordRoute /> },
+      { path: paths.acceptOrder, element: <AcceptOrderRoute /> },
+      { path: paths.fillOrder, element: <FillOrderRoute /> },
       {
         element: <ProtectedRoute />,
         children: [

@@ -5,6 +5,8 @@ export const paths = {
   accountActivate: '/account-activate',
   password: '/password',
   resetPassword: '/reset-password',
+  acceptOrder: '/accept-order',
+  fillOrder: '/fill-order',
   dashboard: '/dashboard',
   settings: '/settings',
   account: '/user/account',

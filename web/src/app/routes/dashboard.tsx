@@ -23,6 +23,7 @@ import { useCurrentUser } from '@/lib/api/get-me';
 import { instrumentQueryOptions } from '@/lib/api/get-instrument';
 import { tradingKeys } from '@/lib/api/trading-keys';
 import type { Decimal } from '@/lib/decimal';
+import type { LadderRow } from '@/lib/trading-format';
 import { useTopic } from '@/lib/realtime';
 
 // The trader dashboard composes the dashboard, parent-orders and order-book features
@@ -54,7 +55,7 @@ export default function DashboardRoute() {
   const drawerOpen = creating || target !== null;
   // The first-parent-order tip belongs to the empty dashboard; with orders, the book's tip comes next.
   const firstTip = useNextTip(['FIRST_PARENT_ORDER']);
-  const bookTip = useNextTip(['INTERACT_WITH_ORDERBOOK']);
+  const bookTip = useNextTip(['INTERACT_WITH_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK']);
 
   if (parents.isPending) return <PageLoader />;
   if (parents.isError) return <ErrorCard error={parents.error} onRetry={() => void parents.refetch()} />;
@@ -69,11 +70,22 @@ export default function DashboardRoute() {
   const bookIds = [...new Set([...(pinned ? [pinned] : []), ...fromParents, ...added.ids])].slice(0, MAX_BOOKS);
 
   // The drawers work on the instrument's current band; a failed fetch is already in the error snackbar.
-  const work = (instrumentId: string, workable: ParentOrder[], price: Decimal) =>
-    queryClient.fetchQuery(instrumentQueryOptions(instrumentId)).then(
-      (instrument) => setTarget({ kind: 'work', instrument, parents: workable, price }),
+  // A row with another firm's quantity on the far side of a parent opens the take drawer
+  // for those parents; any other row works the quantity there.
+  const work = (instrumentId: string, workable: ParentOrder[], price: Decimal, row: LadderRow) => {
+    const far = (p: ParentOrder) => (p.direction === 'BUY' ? row.sell - row.ownSell : row.buy - row.ownBuy);
+    const takers = workable.filter((p) => far(p) > 0);
+    const first = takers[0];
+    return queryClient.fetchQuery(instrumentQueryOptions(instrumentId)).then(
+      (instrument) =>
+        setTarget(
+          first
+            ? { kind: 'take', instrument, parents: takers, price, quantity: far(first) }
+            : { kind: 'work', instrument, parents: workable, price },
+        ),
       () => {},
     );
+  };
   const editOrder = (order: Order, parent: ParentOrder) =>
     queryClient.fetchQuery(instrumentQueryOptions(order.instrument_id)).then(
       (instrument) => setTarget({ kind: 'edit', instrument, parent, order }),
@@ -131,8 +143,9 @@ export default function DashboardRoute() {
                 key={id}
                 instrumentId={id}
                 status={status.data}
-                showTip={n === 0 && bookTip !== null && !drawerOpen}
-                onWork={workable.length > 0 ? (price) => void work(id, workable, price) : undefined}
+                showTip={n === 0 && bookTip === 'INTERACT_WITH_ORDERBOOK' && !drawerOpen}
+                showTakeTip={n === 0 && bookTip === 'TAKING_LIQUIDITY_IN_ORDERBOOK' && !drawerOpen}
+                onWork={workable.length > 0 ? (price, row) => void work(id, workable, price, row) : undefined}
                 onRemove={
                   fromParents.includes(id)
                     ? undefined

@@ -1,9 +1,21 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 import Alert, { type AlertColor } from '@mui/material/Alert';
+import AlertTitle from '@mui/material/AlertTitle';
+import Button from '@mui/material/Button';
+import IconButton from '@mui/material/IconButton';
 import Snackbar from '@mui/material/Snackbar';
+import Close from '@mui/icons-material/Close';
 import { TOAST_MS } from '@/config/constants';
 
-type Toast = { message: string; type?: AlertColor; keepOpen?: boolean };
+/** Spec section 3: a toast has a message, an optional description and action, and may stay open. */
+type Toast = {
+  message: string;
+  description?: string;
+  type?: AlertColor;
+  keepOpen?: boolean;
+  /** A button in the toast; clicking it runs `onClick` and closes the toast. */
+  action?: { label: string; onClick: () => void };
+};
 type ToastContextValue = { showToast: (toast: Toast) => void };
 
 const ToastContext = createContext<ToastContextValue>({ showToast: () => {} });
@@ -17,6 +29,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   const showToast = useCallback((t: Toast) => setToast({ ...t, id: Date.now() }), []);
   const value = useMemo(() => ({ showToast }), [showToast]);
   const close = () => setToast(null);
+  const action = toast?.action;
   return (
     <ToastContext.Provider value={value}>
       {children}
@@ -28,8 +41,35 @@ export function ToastProvider({ children }: { children: ReactNode }) {
         anchorOrigin={{ vertical: 'bottom', horizontal: 'left' }}
         transitionDuration={300}
       >
-        <Alert severity={toast?.type ?? 'success'} variant="filled" onClose={close} sx={{ width: '100%' }} data-testid="toast">
-          {toast?.message}
+        <Alert
+          severity={toast?.type ?? 'success'}
+          variant="filled"
+          onClose={close}
+          sx={{ width: '100%', alignItems: 'center' }}
+          data-testid="toast"
+          action={
+            action && (
+              <>
+                <Button
+                  color="inherit"
+                  size="small"
+                  variant="outlined"
+                  onClick={() => {
+                    close();
+                    action.onClick();
+                  }}
+                >
+                  {action.label}
+                </Button>
+                <IconButton aria-label="Close" color="inherit" size="small" onClick={close} sx={{ ml: 0.5 }}>
+                  <Close fontSize="small" />
+                </IconButton>
+              </>
+            )
+          }
+        >
+          {toast?.description ? <AlertTitle sx={{ mb: 0 }}>{toast.message}</AlertTitle> : toast?.message}
+          {toast?.description}
         </Alert>
       </Snackbar>
     </ToastContext.Provider>

@@ -67,3 +67,27 @@ export const orderSchema = z.object({
   created_at: z.string(),
   updated_at: z.string(),
 }) satisfies z.ZodType<Order>;
+
+export type MatchRequest = Schemas['MatchRequestDto'];
+export type MatchRequestState = Schemas['MatchRequestStateDto'];
+
+export const matchRequestStates = [
+  'PENDING', 'ACCEPTED', 'PARTIAL_BROKER_ACCEPTED', 'BROKER_ACCEPTED', 'PARTIAL_BROKER_FILLED', 'CANCELLED',
+  'SYSTEM_CANCELLED_PRICE_OUT_OF_TICK', 'REJECTED', 'TIMED_OUT', 'BROKER_FILLED', 'BREAKDOWN',
+] as const satisfies readonly MatchRequestState[];
+
+/** A match request from the caller's side: their direction, their own child order. */
+export const matchRequestSchema = z.object({
+  order_match_request_id: z.string(),
+  instrument_id: z.string(),
+  order_id: z.string(),
+  role: z.enum(['REQUESTER', 'RESPONDER']),
+  direction: directionSchema,
+  price: z.number(),
+  quantity: z.number(),
+  iceberg: z.boolean(),
+  state: z.enum(matchRequestStates),
+  created_at: z.string(),
+  expired_at: z.string(),
+  updated_at: z.string(),
+}) satisfies z.ZodType<MatchRequest>;

@@ -56,6 +56,21 @@ const orderDto = (o: MockOrder) => ({ created_by: 'u-1', updated_at: o.created_a
 
 export const BROKER = { company_id: 'b-1', name: 'Northgate' };
 
+export type MockMatchRequest = {
+  order_match_request_id: string;
+  instrument_id: string;
+  order_id: string;
+  role: 'REQUESTER' | 'RESPONDER';
+  direction: 'BUY' | 'SELL';
+  price: number;
+  quantity: number;
+  iceberg: boolean;
+  state: string;
+  created_at: string;
+  expired_at: string;
+  updated_at: string;
+};
+
 export const trading = {
   instruments: [] as MockInstrument[],
   parents: [] as MockParent[],
@@ -63,8 +78,31 @@ export const trading = {
   levels: new Map<string, { price: number; buy_quantity: number; sell_quantity: number; own_buy_quantity: number; own_sell_quantity: number }[]>(),
   status: { open: true, parent_orders_open: true, closing_soon: false },
   requests: [] as { method: string; path: string; body: unknown }[],
+  /** What a take would hit (the dry run), and the match requests there are. */
+  breakdown: [] as { price: number; quantity: number; responding_broker_name: string; responding_order_iceberg: boolean }[],
+  matchRequests: [] as MockMatchRequest[],
   nextId: 1,
 };
+
+export function addMatchRequest(overrides: Partial<MockMatchRequest> = {}): MockMatchRequest {
+  const m: MockMatchRequest = {
+    order_match_request_id: `m-${trading.nextId++}`,
+    instrument_id: 'i-1',
+    order_id: `o-${trading.nextId++}`,
+    role: 'RESPONDER',
+    direction: 'SELL',
+    price: -0.02,
+    quantity: 1000,
+    iceberg: false,
+    state: 'PENDING',
+    created_at: new Date().toISOString(),
+    expired_at: new Date(Date.now() + 5 * 60_000).toISOString(),
+    updated_at: new Date().toISOString(),
+    ...overrides,
+  };
+  trading.matchRequests.push(m);
+  return m;
+}
 
 export function resetOrderMocks() {
   stomp.subscriptions = [];
@@ -78,6 +116,8 @@ export function resetOrderMocks() {
   trading.levels = new Map();
   trading.status = { open: true, parent_orders_open: true, closing_soon: false };
   trading.requests = [];
+  trading.breakdown = [];
+  trading.matchRequests = [];
   trading.nextId = 1;
 }
 
@@ -123,7 +163,7 @@ function recompute(parent: MockParent) {
 const signedInOnly: HttpHandler[] = [
   http.all('*/api/*', async ({ request }) => {
     const path = new URL(request.url).pathname;
-    const isTrading = /^\/api\/(platform|instruments|companies|parent-orders|orders)(\/|$)/.test(path);
+    const isTrading = /^\/api\/(platform|instruments|companies|parent-orders|orders|order-match-requests)(\/|$)/.test(path);
     if (!isTrading) return undefined;
     if (!signedIn(request)) return problem(401, 'Not signed in.');
     await record(request);
@@ -218,6 +258,30 @@ export const orderHandlers: HttpHandler[] = [
     const parent = trading.parents.find((p) => p.parent_order_id === o.parent_order_id);
     if (parent) recompute(parent);
     return HttpResponse.json(orderDto(o));
+  }),
+  http.post('*/api/order-match-requests', async ({ request }) => {
+    const body = (await request.json()) as { dry_run?: boolean; quantity: number; price: number };
+    if (body.dry_run) return HttpResponse.json(trading.breakdown);
+    if (trading.breakdown.length === 0) return problem(409, 'This trade could not be matched due to your trade criteria');
+    const sent = trading.breakdown.map((b) =>
+      addMatchRequest({ role: 'REQUESTER', direction: 'BUY', price: b.price, quantity: b.quantity, iceberg: b.responding_order_iceberg }),
+    );
+    return HttpResponse.json(sent, { status: 201 });
+  }),
+  http.get('*/api/order-match-requests/:id', ({ params }) => {
+    const m = trading.matchRequests.find((x) => x.order_match_request_id === params.id);
+    return m ? HttpResponse.json(m) : problem(404, 'Match request not found.');
+  }),
+  http.patch('*/api/order-match-requests/:id', async ({ request, params }) => {
+    const m = trading.matchRequests.find((x) => x.order_match_request_id === params.id);
+    if (!m) return problem(404, 'Match request not found.');
+    if (m.state !== 'PENDING') return problem(409, 'This match request is no longer pending.');
+    m.state = ((await request.json()) as { state: string }).state;
+    // The received notification follows its request, as on the server.
+    for (const n of db.notifications.filter((x) => x.order_match_request_id === m.order_match_request_id)) {
+      n.status = m.state as typeof n.status;
+    }
+    return HttpResponse.json(m);
   }),
   http.delete('*/api/orders/:id', ({ params }) => {
     const o = trading.orders.find((x) => x.order_id === params.id);

@@ -1,17 +1,12 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiFetch } from '@/lib/api-client';
-import { pageSchema } from '@/lib/api/dto';
+import { matchRequestStates, pageSchema } from '@/lib/api/dto';
 import type { components } from '@/lib/api/schema';
 
 export type Notification = components['schemas']['NotificationDto'];
-type MatchRequestState = components['schemas']['MatchRequestStateDto'];
 type NotificationType = components['schemas']['NotificationTypeDto'];
 
-const states = [
-  'PENDING', 'ACCEPTED', 'PARTIAL_BROKER_ACCEPTED', 'BROKER_ACCEPTED', 'PARTIAL_BROKER_FILLED', 'CANCELLED',
-  'SYSTEM_CANCELLED_PRICE_OUT_OF_TICK', 'REJECTED', 'TIMED_OUT', 'BROKER_FILLED', 'BREAKDOWN',
-] as const satisfies readonly MatchRequestState[];
 const types = [
   'MATCH_REQUEST_ACCEPTED', 'MATCH_REQUEST_CANCELLED', 'MATCH_REQUEST_RECEIVED', 'MATCH_REQUEST_REJECTED',
   'MATCH_REQUEST_TIMED_OUT', 'MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE',
@@ -20,7 +15,7 @@ const types = [
 export const notificationSchema = z.object({
   notification_id: z.string(),
   type: z.enum(types),
-  status: z.enum(states),
+  status: z.enum(matchRequestStates),
   instrument_id: z.string(),
   order_match_request_id: z.string(),
   role: z.enum(['REQUESTER', 'RESPONDER']),

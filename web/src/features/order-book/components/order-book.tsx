@@ -30,12 +30,19 @@ export const BOOK_MIN_WIDTH = 250;
 type Props = {
   instrumentId: string;
   status: PlatformStatus | undefined;
-  /** Set when the caller has quantity left to work on this instrument. */
-  onWork?: (price: Decimal) => void;
+  /** Set when the caller has quantity left to work on this instrument: a row was chosen. */
+  onWork?: (price: Decimal, row: LadderRow) => void;
   onRemove?: () => void;
   /** Show the INTERACT_WITH_ORDERBOOK onboarding tip on this book. */
   showTip?: boolean;
+  /** Show the TAKING_LIQUIDITY_IN_ORDERBOOK tip on the first row with another firm's quantity. */
+  showTakeTip?: boolean;
 };
+
+/** Another firm's quantity rests on this row (what a take can hit). */
+export function hasOthersLiquidity(row: LadderRow): boolean {
+  return row.buy > row.ownBuy || row.sell > row.ownSell;
+}
 
 function Quantity({ value, own, side }: { value: number; own: number; side: 'buy' | 'sell' }) {
   return (
@@ -57,7 +64,7 @@ function Quantity({ value, own, side }: { value: number; own: number; side: 'buy
   );
 }
 
-function Row({ row, onWork }: { row: LadderRow; onWork?: (price: Decimal) => void }) {
+function Row({ row, onWork }: { row: LadderRow; onWork?: (price: Decimal, row: LadderRow) => void }) {
   const clickable = row.tradable && onWork !== undefined;
   return (
     <Box
@@ -67,13 +74,13 @@ function Row({ row, onWork }: { row: LadderRow; onWork?: (price: Decimal) => voi
       aria-label={`Price ${row.text}${row.buy ? `, buy ${formatK(row.buy)}` : ''}${row.sell ? `, sell ${formatK(row.sell)}` : ''}`}
       data-price={row.text}
       data-testid="ladder-row"
-      onClick={clickable ? () => onWork(row.price) : undefined}
+      onClick={clickable ? () => onWork(row.price, row) : undefined}
       onKeyDown={
         clickable
           ? (e) => {
               if (e.key === 'Enter' || e.key === ' ') {
                 e.preventDefault();
-                onWork(row.price);
+                onWork(row.price, row);
               }
             }
           : undefined
@@ -106,7 +113,7 @@ function Row({ row, onWork }: { row: LadderRow; onWork?: (price: Decimal) => voi
 }
 
 /** One instrument's anonymous block book with its price ladder (spec sections 2 and 9). */
-export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = false }: Props) {
+export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = false, showTakeTip = false }: Props) {
   const { product_name } = useAppConfig();
   const queryClient = useQueryClient();
   const instrument = useInstrument(instrumentId);
@@ -136,6 +143,7 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
 
   const closed = status !== undefined && !status.open;
   const i = instrument.data;
+  const takeTipRow = showTakeTip && !closed && onWork ? rows.find((r) => r.tradable && hasOthersLiquidity(r)) : undefined;
   return (
     <Paper
       variant="outlined"
@@ -196,7 +204,15 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
             The order book could not be loaded.
           </Typography>
         ) : (
-          rows.map((row) => <Row key={row.text} row={row} onWork={closed ? undefined : onWork} />)
+          rows.map((row) =>
+            row === takeTipRow ? (
+              <OnboardingTip key={row.text} step="TAKING_LIQUIDITY_IN_ORDERBOOK" show placement="left" fullWidth>
+                <Row row={row} onWork={closed ? undefined : onWork} />
+              </OnboardingTip>
+            ) : (
+              <Row key={row.text} row={row} onWork={closed ? undefined : onWork} />
+            ),
+          )
         )}
       </Box>
       {closed && (

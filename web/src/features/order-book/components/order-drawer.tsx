@@ -1,7 +1,8 @@
-import { useEffect, useMemo } from 'react';
+import { type ReactNode, useEffect, useMemo } from 'react';
 import { Controller, useForm, useWatch, type Control } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
 import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import FormControl from '@mui/material/FormControl';
 import FormControlLabel from '@mui/material/FormControlLabel';
@@ -11,7 +12,13 @@ import InputAdornment from '@mui/material/InputAdornment';
 import MenuItem from '@mui/material/MenuItem';
 import Radio from '@mui/material/Radio';
 import RadioGroup from '@mui/material/RadioGroup';
+import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import Add from '@mui/icons-material/Add';
@@ -26,8 +33,10 @@ import { OnboardingTip, useNextTip } from '@/components/ui/onboarding-tip';
 import type { Instrument, Order } from '@/lib/api/dto';
 import type { components } from '@/lib/api/schema';
 import { formatPrice, truncateName } from '@/lib/trading-format';
+import { useDebounced } from '@/lib/use-debounced';
 import { useCreateOrder } from '../api/create-order';
 import { useEditOrder } from '../api/edit-order';
+import { type TakeBody, useDryRun, useTake } from '../api/take';
 import { useCompany } from '../api/get-company';
 import {
   availableQuantity,
@@ -39,6 +48,8 @@ import {
   orderChanges,
   orderFormDefaults,
   orderFormSchema,
+  takeDefaults,
+  takeRequestBody,
   type OrderForm as OrderFormValues,
 } from '../lib/order-form';
 
@@ -46,7 +57,14 @@ type ParentOrder = components['schemas']['ParentOrderDto'];
 
 export type OrderDrawerTarget =
   | { kind: 'work'; instrument: Instrument; parents: ParentOrder[]; price: Decimal }
+  /** Take the other side's liquidity at a price: `quantity` is what the row shows. */
+  | { kind: 'take'; instrument: Instrument; parents: ParentOrder[]; price: Decimal; quantity: number }
   | { kind: 'edit'; instrument: Instrument; parent: ParentOrder; order: Order };
+
+/** Spec section 8: a take that matches nothing. */
+export const NOTHING_MATCHED = 'This trade could not be matched due to your trade criteria';
+/** Spec section 5: the dry run follows the form 700 ms after its last change. */
+export const DRY_RUN_DEBOUNCE_MS = 700;
 
 const number = new Intl.NumberFormat('en-GB');
 
@@ -94,7 +112,7 @@ type Props = { target: OrderDrawerTarget | null; onClose: () => void };
 /** The right-hand drawer to work the remaining quantity at a price, or to edit a working child order. */
 export function OrderDrawer({ target, onClose }: Props) {
   // Keyed so each opening starts from the clicked row or the order's values.
-  return target && <OrderForm key={target.kind === 'edit' ? target.order.order_id : `${target.instrument.instrument_id}-${target.price.units}-${target.price.scale}`} target={target} onClose={onClose} />;
+  return target && <OrderForm key={target.kind === 'edit' ? target.order.order_id : `${target.kind}-${target.instrument.instrument_id}-${target.price.units}-${target.price.scale}`} target={target} onClose={onClose} />;
 }
 
 function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: () => void }) {
@@ -107,14 +125,16 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
   const tick = dec(instrument.tick_size);
   const places = decimalsOf(tick);
   const editing = target.kind === 'edit';
+  const taking = target.kind === 'take';
+  const take = useTake();
   const original = target.kind === 'edit' ? target.order : null;
   // The target is fixed for the form's life (the drawer is keyed on it), so is the schema.
-  const context = useMemo(() => ({ instrument, parents: target.kind === 'work' ? target.parents : [target.parent], original }), [target, instrument, original]);
+  const context = useMemo(() => ({ instrument, parents: target.kind === 'edit' ? [target.parent] : target.parents, original }), [target, instrument, original]);
   const schema = useMemo(() => orderFormSchema(context), [context]);
   const form = useForm<OrderFormValues>({
     resolver: zodResolver(schema),
     mode: 'onChange',
-    defaultValues: orderFormDefaults(context, target.kind === 'work' ? toFixed(target.price, places) : ''),
+    defaultValues: target.kind === 'edit' ? orderFormDefaults(context, '') : target.kind === 'work' ? orderFormDefaults(context, toFixed(target.price, places)) : takeDefaults(context, toFixed(target.price, places), target.quantity),
   });
   const { control, trigger } = form;
   // Spec section 5: the price and quantity messages show from the opening (the row or the order may break the rules).
@@ -129,9 +149,28 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
   const available = availableQuantity(parent, original);
   const eligible = parent?.eligible_brokers ?? [];
   const brokerId = effectiveBroker(brokerChoice, parent, company.data?.default_broker?.company_id);
-  const saving = editing ? edit : create;
-  const pending = create.isPending || edit.isPending;
-  const tip = useNextTip(editing ? [] : ['LEAVING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER']);
+  const saving = editing ? edit : taking ? take : create;
+  const pending = create.isPending || edit.isPending || take.isPending;
+  const tip = useNextTip(editing || taking ? [] : ['LEAVING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER']);
+  const values = useWatch({ control });
+  // The dry run follows the valid form, 700 ms after its last change (compared as text, so
+  // a re-render with the same values does not restart the wait).
+  const takeJson = taking && form.formState.isValid && parent ? JSON.stringify(takeRequestBody(values as OrderFormValues, parent, brokerId)) : null;
+  const debouncedJson = useDebounced(takeJson, DRY_RUN_DEBOUNCE_MS);
+  const settled = takeJson !== null && takeJson === debouncedJson;
+  const dryRunBody = useMemo(() => (settled && debouncedJson ? (JSON.parse(debouncedJson) as TakeBody) : null), [settled, debouncedJson]);
+  const dryRun = useDryRun(dryRunBody);
+
+  /** Works the form's quantity at its price: what 'Leave passive' does when nothing matches. */
+  const workPassive = (f: OrderFormValues) => {
+    if (!parent) return;
+    create.mutate(createOrderBody({ ...f, iceberg: false }, instrument, parent, brokerId), {
+      onSuccess: (o) => {
+        showToast({ message: `Your order to ${o.direction === 'BUY' ? 'buy' : 'sell'} ${number.format(o.quantity)} at ${formatPrice(o.price, instrument.tick_size)} is working.` });
+        onClose();
+      },
+    });
+  };
 
   const step = (ticks: number) => {
     const current = parseDecimal(form.getValues('price'));
@@ -140,6 +179,25 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
 
   const submit = (values: OrderFormValues) => {
     if (!parent) return;
+    if (taking) {
+      take.mutate(takeRequestBody(values, parent, brokerId), {
+        onSuccess: (sent) => {
+          const quantity = sent.reduce((n, m) => n + m.quantity, 0);
+          showToast({
+            message: sent.length === 1 ? 'Match request sent' : `${sent.length} match requests sent`,
+            description: `${number.format(quantity)} at ${sent.map((m) => formatPrice(m.price, instrument.tick_size)).join(', ')}: the counterparty has 5 minutes to answer.`,
+          });
+          onClose();
+        },
+        onError: (e) => {
+          // Spec section 8: the liquidity went meanwhile; the toast's action works the quantity at that price.
+          if (!(e instanceof ApiError && e.detail === NOTHING_MATCHED)) return;
+          onClose();
+          showToast({ message: NOTHING_MATCHED, type: 'info', keepOpen: true, action: { label: 'Leave passive', onClick: () => workPassive(values) } });
+        },
+      });
+      return;
+    }
     if (original) {
       const changed = orderChanges(values, original);
       if (Object.keys(changed).length === 0) return onClose();
@@ -167,8 +225,8 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
   return (
     <FormDrawer
       form={form}
-      title={editing ? 'Edit order' : 'Work order'}
-      submitLabel={editing ? 'Apply changes' : 'Place order'}
+      title={editing ? 'Edit order' : taking ? 'Take liquidity' : 'Work order'}
+      submitLabel={editing ? 'Apply changes' : taking ? 'Send match request' : 'Place order'}
       pending={pending}
       error={saving.error}
       errorText={saveError}
@@ -210,9 +268,11 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
         serverError={serverFieldError(saving.error, 'quantity')}
         slotProps={{ htmlInput: { inputMode: 'numeric' } }}
       />
-      <OnboardingTip step="FIRST_ICEBERG_ORDER" show={tip === 'FIRST_ICEBERG_ORDER'} placement="left" inDrawer>
-        <FormSwitch control={control} name="iceberg" label="Iceberg (show only the minimum block)" />
-      </OnboardingTip>
+      {!taking && (
+        <OnboardingTip step="FIRST_ICEBERG_ORDER" show={tip === 'FIRST_ICEBERG_ORDER'} placement="left" inDrawer>
+          <FormSwitch control={control} name="iceberg" label="Iceberg (show only the minimum block)" />
+        </OnboardingTip>
+      )}
       <Controller
         control={control}
         name="residual"
@@ -251,6 +311,76 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
           </TextField>
         )}
       />
+      {taking && (
+        <DryRun
+          ready={takeJson !== null}
+          settled={settled}
+          query={dryRun}
+          tickSize={instrument.tick_size}
+          leavePassive={
+            <Button variant="outlined" onClick={() => workPassive(form.getValues())} disabled={pending}>
+              Leave passive
+            </Button>
+          }
+        />
+      )}
     </FormDrawer>
+  );
+}
+
+/** Spec section 3: what the take would hit, best price first; nothing of the other firm but its broker. */
+type DryRunProps = { ready: boolean; settled: boolean; query: ReturnType<typeof useDryRun>; tickSize: number; leavePassive: ReactNode };
+
+function DryRun({ ready, settled, query, tickSize, leavePassive }: DryRunProps) {
+  const waiting = ready && (!settled || query.isFetching);
+  return (
+    <Box component="section" aria-label="Match preview" aria-busy={waiting}>
+      <Typography variant="overline" color="text.secondary">
+        Match preview
+      </Typography>
+      {!ready ? (
+        <Typography variant="body2" color="text.secondary">
+          Enter a valid price and quantity to see what you would match.
+        </Typography>
+      ) : waiting && !query.data ? (
+        <Stack spacing={0.5}>
+          <Skeleton height={28} />
+          <Skeleton height={28} />
+        </Stack>
+      ) : query.isError ? (
+        <Typography variant="body2" color="error">
+          {saveError(query.error)}
+        </Typography>
+      ) : query.data && query.data.length === 0 ? (
+        <Stack spacing={1.5} sx={{ alignItems: 'flex-start' }}>
+          <Typography variant="body2" color="text.secondary" role="status">
+            {NOTHING_MATCHED}
+          </Typography>
+          {leavePassive}
+        </Stack>
+      ) : (
+        <Table size="small" aria-label="Orders you would match" sx={{ opacity: waiting ? 0.6 : 1 }}>
+          <TableHead>
+            <TableRow>
+              <TableCell>Price</TableCell>
+              <TableCell align="right">Quantity</TableCell>
+              <TableCell>Broker</TableCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {(query.data ?? []).map((b, n) => (
+              <TableRow key={n}>
+                <TableCell>{formatPrice(b.price, tickSize)}</TableCell>
+                <TableCell align="right">
+                  {number.format(b.quantity)}
+                  {b.responding_order_iceberg && <Chip size="small" label="Iceberg" variant="outlined" sx={{ ml: 1 }} />}
+                </TableCell>
+                <TableCell>{b.responding_broker_name}</TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      )}
+    </Box>
   );
 }

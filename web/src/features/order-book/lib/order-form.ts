@@ -56,6 +56,25 @@ export function orderFormDefaults({ instrument, parents, original }: OrderFormCo
   };
 }
 
+/** A take starts from the row's price, with what the row shows (within what the parent has left), residual No. */
+export function takeDefaults(context: OrderFormContext, price: string, shown: number): OrderForm {
+  const defaults = orderFormDefaults(context, price);
+  const tradable = context.parents[0]?.quantities.tradable ?? 0;
+  const quantity = shown >= context.instrument.min_quantity ? Math.min(shown, tradable) : tradable;
+  return { ...defaults, quantity: String(quantity), residual: false };
+}
+
+/** The POST /order-match-requests body of a valid form (the caller adds dry_run). */
+export function takeRequestBody(f: OrderForm, parent: ParentOrder, brokerId: string): components['schemas']['MatchRequestRequest'] {
+  return {
+    requesting_parent_order_id: parent.parent_order_id,
+    price: priceValue(parseDecimal(f.price)) ?? 0,
+    quantity: parseQuantity(f.quantity) ?? 0,
+    requesting_broker_id: brokerId,
+    residual: f.residual,
+  };
+}
+
 /**
  * The messages under the price and quantity fields. An empty price or quantity, no parent
  * order or no broker to send to have none: they only keep submit disabled (INCOMPLETE).

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import Badge from '@mui/material/Badge';
 import Box from '@mui/material/Box';
@@ -7,6 +7,7 @@ import Divider from '@mui/material/Divider';
 import IconButton from '@mui/material/IconButton';
 import List from '@mui/material/List';
 import ListItem from '@mui/material/ListItem';
+import ListItemButton from '@mui/material/ListItemButton';
 import ListItemText from '@mui/material/ListItemText';
 import Popover from '@mui/material/Popover';
 import Skeleton from '@mui/material/Skeleton';
@@ -16,8 +17,10 @@ import { useInstrument } from '@/lib/api/get-instrument';
 import { formatDateTime } from '@/lib/format-date';
 import { useTopic } from '@/lib/realtime';
 import { truncateName } from '@/lib/trading-format';
-import { notificationsQueryKey, useNotifications, type Notification } from '../api/get-notifications';
+import { notificationsQueryKey, notificationsQueryOptions, useNotifications, type Notification } from '../api/get-notifications';
 import { useMarkRead } from '../api/mark-read';
+import { MatchRequestDrawer } from './match-request-drawer';
+import { NotificationView } from './notification-view';
 
 /** Spec section 4: the menu is 408 to 432 px wide. */
 export const MENU_WIDTH = 420;
@@ -67,32 +70,34 @@ function notificationText(n: Notification): string {
   }
 }
 
-function Item({ n }: { n: Notification }) {
+function Item({ n, onOpen }: { n: Notification; onOpen: (n: Notification) => void }) {
   const instrument = useInstrument(n.instrument_id);
   return (
-    <ListItem alignItems="flex-start" sx={{ px: 2, bgcolor: n.read ? undefined : 'action.hover' }} data-testid="notification">
-      <ListItemText
-        primary={notificationTitle(n)}
-        slotProps={{ primary: { sx: { fontWeight: 600 } } }}
-        secondary={
-          <>
-            <Box component="span" sx={{ display: 'block' }}>
-              {instrument.data ? truncateName(instrument.data.name) : <Skeleton component="span" width={140} />}
-            </Box>
-            <Box component="span" sx={{ display: 'block' }}>
-              {notificationText(n)}
-            </Box>
-            <Box component="span" sx={{ display: 'block' }}>
-              {formatDateTime(n.created_at)}
-            </Box>
-          </>
-        }
-      />
+    <ListItem disablePadding sx={{ bgcolor: n.read ? undefined : 'action.hover' }} data-testid="notification">
+      <ListItemButton alignItems="flex-start" sx={{ px: 2 }} onClick={() => onOpen(n)}>
+        <ListItemText
+          primary={notificationTitle(n)}
+          slotProps={{ primary: { sx: { fontWeight: 600 } } }}
+          secondary={
+            <>
+              <Box component="span" sx={{ display: 'block' }}>
+                {instrument.data ? truncateName(instrument.data.name) : <Skeleton component="span" width={140} />}
+              </Box>
+              <Box component="span" sx={{ display: 'block' }}>
+                {notificationText(n)}
+              </Box>
+              <Box component="span" sx={{ display: 'block' }}>
+                {formatDateTime(n.created_at)}
+              </Box>
+            </>
+          }
+        />
+      </ListItemButton>
     </ListItem>
   );
 }
 
-function Section({ title, items, empty }: { title: string; items: Notification[]; empty?: string }) {
+function Section({ title, items, empty, onOpen }: { title: string; items: Notification[]; empty?: string; onOpen: (n: Notification) => void }) {
   return (
     <Box component="section" aria-label={title}>
       <Typography variant="overline" color="text.secondary" sx={{ px: 2, display: 'block' }}>
@@ -107,7 +112,7 @@ function Section({ title, items, empty }: { title: string; items: Notification[]
       ) : (
         <List dense disablePadding>
           {items.map((n) => (
-            <Item key={n.notification_id} n={n} />
+            <Item key={n.notification_id} n={n} onOpen={onOpen} />
           ))}
         </List>
       )}
@@ -125,11 +130,16 @@ export function NotificationsBell() {
   const notifications = useNotifications();
   const markRead = useMarkRead();
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
+  // The notification shown on its own, and the match request under review in the drawer.
+  const [viewing, setViewing] = useState<string | null>(null);
+  const [reviewing, setReviewing] = useState<string | null>(null);
+  const [dismissed, setDismissed] = useState<ReadonlySet<string>>(() => new Set());
   useTopic('/user/topic/notifications', () => {
     void queryClient.invalidateQueries({ queryKey: notificationsQueryKey });
+    void queryClient.invalidateQueries({ queryKey: ['order-match-requests'] });
   });
 
-  const items = notifications.data?.items ?? [];
+  const items = useMemo(() => notifications.data?.items ?? [], [notifications.data]);
   const active = items.filter((n) => n.status === 'PENDING');
   const history = items.filter((n) => HISTORY.includes(n.status));
   const open = (el: HTMLElement) => {
@@ -138,6 +148,32 @@ export function NotificationsBell() {
     const unread = items.filter((n) => !n.read).map((n) => n.notification_id);
     if (unread.length > 0) markRead.mutate(unread);
     else void queryClient.invalidateQueries({ queryKey: notificationsQueryKey });
+  };
+
+  // Spec section 4: unread notifications open by themselves, pending first.
+  const unseen = items.filter((n) => !n.read && !dismissed.has(n.notification_id));
+  const next = (unseen.find((n) => n.status === 'PENDING') ?? unseen[0])?.notification_id ?? null;
+  // Adjusted while rendering (not in an effect), so the view opens in the same paint.
+  if (viewing === null && reviewing === null && anchor === null && next !== null) setViewing(next);
+  const shown = items.find((n) => n.notification_id === viewing) ?? null;
+  // Archived or gone meanwhile: nothing to show.
+  if (viewing !== null && notifications.data && shown === null) setViewing(null);
+  // Non-pending notifications are read once shown; a pending one when it is closed or reviewed.
+  const shownReadable = shown !== null && !shown.read && shown.status !== 'PENDING' ? shown.notification_id : null;
+  const { mutate: mark } = markRead;
+  useEffect(() => {
+    if (shownReadable) mark([shownReadable]);
+  }, [shownReadable, mark]);
+  const closeView = useCallback(() => {
+    if (!viewing) return;
+    setDismissed((d) => new Set(d).add(viewing));
+    const n = items.find((x) => x.notification_id === viewing);
+    if (n && !n.read) mark([viewing]);
+    setViewing(null);
+  }, [viewing, items, mark]);
+  const show = (n: Notification) => {
+    setAnchor(null);
+    setViewing(n.notification_id);
   };
 
   return (
@@ -180,11 +216,11 @@ export function NotificationsBell() {
           </Typography>
         ) : (
           <>
-            <Section title="Active" items={active} empty="You're all caught up! No new notifications" />
+            <Section title="Active" items={active} empty="You're all caught up! No new notifications" onOpen={show} />
             {history.length > 0 && (
               <>
                 <Divider />
-                <Section title="History" items={history} />
+                <Section title="History" items={history} onOpen={show} />
               </>
             )}
           </>
@@ -194,6 +230,32 @@ export function NotificationsBell() {
           <Button onClick={() => setAnchor(null)}>Close</Button>
         </Box>
       </Popover>
+      {shown && (
+        <NotificationView
+          key={shown.notification_id}
+          notification={shown}
+          title={notificationTitle(shown)}
+          text={notificationText(shown)}
+          onClose={closeView}
+          onReview={() => {
+            closeView();
+            setReviewing(shown.order_match_request_id);
+          }}
+        />
+      )}
+      <MatchRequestDrawer
+        id={reviewing}
+        onClose={() => setReviewing(null)}
+        onAccepted={() => {
+          // The celebration: the received notification, now accepted, shown once more.
+          const received = items.find((n) => n.order_match_request_id === reviewing && n.type === 'MATCH_REQUEST_RECEIVED');
+          if (!received) return;
+          queryClient.setQueryData(notificationsQueryOptions().queryKey, (page) =>
+            page && { ...page, items: page.items.map((n) => (n.notification_id === received.notification_id ? { ...n, status: 'ACCEPTED' as const } : n)) },
+          );
+          show(received);
+        }}
+      />
     </>
   );
 }

@@ -1,0 +1,86 @@
+import { waitFor, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { db, type MockNotification } from '@/testing/mocks/db';
+import { addMatchRequest, trading } from '@/testing/mocks/order-handlers';
+import { renderApp, screen } from '@/testing/test-utils';
+
+/** A pending request received (SELL 1000 at -0.020) and its unread notification. */
+function received(secondsLeft = 300, overrides: Partial<MockNotification> = {}) {
+  const expired_at = new Date(Date.now() + secondsLeft * 1000).toISOString();
+  const m = addMatchRequest({ expired_at });
+  const n: MockNotification = {
+    notification_id: `n-${db.notifications.length + 1}`,
+    type: 'MATCH_REQUEST_RECEIVED',
+    status: 'PENDING',
+    instrument_id: 'i-1',
+    order_match_request_id: m.order_match_request_id,
+    role: 'RESPONDER',
+    read: false,
+    archived: false,
+    created_at: new Date().toISOString(),
+    expired_at,
+    ...overrides,
+  };
+  db.notifications.push(n);
+  return { m, n };
+}
+
+const answers = () => trading.requests.filter((r) => r.method === 'PATCH' && r.path.startsWith('/api/order-match-requests/')).map((r) => r.body);
+
+describe('a match request received', () => {
+  it('opens by itself with its terms and countdown; Review opens the drawer, Accept is celebrated', async () => {
+    const { m } = received();
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    const view = await screen.findByRole('dialog', { name: 'Match request' });
+    expect(await within(view).findByText('You sell 1,000 at -0.020')).toBeInTheDocument();
+    expect(within(view).getByRole('timer', { name: 'Time to action' })).toHaveTextContent(/Time to action(5:00|4:59)/);
+
+    await user.click(within(view).getByRole('button', { name: 'Review' }));
+    const drawer = (await screen.findByRole('heading', { name: 'Match request', level: 2 })).closest('.MuiDrawer-paper') as HTMLElement;
+    expect(await within(drawer).findByText('You sell 1,000 at -0.020')).toBeInTheDocument();
+    expect(within(drawer).getByRole('timer', { name: 'Time to action' })).toBeInTheDocument();
+    await user.click(within(drawer).getByRole('button', { name: 'Accept' }));
+    expect(await screen.findByRole('dialog', { name: 'Match request accepted' })).toBeInTheDocument();
+    expect(answers()).toEqual([{ state: 'ACCEPTED' }]);
+    expect(m.state).toBe('ACCEPTED');
+    // The pending one was read once reviewed.
+    await waitFor(() => expect(db.notifications[0]?.read).toBe(true));
+  });
+
+  it('asks before a rejection, with the Reliability Score, then closes', async () => {
+    received();
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    const view = await screen.findByRole('dialog', { name: 'Match request' });
+    await user.click(within(view).getByRole('button', { name: 'Reject' }));
+    let confirm = await screen.findByRole('dialog', { name: 'Are you sure you want to reject this offer?' });
+    expect(confirm).toHaveTextContent('Rejecting cancels your working order and affects your Reliability Score (now 92%).');
+    await user.click(within(confirm).getByRole('button', { name: 'Back' }));
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Are you sure you want to reject this offer?' })).not.toBeInTheDocument());
+    expect(answers()).toEqual([]);
+
+    await user.click(within(view).getByRole('button', { name: 'Reject' }));
+    confirm = await screen.findByRole('dialog', { name: 'Are you sure you want to reject this offer?' });
+    await user.click(within(confirm).getByRole('button', { name: 'Yes reject' }));
+    await waitFor(() => expect(screen.queryByTestId('notification-view')).not.toBeInTheDocument());
+    expect(answers()).toEqual([{ state: 'REJECTED' }]);
+  });
+
+  it('closes by itself when the countdown ends', async () => {
+    received(2);
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });
+    const view = await screen.findByRole('dialog', { name: 'Match request' });
+    expect(within(view).getByRole('button', { name: 'Review' })).toBeEnabled();
+    await vi.advanceTimersByTimeAsync(3000);
+    await waitFor(() => expect(screen.queryByTestId('notification-view')).not.toBeInTheDocument());
+    expect(answers()).toEqual([]);
+  });
+
+  it('shows an ended request with its words and marks it read at once', async () => {
+    received(300, { type: 'MATCH_REQUEST_CANCELLED', status: 'CANCELLED' });
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    const view = await screen.findByRole('dialog', { name: 'Match request withdrawn' });
+    expect(view).toHaveTextContent('The counterparty withdrew the match request.');
+    await waitFor(() => expect(db.notifications[0]?.read).toBe(true));
+    expect(within(view).queryByRole('button', { name: 'Review' })).not.toBeInTheDocument();
+  });
+});

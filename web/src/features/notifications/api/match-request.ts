@@ -1,0 +1,31 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { apiFetch } from '@/lib/api-client';
+import { type MatchRequestState, matchRequestSchema } from '@/lib/api/dto';
+import { useRefreshOrders } from '@/lib/api/trading-keys';
+import { notificationsQueryKey } from './get-notifications';
+
+export const matchRequestQueryKey = (id: string) => ['order-match-requests', id] as const;
+
+/** GET /order-match-requests/{id}: the request from the caller's side. */
+export function useMatchRequest(id: string | null) {
+  return useQuery({
+    queryKey: matchRequestQueryKey(id ?? ''),
+    queryFn: ({ signal }) => apiFetch(`/order-match-requests/${encodeURIComponent(id ?? '')}`, { schema: matchRequestSchema, signal }),
+    enabled: id !== null,
+  });
+}
+
+/** PATCH /order-match-requests/{id} {state}: the responder accepts or rejects, the requester withdraws. */
+export function useAnswerMatchRequest() {
+  const queryClient = useQueryClient();
+  const refresh = useRefreshOrders();
+  return useMutation({
+    mutationFn: ({ id, state }: { id: string; state: Extract<MatchRequestState, 'ACCEPTED' | 'REJECTED' | 'CANCELLED'> }) =>
+      apiFetch(`/order-match-requests/${encodeURIComponent(id)}`, { method: 'PATCH', body: { state }, schema: matchRequestSchema }),
+    onSuccess: (m) => {
+      queryClient.setQueryData(matchRequestQueryKey(m.order_match_request_id), m);
+      void queryClient.invalidateQueries({ queryKey: notificationsQueryKey });
+      refresh(m.instrument_id);
+    },
+  });
+}

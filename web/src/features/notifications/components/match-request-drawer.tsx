@@ -1,0 +1,98 @@
+import { useEffect, useState } from 'react';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { serverErrorText } from '@/components/form/form-drawer';
+import { DrawerHeader, SideDrawer } from '@/components/ui/side-drawer';
+import { useSecondsLeft } from '@/lib/use-seconds-left';
+import { useAnswerMatchRequest, useMatchRequest } from '../api/match-request';
+import { MatchSummary, RejectDialog, TimeToAction } from './match-request-parts';
+
+type Props = {
+  /** The match request to review; null when closed. */
+  id: string | null;
+  onClose: () => void;
+  /** The responder accepted it. */
+  onAccepted: () => void;
+};
+
+/**
+ * The match request drawer (spec sections 2 and 4): what it trades and the 'Time to action'
+ * countdown; the responder accepts or rejects (after a confirmation), the requester may
+ * withdraw. Accept and reject are disabled at zero, and the drawer closes when time runs out
+ * or the request is no longer pending.
+ */
+export function MatchRequestDrawer({ id, onClose, onAccepted }: Props) {
+  return (
+    <SideDrawer open={id !== null} onClose={onClose}>
+      {id && <Review key={id} id={id} onClose={onClose} onAccepted={onAccepted} />}
+    </SideDrawer>
+  );
+}
+
+function Review({ id, onClose, onAccepted }: { id: string; onClose: () => void; onAccepted: () => void }) {
+  const request = useMatchRequest(id);
+  const answer = useAnswerMatchRequest();
+  const [rejecting, setRejecting] = useState(false);
+  const m = request.data;
+  const seconds = useSecondsLeft(m?.expired_at);
+  const pending = m?.state === 'PENDING';
+  const over = seconds === 0 || (m !== undefined && !pending);
+
+  useEffect(() => {
+    if (over && !answer.isPending) onClose();
+  }, [over, answer.isPending, onClose]);
+
+  const send = (state: 'ACCEPTED' | 'REJECTED' | 'CANCELLED') =>
+    answer.mutate(
+      { id, state },
+      {
+        onSuccess: () => {
+          setRejecting(false);
+          if (state === 'ACCEPTED') onAccepted();
+          onClose();
+        },
+      },
+    );
+  const responder = m?.role === 'RESPONDER';
+  const disabled = !pending || seconds === 0 || answer.isPending;
+  return (
+    <Stack sx={{ height: '100%' }}>
+      <DrawerHeader title="Match request" onClose={onClose} />
+      <Stack spacing={3} sx={{ p: 3, flexGrow: 1 }}>
+        {request.isError ? (
+          <Alert severity="error">{serverErrorText(request.error)}</Alert>
+        ) : (
+          <>
+            <MatchSummary request={m} />
+            <TimeToAction seconds={seconds} />
+            <Typography variant="body2" color="text.secondary">
+              {responder
+                ? 'A counterparty wants to match your working order. Accept to trade; your broker then confirms the trade.'
+                : 'Your match request waits for the counterparty’s answer. You may withdraw it.'}
+            </Typography>
+          </>
+        )}
+        {answer.error && <Alert severity="error">{serverErrorText(answer.error)}</Alert>}
+      </Stack>
+      <Stack direction="row" spacing={2} sx={{ p: 3, borderTop: 1, borderColor: 'divider' }}>
+        {responder ? (
+          <>
+            <Button fullWidth variant="outlined" color="error" disabled={disabled} onClick={() => setRejecting(true)}>
+              Reject
+            </Button>
+            <Button fullWidth variant="contained" disabled={disabled} onClick={() => send('ACCEPTED')}>
+              Accept
+            </Button>
+          </>
+        ) : (
+          <Button fullWidth variant="outlined" color="error" disabled={disabled || m === undefined} onClick={() => send('CANCELLED')}>
+            Withdraw
+          </Button>
+        )}
+      </Stack>
+      <RejectDialog open={rejecting} pending={answer.isPending} onConfirm={() => send('REJECTED')} onClose={() => setRejecting(false)} />
+    </Stack>
+  );
+}

@@ -1,0 +1,108 @@
+import { useEffect, useState } from 'react';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import IconButton from '@mui/material/IconButton';
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import Close from '@mui/icons-material/Close';
+import { useSecondsLeft } from '@/lib/use-seconds-left';
+import type { Notification } from '../api/get-notifications';
+import { useAnswerMatchRequest, useMatchRequest } from '../api/match-request';
+import { MatchSummary, RejectDialog, TimeToAction } from './match-request-parts';
+
+type Props = {
+  notification: Notification;
+  /** Its title and line of text (spec section 4). */
+  title: string;
+  text: string;
+  onReview: () => void;
+  onClose: () => void;
+};
+
+/**
+ * One notification, opened by itself when it arrives unread (spec section 4), under the top
+ * bar. A pending request received shows its terms, the 'Time to action' countdown and
+ * Reject / Review, and closes when the countdown ends; an accepted one is celebrated.
+ */
+export function NotificationView({ notification: n, title, text, onReview, onClose }: Props) {
+  const pending = n.status === 'PENDING' && n.role === 'RESPONDER';
+  const accepted = n.status === 'ACCEPTED';
+  return (
+    <Paper
+      elevation={8}
+      role="dialog"
+      aria-label={title}
+      data-testid="notification-view"
+      sx={{ position: 'fixed', top: 72, right: 16, width: { xs: 'calc(100% - 32px)', sm: 420 }, zIndex: (t) => t.zIndex.snackbar, p: 2.5 }}
+    >
+      <Stack direction="row" sx={{ alignItems: 'flex-start', mb: 1.5 }}>
+        <Box sx={{ flexGrow: 1 }}>
+          {accepted && (
+            <Typography component="div" aria-hidden sx={{ fontSize: 32, lineHeight: 1 }}>
+              🎉
+            </Typography>
+          )}
+          <Typography variant="h3" component="h2">
+            {title}
+          </Typography>
+        </Box>
+        <IconButton aria-label="Close" size="small" onClick={onClose}>
+          <Close fontSize="small" />
+        </IconButton>
+      </Stack>
+      {pending ? <Pending n={n} onReview={onReview} onClose={onClose} /> : <MatchSummaryOf n={n} />}
+      {!pending && (
+        <Typography variant="body2" color="text.secondary" sx={{ mt: 1.5 }}>
+          {text}
+        </Typography>
+      )}
+    </Paper>
+  );
+}
+
+function MatchSummaryOf({ n }: { n: Notification }) {
+  const request = useMatchRequest(n.order_match_request_id);
+  return <MatchSummary request={request.data} />;
+}
+
+function Pending({ n, onReview, onClose }: { n: Notification; onReview: () => void; onClose: () => void }) {
+  const request = useMatchRequest(n.order_match_request_id);
+  const answer = useAnswerMatchRequest();
+  const [rejecting, setRejecting] = useState(false);
+  const seconds = useSecondsLeft(n.expired_at);
+  // Spec section 4: when the countdown ends the open notification closes.
+  useEffect(() => {
+    if (seconds === 0) onClose();
+  }, [seconds, onClose]);
+  return (
+    <Stack spacing={2}>
+      <MatchSummary request={request.data} />
+      <TimeToAction seconds={seconds} />
+      <Stack direction="row" spacing={1.5}>
+        <Button fullWidth variant="outlined" color="error" disabled={seconds === 0} onClick={() => setRejecting(true)}>
+          Reject
+        </Button>
+        <Button fullWidth variant="contained" disabled={seconds === 0} onClick={onReview}>
+          Review
+        </Button>
+      </Stack>
+      <RejectDialog
+        open={rejecting}
+        pending={answer.isPending}
+        onConfirm={() =>
+          answer.mutate(
+            { id: n.order_match_request_id, state: 'REJECTED' },
+            {
+              onSettled: () => {
+                setRejecting(false);
+                onClose();
+              },
+            },
+          )
+        }
+        onClose={() => setRejecting(false)}
+      />
+    </Stack>
+  );
+}

@@ -35,6 +35,8 @@ pub struct Settings {
     pub demo: bool,
     /// How often the job loop looks for due timers when nothing pokes it.
     pub scheduler_poll: Duration,
+    /// Browser tests only: the clock reads this file (`FileClock`).
+    pub clock_file: Option<std::path::PathBuf>,
 }
 
 impl Default for Settings {
@@ -53,6 +55,7 @@ impl Default for Settings {
             support_phone: e.support_phone,
             demo: false,
             scheduler_poll: Duration::from_secs(1),
+            clock_file: None,
         }
     }
 }

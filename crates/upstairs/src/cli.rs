@@ -64,6 +64,10 @@ pub struct ServeArgs {
     /// Keep the venue open around the clock (always on in `demo`).
     #[arg(long, env = "UPSTAIRS_ALWAYS_OPEN", default_value_t = false)]
     pub always_open: bool,
+    /// Browser tests only: the clock reads this file (an RFC 3339 instant stops it there,
+    /// a number of seconds runs it ahead of the wall clock). Never set it in production.
+    #[arg(long, env = "UPSTAIRS_CLOCK_FILE", hide = true)]
+    pub clock_file: Option<std::path::PathBuf>,
     /// Opening time of the trading day, `HH:MM` in Europe/London.
     #[arg(long, env = "UPSTAIRS_OPEN_TIME", default_value = "09:00", value_parser = parse_time)]
     pub open_time: NaiveTime,
@@ -109,6 +113,7 @@ impl ServeArgs {
             support_phone: self.support_phone,
             demo,
             scheduler_poll: Duration::from_secs(1),
+            clock_file: self.clock_file,
         })
     }
 }

@@ -40,7 +40,14 @@ async fn main() -> anyhow::Result<()> {
 
 async fn serve(settings: app::Settings) -> anyhow::Result<()> {
     let demo = settings.demo;
-    let running = app::start(settings, Arc::new(upstairs_engine::SystemClock)).await?;
+    let clock: Arc<dyn upstairs_engine::Clock> = match &settings.clock_file {
+        Some(path) => {
+            tracing::warn!(path = %path.display(), "the clock reads this file (browser tests only)");
+            Arc::new(upstairs_engine::clock::FileClock::new(path))
+        }
+        None => Arc::new(upstairs_engine::SystemClock),
+    };
+    let running = app::start(settings, clock).await?;
     if demo {
         println!("\nUpstairs demo is running at {}", running.public_url);
         println!("Every demo login uses the password {}\n", seed::DEMO_PASSWORD);

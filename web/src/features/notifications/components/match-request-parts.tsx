@@ -14,8 +14,12 @@ const number = new Intl.NumberFormat('en-GB');
 
 /** What a match request trades, from the caller's side: instrument, side, quantity, price. */
 export function MatchSummary({ request }: { request: MatchRequest | undefined }) {
-  const instrument = useInstrument(request?.instrument_id ?? '');
-  if (!request || !instrument.data) return <Skeleton height={48} />;
+  return request ? <Terms request={request} /> : <Skeleton height={48} />;
+}
+
+function Terms({ request }: { request: MatchRequest }) {
+  const instrument = useInstrument(request.instrument_id);
+  if (!instrument.data) return <Skeleton height={48} />;
   const i = instrument.data;
   const side = request.direction === 'BUY' ? 'buy' : 'sell';
   return (

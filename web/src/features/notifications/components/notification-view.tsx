@@ -5,6 +5,7 @@ import IconButton from '@mui/material/IconButton';
 import Paper from '@mui/material/Paper';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
+import CelebrationOutlined from '@mui/icons-material/CelebrationOutlined';
 import Close from '@mui/icons-material/Close';
 import { useSecondsLeft } from '@/lib/use-seconds-left';
 import type { Notification } from '../api/get-notifications';
@@ -38,11 +39,7 @@ export function NotificationView({ notification: n, title, text, onReview, onClo
     >
       <Stack direction="row" sx={{ alignItems: 'flex-start', mb: 1.5 }}>
         <Box sx={{ flexGrow: 1 }}>
-          {accepted && (
-            <Typography component="div" aria-hidden sx={{ fontSize: 32, lineHeight: 1 }}>
-              🎉
-            </Typography>
-          )}
+          {accepted && <CelebrationOutlined color="success" aria-hidden sx={{ fontSize: 36, mb: 0.5 }} />}
           <Typography variant="h3" component="h2">
             {title}
           </Typography>

@@ -1,0 +1,289 @@
+// Taking liquidity end to end, two traders of different firms in two browser contexts
+// on the real server: A rests, B previews and takes, A's notification opens without a
+// reload and A answers (accept; reject; no answer until the clock moves past five
+// minutes); then the brokers confirm through the e-mailed links in a third, signed-out
+// context. The server's clock stands still (UPSTAIRS_CLOCK_FILE) so that no
+// auto-response or expiry fires until the test moves it.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { ADMIN, api, launchBrowser, newPage, shot, startServer, until, waitForMail } from './harness.mjs';
+
+const PASSWORD = 'Trader-Pass-2026';
+const T = 'taking';
+const DESK = 'ops@northgate.test';
+const TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+async function login(baseUrl, email, password) {
+  const { token } = await api(baseUrl, '/auth/login', { method: 'POST', body: { email, password, rememberMe: false } });
+  return token;
+}
+
+/** A server whose clock stands at the start until `clock.move(seconds)`. */
+async function frozenServer() {
+  const dir = mkdtempSync(join(tmpdir(), 'upstairs-clock-'));
+  const file = join(dir, 'clock');
+  const start = Date.now();
+  const set = (ms) => writeFileSync(file, new Date(ms).toISOString());
+  set(start);
+  const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true', UPSTAIRS_CLOCK_FILE: file } });
+  let at = start;
+  return {
+    server,
+    clock: {
+      move(seconds) {
+        at += seconds * 1000;
+        set(at);
+      },
+    },
+    async stop() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A broker confirming by e-mail, two trading firms using it, an instrument, a trader per firm. */
+async function seedVenue(server) {
+  const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
+  const post = (path, body) => api(server.baseUrl, path, { token: admin, method: 'POST', body });
+  const broker = await post('/admin/companies', {
+    name: 'Northgate', full_name: 'Northgate Clearing LLP', roles: ['broker'], trade_confirmation_email: DESK, trade_confirmation_via_email_enabled: true,
+  });
+  const brokers = [{ company_id: broker.company_id }];
+  const firms = {};
+  for (const name of ['Halyard', 'Kestrel']) {
+    firms[name] = await post('/admin/companies', { name, full_name: `${name} Capital LLP`, brokers, default_broker: brokers[0] });
+  }
+  const instrument = await post('/admin/instruments', {
+    name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', min_quantity: 500, tick_size: 0.005, exchange_id: 'I', currency: 'EUR',
+    min_tick_price: -0.04, max_tick_price: -0.015,
+  });
+  const traders = {};
+  // Anna answers by hand: her preference rejects after 15 s, which the stopped clock never reaches.
+  for (const [firm, email, first_name, auto_accept] of [['Halyard', 'anna@halyard.test', 'Anna', 'REJECT_WITH_DELAY'], ['Kestrel', 'ben@kestrel.test', 'Ben', 'INSTANT']]) {
+    const user = await post('/users', { email, first_name, last_name: 'Trader', company_id: firms[firm].company_id, roles: ['trader'] });
+    const { link } = await waitForMail(server.mailDir, email, { pathPrefix: '/account-activate' });
+    await api(server.baseUrl, `/users/password-reset/${new URL(link).searchParams.get('hash')}`, { method: 'POST', body: { password: PASSWORD } });
+    const token = await login(server.baseUrl, email, PASSWORD);
+    const read = TIPS.filter((k) => first_name === 'Anna' || k !== 'TAKING_LIQUIDITY_IN_ORDERBOOK');
+    await api(server.baseUrl, `/users/${user.user_id}`, {
+      token, method: 'PATCH', body: { auto_accept, ui_metadata: [{ key: 'TOOLTIPS', value: read.map((key) => ({ key, read: true })) }] },
+    });
+    traders[first_name] = { email, token, user, firm: firms[firm] };
+  }
+  return { instrument, traders, broker };
+}
+
+/** A's SELL parent with orders resting at the prices given; B's BUY parent. */
+async function restAndParent(server, { instrument, traders, broker }, rests, buyQuantity) {
+  const as = (t) => (path, body) => api(server.baseUrl, path, { token: traders[t].token, method: 'POST', body });
+  const total = rests.reduce((n, [, q]) => n + q, 0);
+  const sell = await as('Anna')('/parent-orders', { direction: 'SELL', instrument_id: instrument.instrument_id, quantity: total });
+  for (const [price, quantity] of rests) {
+    await as('Anna')('/orders', {
+      parent_order_id: sell.parent_order_id, instrument_id: instrument.instrument_id, direction: 'SELL', quantity,
+      limit_price: price, residual: false, iceberg: false, broker_id: broker.company_id,
+    });
+  }
+  const buy = await as('Ben')('/parent-orders', { direction: 'BUY', instrument_id: instrument.instrument_id, quantity: buyQuantity });
+  return { sell, buy };
+}
+
+async function signIn(page, baseUrl, email) {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+}
+
+/** B takes `quantity` at the row of `price` through the take drawer, after its preview. */
+async function take(page, instrument, price, shown, quantity, screenshot) {
+  const book = page.getByRole('region', { name: `Order book ${instrument.name}` });
+  await book.getByRole('button', { name: `Price ${price}, sell ${shown}` }).click();
+  const drawer = page.locator('form', { has: page.getByRole('heading', { name: 'Take liquidity' }) });
+  await drawer.getByRole('textbox', { name: 'Quantity' }).fill(String(quantity));
+  await drawer.getByRole('region', { name: 'Match preview' }).getByRole('row', { name: new RegExp(`${price} ${quantity.toLocaleString('en-GB')} Northgate`) }).waitFor();
+  if (screenshot) await shot(page, T, screenshot);
+  await drawer.getByRole('button', { name: 'Send match request' }).click();
+  await page.getByText('Match request sent').waitFor();
+}
+
+/** Every failed API response a page gets (none is expected in these flows). */
+function failedCalls(page) {
+  const failed = [];
+  page.on('response', (r) => {
+    if (r.url().includes('/api/') && r.status() >= 400) failed.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
+  });
+  return failed;
+}
+
+/** The chip of a child order in the state shown as `label`, on the parent card of `side`. */
+function childState(page, side, label) {
+  return page.getByRole('listitem', { name: new RegExp(`^${side} Euribor`) }).getByRole('list', { name: 'Child orders' }).getByText(label, { exact: true });
+}
+
+/** The states of one trader's child orders, sorted. */
+async function states(server, token, parent) {
+  const orders = await api(server.baseUrl, `/orders?parent_order_id=${parent.parent_order_id}`, { token });
+  return orders.map((o) => `${o.state} ${o.quantity}`).sort();
+}
+
+/** Opens a broker's link in the signed-out context, answers it, and returns the page's heading. */
+async function answerLink(page, link, button, done) {
+  await page.goto(link);
+  await page.getByRole('button', { name: button }).click();
+  await page.getByRole('heading', { name: done }).waitFor();
+}
+
+test('A rests, B takes, A accepts from the notification, the brokers confirm by link', async () => {
+  const { server, stop } = await frozenServer();
+  const a = await newPage(browser);
+  const b = await newPage(browser);
+  const broker = await newPage(browser);
+  const failed = [a, b, broker].map((p) => failedCalls(p.page));
+  try {
+    const venue = await seedVenue(server);
+    const { instrument, traders } = venue;
+    const { sell, buy } = await restAndParent(server, venue, [[-0.02, 1500]], 2000);
+    await signIn(a.page, server.baseUrl, traders.Anna.email);
+    await signIn(b.page, server.baseUrl, traders.Ben.email);
+
+    // B: the tip points at the liquidity; the drawer previews what B would hit.
+    await b.page.getByTestId('tip-TAKING_LIQUIDITY_IN_ORDERBOOK').waitFor();
+    await shot(b.page, T, '01-taker-tip');
+    await b.page.getByTestId('tip-TAKING_LIQUIDITY_IN_ORDERBOOK').getByRole('button', { name: 'Got it' }).click();
+    await take(b.page, instrument, '-0.020', '1.5k', 1500, '02-take-drawer-preview');
+    const bText = await b.page.locator('body').textContent();
+    for (const secret of ['Halyard', 'Anna', traders.Anna.email]) assert.ok(!bText.includes(secret), `B's screen shows ${secret}`);
+
+    // A: the bell lights and the request opens by itself, without a reload.
+    const view = a.page.getByRole('dialog', { name: 'Match request' });
+    await view.getByText('You sell 1,500 at -0.020').waitFor();
+    assert.equal(await a.page.getByRole('button', { name: 'Notifications: 1 pending' }).count(), 1);
+    await view.getByRole('timer', { name: 'Time to action' }).waitFor();
+    await shot(a.page, T, '03-responder-notification');
+    await view.getByRole('button', { name: 'Review' }).click();
+    const drawer = a.page.locator('.MuiDrawer-paper', { has: a.page.getByRole('heading', { name: 'Match request' }) });
+    await drawer.getByText('You sell 1,500 at -0.020').waitFor();
+    await shot(a.page, T, '04-match-request-drawer');
+    await drawer.getByRole('button', { name: 'Accept' }).click();
+    await a.page.getByRole('dialog', { name: 'Match request accepted' }).waitFor();
+    await shot(a.page, T, '05-responder-celebration');
+
+    // Both see MATCHED at once; B is told too.
+    await b.page.getByRole('dialog', { name: 'Match request accepted' }).waitFor();
+    await childState(b.page, 'Buy', 'Matched').waitFor();
+    await childState(a.page, 'Sell', 'Matched').waitFor();
+    await shot(b.page, T, '06-taker-matched');
+    assert.deepEqual(await states(server, traders.Anna.token, sell), ['MATCHED 1500']);
+    assert.deepEqual(await states(server, traders.Ben.token, buy), ['MATCHED 1500']);
+
+    // The broker's two accept links, then the two fill links, in a signed-out browser.
+    const accepts = [await waitForMail(server.mailDir, DESK, { skip: 0, pathPrefix: '/accept-order' }), await waitForMail(server.mailDir, DESK, { skip: 1, pathPrefix: '/accept-order' })];
+    await broker.page.goto(accepts[0].link);
+    await broker.page.getByRole('heading', { name: 'Accept this trade?' }).waitFor();
+    await shot(broker.page, T, '07-broker-accept-page');
+    await broker.page.getByRole('button', { name: 'Accept trade' }).click();
+    await broker.page.getByRole('heading', { name: 'Thank you!' }).waitFor();
+    await shot(broker.page, T, '08-broker-thank-you');
+    await childState(a.page, 'Sell', 'Partially Accepted').waitFor();
+    await answerLink(broker.page, accepts[1].link, 'Accept trade', 'Thank you!');
+    await childState(b.page, 'Buy', 'Broker Accepted').waitFor();
+    // A second visit is told it was done.
+    await broker.page.goto(accepts[0].link);
+    await broker.page.getByRole('heading', { name: 'Already accepted' }).waitFor();
+
+    const fills = [await waitForMail(server.mailDir, DESK, { skip: 2, pathPrefix: '/fill-order' }), await waitForMail(server.mailDir, DESK, { skip: 3, pathPrefix: '/fill-order' })];
+    await answerLink(broker.page, fills[0].link, 'Confirm fill', 'All done!');
+    await shot(broker.page, T, '09-broker-all-done');
+    await answerLink(broker.page, fills[1].link, 'Confirm fill', 'All done!');
+    await broker.page.goto(fills[1].link);
+    await broker.page.getByRole('heading', { name: 'Trade already confirmed' }).waitFor();
+    await childState(a.page, 'Sell', 'Broker Filled').waitFor();
+    await childState(b.page, 'Buy', 'Broker Filled').waitFor();
+    await shot(a.page, T, '10-responder-broker-filled');
+    assert.deepEqual(await states(server, traders.Anna.token, sell), ['BROKER_FILLED 1500']);
+    assert.deepEqual(await states(server, traders.Ben.token, buy), ['BROKER_FILLED 1500']);
+
+    for (const p of [a, b, broker]) assert.deepEqual(p.errors.map(String), []);
+    assert.deepEqual(failed.flat(), []);
+  } catch (e) {
+    console.error(server.log().slice(-4000));
+    throw e;
+  } finally {
+    for (const p of [a, b, broker]) await p.context.close();
+    await stop();
+  }
+});
+
+test('A rejects one request and lets another time out', async () => {
+  const { server, clock, stop } = await frozenServer();
+  const a = await newPage(browser);
+  const b = await newPage(browser);
+  const failed = [a, b].map((p) => failedCalls(p.page));
+  try {
+    const venue = await seedVenue(server);
+    const { instrument, traders } = venue;
+    await api(server.baseUrl, `/users/${traders.Ben.user.user_id}`, {
+      token: traders.Ben.token, method: 'PATCH', body: { ui_metadata: [{ key: 'TOOLTIPS', value: TIPS.map((key) => ({ key, read: true })) }] },
+    });
+    const { sell, buy } = await restAndParent(server, venue, [[-0.02, 1000], [-0.025, 1000]], 2000);
+    await signIn(a.page, server.baseUrl, traders.Anna.email);
+    await signIn(b.page, server.baseUrl, traders.Ben.email);
+
+    // Rejected, after the confirmation with the Reliability Score (a buy at -0.025 hits the better offer only).
+    await take(b.page, instrument, '-0.025', '1k', 1000);
+    const view = a.page.getByRole('dialog', { name: 'Match request' });
+    await view.getByText('You sell 1,000 at -0.025').waitFor();
+    await view.getByRole('button', { name: 'Reject' }).click();
+    const confirm = a.page.getByRole('dialog', { name: 'Are you sure you want to reject this offer?' });
+    await confirm.getByText('Rejecting cancels your working order and affects your Reliability Score (now 100%).').waitFor();
+    await shot(a.page, T, '11-reject-confirmation');
+    await confirm.getByRole('button', { name: 'Yes reject' }).click();
+    await view.waitFor({ state: 'detached' });
+    await b.page.getByRole('dialog', { name: 'Match rejected' }).waitFor();
+    await shot(b.page, T, '12-taker-told-rejected');
+    await b.page.getByRole('dialog', { name: 'Match rejected' }).getByRole('button', { name: 'Close' }).click();
+    assert.deepEqual(await states(server, traders.Anna.token, sell), ['CANCELLED 1000', 'WORKING 1000']);
+
+    // No answer: five minutes on (the clock moved), the request times out for both.
+    await take(b.page, instrument, '-0.020', '1k', 1000);
+    await a.page.getByRole('dialog', { name: 'Match request' }).getByText('You sell 1,000 at -0.020').waitFor();
+    clock.move(5 * 60);
+    await a.page.getByRole('dialog', { name: 'Order expired' }).waitFor();
+    await b.page.getByRole('dialog', { name: 'Order expired' }).waitFor();
+    await shot(a.page, T, '13-responder-timed-out');
+    await until(async () => (await states(server, traders.Ben.token, buy)).join() === 'CANCELLED 1000,CANCELLED 1000', { what: "B's orders to end" });
+    assert.deepEqual(await states(server, traders.Anna.token, sell), ['CANCELLED 1000', 'CANCELLED 1000']);
+    // The history keeps both.
+    await a.page.getByRole('dialog', { name: 'Order expired' }).getByRole('button', { name: 'Close' }).click();
+    await a.page.getByRole('button', { name: 'Notifications' }).click();
+    const history = a.page.getByRole('dialog', { name: 'Notifications' }).getByRole('region', { name: 'History' });
+    await history.getByText('Order expired').first().waitFor();
+    await history.getByText('Match rejected').waitFor();
+    await shot(a.page, T, '14-history');
+    const me = await api(server.baseUrl, '/users/me', { token: traders.Anna.token });
+    assert.equal(me.reliability_score, 0, 'a rejection and a time-out, no acceptance');
+
+    for (const p of [a, b]) assert.deepEqual(p.errors.map(String), []);
+    assert.deepEqual(failed.flat(), []);
+  } catch (e) {
+    console.error(server.log().slice(-4000));
+    throw e;
+  } finally {
+    for (const p of [a, b]) await p.context.close();
+    await stop();
+  }
+});

@@ -56,6 +56,8 @@ async function frozenServer() {
 /** A broker confirming by e-mail, two trading firms using it, an instrument, a trader per firm. */
 async function seedVenue(server) {
   const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
+  const me = await api(server.baseUrl, '/users/me', { token: admin });
+  await api(server.baseUrl, `/users/${me.user_id}`, { token: admin, method: 'PATCH', body: { auto_accept: 'INSTANT' } });
   const post = (path, body) => api(server.baseUrl, path, { token: admin, method: 'POST', body });
   const broker = await post('/admin/companies', {
     name: 'Northgate', full_name: 'Northgate Clearing LLP', roles: ['broker'], trade_confirmation_email: DESK, trade_confirmation_via_email_enabled: true,
@@ -217,6 +219,19 @@ test('A rests, B takes, A accepts from the notification, the brokers confirm by 
     assert.deepEqual(await states(server, traders.Anna.token, sell), ['BROKER_FILLED 1500']);
     assert.deepEqual(await states(server, traders.Ben.token, buy), ['BROKER_FILLED 1500']);
 
+    // The venue admin finds the four broker e-mails, links clickable (the demo's file transport keeps them).
+    await broker.page.goto(`${server.baseUrl}/login`);
+    await broker.page.getByLabel('Email').fill(ADMIN.email);
+    await broker.page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
+    await broker.page.getByRole('button', { name: 'Sign in' }).click();
+    await broker.page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await broker.page.goto(`${server.baseUrl}/admin/outbox`);
+    const outbox = broker.page.getByRole('table', { name: 'E-mails' });
+    await outbox.getByRole('row', { name: /Trade to confirm filled/ }).first().waitFor();
+    assert.equal(await outbox.getByRole('row', { name: new RegExp(DESK) }).count(), 4);
+    assert.equal(await outbox.getByRole('link', { name: 'Confirm fill' }).count(), 2);
+    await shot(broker.page, T, '11-admin-outbox');
+
     for (const p of [a, b, broker]) assert.deepEqual(p.errors.map(String), []);
     assert.deepEqual(failed.flat(), []);
   } catch (e) {
@@ -250,11 +265,11 @@ test('A rejects one request and lets another time out', async () => {
     await view.getByRole('button', { name: 'Reject' }).click();
     const confirm = a.page.getByRole('dialog', { name: 'Are you sure you want to reject this offer?' });
     await confirm.getByText('Rejecting cancels your working order and affects your Reliability Score (now 100%).').waitFor();
-    await shot(a.page, T, '11-reject-confirmation');
+    await shot(a.page, T, '12-reject-confirmation');
     await confirm.getByRole('button', { name: 'Yes reject' }).click();
     await view.waitFor({ state: 'detached' });
     await b.page.getByRole('dialog', { name: 'Match rejected' }).waitFor();
-    await shot(b.page, T, '12-taker-told-rejected');
+    await shot(b.page, T, '13-taker-told-rejected');
     await b.page.getByRole('dialog', { name: 'Match rejected' }).getByRole('button', { name: 'Close' }).click();
     assert.deepEqual(await states(server, traders.Anna.token, sell), ['CANCELLED 1000', 'WORKING 1000']);
 
@@ -264,7 +279,7 @@ test('A rejects one request and lets another time out', async () => {
     clock.move(5 * 60);
     await a.page.getByRole('dialog', { name: 'Order expired' }).waitFor();
     await b.page.getByRole('dialog', { name: 'Order expired' }).waitFor();
-    await shot(a.page, T, '13-responder-timed-out');
+    await shot(a.page, T, '14-responder-timed-out');
     await until(async () => (await states(server, traders.Ben.token, buy)).join() === 'CANCELLED 1000,CANCELLED 1000', { what: "B's orders to end" });
     assert.deepEqual(await states(server, traders.Anna.token, sell), ['CANCELLED 1000', 'CANCELLED 1000']);
     // The history keeps both.
@@ -273,7 +288,7 @@ test('A rejects one request and lets another time out', async () => {
     const history = a.page.getByRole('dialog', { name: 'Notifications' }).getByRole('region', { name: 'History' });
     await history.getByText('Order expired').first().waitFor();
     await history.getByText('Match rejected').waitFor();
-    await shot(a.page, T, '14-history');
+    await shot(a.page, T, '15-history');
     const me = await api(server.baseUrl, '/users/me', { token: traders.Anna.token });
     assert.equal(me.reliability_score, 0, 'a rejection and a time-out, no acceptance');
 

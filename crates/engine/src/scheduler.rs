@@ -84,7 +84,14 @@ impl<S: Store> Engine<S> {
     ) -> Result<Page<OutboxMessage>, EngineError> {
         crate::context::require(actor, upstairs_domain::Permission::Admin)?;
         let (page, size) = (page.clamp(0, crate::context::MAX_PAGE), size.clamp(1, crate::context::MAX_PAGE_SIZE));
-        Ok(self.store.single().await?.outbox_messages(page, size).await?)
+        let mut messages = self.store.single().await?.outbox_messages(page, size).await?;
+        // A link still waiting to go out is a live secret; only copies the transport keeps anyway are shown.
+        if !self.mailer.keeps_copies() {
+            for m in &mut messages.items {
+                m.email.template = m.email.template.redacted();
+            }
+        }
+        Ok(messages)
     }
 
     fn mail_domain(&self) -> String {

@@ -21,6 +21,7 @@ const AdminCompaniesRoute = lazy(() => import('./routes/admin-company'));
 const AdminUsersRoute = lazy(() => import('./routes/admin-user'));
 const AdminInstrumentsRoute = lazy(() => import('./routes/admin-instrument'));
 const BlockCalculatorRoute = lazy(() => import('./routes/admin-block-calculator'));
+const AdminOutboxRoute = lazy(() => import('./routes/admin-outbox'));
 
 export const routes: RouteObject[] = [
   {
@@ -44,6 +45,7 @@ export const routes: RouteObject[] = [
           { path: paths.adminUsers, element: <AdminUsersRoute /> },
           { path: paths.adminInstruments, element: <AdminInstrumentsRoute /> },
           { path: paths.blockCalculator, element: <BlockCalculatorRoute /> },
+          { path: paths.adminOutbox, element: <AdminOutboxRoute /> },
         ],
       },
       { path: '*', element: <NotFoundPage /> },

@@ -14,6 +14,7 @@ export const paths = {
   adminUsers: '/admin/user',
   adminInstruments: '/admin/instrument',
   blockCalculator: '/admin/block-calculator',
+  adminOutbox: '/admin/outbox',
   privacyPolicy: '/privacy-policy.html',
   cookiePolicy: '/cookie-policy.html',
 } as const;

@@ -9,6 +9,7 @@ import BusinessOutlined from '@mui/icons-material/BusinessOutlined';
 import CalculateOutlined from '@mui/icons-material/CalculateOutlined';
 import DashboardOutlined from '@mui/icons-material/DashboardOutlined';
 import GroupOutlined from '@mui/icons-material/GroupOutlined';
+import EmailOutlined from '@mui/icons-material/EmailOutlined';
 import PersonOutline from '@mui/icons-material/PersonOutlineOutlined';
 import ShowChartOutlined from '@mui/icons-material/ShowChartOutlined';
 import type { ReactNode } from 'react';
@@ -35,6 +36,7 @@ export function AdminDrawer({ user, open, onClose }: { user: User; open: boolean
         { to: paths.adminUsers, label: 'Users panel', icon: <GroupOutlined />, show: admin },
         { to: paths.adminInstruments, label: 'Instruments panel', icon: <ShowChartOutlined />, show: admin },
         { to: paths.blockCalculator, label: 'Block Calculator', icon: <CalculateOutlined />, show: true },
+        { to: paths.adminOutbox, label: 'E-mail outbox', icon: <EmailOutlined />, show: admin },
       ],
     },
     { title: 'User', entries: [{ to: paths.account, label: 'Account Info', icon: <PersonOutline />, show: true }] },

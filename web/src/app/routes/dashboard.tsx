@@ -74,7 +74,8 @@ export default function DashboardRoute() {
   // for those parents; any other row works the quantity there.
   const work = (instrumentId: string, workable: ParentOrder[], price: Decimal, row: LadderRow) => {
     const far = (p: ParentOrder) => (p.direction === 'BUY' ? row.sell - row.ownSell : row.buy - row.ownBuy);
-    const takers = workable.filter((p) => far(p) > 0);
+    // Nothing matches before the open: there, a row only works the quantity.
+    const takers = open ? workable.filter((p) => far(p) > 0) : [];
     const first = takers[0];
     return queryClient.fetchQuery(instrumentQueryOptions(instrumentId)).then(
       (instrument) =>

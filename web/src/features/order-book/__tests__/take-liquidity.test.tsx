@@ -79,6 +79,16 @@ describe('taking liquidity', () => {
     expect(trading.orders[0]).toMatchObject({ price: -0.02, quantity: 1500 });
   });
 
+  it('before the open, a row works the quantity, which waits for the open', async () => {
+    trading.status = { open: false, parent_orders_open: true, closing_soon: false };
+    const { user } = setUp();
+    const region = await screen.findByRole('region', { name: 'Order book Euribor 3M Dec26-Mar27' });
+    expect(await within(region).findByRole('status')).toHaveTextContent('Opens at 9:00 AM: orders you work now wait for the open.');
+    await user.click(await within(region).findByRole('button', { name: 'Price -0.020, sell 1.5k' }));
+    expect(await screen.findByRole('heading', { name: 'Work order' })).toBeInTheDocument();
+    expect(dryRuns()).toEqual([]);
+  });
+
   it('points at the liquidity to take once the book tip is read', async () => {
     setUp(TIPS.filter((t) => t !== 'TAKING_LIQUIDITY_IN_ORDERBOOK'));
     expect(await screen.findByTestId('tip-TAKING_LIQUIDITY_IN_ORDERBOOK')).toBeInTheDocument();

@@ -16,7 +16,7 @@ import { OnboardingTip } from '@/components/ui/onboarding-tip';
 import { instrumentQueryOptions, useInstrument } from '@/lib/api/get-instrument';
 import type { components } from '@/lib/api/schema';
 import { tradingKeys } from '@/lib/api/trading-keys';
-import { buildLadder, formatK, formatPrice, legLabels, operatingHours, truncateName, type LadderRow } from '@/lib/trading-format';
+import { buildLadder, formatHour, formatK, formatPrice, legLabels, operatingHours, truncateName, type LadderRow } from '@/lib/trading-format';
 import { useBook } from '../api/get-book';
 import { useMarketData } from '../api/get-market-data';
 
@@ -141,7 +141,9 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
     if (first) el.scrollTop = Math.max(0, first.offsetTop - el.offsetTop - 60);
   }, [rows]);
 
-  const closed = status !== undefined && !status.open;
+  // Before the open (from 05:30) orders may be worked: they wait and go live at the open.
+  const preOpen = status !== undefined && !status.open && status.parent_orders_open;
+  const closed = status !== undefined && !status.open && !status.parent_orders_open;
   const i = instrument.data;
   const takeTipRow = showTakeTip && !closed && onWork ? rows.find((r) => r.tradable && hasOthersLiquidity(r)) : undefined;
   return (
@@ -194,6 +196,11 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
         <Typography variant="overline" sx={{ lineHeight: 2, textAlign: 'center' }}>Price</Typography>
         <Typography variant="overline" sx={{ lineHeight: 2, textAlign: 'right' }}>Sell</Typography>
       </Box>
+      {preOpen && (
+        <Typography role="status" variant="caption" sx={{ px: 1.5, py: 0.75, bgcolor: 'action.hover', color: 'text.secondary', borderBottom: 1, borderColor: 'divider' }}>
+          Opens at {formatHour(status.open_time)}: orders you work now wait for the open.
+        </Typography>
+      )}
       <Box ref={ladderRef} data-testid="price-ladder" sx={{ flexGrow: 1, overflowY: 'auto', position: 'relative' }}>
         {book.isPending || instrument.isPending ? (
           <Stack spacing={1} sx={{ p: 2 }}>

@@ -20,17 +20,6 @@ pub(crate) const COMPANY_SELECT: &str = "select c.*, d.name as default_broker_na
 pub(crate) const USER_SELECT: &str =
     "select u.*, c.name as company_name from app_user u join company c on c.company_id = u.company_id";
 
-/// Adds one resting order to its book level (`$1`–`$4` the level's key, `$5` iceberg,
-/// `$6` quantity): an iceberg shows at most the instrument's minimum block.
-pub(crate) const ADD_TO_LEVEL: &str = "insert into book_level (instrument_id, direction, price, company_id, shown) \
-     select $1, $2, $3, $4, (case when $5 and $6 > i.min_quantity then i.min_quantity else $6 end) from instrument i where i.instrument_id = $1 \
-     on conflict (instrument_id, direction, price, company_id) do update set shown = book_level.shown + excluded.shown";
-
-/// Takes one resting order out of its book level.
-pub(crate) const TAKE_FROM_LEVEL: &str = "update book_level set shown = shown - \
-     (select (case when $5 and $6 > i.min_quantity then i.min_quantity else $6 end) from instrument i where i.instrument_id = $1) \
-     where instrument_id = $1 and direction = $2 and price = $3 and company_id = $4";
-
 /// Recomputes an instrument's levels from its resting orders (`$2`: the resting state).
 pub(crate) const REBUILD_LEVELS: &str = "insert into book_level (instrument_id, direction, price, company_id, shown) \
      select c.instrument_id, c.direction, c.price, c.company_id, \
@@ -77,55 +66,6 @@ macro_rules! shared_repos {
                         .execute(&mut *self.tx)
                         .await
                         .map_err(map_err)?;
-                }
-                Ok(())
-            }
-
-            async fn move_counters(&mut self, parent: ParentOrderId, working: i64, matched: i64) -> StoreResult<()> {
-                if working == 0 && matched == 0 {
-                    return Ok(());
-                }
-                sqlx::query(
-                    "update parent_order set working_quantity = working_quantity + $2, \
-                     matched_quantity = matched_quantity + $3 where parent_order_id = $1",
-                )
-                .bind(parent.0)
-                .bind(working)
-                .bind(matched)
-                .execute(&mut *self.tx)
-                .await
-                .map_err(map_err)?;
-                Ok(())
-            }
-
-            /// Adds a resting order to its level, or takes it out (the emptied level goes).
-            async fn move_level(&mut self, o: &ChildOrder, add: bool) -> StoreResult<()> {
-                let template = if add { sql::ADD_TO_LEVEL } else { sql::TAKE_FROM_LEVEL };
-                let r = sqlx::query(template)
-                    .bind(o.instrument_id.0)
-                    .bind(o.direction.as_str())
-                    .bind(Dec(o.price))
-                    .bind(o.company_id.0)
-                    .bind(o.iceberg)
-                    .bind(o.quantity)
-                    .execute(&mut *self.tx)
-                    .await
-                    .map_err(map_err)?;
-                if r.rows_affected() != 1 {
-                    return Err(StoreError::Other(format!("no book level for order {}", o.order_id)));
-                }
-                if !add {
-                    sqlx::query(
-                        "delete from book_level where instrument_id = $1 and direction = $2 and price = $3 \
-                         and company_id = $4 and shown = 0",
-                    )
-                    .bind(o.instrument_id.0)
-                    .bind(o.direction.as_str())
-                    .bind(Dec(o.price))
-                    .bind(o.company_id.0)
-                    .execute(&mut *self.tx)
-                    .await
-                    .map_err(map_err)?;
                 }
                 Ok(())
             }
@@ -867,8 +807,9 @@ macro_rules! shared_repos {
             async fn insert_order(&mut self, o: &ChildOrder) -> StoreResult<()> {
                 sqlx::query(
                     "insert into child_order (order_id, parent_order_id, company_id, created_by, instrument_id, \
-                     direction, state, price, quantity, iceberg, residual, broker_id, created_at, updated_at) \
-                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+                     direction, state, price, quantity, iceberg, residual, broker_id, created_at, updated_at, \
+                     working_quantity, matched_quantity, rests) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
                 )
                 .bind(o.order_id.0)
                 .bind(o.parent_order_id.0)
@@ -884,22 +825,20 @@ macro_rules! shared_repos {
                 .bind(o.broker_id.0)
                 .bind(Ts(o.created_at))
                 .bind(Ts(o.updated_at))
+                .bind(o.parent_counts().0)
+                .bind(o.parent_counts().1)
+                .bind(o.rests())
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
-                let (working, matched) = o.parent_counts();
-                self.move_counters(o.parent_order_id, working, matched).await?;
-                if o.rests() {
-                    self.move_level(o, true).await?;
-                }
                 Ok(())
             }
 
             async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder) -> StoreResult<()> {
                 let r = sqlx::query(
                     "update child_order set state = $1, price = $2, quantity = $3, iceberg = $4, residual = $5, \
-                     updated_at = $6 where order_id = $7 and state = $8 and price = $9 and quantity = $10 \
-                     and iceberg = $11",
+                     updated_at = $6, working_quantity = $12, matched_quantity = $13, rests = $14 \
+                     where order_id = $7 and state = $8 and price = $9 and quantity = $10 and iceberg = $11",
                 )
                 .bind(after.state.as_str())
                 .bind(Dec(after.price))
@@ -912,20 +851,14 @@ macro_rules! shared_repos {
                 .bind(Dec(before.price))
                 .bind(before.quantity)
                 .bind(before.iceberg)
+                .bind(after.parent_counts().0)
+                .bind(after.parent_counts().1)
+                .bind(after.rests())
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
                 if r.rows_affected() != 1 {
                     return Err(StoreError::Stale(format!("order {}", before.order_id)));
-                }
-                let (w0, m0) = before.parent_counts();
-                let (w1, m1) = after.parent_counts();
-                self.move_counters(after.parent_order_id, w1 - w0, m1 - m0).await?;
-                if before.rests() {
-                    self.move_level(before, false).await?;
-                }
-                if after.rests() {
-                    self.move_level(after, true).await?;
                 }
                 Ok(())
             }

@@ -100,15 +100,25 @@ impl<S: Store> Engine<S> {
     /// The caller behind a bearer token, or `Unauthorized` when the session is gone.
     pub async fn authenticate(&self, token: &str) -> Result<Actor, EngineError> {
         let gone = || EngineError::Unauthorized("Your session has expired. Please sign in again.".into());
-        let mut tx = self.store.single().await?;
-        let (session, view) = tx.session_user(&security::token_hash(token)).await?.ok_or_else(gone)?;
+        // Read through the cache (ADR 0019): logouts, revocations and account changes drop it.
+        let hash = security::token_hash(token);
+        let found = self
+            .caches
+            .sessions
+            .get(hash.clone(), || async {
+                let mut tx = self.store.single().await?;
+                tx.session_user(&hash).await
+            })
+            .await?
+            .ok_or_else(gone)?;
+        let (session, view) = (&found.0, &found.1);
         if session.expires_at <= self.clock.now() {
             return Err(gone());
         }
         if !view.user.active {
             return Err(gone());
         }
-        Ok(Actor { user: view.user, company_name: view.company_name, session_id: session.session_id })
+        Ok(Actor { user: view.user.clone(), company_name: view.company_name.clone(), session_id: session.session_id })
     }
 
     #[tracing::instrument(skip_all, fields(user_id = %actor.user.user_id))]

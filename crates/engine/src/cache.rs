@@ -7,16 +7,20 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::hash::Hash;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use upstairs_domain::{CompanyId, InstrumentId};
 
 use crate::events::Event;
-use crate::model::{CompanyRef, Instrument};
+use crate::model::{CompanyRef, Instrument, Session, UserView};
 use crate::orders::BookLevels;
 
 pub(crate) struct Cache<K, V> {
     slots: Mutex<HashMap<K, Slot<V>>>,
+    /// Every slot gets a generation never used before, so a slot dropped and made again
+    /// is told apart from the one a slow load started on.
+    next: AtomicU64,
 }
 
 struct Slot<V> {
@@ -24,15 +28,15 @@ struct Slot<V> {
     value: Option<Arc<V>>,
 }
 
-impl<K: Hash + Eq + Copy, V> Default for Cache<K, V> {
+impl<K: Hash + Eq + Clone, V> Default for Cache<K, V> {
     fn default() -> Self {
-        Self { slots: Mutex::new(HashMap::new()) }
+        Self { slots: Mutex::new(HashMap::new()), next: AtomicU64::new(0) }
     }
 }
 
-impl<K: Hash + Eq + Copy, V> Cache<K, V> {
+impl<K: Hash + Eq + Clone, V> Cache<K, V> {
     /// The cached value, or what `load` reads (kept unless a drop came in between).
-    /// `None` from `load` (no such row) is answered, never kept.
+    /// `None` from `load` (no such row) is answered, never kept: unknown keys take no room.
     pub async fn get<E, F, Fut>(&self, key: K, load: F) -> Result<Option<Arc<V>>, E>
     where
         F: FnOnce() -> Fut,
@@ -40,33 +44,45 @@ impl<K: Hash + Eq + Copy, V> Cache<K, V> {
     {
         let generation = {
             let mut slots = self.slots.lock().expect("cache lock");
-            let slot = slots.entry(key).or_insert(Slot { generation: 0, value: None });
+            let slot = slots
+                .entry(key.clone())
+                .or_insert_with(|| Slot { generation: self.next.fetch_add(1, Ordering::Relaxed), value: None });
             if let Some(v) = &slot.value {
                 return Ok(Some(v.clone()));
             }
             slot.generation
         };
-        let Some(value) = load().await? else { return Ok(None) };
-        let value = Arc::new(value);
+        let loaded = load().await;
         let mut slots = self.slots.lock().expect("cache lock");
-        if let Some(slot) = slots.get_mut(&key).filter(|s| s.generation == generation) {
-            slot.value = Some(value.clone());
+        let ours = slots.get(&key).is_some_and(|s| s.generation == generation);
+        match loaded {
+            Ok(Some(value)) => {
+                let value = Arc::new(value);
+                if let Some(slot) = slots.get_mut(&key).filter(|_| ours) {
+                    slot.value = Some(value.clone());
+                }
+                Ok(Some(value))
+            }
+            other => {
+                if ours && slots.get(&key).is_some_and(|s| s.value.is_none()) {
+                    slots.remove(&key);
+                }
+                other.map(|_| None)
+            }
         }
-        Ok(Some(value))
     }
 
     pub fn drop_all(&self) {
-        for slot in self.slots.lock().expect("cache lock").values_mut() {
-            slot.generation += 1;
-            slot.value = None;
-        }
+        self.slots.lock().expect("cache lock").clear();
     }
 
-    pub fn drop_key(&self, key: K) {
-        let mut slots = self.slots.lock().expect("cache lock");
-        let slot = slots.entry(key).or_insert(Slot { generation: 0, value: None });
-        slot.generation += 1;
-        slot.value = None;
+    pub fn drop_key(&self, key: &K) {
+        self.slots.lock().expect("cache lock").remove(key);
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.slots.lock().expect("cache lock").len()
     }
 }
 
@@ -75,24 +91,28 @@ pub(crate) struct Caches {
     pub instruments: Cache<InstrumentId, Instrument>,
     pub brokers: Cache<CompanyId, Vec<CompanyRef>>,
     pub books: Cache<InstrumentId, BookLevels>,
+    /// A session and its user, by token hash: every authenticated call reads one.
+    pub sessions: Cache<String, (Session, UserView)>,
 }
 
 impl Caches {
     /// Drops what `event` makes stale.
     pub fn apply(&self, event: &Event) {
         match event {
-            Event::BookChanged { instrument_id } => self.books.drop_key(*instrument_id),
+            Event::BookChanged { instrument_id } => self.books.drop_key(instrument_id),
             Event::InstrumentChanged { instrument } => {
                 // A new minimum block changes what icebergs show.
-                self.instruments.drop_key(instrument.instrument_id);
-                self.books.drop_key(instrument.instrument_id);
+                self.instruments.drop_key(&instrument.instrument_id);
+                self.books.drop_key(&instrument.instrument_id);
             }
-            // A broker's new name is in every list that names it: drop them all.
-            Event::CompanyChanged { .. } => self.brokers.drop_all(),
-            Event::OrderChanged { .. }
-            | Event::ParentOrderChanged { .. }
-            | Event::NotificationChanged { .. }
-            | Event::SessionsEnded { .. } => {}
+            // A broker's new name is in every list that names it, a company's in its users' sessions.
+            Event::CompanyChanged { .. } => {
+                self.brokers.drop_all();
+                self.sessions.drop_all();
+            }
+            // Rare beside the calls that read them: all sessions are read again.
+            Event::SessionsEnded { .. } | Event::UserChanged { .. } => self.sessions.drop_all(),
+            Event::OrderChanged { .. } | Event::ParentOrderChanged { .. } | Event::NotificationChanged { .. } => {}
         }
     }
 }
@@ -111,11 +131,11 @@ mod tests {
         let got = cache.get(1, || async { Err("loaded again") }).await;
         assert_eq!(got.unwrap().as_deref(), Some(&"v1"));
 
-        cache.drop_key(1);
+        cache.drop_key(&1);
         // A load that started before a drop answers what it read but is not kept.
         let got = cache
             .get(1, || async {
-                cache.drop_key(1);
+                cache.drop_key(&1);
                 Ok::<_, Infallible>(Some("read before the drop"))
             })
             .await
@@ -124,8 +144,9 @@ mod tests {
         let got = cache.get(1, || async { Ok::<_, Infallible>(Some("v2")) }).await.unwrap();
         assert_eq!(got.as_deref(), Some(&"v2"));
 
-        // Absent rows are answered, not kept.
+        // Absent rows are answered, not kept, and take no room.
         assert_eq!(cache.get(2, || async { Ok::<_, Infallible>(None) }).await.unwrap(), None);
+        assert_eq!(cache.len(), 1);
         let got = cache.get(2, || async { Ok::<_, Infallible>(Some("made")) }).await.unwrap();
         assert_eq!(got.as_deref(), Some(&"made"));
 

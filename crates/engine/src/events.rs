@@ -25,6 +25,9 @@ pub enum Event {
     /// Not delivered: some sessions of this user ended (logout, deactivation, new password),
     /// so its open sockets re-check their session at once.
     SessionsEnded { user_id: UserId },
+    /// Not delivered: a user's account changed (roles, preferences, deactivation), so what
+    /// a session knows of it is read again.
+    UserChanged { user_id: UserId },
 }
 
 impl Event {

@@ -360,9 +360,7 @@ impl<S: Store> Engine<S> {
         )
         .await?;
         tx.commit().await?;
-        if revoked > 0 {
-            self.publish(Event::sessions_ended(id));
-        }
+        self.publish(if revoked > 0 { Event::sessions_ended(id) } else { Event::UserChanged { user_id: id } });
         Ok(view)
     }
 }

@@ -197,7 +197,8 @@ impl Outgoing {
                 NOTIFICATIONS,
                 &crate::routes::notifications::NotificationDto::from(notification),
             ),
-            Event::SessionsEnded { user_id } => Some(Self::SessionsEnded(*user_id)),
+            // A changed account is checked again like an ended session: its roles may have moved.
+            Event::SessionsEnded { user_id } | Event::UserChanged { user_id } => Some(Self::SessionsEnded(*user_id)),
             Event::BookChanged { .. } | Event::CompanyChanged { .. } => None,
         }
     }

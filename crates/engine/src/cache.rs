@@ -10,10 +10,10 @@ use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use upstairs_domain::{CompanyId, InstrumentId};
+use upstairs_domain::{CompanyId, InstrumentId, ParentOrderId};
 
 use crate::events::Event;
-use crate::model::{CompanyRef, Instrument, Session, UserView};
+use crate::model::{CompanyRef, Instrument, ParentOrder, ParentState, Session, UserView};
 use crate::orders::BookLevels;
 
 pub(crate) struct Cache<K, V> {
@@ -91,6 +91,9 @@ pub(crate) struct Caches {
     pub instruments: Cache<InstrumentId, Instrument>,
     pub brokers: Cache<CompanyId, Vec<CompanyRef>>,
     pub books: Cache<InstrumentId, BookLevels>,
+    /// Parent orders as created: only what never changes (owner, instrument, side,
+    /// quantity) is read from here; dropped when the parent stops being active.
+    pub parents: Cache<ParentOrderId, ParentOrder>,
     /// A session and its user, by token hash: every authenticated call reads one.
     pub sessions: Cache<String, (Session, UserView)>,
 }
@@ -112,6 +115,9 @@ impl Caches {
             }
             // Rare beside the calls that read them: all sessions are read again.
             Event::SessionsEnded { .. } | Event::UserChanged { .. } => self.sessions.drop_all(),
+            Event::ParentOrderChanged { parent, .. } if parent.state != ParentState::Active => {
+                self.parents.drop_key(&parent.parent_order_id)
+            }
             Event::OrderChanged { .. } | Event::ParentOrderChanged { .. } | Event::NotificationChanged { .. } => {}
         }
     }

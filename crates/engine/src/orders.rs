@@ -200,6 +200,18 @@ impl<S: Store> Engine<S> {
     }
 
     /// A parent order of the caller's company (locked when `lock`).
+    /// One of the caller's parent orders as created (not its state or quantities).
+    pub(crate) async fn cached_parent(
+        &self,
+        actor: &Actor,
+        id: ParentOrderId,
+    ) -> Result<Arc<ParentOrder>, EngineError> {
+        let load =
+            || async { Ok::<_, StoreError>(self.store.single().await?.parent_order(id).await?.map(|v| v.parent)) };
+        let parent = self.caches.parents.get(id, load).await?;
+        parent.filter(|p| p.company_id == actor.user.company_id).ok_or_else(not_found_parent)
+    }
+
     pub(crate) async fn own_parent(
         &self,
         tx: &mut S::Tx,
@@ -409,20 +421,13 @@ impl<S: Store> Engine<S> {
         if !self.config.calendar.parent_orders_open(now) {
             return Err(closed());
         }
-        // The reference data (instrument, eligible brokers) comes from the caches
-        // (ADR 0014): the writer (SQLite's only one, or the parent's row lock on
-        // PostgreSQL) is held only for the parent's quantities and the writes.
+        // Everything but the parent's state and quantities comes from the caches (ADR
+        // 0014, 0019); those two the insert itself checks: only into an active parent,
+        // and the database refuses a tradable quantity below zero. No read, no lock
+        // ahead of the write.
         let eligible_brokers = self.cached_brokers(actor.user.company_id).await?;
-        let mut tx = self.store.write().await?;
-        let view = self.own_parent(&mut tx, actor, input.parent_order_id, true).await?;
-        let instrument = self.cached_instrument(view.parent.instrument_id).await?;
-        let parent = &view.parent;
-        if parent.state != ParentState::Active {
-            return Err(EngineError::Conflict {
-                detail: "This parent order is no longer active.".into(),
-                errors: vec![],
-            });
-        }
+        let parent = self.cached_parent(actor, input.parent_order_id).await?;
+        let instrument = self.cached_instrument(parent.instrument_id).await?;
         let mut errors = Vec::new();
         if input.instrument_id.is_some_and(|i| i != parent.instrument_id) {
             errors.push(FieldError::new("instrument_id", "Must match the parent order"));
@@ -433,8 +438,7 @@ impl<S: Store> Engine<S> {
         if !eligible_brokers.iter().any(|b| b.company_id == input.broker_id) {
             errors.push(FieldError::new("broker_id", "Choose one of the eligible brokers"));
         }
-        let tradable = Quantities::of(parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
-        Self::check_price_and_quantity(&instrument, input.price, input.quantity, tradable, &mut errors);
+        Self::check_price_and_quantity(&instrument, input.price, input.quantity, parent.quantity, &mut errors);
         if !errors.is_empty() {
             return Err(EngineError::invalid_many(errors));
         }
@@ -457,7 +461,20 @@ impl<S: Store> Engine<S> {
             created_at: now,
             updated_at: now,
         };
-        tx.insert_order(&order).await?;
+        let mut tx = self.store.write().await?;
+        match tx.insert_order_if_parent(&order, ParentState::Active).await {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(EngineError::Conflict {
+                    detail: "This parent order is no longer active.".into(),
+                    errors: vec![],
+                });
+            }
+            Err(StoreError::Check(_)) => {
+                return Err(EngineError::invalid_many(vec![FieldError::new("quantity", "Exceeds available quantity")]));
+            }
+            Err(e) => return Err(e.into()),
+        }
         audit(
             &mut tx,
             now,
@@ -470,7 +487,8 @@ impl<S: Store> Engine<S> {
         .await?;
         tx.commit().await?;
         self.publish_order(&order);
-        self.publish_parent(parent);
+        // Its quantities moved; it was active when the order went in.
+        self.publish_parent(&ParentOrder { state: ParentState::Active, ..(*parent).clone() });
         self.publish_book(order.instrument_id);
         Ok(self.order_detail(order, true))
     }

@@ -97,6 +97,10 @@ pub trait OrderRepo {
     /// Inserts a child order and adds it to its parent's counters and, when it rests,
     /// to the book's levels, in this transaction.
     async fn insert_order(&mut self, o: &ChildOrder) -> StoreResult<()>;
+    /// The same, only while the parent is in `parent_state` (one statement, no read
+    /// ahead of it); false when it is not. Over the parent's tradable quantity:
+    /// [`StoreError::Check`].
+    async fn insert_order_if_parent(&mut self, o: &ChildOrder, parent_state: ParentState) -> StoreResult<bool>;
     /// Writes state, price, quantity, iceberg, residual and updated_at of `after`, only
     /// if the stored order is still `before` (compare-and-set: otherwise
     /// [`StoreError::Stale`]), and moves the parent's counters and the book's levels

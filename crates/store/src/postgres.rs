@@ -114,4 +114,4 @@ impl Tx for PgTx {
     }
 }
 
-shared_repos!(PgTx);
+shared_repos!(PgTx, Postgres);

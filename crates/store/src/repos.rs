@@ -28,8 +28,39 @@ pub(crate) const REBUILD_LEVELS: &str = "insert into book_level (instrument_id, 
      where c.instrument_id = $1 and c.state = $2 \
      group by c.instrument_id, c.direction, c.price, c.company_id";
 
+/// The columns of a child order as [`bind_order`] binds them (`$1`–`$17`).
+pub(crate) const ORDER_COLUMNS: &str = "order_id, parent_order_id, company_id, created_by, instrument_id, direction, \
+     state, price, quantity, iceberg, residual, broker_id, created_at, updated_at, working_quantity, \
+     matched_quantity, rests";
+
 macro_rules! shared_repos {
-    ($tx:ty) => {
+    ($tx:ty, $db:ty) => {
+        /// Binds a child order's columns in the order of [`sql::ORDER_COLUMNS`]; the row
+        /// carries what it adds to its parent's counters and whether it rests (ADR 0019).
+        fn bind_order<'q>(
+            q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments>,
+            o: &ChildOrder,
+        ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments> {
+            let (working, matched) = o.parent_counts();
+            q.bind(o.order_id.0)
+                .bind(o.parent_order_id.0)
+                .bind(o.company_id.0)
+                .bind(o.created_by.0)
+                .bind(o.instrument_id.0)
+                .bind(o.direction.as_str())
+                .bind(o.state.as_str())
+                .bind(Dec(o.price))
+                .bind(o.quantity)
+                .bind(o.iceberg)
+                .bind(o.residual)
+                .bind(o.broker_id.0)
+                .bind(Ts(o.created_at))
+                .bind(Ts(o.updated_at))
+                .bind(working)
+                .bind(matched)
+                .bind(o.rests())
+        }
+
         impl $tx {
             async fn load_companies(&mut self, rows: Vec<CompanyRow>) -> StoreResult<Vec<Company>> {
                 let mut out = Vec::with_capacity(rows.len());
@@ -805,33 +836,24 @@ macro_rules! shared_repos {
             }
 
             async fn insert_order(&mut self, o: &ChildOrder) -> StoreResult<()> {
-                sqlx::query(
-                    "insert into child_order (order_id, parent_order_id, company_id, created_by, instrument_id, \
-                     direction, state, price, quantity, iceberg, residual, broker_id, created_at, updated_at, \
-                     working_quantity, matched_quantity, rests) \
-                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
-                )
-                .bind(o.order_id.0)
-                .bind(o.parent_order_id.0)
-                .bind(o.company_id.0)
-                .bind(o.created_by.0)
-                .bind(o.instrument_id.0)
-                .bind(o.direction.as_str())
-                .bind(o.state.as_str())
-                .bind(Dec(o.price))
-                .bind(o.quantity)
-                .bind(o.iceberg)
-                .bind(o.residual)
-                .bind(o.broker_id.0)
-                .bind(Ts(o.created_at))
-                .bind(Ts(o.updated_at))
-                .bind(o.parent_counts().0)
-                .bind(o.parent_counts().1)
-                .bind(o.rests())
-                .execute(&mut *self.tx)
-                .await
-                .map_err(map_err)?;
+                let sql = format!("insert into child_order ({}) values ({})", sql::ORDER_COLUMNS, sql::placeholders(1, 17));
+                bind_order(sqlx::query(sqlx::AssertSqlSafe(sql)), o).execute(&mut *self.tx).await.map_err(map_err)?;
                 Ok(())
+            }
+
+            async fn insert_order_if_parent(&mut self, o: &ChildOrder, parent_state: ParentState) -> StoreResult<bool> {
+                let sql = format!(
+                    "insert into child_order ({}) select {} where exists \
+                     (select 1 from parent_order where parent_order_id = $2 and state = $18)",
+                    sql::ORDER_COLUMNS,
+                    sql::placeholders(1, 17)
+                );
+                let r = bind_order(sqlx::query(sqlx::AssertSqlSafe(sql)), o)
+                    .bind(parent_state.as_str())
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(r.rows_affected() == 1)
             }
 
             async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder) -> StoreResult<()> {

@@ -109,4 +109,4 @@ impl Tx for SqliteTx {
     }
 }
 
-shared_repos!(SqliteTx);
+shared_repos!(SqliteTx, Sqlite);

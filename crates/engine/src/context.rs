@@ -59,7 +59,20 @@ pub(crate) async fn audit<T: Tx>(
     operation: &str,
     details: serde_json::Value,
 ) -> Result<(), EngineError> {
-    tx.insert_action_log(&ActionLog {
+    tx.insert_action_log(&action_log(now, actor, entity, entity_id, operation, details)).await?;
+    Ok(())
+}
+
+/// An audit row, for a write that stores it itself ([`crate::ports::Store::insert_order_audited`]).
+pub(crate) fn action_log(
+    now: DateTime<Utc>,
+    actor: Option<UserId>,
+    entity: &str,
+    entity_id: Option<Uuid>,
+    operation: &str,
+    details: serde_json::Value,
+) -> ActionLog {
+    ActionLog {
         action_log_id: Uuid::now_v7(),
         entity: entity.to_owned(),
         entity_id,
@@ -67,7 +80,5 @@ pub(crate) async fn audit<T: Tx>(
         user_id: actor,
         created_at: now,
         details,
-    })
-    .await?;
-    Ok(())
+    }
 }

@@ -12,7 +12,7 @@ use upstairs_domain::price::on_tick;
 use upstairs_domain::{CompanyId, FieldError, InstrumentId, OrderId, ParentOrderId, Permission};
 use uuid::Uuid;
 
-use crate::context::{Actor, audit};
+use crate::context::{Actor, action_log, audit};
 use crate::error::{EngineError, StoreError};
 use crate::events::Event;
 use crate::model::*;
@@ -461,8 +461,15 @@ impl<S: Store> Engine<S> {
             created_at: now,
             updated_at: now,
         };
-        let mut tx = self.store.write().await?;
-        match tx.insert_order_if_parent(&order, ParentState::Active).await {
+        let log = action_log(
+            now,
+            Some(actor.user.user_id),
+            "order",
+            Some(order.order_id.0),
+            "create",
+            json!({"after": order_json(&order)}),
+        );
+        match self.store.insert_order_audited(&order, ParentState::Active, &log).await {
             Ok(true) => {}
             Ok(false) => {
                 return Err(EngineError::Conflict {
@@ -475,17 +482,6 @@ impl<S: Store> Engine<S> {
             }
             Err(e) => return Err(e.into()),
         }
-        audit(
-            &mut tx,
-            now,
-            Some(actor.user.user_id),
-            "order",
-            Some(order.order_id.0),
-            "create",
-            json!({"after": order_json(&order)}),
-        )
-        .await?;
-        tx.commit().await?;
         self.publish_order(&order);
         // Its quantities moved; it was active when the order went in.
         self.publish_parent(&ParentOrder { state: ParentState::Active, ..(*parent).clone() });

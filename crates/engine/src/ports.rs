@@ -33,6 +33,17 @@ pub trait Store: Clone + Send + Sync + 'static {
     /// reads. Never use it for two statements that must agree, nor for a write.
     async fn single(&self) -> StoreResult<Self::Tx>;
 
+    /// Puts a child order in, only into a parent in `parent_state`, together with its
+    /// audit row: one transaction in one round trip, the order path's only write (ADR
+    /// 0019). False, with nothing written, when the parent is in another state;
+    /// [`StoreError::Check`] when the parent's tradable quantity would fall below zero.
+    async fn insert_order_audited(
+        &self,
+        o: &ChildOrder,
+        parent_state: ParentState,
+        log: &ActionLog,
+    ) -> StoreResult<bool>;
+
     /// A short name of the backend for logs ("sqlite", "postgres").
     fn backend(&self) -> &'static str;
 }
@@ -97,10 +108,6 @@ pub trait OrderRepo {
     /// Inserts a child order and adds it to its parent's counters and, when it rests,
     /// to the book's levels, in this transaction.
     async fn insert_order(&mut self, o: &ChildOrder) -> StoreResult<()>;
-    /// The same, only while the parent is in `parent_state` (one statement, no read
-    /// ahead of it); false when it is not. Over the parent's tradable quantity:
-    /// [`StoreError::Check`].
-    async fn insert_order_if_parent(&mut self, o: &ChildOrder, parent_state: ParentState) -> StoreResult<bool>;
     /// Writes state, price, quantity, iceberg, residual and updated_at of `after`, only
     /// if the stored order is still `before` (compare-and-set: otherwise
     /// [`StoreError::Stale`]), and moves the parent's counters and the book's levels

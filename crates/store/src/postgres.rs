@@ -102,6 +102,24 @@ impl Store for PgStore {
         Ok(PgTx { tx: Conn::Single(self.pool.acquire().await.map_err(map_err)?) })
     }
 
+    async fn insert_order_audited(
+        &self,
+        o: &ChildOrder,
+        parent_state: ParentState,
+        log: &ActionLog,
+    ) -> StoreResult<bool> {
+        // One statement is one transaction: the audit row is written only from the
+        // order's row, and the counters' trigger failing undoes both.
+        let query = format!(
+            "with o as ({} returning order_id) {} from o",
+            sql::insert_order_if_parent(),
+            sql::INSERT_ACTION_LOG_SELECT
+        );
+        let q = bind_order(sqlx::query(sqlx::AssertSqlSafe(query)), o).bind(parent_state.as_str());
+        let r = bind_action_log(q, log).execute(&self.pool).await.map_err(map_err)?;
+        Ok(r.rows_affected() == 1)
+    }
+
     fn backend(&self) -> &'static str {
         "postgres"
     }

@@ -33,6 +33,22 @@ pub(crate) const ORDER_COLUMNS: &str = "order_id, parent_order_id, company_id, c
      state, price, quantity, iceberg, residual, broker_id, created_at, updated_at, working_quantity, \
      matched_quantity, rests";
 
+/// A child order into a parent in state `$18` only, its columns `$1`–`$17` as `bind_order`
+/// binds them; nothing is written when the parent is in another state.
+pub(crate) fn insert_order_if_parent() -> String {
+    format!(
+        "insert into child_order ({ORDER_COLUMNS}) select {} where exists \
+         (select 1 from parent_order where parent_order_id = $2 and state = $18)",
+        placeholders(1, 17)
+    )
+}
+
+/// An audit row from `$19`–`$25` as `bind_action_log` binds them, selected so that the
+/// caller adds the condition (`from` a CTE, or a `where`).
+pub(crate) const INSERT_ACTION_LOG_SELECT: &str = "insert into action_log \
+     (action_log_id, entity, entity_id, operation, user_id, created_at, details) \
+     select $19, $20, $21, $22, $23, $24, $25";
+
 macro_rules! shared_repos {
     ($tx:ty, $db:ty) => {
         /// Binds a child order's columns in the order of [`sql::ORDER_COLUMNS`]; the row
@@ -59,6 +75,20 @@ macro_rules! shared_repos {
                 .bind(working)
                 .bind(matched)
                 .bind(o.rests())
+        }
+
+        /// Binds an audit row's columns in the order of `insert into action_log`.
+        fn bind_action_log<'q>(
+            q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments>,
+            a: &'q ActionLog,
+        ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments> {
+            q.bind(a.action_log_id)
+                .bind(a.entity.as_str())
+                .bind(a.entity_id)
+                .bind(a.operation.as_str())
+                .bind(a.user_id.map(|u| u.0))
+                .bind(Ts(a.created_at))
+                .bind(Json(&a.details))
         }
 
         impl $tx {
@@ -555,17 +585,13 @@ macro_rules! shared_repos {
         #[async_trait]
         impl AuditRepo for $tx {
             async fn insert_action_log(&mut self, a: &ActionLog) -> StoreResult<()> {
-                sqlx::query(
-                    "insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details) \
-                     values ($1, $2, $3, $4, $5, $6, $7)",
+                bind_action_log(
+                    sqlx::query(
+                        "insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, \
+                         details) values ($1, $2, $3, $4, $5, $6, $7)",
+                    ),
+                    a,
                 )
-                .bind(a.action_log_id)
-                .bind(&a.entity)
-                .bind(a.entity_id)
-                .bind(&a.operation)
-                .bind(a.user_id.map(|u| u.0))
-                .bind(Ts(a.created_at))
-                .bind(Json(&a.details))
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
@@ -839,21 +865,6 @@ macro_rules! shared_repos {
                 let sql = format!("insert into child_order ({}) values ({})", sql::ORDER_COLUMNS, sql::placeholders(1, 17));
                 bind_order(sqlx::query(sqlx::AssertSqlSafe(sql)), o).execute(&mut *self.tx).await.map_err(map_err)?;
                 Ok(())
-            }
-
-            async fn insert_order_if_parent(&mut self, o: &ChildOrder, parent_state: ParentState) -> StoreResult<bool> {
-                let sql = format!(
-                    "insert into child_order ({}) select {} where exists \
-                     (select 1 from parent_order where parent_order_id = $2 and state = $18)",
-                    sql::ORDER_COLUMNS,
-                    sql::placeholders(1, 17)
-                );
-                let r = bind_order(sqlx::query(sqlx::AssertSqlSafe(sql)), o)
-                    .bind(parent_state.as_str())
-                    .execute(&mut *self.tx)
-                    .await
-                    .map_err(map_err)?;
-                Ok(r.rows_affected() == 1)
             }
 
             async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder) -> StoreResult<()> {

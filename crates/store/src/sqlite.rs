@@ -97,6 +97,42 @@ impl Store for SqliteStore {
         Ok(SqliteTx { tx: Conn::Single(self.readers.acquire().await.map_err(map_err)?) })
     }
 
+    async fn insert_order_audited(
+        &self,
+        o: &ChildOrder,
+        parent_state: ParentState,
+        log: &ActionLog,
+    ) -> StoreResult<bool> {
+        // The whole transaction in one call to the writer's thread (sqlx binds `$N` by
+        // number in every statement). The audit row is written only after the order's
+        // row; its `returning` says whether it was. Spawned, so that a request dropped
+        // half-way never hands the writer back inside its transaction.
+        let query = format!(
+            "begin immediate; {}; {} where changes() = 1 returning 1; commit",
+            sql::insert_order_if_parent(),
+            sql::INSERT_ACTION_LOG_SELECT
+        );
+        let (writer, o, log) = (self.writer.clone(), o.clone(), log.clone());
+        tokio::spawn(async move {
+            let mut conn = writer.acquire().await.map_err(map_err)?;
+            let q = bind_order(sqlx::query(sqlx::AssertSqlSafe(query)), &o).bind(parent_state.as_str());
+            match bind_action_log(q, &log).fetch_all(&mut *conn).await {
+                Ok(rows) => Ok(rows.len() == 1),
+                Err(e) => {
+                    // Failed after the `begin` (a refused counter): end the transaction.
+                    // When even that fails (no transaction began, or the connection
+                    // broke), the pool opens a fresh writer rather than risk one left open.
+                    if sqlx::query("rollback").execute(&mut *conn).await.is_err() {
+                        conn.close_on_drop();
+                    }
+                    Err(map_err(e))
+                }
+            }
+        })
+        .await
+        .map_err(|e| StoreError::Other(format!("order insert task: {e}")))?
+    }
+
     fn backend(&self) -> &'static str {
         "sqlite"
     }

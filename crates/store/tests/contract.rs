@@ -40,6 +40,7 @@ contract!(
     order_writes_keep_counters_and_levels,
     stale_order_write_is_refused,
     database_refuses_negative_tradable,
+    order_and_audit_in_one_write,
     match_requests_and_notifications,
 );
 
@@ -700,6 +701,56 @@ async fn database_refuses_negative_tradable<S: Store>(s: S) {
     let mut tx = s.read().await.unwrap();
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
     assert_eq!((view.working, view.matched), (0, 0), "the refused transaction left nothing");
+}
+
+/// The order path's single write: order and audit row together, or neither.
+async fn order_and_audit_in_one_write<S: Store>(s: S) {
+    let (parent, order) = parent_with_orders(&s, 1000).await;
+    let log = |o: &ChildOrder| ActionLog {
+        action_log_id: Uuid::now_v7(),
+        entity: "order".into(),
+        entity_id: Some(o.order_id.0),
+        operation: "create".into(),
+        user_id: Some(o.created_by),
+        created_at: t0(),
+        details: json!({"quantity": o.quantity}),
+    };
+    let audited = |s: S| async move {
+        let mut tx = s.read().await.unwrap();
+        let logs = tx.action_logs(100).await.unwrap();
+        logs.into_iter()
+            .filter(|l| l.entity == "order")
+            .map(|l| l.details["quantity"].as_i64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    let counts = |s: S| async move {
+        let mut tx = s.read().await.unwrap();
+        let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
+        (view.working, tx.book_rows(parent.instrument_id).await.unwrap().len())
+    };
+
+    let first = order("-0.02", 600, false);
+    assert!(s.insert_order_audited(&first, ParentState::Active, &log(&first)).await.unwrap());
+    assert_eq!(audited(s.clone()).await, [600]);
+    assert_eq!(counts(s.clone()).await, (600, 1));
+
+    // Over the parent's tradable quantity: refused by the counters, nothing written,
+    // and the writer is usable at once.
+    let over = order("-0.02", 500, false);
+    assert!(matches!(s.insert_order_audited(&over, ParentState::Active, &log(&over)).await, Err(StoreError::Check(_))));
+    assert_eq!(audited(s.clone()).await, [600]);
+    assert_eq!(counts(s.clone()).await, (600, 1));
+
+    // Into a parent no longer in the state asked for: false, nothing written.
+    let mut tx = s.write().await.unwrap();
+    tx.update_parent_order_state(parent.parent_order_id, ParentState::Cancelled, t0()).await.unwrap();
+    tx.commit().await.unwrap();
+    let late = order("-0.03", 400, false);
+    assert!(!s.insert_order_audited(&late, ParentState::Active, &log(&late)).await.unwrap());
+    assert_eq!(audited(s.clone()).await, [600]);
+    assert_eq!(counts(s.clone()).await, (600, 1));
+    let mut tx = s.read().await.unwrap();
+    assert!(tx.order(late.order_id).await.unwrap().is_none());
 }
 
 /// sqlx's SQLite driver binds `$N` placeholders by number, reused and in any order,

@@ -78,3 +78,11 @@ id_type!(
     /// A notification to one user.
     NotificationId
 );
+id_type!(
+    /// A request for quote sent to chosen liquidity providers.
+    RfqId
+);
+id_type!(
+    /// One addressed liquidity provider's response to an RFQ.
+    RfqResponseId
+);

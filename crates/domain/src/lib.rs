@@ -8,8 +8,12 @@ pub mod match_request;
 pub mod notification;
 pub mod order;
 pub mod price;
+pub mod rfq;
 pub mod role;
 
 pub use account::{AutoAccept, Email, FieldError, Password, UiMetadataEntry};
-pub use id::{CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, SessionId, UserId};
+pub use id::{
+    CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, RfqId, RfqResponseId, SessionId,
+    UserId,
+};
 pub use role::{Permission, Role, has_permission};

@@ -1,4 +1,5 @@
-//! Notifications: what each party of a match request is told, and when (ADR 0016).
+//! Notifications: what each party of a match request or an RFQ is told, and when (ADRs
+//! 0016, 0020).
 
 use serde::{Deserialize, Serialize};
 
@@ -14,16 +15,25 @@ pub enum NotificationType {
     MatchRequestRejected,
     MatchRequestTimedOut,
     MatchRequestSystemCancelledOutOfTickPrice,
+    /// A liquidity provider's user: an RFQ addressed to their company.
+    RfqReceived,
+    /// The requester: a provider quoted on their RFQ.
+    RfqQuoteReceived,
+    /// The provider who quoted: the requester accepted the quote.
+    RfqQuoteAccepted,
 }
 
 impl NotificationType {
-    pub const ALL: [NotificationType; 6] = [
+    pub const ALL: [NotificationType; 9] = [
         NotificationType::MatchRequestAccepted,
         NotificationType::MatchRequestCancelled,
         NotificationType::MatchRequestReceived,
         NotificationType::MatchRequestRejected,
         NotificationType::MatchRequestTimedOut,
         NotificationType::MatchRequestSystemCancelledOutOfTickPrice,
+        NotificationType::RfqReceived,
+        NotificationType::RfqQuoteReceived,
+        NotificationType::RfqQuoteAccepted,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -36,6 +46,9 @@ impl NotificationType {
             NotificationType::MatchRequestSystemCancelledOutOfTickPrice => {
                 "MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE"
             }
+            NotificationType::RfqReceived => "RFQ_RECEIVED",
+            NotificationType::RfqQuoteReceived => "RFQ_QUOTE_RECEIVED",
+            NotificationType::RfqQuoteAccepted => "RFQ_QUOTE_ACCEPTED",
         }
     }
 

@@ -118,7 +118,10 @@ impl Caches {
             Event::ParentOrderChanged { parent, .. } if parent.state != ParentState::Active => {
                 self.parents.drop_key(&parent.parent_order_id)
             }
-            Event::OrderChanged { .. } | Event::ParentOrderChanged { .. } | Event::NotificationChanged { .. } => {}
+            Event::OrderChanged { .. }
+            | Event::ParentOrderChanged { .. }
+            | Event::NotificationChanged { .. }
+            | Event::RfqChanged { .. } => {}
         }
     }
 }

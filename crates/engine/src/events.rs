@@ -2,7 +2,9 @@
 //! (`upstairs-http`) alone decides destinations and wire payloads (ADRs 0005, 0011).
 
 use tokio::sync::broadcast;
-use upstairs_domain::{CompanyId, InstrumentId, UserId};
+use upstairs_domain::notification::Party;
+use upstairs_domain::rfq::RfqState;
+use upstairs_domain::{CompanyId, InstrumentId, RfqId, UserId};
 
 use crate::model::{ChildOrder, Instrument, Notification, ParentOrder};
 
@@ -18,6 +20,9 @@ pub enum Event {
     BookChanged { instrument_id: InstrumentId },
     /// An instrument's reference data or band changed.
     InstrumentChanged { instrument: Instrument },
+    /// An RFQ was sent, quoted, declined, accepted or ended; `user_id` (its requester, or a
+    /// trader of an addressed provider, by `role`) hears of it.
+    RfqChanged { user_id: UserId, rfq_id: RfqId, state: RfqState, role: Party },
     /// A notification to `user_id` was created or changed.
     NotificationChanged { user_id: UserId, notification: Notification },
     /// Not delivered: a company's reference data (its brokers) changed.

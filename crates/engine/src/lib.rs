@@ -16,6 +16,7 @@ pub mod orders;
 pub mod ports;
 pub mod ratelimit;
 pub mod reference;
+pub mod rfqs;
 pub mod scheduler;
 pub mod security;
 pub mod seed;

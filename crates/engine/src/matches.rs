@@ -187,6 +187,7 @@ impl<S: Store> Engine<S> {
                 created_at: now,
                 expires_at: now + RESPONSE_TIME,
                 updated_at: now,
+                rfq_id: None,
             };
             tx.insert_match_request(&request).await?;
             self.schedule_answers(&mut tx, &request).await?;

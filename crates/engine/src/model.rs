@@ -7,9 +7,10 @@ use serde_json::Value;
 use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::notification::{NotificationType, Party};
 use upstairs_domain::order::{Direction, OrderState};
+use upstairs_domain::rfq::{ResponseState, RfqState};
 use upstairs_domain::{
-    AutoAccept, CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, Role, SessionId,
-    UiMetadataEntry, UserId,
+    AutoAccept, CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, RfqId, RfqResponseId,
+    Role, SessionId, UiMetadataEntry, UserId,
 };
 use uuid::Uuid;
 
@@ -502,24 +503,84 @@ pub struct MatchRequest {
     pub created_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// The RFQ whose accepted quote made this match (ADR 0020); `None` for a take.
+    pub rfq_id: Option<RfqId>,
 }
 
-/// What one user is told about a match request (spec section 3).
+/// What a notification tells of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject {
+    MatchRequest(MatchRequestId),
+    Rfq(RfqId),
+}
+
+/// What one user is told about a match request or an RFQ (spec section 3).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Notification {
     pub notification_id: NotificationId,
     pub user_id: UserId,
     pub notification_type: NotificationType,
-    /// The state of its match request when it last changed.
+    /// The state of its match request when it last changed (an RFQ's, in the same
+    /// names: `PENDING` while open, then `ACCEPTED`, `TIMED_OUT`, `CANCELLED` or `REJECTED`).
     pub status: MatchRequestState,
     pub instrument_id: InstrumentId,
-    pub match_request_id: MatchRequestId,
-    /// The recipient's side of the match request.
+    pub subject: Subject,
+    /// The recipient's side of the match request or RFQ.
     pub role: Party,
     pub read: bool,
     pub archived: bool,
     pub created_at: DateTime<Utc>,
     /// When its match request times out (or timed out).
     pub expired_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A request for quote (DESIGN §4, ADR 0020): `quantity` of the parent, reserved by
+/// `order_id` while it is open, asked of the providers its responses name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rfq {
+    pub rfq_id: RfqId,
+    pub parent_order_id: ParentOrderId,
+    /// The child order reserving the quantity (`AWAITING_RFQ_ACCEPTANCE`).
+    pub order_id: OrderId,
+    pub instrument_id: InstrumentId,
+    /// The requester's side.
+    pub direction: Direction,
+    pub company_id: CompanyId,
+    pub user_id: UserId,
+    pub quantity: i64,
+    pub two_way: bool,
+    /// Whether the requester's company is hidden from the providers.
+    pub anonymous: bool,
+    pub state: RfqState,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// One price and quantity of a quote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuoteSide {
+    pub price: Decimal,
+    pub quantity: i64,
+}
+
+/// One addressed provider's response to an RFQ.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RfqResponse {
+    pub rfq_response_id: RfqResponseId,
+    pub rfq_id: RfqId,
+    pub company_id: CompanyId,
+    pub state: ResponseState,
+    /// Who quoted (last), and for which of their brokers.
+    pub user_id: Option<UserId>,
+    pub broker_id: Option<CompanyId>,
+    /// The provider buys at this (the requester sells).
+    pub buy: Option<QuoteSide>,
+    /// The provider sells at this (the requester buys).
+    pub sell: Option<QuoteSide>,
+    /// The match an accepted quote made.
+    pub match_request_id: Option<MatchRequestId>,
+    pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }

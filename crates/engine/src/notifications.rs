@@ -107,7 +107,7 @@ fn new(m: &MatchRequest, party: Party, t: NotificationType, now: DateTime<Utc>) 
         notification_type: t,
         status: m.state,
         instrument_id: m.instrument_id,
-        match_request_id: m.match_request_id,
+        subject: Subject::MatchRequest(m.match_request_id),
         role: party,
         read: false,
         archived: false,

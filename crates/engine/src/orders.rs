@@ -308,6 +308,12 @@ impl<S: Store> Engine<S> {
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %id))]
     pub async fn cancel_parent_order(&self, actor: &Actor, id: ParentOrderId) -> Result<(), EngineError> {
         Self::require_trade(actor)?;
+        // Its open RFQs are withdrawn first, each in its own transaction, when the
+        // parent can be cancelled at all.
+        let seen = self.own_parent(&mut self.store.single().await?, actor, id, false).await?;
+        if seen.parent.state == ParentState::Active && seen.matched == 0 {
+            self.cancel_rfqs_of(actor, id).await?;
+        }
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
         let view = self.own_parent(&mut tx, actor, id, true).await?;
@@ -614,6 +620,8 @@ impl<S: Store> Engine<S> {
     /// up to then time out. A late run (after a restart or a retry) never touches what
     /// was placed after `close`. Returns how many orders expired.
     pub async fn expire_day(&self, close: DateTime<Utc>) -> Result<usize, EngineError> {
+        // Open RFQs end first, each with its responses and reserved order.
+        self.expire_rfqs(close).await?;
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
         let states = [OrderState::Working, OrderState::AwaitingMatch, OrderState::AwaitingRfqAcceptance];

@@ -6,8 +6,9 @@ use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::order::{Direction, OrderState};
+use upstairs_domain::rfq::{ResponseState, RfqState};
 use upstairs_domain::{
-    CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, SessionId, UserId,
+    CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, RfqId, SessionId, UserId,
 };
 use uuid::Uuid;
 
@@ -56,6 +57,7 @@ pub trait Tx:
     + MatchRequestRepo
     + BrokerConfirmationRepo
     + NotificationRepo
+    + RfqRepo
     + UserRepo
     + SessionRepo
     + LinkTokenRepo
@@ -296,6 +298,43 @@ pub trait NotificationRepo {
         size: i64,
     ) -> StoreResult<Page<Notification>>;
     async fn notifications_of_match_request(&mut self, id: MatchRequestId) -> StoreResult<Vec<Notification>>;
+    async fn notifications_of_rfq(&mut self, id: RfqId) -> StoreResult<Vec<Notification>>;
+}
+
+#[async_trait]
+pub trait RfqRepo {
+    async fn insert_rfq(&mut self, r: &Rfq) -> StoreResult<()>;
+    /// Moves an RFQ from `from` to `to` (compare-and-set: `StoreError::Stale` when it
+    /// is no longer in `from`).
+    async fn update_rfq_state(&mut self, id: RfqId, from: RfqState, to: RfqState, at: DateTime<Utc>)
+    -> StoreResult<()>;
+    async fn rfq(&mut self, id: RfqId) -> StoreResult<Option<Rfq>>;
+    /// A company's RFQs in `state` (of one parent, when given), newest first.
+    async fn rfqs_of_company(
+        &mut self,
+        company: CompanyId,
+        state: RfqState,
+        parent: Option<ParentOrderId>,
+    ) -> StoreResult<Vec<Rfq>>;
+    /// Every RFQ in `state`, oldest first (the close).
+    async fn rfqs_in_state(&mut self, state: RfqState) -> StoreResult<Vec<Rfq>>;
+    async fn rfqs(&mut self, ids: &[RfqId]) -> StoreResult<Vec<Rfq>>;
+    async fn insert_rfq_response(&mut self, r: &RfqResponse) -> StoreResult<()>;
+    /// Writes a response's state, quote, quoter, broker, match and `updated_at` while it
+    /// is still as `before` (same state, same `updated_at`; compare-and-set:
+    /// `StoreError::Stale` otherwise), so a quote changed meanwhile is never accepted.
+    async fn update_rfq_response(&mut self, before: &RfqResponse, after: &RfqResponse) -> StoreResult<()>;
+    /// The responses to these RFQs, oldest first.
+    async fn rfq_responses(&mut self, rfqs: &[RfqId]) -> StoreResult<Vec<RfqResponse>>;
+    /// A provider's responses in `states` (to RFQs on one instrument, when given), newest
+    /// RFQ first, at most `limit`.
+    async fn rfq_responses_of_company(
+        &mut self,
+        company: CompanyId,
+        states: &[ResponseState],
+        instrument: Option<InstrumentId>,
+        limit: i64,
+    ) -> StoreResult<Vec<RfqResponse>>;
 }
 
 /// Whose received match requests to count.

@@ -215,6 +215,10 @@ impl<S: Store> Engine<S> {
                 tracing::info!(sessions = s, links = l, "cleaned up expired sessions and links");
                 Ok(Outcome::Done)
             }
+            crate::rfqs::EXPIRE => {
+                self.run_rfq_timer(timer).await.map_err(|e| e.to_string())?;
+                self.finish_timer(timer.timer_id).await
+            }
             crate::matches::EXPIRE | crate::matches::AUTO_RESPONSE => {
                 self.run_match_request_timer(timer).await.map_err(|e| e.to_string())?;
                 self.finish_timer(timer.timer_id).await
@@ -328,9 +332,13 @@ impl Lane {
 
     pub fn kinds(self) -> &'static [&'static str] {
         match self {
-            Lane::Trading => {
-                &[crate::matches::EXPIRE, crate::matches::AUTO_RESPONSE, crate::orders::DAY_CLOSE, CLEANUP]
-            }
+            Lane::Trading => &[
+                crate::matches::EXPIRE,
+                crate::matches::AUTO_RESPONSE,
+                crate::rfqs::EXPIRE,
+                crate::orders::DAY_CLOSE,
+                CLEANUP,
+            ],
             Lane::Mail => &[OUTBOX_DELIVER],
         }
     }

@@ -25,7 +25,7 @@ use utoipa::OpenApi;
 
 use crate::error::ApiError;
 use crate::openapi::ApiRouter;
-use crate::routes::{auth, matches, meta, notifications, orders, outbox, reference, users};
+use crate::routes::{auth, matches, meta, notifications, orders, outbox, reference, rfqs, users};
 
 /// What every handler can reach.
 pub struct AppState<S: Store> {
@@ -54,10 +54,10 @@ impl<S: Store> Clone for AppState<S> {
     // The realtime payloads: no route returns them, the STOMP topics carry them.
     components(schemas(
         stomp::messages::BookMessage, stomp::messages::OrderMessage, stomp::messages::InstrumentMessage,
-        routes::notifications::NotificationDto,
+        stomp::messages::RfqMessage, routes::notifications::NotificationDto,
     )),
     modifiers(&BearerAuth),
-    tags((name = "auth"), (name = "users"), (name = "companies"), (name = "instruments"), (name = "orders"), (name = "matches"), (name = "notifications"), (name = "admin"), (name = "meta"))
+    tags((name = "auth"), (name = "users"), (name = "companies"), (name = "instruments"), (name = "orders"), (name = "matches"), (name = "rfqs"), (name = "notifications"), (name = "admin"), (name = "meta"))
 )]
 struct ApiDoc;
 
@@ -83,6 +83,7 @@ fn api<S: Store>() -> (Router<AppState<S>>, utoipa::openapi::OpenApi) {
         .merge(reference::router())
         .merge(orders::router())
         .merge(matches::router())
+        .merge(rfqs::router())
         .merge(notifications::router())
         .merge(outbox::router())
         .split(ApiDoc::openapi())

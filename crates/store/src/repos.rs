@@ -989,8 +989,8 @@ macro_rules! shared_repos {
                     "insert into match_request (match_request_id, instrument_id, direction, price, quantity, \
                      requesting_order_id, requesting_company_id, requesting_user_id, responding_order_id, \
                      responding_company_id, responding_user_id, iceberg, state, created_at, expires_at, updated_at, \
-                     take_price) \
-                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+                     take_price, rfq_id) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
                 )
                 .bind(m.match_request_id.0)
                 .bind(m.instrument_id.0)
@@ -1009,6 +1009,7 @@ macro_rules! shared_repos {
                 .bind(Ts(m.expires_at))
                 .bind(Ts(m.updated_at))
                 .bind(Dec(m.take_price))
+                .bind(m.rfq_id.map(|r| r.0))
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
@@ -1090,7 +1091,8 @@ macro_rules! shared_repos {
                 }
                 let query = format!(
                     "select {column}, state, count(*) from match_request where created_at >= $1 \
-                     and (state <> $2 or updated_at >= expires_at) and {column} in ({}) group by {column}, state",
+                     and (state <> $2 or updated_at >= expires_at) and rfq_id is null and {column} in ({}) \
+                     group by {column}, state",
                     sql::placeholders(3, ids.len())
                 );
                 let mut q = sqlx::query_as::<_, (Uuid, String, i64)>(sqlx::AssertSqlSafe(query))
@@ -1205,21 +1207,28 @@ macro_rules! shared_repos {
             async fn insert_notification(&mut self, n: &Notification) -> StoreResult<()> {
                 sqlx::query(
                     "insert into notification (notification_id, user_id, type, status, instrument_id, \
-                     match_request_id, role, read, archived, created_at, expired_at, updated_at) \
-                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                     match_request_id, role, read, archived, created_at, expired_at, updated_at, rfq_id) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
                 )
                 .bind(n.notification_id.0)
                 .bind(n.user_id.0)
                 .bind(n.notification_type.as_str())
                 .bind(n.status.as_str())
                 .bind(n.instrument_id.0)
-                .bind(n.match_request_id.0)
+                .bind(match n.subject {
+                    Subject::MatchRequest(m) => Some(m.0),
+                    Subject::Rfq(_) => None,
+                })
                 .bind(n.role.as_str())
                 .bind(n.read)
                 .bind(n.archived)
                 .bind(Ts(n.created_at))
                 .bind(Ts(n.expired_at))
                 .bind(Ts(n.updated_at))
+                .bind(match n.subject {
+                    Subject::Rfq(r) => Some(r.0),
+                    Subject::MatchRequest(_) => None,
+                })
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
@@ -1292,6 +1301,212 @@ macro_rules! shared_repos {
                 .await
                 .map_err(map_err)?;
                 convert(rows, NotificationRow::into_model)
+            }
+
+            async fn notifications_of_rfq(&mut self, id: RfqId) -> StoreResult<Vec<Notification>> {
+                let rows = sqlx::query_as::<_, NotificationRow>(
+                    "select * from notification where rfq_id = $1 order by created_at, notification_id",
+                )
+                .bind(id.0)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                convert(rows, NotificationRow::into_model)
+            }
+        }
+
+        #[async_trait]
+        impl RfqRepo for $tx {
+            async fn insert_rfq(&mut self, r: &Rfq) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into rfq (rfq_id, parent_order_id, order_id, instrument_id, direction, company_id, \
+                     user_id, quantity, two_way, anonymous, state, created_at, expires_at, updated_at) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+                )
+                .bind(r.rfq_id.0)
+                .bind(r.parent_order_id.0)
+                .bind(r.order_id.0)
+                .bind(r.instrument_id.0)
+                .bind(r.direction.as_str())
+                .bind(r.company_id.0)
+                .bind(r.user_id.0)
+                .bind(r.quantity)
+                .bind(r.two_way)
+                .bind(r.anonymous)
+                .bind(r.state.as_str())
+                .bind(Ts(r.created_at))
+                .bind(Ts(r.expires_at))
+                .bind(Ts(r.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn update_rfq_state(
+                &mut self,
+                id: RfqId,
+                from: RfqState,
+                to: RfqState,
+                at: DateTime<Utc>,
+            ) -> StoreResult<()> {
+                let r = sqlx::query("update rfq set state = $1, updated_at = $2 where rfq_id = $3 and state = $4")
+                    .bind(to.as_str())
+                    .bind(Ts(at))
+                    .bind(id.0)
+                    .bind(from.as_str())
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                if r.rows_affected() != 1 {
+                    return Err(StoreError::Stale(format!("RFQ {id}")));
+                }
+                Ok(())
+            }
+
+            async fn rfq(&mut self, id: RfqId) -> StoreResult<Option<Rfq>> {
+                sqlx::query_as::<_, RfqRow>("select * from rfq where rfq_id = $1")
+                    .bind(id.0)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .map(RfqRow::into_model)
+                    .transpose()
+            }
+
+            async fn rfqs_of_company(
+                &mut self,
+                company: CompanyId,
+                state: RfqState,
+                parent: Option<ParentOrderId>,
+            ) -> StoreResult<Vec<Rfq>> {
+                let rows = sqlx::query_as::<_, RfqRow>(
+                    "select * from rfq where company_id = $1 and state = $2 \
+                     and ($3 is null or parent_order_id = $3) order by created_at desc, rfq_id desc",
+                )
+                .bind(company.0)
+                .bind(state.as_str())
+                .bind(parent.map(|p| p.0))
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                convert(rows, RfqRow::into_model)
+            }
+
+            async fn rfqs_in_state(&mut self, state: RfqState) -> StoreResult<Vec<Rfq>> {
+                let rows = sqlx::query_as::<_, RfqRow>(
+                    "select * from rfq where state = $1 order by created_at, rfq_id",
+                )
+                .bind(state.as_str())
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                convert(rows, RfqRow::into_model)
+            }
+
+            async fn rfqs(&mut self, ids: &[RfqId]) -> StoreResult<Vec<Rfq>> {
+                if ids.is_empty() {
+                    return Ok(vec![]);
+                }
+                let query = format!("select * from rfq where rfq_id in ({})", sql::placeholders(1, ids.len()));
+                let mut q = sqlx::query_as::<_, RfqRow>(sqlx::AssertSqlSafe(query));
+                for id in ids {
+                    q = q.bind(id.0);
+                }
+                convert(q.fetch_all(&mut *self.tx).await.map_err(map_err)?, RfqRow::into_model)
+            }
+
+            async fn insert_rfq_response(&mut self, r: &RfqResponse) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into rfq_response (rfq_response_id, rfq_id, company_id, state, user_id, broker_id, \
+                     buy_price, buy_quantity, sell_price, sell_quantity, match_request_id, created_at, updated_at) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+                )
+                .bind(r.rfq_response_id.0)
+                .bind(r.rfq_id.0)
+                .bind(r.company_id.0)
+                .bind(r.state.as_str())
+                .bind(r.user_id.map(|u| u.0))
+                .bind(r.broker_id.map(|b| b.0))
+                .bind(r.buy.map(|s| Dec(s.price)))
+                .bind(r.buy.map(|s| s.quantity))
+                .bind(r.sell.map(|s| Dec(s.price)))
+                .bind(r.sell.map(|s| s.quantity))
+                .bind(r.match_request_id.map(|m| m.0))
+                .bind(Ts(r.created_at))
+                .bind(Ts(r.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn update_rfq_response(&mut self, before: &RfqResponse, r: &RfqResponse) -> StoreResult<()> {
+                let done = sqlx::query(
+                    "update rfq_response set state = $1, user_id = $2, broker_id = $3, buy_price = $4, \
+                     buy_quantity = $5, sell_price = $6, sell_quantity = $7, match_request_id = $8, updated_at = $9 \
+                     where rfq_response_id = $10 and state = $11 and updated_at = $12",
+                )
+                .bind(r.state.as_str())
+                .bind(r.user_id.map(|u| u.0))
+                .bind(r.broker_id.map(|b| b.0))
+                .bind(r.buy.map(|s| Dec(s.price)))
+                .bind(r.buy.map(|s| s.quantity))
+                .bind(r.sell.map(|s| Dec(s.price)))
+                .bind(r.sell.map(|s| s.quantity))
+                .bind(r.match_request_id.map(|m| m.0))
+                .bind(Ts(r.updated_at))
+                .bind(r.rfq_response_id.0)
+                .bind(before.state.as_str())
+                .bind(Ts(before.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                if done.rows_affected() != 1 {
+                    return Err(StoreError::Stale(format!("RFQ response {}", r.rfq_response_id)));
+                }
+                Ok(())
+            }
+
+            async fn rfq_responses(&mut self, rfqs: &[RfqId]) -> StoreResult<Vec<RfqResponse>> {
+                if rfqs.is_empty() {
+                    return Ok(vec![]);
+                }
+                let query = format!(
+                    "select * from rfq_response where rfq_id in ({}) order by created_at, rfq_response_id",
+                    sql::placeholders(1, rfqs.len())
+                );
+                let mut q = sqlx::query_as::<_, RfqResponseRow>(sqlx::AssertSqlSafe(query));
+                for id in rfqs {
+                    q = q.bind(id.0);
+                }
+                convert(q.fetch_all(&mut *self.tx).await.map_err(map_err)?, RfqResponseRow::into_model)
+            }
+
+            async fn rfq_responses_of_company(
+                &mut self,
+                company: CompanyId,
+                states: &[ResponseState],
+                instrument: Option<InstrumentId>,
+                limit: i64,
+            ) -> StoreResult<Vec<RfqResponse>> {
+                if states.is_empty() {
+                    return Ok(vec![]);
+                }
+                let query = format!(
+                    "select r.* from rfq_response r join rfq q on q.rfq_id = r.rfq_id \
+                     where r.company_id = $1 and ($2 is null or q.instrument_id = $2) and r.state in ({}) \
+                     order by q.created_at desc, r.rfq_response_id desc limit $3",
+                    sql::placeholders(4, states.len())
+                );
+                let mut q = sqlx::query_as::<_, RfqResponseRow>(sqlx::AssertSqlSafe(query))
+                    .bind(company.0)
+                    .bind(instrument.map(|i| i.0))
+                    .bind(limit);
+                for s in states {
+                    q = q.bind(s.as_str());
+                }
+                convert(q.fetch_all(&mut *self.tx).await.map_err(map_err)?, RfqResponseRow::into_model)
             }
         }
     };

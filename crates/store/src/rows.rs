@@ -9,9 +9,10 @@ use std::str::FromStr;
 use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::notification::{NotificationType, Party};
 use upstairs_domain::order::{Direction, OrderState};
+use upstairs_domain::rfq::{ResponseState, RfqState};
 use upstairs_domain::{
-    AutoAccept, CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, Role, SessionId,
-    UiMetadataEntry, UserId,
+    AutoAccept, CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, RfqId, RfqResponseId,
+    Role, SessionId, UiMetadataEntry, UserId,
 };
 use upstairs_engine::StoreError;
 use upstairs_engine::model::*;
@@ -390,6 +391,7 @@ pub struct MatchRequestRow {
     created_at: Ts,
     expires_at: Ts,
     updated_at: Ts,
+    rfq_id: Option<Uuid>,
 }
 
 impl MatchRequestRow {
@@ -411,6 +413,82 @@ impl MatchRequestRow {
             state: stored("match request state", &self.state, MatchRequestState::parse(&self.state))?,
             created_at: self.created_at.0,
             expires_at: self.expires_at.0,
+            updated_at: self.updated_at.0,
+            rfq_id: self.rfq_id.map(RfqId),
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct RfqRow {
+    rfq_id: Uuid,
+    parent_order_id: Uuid,
+    order_id: Uuid,
+    instrument_id: Uuid,
+    direction: String,
+    company_id: Uuid,
+    user_id: Uuid,
+    quantity: i64,
+    two_way: bool,
+    anonymous: bool,
+    state: String,
+    created_at: Ts,
+    expires_at: Ts,
+    updated_at: Ts,
+}
+
+impl RfqRow {
+    pub fn into_model(self) -> StoreResult<Rfq> {
+        Ok(Rfq {
+            rfq_id: RfqId(self.rfq_id),
+            parent_order_id: ParentOrderId(self.parent_order_id),
+            order_id: OrderId(self.order_id),
+            instrument_id: InstrumentId(self.instrument_id),
+            direction: stored("direction", &self.direction, Direction::parse(&self.direction))?,
+            company_id: CompanyId(self.company_id),
+            user_id: UserId(self.user_id),
+            quantity: self.quantity,
+            two_way: self.two_way,
+            anonymous: self.anonymous,
+            state: stored("RFQ state", &self.state, RfqState::parse(&self.state))?,
+            created_at: self.created_at.0,
+            expires_at: self.expires_at.0,
+            updated_at: self.updated_at.0,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct RfqResponseRow {
+    rfq_response_id: Uuid,
+    rfq_id: Uuid,
+    company_id: Uuid,
+    state: String,
+    user_id: Option<Uuid>,
+    broker_id: Option<Uuid>,
+    buy_price: Option<Dec>,
+    buy_quantity: Option<i64>,
+    sell_price: Option<Dec>,
+    sell_quantity: Option<i64>,
+    match_request_id: Option<Uuid>,
+    created_at: Ts,
+    updated_at: Ts,
+}
+
+impl RfqResponseRow {
+    pub fn into_model(self) -> StoreResult<RfqResponse> {
+        let side = |p: Option<Dec>, q: Option<i64>| p.zip(q).map(|(p, q)| QuoteSide { price: p.0, quantity: q });
+        Ok(RfqResponse {
+            rfq_response_id: RfqResponseId(self.rfq_response_id),
+            rfq_id: RfqId(self.rfq_id),
+            company_id: CompanyId(self.company_id),
+            state: stored("RFQ response state", &self.state, ResponseState::parse(&self.state))?,
+            user_id: self.user_id.map(UserId),
+            broker_id: self.broker_id.map(CompanyId),
+            buy: side(self.buy_price, self.buy_quantity),
+            sell: side(self.sell_price, self.sell_quantity),
+            match_request_id: self.match_request_id.map(MatchRequestId),
+            created_at: self.created_at.0,
             updated_at: self.updated_at.0,
         })
     }
@@ -452,7 +530,8 @@ pub struct NotificationRow {
     notification_type: String,
     status: String,
     instrument_id: Uuid,
-    match_request_id: Uuid,
+    match_request_id: Option<Uuid>,
+    rfq_id: Option<Uuid>,
     role: String,
     read: bool,
     archived: bool,
@@ -473,7 +552,11 @@ impl NotificationRow {
             )?,
             status: stored("notification status", &self.status, MatchRequestState::parse(&self.status))?,
             instrument_id: InstrumentId(self.instrument_id),
-            match_request_id: MatchRequestId(self.match_request_id),
+            subject: match (self.match_request_id, self.rfq_id) {
+                (Some(m), None) => Subject::MatchRequest(MatchRequestId(m)),
+                (None, Some(r)) => Subject::Rfq(RfqId(r)),
+                _ => return Err(StoreError::Other(format!("notification {} tells of nothing", self.notification_id))),
+            },
             role: stored("notification role", &self.role, Party::parse(&self.role))?,
             read: self.read,
             archived: self.archived,

@@ -12,8 +12,9 @@ use std::str::FromStr;
 use std::time::Duration;
 use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::order::{Direction, OrderState};
+use upstairs_domain::rfq::{ResponseState, RfqState};
 use upstairs_domain::{
-    CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, SessionId, UserId,
+    CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, RfqId, SessionId, UserId,
 };
 use upstairs_engine::StoreError;
 use upstairs_engine::model::*;

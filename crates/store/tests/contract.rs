@@ -42,6 +42,7 @@ contract!(
     database_refuses_negative_tradable,
     order_and_audit_in_one_write,
     match_requests_and_notifications,
+    rfqs_and_responses,
 );
 
 fn t0() -> DateTime<Utc> {
@@ -813,6 +814,7 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
         created_at: t0() + Duration::seconds(created),
         expires_at: t0() + Duration::seconds(created) + Duration::minutes(5),
         updated_at: t0() + Duration::seconds(created),
+        rfq_id: None,
     };
     let m = request(M::Pending, 0);
     tx.insert_match_request(&m).await.unwrap();
@@ -880,7 +882,7 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
         notification_type: NotificationType::MatchRequestReceived,
         status: M::Pending,
         instrument_id: parent.instrument_id,
-        match_request_id: m.match_request_id,
+        subject: Subject::MatchRequest(m.match_request_id),
         role: Party::Responder,
         read: false,
         archived: false,
@@ -911,4 +913,111 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
     assert!(tx.notifications_of_user(taker.user_id, None, true, 0, 10).await.unwrap().items.is_empty());
     assert_eq!(tx.notifications_of_match_request(m.match_request_id).await.unwrap().len(), 3);
     tx.commit().await.unwrap();
+}
+
+async fn rfqs_and_responses<S: Store>(s: S) {
+    use upstairs_domain::match_request::MatchRequestState;
+    use upstairs_domain::notification::{NotificationType, Party};
+    use upstairs_domain::order::OrderState;
+    use upstairs_domain::rfq::{ResponseState as R, RfqState};
+    use upstairs_domain::{NotificationId, RfqId, RfqResponseId};
+    let (parent, order) = parent_with_orders(&s, 3000).await;
+    let mut reserved = order("0", 2000, false);
+    reserved.state = OrderState::AwaitingRfqAcceptance;
+    let lp = company("Fathom");
+    let rfq = Rfq {
+        rfq_id: RfqId::new(),
+        parent_order_id: parent.parent_order_id,
+        order_id: reserved.order_id,
+        instrument_id: parent.instrument_id,
+        direction: parent.direction,
+        company_id: parent.company_id,
+        user_id: parent.created_by,
+        quantity: 2000,
+        two_way: true,
+        anonymous: true,
+        state: RfqState::Open,
+        created_at: t0(),
+        expires_at: t0() + Duration::minutes(2),
+        updated_at: t0(),
+    };
+    let response = RfqResponse {
+        rfq_response_id: RfqResponseId::new(),
+        rfq_id: rfq.rfq_id,
+        company_id: lp.company_id,
+        state: R::AwaitingResponse,
+        user_id: None,
+        broker_id: None,
+        buy: None,
+        sell: None,
+        match_request_id: None,
+        created_at: t0(),
+        updated_at: t0(),
+    };
+    let mut tx = s.write().await.unwrap();
+    tx.insert_company(&lp).await.unwrap();
+    tx.insert_order(&reserved).await.unwrap();
+    tx.insert_rfq(&rfq).await.unwrap();
+    tx.insert_rfq_response(&response).await.unwrap();
+    let n = Notification {
+        notification_id: NotificationId::new(),
+        user_id: parent.created_by,
+        notification_type: NotificationType::RfqQuoteReceived,
+        status: MatchRequestState::Pending,
+        instrument_id: parent.instrument_id,
+        subject: Subject::Rfq(rfq.rfq_id),
+        role: Party::Requester,
+        read: false,
+        archived: false,
+        created_at: t0(),
+        expired_at: rfq.expires_at,
+        updated_at: t0(),
+    };
+    tx.insert_notification(&n).await.unwrap();
+    tx.commit().await.unwrap();
+
+    let mut tx = s.write().await.unwrap();
+    assert_eq!(tx.rfq(rfq.rfq_id).await.unwrap(), Some(rfq.clone()));
+    assert_eq!(tx.rfqs(&[rfq.rfq_id]).await.unwrap(), vec![rfq.clone()]);
+    assert_eq!(tx.rfqs_of_company(parent.company_id, RfqState::Open, None).await.unwrap(), vec![rfq.clone()]);
+    assert_eq!(
+        tx.rfqs_of_company(parent.company_id, RfqState::Open, Some(parent.parent_order_id)).await.unwrap(),
+        vec![rfq.clone()]
+    );
+    assert!(tx.rfqs_of_company(lp.company_id, RfqState::Open, None).await.unwrap().is_empty());
+    assert!(tx.rfqs_of_company(parent.company_id, RfqState::Expired, None).await.unwrap().is_empty());
+    assert_eq!(tx.rfqs_in_state(RfqState::Open).await.unwrap(), vec![rfq.clone()]);
+    assert_eq!(tx.notifications_of_rfq(rfq.rfq_id).await.unwrap(), vec![n.clone()]);
+    let open = [R::AwaitingResponse, R::Responded];
+    assert_eq!(
+        tx.rfq_responses_of_company(lp.company_id, &open, Some(parent.instrument_id), 10).await.unwrap(),
+        vec![response.clone()]
+    );
+    assert!(tx.rfq_responses_of_company(lp.company_id, &[R::Accepted], None, 10).await.unwrap().is_empty());
+    assert!(tx.rfq_responses_of_company(parent.company_id, &open, None, 10).await.unwrap().is_empty());
+
+    // A quote, exact to the last digit; then a compare-and-set on state and time: a
+    // writer holding the response as it was before the quote is refused.
+    let quoted = RfqResponse {
+        state: R::Responded,
+        user_id: Some(parent.created_by),
+        broker_id: Some(lp.company_id),
+        buy: Some(QuoteSide { price: d("-0.0250"), quantity: 1000 }),
+        sell: Some(QuoteSide { price: d("-0.015"), quantity: 1500 }),
+        updated_at: t0() + Duration::seconds(5),
+        ..response.clone()
+    };
+    tx.update_rfq_response(&response, &quoted).await.unwrap();
+    let stale = RfqResponse { state: R::RejectedByResponder, ..response.clone() };
+    assert!(matches!(tx.update_rfq_response(&response, &stale).await, Err(StoreError::Stale(_))));
+    let read = tx.rfq_responses(&[rfq.rfq_id]).await.unwrap();
+    assert_eq!(read, vec![quoted.clone()]);
+    assert_eq!(read[0].buy.unwrap().price.to_string(), "-0.0250");
+
+    tx.update_rfq_state(rfq.rfq_id, RfqState::Open, RfqState::Expired, t0()).await.unwrap();
+    let again = tx.update_rfq_state(rfq.rfq_id, RfqState::Open, RfqState::Cancelled, t0()).await;
+    assert!(matches!(again, Err(StoreError::Stale(_))));
+    tx.commit().await.unwrap();
+    let mut tx = s.read().await.unwrap();
+    assert_eq!(tx.rfq(rfq.rfq_id).await.unwrap().unwrap().state, RfqState::Expired);
 }

@@ -65,51 +65,6 @@ async fn request_state(v: &Venue, token: &str, m: &Value) -> Value {
     body["state"].clone()
 }
 
-/// (state, quantity) of every child order of a parent, sorted.
-async fn children(v: &Venue, token: &str, parent: &Value) -> Vec<(String, i64)> {
-    let pid = parent["parent_order_id"].as_str().unwrap();
-    let (_, orders) = v.app.get(&format!("/api/orders?parent_order_id={pid}"), Some(token)).await;
-    let mut out: Vec<(String, i64)> = orders
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| (o["state"].as_str().unwrap().to_owned(), o["quantity"].as_i64().unwrap()))
-        .collect();
-    out.sort();
-    out
-}
-
-async fn quantities(v: &Venue, token: &str, parent: &Value) -> Value {
-    let pid = parent["parent_order_id"].as_str().unwrap();
-    let (_, view) = v.app.get(&format!("/api/parent-orders/{pid}"), Some(token)).await;
-    view["quantities"].clone()
-}
-
-/// Every parent of both traders: the counters add up and equal their child orders.
-async fn assert_balanced(v: &Venue) {
-    for token in [&v.a, &v.b] {
-        let (_, parents) = v.app.get("/api/parent-orders?state=ACTIVE,FILLED,CANCELLED", Some(token)).await;
-        for parent in parents.as_array().unwrap() {
-            let q = &parent["quantities"];
-            let (t, w, m) =
-                (q["tradable"].as_i64().unwrap(), q["working"].as_i64().unwrap(), q["matched"].as_i64().unwrap());
-            assert_eq!(t + w + m, parent["quantity"].as_i64().unwrap(), "{parent}");
-            let kids = children(v, token, parent).await;
-            let sum = |states: &[&str]| {
-                kids.iter().filter(|(s, _)| states.contains(&s.as_str())).map(|(_, q)| q).sum::<i64>()
-            };
-            assert_eq!(w, sum(&["WORKING", "AWAITING_MATCH", "AWAITING_RFQ_ACCEPTANCE"]), "working of {parent}");
-            let matched =
-                ["MATCHED", "PARTIAL_BROKER_ACCEPTED", "BROKER_ACCEPTED", "PARTIAL_BROKER_FILLED", "BROKER_FILLED"];
-            assert_eq!(m, sum(&matched), "matched of {parent}");
-        }
-    }
-}
-
-async fn run_timers(v: &Venue) {
-    v.app.running.as_ref().unwrap().run_due_timers().await;
-}
-
 /// Runs the due timers until the request reaches `want` (the server's own job loop may
 /// hold a due timer's lease meanwhile), within a deadline.
 async fn settles(v: &Venue, m: &Value, want: &str) {

@@ -5,4 +5,5 @@ pub mod notifications;
 pub mod orders;
 pub mod outbox;
 pub mod reference;
+pub mod rfqs;
 pub mod users;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use upstairs_domain::NotificationId;
 use upstairs_domain::notification::{NotificationType, Party};
 use upstairs_engine::Store;
-use upstairs_engine::model::Notification;
+use upstairs_engine::model::{Notification, Subject};
 use upstairs_engine::notifications::NotificationChanges;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
@@ -36,6 +36,9 @@ pub enum NotificationTypeDto {
     MatchRequestRejected,
     MatchRequestTimedOut,
     MatchRequestSystemCancelledOutOfTickPrice,
+    RfqReceived,
+    RfqQuoteReceived,
+    RfqQuoteAccepted,
 }
 
 impl From<NotificationType> for NotificationTypeDto {
@@ -48,6 +51,9 @@ impl From<NotificationType> for NotificationTypeDto {
             T::MatchRequestRejected => Self::MatchRequestRejected,
             T::MatchRequestTimedOut => Self::MatchRequestTimedOut,
             T::MatchRequestSystemCancelledOutOfTickPrice => Self::MatchRequestSystemCancelledOutOfTickPrice,
+            T::RfqReceived => Self::RfqReceived,
+            T::RfqQuoteReceived => Self::RfqQuoteReceived,
+            T::RfqQuoteAccepted => Self::RfqQuoteAccepted,
         }
     }
 }
@@ -58,11 +64,16 @@ pub struct NotificationDto {
     pub notification_id: Uuid,
     #[serde(rename = "type")]
     pub notification_type: NotificationTypeDto,
-    /// The state of the match request when the notification last changed.
+    /// The state of the match request when the notification last changed; for an RFQ
+    /// the same names: `PENDING` while open, then `ACCEPTED`, `REJECTED`, `TIMED_OUT`
+    /// or `CANCELLED`.
     pub status: MatchRequestStateDto,
     pub instrument_id: Uuid,
-    pub order_match_request_id: Uuid,
-    /// The recipient's side of the match request.
+    /// The match request it tells of; null for an RFQ's.
+    pub order_match_request_id: Option<Uuid>,
+    /// The RFQ it tells of (`RFQ_*` types); null for a match request's.
+    pub rfq_id: Option<Uuid>,
+    /// The recipient's side of the match request or RFQ.
     pub role: MatchRoleDto,
     pub read: bool,
     pub archived: bool,
@@ -78,7 +89,14 @@ impl From<&Notification> for NotificationDto {
             notification_type: n.notification_type.into(),
             status: n.status.into(),
             instrument_id: n.instrument_id.0,
-            order_match_request_id: n.match_request_id.0,
+            order_match_request_id: match n.subject {
+                Subject::MatchRequest(m) => Some(m.0),
+                Subject::Rfq(_) => None,
+            },
+            rfq_id: match n.subject {
+                Subject::Rfq(r) => Some(r.0),
+                Subject::MatchRequest(_) => None,
+            },
             role: match n.role {
                 Party::Requester => MatchRoleDto::Requester,
                 Party::Responder => MatchRoleDto::Responder,

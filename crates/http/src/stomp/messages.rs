@@ -17,6 +17,9 @@ use crate::dto::decimal_schema;
 /// Per-user destination of order and parent order changes.
 pub const ORDERS: &str = "/user/topic/orders";
 
+/// Per-user destination of RFQ changes (`RfqMessage`).
+pub const RFQS: &str = "/user/topic/rfqs";
+
 /// Per-user destination of notifications (`NotificationDto`), new or changed.
 pub const NOTIFICATIONS: &str = "/user/topic/notifications";
 
@@ -116,6 +119,24 @@ impl From<&ParentOrder> for OrderMessage {
     }
 }
 
+/// `/user/topic/rfqs`: an RFQ the user sent, or one addressed to their company, was
+/// sent, quoted, declined, accepted or ended; the client refetches what it shows. It
+/// names nothing but the RFQ.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum RfqMessage {
+    RfqUpdated(RfqUpdated),
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RfqUpdated {
+    pub rfq_id: Uuid,
+    /// OPEN, COMPLETED, EXPIRED or CANCELLED.
+    pub state: String,
+    /// REQUESTER when the user sent it, RESPONDER when their company was asked.
+    pub role: String,
+}
+
 /// `/topic/instruments/{id}`: an instrument's band or reference data changed.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
@@ -191,6 +212,15 @@ impl Outgoing {
                 Audience::Subscribers,
                 &format!("/topic/instruments/{}", instrument.instrument_id),
                 &InstrumentMessage::from(instrument),
+            ),
+            Event::RfqChanged { user_id, rfq_id, state, role } => Self::message(
+                Audience::User(*user_id),
+                RFQS,
+                &RfqMessage::RfqUpdated(RfqUpdated {
+                    rfq_id: rfq_id.0,
+                    state: state.as_str().into(),
+                    role: role.as_str().into(),
+                }),
             ),
             Event::NotificationChanged { user_id, notification } => Self::message(
                 Audience::User(*user_id),

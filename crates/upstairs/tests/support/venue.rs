@@ -108,6 +108,57 @@ impl Venue {
     }
 }
 
+/// (state, quantity) of every child order of a parent, sorted.
+pub async fn children(v: &Venue, token: &str, parent: &Value) -> Vec<(String, i64)> {
+    let pid = parent["parent_order_id"].as_str().unwrap();
+    let (_, orders) = v.app.get(&format!("/api/orders?parent_order_id={pid}"), Some(token)).await;
+    let mut out: Vec<(String, i64)> = orders
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["state"].as_str().unwrap().to_owned(), o["quantity"].as_i64().unwrap()))
+        .collect();
+    out.sort();
+    out
+}
+
+pub async fn quantities(v: &Venue, token: &str, parent: &Value) -> Value {
+    let pid = parent["parent_order_id"].as_str().unwrap();
+    let (_, view) = v.app.get(&format!("/api/parent-orders/{pid}"), Some(token)).await;
+    view["quantities"].clone()
+}
+
+/// Every parent of both traders: the counters add up and equal their child orders.
+pub async fn assert_balanced(v: &Venue) {
+    assert_balanced_for(v, &[&v.a, &v.b]).await;
+}
+
+/// Every parent of each of `tokens`' companies: the counters add up and equal their
+/// child orders.
+pub async fn assert_balanced_for(v: &Venue, tokens: &[&str]) {
+    for token in tokens {
+        let (_, parents) = v.app.get("/api/parent-orders?state=ACTIVE,FILLED,CANCELLED", Some(token)).await;
+        for parent in parents.as_array().unwrap() {
+            let q = &parent["quantities"];
+            let (t, w, m) =
+                (q["tradable"].as_i64().unwrap(), q["working"].as_i64().unwrap(), q["matched"].as_i64().unwrap());
+            assert_eq!(t + w + m, parent["quantity"].as_i64().unwrap(), "{parent}");
+            let kids = children(v, token, parent).await;
+            let sum = |states: &[&str]| {
+                kids.iter().filter(|(s, _)| states.contains(&s.as_str())).map(|(_, q)| q).sum::<i64>()
+            };
+            assert_eq!(w, sum(&["WORKING", "AWAITING_MATCH", "AWAITING_RFQ_ACCEPTANCE"]), "working of {parent}");
+            let matched =
+                ["MATCHED", "PARTIAL_BROKER_ACCEPTED", "BROKER_ACCEPTED", "PARTIAL_BROKER_FILLED", "BROKER_FILLED"];
+            assert_eq!(m, sum(&matched), "matched of {parent}");
+        }
+    }
+}
+
+pub async fn run_timers(v: &Venue) {
+    v.app.running.as_ref().unwrap().run_due_timers().await;
+}
+
 /// Prices written as JSON numbers from their exact text (no binary floating point).
 pub mod f64_free {
     #[derive(Clone, Copy)]

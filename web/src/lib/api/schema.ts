@@ -467,6 +467,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/rfqs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's company's RFQs in a state (default `OPEN`), of one parent order when
+         *     given, newest first, each with its responses.
+         */
+        get: operations["rfqs"];
+        put?: never;
+        /** Sends an RFQ to chosen liquidity providers; its quantity is reserved from the parent. */
+        post: operations["create_rfq"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rfqs/all/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * For liquidity providers: the RFQs addressed to the caller's company whose response is
+         *     in a state, on one instrument when given, newest first.
+         */
+        get: operations["incoming_rfqs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rfqs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One RFQ of the caller's company. */
+        get: operations["rfq"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** The requester withdraws an open RFQ; its quantity returns to the parent. */
+        patch: operations["cancel_rfq"];
+        trace?: never;
+    };
+    "/api/rfqs/{id}/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A liquidity provider quotes on an RFQ addressed to their company (again, until a
+         *     quote is accepted), or declines it with `state: REJECTED_BY_RESPONDER`.
+         */
+        post: operations["answer_rfq"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rfqs/{id}/responses/{response_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * The requester accepts one received quote while the RFQ is open: the trade is matched
+         *     at its price and quantity, the other responses are rejected, and both brokers are
+         *     asked to confirm.
+         */
+        patch: operations["accept_quote"];
+        trace?: never;
+    };
     "/api/users": {
         parameters: {
             query?: never;
@@ -560,9 +660,29 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptQuoteRequest: {
+            /** @description `ACCEPTED`. */
+            state: components["schemas"]["ResponseStateDto"];
+        };
         AnswerMatchRequest: {
             /** @description `ACCEPTED` or `REJECTED` by the responder, `CANCELLED` by the taker. */
             state: components["schemas"]["MatchRequestStateDto"];
+        };
+        AnswerRfqRequest: {
+            /**
+             * Format: uuid
+             * @description The provider's broker for the trade; the company's default when absent.
+             */
+            broker_id?: string | null;
+            /** @description exact decimal */
+            buy_price?: number | null;
+            /** Format: int64 */
+            buy_quantity?: number | null;
+            /** @description exact decimal */
+            sell_price?: number | null;
+            /** Format: int64 */
+            sell_quantity?: number | null;
+            state?: null | components["schemas"]["ResponseStateDto"];
         };
         /**
          * @description How match requests addressed to the user are answered when they do not act.
@@ -620,6 +740,10 @@ export interface components {
             quantity: number;
             responding_broker_name: string;
             responding_order_iceberg: boolean;
+        };
+        ChangeRfqRequest: {
+            /** @description `CANCELLED`: the requester withdraws the RFQ. */
+            state: components["schemas"]["RfqStateDto"];
         };
         CompanyDto: {
             account: string | null;
@@ -702,6 +826,27 @@ export interface components {
             /** Format: int64 */
             quantity: number;
         };
+        CreateRfqRequest: {
+            /** @description Hide the requester's company from the providers. */
+            anonymous?: boolean;
+            /**
+             * Format: uuid
+             * @description The requester's broker for the trade; the company's default when absent.
+             */
+            broker_id?: string | null;
+            /**
+             * Format: int64
+             * @description A whole number of minutes from 1 to 15, in seconds; default 2 minutes.
+             */
+            expires_in_seconds?: number | null;
+            /** @description At least one liquidity provider. */
+            liquidity_provider_ids: string[];
+            /** Format: uuid */
+            parent_order_id: string;
+            /** Format: int64 */
+            quantity: number;
+            two_way?: boolean;
+        };
         CreateUserRequest: {
             active?: boolean | null;
             /** Format: uuid */
@@ -732,6 +877,32 @@ export interface components {
         EmailKindDto: "PASSWORD_RESET" | "ACCOUNT_ACTIVATION" | "TRADE_ACCEPTANCE" | "TRADE_FILL";
         EmailRequest: {
             email: string;
+        };
+        /**
+         * @description An RFQ addressed to the caller's company: never the requester's parent, order or
+         *     user; their company only when the RFQ is not anonymous; the direction only of a
+         *     one-way RFQ.
+         */
+        IncomingRfqDto: {
+            /** Format: date-time */
+            created_at: string;
+            direction?: null | components["schemas"]["DirectionDto"];
+            /** Format: date-time */
+            expired_at: string;
+            /** Format: int64 */
+            expires_in_seconds: number;
+            /** Format: uuid */
+            instrument_id: string;
+            /** Format: int64 */
+            quantity: number;
+            /** @description Null when the RFQ is anonymous. */
+            requester_company_name?: string | null;
+            /** @description The caller's company's own response. */
+            response: components["schemas"]["RfqResponseDto"];
+            /** Format: uuid */
+            rfq_id: string;
+            state: components["schemas"]["RfqStateDto"];
+            two_way: boolean;
         };
         InstrumentDto: {
             active: boolean;
@@ -914,17 +1085,29 @@ export interface components {
             instrument_id: string;
             /** Format: uuid */
             notification_id: string;
-            /** Format: uuid */
-            order_match_request_id: string;
+            /**
+             * Format: uuid
+             * @description The match request it tells of; null for an RFQ's.
+             */
+            order_match_request_id?: string | null;
             read: boolean;
-            /** @description The recipient's side of the match request. */
+            /**
+             * Format: uuid
+             * @description The RFQ it tells of (`RFQ_*` types); null for a match request's.
+             */
+            rfq_id?: string | null;
+            /** @description The recipient's side of the match request or RFQ. */
             role: components["schemas"]["MatchRoleDto"];
-            /** @description The state of the match request when the notification last changed. */
+            /**
+             * @description The state of the match request when the notification last changed; for an RFQ
+             *     the same names: `PENDING` while open, then `ACCEPTED`, `REJECTED`, `TIMED_OUT`
+             *     or `CANCELLED`.
+             */
             status: components["schemas"]["MatchRequestStateDto"];
             type: components["schemas"]["NotificationTypeDto"];
         };
         /** @enum {string} */
-        NotificationTypeDto: "MATCH_REQUEST_ACCEPTED" | "MATCH_REQUEST_CANCELLED" | "MATCH_REQUEST_RECEIVED" | "MATCH_REQUEST_REJECTED" | "MATCH_REQUEST_TIMED_OUT" | "MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE";
+        NotificationTypeDto: "MATCH_REQUEST_ACCEPTED" | "MATCH_REQUEST_CANCELLED" | "MATCH_REQUEST_RECEIVED" | "MATCH_REQUEST_REJECTED" | "MATCH_REQUEST_TIMED_OUT" | "MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE" | "RFQ_RECEIVED" | "RFQ_QUOTE_RECEIVED" | "RFQ_QUOTE_ACCEPTED";
         /** @description A trade as its broker's link shows it: the client's side, and the other side's broker. */
         OrderConfirmationDto: {
             /** @description The broker's answer to this step; null while open. */
@@ -1103,12 +1286,24 @@ export interface components {
                 instrument_id: string;
                 /** Format: uuid */
                 notification_id: string;
-                /** Format: uuid */
-                order_match_request_id: string;
+                /**
+                 * Format: uuid
+                 * @description The match request it tells of; null for an RFQ's.
+                 */
+                order_match_request_id?: string | null;
                 read: boolean;
-                /** @description The recipient's side of the match request. */
+                /**
+                 * Format: uuid
+                 * @description The RFQ it tells of (`RFQ_*` types); null for a match request's.
+                 */
+                rfq_id?: string | null;
+                /** @description The recipient's side of the match request or RFQ. */
                 role: components["schemas"]["MatchRoleDto"];
-                /** @description The state of the match request when the notification last changed. */
+                /**
+                 * @description The state of the match request when the notification last changed; for an RFQ
+                 *     the same names: `PENDING` while open, then `ACCEPTED`, `REJECTED`, `TIMED_OUT`
+                 *     or `CANCELLED`.
+                 */
                 status: components["schemas"]["MatchRequestStateDto"];
                 type: components["schemas"]["NotificationTypeDto"];
             }[];
@@ -1263,6 +1458,90 @@ export interface components {
             tradable: number;
             /** Format: int64 */
             working: number;
+        };
+        /**
+         * @description Spec section 4: Pending, Received, Completed, Rejected, Expired, Cancelled.
+         * @enum {string}
+         */
+        ResponseStateDto: "AWAITING_RESPONSE" | "RESPONDED" | "ACCEPTED" | "REJECTED_BY_REQUESTER" | "REJECTED_BY_RESPONDER" | "EXPIRED" | "CANCELLED";
+        /** @description An RFQ as its requester sees it (spec section 3), with every response. */
+        RfqDto: {
+            anonymous: boolean;
+            /** Format: date-time */
+            created_at: string;
+            direction: components["schemas"]["DirectionDto"];
+            /**
+             * Format: date-time
+             * @description The deadline.
+             */
+            expired_at: string;
+            /**
+             * Format: int64
+             * @description Whole seconds left until the deadline when this was read; 0 once passed.
+             */
+            expires_in_seconds: number;
+            /** Format: uuid */
+            instrument_id: string;
+            liquidity_provider_ids: string[];
+            /**
+             * Format: uuid
+             * @description The child order reserving the quantity, then matched when a quote is accepted.
+             */
+            order_id: string;
+            /** Format: uuid */
+            parent_order_id: string;
+            /** Format: int64 */
+            quantity: number;
+            responses: components["schemas"]["RfqResponseDto"][];
+            responses_ids: string[];
+            /** Format: uuid */
+            rfq_id: string;
+            state: components["schemas"]["RfqStateDto"];
+            two_way: boolean;
+        };
+        /**
+         * @description `/user/topic/rfqs`: an RFQ the user sent, or one addressed to their company, was
+         *     sent, quoted, declined, accepted or ended; the client refetches what it shows. It
+         *     names nothing but the RFQ.
+         */
+        RfqMessage: components["schemas"]["RfqUpdated"] & {
+            /** @enum {string} */
+            type: "RFQ_UPDATED";
+        };
+        /**
+         * @description One provider's response: its quote once given. `buy_*` is the provider buying (the
+         *     requester sells), `sell_*` the provider selling.
+         */
+        RfqResponseDto: {
+            /** @description exact decimal */
+            buy_price?: number | null;
+            /** Format: int64 */
+            buy_quantity?: number | null;
+            /** @description The provider's name. */
+            company_name: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            rfq_id: string;
+            /** Format: uuid */
+            rfq_response_id: string;
+            /** @description exact decimal */
+            sell_price?: number | null;
+            /** Format: int64 */
+            sell_quantity?: number | null;
+            state: components["schemas"]["ResponseStateDto"];
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @enum {string} */
+        RfqStateDto: "OPEN" | "COMPLETED" | "EXPIRED" | "CANCELLED";
+        RfqUpdated: {
+            /** Format: uuid */
+            rfq_id: string;
+            /** @description REQUESTER when the user sent it, RESPONDER when their company was asked. */
+            role: string;
+            /** @description OPEN, COMPLETED, EXPIRED or CANCELLED. */
+            state: string;
         };
         /**
          * @description A user's role.
@@ -3393,6 +3672,526 @@ export interface operations {
             };
             /** @description No valid session: sign in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rfqs: {
+        parameters: {
+            query?: {
+                /** @description Default `OPEN`. */
+                state?: components["schemas"]["RfqStateDto"];
+                parent_order_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RfqDto"][];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_rfq: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRfqRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RfqDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not have the documented shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    incoming_rfqs: {
+        parameters: {
+            query?: {
+                instrument_id?: string;
+                /**
+                 * @description The state of the caller's response; default the open ones (`AWAITING_RESPONSE`
+                 *     and `RESPONDED`).
+                 */
+                state?: components["schemas"]["ResponseStateDto"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncomingRfqDto"][];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rfq: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RfqDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancel_rfq: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeRfqRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RfqDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not have the documented shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    answer_rfq: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswerRfqRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RfqResponseDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not have the documented shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    accept_quote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptQuoteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RfqDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not have the documented shape */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -14,6 +14,7 @@ function received(secondsLeft = 300, overrides: Partial<MockNotification> = {}) 
     status: 'PENDING',
     instrument_id: 'i-1',
     order_match_request_id: m.order_match_request_id,
+    rfq_id: null,
     role: 'RESPONDER',
     read: false,
     archived: false,

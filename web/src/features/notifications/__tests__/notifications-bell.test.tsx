@@ -12,6 +12,7 @@ function notification(overrides: Partial<MockNotification> = {}): MockNotificati
     status: 'PENDING',
     instrument_id: 'i-1',
     order_match_request_id: 'm-1',
+    rfq_id: null,
     role: 'RESPONDER',
     read: false,
     archived: false,

@@ -9,7 +9,8 @@ type NotificationType = components['schemas']['NotificationTypeDto'];
 
 const types = [
   'MATCH_REQUEST_ACCEPTED', 'MATCH_REQUEST_CANCELLED', 'MATCH_REQUEST_RECEIVED', 'MATCH_REQUEST_REJECTED',
-  'MATCH_REQUEST_TIMED_OUT', 'MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE',
+  'MATCH_REQUEST_TIMED_OUT', 'MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE', 'RFQ_RECEIVED', 'RFQ_QUOTE_RECEIVED',
+  'RFQ_QUOTE_ACCEPTED',
 ] as const satisfies readonly NotificationType[];
 
 export const notificationSchema = z.object({
@@ -17,7 +18,8 @@ export const notificationSchema = z.object({
   type: z.enum(types),
   status: z.enum(matchRequestStates),
   instrument_id: z.string(),
-  order_match_request_id: z.string(),
+  order_match_request_id: z.string().nullable(),
+  rfq_id: z.string().nullable(),
   role: z.enum(['REQUESTER', 'RESPONDER']),
   read: z.boolean(),
   archived: z.boolean(),

@@ -27,7 +27,8 @@ type Props = {
  * Reject / Review, and closes when the countdown ends; an accepted one is celebrated.
  */
 export function NotificationView({ notification: n, title, text, onReview, onClose }: Props) {
-  const pending = n.status === 'PENDING' && n.role === 'RESPONDER';
+  // An RFQ's notice only tells; its quotes are answered on the dashboard.
+  const pending = n.status === 'PENDING' && n.role === 'RESPONDER' && !n.rfq_id;
   const accepted = n.status === 'ACCEPTED';
   return (
     <Paper
@@ -48,7 +49,7 @@ export function NotificationView({ notification: n, title, text, onReview, onClo
           <Close fontSize="small" />
         </IconButton>
       </Stack>
-      {pending ? <Pending n={n} onReview={onReview} onClose={onClose} /> : <MatchSummaryOf n={n} />}
+      {pending ? <Pending n={n} onReview={onReview} onClose={onClose} /> : n.order_match_request_id && <MatchSummaryOf id={n.order_match_request_id} />}
       {!pending && (
         <Typography variant="body2" color="text.secondary" sx={{ mt: 1.5 }}>
           {text}
@@ -58,13 +59,14 @@ export function NotificationView({ notification: n, title, text, onReview, onClo
   );
 }
 
-function MatchSummaryOf({ n }: { n: Notification }) {
-  const request = useMatchRequest(n.order_match_request_id);
+function MatchSummaryOf({ id }: { id: string }) {
+  const request = useMatchRequest(id);
   return <MatchSummary request={request.data} />;
 }
 
 function Pending({ n, onReview, onClose }: { n: Notification; onReview: () => void; onClose: () => void }) {
-  const request = useMatchRequest(n.order_match_request_id);
+  const id = n.order_match_request_id ?? '';
+  const request = useMatchRequest(n.order_match_request_id ?? null);
   const answer = useAnswerMatchRequest();
   const [rejecting, setRejecting] = useState(false);
   const seconds = useSecondsLeft(n.expired_at);
@@ -89,7 +91,7 @@ function Pending({ n, onReview, onClose }: { n: Notification; onReview: () => vo
         pending={answer.isPending}
         onConfirm={() =>
           answer.mutate(
-            { id: n.order_match_request_id, state: 'REJECTED' },
+            { id, state: 'REJECTED' },
             {
               onSettled: () => {
                 setRejecting(false);

@@ -30,6 +30,7 @@ const HISTORY: Notification['status'][] = ['TIMED_OUT', 'CANCELLED', 'REJECTED',
 
 /** The words of spec sections 2 and 4 for each state a notification shows. */
 export function notificationTitle(n: Notification): string {
+  if (n.rfq_id) return rfqTitle(n);
   switch (n.status) {
     case 'PENDING':
       return 'Match request';
@@ -50,6 +51,7 @@ export function notificationTitle(n: Notification): string {
 
 /** One line of what happened, with the requester and responder variants of the spec. */
 function notificationText(n: Notification): string {
+  if (n.rfq_id) return rfqText(n);
   switch (n.status) {
     case 'PENDING':
       return 'A counterparty wants to match your working order.';
@@ -67,6 +69,40 @@ function notificationText(n: Notification): string {
         : 'The market moved away from the price of the match request you received.';
     default:
       return '';
+  }
+}
+
+/** An RFQ's notices: one received by a provider, a quote received, a quote accepted. */
+function rfqTitle(n: Notification): string {
+  switch (n.type) {
+    case 'RFQ_QUOTE_RECEIVED':
+      return 'Quote received';
+    case 'RFQ_QUOTE_ACCEPTED':
+      return 'Quote accepted';
+    default:
+      return n.status === 'TIMED_OUT' ? 'RFQ expired' : n.status === 'CANCELLED' ? 'RFQ withdrawn' : 'New RFQ';
+  }
+}
+
+function rfqText(n: Notification): string {
+  switch (n.type) {
+    case 'RFQ_QUOTE_RECEIVED':
+      return 'A liquidity provider quoted on your RFQ.';
+    case 'RFQ_QUOTE_ACCEPTED':
+      return 'Your quote was accepted: the trade is matched.';
+    default:
+      switch (n.status) {
+        case 'PENDING':
+          return 'A request for quote is waiting for your price.';
+        case 'ACCEPTED':
+          return 'The requester accepted your quote.';
+        case 'REJECTED':
+          return 'The RFQ was completed with another quote, or declined.';
+        case 'TIMED_OUT':
+          return 'The RFQ reached its deadline.';
+        default:
+          return 'The requester withdrew the RFQ.';
+      }
   }
 }
 

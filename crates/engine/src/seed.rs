@@ -89,6 +89,7 @@ const USERS: &[DemoUser] = &[
     DemoUser { email: "trader1@kestrel.demo", first: "Kai", last: "Keller", company: "Kestrel", roles: &[Role::Trader], auto_accept: Some(AutoAccept::Instant) },
     DemoUser { email: "trader2@kestrel.demo", first: "Kira", last: "Knox", company: "Kestrel", roles: &[Role::Trader], auto_accept: Some(AutoAccept::RejectWithDelay) },
     DemoUser { email: "quotes@meridian.demo", first: "Mia", last: "Moreau", company: "Meridian", roles: &[Role::Trader], auto_accept: Some(AutoAccept::Instant) },
+    DemoUser { email: "quotes@ostrava.demo", first: "Otto", last: "Novak", company: "Ostrava", roles: &[Role::Trader], auto_accept: Some(AutoAccept::Instant) },
     DemoUser { email: "sandbox@kestrel.demo", first: "Sid", last: "Sandoval", company: "Kestrel", roles: &[Role::Sandbox], auto_accept: Some(AutoAccept::Instant) },
 ];
 
@@ -294,5 +295,77 @@ impl<S: Store> Engine<S> {
             moved += 1;
         }
         Ok(moved)
+    }
+}
+
+/// The demo providers quote an RFQ this long after it was sent (the n-th provider a
+/// little later than the one before), so a newcomer sees quotes arrive one by one.
+const DEMO_QUOTE_AFTER: chrono::Duration = chrono::Duration::seconds(3);
+
+impl<S: Store> Engine<S> {
+    /// The demo's quoting robot: each liquidity provider's first trader quotes every RFQ
+    /// still awaiting their response a few seconds after it was sent, priced inside the
+    /// band (the n-th provider n ticks inside it), for the whole quantity; returns how
+    /// many quotes it sent. A provider's login may quote by hand first, or requote after.
+    pub async fn demo_quote_step(&self) -> Result<usize, EngineError> {
+        use crate::rfqs::Answer;
+        use upstairs_domain::order::Direction;
+        use upstairs_domain::rfq::ResponseState;
+        let now = self.clock.now();
+        let providers = self.store.single().await?.companies_of_type(crate::model::COMPANY_LIQUIDITY_PROVIDER).await?;
+        let mut sent = 0;
+        for (n, company) in providers.iter().enumerate() {
+            let n = i64::try_from(n).unwrap_or(0);
+            let Some(actor) = self.first_trader(company).await? else { continue };
+            let waiting = self.incoming_rfqs(&actor, &[ResponseState::AwaitingResponse], None).await?;
+            for rfq in waiting.into_iter().filter(|r| r.created_at + DEMO_QUOTE_AFTER * (n as i32 + 1) <= now) {
+                let i = self.cached_instrument(rfq.instrument_id).await?;
+                let inside =
+                    (n + 1).min(ticks_between(i.min_tick_price, i.max_tick_price, i.tick_size).unwrap_or(0) / 2);
+                let bid = crate::model::QuoteSide {
+                    price: add_ticks(i.min_tick_price, i.tick_size, inside),
+                    quantity: rfq.quantity,
+                };
+                let offer = crate::model::QuoteSide {
+                    price: add_ticks(i.max_tick_price, i.tick_size, -inside),
+                    quantity: rfq.quantity,
+                };
+                let (buy, sell) = match rfq.direction {
+                    None => (Some(bid), Some(offer)),
+                    Some(Direction::Buy) => (None, Some(offer)),
+                    Some(Direction::Sell) => (Some(bid), None),
+                };
+                match self.answer_rfq(&actor, rfq.rfq_id, Answer::Quote { buy, sell, broker_id: None }).await {
+                    Ok(_) => sent += 1,
+                    // Answered by hand meanwhile, or the RFQ ended: nothing to do.
+                    Err(EngineError::Conflict { .. }) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(sent)
+    }
+
+    /// The first active trader of `company`, as the robot acts for them.
+    async fn first_trader(&self, company: &Company) -> Result<Option<crate::context::Actor>, EngineError> {
+        let mut tx = self.store.read().await?;
+        let users = tx
+            .users(&crate::model::UserFilter {
+                email: None,
+                company_id: Some(company.company_id),
+                active: Some(true),
+                page: 0,
+                size: 50,
+            })
+            .await?
+            .items;
+        Ok(users
+            .into_iter()
+            .find(|u| upstairs_domain::has_permission(&u.user.roles, upstairs_domain::Permission::Trade))
+            .map(|u| crate::context::Actor {
+                user: u.user,
+                company_name: u.company_name,
+                session_id: upstairs_domain::SessionId::new(),
+            }))
     }
 }

@@ -210,6 +210,7 @@ async fn start_with<S: Store>(
     let (shutdown, shutdown_rx) = watch::channel(false);
     if settings.demo {
         tokio::spawn(simulate_bands(engine.clone(), shutdown_rx.clone()));
+        tokio::spawn(demo_quotes(engine.clone(), shutdown_rx.clone()));
     }
     let wake = engine.wake_handle();
     let jobs = tokio::spawn(engine.clone().run_scheduler(settings.scheduler_poll, shutdown_rx.clone()));
@@ -254,6 +255,21 @@ async fn simulate_bands<S: Store>(engine: Engine<S>, mut stop: watch::Receiver<b
             _ = every.tick() => {
                 if let Err(e) = engine.simulate_band_step(&mut sim).await {
                     tracing::warn!(error = %e, "band simulator step failed");
+                }
+            }
+            _ = stop.changed() => return,
+        }
+    }
+}
+
+/// The demo's liquidity providers: they quote on RFQs addressed to them after a few seconds.
+async fn demo_quotes<S: Store>(engine: Engine<S>, mut stop: watch::Receiver<bool>) {
+    let mut every = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            _ = every.tick() => {
+                if let Err(e) = engine.demo_quote_step().await {
+                    tracing::warn!(error = %e, "demo quoting step failed");
                 }
             }
             _ = stop.changed() => return,

@@ -395,3 +395,73 @@ async fn rfq_and_quote_rules(b: Backend) {
     balanced(&r).await;
     r.v.app.stop().await;
 }
+
+/// `upstairs demo`: the demo providers quote on an RFQ by themselves, one after the
+/// other, inside the band; the requester accepts one and the trade goes to the brokers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn demo_providers_quote_by_themselves() {
+    use upstairs_engine::seed::DEMO_PASSWORD;
+    let app = TestApp::spawn_with(Backend::Sqlite, |s| s.demo = true).await;
+    let start = upstairs_engine::Clock::now(&*app.clock);
+    let t = app.login("trader1@kestrel.demo", DEMO_PASSWORD).await;
+    let (_, instruments) = app.get("/api/instruments?name=Euribor%203M%20Dec26", Some(&t)).await;
+    let instrument = &instruments[0];
+    let (s, parent) = app
+        .post(
+            "/api/parent-orders",
+            Some(&t),
+            json!({"direction": "BUY", "instrument_id": instrument["instrument_id"], "quantity": 1000}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{parent}");
+    let (_, providers) = app.get("/api/liquidity-providers", Some(&t)).await;
+    let ids: Vec<Value> = providers.as_array().unwrap().iter().map(|p| p["company_id"].clone()).collect();
+    let (s, rfq) = app
+        .post(
+            "/api/rfqs",
+            Some(&t),
+            json!({"parent_order_id": parent["parent_order_id"], "quantity": 1000, "liquidity_provider_ids": ids}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{rfq}");
+    let path = format!("/api/rfqs/{}", rfq["rfq_id"].as_str().unwrap());
+    let received = |states: Vec<(String, String)>| states.iter().filter(|(_, s)| s == "RESPONDED").count();
+    let wait_for = |n: usize| {
+        let (app, t, path) = (&app, &t, &path);
+        async move {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            loop {
+                let (_, now) = app.get(path, Some(t)).await;
+                if received(states(&now)) >= n {
+                    return now;
+                }
+                assert!(std::time::Instant::now() < deadline, "{n} quotes never came: {now}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    };
+    // Nothing before three seconds; then the first provider, then the second.
+    assert_eq!(received(states(&app.get(&path, Some(&t)).await.1)), 0);
+    app.clock.set(start + Duration::seconds(3));
+    let first = wait_for(1).await;
+    assert_eq!(received(states(&first)), 1, "{first}");
+    app.clock.set(start + Duration::seconds(6));
+    let both = wait_for(2).await;
+    let tick: rust_decimal::Decimal = instrument["tick_size"].to_string().parse().unwrap();
+    for r in both["responses"].as_array().unwrap() {
+        assert_eq!((r["buy_price"].clone(), r["sell_quantity"].clone()), (Value::Null, json!(1000)), "one way: {r}");
+        let price: rust_decimal::Decimal = r["sell_price"].to_string().parse().unwrap();
+        assert!((price / tick).fract().is_zero(), "on the tick: {r}");
+    }
+    let price = |r: &Value| r["sell_price"].to_string().parse::<rust_decimal::Decimal>().unwrap();
+    let best = both["responses"].as_array().unwrap().iter().min_by_key(|r| price(r)).unwrap();
+    let (s, done) = app
+        .patch(
+            &format!("{path}/responses/{}", best["rfq_response_id"].as_str().unwrap()),
+            Some(&t),
+            json!({"state": "ACCEPTED"}),
+        )
+        .await;
+    assert_eq!((s, done["state"].clone()), (StatusCode::OK, json!("COMPLETED")), "{done}");
+    app.stop().await;
+}

@@ -2,7 +2,7 @@
 // SQLite database and a free port, Debian's Chromium through playwright-core,
 // e-mails read from the mail directory, and screenshots of every screen.
 import { spawn, execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -196,4 +196,52 @@ export async function shot(page, test, name) {
   const dir = join(SCREENSHOTS, test);
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true, animations: 'disabled' });
+}
+
+/** A session token for `email`. */
+export async function login(baseUrl, email, password) {
+  const { token } = await api(baseUrl, '/auth/login', { method: 'POST', body: { email, password, rememberMe: false } });
+  return token;
+}
+
+/** Signs `page` in through the sign-in screen and waits for the dashboard. */
+export async function signIn(page, baseUrl, email, password) {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+}
+
+/** A server always open whose clock stands at the start until `clock.move(seconds)`. */
+export async function frozenServer() {
+  const dir = mkdtempSync(join(tmpdir(), 'upstairs-clock-'));
+  const file = join(dir, 'clock');
+  const start = Date.now();
+  const set = (ms) => writeFileSync(file, new Date(ms).toISOString());
+  set(start);
+  const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true', UPSTAIRS_CLOCK_FILE: file } });
+  let at = start;
+  return {
+    server,
+    clock: {
+      move(seconds) {
+        at += seconds * 1000;
+        set(at);
+      },
+    },
+    async stop() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every failed API response a page gets (none is expected in the flows that use it). */
+export function failedCalls(page) {
+  const failed = [];
+  page.on('response', (r) => {
+    if (r.url().includes('/api/') && r.status() >= 400) failed.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
+  });
+  return failed;
 }

@@ -5,11 +5,8 @@
 // context. The server's clock stands still (UPSTAIRS_CLOCK_FILE) so that no
 // auto-response or expiry fires until the test moves it.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ADMIN, api, launchBrowser, newPage, shot, startServer, until, waitForMail } from './harness.mjs';
+import { ADMIN, api, failedCalls, frozenServer, launchBrowser, login, newPage, shot, signIn as signInAs, until, waitForMail } from './harness.mjs';
 
 const PASSWORD = 'Trader-Pass-2026';
 const T = 'taking';
@@ -23,35 +20,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-async function login(baseUrl, email, password) {
-  const { token } = await api(baseUrl, '/auth/login', { method: 'POST', body: { email, password, rememberMe: false } });
-  return token;
-}
-
-/** A server whose clock stands at the start until `clock.move(seconds)`. */
-async function frozenServer() {
-  const dir = mkdtempSync(join(tmpdir(), 'upstairs-clock-'));
-  const file = join(dir, 'clock');
-  const start = Date.now();
-  const set = (ms) => writeFileSync(file, new Date(ms).toISOString());
-  set(start);
-  const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true', UPSTAIRS_CLOCK_FILE: file } });
-  let at = start;
-  return {
-    server,
-    clock: {
-      move(seconds) {
-        at += seconds * 1000;
-        set(at);
-      },
-    },
-    async stop() {
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** A broker confirming by e-mail, two trading firms using it, an instrument, a trader per firm. */
 async function seedVenue(server) {
@@ -103,11 +71,7 @@ async function restAndParent(server, { instrument, traders, broker }, rests, buy
 }
 
 async function signIn(page, baseUrl, email) {
-  await page.goto(`${baseUrl}/login`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  await signInAs(page, baseUrl, email, PASSWORD);
 }
 
 /** B takes `quantity` at the row of `price` through the take drawer, after its preview. */
@@ -120,15 +84,6 @@ async function take(page, instrument, price, shown, quantity, screenshot) {
   if (screenshot) await shot(page, T, screenshot);
   await drawer.getByRole('button', { name: 'Send match request' }).click();
   await page.getByText('Match request sent').waitFor();
-}
-
-/** Every failed API response a page gets (none is expected in these flows). */
-function failedCalls(page) {
-  const failed = [];
-  page.on('response', (r) => {
-    if (r.url().includes('/api/') && r.status() >= 400) failed.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
-  });
-  return failed;
 }
 
 /** The chip of a child order in the state shown as `label`, on the parent card of `side`. */

@@ -16,3 +16,8 @@ export const COOKIE_CONSENT_KEY = 'upstairs.cookie-consent';
 export const POLL_MS = 15_000;
 /** Spec section 9: the instrument filter is debounced 500 ms. */
 export const INSTRUMENT_FILTER_DEBOUNCE_MS = 500;
+/** Spec section 9: the 'Your RFQ has been sent' toast shows 2 s. */
+export const RFQ_SENT_TOAST_MS = 2_000;
+/** Spec section 2: the Active RFQ's panel is at most 850 wide and 564 high. */
+export const RFQ_PANEL_MAX_WIDTH = 850;
+export const RFQ_PANEL_HEIGHT = 564;

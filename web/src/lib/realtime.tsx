@@ -108,7 +108,9 @@ export type TopicMessage<D extends string> = D extends '/user/topic/orders'
     ? components['schemas']['BookMessage']
     : D extends '/user/topic/notifications'
       ? components['schemas']['NotificationDto']
-      : unknown;
+      : D extends '/user/topic/rfqs'
+        ? components['schemas']['RfqMessage']
+        : unknown;
 
 /** Calls `listener` with each message on `destination` while mounted. */
 export function useTopic<D extends string>(destination: D | null, listener: (body: TopicMessage<D>) => void) {

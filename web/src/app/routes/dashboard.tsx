@@ -18,6 +18,9 @@ import { useOrders } from '@/features/parent-orders/api/get-orders';
 import { useParentOrders, type ParentOrder } from '@/features/parent-orders/api/get-parent-orders';
 import { CreateParentOrderDrawer } from '@/features/parent-orders/components/create-parent-order-drawer';
 import { ParentOrderList } from '@/features/parent-orders/components/parent-order-list';
+import { ActiveRfqs } from '@/features/rfqs/components/active-rfqs';
+import { CreateRfqDrawer, type RfqParent } from '@/features/rfqs/components/create-rfq-drawer';
+import { IncomingRfqs } from '@/features/rfqs/components/incoming-rfqs';
 import type { Order } from '@/lib/api/dto';
 import { useCurrentUser } from '@/lib/api/get-me';
 import { instrumentQueryOptions } from '@/lib/api/get-instrument';
@@ -42,6 +45,7 @@ export default function DashboardRoute() {
   const added = useAddedBooks(user.user_id);
   const [creating, setCreating] = useState(false);
   const [target, setTarget] = useState<OrderDrawerTarget | null>(null);
+  const [rfqParent, setRfqParent] = useState<RfqParent | null>(null);
   // The book the trader asked for last (from a parent card or a new parent order) is shown first.
   const [pinned, setPinned] = useState<string | null>(null);
 
@@ -52,7 +56,7 @@ export default function DashboardRoute() {
     if (message.type === 'ORDER_UPDATED') void queryClient.invalidateQueries({ queryKey: tradingKeys.orders });
   });
 
-  const drawerOpen = creating || target !== null;
+  const drawerOpen = creating || target !== null || rfqParent !== null;
   // The first-parent-order tip belongs to the empty dashboard; with orders, the book's tip comes next.
   const firstTip = useNextTip(['FIRST_PARENT_ORDER']);
   const bookTip = useNextTip(['INTERACT_WITH_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK']);
@@ -93,8 +97,23 @@ export default function DashboardRoute() {
       () => {},
     );
 
+  const requestQuotes = (p: ParentOrder) =>
+    queryClient.fetchQuery(instrumentQueryOptions(p.instrument_id)).then(
+      (instrument) =>
+        setRfqParent({
+          parent_order_id: p.parent_order_id,
+          direction: p.direction,
+          tradable: p.quantities.tradable,
+          instrumentName: instrument.name,
+          minQuantity: instrument.min_quantity,
+        }),
+      () => {},
+    );
+
   const drawers = (
     <>
+      <CreateRfqDrawer parent={rfqParent} onClose={() => setRfqParent(null)} />
+      <ActiveRfqs />
       <CreateParentOrderDrawer open={creating} onClose={() => setCreating(false)} onCreated={setPinned} />
       <OrderDrawer target={target} onClose={() => setTarget(null)} />
       {status.data && <ClosingWarning status={status.data} />}
@@ -104,6 +123,7 @@ export default function DashboardRoute() {
   if (active.length === 0 && bookIds.length === 0) {
     return (
       <>
+        <IncomingRfqs />
         <EmptyDashboard
           open={status.data?.open ?? true}
           hours={status.data}
@@ -126,6 +146,7 @@ export default function DashboardRoute() {
   return (
     <Stack spacing={3}>
       <Typography variant="h1">Dashboard</Typography>
+      <IncomingRfqs />
       <Stack direction={{ xs: 'column', md: 'row' }} spacing={3} sx={{ alignItems: 'flex-start' }}>
         <ParentOrderList
           parents={active}
@@ -135,6 +156,7 @@ export default function DashboardRoute() {
           onAdd={() => setCreating(true)}
           onEdit={(o, p) => void editOrder(o, p)}
           onShowBook={setPinned}
+          onRfq={(p) => void requestQuotes(p)}
         />
         <Box sx={{ display: 'flex', gap: 2, flexGrow: 1, minWidth: 0, width: '100%', overflowX: 'auto', pb: 1 }}>
           {bookIds.map((id, n) => {

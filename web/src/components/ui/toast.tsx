@@ -13,6 +13,8 @@ type Toast = {
   description?: string;
   type?: AlertColor;
   keepOpen?: boolean;
+  /** How long it shows, when not the default 4 s (spec section 9: the RFQ sent toast, 2 s). */
+  durationMs?: number;
   /** A button in the toast; clicking it runs `onClick` and closes the toast. */
   action?: { label: string; onClick: () => void };
 };
@@ -36,7 +38,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
       <Snackbar
         key={toast?.id}
         open={toast !== null}
-        autoHideDuration={toast?.keepOpen ? null : TOAST_MS}
+        autoHideDuration={toast?.keepOpen ? null : (toast?.durationMs ?? TOAST_MS)}
         onClose={(_, reason) => reason !== 'clickaway' && close()}
         anchorOrigin={{ vertical: 'bottom', horizontal: 'left' }}
         transitionDuration={300}

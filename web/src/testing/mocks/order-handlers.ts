@@ -1,4 +1,5 @@
 import { http, HttpResponse, ws, type HttpHandler, type WebSocketHandler } from 'msw';
+import type { components } from '@/lib/api/schema';
 import { db } from './db';
 
 // In-memory trading data behind the MSW handlers, for the dashboard tests.
@@ -81,8 +82,57 @@ export const trading = {
   /** What a take would hit (the dry run), and the match requests there are. */
   breakdown: [] as { price: number; quantity: number; responding_broker_name: string; responding_order_iceberg: boolean }[],
   matchRequests: [] as MockMatchRequest[],
+  /** The requester's RFQs, and the RFQs addressed to the user's firm as a provider. */
+  rfqs: [] as MockRfq[],
+  incoming: [] as MockIncomingRfq[],
   nextId: 1,
 };
+
+export type MockRfq = components['schemas']['RfqDto'];
+export type MockIncomingRfq = components['schemas']['IncomingRfqDto'];
+export type MockRfqResponse = components['schemas']['RfqResponseDto'];
+
+export const PROVIDERS = [
+  { company_id: 'lp-1', name: 'Meridian' },
+  { company_id: 'lp-2', name: 'Ostrava' },
+];
+
+/** An RFQ response as the server sends it, awaiting a quote unless overridden. */
+export function rfqResponse(rfqId: string, companyName: string, overrides: Partial<MockRfqResponse> = {}): MockRfqResponse {
+  return {
+    rfq_response_id: `r-${trading.nextId++}`,
+    rfq_id: rfqId,
+    state: 'AWAITING_RESPONSE',
+    company_name: companyName,
+    buy_price: null,
+    buy_quantity: null,
+    sell_price: null,
+    sell_quantity: null,
+    created_at: STAMP,
+    updated_at: STAMP,
+    ...overrides,
+  };
+}
+
+export function addIncomingRfq(overrides: Partial<MockIncomingRfq> = {}): MockIncomingRfq {
+  const id = `q-${trading.nextId++}`;
+  const r: MockIncomingRfq = {
+    rfq_id: id,
+    instrument_id: 'i-1',
+    direction: 'BUY',
+    quantity: 2000,
+    two_way: false,
+    requester_company_name: null,
+    state: 'OPEN',
+    created_at: new Date().toISOString(),
+    expired_at: new Date(Date.now() + 120_000).toISOString(),
+    expires_in_seconds: 120,
+    response: rfqResponse(id, 'Acme Capital'),
+    ...overrides,
+  };
+  trading.incoming.push(r);
+  return r;
+}
 
 export function addMatchRequest(overrides: Partial<MockMatchRequest> = {}): MockMatchRequest {
   const m: MockMatchRequest = {
@@ -118,6 +168,8 @@ export function resetOrderMocks() {
   trading.requests = [];
   trading.breakdown = [];
   trading.matchRequests = [];
+  trading.rfqs = [];
+  trading.incoming = [];
   trading.nextId = 1;
 }
 
@@ -163,7 +215,7 @@ function recompute(parent: MockParent) {
 const signedInOnly: HttpHandler[] = [
   http.all('*/api/*', async ({ request }) => {
     const path = new URL(request.url).pathname;
-    const isTrading = /^\/api\/(platform|instruments|companies|parent-orders|orders|order-match-requests)(\/|$)/.test(path);
+    const isTrading = /^\/api\/(platform|instruments|companies|parent-orders|orders|order-match-requests|rfqs|liquidity-providers)(\/|$)/.test(path);
     if (!isTrading) return undefined;
     if (!signedIn(request)) return problem(401, 'Not signed in.');
     await record(request);
@@ -171,8 +223,67 @@ const signedInOnly: HttpHandler[] = [
   }),
 ];
 
+const rfqHandlers: HttpHandler[] = [
+  http.get('*/api/liquidity-providers', () => HttpResponse.json(PROVIDERS)),
+  http.get('*/api/rfqs/all/responses', () => HttpResponse.json(trading.incoming)),
+  http.get('*/api/rfqs', () => HttpResponse.json(trading.rfqs.filter((r) => r.state === 'OPEN'))),
+  http.post('*/api/rfqs', async ({ request }) => {
+    const body = (await request.json()) as components['schemas']['CreateRfqRequest'];
+    const parent = trading.parents.find((p) => p.parent_order_id === body.parent_order_id);
+    if (!parent) return problem(404, 'Parent order not found.');
+    const id = `q-${trading.nextId++}`;
+    const seconds = body.expires_in_seconds ?? 120;
+    const responses = body.liquidity_provider_ids.map((lp) => rfqResponse(id, PROVIDERS.find((p) => p.company_id === lp)?.name ?? lp));
+    const rfq: MockRfq = {
+      rfq_id: id,
+      parent_order_id: parent.parent_order_id,
+      order_id: `o-${trading.nextId++}`,
+      instrument_id: parent.instrument_id,
+      direction: parent.direction,
+      quantity: body.quantity,
+      two_way: body.two_way ?? false,
+      anonymous: body.anonymous ?? false,
+      state: 'OPEN',
+      liquidity_provider_ids: body.liquidity_provider_ids,
+      responses_ids: responses.map((r) => r.rfq_response_id),
+      responses,
+      created_at: new Date().toISOString(),
+      expired_at: new Date(Date.now() + seconds * 1000).toISOString(),
+      expires_in_seconds: seconds,
+    };
+    trading.rfqs.push(rfq);
+    return HttpResponse.json(rfq, { status: 201 });
+  }),
+  http.patch('*/api/rfqs/:id/responses/:responseId', ({ params }) => {
+    const rfq = trading.rfqs.find((r) => r.rfq_id === params.id);
+    const chosen = rfq?.responses.find((x) => x.rfq_response_id === params.responseId);
+    if (!rfq || !chosen) return problem(404, 'RFQ not found.');
+    if (chosen.state !== 'RESPONDED') return problem(409, 'Only a received quote can be accepted.');
+    for (const x of rfq.responses) x.state = x === chosen ? 'ACCEPTED' : 'REJECTED_BY_REQUESTER';
+    rfq.state = 'COMPLETED';
+    return HttpResponse.json(rfq);
+  }),
+  http.patch('*/api/rfqs/:id', ({ params }) => {
+    const rfq = trading.rfqs.find((r) => r.rfq_id === params.id);
+    if (!rfq) return problem(404, 'RFQ not found.');
+    rfq.state = 'CANCELLED';
+    for (const x of rfq.responses) x.state = 'CANCELLED';
+    return HttpResponse.json(rfq);
+  }),
+  http.post('*/api/rfqs/:id/responses', async ({ request, params }) => {
+    const body = (await request.json()) as components['schemas']['AnswerRfqRequest'];
+    const rfq = trading.incoming.find((r) => r.rfq_id === params.id);
+    if (!rfq) return problem(404, 'RFQ not found.');
+    const r = rfq.response;
+    if (body.state === 'REJECTED_BY_RESPONDER') r.state = 'REJECTED_BY_RESPONDER';
+    else Object.assign(r, { state: 'RESPONDED', buy_price: body.buy_price ?? null, buy_quantity: body.buy_quantity ?? null, sell_price: body.sell_price ?? null, sell_quantity: body.sell_quantity ?? null });
+    return HttpResponse.json(r);
+  }),
+];
+
 export const orderHandlers: HttpHandler[] = [
   ...signedInOnly,
+  ...rfqHandlers,
   http.get('*/api/platform/status', () =>
     HttpResponse.json({
       ...trading.status,

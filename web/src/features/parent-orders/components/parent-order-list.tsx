@@ -11,6 +11,7 @@ import Typography from '@mui/material/Typography';
 import Add from '@mui/icons-material/Add';
 import CancelOutlined from '@mui/icons-material/CancelOutlined';
 import Close from '@mui/icons-material/Close';
+import RequestQuoteOutlined from '@mui/icons-material/RequestQuoteOutlined';
 import { useToast } from '@/components/ui/toast';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import type { Order } from '@/lib/api/dto';
@@ -35,10 +36,12 @@ type ListProps = {
   onEdit: (order: Order, parent: ParentOrder) => void;
   /** Brings the parent's order book among the books shown. */
   onShowBook: (instrumentId: string) => void;
+  /** Opens the Create RFQ drawer for the parent. */
+  onRfq: (parent: ParentOrder) => void;
 };
 
 /** The parent orders on the left of the dashboard, each with its own child orders. */
-export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdit, onShowBook }: ListProps) {
+export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdit, onShowBook, onRfq }: ListProps) {
   return (
     <Stack spacing={1.5} sx={{ width: { xs: '100%', md: 340 }, flex: '0 0 auto' }}>
       <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between' }}>
@@ -65,6 +68,7 @@ export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdi
             open={open}
             onEdit={(o) => onEdit(o, p)}
             onShowBook={() => onShowBook(p.instrument_id)}
+            onRfq={() => onRfq(p)}
           />
         ))}
       </Stack>
@@ -72,9 +76,9 @@ export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdi
   );
 }
 
-type CardProps = { parent: ParentOrder; orders: Order[]; open: boolean; onEdit: (o: Order) => void; onShowBook: () => void };
+type CardProps = { parent: ParentOrder; orders: Order[]; open: boolean; onEdit: (o: Order) => void; onShowBook: () => void; onRfq: () => void };
 
-function ParentOrderCard({ parent, orders, open, onEdit, onShowBook }: CardProps) {
+function ParentOrderCard({ parent, orders, open, onEdit, onShowBook, onRfq }: CardProps) {
   const instrument = useInstrument(parent.instrument_id);
   const cancel = useCancelParentOrder();
   const { showToast } = useToast();
@@ -100,6 +104,15 @@ function ParentOrderCard({ parent, orders, open, onEdit, onShowBook }: CardProps
           {truncateName(name)}
         </Link>
         <Chip size="small" variant="outlined" label={stateLabel(parent.state)} />
+        {parent.state === 'ACTIVE' && (
+          <Tooltip title={open ? 'Request quotes (RFQ)' : 'RFQs can be sent while the platform is open'}>
+            <span>
+              <IconButton size="small" aria-label="Request quotes" disabled={!open || tradable === 0} onClick={onRfq}>
+                <RequestQuoteOutlined fontSize="small" />
+              </IconButton>
+            </span>
+          </Tooltip>
+        )}
         {parent.state === 'ACTIVE' && (
           <Tooltip title={matched > 0 ? 'Part of this order is matched; it can no longer be cancelled' : 'Cancel parent order'}>
             <span>
@@ -167,7 +180,11 @@ function ChildOrderRow({ order, tickSize, open, onEdit }: { order: Order; tickSi
   const { showToast } = useToast();
   const [confirming, setConfirming] = useState(false);
   const editable = order.state === 'WORKING' && open;
-  const summary = `${number.format(order.quantity)} @ ${formatPrice(order.price, tickSize)}`;
+  // An RFQ's reserved quantity has no price until a quote is accepted.
+  const summary =
+    order.state === 'AWAITING_RFQ_ACCEPTANCE'
+      ? `${number.format(order.quantity)} · RFQ`
+      : `${number.format(order.quantity)} @ ${formatPrice(order.price, tickSize)}`;
   return (
     <Box role="listitem" sx={{ display: 'flex', alignItems: 'center', gap: 1, bgcolor: 'action.hover', borderRadius: 1, pl: 1 }}>
       <Box

@@ -1,0 +1,187 @@
+import { useEffect, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import IconButton from '@mui/material/IconButton';
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import Typography from '@mui/material/Typography';
+import CloseFullscreen from '@mui/icons-material/CloseFullscreen';
+import OpenInFull from '@mui/icons-material/OpenInFull';
+import { useToast } from '@/components/ui/toast';
+import { RFQ_PANEL_HEIGHT, RFQ_PANEL_MAX_WIDTH } from '@/config/constants';
+import { useInstrument } from '@/lib/api/get-instrument';
+import { useTopic } from '@/lib/realtime';
+import { formatPrice, truncateName } from '@/lib/trading-format';
+import { formatCountdown, useSecondsLeft } from '@/lib/use-seconds-left';
+import { useAcceptQuote } from '../api/accept-quote';
+import { useCancelRfq } from '../api/cancel-rfq';
+import { rfqKeys, useOpenRfqs, type Rfq, type RfqResponse } from '../api/get-rfqs';
+import { responseColor, responseLabel } from '../lib/labels';
+
+const number = new Intl.NumberFormat('en-GB');
+
+/**
+ * The Active RFQ's panel of spec section 2 (at most 850 wide, 564 high) with each open
+ * RFQ's countdown and responses, and its minimised bar at the bottom left counting the
+ * active RFQs and the quotes received. RFQs at zero seconds are hidden, and the panel
+ * with them when all are.
+ */
+export function ActiveRfqs() {
+  const queryClient = useQueryClient();
+  const rfqs = useOpenRfqs();
+  const [minimised, setMinimised] = useState(false);
+  // Every change to our RFQs (a quote, a decline, the deadline) arrives at once; the poll is the fallback.
+  useTopic('/user/topic/rfqs', () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }));
+  const [expired, setExpired] = useState<Set<string>>(new Set());
+  const live = (rfqs.data ?? []).filter((r) => r.expires_in_seconds > 0 && !expired.has(r.rfq_id));
+  if (live.length === 0) return null;
+  const quotes = live.reduce((n, r) => n + r.responses.filter((x) => x.state === 'RESPONDED').length, 0);
+  const onExpired = (id: string) => setExpired((s) => new Set(s).add(id));
+
+  if (minimised) {
+    return (
+      <Paper elevation={6} sx={{ position: 'fixed', left: 16, bottom: 16, zIndex: (t) => t.zIndex.appBar, px: 2, py: 1 }} data-testid="rfq-bar">
+        <Stack direction="row" spacing={2} sx={{ alignItems: 'center' }}>
+          <Typography variant="subtitle2">Active RFQs: {live.length}</Typography>
+          <Typography variant="subtitle2">Quotes received: {quotes}</Typography>
+          <IconButton size="small" aria-label="Maximise the active RFQs" onClick={() => setMinimised(false)}>
+            <OpenInFull fontSize="small" />
+          </IconButton>
+        </Stack>
+      </Paper>
+    );
+  }
+  return (
+    <Paper
+      elevation={8}
+      role="region"
+      aria-label="Active RFQs"
+      sx={{
+        position: 'fixed',
+        left: 16,
+        bottom: 16,
+        zIndex: (t) => t.zIndex.appBar,
+        width: 'calc(100% - 32px)',
+        maxWidth: RFQ_PANEL_MAX_WIDTH,
+        maxHeight: RFQ_PANEL_HEIGHT,
+        display: 'flex',
+        flexDirection: 'column',
+      }}
+    >
+      <Stack direction="row" sx={{ alignItems: 'center', px: 2, py: 1, borderBottom: 1, borderColor: 'divider' }}>
+        <Typography variant="h3" component="h2" sx={{ flexGrow: 1 }}>
+          Active RFQ&apos;s
+        </Typography>
+        <IconButton size="small" aria-label="Minimise the active RFQs" onClick={() => setMinimised(true)}>
+          <CloseFullscreen fontSize="small" />
+        </IconButton>
+      </Stack>
+      <Stack spacing={2} sx={{ p: 2, overflowY: 'auto' }}>
+        {live.map((r) => (
+          <RfqCard key={r.rfq_id} rfq={r} onExpired={() => onExpired(r.rfq_id)} />
+        ))}
+      </Stack>
+    </Paper>
+  );
+}
+
+function RfqCard({ rfq, onExpired }: { rfq: Rfq; onExpired: () => void }) {
+  const instrument = useInstrument(rfq.instrument_id);
+  const seconds = useSecondsLeft(rfq.expired_at);
+  const accept = useAcceptQuote();
+  const cancel = useCancelRfq();
+  const { showToast } = useToast();
+  useEffect(() => {
+    if (seconds === 0) onExpired();
+  }, [seconds, onExpired]);
+  if (seconds === 0) return null;
+  const name = instrument.data?.name ?? '…';
+  const tick = instrument.data?.tick_size ?? 0.0001;
+  const running = seconds !== null && seconds > 0;
+  const accepted = rfq.responses.some((x) => x.state === 'ACCEPTED');
+  // The price the requester trades at: the provider's sell when buying, their buy when selling.
+  const side = (x: RfqResponse) =>
+    rfq.direction === 'BUY'
+      ? { price: x.sell_price ?? null, quantity: x.sell_quantity ?? null }
+      : { price: x.buy_price ?? null, quantity: x.buy_quantity ?? null };
+  const take = (x: RfqResponse) =>
+    accept.mutate(
+      { rfqId: rfq.rfq_id, responseId: x.rfq_response_id },
+      {
+        onSuccess: () => {
+          const { price, quantity } = side(x);
+          showToast({
+            message: 'RFQ trade completed!',
+            description: `You just completed your RFQ on the ${truncateName(name)}. Matched at ${formatPrice(price, tick)} for ${number.format(quantity ?? 0)}`,
+            keepOpen: true,
+          });
+        },
+      },
+    );
+  return (
+    <Paper variant="outlined" sx={{ p: 1.5 }} role="group" aria-label={`RFQ ${name}`}>
+      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', mb: 1 }}>
+        <Chip size="small" label={rfq.direction === 'BUY' ? 'Buy' : 'Sell'} color={rfq.direction === 'BUY' ? 'success' : 'error'} />
+        <Typography variant="subtitle2" sx={{ flexGrow: 1, fontWeight: 700 }} title={name}>
+          {truncateName(name)} · {number.format(rfq.quantity)} · {rfq.two_way ? 'Two way' : 'One way'}
+          {rfq.anonymous ? ' · Identity hidden' : ''}
+        </Typography>
+        <Typography variant="subtitle2" sx={{ fontVariantNumeric: 'tabular-nums' }} aria-label="Time left">
+          {seconds === null ? '' : formatCountdown(seconds)}
+        </Typography>
+        <Button size="small" color="error" disabled={cancel.isPending} onClick={() => cancel.mutate(rfq.rfq_id)}>
+          Cancel RFQ
+        </Button>
+      </Stack>
+      <Table size="small" aria-label="Quotes">
+        <TableHead>
+          <TableRow>
+            <TableCell>Liquidity provider</TableCell>
+            <TableCell>Status</TableCell>
+            {rfq.two_way && <TableCell align="right">Bid</TableCell>}
+            {rfq.two_way && <TableCell align="right">Offer</TableCell>}
+            <TableCell align="right">Your price</TableCell>
+            <TableCell align="right">Quantity</TableCell>
+            <TableCell />
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {rfq.responses.map((x) => {
+            const { price, quantity } = side(x);
+            return (
+              <TableRow key={x.rfq_response_id}>
+                <TableCell>{x.company_name}</TableCell>
+                <TableCell>
+                  <Chip size="small" variant="outlined" color={responseColor(x.state)} label={responseLabel(x.state)} />
+                </TableCell>
+                {rfq.two_way && <TableCell align="right">{x.buy_price == null ? '—' : `${formatPrice(x.buy_price, tick)} × ${number.format(x.buy_quantity ?? 0)}`}</TableCell>}
+                {rfq.two_way && <TableCell align="right">{x.sell_price == null ? '—' : `${formatPrice(x.sell_price, tick)} × ${number.format(x.sell_quantity ?? 0)}`}</TableCell>}
+                <TableCell align="right" sx={{ fontWeight: 600 }}>
+                  {price === null ? '—' : formatPrice(price, tick)}
+                </TableCell>
+                <TableCell align="right">{quantity === null ? '—' : number.format(quantity)}</TableCell>
+                <TableCell align="right">
+                  <Button
+                    size="small"
+                    variant="contained"
+                    disabled={x.state !== 'RESPONDED' || !running || accepted || accept.isPending}
+                    onClick={() => take(x)}
+                    aria-label={`Accept the quote of ${x.company_name}`}
+                  >
+                    Accept
+                  </Button>
+                </TableCell>
+              </TableRow>
+            );
+          })}
+        </TableBody>
+      </Table>
+    </Paper>
+  );
+}

@@ -16,6 +16,7 @@ on_both_backends!(
     deadline_withdrawal_parent_cancel_and_close,
     providers_see_only_what_is_theirs,
     rfq_and_quote_rules,
+    realtime_reaches_only_the_parties,
 );
 
 /// The venue with two liquidity providers (Fathom, Gull), a trader in each.
@@ -464,4 +465,53 @@ async fn demo_providers_quote_by_themselves() {
         .await;
     assert_eq!((s, done["state"].clone()), (StatusCode::OK, json!("COMPLETED")), "{done}");
     app.stop().await;
+}
+
+/// A STOMP client (stomp.py) on `/user/topic/rfqs` for `token`, subscribed.
+async fn rfq_socket(v: &Venue, token: &str) -> Peer {
+    let mut peer = Peer::spawn(
+        "stomp_client.py",
+        &["127.0.0.1".into(), v.app.port().to_string(), token.into(), "/user/topic/rfqs".into()],
+    );
+    let wait = std::time::Duration::from_secs(10);
+    assert_eq!(peer.next_json(wait).await.unwrap()["event"], "connected");
+    assert_eq!(peer.next_json(wait).await, Some(json!({"event": "subscribed"})));
+    peer
+}
+
+/// Over STOMP too, an RFQ reaches its requester and the providers it names, and its
+/// message carries nothing but its id, state and the recipient's role.
+async fn realtime_reaches_only_the_parties(b: Backend) {
+    let r = rfq_venue(b).await;
+    let v = &r.v;
+    let wait = std::time::Duration::from_secs(10);
+    let mut requester = rfq_socket(v, &v.b).await;
+    let mut fathom = rfq_socket(v, &r.fathom).await;
+    let mut gull = rfq_socket(v, &r.gull).await;
+    let buy = v.parent(&v.b, "BUY", 3000).await;
+    let (_, first) = send(&r, &buy, json!({"anonymous": true, "liquidity_provider_ids": [r.fathom_id]})).await;
+    let want = |role: &str, rfq: &Value| json!({"type": "RFQ_UPDATED", "rfq_id": rfq["rfq_id"], "state": "OPEN", "role": role});
+    assert_eq!(fathom.next_json(wait).await.unwrap()["body"], want("RESPONDER", &first));
+    assert_eq!(requester.next_json(wait).await.unwrap()["body"], want("REQUESTER", &first));
+    // Gull was not asked: the first message it gets is of the RFQ sent to it next.
+    let (_, second) = send(&r, &buy, json!({"quantity": 500, "liquidity_provider_ids": [r.gull_id]})).await;
+    assert_eq!(gull.next_json(wait).await.unwrap()["body"], want("RESPONDER", &second));
+    assert_eq!(requester.next_json(wait).await.unwrap()["body"], want("REQUESTER", &second));
+    // A quote reaches the requester and the provider's own colleagues, not the others.
+    assert_eq!(
+        quote(&r, &r.fathom, &first, json!({"sell_price": 94.75, "sell_quantity": 1000})).await.0,
+        StatusCode::OK
+    );
+    assert_eq!(requester.next_json(wait).await.unwrap()["body"], want("REQUESTER", &first));
+    assert_eq!(fathom.next_json(wait).await.unwrap()["body"], want("RESPONDER", &first));
+    let id = second["rfq_id"].as_str().unwrap();
+    assert_eq!(
+        v.app.patch(&format!("/api/rfqs/{id}"), Some(&v.b), json!({"state": "CANCELLED"})).await.0,
+        StatusCode::OK
+    );
+    let cancelled = gull.next_json(wait).await.unwrap();
+    assert_eq!(cancelled["body"]["rfq_id"], second["rfq_id"], "Gull heard nothing of Fathom's RFQ: {cancelled}");
+    assert_eq!(cancelled["body"]["state"], "CANCELLED");
+    drop((requester, fathom, gull));
+    r.v.app.stop().await;
 }

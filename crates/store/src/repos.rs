@@ -43,6 +43,29 @@ pub(crate) fn insert_order_if_parent() -> String {
     )
 }
 
+/// `sql` with every `$N` placeholder moved up by `by` (`$3` → `$28` for 25), so that
+/// several copies of one statement take their own arguments in one batch.
+pub(crate) fn shift_placeholders(sql: &str, by: usize) -> String {
+    let mut out = String::with_capacity(sql.len() + 16);
+    let mut chars = sql.char_indices().peekable();
+    while let Some((_, c)) = chars.next() {
+        out.push(c);
+        if c != '$' {
+            continue;
+        }
+        let mut n = String::new();
+        while let Some((_, d)) = chars.peek().filter(|(_, d)| d.is_ascii_digit()) {
+            n.push(*d);
+            chars.next();
+        }
+        match n.parse::<usize>() {
+            Ok(n) => out.push_str(&(n + by).to_string()),
+            Err(_) => out.push_str(&n),
+        }
+    }
+    out
+}
+
 /// An audit row from `$19`–`$25` as `bind_action_log` binds them, selected so that the
 /// caller adds the condition (`from` a CTE, or a `where`).
 pub(crate) const INSERT_ACTION_LOG_SELECT: &str = "insert into action_log \
@@ -1513,3 +1536,15 @@ macro_rules! shared_repos {
 }
 
 pub(crate) use shared_repos;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn placeholders_shift_by_number() {
+        assert_eq!(
+            super::shift_placeholders("select $1, $19 || $2 where a = $25", 25),
+            "select $26, $44 || $27 where a = $50"
+        );
+        assert_eq!(super::shift_placeholders("no $ here, $x", 3), "no $ here, $x");
+    }
+}

@@ -39,10 +39,25 @@ const BOOK_LEVELS: &str = "json_group_array(json_array(direction, price, lower(h
 /// Read connections: enough for the two cores' worth of request handlers, plus slack.
 const READERS: u32 = 8;
 
+/// The most orders one group commit of the order writer takes.
+const MAX_ORDER_BATCH: usize = 32;
+/// The arguments of one order and its audit row (`$1`–`$25`).
+const ORDER_ARGS: usize = 25;
+
 #[derive(Clone)]
 pub struct SqliteStore {
     writer: SqlitePool,
     readers: SqlitePool,
+    /// The order writer's queue (ADR 0019): orders arriving together commit together.
+    orders: tokio::sync::mpsc::UnboundedSender<PendingOrder>,
+}
+
+/// One `insert_order_audited` waiting for the order writer.
+struct PendingOrder {
+    order: ChildOrder,
+    parent_state: ParentState,
+    log: ActionLog,
+    reply: tokio::sync::oneshot::Sender<StoreResult<bool>>,
 }
 
 impl SqliteStore {
@@ -74,7 +89,114 @@ impl SqliteStore {
             .connect_with(opts.read_only(true))
             .await
             .map_err(map_err)?;
-        Ok(Self { writer, readers })
+        let (orders, queue) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(order_writer(writer.clone(), queue));
+        Ok(Self { writer, readers, orders })
+    }
+}
+
+/// Writes queued orders with their audit rows on the writer connection: every order
+/// waiting when the writer is free goes into one transaction, one batch of statements,
+/// one commit (group commit), so that the hand-overs between threads and the commit are
+/// paid once per batch instead of once per order. Each order's insert is still
+/// conditioned on its own parent and checked by the counters; when any statement of a
+/// batch fails, the batch is rolled back and its orders are written one by one, so that
+/// only the order at fault gets the error. Ends when the store is dropped.
+async fn order_writer(writer: SqlitePool, mut queue: tokio::sync::mpsc::UnboundedReceiver<PendingOrder>) {
+    let mut batch = Vec::with_capacity(MAX_ORDER_BATCH);
+    while queue.recv_many(&mut batch, MAX_ORDER_BATCH).await > 0 {
+        let results = write_orders(&writer, &batch).await;
+        for (pending, result) in batch.drain(..).zip(results) {
+            // The caller may have gone (a dropped request): its order is written all the same.
+            let _ = pending.reply.send(result);
+        }
+    }
+}
+
+async fn write_orders(writer: &SqlitePool, batch: &[PendingOrder]) -> Vec<StoreResult<bool>> {
+    let failed = |e: &sqlx::Error| batch.iter().map(|_| Err(StoreError::Other(format!("order writer: {e}")))).collect();
+    let mut conn = match writer.acquire().await {
+        Ok(c) => c,
+        Err(e) => return failed(&e),
+    };
+    if batch.len() > 1 {
+        match run_order_batch(&mut conn, batch).await {
+            Ok(written) => return batch.iter().map(|p| Ok(written.contains(&p.order.order_id.0))).collect(),
+            Err(_) => {
+                if !end_transaction(&mut conn).await {
+                    drop(conn);
+                    conn = match writer.acquire().await {
+                        Ok(c) => c,
+                        Err(e) => return failed(&e),
+                    };
+                }
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(batch.len());
+    for p in batch {
+        let r = run_order_batch(&mut conn, std::slice::from_ref(p)).await;
+        out.push(match r {
+            Ok(written) => Ok(written.contains(&p.order.order_id.0)),
+            Err(e) => {
+                if !end_transaction(&mut conn).await {
+                    drop(conn);
+                    conn = match writer.acquire().await {
+                        Ok(c) => c,
+                        Err(e2) => {
+                            out.push(Err(map_err(e)));
+                            out.extend(
+                                batch[out.len()..]
+                                    .iter()
+                                    .map(|_| Err(StoreError::Other(format!("order writer: {e2}")))),
+                            );
+                            return out;
+                        }
+                    };
+                }
+                Err(map_err(e))
+            }
+        });
+    }
+    out
+}
+
+/// One transaction of orders and their audit rows in one call to the writer's thread
+/// (sqlx binds `$N` by number in every statement); returns the ids of the orders written
+/// (an order into a parent no longer in the state asked for is not, nor its audit row).
+async fn run_order_batch(
+    conn: &mut sqlx::pool::PoolConnection<Sqlite>,
+    batch: &[PendingOrder],
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    let mut query = String::from("begin immediate");
+    for n in 0..batch.len() {
+        let by = n * ORDER_ARGS;
+        query.push_str("; ");
+        query.push_str(&sql::shift_placeholders(&sql::insert_order_if_parent(), by));
+        query.push_str("; ");
+        query.push_str(&sql::shift_placeholders(sql::INSERT_ACTION_LOG_SELECT, by));
+        query.push_str(" where changes() = 1 returning entity_id");
+    }
+    query.push_str("; commit");
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(query));
+    for p in batch {
+        q = bind_action_log(bind_order(q, &p.order).bind(p.parent_state.as_str()), &p.log);
+    }
+    let rows = q.fetch_all(&mut **conn).await?;
+    rows.iter().map(|r| sqlx::Row::try_get::<Uuid, _>(r, 0)).collect()
+}
+
+/// Ends a transaction a failed batch may have left open; false when the connection
+/// cannot be trusted any more (it is then closed instead of going back to the pool).
+async fn end_transaction(conn: &mut sqlx::pool::PoolConnection<Sqlite>) -> bool {
+    match sqlx::query("rollback").execute(&mut **conn).await {
+        Ok(_) => true,
+        // No transaction was open: the failure came before `begin` or after `commit`.
+        Err(e) if e.to_string().contains("no transaction is active") => true,
+        Err(_) => {
+            conn.close_on_drop();
+            false
+        }
     }
 }
 
@@ -104,34 +226,10 @@ impl Store for SqliteStore {
         parent_state: ParentState,
         log: &ActionLog,
     ) -> StoreResult<bool> {
-        // The whole transaction in one call to the writer's thread (sqlx binds `$N` by
-        // number in every statement). The audit row is written only after the order's
-        // row; its `returning` says whether it was. Spawned, so that a request dropped
-        // half-way never hands the writer back inside its transaction.
-        let query = format!(
-            "begin immediate; {}; {} where changes() = 1 returning 1; commit",
-            sql::insert_order_if_parent(),
-            sql::INSERT_ACTION_LOG_SELECT
-        );
-        let (writer, o, log) = (self.writer.clone(), o.clone(), log.clone());
-        tokio::spawn(async move {
-            let mut conn = writer.acquire().await.map_err(map_err)?;
-            let q = bind_order(sqlx::query(sqlx::AssertSqlSafe(query)), &o).bind(parent_state.as_str());
-            match bind_action_log(q, &log).fetch_all(&mut *conn).await {
-                Ok(rows) => Ok(rows.len() == 1),
-                Err(e) => {
-                    // Failed after the `begin` (a refused counter): end the transaction.
-                    // When even that fails (no transaction began, or the connection
-                    // broke), the pool opens a fresh writer rather than risk one left open.
-                    if sqlx::query("rollback").execute(&mut *conn).await.is_err() {
-                        conn.close_on_drop();
-                    }
-                    Err(map_err(e))
-                }
-            }
-        })
-        .await
-        .map_err(|e| StoreError::Other(format!("order insert task: {e}")))?
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let pending = PendingOrder { order: o.clone(), parent_state, log: log.clone(), reply };
+        self.orders.send(pending).map_err(|_| StoreError::Other("the order writer has stopped".into()))?;
+        answer.await.map_err(|_| StoreError::Other("the order writer has stopped".into()))?
     }
 
     fn backend(&self) -> &'static str {

@@ -41,6 +41,7 @@ contract!(
     stale_order_write_is_refused,
     database_refuses_negative_tradable,
     order_and_audit_in_one_write,
+    concurrent_order_writes_keep_each_outcome,
     match_requests_and_notifications,
     rfqs_and_responses,
 );
@@ -752,6 +753,52 @@ async fn order_and_audit_in_one_write<S: Store>(s: S) {
     assert_eq!(counts(s.clone()).await, (600, 1));
     let mut tx = s.read().await.unwrap();
     assert!(tx.order(late.order_id).await.unwrap().is_none());
+}
+
+/// Orders written at once (on SQLite, one group commit): each gets its own outcome, the
+/// ones past the parent's quantity refused alone, every order with its audit row.
+async fn concurrent_order_writes_keep_each_outcome<S: Store>(s: S) {
+    let (parent, order) = parent_with_orders(&s, 3000).await;
+    let orders: Vec<ChildOrder> = (0..8).map(|_| order("-0.02", 500, false)).collect();
+    let writes = orders.iter().map(|o| {
+        let (s, o) = (s.clone(), o.clone());
+        tokio::spawn(async move {
+            let log = ActionLog {
+                action_log_id: Uuid::now_v7(),
+                entity: "order".into(),
+                entity_id: Some(o.order_id.0),
+                operation: "create".into(),
+                user_id: Some(o.created_by),
+                created_at: t0(),
+                details: json!({}),
+            };
+            s.insert_order_audited(&o, ParentState::Active, &log).await
+        })
+    });
+    let mut written = 0;
+    let mut refused = 0;
+    for w in writes.collect::<Vec<_>>() {
+        match w.await.unwrap() {
+            Ok(true) => written += 1,
+            Err(StoreError::Check(_)) => refused += 1,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((written, refused), (6, 2));
+    let mut tx = s.read().await.unwrap();
+    let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
+    assert_eq!(view.working, 3000);
+    let logs = tx.action_logs(100).await.unwrap();
+    let mut audited: Vec<Uuid> = logs.iter().filter(|l| l.entity == "order").filter_map(|l| l.entity_id).collect();
+    let mut stored = Vec::new();
+    for o in &orders {
+        if tx.order(o.order_id).await.unwrap().is_some() {
+            stored.push(o.order_id.0);
+        }
+    }
+    audited.sort();
+    stored.sort();
+    assert_eq!(audited, stored, "an audit row for every order written, and only for those");
 }
 
 /// sqlx's SQLite driver binds `$N` placeholders by number, reused and in any order,

@@ -206,6 +206,9 @@ pub trait TimerRepo {
         limit: i64,
         kinds: &[&str],
     ) -> StoreResult<Vec<Timer>>;
+    /// Holds a claimed timer until `lease_until`, if the claim that counted `attempts` is
+    /// still the latest (no other run has claimed it since); false otherwise.
+    async fn renew_timer_lease(&mut self, id: Uuid, attempts: i32, lease_until: DateTime<Utc>) -> StoreResult<bool>;
     async fn delete_timer(&mut self, id: Uuid) -> StoreResult<()>;
     /// Releases a claimed timer to run again at `due_at`.
     async fn reschedule_timer(&mut self, id: Uuid, due_at: DateTime<Utc>) -> StoreResult<()>;

@@ -150,7 +150,21 @@ impl<S: Store> Engine<S> {
             if claimed.is_empty() {
                 return Ok(report);
             }
+            let lease_until = now + LEASE;
             for timer in claimed {
+                // The batch shares one lease: a job that could outlive what is left of it
+                // first renews its own, so that no other run claims it meanwhile; one
+                // another run claimed already is left to that run.
+                let job_limit = Duration::from_std(JOB_LIMIT).unwrap_or(LEASE);
+                let started = self.clock.now();
+                if started + job_limit >= lease_until {
+                    let mut tx = self.store.write().await?;
+                    let ours = tx.renew_timer_lease(timer.timer_id, timer.attempts, started + LEASE).await?;
+                    tx.commit().await?;
+                    if !ours {
+                        continue;
+                    }
+                }
                 let engine = self.clone();
                 let job = timer.clone();
                 let outcome = supervise(async move { engine.run_timer(&job).await }, JOB_LIMIT).await;

@@ -758,6 +758,22 @@ macro_rules! shared_repos {
                 Ok(q.fetch_all(&mut *self.tx).await.map_err(map_err)?.into_iter().map(TimerRow::into_model).collect())
             }
 
+            async fn renew_timer_lease(
+                &mut self,
+                id: Uuid,
+                attempts: i32,
+                lease_until: DateTime<Utc>,
+            ) -> StoreResult<bool> {
+                let r = sqlx::query("update timer set locked_until = $1 where timer_id = $2 and attempts = $3")
+                    .bind(Ts(lease_until))
+                    .bind(id)
+                    .bind(attempts)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(r.rows_affected() == 1)
+            }
+
             async fn delete_timer(&mut self, id: Uuid) -> StoreResult<()> {
                 sqlx::query("delete from timer where timer_id = $1")
                     .bind(id)

@@ -275,6 +275,13 @@ async fn timers_claim_and_reschedule<S: Store>(s: S) {
     );
     let again = tx.claim_due_timers(now + Duration::minutes(2), now + Duration::minutes(4), 10, ABC).await.unwrap();
     assert_eq!(again.iter().map(|t| (t.timer_id, t.attempts)).collect::<Vec<_>>(), [(due.timer_id, 2)]);
+    // Renewing a lease: only the latest claim may, and the renewed lease holds.
+    assert!(!tx.renew_timer_lease(due.timer_id, 1, now + Duration::minutes(9)).await.unwrap(), "an older claim");
+    assert!(tx.renew_timer_lease(due.timer_id, 2, now + Duration::minutes(6)).await.unwrap());
+    assert!(
+        tx.claim_due_timers(now + Duration::minutes(4), now + Duration::minutes(7), 10, ABC).await.unwrap().is_empty(),
+        "held by the renewed lease"
+    );
     tx.reschedule_timer(due.timer_id, now + Duration::minutes(10)).await.unwrap();
     tx.delete_timer(later.timer_id).await.unwrap();
     tx.commit().await.unwrap();

@@ -79,6 +79,11 @@ impl Calendar {
         self.window(self.local_date(now), from).is_some_and(|(a, b)| a <= now && now < b)
     }
 
+    /// The start (local midnight) of the venue's day that `now` falls in.
+    pub fn day_start(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+        self.at(self.local_date(now), NaiveTime::MIN)
+    }
+
     pub fn is_open(&self, now: DateTime<Utc>) -> bool {
         self.always_open || self.in_window(now, self.open)
     }
@@ -128,6 +133,16 @@ mod tests {
 
     fn utc(s: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn the_day_starts_at_london_midnight() {
+        let c = Calendar::default();
+        // Summer time: London midnight is 23:00 UTC the evening before.
+        assert_eq!(c.day_start(utc("2026-07-01T22:59:00Z")), utc("2026-06-30T23:00:00Z"));
+        assert_eq!(c.day_start(utc("2026-07-01T23:00:00Z")), utc("2026-07-01T23:00:00Z"));
+        // Winter time: UTC.
+        assert_eq!(c.day_start(utc("2026-11-25T12:00:00Z")), utc("2026-11-25T00:00:00Z"));
     }
 
     #[test]

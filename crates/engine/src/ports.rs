@@ -329,13 +329,14 @@ pub trait RfqRepo {
     async fn update_rfq_response(&mut self, before: &RfqResponse, after: &RfqResponse) -> StoreResult<()>;
     /// The responses to these RFQs, oldest first.
     async fn rfq_responses(&mut self, rfqs: &[RfqId]) -> StoreResult<Vec<RfqResponse>>;
-    /// A provider's responses in `states` (to RFQs on one instrument, when given), newest
-    /// RFQ first, at most `limit`.
+    /// A provider's responses in `states` (to RFQs on one instrument, when given, and
+    /// created at `since` or later, when given), newest RFQ first, at most `limit`.
     async fn rfq_responses_of_company(
         &mut self,
         company: CompanyId,
         states: &[ResponseState],
         instrument: Option<InstrumentId>,
+        since: Option<DateTime<Utc>>,
         limit: i64,
     ) -> StoreResult<Vec<RfqResponse>>;
 }

@@ -243,16 +243,27 @@ impl<S: Store> Engine<S> {
         Ok(self.with_responses(&mut tx, vec![rfq]).await?.remove(0))
     }
 
-    /// The RFQs addressed to the caller's company whose response is in one of `states`
-    /// (on one instrument, when given), newest first.
+    /// The RFQs addressed to the caller's company whose response is in `state` (on one
+    /// instrument, when given), newest first; without a state, the open ones, then those
+    /// of RFQs sent since the start of the venue's day that have ended.
     pub async fn incoming_rfqs(
         &self,
         actor: &Actor,
-        states: &[ResponseState],
+        state: Option<ResponseState>,
         instrument: Option<InstrumentId>,
     ) -> Result<Vec<IncomingRfq>, EngineError> {
+        let company = actor.user.company_id;
         let mut tx = self.store.read().await?;
-        let responses = tx.rfq_responses_of_company(actor.user.company_id, states, instrument, MAX_LISTED).await?;
+        let responses = match state {
+            Some(s) => tx.rfq_responses_of_company(company, &[s], instrument, None, MAX_LISTED).await?,
+            None => {
+                let (open, ended): (Vec<_>, Vec<_>) = ResponseState::ALL.into_iter().partition(|s| s.is_open());
+                let today = self.config.calendar.day_start(self.clock.now());
+                let mut r = tx.rfq_responses_of_company(company, &open, instrument, None, MAX_LISTED).await?;
+                r.extend(tx.rfq_responses_of_company(company, &ended, instrument, Some(today), MAX_LISTED).await?);
+                r
+            }
+        };
         let ids: Vec<RfqId> = responses.iter().map(|r| r.rfq_id).collect();
         let rfqs: HashMap<RfqId, Rfq> = tx.rfqs(&ids).await?.into_iter().map(|r| (r.rfq_id, r)).collect();
         let mut names: HashMap<CompanyId, String> = HashMap::new();

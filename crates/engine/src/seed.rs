@@ -317,7 +317,7 @@ impl<S: Store> Engine<S> {
         for (n, company) in providers.iter().enumerate() {
             let n = i64::try_from(n).unwrap_or(0);
             let Some(actor) = self.first_trader(company).await? else { continue };
-            let waiting = self.incoming_rfqs(&actor, &[ResponseState::AwaitingResponse], None).await?;
+            let waiting = self.incoming_rfqs(&actor, Some(ResponseState::AwaitingResponse), None).await?;
             for rfq in waiting.into_iter().filter(|r| r.created_at + DEMO_QUOTE_AFTER * (n as i32 + 1) <= now) {
                 let i = self.cached_instrument(rfq.instrument_id).await?;
                 let inside =

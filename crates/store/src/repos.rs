@@ -1527,6 +1527,7 @@ macro_rules! shared_repos {
                 company: CompanyId,
                 states: &[ResponseState],
                 instrument: Option<InstrumentId>,
+                since: Option<DateTime<Utc>>,
                 limit: i64,
             ) -> StoreResult<Vec<RfqResponse>> {
                 if states.is_empty() {
@@ -1534,14 +1535,16 @@ macro_rules! shared_repos {
                 }
                 let query = format!(
                     "select r.* from rfq_response r join rfq q on q.rfq_id = r.rfq_id \
-                     where r.company_id = $1 and ($2 is null or q.instrument_id = $2) and r.state in ({}) \
+                     where r.company_id = $1 and ($2 is null or q.instrument_id = $2) \
+                     and ($4 is null or q.created_at >= $4) and r.state in ({}) \
                      order by q.created_at desc, r.rfq_response_id desc limit $3",
-                    sql::placeholders(4, states.len())
+                    sql::placeholders(5, states.len())
                 );
                 let mut q = sqlx::query_as::<_, RfqResponseRow>(sqlx::AssertSqlSafe(query))
                     .bind(company.0)
                     .bind(instrument.map(|i| i.0))
-                    .bind(limit);
+                    .bind(limit)
+                    .bind(since.map(Ts));
                 for s in states {
                     q = q.bind(s.as_str());
                 }

@@ -1044,11 +1044,18 @@ async fn rfqs_and_responses<S: Store>(s: S) {
     assert_eq!(tx.notifications_of_rfq(rfq.rfq_id).await.unwrap(), vec![n.clone()]);
     let open = [R::AwaitingResponse, R::Responded];
     assert_eq!(
-        tx.rfq_responses_of_company(lp.company_id, &open, Some(parent.instrument_id), 10).await.unwrap(),
+        tx.rfq_responses_of_company(lp.company_id, &open, Some(parent.instrument_id), None, 10).await.unwrap(),
         vec![response.clone()]
     );
-    assert!(tx.rfq_responses_of_company(lp.company_id, &[R::Accepted], None, 10).await.unwrap().is_empty());
-    assert!(tx.rfq_responses_of_company(parent.company_id, &open, None, 10).await.unwrap().is_empty());
+    assert!(tx.rfq_responses_of_company(lp.company_id, &[R::Accepted], None, None, 10).await.unwrap().is_empty());
+    assert!(tx.rfq_responses_of_company(parent.company_id, &open, None, None, 10).await.unwrap().is_empty());
+    // `since` keeps RFQs sent at it or later.
+    assert_eq!(
+        tx.rfq_responses_of_company(lp.company_id, &open, None, Some(rfq.created_at), 10).await.unwrap(),
+        vec![response.clone()]
+    );
+    let later = rfq.created_at + Duration::seconds(1);
+    assert!(tx.rfq_responses_of_company(lp.company_id, &open, None, Some(later), 10).await.unwrap().is_empty());
 
     // A quote, exact to the last digit; then a compare-and-set on state and time: a
     // writer holding the response as it was before the quote is refused.

@@ -337,13 +337,15 @@ pub async fn cancel_rfq<S: Store>(
 #[into_params(parameter_in = Query)]
 pub struct IncomingQuery {
     pub instrument_id: Option<Uuid>,
-    /// The state of the caller's response; default the open ones (`AWAITING_RESPONSE`
-    /// and `RESPONDED`).
+    /// The state of the caller's response. Without it: the open ones (`AWAITING_RESPONSE`
+    /// and `RESPONDED`), then the ended ones of RFQs sent since the start of the venue's
+    /// day (Europe/London), so that a provider sees what became of their quotes.
     pub state: Option<ResponseStateDto>,
 }
 
 /// For liquidity providers: the RFQs addressed to the caller's company whose response is
-/// in a state, on one instrument when given, newest first.
+/// in a state (by default the open ones, then today's ended ones), on one instrument when
+/// given, newest first.
 #[utoipa::path(get, path = "/api/rfqs/all/responses", tag = "rfqs", params(IncomingQuery),
     responses((status = 200, body = Vec<IncomingRfqDto>), BadRequest), security(("bearer" = [])))]
 pub async fn incoming_rfqs<S: Store>(
@@ -351,11 +353,7 @@ pub async fn incoming_rfqs<S: Store>(
     Auth(actor): Auth,
     ApiQuery(q): ApiQuery<IncomingQuery>,
 ) -> ApiResult<Json<Vec<IncomingRfqDto>>> {
-    let states = match q.state {
-        Some(s) => vec![s.into()],
-        None => vec![ResponseState::AwaitingResponse, ResponseState::Responded],
-    };
-    let list = st.engine.incoming_rfqs(&actor, &states, q.instrument_id.map(InstrumentId)).await?;
+    let list = st.engine.incoming_rfqs(&actor, q.state.map(Into::into), q.instrument_id.map(InstrumentId)).await?;
     let now = st.engine.clock().now();
     let own = actor.company_name.clone();
     Ok(Json(list.into_iter().map(|i| IncomingRfqDto::new(i, own.clone(), now)).collect()))

@@ -497,7 +497,8 @@ export interface paths {
         };
         /**
          * For liquidity providers: the RFQs addressed to the caller's company whose response is
-         *     in a state, on one instrument when given, newest first.
+         *     in a state (by default the open ones, then today's ended ones), on one instrument when
+         *     given, newest first.
          */
         get: operations["incoming_rfqs"];
         put?: never;
@@ -3822,8 +3823,9 @@ export interface operations {
             query?: {
                 instrument_id?: string;
                 /**
-                 * @description The state of the caller's response; default the open ones (`AWAITING_RESPONSE`
-                 *     and `RESPONDED`).
+                 * @description The state of the caller's response. Without it: the open ones (`AWAITING_RESPONSE`
+                 *     and `RESPONDED`), then the ended ones of RFQs sent since the start of the venue's
+                 *     day (Europe/London), so that a provider sees what became of their quotes.
                  */
                 state?: components["schemas"]["ResponseStateDto"];
             };

@@ -223,22 +223,22 @@ test('A rejects one request and lets another time out', async () => {
     await shot(a.page, T, '12-reject-confirmation');
     await confirm.getByRole('button', { name: 'Yes reject' }).click();
     await view.waitFor({ state: 'detached' });
-    await b.page.getByRole('dialog', { name: 'Match rejected' }).waitFor();
+    await b.page.getByRole('dialog', { name: 'Match request rejected' }).waitFor();
     await shot(b.page, T, '13-taker-told-rejected');
-    await b.page.getByRole('dialog', { name: 'Match rejected' }).getByRole('button', { name: 'Close' }).click();
+    await b.page.getByRole('dialog', { name: 'Match request rejected' }).getByRole('button', { name: 'Close' }).click();
     assert.deepEqual(await states(server, traders.Anna.token, sell), ['CANCELLED 1000', 'WORKING 1000']);
 
     // No answer: five minutes on (the clock moved), the request times out for both.
     await take(b.page, instrument, '-0.020', '1k', 1000);
     await a.page.getByRole('dialog', { name: 'Match request' }).getByText('You sell 1,000 at -0.020').waitFor();
     clock.move(5 * 60);
-    await a.page.getByRole('dialog', { name: 'Order expired' }).waitFor();
-    await b.page.getByRole('dialog', { name: 'Order expired' }).waitFor();
+    await a.page.getByRole('dialog', { name: 'Match request expired' }).waitFor();
+    await b.page.getByRole('dialog', { name: 'Match request expired' }).waitFor();
     await shot(a.page, T, '14-responder-timed-out');
     await until(async () => (await states(server, traders.Ben.token, buy)).join() === 'CANCELLED 1000,CANCELLED 1000', { what: "B's orders to end" });
     assert.deepEqual(await states(server, traders.Anna.token, sell), ['CANCELLED 1000', 'CANCELLED 1000']);
-    // The history keeps both.
-    await a.page.getByRole('dialog', { name: 'Order expired' }).getByRole('button', { name: 'Close' }).click();
+    // The history keeps both, under the list's own titles (spec section 4).
+    await a.page.getByRole('dialog', { name: 'Match request expired' }).getByRole('button', { name: 'Close' }).click();
     await a.page.getByRole('button', { name: 'Notifications' }).click();
     const history = a.page.getByRole('dialog', { name: 'Notifications' }).getByRole('region', { name: 'History' });
     await history.getByText('Order expired').first().waitFor();

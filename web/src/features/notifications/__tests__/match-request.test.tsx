@@ -84,4 +84,28 @@ describe('a match request received', () => {
     await waitFor(() => expect(db.notifications[0]?.read).toBe(true));
     expect(within(view).queryByRole('button', { name: 'Review' })).not.toBeInTheDocument();
   });
+
+  // Spec section 4: the view's own titles, not the menu list's ('Match rejected', 'Order expired').
+  it.each([
+    { type: 'MATCH_REQUEST_REJECTED', status: 'REJECTED', role: 'REQUESTER', title: 'Match request rejected', text: 'Liquidity returned to the parent order.' },
+    {
+      type: 'MATCH_REQUEST_TIMED_OUT', status: 'TIMED_OUT', role: 'RESPONDER', title: 'Match request expired',
+      text: 'The match request expired; liquidity returned to the parent order.',
+    },
+    {
+      type: 'MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE', status: 'SYSTEM_CANCELLED_PRICE_OUT_OF_TICK', role: 'REQUESTER',
+      title: 'Match request cancelled', text: 'The market moved away from your match request’s price.',
+    },
+    {
+      type: 'MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE', status: 'SYSTEM_CANCELLED_PRICE_OUT_OF_TICK', role: 'RESPONDER',
+      title: 'Match request cancelled', text: 'The market moved away from the price of the match request you received.',
+    },
+  ] as const)('titles the view of a $status notification to the $role $title', async ({ type, status, role, title, text }) => {
+    received(300, { type, status, role });
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    const view = await screen.findByRole('dialog', { name: title });
+    expect(within(view).getByRole('heading', { name: title })).toBeInTheDocument();
+    expect(view).toHaveTextContent(text);
+    expect(screen.queryByRole('dialog', { name: /^(Match rejected|Order expired)$/ })).not.toBeInTheDocument();
+  });
 });

@@ -38,6 +38,7 @@ describe('notifications bell', () => {
     db.notifications.push(
       notification(),
       notification({ notification_id: 'n-old', type: 'MATCH_REQUEST_TIMED_OUT', status: 'TIMED_OUT', role: 'REQUESTER', read: true }),
+      notification({ notification_id: 'n-rej', type: 'MATCH_REQUEST_REJECTED', status: 'REJECTED', role: 'REQUESTER', read: true }),
     );
     const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
     const bell = await screen.findByRole('button', { name: 'Notifications: 1 pending' });
@@ -47,9 +48,22 @@ describe('notifications bell', () => {
     expect(within(active).getByText('Match request')).toBeInTheDocument();
     expect(await within(active).findByText('Euribor 3M Dec26-Mar27')).toBeInTheDocument();
     const history = within(menu).getByRole('region', { name: 'History' });
+    // The list keeps its own titles (spec section 4); the view opened on its own says 'Match request expired'.
     expect(within(history).getByText('Order expired')).toBeInTheDocument();
+    expect(within(history).getByText('Match rejected')).toBeInTheDocument();
     // Only the unread one is marked read.
-    await waitFor(() => expect(db.notifications.map((n) => n.read)).toEqual([true, true]));
+    await waitFor(() => expect(db.notifications.map((n) => n.read)).toEqual([true, true, true]));
+  });
+
+  it.each([
+    ['ACCEPTED', 'Quote accepted', 'The requester accepted your quote.'],
+    ['REJECTED', 'RFQ closed', 'The RFQ was completed with another quote, or declined.'],
+    ['TIMED_OUT', 'RFQ expired', 'The RFQ reached its deadline.'],
+    ['CANCELLED', 'RFQ withdrawn', 'The requester withdrew the RFQ.'],
+  ] as const)('titles the view of an RFQ received that ended %s: %s', async (status, title, text) => {
+    db.notifications.push(notification({ type: 'RFQ_RECEIVED', status, order_match_request_id: null, rfq_id: 'q-1' }));
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    expect(await screen.findByRole('dialog', { name: title })).toHaveTextContent(text);
   });
 
   it('hears of a new notification on its topic without a reload', async () => {

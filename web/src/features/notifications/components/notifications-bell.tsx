@@ -28,8 +28,25 @@ export const MENU_WIDTH = 420;
 /** The history keeps what ended without a match (spec section 2). */
 const HISTORY: Notification['status'][] = ['TIMED_OUT', 'CANCELLED', 'REJECTED', 'SYSTEM_CANCELLED_PRICE_OUT_OF_TICK'];
 
-/** The words of spec sections 2 and 4 for each state a notification shows. */
+/** A notification's title in the menu's list: spec section 4, 'Notification titles in the list'. */
 export function notificationTitle(n: Notification): string {
+  if (n.rfq_id) return rfqTitle(n);
+  switch (n.status) {
+    case 'REJECTED':
+      return 'Match rejected';
+    case 'TIMED_OUT':
+      return 'Order expired';
+    default:
+      return notificationViewTitle(n);
+  }
+}
+
+/**
+ * A notification's title when it is shown on its own: the words spec section 4 gives
+ * each status. The out-of-tick cancellation has one title for both sides; its text
+ * differs for the requester and the responder.
+ */
+export function notificationViewTitle(n: Notification): string {
   if (n.rfq_id) return rfqTitle(n);
   switch (n.status) {
     case 'PENDING':
@@ -37,9 +54,9 @@ export function notificationTitle(n: Notification): string {
     case 'ACCEPTED':
       return 'Match request accepted';
     case 'REJECTED':
-      return 'Match rejected';
+      return 'Match request rejected';
     case 'TIMED_OUT':
-      return 'Order expired';
+      return 'Match request expired';
     case 'CANCELLED':
       return 'Match request withdrawn';
     case 'SYSTEM_CANCELLED_PRICE_OUT_OF_TICK':
@@ -80,7 +97,19 @@ function rfqTitle(n: Notification): string {
     case 'RFQ_QUOTE_ACCEPTED':
       return 'Quote accepted';
     default:
-      return n.status === 'TIMED_OUT' ? 'RFQ expired' : n.status === 'CANCELLED' ? 'RFQ withdrawn' : 'New RFQ';
+      // An RFQ received, titled by how it ended for the provider (its text says more).
+      switch (n.status) {
+        case 'ACCEPTED':
+          return 'Quote accepted';
+        case 'REJECTED':
+          return 'RFQ closed';
+        case 'TIMED_OUT':
+          return 'RFQ expired';
+        case 'CANCELLED':
+          return 'RFQ withdrawn';
+        default:
+          return 'New RFQ';
+      }
   }
 }
 
@@ -270,7 +299,7 @@ export function NotificationsBell() {
         <NotificationView
           key={shown.notification_id}
           notification={shown}
-          title={notificationTitle(shown)}
+          title={notificationViewTitle(shown)}
           text={notificationText(shown)}
           onClose={closeView}
           onReview={() => {

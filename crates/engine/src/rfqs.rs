@@ -32,6 +32,8 @@ use crate::{Engine, Store};
 pub const EXPIRE: &str = "rfq.expire";
 /// The most responses a provider's list returns.
 pub const MAX_LISTED: i64 = 200;
+/// An accept naming a quote the provider has changed since.
+pub const QUOTE_CHANGED: &str = "The quote has changed: check the new price and accept again.";
 
 /// What the requester asks.
 #[derive(Clone, Debug)]
@@ -367,6 +369,7 @@ impl<S: Store> Engine<S> {
         actor: &Actor,
         id: RfqId,
         response_id: RfqResponseId,
+        seen_quote: Option<QuoteSide>,
     ) -> Result<RfqView, EngineError> {
         Self::require_trade(actor)?;
         let now = self.clock.now();
@@ -393,6 +396,9 @@ impl<S: Store> Engine<S> {
         let (Some(side), Some(lp_user), Some(lp_broker)) = (side, chosen.user_id, chosen.broker_id) else {
             return Err(EngineError::Internal(format!("quote {response_id} without the side asked for")));
         };
+        if seen_quote.is_some_and(|q| q.price != side.price || q.quantity != side.quantity) {
+            return Err(conflict(QUOTE_CHANGED));
+        }
 
         // The requester's reserved order matches at the quote (the part not quoted
         // returns to the parent); the provider's side is a new parent, filled at once.

@@ -421,11 +421,19 @@ pub async fn answer_rfq<S: Store>(
 pub struct AcceptQuoteRequest {
     /// `ACCEPTED`.
     pub state: ResponseStateDto,
+    /// The quote's price as the requester saw it (the side they trade against); when
+    /// given with `quantity`, a quote changed since is refused (409) instead of matched.
+    #[serde(default, deserialize_with = "decimal::option")]
+    #[schema(schema_with = nullable_request_decimal_schema)]
+    pub price: Option<Decimal>,
+    /// The quote's quantity as the requester saw it; see `price`.
+    #[serde(default, deserialize_with = "whole::option")]
+    pub quantity: Option<i64>,
 }
 
 /// The requester accepts one received quote while the RFQ is open: the trade is matched
-/// at its price and quantity, the other responses are rejected, and both brokers are
-/// asked to confirm.
+/// at its price and quantity (the ones the requester saw, when sent: a requote since is
+/// refused), the other responses are rejected, and both brokers are asked to confirm.
 #[utoipa::path(patch, path = "/api/rfqs/{id}/responses/{response_id}", tag = "rfqs",
     request_body = AcceptQuoteRequest,
     params(("id" = Uuid, Path), ("response_id" = Uuid, Path)),
@@ -439,6 +447,12 @@ pub async fn accept_quote<S: Store>(
     if req.state != ResponseStateDto::Accepted {
         return Err(ApiError::from(EngineError::invalid("state", "Must be ACCEPTED")));
     }
-    let v = st.engine.accept_quote(&actor, id, response_id).await?;
+    let seen = match (req.price, req.quantity) {
+        (Some(price), Some(quantity)) => Some(QuoteSide { price, quantity }),
+        (None, None) => None,
+        (Some(_), None) => return Err(ApiError::from(EngineError::invalid("quantity", "Required with price"))),
+        (None, Some(_)) => return Err(ApiError::from(EngineError::invalid("price", "Required with quantity"))),
+    };
+    let v = st.engine.accept_quote(&actor, id, response_id, seen).await?;
     Ok(Json(RfqDto::new(v, st.engine.clock().now())))
 }

@@ -562,8 +562,8 @@ export interface paths {
         head?: never;
         /**
          * The requester accepts one received quote while the RFQ is open: the trade is matched
-         *     at its price and quantity, the other responses are rejected, and both brokers are
-         *     asked to confirm.
+         *     at its price and quantity (the ones the requester saw, when sent: a requote since is
+         *     refused), the other responses are rejected, and both brokers are asked to confirm.
          */
         patch: operations["accept_quote"];
         trace?: never;
@@ -662,6 +662,13 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AcceptQuoteRequest: {
+            /** @description exact decimal */
+            price?: number | null;
+            /**
+             * Format: int64
+             * @description The quote's quantity as the requester saw it; see `price`.
+             */
+            quantity?: number | null;
             /** @description `ACCEPTED`. */
             state: components["schemas"]["ResponseStateDto"];
         };

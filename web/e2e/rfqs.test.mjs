@@ -3,7 +3,10 @@
 // the provider sees it arrive without a reload and quotes, the quote shows live in the
 // trader's Active RFQ's panel, the trader accepts ('RFQ trade completed!'), both sides
 // see the match and the broker is e-mailed both accept links; then an RFQ that nobody
-// answers ends at its deadline when the test moves the server's clock.
+// answers ends at its deadline when the test moves the server's clock. A second run
+// covers the ways an RFQ ends without a trade: the requester withdraws one, the provider
+// declines one, and a quoted one is left to expire; the provider's view keeps the day's
+// ended RFQs under 'Earlier today' with their states.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ADMIN, api, failedCalls, frozenServer, launchBrowser, login, newPage, shot, signIn, until, waitForMail } from './harness.mjs';
@@ -122,15 +125,102 @@ test('a trader sends an RFQ, the provider quotes, the trader accepts; an unanswe
     // An RFQ nobody answers ends at its deadline; its quantity goes back to the parent.
     await (await sendRfq(trader.page, { quantity: 1000, minutes: 1 })).getByRole('button', { name: 'Send RFQ' }).click();
     await panel.getByText('Pending').waitFor();
-    await incoming.getByText('Anonymous').waitFor();
+    await incoming.getByRole('group').getByText('Anonymous').waitFor();
     clock.move(61);
     await until(async () => (await api(server.baseUrl, '/rfqs?state=EXPIRED', { token: users.Ben.token })).length === 1, { what: 'the RFQ to expire' });
     await panel.waitFor({ state: 'detached' });
-    await incoming.waitFor({ state: 'detached' });
+    // The provider: nothing open any more; the day's two RFQs are listed as ended.
+    await incoming.getByRole('group').waitFor({ state: 'detached' });
+    const earlier = incoming.getByRole('region', { name: 'Earlier today' });
+    await earlier.getByRole('row', { name: /1,000 Anonymous — Expired/ }).waitFor();
+    await earlier.getByRole('row', { name: /2,000 Anonymous Offer -0\.025 × 1,500 Completed/ }).waitFor();
     await shot(trader.page, T, '07-after-expiry');
+    await shot(lp.page, T, '07b-provider-earlier-today');
     const view = await api(server.baseUrl, `/parent-orders/${parent.parent_order_id}`, { token: users.Ben.token });
     assert.deepEqual(view.quantities, { tradable: 1500, working: 0, matched: 1500 });
     assert.deepEqual(failed, [[], []]);
+  } finally {
+    await trader.context.close();
+    await lp.context.close();
+    await stop();
+  }
+});
+
+test('the requester withdraws an RFQ, the provider declines one, a quoted one expires', async () => {
+  const { server, clock, stop } = await frozenServer();
+  // The requester on the smallest screen we support: the 564-high panel must still be usable.
+  const trader = await newPage(browser, { width: 1280, height: 720 });
+  const lp = await newPage(browser);
+  const failed = [trader, lp].map((p) => failedCalls(p.page));
+  try {
+    const { users, parent } = await seedVenue(server);
+    await signIn(trader.page, server.baseUrl, users.Ben.email, PASSWORD);
+    await signIn(lp.page, server.baseUrl, users.Lena.email, PASSWORD);
+    const panel = trader.page.getByRole('region', { name: 'Active RFQs' });
+    const incoming = lp.page.getByRole('region', { name: 'RFQs for you' });
+    const earlier = incoming.getByRole('region', { name: 'Earlier today' });
+    /** The requester's card of the RFQ for `quantity`, and the provider's. */
+    const rfqCard = (quantity) => panel.getByRole('group').filter({ hasText: ` · ${quantity} · ` });
+    const lpCard = (quantity) => incoming.getByRole('group').filter({ hasText: quantity });
+    const tradable = async () => (await api(server.baseUrl, `/parent-orders/${parent.parent_order_id}`, { token: users.Ben.token })).quantities;
+
+    // Withdrawn: the requester cancels from the panel while the provider's answer is pending.
+    await (await sendRfq(trader.page, { quantity: 2000, minutes: 5 })).getByRole('button', { name: 'Send RFQ' }).click();
+    await rfqCard('2,000').getByText('Pending').waitFor();
+    await lpCard('2,000').getByText('Pending').waitFor();
+    assert.deepEqual(await tradable(), { tradable: 1000, working: 2000, matched: 0 });
+    // Spec section 2: 564 high (at most 850 wide), even at 1280×720, its header in view below the top bar.
+    const box = await panel.boundingBox();
+    assert.equal(box.height, 564);
+    assert.ok(box.width <= 850 && box.y >= 64, `the panel at ${JSON.stringify(box)}`);
+    await shot(trader.page, T, '08-before-cancel');
+    await rfqCard('2,000').getByRole('button', { name: 'Cancel RFQ' }).click();
+    await panel.waitFor({ state: 'detached' });
+    await until(async () => (await tradable()).tradable === 3000, { what: 'the quantity to return to the parent' });
+    await lpCard('2,000').waitFor({ state: 'detached' });
+    await earlier.getByRole('row', { name: /2,000 Anonymous — Cancelled/ }).waitFor();
+    await shot(trader.page, T, '09-requester-cancelled');
+    await shot(lp.page, T, '10-provider-sees-cancelled');
+
+    // Declined: the provider's Decline, shown to the requester as Rejected, Accept disabled.
+    await (await sendRfq(trader.page, { quantity: 1000, minutes: 5 })).getByRole('button', { name: 'Send RFQ' }).click();
+    await lpCard('1,000').getByText('Pending').waitFor();
+    await lpCard('1,000').getByRole('button', { name: 'Decline' }).click();
+    await lp.page.getByText('RFQ declined').waitFor();
+    const declined = rfqCard('1,000').getByRole('row', { name: /^Fathom/ });
+    await declined.getByText('Rejected', { exact: true }).waitFor();
+    assert.equal(await declined.getByRole('button', { name: 'Accept the quote of Fathom' }).isDisabled(), true);
+    await earlier.getByRole('row', { name: /1,000 Anonymous — Rejected/ }).waitFor();
+    await shot(trader.page, T, '11-requester-sees-rejected');
+    await shot(lp.page, T, '12-provider-declined');
+
+    // Quoted, never accepted: when the clock passes the deadline it expires on both sides.
+    await trader.page.getByRole('button', { name: 'Minimise the active RFQs' }).click();
+    await (await sendRfq(trader.page, { quantity: 1500, minutes: 2 })).getByRole('button', { name: 'Send RFQ' }).click();
+    await trader.page.getByRole('button', { name: 'Maximise the active RFQs' }).click();
+    const quoted = lpCard('1,500');
+    await quoted.getByRole('textbox', { name: 'Offer price' }).fill('-0.030');
+    await quoted.getByRole('textbox', { name: 'Offer quantity' }).fill('1500');
+    await quoted.getByRole('button', { name: 'Send quote' }).click();
+    await quoted.getByText('Received').waitFor();
+    await rfqCard('1,500').getByText('Received').waitFor();
+    await shot(trader.page, T, '13-quote-not-accepted');
+    clock.move(5 * 60 + 1);
+    await until(async () => (await api(server.baseUrl, '/rfqs?state=EXPIRED', { token: users.Ben.token })).length === 2, { what: 'both RFQs to expire' });
+    await panel.waitFor({ state: 'detached' });
+    await incoming.getByRole('group').waitFor({ state: 'detached' });
+    await earlier.getByRole('row', { name: /1,500 Anonymous Offer -0\.030 × 1,500 Expired/ }).waitFor();
+    // The declined response stays Rejected when its RFQ expires; newest first.
+    const states = await earlier.getByRole('row').evaluateAll((rows) => rows.slice(1).map((r) => r.cells[5]?.textContent));
+    assert.deepEqual(states, ['Expired', 'Rejected', 'Cancelled']);
+    await shot(lp.page, T, '14-provider-earlier-today');
+    await shot(trader.page, T, '15-requester-after-expiry');
+    assert.deepEqual(await tradable(), { tradable: 3000, working: 0, matched: 0 });
+    for (const p of [trader, lp]) assert.deepEqual(p.errors.map(String), []);
+    assert.deepEqual(failed, [[], []]);
+  } catch (e) {
+    console.error(server.log().slice(-4000));
+    throw e;
   } finally {
     await trader.context.close();
     await lp.context.close();

@@ -18,6 +18,6 @@ export const POLL_MS = 15_000;
 export const INSTRUMENT_FILTER_DEBOUNCE_MS = 500;
 /** Spec section 9: the 'Your RFQ has been sent' toast shows 2 s. */
 export const RFQ_SENT_TOAST_MS = 2_000;
-/** Spec section 2: the Active RFQ's panel is at most 850 wide and 564 high. */
+/** Spec section 2: the Active RFQ's panel is at most 850 wide and 564 high ('maximum width 850, height 564'). */
 export const RFQ_PANEL_MAX_WIDTH = 850;
 export const RFQ_PANEL_HEIGHT = 564;

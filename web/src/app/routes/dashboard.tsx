@@ -123,10 +123,10 @@ export default function DashboardRoute() {
   if (active.length === 0 && bookIds.length === 0) {
     return (
       <>
-        <IncomingRfqs />
         <EmptyDashboard
           open={status.data?.open ?? true}
           hours={status.data}
+          aside={<IncomingRfqs />}
           action={
             <Stack direction="row" spacing={2} useFlexGap sx={{ flexWrap: 'wrap' }}>
               <OnboardingTip step="FIRST_PARENT_ORDER" show={firstTip !== null && !drawerOpen} placement="bottom">

@@ -254,11 +254,18 @@ const rfqHandlers: HttpHandler[] = [
     trading.rfqs.push(rfq);
     return HttpResponse.json(rfq, { status: 201 });
   }),
-  http.patch('*/api/rfqs/:id/responses/:responseId', ({ params }) => {
+  http.patch('*/api/rfqs/:id/responses/:responseId', async ({ request, params }) => {
+    const body = (await request.json()) as components['schemas']['AcceptQuoteRequest'];
     const rfq = trading.rfqs.find((r) => r.rfq_id === params.id);
     const chosen = rfq?.responses.find((x) => x.rfq_response_id === params.responseId);
     if (!rfq || !chosen) return problem(404, 'RFQ not found.');
     if (chosen.state !== 'RESPONDED') return problem(409, 'Only a received quote can be accepted.');
+    // The requester trades against the provider's sell when buying, their buy when selling.
+    const [price, quantity] =
+      rfq.direction === 'BUY' ? [chosen.sell_price, chosen.sell_quantity] : [chosen.buy_price, chosen.buy_quantity];
+    if (body.price != null && (body.price !== price || body.quantity !== quantity)) {
+      return problem(409, 'The quote has changed: check the new price and accept again.');
+    }
     for (const x of rfq.responses) x.state = x === chosen ? 'ACCEPTED' : 'REJECTED_BY_REQUESTER';
     rfq.state = 'COMPLETED';
     return HttpResponse.json(rfq);

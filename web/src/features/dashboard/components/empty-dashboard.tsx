@@ -16,14 +16,17 @@ type Props = {
   hours?: { open_time: string; close_time: string };
   /** The 'Add parent order' button. */
   action?: ReactNode;
+  /** Shown under the heading: a liquidity provider's RFQs, which need no parent order. */
+  aside?: ReactNode;
 };
 
 /** Dashboard without parent orders: Getting started and 'No active orders yet' (closed panel outside hours). */
-export function EmptyDashboard({ open, hours, action }: Props) {
+export function EmptyDashboard({ open, hours, action, aside }: Props) {
   const { product_name } = useAppConfig();
   return (
     <Stack spacing={3}>
       <Typography variant="h1">Dashboard</Typography>
+      {aside}
       {!open && (
         <Paper variant="outlined" sx={{ p: 3, display: 'flex', gap: 2, alignItems: 'center' }} role="status">
           <NightsStayOutlined color="action" />

@@ -1,7 +1,7 @@
 import { within } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { db } from '@/testing/mocks/db';
-import { addIncomingRfq, addParent, rfqResponse, stomp, trading } from '@/testing/mocks/order-handlers';
+import { addIncomingRfq, addParent, rfqResponse, stomp, trading, type MockIncomingRfq, type MockRfqResponse } from '@/testing/mocks/order-handlers';
 import { renderApp, screen } from '@/testing/test-utils';
 
 const ALL_TIPS_READ = [
@@ -79,12 +79,20 @@ describe('requests for quote', () => {
     expect(bar).toHaveTextContent('Quotes received: 1');
     await user.click(within(bar).getByRole('button', { name: 'Maximise the active RFQs' }));
 
+    // A requote lands on the server just before the click, unseen by the panel: the accept
+    // names the quote shown, the server refuses it, the panel reads the new quote.
     const again = await screen.findByRole('region', { name: 'Active RFQs' });
+    Object.assign(rfq.responses[0]!, { sell_price: -0.02, sell_quantity: 1000 });
+    expect(within(again).getByRole('table', { name: 'Quotes' })).toHaveTextContent('-0.025 × 1,500');
+    await user.click(within(again).getByRole('button', { name: 'Accept the quote of Meridian' }));
+    expect(lastRequest('PATCH', `/api/rfqs/${rfq.rfq_id}/responses/`)?.body).toEqual({ state: 'ACCEPTED', price: -0.025, quantity: 1500 });
+    expect(await screen.findByText('[409] The quote has changed: check the new price and accept again.')).toBeInTheDocument();
+    await expect.poll(() => within(again).getByRole('table', { name: 'Quotes' }).textContent).toContain('-0.020 × 1,000');
+    // Accepted as now shown. Buying: the requester takes the provider's offer.
     await user.click(within(again).getByRole('button', { name: 'Accept the quote of Meridian' }));
     expect(await screen.findByText('RFQ trade completed!')).toBeInTheDocument();
-    // Buying: the requester takes the provider's offer.
-    expect(screen.getByText('You just completed your RFQ on the Euribor 3M Dec26-Mar27. Matched at -0.025 for 1,500')).toBeInTheDocument();
-    expect(lastRequest('PATCH', `/api/rfqs/${rfq.rfq_id}/responses/`)?.body).toEqual({ state: 'ACCEPTED' });
+    expect(screen.getByText('You just completed your RFQ on the Euribor 3M Dec26-Mar27. Matched at -0.020 for 1,000')).toBeInTheDocument();
+    expect(lastRequest('PATCH', `/api/rfqs/${rfq.rfq_id}/responses/`)?.body).toEqual({ state: 'ACCEPTED', price: -0.02, quantity: 1000 });
     // Completed: no longer open, the panel goes.
     await expect.poll(() => screen.queryByRole('region', { name: 'Active RFQs' })).toBeNull();
   });
@@ -128,5 +136,70 @@ describe('requests for quote', () => {
     await user.click(within(second).getByRole('button', { name: 'Decline' }));
     expect(await screen.findByText('RFQ declined')).toBeInTheDocument();
     expect(lastRequest('POST', `/api/rfqs/${trading.incoming[1]!.rfq_id}/responses`)?.body).toEqual({ state: 'REJECTED_BY_RESPONDER' });
+  });
+});
+
+describe("a liquidity provider's RFQs of the day", () => {
+  /** An RFQ of today whose response has ended in `state`, with the quote given if any. */
+  function ended(state: MockRfqResponse['state'], quote: Partial<MockRfqResponse> = {}, overrides: Partial<MockIncomingRfq> = {}) {
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const r = addIncomingRfq({ state: 'EXPIRED', expired_at: past, expires_in_seconds: 0, ...overrides });
+    Object.assign(r.response, { state, ...quote });
+    return r;
+  }
+
+  it('keeps the open ones with their form and countdown, and lists the ended ones of today below with their state and quote', async () => {
+    const open = addIncomingRfq({ direction: 'BUY', quantity: 2000 });
+    ended('ACCEPTED', { sell_price: -0.025, sell_quantity: 1500 }, { state: 'COMPLETED', requester_company_name: 'Kestrel' });
+    ended('REJECTED_BY_REQUESTER', { sell_price: -0.03, sell_quantity: 2000 }, { state: 'COMPLETED' });
+    ended('REJECTED_BY_RESPONDER', {}, { direction: 'SELL', state: 'CANCELLED' });
+    ended('EXPIRED', { buy_price: -0.035, buy_quantity: 1000, sell_price: -0.02, sell_quantity: 1000 }, { direction: null, two_way: true });
+    ended('CANCELLED', {}, { state: 'CANCELLED' });
+    signIn();
+    const section = await screen.findByRole('region', { name: 'RFQs for you' });
+
+    // The open one, as before: a form and a countdown.
+    const cards = within(section).getAllByRole('group');
+    expect(cards).toHaveLength(1);
+    expect(await within(cards[0]!).findByRole('textbox', { name: 'Offer price' })).toBeInTheDocument();
+    expect(within(cards[0]!).getByLabelText('Time left')).toHaveTextContent(/^(2:00|1:59)$/);
+    expect(within(cards[0]!).getByText('Pending')).toBeInTheDocument();
+
+    // The ended ones: the spec's state labels and the quote given, newest first as sent, no form or countdown.
+    const earlier = within(section).getByRole('region', { name: 'Earlier today' });
+    expect(within(earlier).getByRole('heading', { name: 'Earlier today' })).toBeInTheDocument();
+    const rows = within(earlier).getAllByRole('row').slice(1);
+    expect(rows.map((r) => within(r).getAllByRole('cell')[5]!.textContent)).toEqual(['Completed', 'Rejected', 'Rejected', 'Expired', 'Cancelled']);
+    expect(rows.map((r) => within(r).getAllByRole('cell')[4]!.textContent)).toEqual([
+      'Offer -0.025 × 1,500', 'Offer -0.030 × 2,000', '—', 'Bid -0.035 × 1,000 / Offer -0.020 × 1,000', '—',
+    ]);
+    expect(rows[0]).toHaveTextContent('Kestrel');
+    expect(rows[2]).toHaveTextContent('Requester sells');
+    expect(rows[3]).toHaveTextContent('Two way');
+    expect(within(earlier).queryByRole('textbox')).toBeNull();
+    expect(within(earlier).queryByRole('button')).toBeNull();
+    expect(within(earlier).queryByLabelText('Time left')).toBeNull();
+    expect(open.response.state).toBe('AWAITING_RESPONSE');
+  });
+
+  it('hides an open RFQ whose countdown reaches zero; the ended ones stay', async () => {
+    addIncomingRfq({ expired_at: new Date(Date.now() + 2_000).toISOString(), expires_in_seconds: 2 });
+    ended('EXPIRED', { sell_price: -0.025, sell_quantity: 1500 });
+    db.user().ui_metadata = ALL_TIPS_READ;
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });
+    const section = await screen.findByRole('region', { name: 'RFQs for you' });
+    expect(await within(section).findByRole('group')).toBeInTheDocument();
+    await vi.advanceTimersByTimeAsync(3_000);
+    await expect.poll(() => within(section).queryByRole('group')).toBeNull();
+    expect(within(section).getByText('No RFQ is waiting for your quote.')).toBeInTheDocument();
+    expect(within(section).getByRole('region', { name: 'Earlier today' })).toHaveTextContent('Expired');
+  });
+
+  it('shows nothing to a firm with no RFQ today, and nothing once its only open RFQ runs out', async () => {
+    addIncomingRfq({ expired_at: new Date(Date.now() + 2_000).toISOString(), expires_in_seconds: 2 });
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });
+    expect(await screen.findByRole('region', { name: 'RFQs for you' })).toBeInTheDocument();
+    await vi.advanceTimersByTimeAsync(3_000);
+    await expect.poll(() => screen.queryByRole('region', { name: 'RFQs for you' })).toBeNull();
   });
 });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { apiFetch } from '@/lib/api-client';
 import { directionSchema } from '@/lib/api/dto';
 import type { components } from '@/lib/api/schema';
-import { RFQ_POLL_MS, rfqKeys, rfqResponseSchema, rfqStates } from './get-rfqs';
+import { RFQ_POLL_MS, rfqKeys, rfqResponseSchema, rfqStates, type ResponseState } from './get-rfqs';
 
 export type IncomingRfq = components['schemas']['IncomingRfqDto'];
 
@@ -21,7 +21,18 @@ export const incomingRfqSchema = z.object({
   response: rfqResponseSchema,
 }) satisfies z.ZodType<IncomingRfq>;
 
-/** GET /rfqs/all/responses: for liquidity providers, the open RFQs addressed to their firm. */
+/** The caller's response still takes a quote: the ones shown with a quote form and countdown. */
+export const openResponseStates = ['AWAITING_RESPONSE', 'RESPONDED'] as const satisfies readonly ResponseState[];
+
+export function isOpenResponse(rfq: IncomingRfq): boolean {
+  return (openResponseStates as readonly ResponseState[]).includes(rfq.response.state);
+}
+
+/**
+ * GET /rfqs/all/responses (no state): for liquidity providers, the RFQs addressed to their
+ * firm whose response is open, and those created since the start of the day (London) whose
+ * response has ended, newest first.
+ */
 export function useIncomingRfqs(enabled: boolean) {
   return useQuery({
     queryKey: rfqKeys.incoming,

@@ -22,12 +22,16 @@ import { formatCountdown, useSecondsLeft } from '@/lib/use-seconds-left';
 import { useAcceptQuote } from '../api/accept-quote';
 import { useCancelRfq } from '../api/cancel-rfq';
 import { rfqKeys, useOpenRfqs, type Rfq, type RfqResponse } from '../api/get-rfqs';
+import { rfqError } from '../lib/errors';
 import { responseColor, responseLabel } from '../lib/labels';
 
 const number = new Intl.NumberFormat('en-GB');
+/** The top bar (64) and the panel's margins: what the panel leaves free above it. */
+const PANEL_CLEARANCE = 96;
 
 /**
- * The Active RFQ's panel of spec section 2 (at most 850 wide, 564 high) with each open
+ * The Active RFQ's panel of spec section 2 (at most 850 wide, 564 high, its RFQs
+ * scrolling inside; never taller than the window below the top bar) with each open
  * RFQ's countdown and responses, and its minimised bar at the bottom left counting the
  * active RFQs and the quotes received. RFQs at zero seconds are hidden, and the panel
  * with them when all are.
@@ -69,7 +73,9 @@ export function ActiveRfqs() {
         zIndex: (t) => t.zIndex.appBar,
         width: 'calc(100% - 32px)',
         maxWidth: RFQ_PANEL_MAX_WIDTH,
-        maxHeight: RFQ_PANEL_HEIGHT,
+        height: RFQ_PANEL_HEIGHT,
+        // A short window keeps the top bar and the panel's own header in view.
+        maxHeight: `calc(100vh - ${PANEL_CLEARANCE}px)`,
         display: 'flex',
         flexDirection: 'column',
       }}
@@ -82,7 +88,7 @@ export function ActiveRfqs() {
           <CloseFullscreen fontSize="small" />
         </IconButton>
       </Stack>
-      <Stack spacing={2} sx={{ p: 2, overflowY: 'auto' }}>
+      <Stack spacing={2} sx={{ p: 2, overflowY: 'auto', flex: 1, minHeight: 0 }}>
         {live.map((r) => (
           <RfqCard key={r.rfq_id} rfq={r} onExpired={() => onExpired(r.rfq_id)} />
         ))}
@@ -110,20 +116,27 @@ function RfqCard({ rfq, onExpired }: { rfq: Rfq; onExpired: () => void }) {
     rfq.direction === 'BUY'
       ? { price: x.sell_price ?? null, quantity: x.sell_quantity ?? null }
       : { price: x.buy_price ?? null, quantity: x.buy_quantity ?? null };
-  const take = (x: RfqResponse) =>
+  const take = (x: RfqResponse) => {
+    const seen = side(x);
+    if (seen.price === null || seen.quantity === null) return;
     accept.mutate(
-      { rfqId: rfq.rfq_id, responseId: x.rfq_response_id },
+      { rfqId: rfq.rfq_id, responseId: x.rfq_response_id, price: seen.price, quantity: seen.quantity },
       {
-        onSuccess: () => {
-          const { price, quantity } = side(x);
+        // The terms the server matched, from its answer (the ones shown: the server
+        // refuses a quote changed since).
+        onSuccess: (done) => {
+          const matched = done.responses.find((r) => r.rfq_response_id === x.rfq_response_id);
+          const { price, quantity } = matched ? side(matched) : { price: null, quantity: null };
           showToast({
             message: 'RFQ trade completed!',
-            description: `You just completed your RFQ on the ${truncateName(name)}. Matched at ${formatPrice(price, tick)} for ${number.format(quantity ?? 0)}`,
+            description: `You just completed your RFQ on the ${truncateName(name)}. Matched at ${formatPrice(price, tick)} for ${quantity === null ? '—' : number.format(quantity)}`,
             keepOpen: true,
           });
         },
+        onError: (e) => showToast({ message: rfqError(e, 'The quote could not be accepted.') ?? '', keepOpen: true }),
       },
     );
+  };
   return (
     <Paper variant="outlined" sx={{ p: 1.5 }} role="group" aria-label={`RFQ ${name}`}>
       <Stack direction="row" spacing={1} sx={{ alignItems: 'center', mb: 1 }}>
@@ -135,7 +148,16 @@ function RfqCard({ rfq, onExpired }: { rfq: Rfq; onExpired: () => void }) {
         <Typography variant="subtitle2" sx={{ fontVariantNumeric: 'tabular-nums' }} aria-label="Time left">
           {seconds === null ? '' : formatCountdown(seconds)}
         </Typography>
-        <Button size="small" color="error" disabled={cancel.isPending} onClick={() => cancel.mutate(rfq.rfq_id)}>
+        <Button
+          size="small"
+          color="error"
+          disabled={cancel.isPending}
+          onClick={() =>
+            cancel.mutate(rfq.rfq_id, {
+              onError: (e) => showToast({ message: rfqError(e, 'The RFQ could not be cancelled.') ?? '', keepOpen: true }),
+            })
+          }
+        >
           Cancel RFQ
         </Button>
       </Stack>

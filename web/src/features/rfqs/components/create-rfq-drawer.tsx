@@ -13,10 +13,10 @@ import { FormDrawer, serverFieldError } from '@/components/form/form-drawer';
 import { FormSwitch, FormTextField } from '@/components/form/form-fields';
 import { useToast } from '@/components/ui/toast';
 import { RFQ_SENT_TOAST_MS } from '@/config/constants';
-import { ApiError } from '@/lib/api-errors';
 import { truncateName } from '@/lib/trading-format';
 import { useCreateRfq } from '../api/create-rfq';
 import { useLiquidityProviders } from '../api/get-liquidity-providers';
+import { rfqError } from '../lib/errors';
 import { emptyRfqForm, rfqBody, rfqFormSchema, type RfqForm } from '../lib/rfq-form';
 
 /** The parent order an RFQ is sent from, with what the form needs of its instrument. */
@@ -27,13 +27,6 @@ export type RfqParent = {
   instrumentName: string;
   minQuantity: number;
 };
-
-/** Spec section 8: match and RFQ failures read '[status] data'. */
-function rfqError(error: unknown): string | null {
-  if (!error) return null;
-  if (!(error instanceof ApiError)) return '[0] The RFQ could not be sent.';
-  return `[${error.status}] ${error.detail ?? (typeof error.data === 'string' ? error.data : JSON.stringify(error.data ?? ''))}`;
-}
 
 type Props = { parent: RfqParent | null; onClose: () => void };
 

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useForm, type Control } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useQueryClient } from '@tanstack/react-query';
@@ -10,6 +10,11 @@ import IconButton from '@mui/material/IconButton';
 import InputAdornment from '@mui/material/InputAdornment';
 import Paper from '@mui/material/Paper';
 import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
 import Add from '@mui/icons-material/Add';
 import Remove from '@mui/icons-material/Remove';
@@ -18,56 +23,80 @@ import { FormTextField } from '@/components/form/form-fields';
 import { useToast } from '@/components/ui/toast';
 import type { Instrument } from '@/lib/api/dto';
 import { useInstrument } from '@/lib/api/get-instrument';
+import { formatDateTime } from '@/lib/format-date';
 import { addTicks, cmp, dec, decimalsOf, parseDecimal, toFixed } from '@/lib/decimal';
 import { MESSAGES, parseQuantity, priceError, priceValue } from '@/lib/order-validation';
 import { useTopic } from '@/lib/realtime';
 import { formatPrice, truncateName } from '@/lib/trading-format';
 import { formatCountdown, useSecondsLeft } from '@/lib/use-seconds-left';
 import { useAnswerRfq, type AnswerRfqBody } from '../api/answer-rfq';
-import { useIncomingRfqs, type IncomingRfq } from '../api/get-incoming-rfqs';
+import { isOpenResponse, useIncomingRfqs, type IncomingRfq } from '../api/get-incoming-rfqs';
 import { rfqKeys } from '../api/get-rfqs';
 import { responseColor, responseLabel } from '../lib/labels';
 
 const number = new Intl.NumberFormat('en-GB');
+/** The ended list scrolls inside past about eight rows, so a busy day does not push the dashboard down. */
+const ENDED_MAX_HEIGHT = 320;
 
 /**
  * For liquidity providers: the open RFQs addressed to their firm, each with its
  * countdown, the requester (or 'Anonymous'), a quote form with the price stepper and
- * tick rules, and Decline. Nothing shows for a firm no RFQ is addressed to.
+ * tick rules, and Decline; an RFQ whose countdown reaches zero leaves the list. Below
+ * them, 'Earlier today': today's RFQs whose response has ended, each with its state
+ * (spec section 4) and the quote given. Nothing shows for a firm no RFQ is addressed to.
  */
 export function IncomingRfqs() {
   const queryClient = useQueryClient();
   const incoming = useIncomingRfqs(true);
   useTopic('/user/topic/rfqs', () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }));
-  const live = (incoming.data ?? []).filter((r) => r.expires_in_seconds > 0);
-  if (live.length === 0) return null;
+  // RFQs whose countdown reached zero here, before the server says they ended.
+  const [expired, setExpired] = useState<ReadonlySet<string>>(() => new Set());
+  const onExpired = useCallback((id: string) => setExpired((s) => (s.has(id) ? s : new Set(s).add(id))), []);
+  const all = incoming.data ?? [];
+  const live = all.filter((r) => isOpenResponse(r) && r.expires_in_seconds > 0 && !expired.has(r.rfq_id));
+  const ended = all.filter((r) => !isOpenResponse(r));
+  if (live.length === 0 && ended.length === 0) return null;
   return (
     <Paper variant="outlined" component="section" aria-label="RFQs for you" sx={{ p: 2, width: '100%' }}>
       <Typography variant="h3" component="h2" sx={{ mb: 1.5 }}>
         RFQs for you
       </Typography>
-      <Stack spacing={1.5}>
-        {live.map((r) => (
-          <IncomingCard key={r.rfq_id} rfq={r} />
-        ))}
-      </Stack>
+      {live.length > 0 ? (
+        <Stack spacing={1.5}>
+          {live.map((r) => (
+            <IncomingCard key={r.rfq_id} rfq={r} onExpired={onExpired} />
+          ))}
+        </Stack>
+      ) : (
+        <Typography variant="body2" color="text.secondary">
+          No RFQ is waiting for your quote.
+        </Typography>
+      )}
+      {ended.length > 0 && <EndedToday rfqs={ended} />}
     </Paper>
   );
 }
 
-function IncomingCard({ rfq }: { rfq: IncomingRfq }) {
+/** What the requester asked for, as the provider reads it. */
+function askedLabel(rfq: IncomingRfq): string {
+  return rfq.two_way ? 'Two way' : rfq.direction === 'BUY' ? 'Requester buys' : 'Requester sells';
+}
+
+function IncomingCard({ rfq, onExpired }: { rfq: IncomingRfq; onExpired: (id: string) => void }) {
   const instrument = useInstrument(rfq.instrument_id);
   const seconds = useSecondsLeft(rfq.expired_at);
+  useEffect(() => {
+    if (seconds === 0) onExpired(rfq.rfq_id);
+  }, [seconds, onExpired, rfq.rfq_id]);
   if (seconds === 0) return null;
   const name = instrument.data?.name ?? '…';
-  const asked = rfq.two_way ? 'Two way' : rfq.direction === 'BUY' ? 'Requester buys' : 'Requester sells';
   return (
     <Paper variant="outlined" sx={{ p: 1.5 }} role="group" aria-label={`RFQ ${name}`}>
       <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap' }} useFlexGap>
         <Typography variant="subtitle2" sx={{ fontWeight: 700 }} title={name}>
           {truncateName(name)}
         </Typography>
-        <Chip size="small" label={asked} />
+        <Chip size="small" label={askedLabel(rfq)} />
         <Typography variant="body2">{number.format(rfq.quantity)}</Typography>
         <Typography variant="body2" color="text.secondary" sx={{ flexGrow: 1 }}>
           {rfq.requester_company_name ?? 'Anonymous'}
@@ -79,6 +108,60 @@ function IncomingCard({ rfq }: { rfq: IncomingRfq }) {
       </Stack>
       {instrument.data && <QuoteForm rfq={rfq} instrument={instrument.data} />}
     </Paper>
+  );
+}
+
+/** Today's ended RFQs: no form, no countdown; the state and the quote the provider gave. */
+function EndedToday({ rfqs }: { rfqs: IncomingRfq[] }) {
+  return (
+    <Box component="section" aria-labelledby="rfqs-earlier-today" sx={{ mt: 2.5 }}>
+      <Typography id="rfqs-earlier-today" variant="subtitle1" component="h3" sx={{ fontWeight: 700, mb: 0.5 }}>
+        Earlier today
+      </Typography>
+      <Box sx={{ maxHeight: ENDED_MAX_HEIGHT, overflowY: 'auto' }}>
+        <Table size="small" stickyHeader aria-labelledby="rfqs-earlier-today">
+          <TableHead>
+            <TableRow>
+              <TableCell>Instrument</TableCell>
+              <TableCell>Request</TableCell>
+              <TableCell align="right">Quantity</TableCell>
+              <TableCell>Requester</TableCell>
+              <TableCell>Your quote</TableCell>
+              <TableCell>Status</TableCell>
+              <TableCell>Time</TableCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {rfqs.map((r) => (
+              <EndedRow key={r.rfq_id} rfq={r} />
+            ))}
+          </TableBody>
+        </Table>
+      </Box>
+    </Box>
+  );
+}
+
+function EndedRow({ rfq }: { rfq: IncomingRfq }) {
+  const instrument = useInstrument(rfq.instrument_id);
+  const name = instrument.data?.name ?? '…';
+  const tick = instrument.data?.tick_size;
+  const r = rfq.response;
+  const quoted = (label: string, price: number | null | undefined, quantity: number | null | undefined) =>
+    price === null || price === undefined || tick === undefined ? null : `${label} ${formatPrice(price, tick)} × ${number.format(quantity ?? 0)}`;
+  const quote = [quoted('Bid', r.buy_price, r.buy_quantity), quoted('Offer', r.sell_price, r.sell_quantity)].filter((q) => q !== null);
+  return (
+    <TableRow>
+      <TableCell title={name}>{truncateName(name)}</TableCell>
+      <TableCell>{askedLabel(rfq)}</TableCell>
+      <TableCell align="right">{number.format(rfq.quantity)}</TableCell>
+      <TableCell>{rfq.requester_company_name ?? 'Anonymous'}</TableCell>
+      <TableCell sx={{ whiteSpace: 'nowrap' }}>{quote.length === 0 ? '—' : quote.join(' / ')}</TableCell>
+      <TableCell>
+        <Chip size="small" variant="outlined" color={responseColor(r.state)} label={responseLabel(r.state)} />
+      </TableCell>
+      <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(rfq.created_at)}</TableCell>
+    </TableRow>
   );
 }
 

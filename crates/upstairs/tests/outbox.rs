@@ -20,7 +20,16 @@ async fn temporary_failure_is_retried_with_the_same_message_id(b: Backend) {
     app.create_user(&admin, "retry@halyard.test").await;
 
     let rejected = sink.wait_for("rejected", 1, Some(&wake)).await;
-    let (_, outbox) = audit_and_outbox(&app.database_url).await;
+    // The sink has written the message before it answers 451; the app records the failure
+    // after the answer: wait for that record.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let outbox = loop {
+        let (_, outbox) = audit_and_outbox(&app.database_url).await;
+        if outbox.first().is_some_and(|m| m.last_error.is_some()) || std::time::Instant::now() >= deadline {
+            break outbox;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
     assert_eq!(outbox.len(), 1);
     assert_eq!((outbox[0].attempts, outbox[0].sent_at), (1, None));
     assert!(outbox[0].last_error.as_deref().unwrap_or("").contains("451"), "{:?}", outbox[0].last_error);

@@ -26,17 +26,175 @@ pub enum Backend {
     Postgres,
 }
 
-/// Generates one `#[tokio::test]` per backend for an `async fn(Backend)`.
+/// Generates one `#[tokio::test]` per backend for an `async fn(Backend)`. After the test
+/// body, every parent order of every app it spawned must still add up
+/// ([`assert_every_parent_balanced`]), whether or not the body stopped its app.
 #[macro_export]
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {
         $(mod $name {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() { super::$name(super::support::Backend::Sqlite).await }
+            async fn sqlite() {
+                super::support::balanced_after(super::$name(super::support::Backend::Sqlite)).await
+            }
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() { super::$name(super::support::Backend::Postgres).await }
+            async fn postgres() {
+                super::support::balanced_after(super::$name(super::support::Backend::Postgres)).await
+            }
         })*
     };
+}
+
+/// Like [`on_both_backends!`], for scenarios that expose a known bug (`"bug: …"`) on
+/// PostgreSQL only (`postgres`) or on both backends (`both`): those runs are `#[ignore]`d
+/// with the reason until the bug is fixed (`cargo test -- --ignored` runs them).
+#[macro_export]
+macro_rules! on_both_backends_ignored {
+    (postgres, $reason:literal: $($name:ident),* $(,)?) => {
+        $(mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::support::balanced_after(super::$name(super::support::Backend::Sqlite)).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            #[ignore = $reason]
+            async fn postgres() {
+                super::support::balanced_after(super::$name(super::support::Backend::Postgres)).await
+            }
+        })*
+    };
+    (both, $reason:literal: $($name:ident),* $(,)?) => {
+        $(mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            #[ignore = $reason]
+            async fn sqlite() {
+                super::support::balanced_after(super::$name(super::support::Backend::Sqlite)).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            #[ignore = $reason]
+            async fn postgres() {
+                super::support::balanced_after(super::$name(super::support::Backend::Postgres)).await
+            }
+        })*
+    };
+}
+
+/// A database a test spawned an app on, kept (with its folder) until checked.
+struct Spawned {
+    database_url: String,
+    _dir: Arc<tempfile::TempDir>,
+}
+
+tokio::task_local! {
+    /// The apps spawned by the running test body (set by [`balanced_after`]).
+    static SPAWNED: std::sync::Mutex<Vec<Spawned>>;
+}
+
+/// Runs a test body, then checks every parent order of every app it spawned. Each
+/// database's folder outlives the body (the registry holds it), so a body that never
+/// called [`TestApp::stop`] is checked too.
+pub async fn balanced_after(body: impl std::future::Future<Output = ()>) {
+    SPAWNED
+        .scope(std::sync::Mutex::new(Vec::new()), async move {
+            body.await;
+            let spawned = SPAWNED.with(|s| std::mem::take(&mut *s.lock().unwrap()));
+            for s in spawned {
+                assert_every_parent_balanced(&s.database_url).await;
+            }
+        })
+        .await
+}
+
+/// The invariant of every test (issue 10): for every parent order in the database, of
+/// every company, `tradable + working + matched = quantity` with none negative, and its
+/// working and matched counters equal the sums of its child orders in those states (the
+/// states as the domain defines them); every child order belongs to a known parent of
+/// its own company, instrument and side. Read straight from the store, not through the
+/// API, so no test can skip it and no permission hides a parent.
+pub async fn assert_every_parent_balanced(database_url: &str) {
+    // Under PostgreSQL's read committed, a write the app commits between our two reads
+    // (parents, then children) may look like a mismatch; a real one stays.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let found = if database_url.starts_with("sqlite:") {
+            unbalanced(upstairs_store::SqliteStore::connect(database_url).await.unwrap()).await
+        } else {
+            unbalanced(upstairs_store::PgStore::connect(database_url).await.unwrap()).await
+        };
+        if found.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "tradable + working + matched = quantity broken in {database_url}:\n{}",
+            found.join("\n")
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// What is wrong with the parents' quantities in `store`, one line per finding.
+async fn unbalanced<S: upstairs_engine::Store>(store: S) -> Vec<String> {
+    use std::collections::HashMap;
+    use upstairs_engine::model::{OrderFilter, ParentState};
+    use upstairs_engine::ports::{CompanyRepo, OrderRepo};
+    let mut tx = store.read().await.unwrap();
+    let companies = tx.companies(0, 100_000).await.unwrap();
+    assert_eq!(companies.items.len() as i64, companies.total_items, "every company read");
+    let mut parents = HashMap::new();
+    for c in companies.items {
+        let all = [ParentState::Active, ParentState::Filled, ParentState::Cancelled];
+        for p in tx.parent_orders(c.company_id, &all).await.unwrap() {
+            parents.insert(p.parent.parent_order_id, p);
+        }
+    }
+    let children = tx.orders(&OrderFilter::default()).await.unwrap();
+    let mut sums: HashMap<_, (i64, i64)> = HashMap::new();
+    let mut wrong = Vec::new();
+    for o in &children {
+        let Some(p) = parents.get(&o.parent_order_id) else {
+            wrong.push(format!("child order {} of unknown parent {}", o.order_id, o.parent_order_id));
+            continue;
+        };
+        let p = &p.parent;
+        if (o.company_id, o.instrument_id, o.direction) != (p.company_id, p.instrument_id, p.direction) {
+            wrong
+                .push(format!("child order {} is not of its parent's company, instrument and side: {o:?}", o.order_id));
+        }
+        let s = sums.entry(o.parent_order_id).or_default();
+        if o.state.is_working() {
+            s.0 += o.quantity;
+        }
+        if o.state.is_matched() {
+            s.1 += o.quantity;
+        }
+    }
+    for v in parents.values() {
+        let p = &v.parent;
+        let (working, matched) = sums.get(&p.parent_order_id).copied().unwrap_or_default();
+        // The store keeps working and matched; tradable is what is left of the quantity, so
+        // `tradable + working + matched = quantity` holds when no part is negative and the
+        // two counters are what the child orders say.
+        let tradable = p.quantity - v.working - v.matched;
+        let what = format!(
+            "parent {} ({:?}, {:?}, quantity {}): tradable {tradable}, working {}, matched {}",
+            p.parent_order_id, p.state, p.direction, p.quantity, v.working, v.matched
+        );
+        if upstairs_domain::order::Quantities::of(p.quantity, v.working, v.matched).is_none() {
+            wrong.push(format!("{what}: a quantity is negative"));
+        }
+        if v.working != working {
+            wrong.push(format!("{what}: its child orders work {working}"));
+        }
+        if v.matched != matched {
+            wrong.push(format!("{what}: its child orders matched {matched}"));
+        }
+        if p.state == ParentState::Filled && v.matched != p.quantity {
+            wrong.push(format!("{what}: FILLED but not fully matched"));
+        }
+    }
+    wrong.sort();
+    wrong
 }
 
 pub fn t0() -> DateTime<Utc> {
@@ -80,7 +238,9 @@ pub struct TestApp {
     pub mail_dir: PathBuf,
     pub database_url: String,
     pub running: Option<Running>,
-    pub dir: tempfile::TempDir,
+    /// Shared with the test's registry (`balanced_after`), which checks the database
+    /// after the body and only then lets the folder go.
+    pub dir: Arc<tempfile::TempDir>,
 }
 
 impl TestApp {
@@ -93,13 +253,18 @@ impl TestApp {
         Self::spawn_inner(backend, Some(start), |_| {}).await
     }
 
+    /// The app with its clock starting at `start` and its settings tweaked.
+    pub async fn spawn_at_with(backend: Backend, start: DateTime<Utc>, tweak: impl FnOnce(&mut Settings)) -> TestApp {
+        Self::spawn_inner(backend, Some(start), tweak).await
+    }
+
     pub async fn spawn_with(backend: Backend, tweak: impl FnOnce(&mut Settings)) -> TestApp {
         Self::spawn_inner(backend, None, tweak).await
     }
 
     async fn spawn_inner(backend: Backend, start: Option<DateTime<Utc>>, tweak: impl FnOnce(&mut Settings)) -> TestApp {
         init_test_logs();
-        let dir = temp_dir();
+        let dir = Arc::new(temp_dir());
         let database_url = fresh_database_url(backend, dir.path()).await;
         let mail_dir = dir.path().join("mail");
         let mut settings = Settings {
@@ -122,6 +287,9 @@ impl TestApp {
             start.unwrap_or_else(|| upstairs_engine::Clock::now(&upstairs_engine::SystemClock)),
         ));
         let running = app::start(settings, clock.clone()).await.expect("start app");
+        // Outside `on_both_backends!` (a plain `#[tokio::test]`) only `stop` checks it.
+        let _ = SPAWNED
+            .try_with(|s| s.lock().unwrap().push(Spawned { database_url: database_url.clone(), _dir: dir.clone() }));
         let base = format!("http://{}", running.addr);
         TestApp { base, client: reqwest::Client::new(), clock, mail_dir, database_url, running: Some(running), dir }
     }
@@ -220,10 +388,12 @@ impl TestApp {
         .unwrap_or_else(|| panic!("expected {n} e-mail(s) to {to} in {}", self.mail_dir.display()))
     }
 
+    /// Stops the app, then checks that every parent order in its database adds up.
     pub async fn stop(mut self) {
         if let Some(r) = self.running.take() {
             r.stop().await;
         }
+        assert_every_parent_balanced(&self.database_url).await;
     }
 }
 
@@ -318,6 +488,21 @@ async fn read_store<S: upstairs_engine::Store>(
     use upstairs_engine::ports::{AuditRepo, OutboxRepo};
     let mut tx = s.read().await.unwrap();
     (tx.action_logs(1000).await.unwrap(), tx.outbox_messages(0, 1000).await.unwrap().items)
+}
+
+async fn read_timers<S: upstairs_engine::Store>(s: S) -> Vec<upstairs_engine::model::Timer> {
+    use upstairs_engine::ports::TimerRepo;
+    let mut tx = s.read().await.unwrap();
+    tx.pending_timers().await.unwrap()
+}
+
+/// The durable timers not yet run, read straight from the database.
+pub async fn pending_timers(database_url: &str) -> Vec<upstairs_engine::model::Timer> {
+    if database_url.starts_with("sqlite:") {
+        read_timers(upstairs_store::SqliteStore::connect(database_url).await.unwrap()).await
+    } else {
+        read_timers(upstairs_store::PgStore::connect(database_url).await.unwrap()).await
+    }
 }
 
 /// The action log (newest first) and the outbox, read straight from the database.

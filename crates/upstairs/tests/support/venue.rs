@@ -31,7 +31,12 @@ pub struct Venue {
 /// Two trading firms (A, B) using one broker, a trader in each, one instrument with the
 /// band 94.70–94.80 on a 0.01 tick and a minimum block of 500.
 pub async fn venue(backend: Backend) -> Venue {
-    let app = TestApp::spawn_at(backend, tuesday_10am()).await;
+    venue_with(backend, |_| {}).await
+}
+
+/// The venue with the app's settings tweaked (e.g. a job loop that polls seldom).
+pub async fn venue_with(backend: Backend, tweak: impl FnOnce(&mut app::Settings)) -> Venue {
+    let app = TestApp::spawn_at_with(backend, tuesday_10am(), tweak).await;
     let admin = app.admin_token().await;
     let (_, broker) = app
         .post(

@@ -1,8 +1,8 @@
 #![allow(clippy::unwrap_used)]
 //! Requests for quote over HTTP on both backends: sent, quoted, requoted, declined,
 //! accepted (a match with its broker links), expired at the deadline or the close,
-//! withdrawn, ended with their parent; who sees what; the form's rules. After each test
-//! every parent order still adds up.
+//! withdrawn, ended with their parent; who sees what; the form's rules; late closes.
+//! After each test every parent order in the database still adds up (`balanced_after`).
 mod support;
 
 use chrono::Duration;
@@ -17,6 +17,33 @@ on_both_backends!(
     providers_see_only_what_is_theirs,
     rfq_and_quote_rules,
     realtime_reaches_only_the_parties,
+    accepting_one_quote_rejects_the_others,
+    two_way_rfqs_trade_the_side_against_the_requester,
+    quantities_stay_exact_through_quotes_and_declines,
+    a_second_rfq_cannot_reserve_more_than_is_left,
+    an_anonymous_rfq_never_reveals_the_requester,
+);
+
+on_both_backends_ignored!(
+    postgres,
+    "bug: claim_due_timers (crates/store/src/repos.rs) returns a late batch in PostgreSQL's \
+     RETURNING order, not by due_at, so a request's 17:03 expiry may run before the 17:00 close":
+    a_late_close_in_the_pre_open_spares_the_waiting_order,
+    a_late_close_after_the_open_spares_the_new_requests_and_rfqs,
+);
+
+on_both_backends_ignored!(
+    both,
+    "bug: a late close expires a pre-close order that a take after the open locked, and leaves \
+     that take's request PENDING: answering it is a 500 and its expiry timer fails for ever":
+    a_late_close_never_strands_a_request_made_after_the_open,
+);
+
+on_both_backends_ignored!(
+    both,
+    "bug: accept_quote (crates/engine/src/rfqs.rs) ends every pending notice of a company other \
+     than the winner's REJECTED, the requester's own RFQ_QUOTE_RECEIVED notices included":
+    the_requesters_notices_say_the_rfq_traded,
 );
 
 /// The venue with two liquidity providers (Fathom, Gull), a trader in each.
@@ -29,7 +56,11 @@ struct Rfqs {
 }
 
 async fn rfq_venue(b: Backend) -> Rfqs {
-    let v = venue(b).await;
+    with_providers(venue(b).await).await
+}
+
+/// Adds the two liquidity providers to a venue.
+async fn with_providers(v: Venue) -> Rfqs {
     let admin = v.app.admin_token().await;
     let brokers = json!([{"company_id": v.broker}]);
     let mut ids = Vec::new();
@@ -427,18 +458,36 @@ async fn demo_providers_quote_by_themselves() {
     assert_eq!(s, StatusCode::CREATED, "{rfq}");
     let path = format!("/api/rfqs/{}", rfq["rfq_id"].as_str().unwrap());
     let received = |states: Vec<(String, String)>| states.iter().filter(|(_, s)| s == "RESPONDED").count();
-    let wait_for = |n: usize| {
-        let (app, t, path) = (&app, &t, &path);
+    let instrument_path = format!("/api/instruments/{}", instrument["instrument_id"].as_str().unwrap());
+    let dec = |v: &Value| v.to_string().parse::<rust_decimal::Decimal>().unwrap();
+    // The demo's market-data feed moves the band a tick every few seconds while we wait:
+    // each quote is checked against the band read just before and just after the poll
+    // that first saw it (a move between two polls is at most one tick).
+    let band = || {
+        let (app, t, instrument_path) = (&app, &t, &instrument_path);
         async move {
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-            loop {
-                let (_, now) = app.get(path, Some(t)).await;
-                if received(states(&now)) >= n {
-                    return now;
-                }
-                assert!(std::time::Instant::now() < deadline, "{n} quotes never came: {now}");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let (_, i) = app.get(instrument_path, Some(t)).await;
+            (dec(&i["min_tick_price"]), dec(&i["max_tick_price"]))
+        }
+    };
+    let mut windows: std::collections::HashMap<String, Vec<(rust_decimal::Decimal, rust_decimal::Decimal)>> =
+        Default::default();
+    let mut last_band = band().await;
+    let mut wait_for = async |n: usize| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let (_, now) = app.get(&path, Some(&t)).await;
+            let after = band().await;
+            for r in now["responses"].as_array().unwrap().iter().filter(|r| r["state"] == "RESPONDED") {
+                let id = r["rfq_response_id"].as_str().unwrap().to_owned();
+                windows.entry(id).or_insert_with(|| vec![last_band, after]);
             }
+            last_band = after;
+            if received(states(&now)) >= n {
+                return now;
+            }
+            assert!(std::time::Instant::now() < deadline, "{n} quotes never came: {now}");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
     };
     // Nothing before three seconds; then the first provider, then the second.
@@ -448,14 +497,20 @@ async fn demo_providers_quote_by_themselves() {
     assert_eq!(received(states(&first)), 1, "{first}");
     app.clock.set(start + Duration::seconds(6));
     let both = wait_for(2).await;
-    let tick: rust_decimal::Decimal = instrument["tick_size"].to_string().parse().unwrap();
+    let tick = dec(&instrument["tick_size"]);
     for r in both["responses"].as_array().unwrap() {
         assert_eq!((r["buy_price"].clone(), r["sell_quantity"].clone()), (Value::Null, json!(1000)), "one way: {r}");
-        let price: rust_decimal::Decimal = r["sell_price"].to_string().parse().unwrap();
+        let price = dec(&r["sell_price"]);
         assert!((price / tick).fract().is_zero(), "on the tick: {r}");
+        let seen_in = &windows[r["rfq_response_id"].as_str().unwrap()];
+        assert!(
+            seen_in.iter().any(|(min, max)| *min <= price && price <= *max),
+            "inside the band {seen_in:?} when quoted: {r}"
+        );
+        // A robot's offer is inside the band, never on its edge (n + 1 ticks in).
+        assert!(seen_in.iter().any(|(_, max)| price < *max), "inside, not at the edge {seen_in:?}: {r}");
     }
-    let price = |r: &Value| r["sell_price"].to_string().parse::<rust_decimal::Decimal>().unwrap();
-    let best = both["responses"].as_array().unwrap().iter().min_by_key(|r| price(r)).unwrap();
+    let best = both["responses"].as_array().unwrap().iter().min_by_key(|r| dec(&r["sell_price"])).unwrap();
     let (s, done) = app
         .patch(
             &format!("{path}/responses/{}", best["rfq_response_id"].as_str().unwrap()),
@@ -464,6 +519,34 @@ async fn demo_providers_quote_by_themselves() {
         )
         .await;
     assert_eq!((s, done["state"].clone()), (StatusCode::OK, json!("COMPLETED")), "{done}");
+    // Both brokers are asked to confirm: Kestrel's default broker (Baltic) and the
+    // winner's (Meridian's default is Northgate, Ostrava's Baltic; see the seed).
+    let winner = best["company_name"].as_str().unwrap();
+    let theirs = match winner {
+        "Meridian" => "confirmations@northgate.demo",
+        "Ostrava" => "blocks@baltic.demo",
+        other => panic!("an unknown demo provider {other}"),
+    };
+    let mine = "blocks@baltic.demo";
+    let want = if theirs == mine { 2 } else { 1 };
+    let mut mails = app.mails_to(mine, want).await;
+    if theirs != mine {
+        mails.extend(app.mails_to(theirs, 1).await);
+    }
+    assert_eq!(mails.len(), 2, "{mails:?}");
+    let mut linked: Vec<String> = mails
+        .iter()
+        .map(|m| {
+            let at = m.find("/accept-order?order_id=").unwrap_or_else(|| panic!("no accept link in {m}"));
+            m[at + "/accept-order?order_id=".len()..].chars().take_while(|c| *c != '&').collect()
+        })
+        .collect();
+    linked.sort();
+    linked.dedup();
+    assert_eq!(linked.len(), 2, "one e-mail per side: {linked:?}");
+    assert!(linked.iter().any(|o| o == rfq["order_id"].as_str().unwrap()), "the requester's order: {linked:?}");
+    assert!(mails.iter().any(|m| m.contains("Client: Kestrel")), "{mails:?}");
+    assert!(mails.iter().any(|m| m.contains(&format!("Client: {winner}"))), "{mails:?}");
     app.stop().await;
 }
 
@@ -513,5 +596,670 @@ async fn realtime_reaches_only_the_parties(b: Backend) {
     assert_eq!(cancelled["body"]["rfq_id"], second["rfq_id"], "Gull heard nothing of Fathom's RFQ: {cancelled}");
     assert_eq!(cancelled["body"]["state"], "CANCELLED");
     drop((requester, fathom, gull));
+    r.v.app.stop().await;
+}
+
+/// One more liquidity provider confirming through `broker`, with a trader: (the trader's
+/// token, the company's id).
+async fn third_provider(r: &Rfqs, name: &str, broker: &str) -> (String, String) {
+    let v = &r.v;
+    let admin = v.app.admin_token().await;
+    let brokers = json!([{"company_id": broker}]);
+    let (s, c) = v
+        .app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": name, "full_name": format!("{name} Markets"), "roles": ["liquidity-provider"],
+                   "brokers": brokers, "default_broker": brokers[0]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{c}");
+    let email = format!("lp@{}.test", name.to_lowercase());
+    upstairs::app::bootstrap_user(&v.app.database_url, &email, PW, &["trader"], name).await.unwrap();
+    (v.app.login_remembered(&email, PW).await, c["company_id"].as_str().unwrap().to_owned())
+}
+
+/// A broker company whose trade confirmations go to `desk`; its id.
+async fn broker(v: &Venue, name: &str, desk: &str) -> String {
+    let admin = v.app.admin_token().await;
+    let (s, c) = v
+        .app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": name, "full_name": format!("{name} Brokers Ltd"), "roles": ["broker"],
+                   "trade_confirmation_email": desk, "trade_confirmation_via_email_enabled": true}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{c}");
+    c["company_id"].as_str().unwrap().to_owned()
+}
+
+/// Runs the due timers until the RFQ reaches `want` (the server's own job loop may hold
+/// a due timer's lease meanwhile), within a deadline.
+async fn rfq_settles(r: &Rfqs, rfq: &Value, want: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        run_timers(&r.v).await;
+        let now = rfq_now(r, rfq).await;
+        if now["state"] == want {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "still {}, want {want}", now["state"]);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// The provider's incoming view of one RFQ (any state of its response).
+async fn incoming(r: &Rfqs, token: &str, rfq: &Value, state: &str) -> Value {
+    let (s, list) = r.v.app.get(&format!("/api/rfqs/all/responses?state={state}"), Some(token)).await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["rfq_id"] == rfq["rfq_id"])
+        .unwrap_or_else(|| panic!("no {state} response to {} in {list}", rfq["rfq_id"]))
+        .clone()
+}
+
+/// One quote accepted while another provider's quote is RESPONDED and a third has not
+/// answered: both others end REJECTED_BY_REQUESTER, and the losers are told (their
+/// RFQ_RECEIVED notice ends REJECTED, their socket hears the RFQ COMPLETED). After the
+/// deadline nothing changes any more.
+async fn accepting_one_quote_rejects_the_others(b: Backend) {
+    let r = rfq_venue(b).await;
+    let v = &r.v;
+    let (hake, hake_id) = third_provider(&r, "Hake", &v.broker).await;
+    let mut hake_socket = rfq_socket(v, &hake).await;
+    let buy = v.parent(&v.b, "BUY", 3000).await;
+    let (s, rfq) = send(&r, &buy, json!({"liquidity_provider_ids": [r.fathom_id, r.gull_id, hake_id]})).await;
+    assert_eq!(s, StatusCode::CREATED, "{rfq}");
+    let wait = std::time::Duration::from_secs(10);
+    assert_eq!(hake_socket.next_json(wait).await.unwrap()["body"]["state"], "OPEN");
+    let (s, _) = quote(&r, &r.fathom, &rfq, json!({"sell_price": 94.76, "sell_quantity": 2000})).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, _) = quote(&r, &r.gull, &rfq, json!({"sell_price": 94.75, "sell_quantity": 1500})).await;
+    assert_eq!(s, StatusCode::OK);
+    let seen = rfq_now(&r, &rfq).await;
+    assert_eq!(
+        states(&seen),
+        vec![pair("Fathom", "RESPONDED"), pair("Gull", "RESPONDED"), pair("Hake", "AWAITING_RESPONSE")]
+    );
+
+    let (s, done) = accept(&r, &v.b, &seen, response_of(&seen, "Gull")).await;
+    assert_eq!((s, done["state"].clone()), (StatusCode::OK, json!("COMPLETED")), "{done}");
+    let want =
+        vec![pair("Fathom", "REJECTED_BY_REQUESTER"), pair("Gull", "ACCEPTED"), pair("Hake", "REJECTED_BY_REQUESTER")];
+    assert_eq!(states(&done), want);
+    assert_eq!(states(&rfq_now(&r, &rfq).await), want);
+    // The losers' quotes are kept as they were; their own view says what became of them.
+    let fathom_view = incoming(&r, &r.fathom, &rfq, "REJECTED_BY_REQUESTER").await;
+    assert_eq!(
+        (fathom_view["state"].clone(), fathom_view["response"]["sell_price"].clone()),
+        (json!("COMPLETED"), json!(94.76)),
+        "{fathom_view}"
+    );
+    let hake_view = incoming(&r, &hake, &rfq, "REJECTED_BY_REQUESTER").await;
+    assert_eq!(hake_view["response"]["sell_price"], Value::Null, "{hake_view}");
+    // Told: each loser's RFQ_RECEIVED notice ends REJECTED; only the winner's ends
+    // ACCEPTED, with the RFQ_QUOTE_ACCEPTED notice besides.
+    assert_eq!(notice_types(v, &r.fathom).await, vec![pair("RFQ_RECEIVED", "REJECTED")]);
+    assert_eq!(notice_types(v, &hake).await, vec![pair("RFQ_RECEIVED", "REJECTED")]);
+    assert_eq!(
+        notice_types(v, &r.gull).await,
+        vec![pair("RFQ_QUOTE_ACCEPTED", "ACCEPTED"), pair("RFQ_RECEIVED", "ACCEPTED")]
+    );
+    // The provider that never answered hears over STOMP that the RFQ is over.
+    let msg = hake_socket.next_json(wait).await.unwrap();
+    assert_eq!(
+        msg["body"],
+        json!({"type": "RFQ_UPDATED", "rfq_id": rfq["rfq_id"], "state": "COMPLETED", "role": "RESPONDER"})
+    );
+    // Losers can neither quote nor decline any more.
+    assert_eq!(
+        quote(&r, &hake, &rfq, json!({"sell_price": 94.74, "sell_quantity": 2000})).await.0,
+        StatusCode::CONFLICT
+    );
+    assert_eq!(quote(&r, &r.fathom, &rfq, json!({"state": "REJECTED_BY_RESPONDER"})).await.0, StatusCode::CONFLICT);
+
+    // Gull's 1500 matched; the 500 it did not quote is back on the parent.
+    assert_eq!(children(v, &v.b, &buy).await, vec![("MATCHED".into(), 1500)]);
+    assert_eq!(quantities(v, &v.b, &buy).await, json!({"tradable": 1500, "working": 0, "matched": 1500}));
+    let (_, fathom_parents) = v.app.get("/api/parent-orders?state=ACTIVE,FILLED,CANCELLED", Some(&r.fathom)).await;
+    assert_eq!(fathom_parents, json!([]), "a loser trades nothing");
+    // The deadline passing changes nothing of a completed RFQ.
+    v.app.clock.set(tuesday_10am() + Duration::minutes(3));
+    run_timers(v).await;
+    assert_eq!(states(&rfq_now(&r, &rfq).await), want);
+    assert_eq!(rfq_now(&r, &rfq).await["state"], "COMPLETED");
+    assert_eq!(quantities(v, &v.b, &buy).await, json!({"tradable": 1500, "working": 0, "matched": 1500}));
+    drop(hake_socket);
+    r.v.app.stop().await;
+}
+
+/// Accepts `provider`'s quote on `rfq`; the requester's one child order of `parent` then.
+async fn accepted_match(r: &Rfqs, parent: &Value, rfq: &Value, provider: &str) -> Value {
+    let v = &r.v;
+    let seen = rfq_now(r, rfq).await;
+    let (s, done) = accept(r, &v.b, &seen, response_of(&seen, provider)).await;
+    assert_eq!((s, done["state"].clone()), (StatusCode::OK, json!("COMPLETED")), "{done}");
+    let pid = parent["parent_order_id"].as_str().unwrap();
+    let (_, orders) = v.app.get(&format!("/api/orders?parent_order_id={pid}"), Some(&v.b)).await;
+    assert_eq!(orders.as_array().unwrap().len(), 1, "{orders}");
+    orders[0].clone()
+}
+
+/// Two-way RFQs: a requester who sells trades on the provider's buy side, one who buys
+/// on the provider's sell side; each at that side's price and quantity, both child orders
+/// MATCHED, both parents exact.
+async fn two_way_rfqs_trade_the_side_against_the_requester(b: Backend) {
+    let r = rfq_venue(b).await;
+    let v = &r.v;
+    let both = json!({"buy_price": 94.73, "buy_quantity": 1500, "sell_price": 94.77, "sell_quantity": 1000});
+
+    // The requester sells 2000: Fathom's bid (it buys 1500 at 94.73) is the trade.
+    let sell = v.parent(&v.b, "SELL", 4000).await;
+    let (s, rfq) = send(&r, &sell, json!({"two_way": true, "liquidity_provider_ids": [r.fathom_id]})).await;
+    assert_eq!(s, StatusCode::CREATED, "{rfq}");
+    assert_eq!(quote(&r, &r.fathom, &rfq, both.clone()).await.0, StatusCode::OK);
+    let mine = accepted_match(&r, &sell, &rfq, "Fathom").await;
+    assert_eq!(
+        (mine["state"].clone(), mine["direction"].clone(), mine["price"].clone(), mine["quantity"].clone()),
+        (json!("MATCHED"), json!("SELL"), json!(94.73), json!(1500)),
+        "{mine}"
+    );
+    assert_eq!(quantities(v, &v.b, &sell).await, json!({"tradable": 2500, "working": 0, "matched": 1500}));
+    let (_, lp) = v.app.get("/api/parent-orders?state=FILLED", Some(&r.fathom)).await;
+    assert_eq!(lp.as_array().unwrap().len(), 1, "{lp}");
+    assert_eq!((lp[0]["direction"].clone(), lp[0]["quantity"].clone()), (json!("BUY"), json!(1500)));
+    assert_eq!(lp[0]["quantities"], json!({"tradable": 0, "working": 0, "matched": 1500}));
+    assert_eq!(children(v, &r.fathom, &lp[0]).await, vec![("MATCHED".into(), 1500)]);
+    let (_, m) = v.app.get("/api/order-match-requests?state=ACCEPTED", Some(&r.fathom)).await;
+    assert_eq!(
+        (m[0]["direction"].clone(), m[0]["price"].clone(), m[0]["quantity"].clone(), m[0]["role"].clone()),
+        (json!("BUY"), json!(94.73), json!(1500), json!("RESPONDER"))
+    );
+
+    // The requester buys 1000: Gull's offer (it sells 1000 at 94.77) is the trade, the
+    // whole RFQ, so the parent is FILLED.
+    let buy = v.parent(&v.b, "BUY", 1000).await;
+    let (_, rfq) =
+        send(&r, &buy, json!({"two_way": true, "quantity": 1000, "liquidity_provider_ids": [r.gull_id]})).await;
+    let both = json!({"buy_price": 94.73, "buy_quantity": 500, "sell_price": 94.77, "sell_quantity": 1000});
+    assert_eq!(quote(&r, &r.gull, &rfq, both).await.0, StatusCode::OK);
+    let mine = accepted_match(&r, &buy, &rfq, "Gull").await;
+    assert_eq!(
+        (mine["state"].clone(), mine["direction"].clone(), mine["price"].clone(), mine["quantity"].clone()),
+        (json!("MATCHED"), json!("BUY"), json!(94.77), json!(1000)),
+        "{mine}"
+    );
+    assert_eq!(quantities(v, &v.b, &buy).await, json!({"tradable": 0, "working": 0, "matched": 1000}));
+    let pid = buy["parent_order_id"].as_str().unwrap();
+    assert_eq!(v.app.get(&format!("/api/parent-orders/{pid}"), Some(&v.b)).await.1["state"], "FILLED");
+    let (_, lp) = v.app.get("/api/parent-orders?state=FILLED", Some(&r.gull)).await;
+    assert_eq!((lp[0]["direction"].clone(), lp[0]["quantity"].clone()), (json!("SELL"), json!(1000)));
+    assert_eq!(lp[0]["quantities"], json!({"tradable": 0, "working": 0, "matched": 1000}));
+    assert_eq!(children(v, &r.gull, &lp[0]).await, vec![("MATCHED".into(), 1000)]);
+    let (_, m) = v.app.get("/api/order-match-requests?state=ACCEPTED", Some(&v.b)).await;
+    let mut trades: Vec<String> = m
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| format!("{} {} at {}", x["direction"], x["quantity"], x["price"]))
+        .collect();
+    trades.sort();
+    assert_eq!(trades, vec![r#""BUY" 1000 at 94.77"#, r#""SELL" 1500 at 94.73"#], "{m}");
+    // Four broker e-mails, one per side of each trade.
+    let mails = v.app.mails_to(BROKER_DESK, 4).await;
+    assert_eq!(mails.len(), 4);
+    r.v.app.stop().await;
+}
+
+/// The requester's parent through quotes and declines: the reserved quantity stays
+/// reserved while providers quote or decline; when every provider declines the RFQ stays
+/// OPEN (and can still be withdrawn) until its deadline, which gives the quantity back.
+async fn quantities_stay_exact_through_quotes_and_declines(b: Backend) {
+    let r = rfq_venue(b).await;
+    let v = &r.v;
+    let sell = v.parent(&v.b, "SELL", 5000).await;
+    let (_, rfq) = send(&r, &sell, json!({"quantity": 3000, "expires_in_seconds": 60})).await;
+    let reserved = json!({"tradable": 2000, "working": 3000, "matched": 0});
+    assert_eq!(quantities(v, &v.b, &sell).await, reserved);
+    assert_eq!(quote(&r, &r.fathom, &rfq, json!({"buy_price": 94.72, "buy_quantity": 2500})).await.0, StatusCode::OK);
+    assert_eq!(quantities(v, &v.b, &sell).await, reserved, "a quote moves nothing");
+    assert_eq!(quote(&r, &r.fathom, &rfq, json!({"buy_price": 94.73, "buy_quantity": 500})).await.0, StatusCode::OK);
+    assert_eq!(quantities(v, &v.b, &sell).await, reserved, "nor a requote");
+    assert_eq!(quote(&r, &r.gull, &rfq, json!({"state": "REJECTED_BY_RESPONDER"})).await.0, StatusCode::OK);
+    assert_eq!(quantities(v, &v.b, &sell).await, reserved, "nor a decline");
+    // Fathom withdraws its quote by declining too: every provider has declined.
+    assert_eq!(quote(&r, &r.fathom, &rfq, json!({"state": "REJECTED_BY_RESPONDER"})).await.0, StatusCode::OK);
+    let seen = rfq_now(&r, &rfq).await;
+    assert_eq!(seen["state"], "OPEN", "all declined, the RFQ waits for its deadline: {seen}");
+    assert_eq!(states(&seen), vec![pair("Fathom", "REJECTED_BY_RESPONDER"), pair("Gull", "REJECTED_BY_RESPONDER")]);
+    assert_eq!(children(v, &v.b, &sell).await, vec![("AWAITING_RFQ_ACCEPTANCE".into(), 3000)]);
+    assert_eq!(quantities(v, &v.b, &sell).await, reserved);
+    assert_eq!(accept(&r, &v.b, &seen, response_of(&seen, "Fathom")).await.0, StatusCode::CONFLICT);
+    assert_eq!(notice_types(v, &r.fathom).await, vec![pair("RFQ_RECEIVED", "REJECTED")]);
+    assert_eq!(notice_types(v, &r.gull).await, vec![pair("RFQ_RECEIVED", "REJECTED")]);
+    // The deadline ends it: declined responses stay declined, the quantity is back.
+    v.app.clock.set(tuesday_10am() + Duration::seconds(60));
+    rfq_settles(&r, &rfq, "EXPIRED").await;
+    assert_eq!(
+        states(&rfq_now(&r, &rfq).await),
+        vec![pair("Fathom", "REJECTED_BY_RESPONDER"), pair("Gull", "REJECTED_BY_RESPONDER")]
+    );
+    assert_eq!(children(v, &v.b, &sell).await, vec![("EXPIRED".into(), 3000)]);
+    assert_eq!(quantities(v, &v.b, &sell).await, json!({"tradable": 5000, "working": 0, "matched": 0}));
+
+    // All declined, then withdrawn before the deadline: the same quantities.
+    let (_, rfq) = send(&r, &sell, json!({"quantity": 1000})).await;
+    assert_eq!(quantities(v, &v.b, &sell).await, json!({"tradable": 4000, "working": 1000, "matched": 0}));
+    for lp in [&r.fathom, &r.gull] {
+        assert_eq!(quote(&r, lp, &rfq, json!({"state": "REJECTED_BY_RESPONDER"})).await.0, StatusCode::OK);
+    }
+    let id = rfq["rfq_id"].as_str().unwrap();
+    let (s, cancelled) = v.app.patch(&format!("/api/rfqs/{id}"), Some(&v.b), json!({"state": "CANCELLED"})).await;
+    assert_eq!((s, cancelled["state"].clone()), (StatusCode::OK, json!("CANCELLED")), "{cancelled}");
+    assert_eq!(quantities(v, &v.b, &sell).await, json!({"tradable": 5000, "working": 0, "matched": 0}));
+    r.v.app.stop().await;
+}
+
+/// What an earlier RFQ reserved is not available to the next one.
+async fn a_second_rfq_cannot_reserve_more_than_is_left(b: Backend) {
+    let r = rfq_venue(b).await;
+    let v = &r.v;
+    let buy = v.parent(&v.b, "BUY", 3000).await;
+    let (s, first) = send(&r, &buy, json!({})).await;
+    assert_eq!(s, StatusCode::CREATED, "{first}");
+    let (s, body) = send(&r, &buy, json!({"quantity": 1500})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(fields(&body), vec!["quantity".to_owned()], "{body}");
+    assert_eq!(body["errors"][0]["message"], "Exceeds available quantity");
+    assert_eq!(children(v, &v.b, &buy).await, vec![("AWAITING_RFQ_ACCEPTANCE".into(), 2000)], "nothing more reserved");
+    assert_eq!(quantities(v, &v.b, &buy).await, json!({"tradable": 1000, "working": 2000, "matched": 0}));
+    // Exactly what is left is fine; then nothing is left.
+    let (s, second) = send(&r, &buy, json!({"quantity": 1000})).await;
+    assert_eq!(s, StatusCode::CREATED, "{second}");
+    assert_eq!(quantities(v, &v.b, &buy).await, json!({"tradable": 0, "working": 3000, "matched": 0}));
+    let (s, body) = send(&r, &buy, json!({"quantity": 500})).await;
+    assert_eq!(
+        (s, body["errors"][0]["message"].clone()),
+        (StatusCode::BAD_REQUEST, json!("Exceeds available quantity"))
+    );
+    // Nor can a child order; withdrawing the first RFQ frees its 2000.
+    let (s, body) = v.child(&v.b, &buy, 500, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
+    let id = first["rfq_id"].as_str().unwrap();
+    assert_eq!(
+        v.app.patch(&format!("/api/rfqs/{id}"), Some(&v.b), json!({"state": "CANCELLED"})).await.0,
+        StatusCode::OK
+    );
+    let (s, body) = send(&r, &buy, json!({"quantity": 2000})).await;
+    assert_eq!(s, StatusCode::CREATED, "{body}");
+    assert_eq!(quantities(v, &v.b, &buy).await, json!({"tradable": 0, "working": 3000, "matched": 0}));
+    r.v.app.stop().await;
+}
+
+/// Every frame the peer has printed until `stop` matches one, then whatever follows
+/// within a short quiet spell.
+async fn frames_until(peer: &mut Peer, stop: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let mut out = Vec::new();
+    loop {
+        let msg = peer.next_json(std::time::Duration::from_secs(10)).await.expect("the awaited frame never came");
+        let done = stop(&msg["body"]);
+        out.push(msg);
+        if done {
+            break;
+        }
+    }
+    while let Some(msg) = peer.next_json(std::time::Duration::from_millis(300)).await {
+        out.push(msg);
+    }
+    out
+}
+
+/// An anonymous RFQ, quoted and accepted: nothing a provider can see names the
+/// requester's firm, user (name, e-mail, id) or their parent and order: the incoming
+/// list, the notifications, the STOMP frames on both topics, its match, its broker's
+/// e-mail and link page. The requester's own broker's e-mail names them (so the search
+/// would find a leak).
+async fn an_anonymous_rfq_never_reveals_the_requester(b: Backend) {
+    let r = rfq_venue(b).await;
+    let v = &r.v;
+    // The provider confirms through its own broker, so its broker's e-mail is apart.
+    let tern = broker(v, "Tern", "confirm@tern.test").await;
+    let admin = v.app.admin_token().await;
+    let only_tern = json!([{"company_id": tern}]);
+    let (s, body) = v
+        .app
+        .patch(
+            &format!("/api/admin/companies/{}", r.fathom_id),
+            Some(&admin),
+            json!({"name": "Fathom", "full_name": "Fathom Markets", "roles": ["liquidity-provider"],
+                   "brokers": only_tern, "default_broker": only_tern[0]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    upstairs::app::bootstrap_user_named(
+        &v.app.database_url,
+        "ines@kestrel.test",
+        PW,
+        &["trader"],
+        "Kestrel",
+        "Ines",
+        "Quarterdeck",
+    )
+    .await
+    .unwrap();
+    let ines = v.app.login_remembered("ines@kestrel.test", PW).await;
+    let (_, me) = v.app.get("/api/users/me", Some(&ines)).await;
+
+    let mut rfq_frames = rfq_socket(v, &r.fathom).await;
+    let topic = "/user/topic/notifications";
+    let mut notice_frames =
+        Peer::spawn("stomp_client.py", &["127.0.0.1".into(), v.app.port().to_string(), r.fathom.clone(), topic.into()]);
+    let wait = std::time::Duration::from_secs(10);
+    assert_eq!(notice_frames.next_json(wait).await.unwrap()["event"], "connected");
+    assert_eq!(notice_frames.next_json(wait).await.unwrap()["event"], "subscribed");
+
+    let (s, parent) = v
+        .app
+        .post(
+            "/api/parent-orders",
+            Some(&ines),
+            json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 2000}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{parent}");
+    let (s, rfq) = v
+        .app
+        .post(
+            "/api/rfqs",
+            Some(&ines),
+            json!({"parent_order_id": parent["parent_order_id"], "quantity": 2000, "anonymous": true,
+                   "liquidity_provider_ids": [r.fathom_id]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{rfq}");
+    let mut seen: Vec<(String, String)> = Vec::new();
+    let mut keep = |what: &str, payload: &Value| seen.push((what.to_owned(), payload.to_string()));
+    keep("incoming, awaiting", &v.app.get("/api/rfqs/all/responses", Some(&r.fathom)).await.1);
+    let (s, q) = quote(&r, &r.fathom, &rfq, json!({"sell_price": 94.76, "sell_quantity": 2000})).await;
+    assert_eq!(s, StatusCode::OK, "{q}");
+    keep("the quote's answer", &q);
+    keep("incoming, responded", &v.app.get("/api/rfqs/all/responses?state=RESPONDED", Some(&r.fathom)).await.1);
+    let id = rfq["rfq_id"].as_str().unwrap();
+    let (_, now) = v.app.get(&format!("/api/rfqs/{id}"), Some(&ines)).await;
+    let rid = now["responses"][0]["rfq_response_id"].as_str().unwrap();
+    let (s, done) =
+        v.app.patch(&format!("/api/rfqs/{id}/responses/{rid}"), Some(&ines), json!({"state": "ACCEPTED"})).await;
+    assert_eq!((s, done["state"].clone()), (StatusCode::OK, json!("COMPLETED")), "{done}");
+
+    keep("incoming, accepted", &v.app.get("/api/rfqs/all/responses?state=ACCEPTED", Some(&r.fathom)).await.1);
+    keep("incoming, default", &v.app.get("/api/rfqs/all/responses", Some(&r.fathom)).await.1);
+    keep("notifications", &v.app.get("/api/notifications", Some(&r.fathom)).await.1);
+    keep("match requests", &v.app.get("/api/order-match-requests?state=ACCEPTED", Some(&r.fathom)).await.1);
+    let (_, lp_parents) = v.app.get("/api/parent-orders?state=ACTIVE,FILLED,CANCELLED", Some(&r.fathom)).await;
+    keep("the provider's parents", &lp_parents);
+    let lp_pid = lp_parents[0]["parent_order_id"].as_str().unwrap();
+    let (_, lp_orders) = v.app.get(&format!("/api/orders?parent_order_id={lp_pid}"), Some(&r.fathom)).await;
+    keep("the provider's orders", &lp_orders);
+    for frame in frames_until(&mut rfq_frames, |b| b["state"] == "COMPLETED").await {
+        keep("an /user/topic/rfqs frame", &frame);
+    }
+    let accepted = |b: &Value| b["type"] == "RFQ_QUOTE_ACCEPTED";
+    let frames = frames_until(&mut notice_frames, accepted).await;
+    assert!(frames.iter().any(|f| f["body"]["type"] == "RFQ_RECEIVED"), "{frames:?}");
+    for frame in frames {
+        keep("an /user/topic/notifications frame", &frame);
+    }
+    let mails = v.app.mails_to("confirm@tern.test", 1).await;
+    assert_eq!(mails.len(), 1);
+    assert!(mails[0].contains("Client: Fathom"), "{}", mails[0]);
+    let lp_order = lp_orders[0]["order_id"].as_str().unwrap();
+    let needle = format!("/accept-order?order_id={lp_order}&token=");
+    let at = mails[0].find(&needle).unwrap_or_else(|| panic!("no link in {}", mails[0])) + needle.len();
+    let token: String = mails[0][at..].chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+    let (s, page) = v.app.get(&format!("/api/orders/{lp_order}/confirmation?token={token}&step=ACCEPT"), None).await;
+    assert_eq!(s, StatusCode::OK, "{page}");
+    seen.push(("the provider's broker's e-mail".into(), mails[0].clone()));
+    seen.push(("the provider's broker's link page".into(), page.to_string()));
+
+    let secrets = [
+        "Kestrel".to_owned(),
+        "Ines".to_owned(),
+        "Quarterdeck".to_owned(),
+        "ines@kestrel.test".to_owned(),
+        me["user_id"].as_str().unwrap().to_owned(),
+        me["company_id"].as_str().unwrap().to_owned(),
+        parent["parent_order_id"].as_str().unwrap().to_owned(),
+        rfq["order_id"].as_str().unwrap().to_owned(),
+    ];
+    assert!(seen.len() >= 16, "{seen:?}");
+    for (what, text) in &seen {
+        for secret in &secrets {
+            assert!(!text.contains(secret.as_str()), "{what} reveals {secret}: {text}");
+        }
+    }
+    // The requester's own broker is told who its client is: the search finds names.
+    let theirs = v.app.mails_to(BROKER_DESK, 1).await;
+    for secret in ["Client: Kestrel", "Trader: Ines Quarterdeck", rfq["order_id"].as_str().unwrap()] {
+        assert!(theirs[0].contains(secret), "{secret} in {}", theirs[0]);
+    }
+    drop((rfq_frames, notice_frames));
+    r.v.app.stop().await;
+}
+
+/// What was pending or open at Tuesday's close, made at 16:58: A's resting 1000 wholly
+/// taken by B (the request expires at 17:03), and B's RFQ for 1000 of a SELL parent
+/// (deadline 17:13), quoted by Fathom.
+struct AtTheClose {
+    a_sell: Value,
+    tuesday_rest: Value,
+    b_buy: Value,
+    b_sell: Value,
+    tuesday_request: String,
+    tuesday_rfq: Value,
+}
+
+fn tuesday_close() -> chrono::DateTime<chrono::Utc> {
+    tuesday_10am() + Duration::hours(7)
+}
+
+/// The venue with its providers, its job loop polling once an hour (only a poke, a take
+/// or an RFQ, or the test runs it), and Tuesday's business pending at the close.
+async fn pending_at_the_close(b: Backend) -> (Rfqs, AtTheClose) {
+    let v = venue_with(b, |s| s.scheduler_poll = std::time::Duration::from_secs(3600)).await;
+    let r = with_providers(v).await;
+    let v = &r.v;
+    v.app.clock.set(tuesday_close() - Duration::minutes(2));
+    let a_sell = v.parent(&v.a, "SELL", 2000).await;
+    let (s, tuesday_rest) = v.child(&v.a, &a_sell, 1000, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{tuesday_rest}");
+    let b_buy = v.parent(&v.b, "BUY", 4000).await;
+    let (s, sent) = take_for(v, &b_buy, 1000, "94.75").await;
+    assert_eq!(s, StatusCode::CREATED, "{sent}");
+    let b_sell = v.parent(&v.b, "SELL", 3000).await;
+    let (s, tuesday_rfq) = send(&r, &b_sell, json!({"quantity": 1000, "expires_in_seconds": 900})).await;
+    assert_eq!(s, StatusCode::CREATED, "{tuesday_rfq}");
+    let (s, q) = quote(&r, &r.fathom, &tuesday_rfq, json!({"buy_price": 94.74, "buy_quantity": 1000})).await;
+    assert_eq!(s, StatusCode::OK, "{q}");
+    run_timers(v).await;
+    let tuesday_request = sent[0]["order_match_request_id"].as_str().unwrap().to_owned();
+    (r, AtTheClose { a_sell, tuesday_rest, b_buy, b_sell, tuesday_request, tuesday_rfq })
+}
+
+async fn take_for(v: &Venue, parent: &Value, quantity: i64, price: &'static str) -> (StatusCode, Value) {
+    let body = json!({"requesting_parent_order_id": parent["parent_order_id"], "quantity": quantity,
+                      "price": p(price).0, "requesting_broker_id": v.broker, "dry_run": false, "residual": false});
+    v.app.post("/api/order-match-requests", Some(&v.b), body).await
+}
+
+/// The due times of the pending DAY_CLOSE timers.
+async fn closes_pending(v: &Venue) -> Vec<chrono::DateTime<chrono::Utc>> {
+    pending_timers(&v.app.database_url)
+        .await
+        .into_iter()
+        .filter(|t| t.kind == upstairs_engine::orders::DAY_CLOSE)
+        .map(|t| t.due_at)
+        .collect()
+}
+
+fn match_path(id: &str) -> String {
+    format!("/api/order-match-requests/{id}")
+}
+
+/// Tuesday's request timed out, its orders expired, its RFQ expired with every response,
+/// each quantity back; no mark against the responder (the close ended it, not its
+/// deadline); the next close is scheduled, once.
+async fn tuesday_ended(r: &Rfqs, t: &AtTheClose) {
+    let v = &r.v;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while v.app.get(&match_path(&t.tuesday_request), Some(&v.b)).await.1["state"] != "TIMED_OUT" {
+        run_timers(v).await;
+        assert!(std::time::Instant::now() < deadline, "the late close never ended Tuesday's request");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    rfq_settles(r, &t.tuesday_rfq, "EXPIRED").await;
+    assert_eq!(states(&rfq_now(r, &t.tuesday_rfq).await), vec![pair("Fathom", "EXPIRED"), pair("Gull", "EXPIRED")]);
+    let order = format!("/api/orders/{}", t.tuesday_rest["order_id"].as_str().unwrap());
+    assert_eq!(v.app.get(&order, Some(&v.a)).await.1["state"], "EXPIRED");
+    assert_eq!(v.app.get("/api/users/me", Some(&v.a)).await.1["reliability_score"], 100);
+    assert_eq!(closes_pending(v).await, vec![tuesday_close() + Duration::days(1)]);
+}
+
+/// The close runs late, in Wednesday's pre-open (06:00; the node was down over night):
+/// it ends what was pending or open at Tuesday's 17:00 and gives the quantities back, but
+/// spares the order A placed at 06:00 to wait for the open, which goes live at 09:00.
+async fn a_late_close_in_the_pre_open_spares_the_waiting_order(b: Backend) {
+    let (r, t) = pending_at_the_close(b).await;
+    let v = &r.v;
+    v.app.clock.set(tuesday_close() + Duration::hours(13));
+    let (s, waiting) = v.child(&v.a, &t.a_sell, 500, p("94.76"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{waiting}");
+    assert_eq!(waiting["waiting_for_open"], json!(true), "{waiting}");
+    // Nothing pokes the job loop in the pre-open: the close is still to run, now.
+    assert_eq!(closes_pending(v).await, vec![tuesday_close()]);
+    assert_eq!(v.app.get(&match_path(&t.tuesday_request), Some(&v.b)).await.1["state"], "PENDING");
+    tuesday_ended(&r, &t).await;
+    let order = format!("/api/orders/{}", waiting["order_id"].as_str().unwrap());
+    let (_, spared) = v.app.get(&order, Some(&v.a)).await;
+    assert_eq!((spared["state"].clone(), spared["waiting_for_open"].clone()), (json!("WORKING"), json!(true)));
+    assert_eq!(children(v, &v.a, &t.a_sell).await, vec![("EXPIRED".into(), 1000), ("WORKING".into(), 500)]);
+    assert_eq!(quantities(v, &v.a, &t.a_sell).await, json!({"tradable": 1500, "working": 500, "matched": 0}));
+    assert_eq!(children(v, &v.b, &t.b_buy).await, vec![("EXPIRED".into(), 1000)]);
+    assert_eq!(quantities(v, &v.b, &t.b_buy).await, json!({"tradable": 4000, "working": 0, "matched": 0}));
+    assert_eq!(children(v, &v.b, &t.b_sell).await, vec![("EXPIRED".into(), 1000)]);
+    assert_eq!(quantities(v, &v.b, &t.b_sell).await, json!({"tradable": 3000, "working": 0, "matched": 0}));
+    assert_eq!(notice_types(v, &r.fathom).await, vec![pair("RFQ_RECEIVED", "TIMED_OUT")]);
+    // At the open it goes live by itself, and a take reaches it.
+    v.app.clock.set(tuesday_close() + Duration::hours(16));
+    let (_, live) = v.app.get(&order, Some(&v.a)).await;
+    assert_eq!((live["waiting_for_open"].clone(), live["matchable"].clone()), (json!(false), json!(true)));
+    let (s, sent) = take_for(v, &t.b_buy, 500, "94.76").await;
+    assert_eq!((s, sent[0]["quantity"].clone()), (StatusCode::CREATED, json!(500)), "{sent}");
+    r.v.app.stop().await;
+}
+
+/// The close runs later still, after Wednesday's open (09:30): the order, the match
+/// request and the RFQ made since the open are spared.
+async fn a_late_close_after_the_open_spares_the_new_requests_and_rfqs(b: Backend) {
+    let (r, t) = pending_at_the_close(b).await;
+    let v = &r.v;
+    v.app.clock.set(tuesday_close() + Duration::hours(16) + Duration::minutes(30));
+    let (s, wednesday_rest) = v.child(&v.a, &t.a_sell, 500, p("94.76"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{wednesday_rest}");
+    assert_eq!(closes_pending(v).await, vec![tuesday_close()], "Tuesday's close still waits to run");
+    // A Wednesday take (of the Wednesday order: Tuesday's is locked) and RFQ; each pokes
+    // the job loop, which may run the late close from then on.
+    let (s, sent) = take_for(v, &t.b_buy, 500, "94.76").await;
+    assert_eq!((s, sent[0]["price"].clone()), (StatusCode::CREATED, json!(94.76)), "{sent}");
+    let wednesday_request = sent[0]["order_match_request_id"].as_str().unwrap().to_owned();
+    let (s, wednesday_rfq) = send(&r, &t.b_sell, json!({"quantity": 1000})).await;
+    assert_eq!(s, StatusCode::CREATED, "{wednesday_rfq}");
+    tuesday_ended(&r, &t).await;
+    // Spared: what was made after the next open.
+    assert_eq!(v.app.get(&match_path(&wednesday_request), Some(&v.b)).await.1["state"], "PENDING");
+    let now = rfq_now(&r, &wednesday_rfq).await;
+    assert_eq!(now["state"], "OPEN");
+    assert_eq!(states(&now), vec![pair("Fathom", "AWAITING_RESPONSE"), pair("Gull", "AWAITING_RESPONSE")]);
+    assert_eq!(children(v, &v.a, &t.a_sell).await, vec![("AWAITING_MATCH".into(), 500), ("EXPIRED".into(), 1000)]);
+    assert_eq!(quantities(v, &v.a, &t.a_sell).await, json!({"tradable": 1500, "working": 500, "matched": 0}));
+    assert_eq!(children(v, &v.b, &t.b_buy).await, vec![("AWAITING_MATCH".into(), 500), ("EXPIRED".into(), 1000)]);
+    assert_eq!(quantities(v, &v.b, &t.b_buy).await, json!({"tradable": 3500, "working": 500, "matched": 0}));
+    assert_eq!(
+        children(v, &v.b, &t.b_sell).await,
+        vec![("AWAITING_RFQ_ACCEPTANCE".into(), 1000), ("EXPIRED".into(), 1000)]
+    );
+    assert_eq!(quantities(v, &v.b, &t.b_sell).await, json!({"tradable": 2000, "working": 1000, "matched": 0}));
+    assert_eq!(
+        notice_types(v, &r.fathom).await,
+        vec![pair("RFQ_RECEIVED", "PENDING"), pair("RFQ_RECEIVED", "TIMED_OUT")]
+    );
+    // Wednesday's request still trades.
+    let (s, accepted) = v.app.patch(&match_path(&wednesday_request), Some(&v.a), json!({"state": "ACCEPTED"})).await;
+    assert_eq!((s, accepted["state"].clone()), (StatusCode::OK, json!("ACCEPTED")), "{accepted}");
+    assert_eq!(quantities(v, &v.b, &t.b_buy).await, json!({"tradable": 3500, "working": 0, "matched": 500}));
+    r.v.app.stop().await;
+}
+
+/// The close runs late, after Wednesday's open, and a take made at 09:30 reached an
+/// order A placed on Tuesday, still resting because the close had not run. Whatever the
+/// close then does, it must not split the match: the request and both its orders end
+/// together or live on together, and the request can still be answered.
+async fn a_late_close_never_strands_a_request_made_after_the_open(b: Backend) {
+    let v = venue_with(b, |s| s.scheduler_poll = std::time::Duration::from_secs(3600)).await;
+    v.app.clock.set(tuesday_close() - Duration::minutes(2));
+    let a_sell = v.parent(&v.a, "SELL", 1000).await;
+    let (s, tuesday) = v.child(&v.a, &a_sell, 1000, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{tuesday}");
+    let b_buy = v.parent(&v.b, "BUY", 1000).await;
+    v.app.clock.set(tuesday_close() + Duration::hours(16) + Duration::minutes(30));
+    let (s, sent) = take_for(&v, &b_buy, 1000, "94.75").await;
+    assert_eq!(s, StatusCode::CREATED, "{sent}");
+    let id = sent[0]["order_match_request_id"].as_str().unwrap().to_owned();
+    // The late close runs (the take poked the job loop; the test runs it too).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while closes_pending(&v).await != vec![tuesday_close() + Duration::days(1)] {
+        run_timers(&v).await;
+        assert!(std::time::Instant::now() < deadline, "the late close never ran");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let request = v.app.get(&match_path(&id), Some(&v.b)).await.1;
+    let mine = children(&v, &v.b, &b_buy).await;
+    let theirs = children(&v, &v.a, &a_sell).await;
+    let pending = request["state"] == "PENDING";
+    assert_eq!(
+        (pending, theirs[0].0 == "AWAITING_MATCH", mine[0].0 == "AWAITING_MATCH"),
+        (pending, pending, pending),
+        "the request ({}) and its orders (A {theirs:?}, B {mine:?}) end together",
+        request["state"]
+    );
+    // The responder answers: a trade or a clear refusal, never a server error.
+    let (s, body) = v.app.patch(&match_path(&id), Some(&v.a), json!({"state": "ACCEPTED"})).await;
+    assert!(s == StatusCode::OK || s == StatusCode::CONFLICT, "{s}: {body}");
+    let after = v.app.get(&match_path(&id), Some(&v.b)).await.1["state"].clone();
+    assert_ne!(after, "PENDING", "answered or ended, not stuck");
+    let q = quantities(&v, &v.b, &b_buy).await;
+    assert_eq!(q["working"], 0, "B's 1000 is not locked for nothing: {q}");
+    v.app.stop().await;
+}
+
+/// The requester accepted a quote: their notices of the quotes received do not all say
+/// REJECTED (the history would show a completed trade as rejected); the one of the
+/// accepted quote says ACCEPTED.
+async fn the_requesters_notices_say_the_rfq_traded(b: Backend) {
+    let r = rfq_venue(b).await;
+    let v = &r.v;
+    let buy = v.parent(&v.b, "BUY", 2000).await;
+    let (_, rfq) = send(&r, &buy, json!({})).await;
+    assert_eq!(quote(&r, &r.fathom, &rfq, json!({"sell_price": 94.76, "sell_quantity": 2000})).await.0, StatusCode::OK);
+    assert_eq!(quote(&r, &r.gull, &rfq, json!({"sell_price": 94.75, "sell_quantity": 2000})).await.0, StatusCode::OK);
+    let seen = rfq_now(&r, &rfq).await;
+    assert_eq!(accept(&r, &v.b, &seen, response_of(&seen, "Gull")).await.0, StatusCode::OK);
+    let mine = notice_types(v, &v.b).await;
+    assert_eq!(mine.len(), 2, "{mine:?}");
+    assert!(mine.contains(&pair("RFQ_QUOTE_RECEIVED", "ACCEPTED")), "{mine:?}");
     r.v.app.stop().await;
 }

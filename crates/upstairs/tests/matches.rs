@@ -1,8 +1,9 @@
 #![allow(clippy::unwrap_used)]
 //! Taking liquidity over HTTP on both backends: the dry run, match requests and every way
 //! one ends (accepted, rejected, withdrawn, timed out, auto-answered, out of the band, the
-//! close, a cancelled order), who may answer, and racing takers. After each test every
-//! parent order still adds up: tradable + working + matched = quantity.
+//! close, a cancelled order), who may answer, sweeps and icebergs, and racing takers. After
+//! each test every parent order in the database still adds up: tradable + working +
+//! matched = quantity (`balanced_after`).
 mod support;
 
 use chrono::Duration;
@@ -24,6 +25,8 @@ on_both_backends!(
     a_broker_declining_breaks_the_trade_down,
     broker_links_are_bound_and_expire,
     a_residual_works_at_the_take_price,
+    a_take_sweeps_best_price_then_oldest_across_firms,
+    a_take_reaches_into_an_iceberg,
 );
 
 /// A's SELL of `quantity` resting at `price`; B's BUY parent of `parent_quantity`.
@@ -630,5 +633,203 @@ async fn a_residual_works_at_the_take_price(b: Backend) {
     let (_, orders) = v.app.get(&format!("/api/orders?parent_order_id={pid}&state=WORKING"), Some(&v.b)).await;
     assert_eq!((orders[0]["price"].clone(), orders[0]["quantity"].clone()), (json!(94.78), json!(1000)));
     assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+/// A third trading firm (Corvid) confirming through its own broker (Tern): (its trader's
+/// token, Tern's id).
+async fn corvid(v: &Venue) -> (String, String) {
+    let admin = v.app.admin_token().await;
+    let (s, tern) = v
+        .app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": "Tern", "full_name": "Tern Brokers Ltd", "roles": ["broker"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{tern}");
+    let brokers = json!([{"company_id": tern["company_id"]}]);
+    let (s, c) = v
+        .app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": "Corvid", "full_name": "Corvid LLP", "brokers": brokers, "default_broker": brokers[0]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{c}");
+    upstairs::app::bootstrap_user(&v.app.database_url, "c@corvid.test", PW, &["trader"], "Corvid").await.unwrap();
+    (v.app.login_remembered("c@corvid.test", PW).await, tern["company_id"].as_str().unwrap().to_owned())
+}
+
+/// A child order of `parent` resting at `price` through `broker`, one second after the
+/// last (so that "oldest first" has a meaning); its id.
+async fn rest(v: &Venue, token: &str, parent: &Value, quantity: i64, price: &'static str, broker: &str) -> String {
+    v.app.clock.advance(Duration::seconds(1));
+    let (s, o) = v
+        .app
+        .post(
+            "/api/orders",
+            Some(token),
+            json!({"parent_order_id": parent["parent_order_id"], "quantity": quantity, "limit_price": p(price).0,
+                   "residual": true, "iceberg": false, "broker_id": broker, "instrument_id": v.instrument,
+                   "direction": parent["direction"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{o}");
+    o["order_id"].as_str().unwrap().to_owned()
+}
+
+/// (state, price, quantity) of one order.
+async fn order_state(v: &Venue, token: &str, id: &str) -> (String, Value, i64) {
+    let (s, o) = v.app.get(&format!("/api/orders/{id}"), Some(token)).await;
+    assert_eq!(s, StatusCode::OK, "{o}");
+    (o["state"].as_str().unwrap().to_owned(), o["price"].clone(), o["quantity"].as_i64().unwrap())
+}
+
+/// A take of 4300 up to 94.76 against two firms' orders on three levels, with the taker's
+/// own firm resting better and a third firm's order beyond the price: hits best price
+/// first, then oldest first within a price, whatever the firm; never the taker's firm;
+/// nothing beyond the take price; the last 100 (below the minimum block of 500) is not
+/// allocated, nor worked as a residual. The requests are the dry run's breakdown.
+async fn a_take_sweeps_best_price_then_oldest_across_firms(b: Backend) {
+    let v = venue(b).await;
+    let (c, tern) = corvid(&v).await;
+    let a_sell = v.parent(&v.a, "SELL", 5000).await;
+    let c_sell = v.parent(&c, "SELL", 5000).await;
+    let b_own = v.parent(&v.b, "SELL", 1000).await;
+    let a1 = rest(&v, &v.a, &a_sell, 1000, "94.74", &v.broker).await;
+    let c1 = rest(&v, &c, &c_sell, 1000, "94.75", &tern).await;
+    let a2 = rest(&v, &v.a, &a_sell, 700, "94.75", &v.broker).await;
+    let own = rest(&v, &v.b, &b_own, 1000, "94.73", &v.broker).await;
+    let c2 = rest(&v, &c, &c_sell, 1000, "94.76", &tern).await;
+    let c3 = rest(&v, &c, &c_sell, 500, "94.75", &tern).await;
+    let a3 = rest(&v, &v.a, &a_sell, 1000, "94.77", &v.broker).await;
+    let buy = v.parent(&v.b, "BUY", 5000).await;
+
+    let hit = |price: f64, quantity: i64, broker: &str| json!({"price": price, "quantity": quantity, "responding_broker_name": broker, "responding_order_iceberg": false});
+    let want = json!([
+        hit(94.74, 1000, "Baltic"),
+        hit(94.75, 1000, "Tern"),
+        hit(94.75, 700, "Baltic"),
+        hit(94.75, 500, "Tern"),
+        hit(94.76, 1000, "Tern"),
+    ]);
+    let (s, dry) = take(&v, &buy, 4300, "94.76", true, true).await;
+    assert_eq!((s, &dry), (StatusCode::OK, &want));
+    assert_eq!(children(&v, &v.b, &buy).await, vec![], "a dry run writes nothing");
+
+    let (s, sent) = take(&v, &buy, 4300, "94.76", false, true).await;
+    assert_eq!(s, StatusCode::CREATED, "{sent}");
+    let made: Vec<Value> = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            json!({"price": m["price"], "quantity": m["quantity"], "role": m["role"], "direction": m["direction"],
+                        "state": m["state"], "iceberg": m["iceberg"]})
+        })
+        .collect();
+    let request = |price: f64, quantity: i64| {
+        json!({"price": price, "quantity": quantity, "role": "REQUESTER", "direction": "BUY", "state": "PENDING",
+               "iceberg": false})
+    };
+    assert_eq!(
+        made,
+        vec![
+            request(94.74, 1000),
+            request(94.75, 1000),
+            request(94.75, 700),
+            request(94.75, 500),
+            request(94.76, 1000)
+        ],
+        "one request per order hit, in the dry run's order"
+    );
+    // Each hit order is locked whole; the taker's own firm's and the one beyond the
+    // price still rest.
+    for (token, id, quantity) in [(&v.a, &a1, 1000), (&c, &c1, 1000), (&v.a, &a2, 700), (&c, &c3, 500), (&c, &c2, 1000)]
+    {
+        assert_eq!(order_state(&v, token, id).await.0, "AWAITING_MATCH", "{id}");
+        assert_eq!(order_state(&v, token, id).await.2, quantity, "{id}");
+    }
+    assert_eq!(order_state(&v, &v.b, &own).await, ("WORKING".into(), json!(94.73), 1000));
+    assert_eq!(order_state(&v, &v.a, &a3).await, ("WORKING".into(), json!(94.77), 1000));
+    // Each responder firm sees its own requests only: Halyard two, Corvid three.
+    for (token, prices) in
+        [(&v.a, vec![json!(94.74), json!(94.75)]), (&c, vec![json!(94.75), json!(94.75), json!(94.76)])]
+    {
+        let (_, theirs) = v.app.get("/api/order-match-requests?state=PENDING", Some(token)).await;
+        let mut got: Vec<String> = theirs.as_array().unwrap().iter().map(|m| m["price"].to_string()).collect();
+        got.sort();
+        let want: Vec<String> = prices.iter().map(|p| p.to_string()).collect();
+        assert_eq!(got, want, "{theirs}");
+        assert!(theirs.as_array().unwrap().iter().all(|m| m["role"] == "RESPONDER" && m["direction"] == "SELL"));
+    }
+    // 4200 locked, the 100 left stays with the parent: no residual below a block.
+    assert_eq!(
+        children(&v, &v.b, &buy).await,
+        vec![
+            ("AWAITING_MATCH".into(), 500),
+            ("AWAITING_MATCH".into(), 700),
+            ("AWAITING_MATCH".into(), 1000),
+            ("AWAITING_MATCH".into(), 1000),
+            ("AWAITING_MATCH".into(), 1000)
+        ]
+    );
+    assert_eq!(quantities(&v, &v.b, &buy).await, json!({"tradable": 800, "working": 4200, "matched": 0}));
+    assert_eq!(quantities(&v, &v.a, &a_sell).await, json!({"tradable": 2300, "working": 2700, "matched": 0}));
+    assert_eq!(quantities(&v, &c, &c_sell).await, json!({"tradable": 2500, "working": 2500, "matched": 0}));
+    // The book keeps what was not hit.
+    let (_, book) = v.app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.b)).await;
+    let sells: Vec<(Value, Value)> =
+        book["levels"].as_array().unwrap().iter().map(|l| (l["price"].clone(), l["sell_quantity"].clone())).collect();
+    assert_eq!(sells, vec![(json!(94.77), json!(1000)), (json!(94.73), json!(1000))], "{book}");
+    assert_balanced_for(&v, &[&v.a, &v.b, &c]).await;
+    v.app.stop().await;
+}
+
+/// An iceberg resting 3000 shows 500 in the book; a take reaches past what it shows: the
+/// dry run lists the whole hit and flags the iceberg, and the request locks that much
+/// (split off, the rest still an iceberg showing 500).
+async fn a_take_reaches_into_an_iceberg(b: Backend) {
+    let v = venue(b).await;
+    let sell = v.parent(&v.a, "SELL", 3000).await;
+    let (s, iceberg) = v.child(&v.a, &sell, 3000, p("94.75"), true).await;
+    assert_eq!(s, StatusCode::CREATED, "{iceberg}");
+    let book_path = format!("/api/instruments/{}/book", v.instrument);
+    assert_eq!(v.app.get(&book_path, Some(&v.b)).await.1["levels"][0]["sell_quantity"], json!(500));
+    let buy = v.parent(&v.b, "BUY", 5000).await;
+
+    let (s, dry) = take(&v, &buy, 2000, "94.75", true, false).await;
+    assert_eq!(s, StatusCode::OK, "{dry}");
+    assert_eq!(
+        dry,
+        json!([{"price": 94.75, "quantity": 2000, "responding_broker_name": "Baltic", "responding_order_iceberg": true}])
+    );
+    let (s, sent) = take(&v, &buy, 2000, "94.75", false, false).await;
+    assert_eq!(s, StatusCode::CREATED, "{sent}");
+    assert_eq!((sent[0]["quantity"].clone(), sent[0]["iceberg"].clone()), (json!(2000), json!(true)));
+    assert_eq!(children(&v, &v.a, &sell).await, vec![("AWAITING_MATCH".into(), 2000), ("WORKING".into(), 1000)]);
+    let (_, rest) = v.app.get(&format!("/api/orders/{}", iceberg["order_id"].as_str().unwrap()), Some(&v.a)).await;
+    assert_eq!(
+        (rest["state"].clone(), rest["quantity"].clone(), rest["iceberg"].clone()),
+        (json!("WORKING"), json!(1000), json!(true))
+    );
+    assert_eq!(v.app.get(&book_path, Some(&v.b)).await.1["levels"][0]["sell_quantity"], json!(500));
+    assert_eq!(quantities(&v, &v.a, &sell).await, json!({"tradable": 0, "working": 3000, "matched": 0}));
+    let (_, theirs) = v.app.get("/api/order-match-requests?state=PENDING", Some(&v.a)).await;
+    assert_eq!((theirs[0]["iceberg"].clone(), theirs[0]["quantity"].clone()), (json!(true), json!(2000)));
+    // A second take for more than is left gets all that is left, 1000.
+    let (_, dry) = take(&v, &buy, 3000, "94.75", true, false).await;
+    assert_eq!(
+        dry,
+        json!([{"price": 94.75, "quantity": 1000, "responding_broker_name": "Baltic", "responding_order_iceberg": true}])
+    );
+    // Accepted: 2000 matched, the iceberg's 1000 still rests.
+    assert_eq!(answer(&v, &v.a, &sent[0], "ACCEPTED").await.0, StatusCode::OK);
+    assert_eq!(children(&v, &v.a, &sell).await, vec![("MATCHED".into(), 2000), ("WORKING".into(), 1000)]);
+    assert_eq!(quantities(&v, &v.a, &sell).await, json!({"tradable": 0, "working": 1000, "matched": 2000}));
+    assert_eq!(quantities(&v, &v.b, &buy).await, json!({"tradable": 3000, "working": 0, "matched": 2000}));
     v.app.stop().await;
 }

@@ -755,7 +755,12 @@ macro_rules! shared_repos {
                 for k in kinds {
                     q = q.bind(*k);
                 }
-                Ok(q.fetch_all(&mut *self.tx).await.map_err(map_err)?.into_iter().map(TimerRow::into_model).collect())
+                // `returning` keeps no order: the due order is the one to run them in (a
+                // late close before the expiries due after it).
+                let mut claimed: Vec<Timer> =
+                    q.fetch_all(&mut *self.tx).await.map_err(map_err)?.into_iter().map(TimerRow::into_model).collect();
+                claimed.sort_by_key(|t| (t.due_at, t.timer_id));
+                Ok(claimed)
             }
 
             async fn renew_timer_lease(

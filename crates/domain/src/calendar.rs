@@ -102,6 +102,16 @@ impl Calendar {
         self.next_boundary(now, |w| w.1)
     }
 
+    /// The last close (17:00) at or before `now`, within a month; none when the venue is
+    /// always open. Orders placed up to it are over, even before its timer has run.
+    pub fn previous_close(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        if self.always_open {
+            return None;
+        }
+        let today = self.local_date(now);
+        (0..32).filter_map(|i| self.window(today - Duration::days(i), self.open)).map(|w| w.1).find(|t| *t <= now)
+    }
+
     fn next_boundary(
         &self,
         now: DateTime<Utc>,
@@ -133,6 +143,17 @@ mod tests {
 
     fn utc(s: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn the_previous_close_is_the_last_one_passed() {
+        let c = Calendar::default();
+        // Wednesday 25 November 2026, winter time.
+        assert_eq!(c.previous_close(utc("2026-11-25T09:30:00Z")), Some(utc("2026-11-24T17:00:00Z")));
+        assert_eq!(c.previous_close(utc("2026-11-25T17:00:00Z")), Some(utc("2026-11-25T17:00:00Z")));
+        // Monday morning: Friday's.
+        assert_eq!(c.previous_close(utc("2026-11-30T08:00:00Z")), Some(utc("2026-11-27T17:00:00Z")));
+        assert_eq!(Calendar { always_open: true, ..c }.previous_close(utc("2026-11-25T09:30:00Z")), None);
     }
 
     #[test]

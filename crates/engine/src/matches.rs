@@ -337,6 +337,12 @@ impl<S: Store> Engine<S> {
         }
         // Read again under the locks: what they are now is what the compare-and-sets expect.
         let m = tx.match_request(id).await?.ok_or_else(not_found)?;
+        // A band that moved away from the price since (its sweep of pending requests runs
+        // after the move commits) cancels instead of matching.
+        let event = match event {
+            MatchRequestEvent::Accept if !self.in_band_now(&mut tx, &m).await? => MatchRequestEvent::PriceOutOfTick,
+            e => e,
+        };
         let to = mr_transition(m.state, event).map_err(|_| conflict("This match request is no longer pending."))?;
         tx.update_match_request_state(id, m.state, to, now).await?;
         let ended = MatchRequest { state: to, updated_at: now, ..m };
@@ -358,7 +364,9 @@ impl<S: Store> Engine<S> {
         let mut changed = Vec::with_capacity(2);
         for (before, e) in [(requesting, for_requesting), (responding, for_responding)] {
             let mut after = before.clone();
-            after.state = transition(before.state, e).map_err(internal)?;
+            // An order the close took meanwhile cannot be answered for (ADR 0017).
+            after.state =
+                transition(before.state, e).map_err(|_| conflict("This match request can no longer be answered."))?;
             after.updated_at = now;
             if e == OrderEvent::Release && after.order_id == mine {
                 // The taker's residual works on at the price they asked for.
@@ -431,6 +439,12 @@ impl<S: Store> Engine<S> {
         Ok(())
     }
 
+    /// Whether the request's price is inside its instrument's band as stored now.
+    async fn in_band_now(&self, tx: &mut S::Tx, m: &MatchRequest) -> Result<bool, EngineError> {
+        let i = tx.instrument(m.instrument_id).await?.ok_or_else(|| EngineError::Internal("instrument gone".into()))?;
+        Ok(i.min_tick_price <= m.price && m.price <= i.max_tick_price)
+    }
+
     /// Ends every pending match request of `instrument` whose price left the band.
     pub(crate) async fn cancel_out_of_band(&self, instrument: &Instrument) -> Result<(), EngineError> {
         let pending = self.store.single().await?.match_requests_in_state(MatchRequestState::Pending).await?;
@@ -484,7 +498,8 @@ impl<S: Store> Engine<S> {
 
     /// The resting orders `take` would hit, with how much of each: the other side at
     /// `take.price` or better, best price then oldest first, never the taker's company,
-    /// no allocation below the minimum block. `only` keeps the orders of locked parents.
+    /// no allocation below the minimum block, and no resting order left with less than
+    /// one. `only` keeps the orders of locked parents.
     async fn hits(
         &self,
         tx: &mut S::Tx,
@@ -515,6 +530,9 @@ impl<S: Store> Engine<S> {
         if parent.direction == Direction::Sell {
             prices.reverse();
         }
+        // Orders placed up to the last close are over, even while its timer has yet to run
+        // (a late close after a restart expires them; ADR 0017).
+        let day_from = self.config.calendar.previous_close(self.clock.now());
         let mut left = take.quantity;
         let mut hits = Vec::new();
         for price in prices {
@@ -522,10 +540,17 @@ impl<S: Store> Engine<S> {
                 .orders_at_level(instrument.instrument_id, side, price, OrderState::Working, parent.company_id)
                 .await?;
             for o in orders {
-                if only.is_some_and(|locked| !locked.contains(&o.parent_order_id)) {
+                if only.is_some_and(|locked| !locked.contains(&o.parent_order_id))
+                    || day_from.is_some_and(|close| o.created_at <= close)
+                {
                     continue;
                 }
-                let quantity = left.min(o.quantity);
+                let mut quantity = left.min(o.quantity);
+                if o.quantity - quantity > 0 && o.quantity - quantity < instrument.min_quantity {
+                    // A remainder below the minimum block could never be taken: leave the
+                    // resting order a whole block, or pass it by when that is too little.
+                    quantity = o.quantity - instrument.min_quantity;
+                }
                 if quantity < instrument.min_quantity {
                     continue;
                 }

@@ -27,6 +27,8 @@ on_both_backends!(
     a_residual_works_at_the_take_price,
     a_take_sweeps_best_price_then_oldest_across_firms,
     a_take_reaches_into_an_iceberg,
+    an_accept_after_an_unswept_band_move_cancels,
+    no_resting_order_is_left_below_a_block,
 );
 
 /// A's SELL of `quantity` resting at `price`; B's BUY parent of `parent_quantity`.
@@ -835,5 +837,68 @@ async fn a_take_reaches_into_an_iceberg(b: Backend) {
     assert_eq!(children(&v, &v.a, &sell).await, vec![("MATCHED".into(), 2000), ("WORKING".into(), 1000)]);
     assert_eq!(quantities(&v, &v.a, &sell).await, json!({"tradable": 0, "working": 1000, "matched": 2000}));
     assert_eq!(quantities(&v, &v.b, &buy).await, json!({"tradable": 3000, "working": 0, "matched": 2000}));
+    v.app.stop().await;
+}
+
+/// Moves the instrument's band in the store only, as a crash between the band's commit and
+/// the engine's sweep of pending requests leaves it.
+async fn move_band_in_store(v: &Venue, lo: &str, hi: &str) {
+    async fn go<S: upstairs_engine::Store>(s: S, id: &str, lo: &str, hi: &str) {
+        use upstairs_engine::ports::{InstrumentRepo, Tx};
+        let id = upstairs_domain::InstrumentId(id.parse().unwrap());
+        let mut tx = s.write().await.unwrap();
+        let mut i = tx.instrument(id).await.unwrap().unwrap();
+        (i.min_tick_price, i.max_tick_price) = (lo.parse().unwrap(), hi.parse().unwrap());
+        tx.update_instrument(&i).await.unwrap();
+        tx.commit().await.unwrap();
+    }
+    let url = &v.app.database_url;
+    if url.starts_with("sqlite:") {
+        go(upstairs_store::SqliteStore::connect(url).await.unwrap(), &v.instrument, lo, hi).await;
+    } else {
+        go(upstairs_store::PgStore::connect(url).await.unwrap(), &v.instrument, lo, hi).await;
+    }
+}
+
+/// The band moved away from a pending request's price and its sweep never ran: accepting
+/// cancels the request as out of tick instead of trading outside the band.
+async fn an_accept_after_an_unswept_band_move_cancels(b: Backend) {
+    let v = venue(b).await;
+    let (sell, _, buy) = rest_and_parent(&v, 1000, "94.75", 1000).await;
+    let (s, sent) = take(&v, &buy, 1000, "94.75", false, false).await;
+    assert_eq!(s, StatusCode::CREATED, "{sent}");
+    move_band_in_store(&v, "94.76", "94.86").await;
+    let (s, ended) = answer(&v, &v.a, &sent[0], "ACCEPTED").await;
+    assert_eq!((s, ended["state"].clone()), (StatusCode::OK, json!("SYSTEM_CANCELLED_PRICE_OUT_OF_TICK")), "{ended}");
+    // The responder's order is back in the book, the taker's quantity back with its parent.
+    assert_eq!(children(&v, &v.a, &sell).await, vec![("WORKING".to_owned(), 1000)]);
+    assert_eq!(quantities(&v, &v.b, &buy).await, json!({"tradable": 1000, "working": 0, "matched": 0}));
+    assert_eq!(
+        notices(&v, &v.b).await[0],
+        notice("MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE", "SYSTEM_CANCELLED_PRICE_OUT_OF_TICK", "REQUESTER")
+    );
+    v.app.stop().await;
+}
+
+/// A partial hit never leaves a resting order below the minimum block (500): it takes
+/// less, leaving one block, or passes the order by when that would be less than a block.
+async fn no_resting_order_is_left_below_a_block(b: Backend) {
+    let v = venue(b).await;
+    // 1200 resting, 1000 asked: 700 taken, 500 left.
+    let (sell, _, buy) = rest_and_parent(&v, 1200, "94.75", 3000).await;
+    let (s, dry) = take(&v, &buy, 1000, "94.75", true, false).await;
+    assert_eq!(s, StatusCode::OK, "{dry}");
+    assert_eq!(dry.as_array().unwrap().iter().map(|h| h["quantity"].clone()).collect::<Vec<_>>(), [json!(700)]);
+    let (s, sent) = take(&v, &buy, 1000, "94.75", false, false).await;
+    assert_eq!((s, sent[0]["quantity"].clone()), (StatusCode::CREATED, json!(700)), "{sent}");
+    assert_eq!(children(&v, &v.a, &sell).await, vec![("AWAITING_MATCH".to_owned(), 700), ("WORKING".to_owned(), 500)]);
+    // 800 resting, 500 asked: any hit would leave less than a block; a whole take is fine.
+    let small = v.parent(&v.a, "SELL", 800).await;
+    let (s, _) = v.child(&v.a, &small, 800, p("94.74"), false).await;
+    assert_eq!(s, StatusCode::CREATED);
+    let (s, dry) = take(&v, &buy, 500, "94.74", true, false).await;
+    assert_eq!((s, dry), (StatusCode::OK, json!([])));
+    let (s, dry) = take(&v, &buy, 800, "94.74", true, false).await;
+    assert_eq!((s, dry[0]["quantity"].clone()), (StatusCode::OK, json!(800)), "{dry}");
     v.app.stop().await;
 }

@@ -34,6 +34,8 @@ pub const EXPIRE: &str = "rfq.expire";
 pub const MAX_LISTED: i64 = 200;
 /// An accept naming a quote the provider has changed since.
 pub const QUOTE_CHANGED: &str = "The quote has changed: check the new price and accept again.";
+/// An accept of a quote the band has moved away from.
+pub const QUOTE_OUT_OF_BAND: &str = "The market has moved away from this quote: ask for a new one.";
 
 /// What the requester asks.
 #[derive(Clone, Debug)]
@@ -399,6 +401,11 @@ impl<S: Store> Engine<S> {
         if seen_quote.is_some_and(|q| q.price != side.price || q.quantity != side.quantity) {
             return Err(conflict(QUOTE_CHANGED));
         }
+        // A band that moved away from the quote since it was given: no trade outside it.
+        let band = tx.instrument(rfq.instrument_id).await?.ok_or_else(|| internal("instrument gone"))?;
+        if side.price < band.min_tick_price || side.price > band.max_tick_price {
+            return Err(conflict(QUOTE_OUT_OF_BAND));
+        }
 
         // The requester's reserved order matches at the quote (the part not quoted
         // returns to the parent); the provider's side is a new parent, filled at once.
@@ -492,12 +499,20 @@ impl<S: Store> Engine<S> {
             parent.state = ParentState::Filled;
         }
 
-        let winner = chosen.company_id;
+        // The winner's and the requester's notices say it traded; the other providers'
+        // that theirs were not taken.
+        let traded = [chosen.company_id, rfq.company_id];
         let mut notices = self
             .end_notices(
                 &mut tx,
                 &rfq,
-                |c| if c == Some(winner) { MatchRequestState::Accepted } else { MatchRequestState::Rejected },
+                |c| {
+                    if c.is_some_and(|c| traded.contains(&c)) {
+                        MatchRequestState::Accepted
+                    } else {
+                        MatchRequestState::Rejected
+                    }
+                },
                 None,
                 now,
             )

@@ -22,27 +22,14 @@ on_both_backends!(
     quantities_stay_exact_through_quotes_and_declines,
     a_second_rfq_cannot_reserve_more_than_is_left,
     an_anonymous_rfq_never_reveals_the_requester,
+    an_accept_names_the_quote_it_takes,
+    providers_see_todays_outcomes,
 );
 
-on_both_backends_ignored!(
-    postgres,
-    "bug: claim_due_timers (crates/store/src/repos.rs) returns a late batch in PostgreSQL's \
-     RETURNING order, not by due_at, so a request's 17:03 expiry may run before the 17:00 close":
+on_both_backends!(
     a_late_close_in_the_pre_open_spares_the_waiting_order,
     a_late_close_after_the_open_spares_the_new_requests_and_rfqs,
-);
-
-on_both_backends_ignored!(
-    both,
-    "bug: a late close expires a pre-close order that a take after the open locked, and leaves \
-     that take's request PENDING: answering it is a 500 and its expiry timer fails for ever":
     a_late_close_never_strands_a_request_made_after_the_open,
-);
-
-on_both_backends_ignored!(
-    both,
-    "bug: accept_quote (crates/engine/src/rfqs.rs) ends every pending notice of a company other \
-     than the winner's REJECTED, the requester's own RFQ_QUOTE_RECEIVED notices included":
     the_requesters_notices_say_the_rfq_traded,
 );
 
@@ -1204,10 +1191,9 @@ async fn a_late_close_after_the_open_spares_the_new_requests_and_rfqs(b: Backend
     r.v.app.stop().await;
 }
 
-/// The close runs late, after Wednesday's open, and a take made at 09:30 reached an
-/// order A placed on Tuesday, still resting because the close had not run. Whatever the
-/// close then does, it must not split the match: the request and both its orders end
-/// together or live on together, and the request can still be answered.
+/// The close runs late, after Wednesday's open. A take made at 09:30 must not reach an
+/// order A placed on Tuesday, still resting only because the close had not run: the
+/// close would expire it and strand the request.
 async fn a_late_close_never_strands_a_request_made_after_the_open(b: Backend) {
     let v = venue_with(b, |s| s.scheduler_poll = std::time::Duration::from_secs(3600)).await;
     v.app.clock.set(tuesday_close() - Duration::minutes(2));
@@ -1215,34 +1201,22 @@ async fn a_late_close_never_strands_a_request_made_after_the_open(b: Backend) {
     let (s, tuesday) = v.child(&v.a, &a_sell, 1000, p("94.75"), false).await;
     assert_eq!(s, StatusCode::CREATED, "{tuesday}");
     let b_buy = v.parent(&v.b, "BUY", 1000).await;
+    // Wednesday 09:30, Tuesday's close not run yet: Tuesday's order is over all the same,
+    // so nothing can lock it for a request the close would then strand.
     v.app.clock.set(tuesday_close() + Duration::hours(16) + Duration::minutes(30));
     let (s, sent) = take_for(&v, &b_buy, 1000, "94.75").await;
-    assert_eq!(s, StatusCode::CREATED, "{sent}");
-    let id = sent[0]["order_match_request_id"].as_str().unwrap().to_owned();
-    // The late close runs (the take poked the job loop; the test runs it too).
+    assert_eq!(s, StatusCode::CONFLICT, "{sent}");
+    assert_eq!(sent["detail"], "This trade could not be matched due to your trade criteria", "{sent}");
+    // The late close runs and expires it; B's parent is whole.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while closes_pending(&v).await != vec![tuesday_close() + Duration::days(1)] {
         run_timers(&v).await;
         assert!(std::time::Instant::now() < deadline, "the late close never ran");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    let request = v.app.get(&match_path(&id), Some(&v.b)).await.1;
-    let mine = children(&v, &v.b, &b_buy).await;
-    let theirs = children(&v, &v.a, &a_sell).await;
-    let pending = request["state"] == "PENDING";
-    assert_eq!(
-        (pending, theirs[0].0 == "AWAITING_MATCH", mine[0].0 == "AWAITING_MATCH"),
-        (pending, pending, pending),
-        "the request ({}) and its orders (A {theirs:?}, B {mine:?}) end together",
-        request["state"]
-    );
-    // The responder answers: a trade or a clear refusal, never a server error.
-    let (s, body) = v.app.patch(&match_path(&id), Some(&v.a), json!({"state": "ACCEPTED"})).await;
-    assert!(s == StatusCode::OK || s == StatusCode::CONFLICT, "{s}: {body}");
-    let after = v.app.get(&match_path(&id), Some(&v.b)).await.1["state"].clone();
-    assert_ne!(after, "PENDING", "answered or ended, not stuck");
+    assert_eq!(children(&v, &v.a, &a_sell).await[0].0, "EXPIRED");
     let q = quantities(&v, &v.b, &b_buy).await;
-    assert_eq!(q["working"], 0, "B's 1000 is not locked for nothing: {q}");
+    assert_eq!((q["tradable"].clone(), q["working"].clone()), (json!(1000), json!(0)), "{q}");
     v.app.stop().await;
 }
 
@@ -1261,5 +1235,100 @@ async fn the_requesters_notices_say_the_rfq_traded(b: Backend) {
     let mine = notice_types(v, &v.b).await;
     assert_eq!(mine.len(), 2, "{mine:?}");
     assert!(mine.contains(&pair("RFQ_QUOTE_RECEIVED", "ACCEPTED")), "{mine:?}");
+    r.v.app.stop().await;
+}
+
+/// An accept may name the quote the requester saw: a requote since, or a band that moved
+/// away from the quote, is refused and nothing trades; the quote as it is now trades.
+async fn an_accept_names_the_quote_it_takes(b: Backend) {
+    let r = rfq_venue(b).await;
+    let v = &r.v;
+    let buy = v.parent(&v.b, "BUY", 2000).await;
+    let (_, rfq) = send(&r, &buy, json!({})).await;
+    assert_eq!(quote(&r, &r.fathom, &rfq, json!({"sell_price": 94.76, "sell_quantity": 2000})).await.0, StatusCode::OK);
+    let seen = rfq_now(&r, &rfq).await;
+    // Fathom requotes worse before the click.
+    assert_eq!(quote(&r, &r.fathom, &rfq, json!({"sell_price": 94.78, "sell_quantity": 2000})).await.0, StatusCode::OK);
+    let path = format!(
+        "/api/rfqs/{}/responses/{}",
+        rfq["rfq_id"].as_str().unwrap(),
+        response_of(&seen, "Fathom")["rfq_response_id"].as_str().unwrap()
+    );
+    let stale = json!({"state": "ACCEPTED", "price": 94.76, "quantity": 2000});
+    let (s, body) = v.app.patch(&path, Some(&v.b), stale).await;
+    assert_eq!(
+        (s, body["detail"].clone()),
+        (StatusCode::CONFLICT, json!("The quote has changed: check the new price and accept again."))
+    );
+    let (s, body) = v.app.patch(&path, Some(&v.b), json!({"state": "ACCEPTED", "price": 94.78})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "price without quantity: {body}");
+    // The band moves above the quote: refused too.
+    let admin = v.app.admin_token().await;
+    let band = format!("/api/admin/instruments/{}/band", v.instrument);
+    let moved = json!({"min_tick_price": 94.70, "max_tick_price": 94.77});
+    assert_eq!(v.app.post(&band, Some(&admin), moved).await.0, StatusCode::OK);
+    let (s, body) =
+        v.app.patch(&path, Some(&v.b), json!({"state": "ACCEPTED", "price": 94.78, "quantity": 2000})).await;
+    assert_eq!(
+        (s, body["detail"].clone()),
+        (StatusCode::CONFLICT, json!("The market has moved away from this quote: ask for a new one."))
+    );
+    assert_eq!(quantities(v, &v.b, &buy).await, json!({"tradable": 0, "working": 2000, "matched": 0}));
+    // Back inside: the quote as seen now trades.
+    let back = json!({"min_tick_price": 94.70, "max_tick_price": 94.80});
+    assert_eq!(v.app.post(&band, Some(&admin), back).await.0, StatusCode::OK);
+    let (s, done) =
+        v.app.patch(&path, Some(&v.b), json!({"state": "ACCEPTED", "price": 94.78, "quantity": 2000})).await;
+    assert_eq!((s, done["state"].clone()), (StatusCode::OK, json!("COMPLETED")), "{done}");
+    assert_eq!(quantities(v, &v.b, &buy).await, json!({"tradable": 0, "working": 0, "matched": 2000}));
+    r.v.app.stop().await;
+}
+
+/// Without a state, a provider's list holds its open responses and then today's ended
+/// ones with their outcome; an RFQ of yesterday that ended is not listed.
+async fn providers_see_todays_outcomes(b: Backend) {
+    let r = rfq_venue(b).await;
+    let v = &r.v;
+    let buy = v.parent(&v.b, "BUY", 5000).await;
+    let (_, yesterday) = send(&r, &buy, json!({"quantity": 1000, "liquidity_provider_ids": [r.fathom_id]})).await;
+    assert_eq!(
+        v.app
+            .patch(
+                &format!("/api/rfqs/{}", yesterday["rfq_id"].as_str().unwrap()),
+                Some(&v.b),
+                json!({"state": "CANCELLED"})
+            )
+            .await
+            .0,
+        StatusCode::OK
+    );
+    // The next day (Wednesday 10:00): one accepted, one expired, one still open.
+    v.app.clock.advance(Duration::days(1));
+    let (_, won) = send(&r, &buy, json!({"quantity": 1000, "liquidity_provider_ids": [r.fathom_id]})).await;
+    assert_eq!(quote(&r, &r.fathom, &won, json!({"sell_price": 94.76, "sell_quantity": 1000})).await.0, StatusCode::OK);
+    let seen = rfq_now(&r, &won).await;
+    assert_eq!(accept(&r, &v.b, &seen, response_of(&seen, "Fathom")).await.0, StatusCode::OK);
+    let (_, lapsed) =
+        send(&r, &buy, json!({"quantity": 1000, "liquidity_provider_ids": [r.fathom_id], "expires_in_seconds": 60}))
+            .await;
+    v.app.clock.advance(Duration::seconds(60));
+    run_timers(v).await;
+    assert_eq!(rfq_now(&r, &lapsed).await["state"], "EXPIRED");
+    let (_, open) = send(&r, &buy, json!({"quantity": 1000, "liquidity_provider_ids": [r.fathom_id]})).await;
+    let (s, list) = v.app.get("/api/rfqs/all/responses", Some(&r.fathom)).await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    let got: Vec<(Value, Value)> =
+        list.as_array().unwrap().iter().map(|i| (i["rfq_id"].clone(), i["response"]["state"].clone())).collect();
+    assert_eq!(
+        got,
+        vec![
+            (open["rfq_id"].clone(), json!("AWAITING_RESPONSE")),
+            (lapsed["rfq_id"].clone(), json!("EXPIRED")),
+            (won["rfq_id"].clone(), json!("ACCEPTED")),
+        ]
+    );
+    // The spec's call filters as it did.
+    let (_, awaiting) = v.app.get("/api/rfqs/all/responses?state=AWAITING_RESPONSE", Some(&r.fathom)).await;
+    assert_eq!(awaiting.as_array().unwrap().len(), 1);
     r.v.app.stop().await;
 }

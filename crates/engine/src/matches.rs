@@ -81,9 +81,12 @@ impl<S: Store> Engine<S> {
             let hits = self.hits(&mut tx, &instrument, &view.parent, &take, None).await?;
             let mut out = Vec::with_capacity(hits.len());
             for (o, quantity) in hits {
+                // An iceberg shows no more than the book does: a free preview must not
+                // reveal its hidden size (the take itself locks what it reaches).
+                let shown = if o.iceberg { quantity.min(instrument.min_quantity) } else { quantity };
                 out.push(Breakdown {
                     price: o.price.normalize(),
-                    quantity,
+                    quantity: shown,
                     responding_broker_name: self.broker_name(o.company_id, o.broker_id).await?,
                     responding_order_iceberg: o.iceberg,
                 });

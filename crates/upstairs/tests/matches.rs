@@ -796,8 +796,9 @@ async fn a_take_sweeps_best_price_then_oldest_across_firms(b: Backend) {
 }
 
 /// An iceberg resting 3000 shows 500 in the book; a take reaches past what it shows: the
-/// dry run lists the whole hit and flags the iceberg, and the request locks that much
-/// (split off, the rest still an iceberg showing 500).
+/// dry run flags the iceberg but shows no more than the book does (a free preview must
+/// not reveal the hidden size), and the request locks what the take reaches (split off,
+/// the rest still an iceberg showing 500).
 async fn a_take_reaches_into_an_iceberg(b: Backend) {
     let v = venue(b).await;
     let sell = v.parent(&v.a, "SELL", 3000).await;
@@ -811,7 +812,7 @@ async fn a_take_reaches_into_an_iceberg(b: Backend) {
     assert_eq!(s, StatusCode::OK, "{dry}");
     assert_eq!(
         dry,
-        json!([{"price": 94.75, "quantity": 2000, "responding_broker_name": "Baltic", "responding_order_iceberg": true}])
+        json!([{"price": 94.75, "quantity": 500, "responding_broker_name": "Baltic", "responding_order_iceberg": true}])
     );
     let (s, sent) = take(&v, &buy, 2000, "94.75", false, false).await;
     assert_eq!(s, StatusCode::CREATED, "{sent}");
@@ -830,7 +831,7 @@ async fn a_take_reaches_into_an_iceberg(b: Backend) {
     let (_, dry) = take(&v, &buy, 3000, "94.75", true, false).await;
     assert_eq!(
         dry,
-        json!([{"price": 94.75, "quantity": 1000, "responding_broker_name": "Baltic", "responding_order_iceberg": true}])
+        json!([{"price": 94.75, "quantity": 500, "responding_broker_name": "Baltic", "responding_order_iceberg": true}])
     );
     // Accepted: 2000 matched, the iceberg's 1000 still rests.
     assert_eq!(answer(&v, &v.a, &sent[0], "ACCEPTED").await.0, StatusCode::OK);

@@ -35,7 +35,7 @@ describe('taking liquidity', () => {
     expect(within(form).queryByRole('switch', { name: /Iceberg/ })).not.toBeInTheDocument();
 
     const preview = within(form).getByRole('region', { name: 'Match preview' });
-    expect(await within(preview).findByRole('row', { name: /-0\.020 1,500 Iceberg Baltic/ })).toBeInTheDocument();
+    expect(await within(preview).findByRole('row', { name: /-0\.020 1,500 Iceberg: may fill more Baltic/ })).toBeInTheDocument();
     expect(dryRuns()).toHaveLength(1);
     expect(dryRuns()[0]?.body).toMatchObject({ dry_run: true, price: -0.02, quantity: 1500, residual: false, requesting_broker_id: 'b-1' });
 

@@ -373,7 +373,8 @@ function DryRun({ ready, settled, query, tickSize, leavePassive }: DryRunProps) 
                 <TableCell>{formatPrice(b.price, tickSize)}</TableCell>
                 <TableCell align="right">
                   {number.format(b.quantity)}
-                  {b.responding_order_iceberg && <Chip size="small" label="Iceberg" variant="outlined" sx={{ ml: 1 }} />}
+                  {/* The preview shows an iceberg's visible block; the take may reach more. */}
+                  {b.responding_order_iceberg && <Chip size="small" label="Iceberg: may fill more" variant="outlined" sx={{ ml: 1 }} />}
                 </TableCell>
                 <TableCell>{b.responding_broker_name}</TableCell>
               </TableRow>

@@ -37,27 +37,16 @@ impl<S: Store> Engine<S> {
         event: MatchRequestEvent,
         now: DateTime<Utc>,
     ) -> Result<Vec<Notification>, EngineError> {
-        let told = told_of(event);
         let mut out = Vec::new();
-        let mut responder_told = false;
         for mut n in tx.notifications_of_match_request(m.match_request_id).await? {
             if n.notification_type == NotificationType::MatchRequestReceived {
-                // The responder's notice of the request tells them how it ended: one
-                // notification per request and party, unread again when they are told.
                 n.status = m.state;
                 n.updated_at = now;
-                if told.iter().any(|(p, _)| *p == Party::Responder) {
-                    n.read = false;
-                    responder_told = true;
-                }
                 tx.update_notification(&n).await?;
                 out.push(n);
             }
         }
-        for (party, t) in told {
-            if party == Party::Responder && responder_told {
-                continue;
-            }
+        for (party, t) in told_of(event) {
             let n = new(m, party, t, now);
             tx.insert_notification(&n).await?;
             out.push(n);

@@ -2,11 +2,12 @@
 //! change they tell of, pushed to their user after commit.
 
 use chrono::{DateTime, Utc};
+use serde_json::json;
 use upstairs_domain::NotificationId;
 use upstairs_domain::match_request::MatchRequestEvent;
 use upstairs_domain::notification::{NotificationType, Party, told_of};
 
-use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE};
+use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, audit};
 use crate::error::EngineError;
 use crate::events::Event;
 use crate::model::*;
@@ -42,7 +43,7 @@ impl<S: Store> Engine<S> {
             if n.notification_type == NotificationType::MatchRequestReceived {
                 n.status = m.state;
                 n.updated_at = now;
-                tx.update_notification(&n).await?;
+                tx.set_notification_status(n.notification_id, n.status, now).await?;
                 out.push(n);
             }
         }
@@ -87,10 +88,22 @@ impl<S: Store> Engine<S> {
             .await?
             .filter(|n| n.user_id == actor.user.user_id)
             .ok_or_else(|| EngineError::NotFound("Notification not found.".into()))?;
+        let before = json!({"read": n.read, "archived": n.archived});
         n.read = changes.read.unwrap_or(n.read);
         n.archived = changes.archived.unwrap_or(n.archived);
         n.updated_at = self.clock.now();
-        tx.update_notification(&n).await?;
+        tx.update_notification_flags(&n).await?;
+        let after = json!({"read": n.read, "archived": n.archived});
+        audit(
+            &mut tx,
+            n.updated_at,
+            Some(actor.user.user_id),
+            "notification",
+            Some(id.0),
+            "update",
+            json!({"before": before, "after": after}),
+        )
+        .await?;
         tx.commit().await?;
         self.publish_notifications(vec![n.clone()]);
         Ok(n)

@@ -288,8 +288,17 @@ pub trait BrokerConfirmationRepo {
 #[async_trait]
 pub trait NotificationRepo {
     async fn insert_notification(&mut self, n: &Notification) -> StoreResult<()>;
-    /// Writes `status`, `read`, `archived` and `updated_at`.
-    async fn update_notification(&mut self, n: &Notification) -> StoreResult<()>;
+    /// Writes `read`, `archived` and `updated_at` (the reader's flags), nothing else: a
+    /// status the venue writes meanwhile stays.
+    async fn update_notification_flags(&mut self, n: &Notification) -> StoreResult<()>;
+    /// Writes `status` and `updated_at` (what the venue tells), nothing else: the reader's
+    /// flags written meanwhile stay.
+    async fn set_notification_status(
+        &mut self,
+        id: NotificationId,
+        status: MatchRequestState,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()>;
     async fn notification(&mut self, id: NotificationId) -> StoreResult<Option<Notification>>;
     /// A user's notifications (only archived or only not, when given), by creation time.
     async fn notifications_of_user(

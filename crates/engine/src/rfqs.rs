@@ -675,7 +675,7 @@ impl<S: Store> Engine<S> {
             }
             n.status = status(company);
             n.updated_at = now;
-            tx.update_notification(&n).await?;
+            tx.set_notification_status(n.notification_id, n.status, now).await?;
             out.push(n);
         }
         Ok(out)

@@ -1279,19 +1279,31 @@ macro_rules! shared_repos {
                 Ok(())
             }
 
-            async fn update_notification(&mut self, n: &Notification) -> StoreResult<()> {
-                sqlx::query(
-                    "update notification set status = $1, read = $2, archived = $3, updated_at = $4 \
-                     where notification_id = $5",
-                )
-                .bind(n.status.as_str())
-                .bind(n.read)
-                .bind(n.archived)
-                .bind(Ts(n.updated_at))
-                .bind(n.notification_id.0)
-                .execute(&mut *self.tx)
-                .await
-                .map_err(map_err)?;
+            async fn update_notification_flags(&mut self, n: &Notification) -> StoreResult<()> {
+                sqlx::query("update notification set read = $1, archived = $2, updated_at = $3 where notification_id = $4")
+                    .bind(n.read)
+                    .bind(n.archived)
+                    .bind(Ts(n.updated_at))
+                    .bind(n.notification_id.0)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn set_notification_status(
+                &mut self,
+                id: NotificationId,
+                status: MatchRequestState,
+                at: DateTime<Utc>,
+            ) -> StoreResult<()> {
+                sqlx::query("update notification set status = $1, updated_at = $2 where notification_id = $3")
+                    .bind(status.as_str())
+                    .bind(Ts(at))
+                    .bind(id.0)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
                 Ok(())
             }
 

@@ -952,13 +952,17 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
     assert_eq!((page.total_items, page.items), (3, vec![ns[2].clone(), ns[1].clone()]));
     let oldest = tx.notifications_of_user(parent.created_by, None, false, 0, 1).await.unwrap();
     assert_eq!(oldest.items, vec![ns[0].clone()]);
+    // The reader's flags and the venue's status are written apart: neither write undoes
+    // the other's.
     let mut changed = ns[0].clone();
-    changed.read = true;
-    changed.archived = true;
     changed.status = M::Accepted;
-    changed.updated_at = t0() + Duration::minutes(1);
-    tx.update_notification(&changed).await.unwrap();
+    tx.set_notification_status(changed.notification_id, M::Accepted, t0() + Duration::seconds(30)).await.unwrap();
+    let stale = Notification { read: true, archived: true, updated_at: t0() + Duration::minutes(1), ..ns[0].clone() };
+    tx.update_notification_flags(&stale).await.unwrap();
+    (changed.read, changed.archived, changed.updated_at) = (true, true, stale.updated_at);
     assert_eq!(tx.notification(changed.notification_id).await.unwrap(), Some(changed.clone()));
+    tx.set_notification_status(changed.notification_id, M::Accepted, changed.updated_at).await.unwrap();
+    assert!(tx.notification(changed.notification_id).await.unwrap().unwrap().read, "the status kept the flags");
     assert_eq!(tx.notifications_of_user(parent.created_by, Some(false), true, 0, 10).await.unwrap().total_items, 2);
     assert_eq!(
         tx.notifications_of_user(parent.created_by, Some(true), true, 0, 10).await.unwrap().items,

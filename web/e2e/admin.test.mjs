@@ -1,9 +1,9 @@
 // The admin area on the real server in Chromium: companies, users (the
 // activation e-mail arrives), instruments with the band rule, the block
-// calculator, and a trader who has no menu and gets the 404 page.
+// calculator, the action log, and a trader who has no menu and gets the 404 page.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN, api, createUserAsAdmin, launchBrowser, newPage, shot, startServer, waitForMail } from './harness.mjs';
+import { ADMIN, api, createUserAsAdmin, launchBrowser, newPage, shot, startServer, until, waitForMail } from './harness.mjs';
 
 const T = 'admin';
 let browser;
@@ -191,6 +191,113 @@ test('an admin manages companies, users and instruments; a trader cannot', async
     assert.deepEqual(errors.map(String), [], 'no uncaught errors in the page');
   } catch (e) {
     await shot(page, T, 'failure').catch(() => {});
+    console.error(server.log().slice(-4000));
+    throw e;
+  } finally {
+    await context.close();
+    await server.stop();
+  }
+});
+
+test('an admin reads the action log: pages, e-mail filter, sorting, details; a trader cannot', async () => {
+  const server = await startServer();
+  const { context, page, errors } = await newPage(browser);
+  try {
+    // Some history: companies, a trader created, activated and choosing a preference.
+    const { token } = await api(server.baseUrl, '/auth/login', { method: 'POST', body: { ...ADMIN, rememberMe: false } });
+    const northgate = await api(server.baseUrl, '/admin/companies', { token, method: 'POST', body: { name: 'Northgate', full_name: 'Northgate Clearing LLP', roles: ['broker'] } });
+    const brokers = [{ company_id: northgate.company_id }];
+    await api(server.baseUrl, '/admin/companies', { token, method: 'POST', body: { name: 'Halyard', full_name: 'Halyard Capital LLP', brokers, default_broker: brokers[0] } });
+    const tom = await createUserAsAdmin(server.baseUrl, { email: 'tom@upstairs.test' });
+    const { link } = await waitForMail(server.mailDir, 'tom@upstairs.test', { pathPrefix: '/account-activate' });
+    await api(server.baseUrl, `/users/password-reset/${new URL(link).searchParams.get('hash')}`, { method: 'POST', body: { password: 'Trader-Pass-2026' } });
+    const tomToken = (await api(server.baseUrl, '/auth/login', { method: 'POST', body: { email: 'tom@upstairs.test', password: 'Trader-Pass-2026' } })).token;
+    await api(server.baseUrl, `/users/${tom.user_id}`, { token: tomToken, method: 'PATCH', body: { auto_accept: 'INSTANT' } });
+
+    await signIn(page, server.baseUrl, ADMIN.email, ADMIN.password);
+    await page.getByRole('heading', { name: 'Welcome to Upstairs' }).waitFor();
+    await page.getByRole('radio', { name: /Instant/ }).check();
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    const toast = page.getByTestId('toast').filter({ hasText: 'Your preferences have been set successfully' });
+    // Out of the way of the screenshots (it may have gone by itself already).
+    await toast.getByRole('button', { name: 'Close' }).click({ timeout: 2_000 }).catch(() => {});
+    await toast.waitFor({ state: 'hidden' });
+
+    // Spec section 2: Action logs come first in the Admin group.
+    await page.getByRole('button', { name: 'Open menu' }).click();
+    const nav = page.getByRole('navigation', { name: 'Main menu' });
+    const links = await nav.getByRole('link').allTextContents();
+    assert.deepEqual(links.slice(0, 3), ['Dashboard', 'Action logs', 'Companies panel']);
+    await nav.getByRole('link', { name: 'Action logs' }).click();
+    await page.getByRole('heading', { name: 'Action logs' }).waitFor();
+    const table = page.getByRole('table', { name: 'Action logs' });
+    const all = await api(server.baseUrl, '/admin/action-logs?size=500', { token });
+    assert.ok(all.total_items > 10, `${all.total_items} rows`);
+    await page.getByText(`1–${all.total_items} of ${all.total_items}`).waitFor();
+    // Newest first: the admin's sign-in and preference are the latest rows.
+    await table.getByRole('row').nth(1).filter({ hasText: 'update_preferences' }).waitFor();
+    assert.equal(await table.getByRole('row').count(), all.total_items + 1);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 1440, 'nothing overflows the window');
+    await shot(page, T, '10-action-logs');
+
+    // Server-side pages of 10.
+    await page.getByRole('combobox', { name: /Rows per page/ }).click();
+    await page.getByRole('option', { name: '10', exact: true }).click();
+    await page.getByText(`1–10 of ${all.total_items}`).waitFor();
+    await page.getByRole('button', { name: 'Go to next page' }).click();
+    await page.getByText(`11–${Math.min(20, all.total_items)} of ${all.total_items}`).waitFor();
+    assert.equal(await table.getByRole('row').count(), Math.min(10, all.total_items - 10) + 1);
+
+    // The e-mail filter (any case, part of it) goes back to the first page.
+    await page.getByRole('textbox', { name: 'E-mail' }).fill('TOM@');
+    await page.getByText('1–3 of 3').waitFor();
+    const rows = table.getByRole('row');
+    for (let i = 1; i < 4; i++) assert.match(await rows.nth(i).textContent(), /tom@upstairs\.test/);
+
+    // Sorting by operation, A to Z.
+    await page.getByRole('button', { name: 'Operation' }).click();
+    await until(async () => (await page.getByRole('columnheader', { name: /Operation/ }).getAttribute('aria-sort')) === 'ascending', { what: 'sorted by operation' });
+    await until(async () => (await rows.nth(1).textContent()).includes('login'), { what: 'login first' });
+    assert.deepEqual(
+      await Promise.all([1, 2, 3].map(async (i) => (await rows.nth(i).getByRole('cell').nth(3).textContent()))),
+      ['login', 'password_set', 'update_preferences'],
+    );
+    await shot(page, T, '11-action-logs-filtered-sorted');
+
+    // The details payload, by keyboard: focus, Enter, read, Escape.
+    const details = rows.filter({ hasText: 'update_preferences' }).getByRole('button', { name: /^Details/ });
+    await details.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'user · update_preferences' });
+    await dialog.waitFor();
+    const payload = await dialog.getByTestId('action-log-details').textContent();
+    assert.equal(JSON.parse(payload).after.auto_accept, 'INSTANT');
+    assert.equal(JSON.parse(payload).before.auto_accept, null);
+    await dialog.getByText('tom@upstairs.test (Upstairs)').waitFor();
+    await shot(page, T, '12-action-log-details');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal(await details.evaluate((el) => el === document.activeElement), true, 'focus is back on the button');
+
+    // A trader: no menu, the 404 page on the route, 403 from the API.
+    const trader = await newPage(browser);
+    try {
+      await signIn(trader.page, server.baseUrl, 'tom@upstairs.test', 'Trader-Pass-2026');
+      await trader.page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+      await trader.page.goto(`${server.baseUrl}/admin/action-logs`);
+      await trader.page.getByRole('heading', { name: 'Oops! Page Not Found (404)' }).waitFor();
+      assert.equal(await trader.page.getByRole('table').count(), 0);
+      assert.equal(await trader.page.getByRole('button', { name: 'Open menu' }).count(), 0);
+      await shot(trader.page, T, '13-trader-action-logs-404');
+      await assert.rejects(api(server.baseUrl, '/admin/action-logs', { token: tomToken }), /→ 403/);
+      assert.deepEqual(trader.errors.map(String), []);
+    } finally {
+      await trader.context.close();
+    }
+    assert.deepEqual(errors.map(String), [], 'no uncaught errors in the page');
+  } catch (e) {
+    await shot(page, T, 'action-logs-failure').catch(() => {});
     console.error(server.log().slice(-4000));
     throw e;
   } finally {

@@ -3,6 +3,7 @@
 //! its outgoing e-mails are written in that same transaction.
 
 pub mod accounts;
+pub mod action_logs;
 mod cache;
 pub mod clock;
 pub mod confirmations;

@@ -244,6 +244,37 @@ pub struct ActionLog {
     pub details: Value,
 }
 
+/// An audit row as the Action logs page lists it: with the acting user's e-mail and
+/// company (none for what the venue did by itself, e.g. the close).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ActionLogEntry {
+    pub log: ActionLog,
+    pub email: Option<String>,
+    pub company_name: Option<String>,
+}
+
+/// Sortable action-log columns (a closed set: it becomes SQL).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ActionLogSort {
+    #[default]
+    CreatedAt,
+    Entity,
+    Operation,
+    Email,
+}
+
+/// One page of the action log (admin).
+#[derive(Clone, Debug, Default)]
+pub struct ActionLogFilter {
+    /// Case-insensitive part of the acting user's e-mail.
+    pub email: Option<String>,
+    pub sort: ActionLogSort,
+    /// Newest (or last) first.
+    pub descending: bool,
+    pub page: i64,
+    pub size: i64,
+}
+
 /// What an e-mail says; the mail crate renders it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "template", rename_all = "snake_case")]

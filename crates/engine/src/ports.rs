@@ -178,6 +178,9 @@ pub trait AuditRepo {
     async fn insert_action_log(&mut self, a: &ActionLog) -> StoreResult<()>;
     /// Newest first.
     async fn action_logs(&mut self, limit: i64) -> StoreResult<Vec<ActionLog>>;
+    /// One page of the action log with each acting user's e-mail and company, filtered
+    /// and sorted (ties newest first), and how many rows match.
+    async fn action_log_page(&mut self, filter: &ActionLogFilter) -> StoreResult<Page<ActionLogEntry>>;
 }
 
 #[async_trait]

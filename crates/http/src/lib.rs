@@ -25,7 +25,7 @@ use utoipa::OpenApi;
 
 use crate::error::ApiError;
 use crate::openapi::ApiRouter;
-use crate::routes::{auth, matches, meta, notifications, orders, outbox, reference, rfqs, users};
+use crate::routes::{action_logs, auth, matches, meta, notifications, orders, outbox, reference, rfqs, users};
 
 /// What every handler can reach.
 pub struct AppState<S: Store> {
@@ -86,6 +86,7 @@ fn api<S: Store>() -> (Router<AppState<S>>, utoipa::openapi::OpenApi) {
         .merge(rfqs::router())
         .merge(notifications::router())
         .merge(outbox::router())
+        .merge(action_logs::router())
         .split(ApiDoc::openapi())
 }
 

@@ -20,6 +20,26 @@ pub(crate) const COMPANY_SELECT: &str = "select c.*, d.name as default_broker_na
 pub(crate) const USER_SELECT: &str =
     "select u.*, c.name as company_name from app_user u join company c on c.company_id = u.company_id";
 
+/// Audit rows with the acting user's e-mail and company name (null for the venue's own acts).
+pub(crate) const ACTION_LOG_SELECT: &str = "select a.*, u.email, c.name as company_name from action_log a \
+     left join app_user u on u.user_id = a.user_id left join company c on c.company_id = u.company_id";
+
+/// The `order by` of an action-log page: the chosen column, then newest first, so that
+/// pages never overlap. Only these fixed texts reach the SQL, never the request's.
+pub(crate) fn action_log_order(sort: upstairs_engine::model::ActionLogSort, descending: bool) -> String {
+    use upstairs_engine::model::ActionLogSort;
+    let dir = if descending { "desc" } else { "asc" };
+    let column = match sort {
+        ActionLogSort::CreatedAt => return format!("a.created_at {dir}, a.action_log_id {dir}"),
+        ActionLogSort::Entity => "a.entity",
+        ActionLogSort::Operation => "a.operation",
+        // The venue's own rows (no user) sort as an empty e-mail on both backends, whose
+        // defaults for nulls differ.
+        ActionLogSort::Email => "coalesce(u.email, '')",
+    };
+    format!("{column} {dir}, a.created_at desc, a.action_log_id desc")
+}
+
 /// Recomputes an instrument's levels from its resting orders (`$2`: the resting state).
 pub(crate) const REBUILD_LEVELS: &str = "insert into book_level (instrument_id, direction, price, company_id, shown) \
      select c.instrument_id, c.direction, c.price, c.company_id, \
@@ -632,6 +652,40 @@ macro_rules! shared_repos {
                 .into_iter()
                 .map(ActionLogRow::into_model)
                 .collect())
+            }
+
+            async fn action_log_page(&mut self, f: &ActionLogFilter) -> StoreResult<Page<ActionLogEntry>> {
+                let filter = format!("where ($1 is null or {STRPOS}(u.email, lower($1)) > 0)");
+                // Unfiltered, the count needs no join (every page of the whole log asks for it).
+                let total_items: i64 = match &f.email {
+                    None => sqlx::query_scalar("select count(*) from action_log").fetch_one(&mut *self.tx).await,
+                    Some(email) => {
+                        sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                            "select count(*) from action_log a join app_user u on u.user_id = a.user_id \
+                             where {STRPOS}(u.email, lower($1)) > 0"
+                        )))
+                        .bind(email)
+                        .fetch_one(&mut *self.tx)
+                        .await
+                    }
+                }
+                .map_err(map_err)?;
+                let query = format!(
+                    "{} {filter} order by {} limit $2 offset $3",
+                    sql::ACTION_LOG_SELECT,
+                    sql::action_log_order(f.sort, f.descending)
+                );
+                let items = sqlx::query_as::<_, ActionLogEntryRow>(sqlx::AssertSqlSafe(query))
+                    .bind(&f.email)
+                    .bind(f.size)
+                    .bind(f.page.saturating_mul(f.size))
+                    .fetch_all(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .into_iter()
+                    .map(ActionLogEntryRow::into_model)
+                    .collect();
+                Ok(Page { items, total_items })
             }
         }
 

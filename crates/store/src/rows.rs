@@ -250,6 +250,21 @@ impl ActionLogRow {
     }
 }
 
+/// An audit row with its user's e-mail and company (`ACTION_LOG_SELECT`).
+#[derive(sqlx::FromRow)]
+pub struct ActionLogEntryRow {
+    #[sqlx(flatten)]
+    log: ActionLogRow,
+    email: Option<String>,
+    company_name: Option<String>,
+}
+
+impl ActionLogEntryRow {
+    pub fn into_model(self) -> ActionLogEntry {
+        ActionLogEntry { log: self.log.into_model(), email: self.email, company_name: self.company_name }
+    }
+}
+
 #[derive(sqlx::FromRow)]
 pub struct OutboxRow {
     outbox_id: Uuid,

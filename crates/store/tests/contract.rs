@@ -29,6 +29,7 @@ contract!(
     sessions,
     link_tokens,
     audit_rows,
+    action_log_pages,
     outbox_lifecycle,
     timers_claim_and_reschedule,
     timers_are_claimed_once_under_concurrency,
@@ -200,6 +201,97 @@ async fn audit_rows<S: Store>(s: S) {
     assert_eq!(logs[0].user_id, Some(u.user_id));
     assert_eq!(logs[1].user_id, None);
     assert_eq!(logs[0].details, json!({"n": 1}));
+}
+
+async fn action_log_pages<S: Store>(s: S) {
+    let (_, ada) = seeded(&s).await;
+    let kestrel = company("Kestrel");
+    let kai = user(&kestrel, "kai@kestrel.test");
+    let mut tx = s.write().await.unwrap();
+    tx.insert_company(&kestrel).await.unwrap();
+    tx.insert_user(&kai).await.unwrap();
+    // (entity, operation, user, seconds after t0); the last two share their instant.
+    let rows = [
+        ("user", "create", Some(ada.user_id), 0),
+        ("order", "cancel", Some(kai.user_id), 1),
+        ("order", "expire_at_close", None, 2),
+        ("company", "update", Some(ada.user_id), 3),
+        ("instrument", "create", Some(kai.user_id), 4),
+        ("session", "login", Some(kai.user_id), 4),
+    ];
+    let mut ids = Vec::new();
+    for (i, (entity, operation, user_id, secs)) in rows.into_iter().enumerate() {
+        let log = ActionLog {
+            action_log_id: Uuid::now_v7(),
+            entity: entity.into(),
+            entity_id: Some(Uuid::now_v7()),
+            operation: operation.into(),
+            user_id,
+            created_at: t0() + Duration::seconds(secs),
+            details: json!({"n": i, "nested": {"list": [1, "two", null]}}),
+        };
+        ids.push(log.action_log_id);
+        tx.insert_action_log(&log).await.unwrap();
+    }
+    tx.commit().await.unwrap();
+
+    let mut tx = s.read().await.unwrap();
+    let all = ActionLogFilter { page: 0, size: 10, descending: true, ..Default::default() };
+    let ops = |p: &Page<ActionLogEntry>| p.items.iter().map(|e| e.log.operation.clone()).collect::<Vec<_>>();
+
+    // Newest first by default, ties by the newer id; the user's e-mail and company joined.
+    let p = tx.action_log_page(&all).await.unwrap();
+    assert_eq!(p.total_items, 6);
+    assert_eq!(ops(&p), ["login", "create", "update", "expire_at_close", "cancel", "create"]);
+    let first = &p.items[0];
+    assert_eq!(first.log.action_log_id, ids[5]);
+    assert_eq!((first.email.as_deref(), first.company_name.as_deref()), (Some("kai@kestrel.test"), Some("Kestrel")));
+    assert_eq!(first.log.details, json!({"n": 5, "nested": {"list": [1, "two", null]}}));
+    assert_eq!(first.log.created_at, t0() + Duration::seconds(4));
+    let venue = &p.items[3];
+    assert_eq!((venue.log.user_id, venue.email.as_deref(), venue.company_name.as_deref()), (None, None, None));
+
+    // Pages: the total stays, the pages do not overlap.
+    let page = |page, size| ActionLogFilter { page, size, ..all.clone() };
+    let (p0, p1, p2) = (
+        tx.action_log_page(&page(0, 4)).await.unwrap(),
+        tx.action_log_page(&page(1, 4)).await.unwrap(),
+        tx.action_log_page(&page(2, 4)).await.unwrap(),
+    );
+    assert_eq!((p0.total_items, p1.total_items, p2.total_items), (6, 6, 6));
+    assert_eq!([p0.items.len(), p1.items.len(), p2.items.len()], [4, 2, 0]);
+    assert_eq!(ops(&p1), ["cancel", "create"]);
+
+    // Oldest first.
+    let p = tx.action_log_page(&ActionLogFilter { descending: false, ..all.clone() }).await.unwrap();
+    assert_eq!(p.items.iter().map(|e| e.log.action_log_id).collect::<Vec<_>>(), ids);
+
+    // By e-mail: a part of it in any case; the venue's own rows (no user) never match.
+    let by = |email: &str| ActionLogFilter { email: Some(email.into()), ..all.clone() };
+    let p = tx.action_log_page(&by("KESTREL.T")).await.unwrap();
+    assert_eq!((p.total_items, ops(&p)), (3, vec!["login".to_owned(), "create".into(), "cancel".into()]));
+    assert_eq!(tx.action_log_page(&by("ada@halyard.test")).await.unwrap().total_items, 2);
+    assert_eq!(tx.action_log_page(&by("nobody")).await.unwrap(), Page { items: vec![], total_items: 0 });
+    // Characters that mean something to LIKE are plain text here.
+    assert_eq!(tx.action_log_page(&by("%")).await.unwrap().total_items, 0);
+    assert_eq!(tx.action_log_page(&by("_")).await.unwrap().total_items, 0);
+
+    // By a column, ties newest first; the venue's rows sort as an empty e-mail.
+    let sorted = |sort, descending| ActionLogFilter { sort, descending, ..all.clone() };
+    let entities = |p: Page<ActionLogEntry>| p.items.into_iter().map(|e| e.log.entity).collect::<Vec<_>>();
+    let p = tx.action_log_page(&sorted(ActionLogSort::Entity, false)).await.unwrap();
+    assert_eq!(entities(p), ["company", "instrument", "order", "order", "session", "user"]);
+    let p = tx.action_log_page(&sorted(ActionLogSort::Entity, false)).await.unwrap();
+    assert_eq!(ops(&p)[2..4], ["expire_at_close".to_owned(), "cancel".into()]);
+    let p = tx.action_log_page(&sorted(ActionLogSort::Operation, true)).await.unwrap();
+    assert_eq!(ops(&p), ["update", "login", "expire_at_close", "create", "create", "cancel"]);
+    assert_eq!(p.items[3].log.action_log_id, ids[4]);
+    let emails = |p: Page<ActionLogEntry>| p.items.into_iter().map(|e| e.email).collect::<Vec<_>>();
+    let p = tx.action_log_page(&sorted(ActionLogSort::Email, false)).await.unwrap();
+    let (a, k) = (Some("ada@halyard.test".to_owned()), Some("kai@kestrel.test".to_owned()));
+    assert_eq!(emails(p), [None, a.clone(), a.clone(), k.clone(), k.clone(), k.clone()]);
+    let p = tx.action_log_page(&sorted(ActionLogSort::Email, true)).await.unwrap();
+    assert_eq!(ops(&p), ["login", "create", "cancel", "update", "create", "expire_at_close"]);
 }
 
 async fn outbox_lifecycle<S: Store>(s: S) {

@@ -385,6 +385,7 @@ async fn permission_matrix(b: Backend) {
         (Method::GET, format!("/api/instruments/{i}"), None, [OK, OK, OK, OK, NF, OK]),
         (Method::GET, format!("/api/instruments/{s}"), None, [OK, NF, NF, NF, OK, NF]),
         (Method::GET, "/api/instruments".into(), None, [OK, OK, OK, OK, OK, OK]),
+        (Method::GET, "/api/admin/action-logs".into(), None, [OK, NO, NO, NO, NO, NO]),
     ];
     let mut failures = Vec::new();
     for (n, (method, path, body, expected)) in cells.into_iter().enumerate() {

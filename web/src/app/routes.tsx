@@ -17,6 +17,7 @@ const FillOrderRoute = lazy(() => import('./routes/fill-order'));
 const DashboardRoute = lazy(() => import('./routes/dashboard'));
 const SettingsRoute = lazy(() => import('./routes/settings'));
 const AccountRoute = lazy(() => import('./routes/account'));
+const AdminActionLogsRoute = lazy(() => import('./routes/admin-action-logs'));
 const AdminCompaniesRoute = lazy(() => import('./routes/admin-company'));
 const AdminUsersRoute = lazy(() => import('./routes/admin-user'));
 const AdminInstrumentsRoute = lazy(() => import('./routes/admin-instrument'));
@@ -41,6 +42,7 @@ export const routes: RouteObject[] = [
           { path: paths.dashboard, element: <DashboardRoute /> },
           { path: paths.settings, element: <SettingsRoute /> },
           { path: paths.account, element: <AccountRoute /> },
+          { path: paths.adminActionLogs, element: <AdminActionLogsRoute /> },
           { path: paths.adminCompanies, element: <AdminCompaniesRoute /> },
           { path: paths.adminUsers, element: <AdminUsersRoute /> },
           { path: paths.adminInstruments, element: <AdminInstrumentsRoute /> },

@@ -10,6 +10,7 @@ export const paths = {
   dashboard: '/dashboard',
   settings: '/settings',
   account: '/user/account',
+  adminActionLogs: '/admin/action-logs',
   adminCompanies: '/admin/company',
   adminUsers: '/admin/user',
   adminInstruments: '/admin/instrument',

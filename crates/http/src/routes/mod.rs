@@ -1,3 +1,4 @@
+pub mod action_logs;
 pub mod auth;
 pub mod matches;
 pub mod meta;

@@ -17,7 +17,7 @@ describe('admin navigation', () => {
     await user.click(await screen.findByRole('button', { name: 'Open menu' }));
     const nav = await screen.findByRole('navigation', { name: 'Main menu' });
     expect(within(nav).getAllByRole('link').map((l) => l.textContent)).toEqual([
-      'Dashboard', 'Companies panel', 'Users panel', 'Instruments panel', 'Block Calculator', 'E-mail outbox', 'Account Info',
+      'Dashboard', 'Action logs', 'Companies panel', 'Users panel', 'Instruments panel', 'Block Calculator', 'E-mail outbox', 'Account Info',
     ]);
     await user.click(within(nav).getByRole('link', { name: 'Companies panel' }));
     expect(await screen.findByRole('heading', { name: 'Companies' })).toBeInTheDocument();

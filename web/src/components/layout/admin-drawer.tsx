@@ -10,6 +10,7 @@ import CalculateOutlined from '@mui/icons-material/CalculateOutlined';
 import DashboardOutlined from '@mui/icons-material/DashboardOutlined';
 import GroupOutlined from '@mui/icons-material/GroupOutlined';
 import EmailOutlined from '@mui/icons-material/EmailOutlined';
+import HistoryOutlined from '@mui/icons-material/HistoryOutlined';
 import PersonOutline from '@mui/icons-material/PersonOutlineOutlined';
 import ShowChartOutlined from '@mui/icons-material/ShowChartOutlined';
 import type { ReactNode } from 'react';
@@ -21,8 +22,8 @@ import { isAdmin } from '@/lib/permissions';
 type Entry = { to: string; label: string; icon: ReactNode; show: boolean };
 
 /**
- * Admin spec section 2: Dashboard, the Admin group and the User group. Action logs,
- * Billing, the Orders panel and the Orders newsletter come with their own screens.
+ * Admin spec section 2: Dashboard, the Admin group and the User group. Billing, the
+ * Orders panel and the Orders newsletter come with their own screens.
  */
 export function AdminDrawer({ user, open, onClose }: { user: User; open: boolean; onClose: () => void }) {
   const { pathname } = useLocation();
@@ -32,6 +33,7 @@ export function AdminDrawer({ user, open, onClose }: { user: User; open: boolean
     {
       title: 'Admin',
       entries: [
+        { to: paths.adminActionLogs, label: 'Action logs', icon: <HistoryOutlined />, show: admin },
         { to: paths.adminCompanies, label: 'Companies panel', icon: <BusinessOutlined />, show: admin },
         { to: paths.adminUsers, label: 'Users panel', icon: <GroupOutlined />, show: admin },
         { to: paths.adminInstruments, label: 'Instruments panel', icon: <ShowChartOutlined />, show: admin },

@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/api/admin/action-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The action log: every change made on the venue, newest first unless sorted otherwise (venue admins). */
+        get: operations["action_logs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/companies": {
         parameters: {
             query?: never;
@@ -672,6 +689,32 @@ export interface components {
             /** @description `ACCEPTED`. */
             state: components["schemas"]["ResponseStateDto"];
         };
+        /** @description One audit row. */
+        ActionLogDto: {
+            /** Format: uuid */
+            action_log_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description What changed, as the use case recorded it (often `before` and `after`). */
+            details: unknown;
+            /** @description What kind of thing changed: `order`, `parent_order`, `user`, `company`, … */
+            entity: string;
+            /**
+             * Format: uuid
+             * @description Which one, when the change is about one.
+             */
+            entity_id: string | null;
+            /** @description What happened to it: `create`, `update`, `cancel`, `login`, … */
+            operation: string;
+            user: null | components["schemas"]["ActionLogUserDto"];
+        };
+        /** @description Who acted: the user's e-mail and company. */
+        ActionLogUserDto: {
+            company_name: string;
+            email: string;
+            /** Format: uuid */
+            user_id: string;
+        };
         AnswerMatchRequest: {
             /** @description `ACCEPTED` or `REJECTED` by the responder, `CANCELLED` by the taker. */
             state: components["schemas"]["MatchRequestStateDto"];
@@ -1213,6 +1256,29 @@ export interface components {
             to: string;
         };
         /** @description One page of a list, and how many items the whole list has. */
+        Page_ActionLogDto: {
+            items: {
+                /** Format: uuid */
+                action_log_id: string;
+                /** Format: date-time */
+                created_at: string;
+                /** @description What changed, as the use case recorded it (often `before` and `after`). */
+                details: unknown;
+                /** @description What kind of thing changed: `order`, `parent_order`, `user`, `company`, … */
+                entity: string;
+                /**
+                 * Format: uuid
+                 * @description Which one, when the change is about one.
+                 */
+                entity_id: string | null;
+                /** @description What happened to it: `create`, `update`, `cancel`, `login`, … */
+                operation: string;
+                user: null | components["schemas"]["ActionLogUserDto"];
+            }[];
+            /** Format: int64 */
+            total_items: number;
+        };
+        /** @description One page of a list, and how many items the whole list has. */
         Page_CompanyDto: {
             items: {
                 account: string | null;
@@ -1629,6 +1695,63 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    action_logs: {
+        parameters: {
+            query?: {
+                /** @description From 0 (default 0). */
+                page?: number;
+                /** @description Rows per page, 1 to 500 (default 50). */
+                size?: number;
+                /** @description Part of the acting user's e-mail, in any case. */
+                email?: string;
+                /** @description ASC or DESC; by default DESC (newest first) when sorting by created_at, ASC otherwise. */
+                order_by?: "ASC" | "DESC";
+                /** @description The column to sort by (default created_at); ties are listed newest first. */
+                sort_by?: "created_at" | "entity" | "operation" | "email";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_ActionLogDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     admin_companies: {
         parameters: {
             query?: {

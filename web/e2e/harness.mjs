@@ -105,6 +105,7 @@ export async function startServer({ env: extraEnv = {} } = {}) {
   return {
     baseUrl,
     mailDir,
+    database: join(dir, 'db.sqlite'),
     log: () => log,
     async stop() {
       if (!exited) {
@@ -244,4 +245,14 @@ export function failedCalls(page) {
     if (r.url().includes('/api/') && r.status() >= 400) failed.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
   });
   return failed;
+}
+
+/**
+ * Clears a user's match-request preference in the server's database (the API only sets
+ * one): a responder without a preference is the only one whose requests wait the full
+ * five minutes and time out, since the delayed preferences answer after 15 seconds.
+ */
+export async function clearPreference(server, email) {
+  const script = 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("update app_user set auto_accept = null where email = ?", (sys.argv[2],)); c.commit()';
+  await promisify(execFile)('python3', ['-c', script, server.database, email]);
 }

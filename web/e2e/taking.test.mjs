@@ -6,7 +6,7 @@
 // auto-response or expiry fires until the test moves it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN, api, failedCalls, frozenServer, launchBrowser, login, newPage, shot, signIn as signInAs, until, waitForMail } from './harness.mjs';
+import { ADMIN, api, clearPreference, failedCalls, frozenServer, launchBrowser, login, newPage, shot, signIn as signInAs, until, waitForMail } from './harness.mjs';
 
 const PASSWORD = 'Trader-Pass-2026';
 const T = 'taking';
@@ -228,7 +228,9 @@ test('A rejects one request and lets another time out', async () => {
     await b.page.getByRole('dialog', { name: 'Match request rejected' }).getByRole('button', { name: 'Close' }).click();
     assert.deepEqual(await states(server, traders.Anna.token, sell), ['CANCELLED 1000', 'WORKING 1000']);
 
-    // No answer: five minutes on (the clock moved), the request times out for both.
+    // No answer: five minutes on (the clock moved), the request times out for both. Anna's
+    // preference would reject it after 15 seconds; without one, it waits the five minutes.
+    await clearPreference(server, traders.Anna.email);
     await take(b.page, instrument, '-0.020', '1k', 1000);
     await a.page.getByRole('dialog', { name: 'Match request' }).getByText('You sell 1,000 at -0.020').waitFor();
     clock.move(5 * 60);

@@ -37,8 +37,8 @@ describe('notifications bell', () => {
   it('lights with a pending request, lists active and history, and marks them read when opened', async () => {
     db.notifications.push(
       notification(),
-      notification({ notification_id: 'n-old', type: 'MATCH_REQUEST_TIMED_OUT', status: 'TIMED_OUT', role: 'REQUESTER', read: true }),
-      notification({ notification_id: 'n-rej', type: 'MATCH_REQUEST_REJECTED', status: 'REJECTED', role: 'REQUESTER', read: true }),
+      notification({ notification_id: 'n-old', order_match_request_id: 'm-2', type: 'MATCH_REQUEST_TIMED_OUT', status: 'TIMED_OUT', role: 'REQUESTER', read: true }),
+      notification({ notification_id: 'n-rej', order_match_request_id: 'm-3', type: 'MATCH_REQUEST_REJECTED', status: 'REJECTED', role: 'REQUESTER', read: true }),
     );
     const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
     const bell = await screen.findByRole('button', { name: 'Notifications: 1 pending' });
@@ -53,6 +53,21 @@ describe('notifications bell', () => {
     expect(within(history).getByText('Match rejected')).toBeInTheDocument();
     // Only the unread one is marked read.
     await waitFor(() => expect(db.notifications.map((n) => n.read)).toEqual([true, true, true]));
+  });
+
+  it('lists one history entry per match request', async () => {
+    // A responder told of a time-out: their notice of the request, now timed out, and the
+    // notice of the time-out itself (newest first, as the server lists them).
+    db.notifications.push(
+      notification({ notification_id: 'n-told', type: 'MATCH_REQUEST_TIMED_OUT', status: 'TIMED_OUT', read: true, created_at: '2026-11-23T10:05:00Z' }),
+      notification({ notification_id: 'n-got', status: 'TIMED_OUT', read: true }),
+    );
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    await user.click(await screen.findByRole('button', { name: 'Notifications' }));
+    const menu = await screen.findByRole('dialog', { name: 'Notifications' });
+    const history = within(menu).getByRole('region', { name: 'History' });
+    expect(await within(history).findByText('Order expired')).toBeInTheDocument();
+    expect(within(history).getAllByText('Order expired')).toHaveLength(1);
   });
 
   it.each([

@@ -186,6 +186,25 @@ function Section({ title, items, empty, onOpen }: { title: string; items: Notifi
 }
 
 /**
+ * One history entry per match request: the responder's notice of a request and the
+ * notice of how it ended (a withdrawal, a time-out) tell of one request, so only the
+ * latest is listed. The list comes newest first.
+ */
+export function latestPerRequest(items: Notification[]): Notification[] {
+  const seen = new Set<string>();
+  return items.filter((n) => {
+    if (!n.order_match_request_id) return true;
+    if (seen.has(n.order_match_request_id)) return false;
+    seen.add(n.order_match_request_id);
+    return true;
+  });
+}
+
+/** What a notification tells: a match request's state, or one notice's own. */
+const toldKey = (n: Notification) =>
+  n.order_match_request_id ? `${n.order_match_request_id}:${n.status}` : n.notification_id;
+
+/**
  * The bell of the top bar (spec section 2): a dot while a match request waits for an answer;
  * its menu lists the active and past notifications, arrives by the socket the moment they
  * are made, and opening it marks them read.
@@ -198,6 +217,9 @@ export function NotificationsBell() {
   // The notification shown on its own, and the match request under review in the drawer.
   const [viewing, setViewing] = useState<string | null>(null);
   const [reviewing, setReviewing] = useState<string | null>(null);
+  // Closed views, by notice and by what they told (`toldKey`): a notice closed stays shut
+  // whatever it says next, and a second notice telling the same thing (the responder's
+  // notice of a request, now timed out, and the time-out's own) does not open either.
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(() => new Set());
   useTopic('/user/topic/notifications', () => {
     void queryClient.invalidateQueries({ queryKey: notificationsQueryKey });
@@ -206,7 +228,7 @@ export function NotificationsBell() {
 
   const items = useMemo(() => notifications.data?.items ?? [], [notifications.data]);
   const active = items.filter((n) => n.status === 'PENDING');
-  const history = items.filter((n) => HISTORY.includes(n.status));
+  const history = latestPerRequest(items.filter((n) => HISTORY.includes(n.status)));
   const open = (el: HTMLElement) => {
     setAnchor(el);
     // Marking refetches when it settles; with nothing to mark, refetch now.
@@ -216,7 +238,7 @@ export function NotificationsBell() {
   };
 
   // Spec section 4: unread notifications open by themselves, pending first.
-  const unseen = items.filter((n) => !n.read && !dismissed.has(n.notification_id));
+  const unseen = items.filter((n) => !n.read && !dismissed.has(n.notification_id) && !dismissed.has(toldKey(n)));
   const next = (unseen.find((n) => n.status === 'PENDING') ?? unseen[0])?.notification_id ?? null;
   // Adjusted while rendering (not in an effect), so the view opens in the same paint.
   if (viewing === null && reviewing === null && anchor === null && next !== null) setViewing(next);
@@ -231,8 +253,8 @@ export function NotificationsBell() {
   }, [shownReadable, mark]);
   const closeView = useCallback(() => {
     if (!viewing) return;
-    setDismissed((d) => new Set(d).add(viewing));
     const n = items.find((x) => x.notification_id === viewing);
+    setDismissed((d) => (n ? new Set(d).add(viewing).add(toldKey(n)) : new Set(d).add(viewing)));
     if (n && !n.read) mark([viewing]);
     setViewing(null);
   }, [viewing, items, mark]);

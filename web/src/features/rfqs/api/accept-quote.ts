@@ -23,6 +23,10 @@ export function useAcceptQuote() {
     onSuccess: (rfq) => {
       refresh(rfq.instrument_id);
     },
-    onSettled: () => queryClient.invalidateQueries({ queryKey: rfqKeys.all }),
+    // Not awaited: the card's own callbacks (the toast) run before the refetch that
+    // takes a completed RFQ, and the card with it, off the panel.
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: rfqKeys.all });
+    },
   });
 }

@@ -48,27 +48,9 @@ async fn rfq_venue(b: Backend) -> Rfqs {
 
 /// Adds the two liquidity providers to a venue.
 async fn with_providers(v: Venue) -> Rfqs {
-    let admin = v.app.admin_token().await;
-    let brokers = json!([{"company_id": v.broker}]);
-    let mut ids = Vec::new();
-    for name in ["Fathom", "Gull"] {
-        let (s, c) = v
-            .app
-            .post(
-                "/api/admin/companies",
-                Some(&admin),
-                json!({"name": name, "full_name": format!("{name} Markets"), "roles": ["liquidity-provider"],
-                       "brokers": brokers, "default_broker": brokers[0]}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{c}");
-        ids.push(c["company_id"].as_str().unwrap().to_owned());
-        let email = format!("lp@{}.test", name.to_lowercase());
-        upstairs::app::bootstrap_user(&v.app.database_url, &email, PW, &["trader"], name).await.unwrap();
-    }
-    let fathom = v.app.login_remembered("lp@fathom.test", PW).await;
-    let gull = v.app.login_remembered("lp@gull.test", PW).await;
-    Rfqs { v, fathom, gull, fathom_id: ids.remove(0), gull_id: ids.remove(0) }
+    let (fathom, fathom_id) = provider(&v, "Fathom", &v.broker).await;
+    let (gull, gull_id) = provider(&v, "Gull", &v.broker).await;
+    Rfqs { v, fathom, gull, fathom_id, gull_id }
 }
 
 async fn send(r: &Rfqs, parent: &Value, body: Value) -> (StatusCode, Value) {
@@ -586,10 +568,9 @@ async fn realtime_reaches_only_the_parties(b: Backend) {
     r.v.app.stop().await;
 }
 
-/// One more liquidity provider confirming through `broker`, with a trader: (the trader's
-/// token, the company's id).
-async fn third_provider(r: &Rfqs, name: &str, broker: &str) -> (String, String) {
-    let v = &r.v;
+/// A liquidity provider confirming through `broker`, with a trader: (the trader's token,
+/// the company's id).
+async fn provider(v: &Venue, name: &str, broker: &str) -> (String, String) {
     let admin = v.app.admin_token().await;
     let brokers = json!([{"company_id": broker}]);
     let (s, c) = v
@@ -657,7 +638,7 @@ async fn incoming(r: &Rfqs, token: &str, rfq: &Value, state: &str) -> Value {
 async fn accepting_one_quote_rejects_the_others(b: Backend) {
     let r = rfq_venue(b).await;
     let v = &r.v;
-    let (hake, hake_id) = third_provider(&r, "Hake", &v.broker).await;
+    let (hake, hake_id) = provider(v, "Hake", &v.broker).await;
     let mut hake_socket = rfq_socket(v, &hake).await;
     let buy = v.parent(&v.b, "BUY", 3000).await;
     let (s, rfq) = send(&r, &buy, json!({"liquidity_provider_ids": [r.fathom_id, r.gull_id, hake_id]})).await;

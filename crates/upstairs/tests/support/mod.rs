@@ -45,40 +45,6 @@ macro_rules! on_both_backends {
     };
 }
 
-/// Like [`on_both_backends!`], for scenarios that expose a known bug (`"bug: …"`) on
-/// PostgreSQL only (`postgres`) or on both backends (`both`): those runs are `#[ignore]`d
-/// with the reason until the bug is fixed (`cargo test -- --ignored` runs them).
-#[macro_export]
-macro_rules! on_both_backends_ignored {
-    (postgres, $reason:literal: $($name:ident),* $(,)?) => {
-        $(mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                super::support::balanced_after(super::$name(super::support::Backend::Sqlite)).await
-            }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            #[ignore = $reason]
-            async fn postgres() {
-                super::support::balanced_after(super::$name(super::support::Backend::Postgres)).await
-            }
-        })*
-    };
-    (both, $reason:literal: $($name:ident),* $(,)?) => {
-        $(mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            #[ignore = $reason]
-            async fn sqlite() {
-                super::support::balanced_after(super::$name(super::support::Backend::Sqlite)).await
-            }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            #[ignore = $reason]
-            async fn postgres() {
-                super::support::balanced_after(super::$name(super::support::Backend::Postgres)).await
-            }
-        })*
-    };
-}
-
 /// A database a test spawned an app on, kept (with its folder) until checked.
 struct Spawned {
     database_url: String,

@@ -445,16 +445,15 @@ impl<S: Store> Engine<S> {
     /// Whether the request's price is inside its instrument's band as stored now.
     async fn in_band_now(&self, tx: &mut S::Tx, m: &MatchRequest) -> Result<bool, EngineError> {
         let i = tx.instrument(m.instrument_id).await?.ok_or_else(|| EngineError::Internal("instrument gone".into()))?;
-        Ok(i.min_tick_price <= m.price && m.price <= i.max_tick_price)
+        Ok(i.in_band(m.price))
     }
 
     /// Ends every pending match request of `instrument` whose price left the band.
     pub(crate) async fn cancel_out_of_band(&self, instrument: &Instrument) -> Result<(), EngineError> {
         let pending = self.store.single().await?.match_requests_in_state(MatchRequestState::Pending).await?;
-        for m in pending.into_iter().filter(|m| {
-            m.instrument_id == instrument.instrument_id
-                && (m.price < instrument.min_tick_price || m.price > instrument.max_tick_price)
-        }) {
+        for m in
+            pending.into_iter().filter(|m| m.instrument_id == instrument.instrument_id && !instrument.in_band(m.price))
+        {
             match self.end_match_request(m.match_request_id, MatchRequestEvent::PriceOutOfTick, By::Venue).await {
                 Ok(_) | Err(EngineError::Conflict { .. }) => {}
                 Err(e) => return Err(e),
@@ -514,7 +513,7 @@ impl<S: Store> Engine<S> {
         let side = parent.direction.opposite();
         // Orders left outside a moved band cannot match (DESIGN §4).
         let acceptable = |p: Decimal| {
-            let in_band = instrument.min_tick_price <= p && p <= instrument.max_tick_price;
+            let in_band = instrument.in_band(p);
             in_band
                 && match parent.direction {
                     Direction::Buy => p <= take.price,

@@ -98,6 +98,13 @@ pub struct Instrument {
     pub updated_at: DateTime<Utc>,
 }
 
+impl Instrument {
+    /// Whether `price` is inside the electronic band (both ends included).
+    pub fn in_band(&self, price: Decimal) -> bool {
+        self.min_tick_price <= price && price <= self.max_tick_price
+    }
+}
+
 /// Sortable instrument columns (a closed set: it becomes SQL).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum InstrumentSort {

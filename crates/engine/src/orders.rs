@@ -396,7 +396,7 @@ impl<S: Store> Engine<S> {
     /// Whether an order's price is inside its instrument's band (so it can be matched).
     async fn matchable(&self, o: &ChildOrder) -> Result<bool, EngineError> {
         let i = self.cached_instrument(o.instrument_id).await?;
-        Ok(i.min_tick_price <= o.price && o.price <= i.max_tick_price)
+        Ok(i.in_band(o.price))
     }
 
     pub(crate) fn check_price_and_quantity(
@@ -413,7 +413,7 @@ impl<S: Store> Engine<S> {
         }
         if !on_tick(price, instrument.tick_size) {
             errors.push(FieldError::new("limit_price", "Invalid tick value"));
-        } else if price < instrument.min_tick_price || price > instrument.max_tick_price {
+        } else if !instrument.in_band(price) {
             errors.push(FieldError::new("limit_price", "Must be between electronic price"));
         }
     }

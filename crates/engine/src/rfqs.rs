@@ -403,7 +403,7 @@ impl<S: Store> Engine<S> {
         }
         // A band that moved away from the quote since it was given: no trade outside it.
         let band = tx.instrument(rfq.instrument_id).await?.ok_or_else(|| internal("instrument gone"))?;
-        if side.price < band.min_tick_price || side.price > band.max_tick_price {
+        if !band.in_band(side.price) {
             return Err(conflict(QUOTE_OUT_OF_BAND));
         }
 
@@ -794,7 +794,7 @@ fn check_quote(
             (true, Some(s)) => {
                 if !on_tick(s.price, instrument.tick_size) {
                     errors.push(FieldError::new(format!("{name}_price"), "Invalid tick value"));
-                } else if s.price < instrument.min_tick_price || s.price > instrument.max_tick_price {
+                } else if !instrument.in_band(s.price) {
                     errors.push(FieldError::new(format!("{name}_price"), "Must be between electronic price"));
                 }
                 if s.quantity < instrument.min_quantity {

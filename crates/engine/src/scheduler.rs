@@ -151,11 +151,11 @@ impl<S: Store> Engine<S> {
                 return Ok(report);
             }
             let lease_until = now + LEASE;
+            let job_limit = Duration::from_std(JOB_LIMIT).unwrap_or(LEASE);
             for timer in claimed {
                 // The batch shares one lease: a job that could outlive what is left of it
                 // first renews its own, so that no other run claims it meanwhile; one
                 // another run claimed already is left to that run.
-                let job_limit = Duration::from_std(JOB_LIMIT).unwrap_or(LEASE);
                 let started = self.clock.now();
                 if started + job_limit >= lease_until {
                     let mut tx = self.store.write().await?;

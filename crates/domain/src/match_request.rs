@@ -55,6 +55,16 @@ impl MatchRequestState {
     pub fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|x| x.as_str() == s)
     }
+
+    /// The states of a request that became a trade (what billing counts); a broken-down
+    /// trade is not one.
+    pub const TRADES: [MatchRequestState; 5] = [
+        MatchRequestState::Accepted,
+        MatchRequestState::PartialBrokerAccepted,
+        MatchRequestState::BrokerAccepted,
+        MatchRequestState::PartialBrokerFilled,
+        MatchRequestState::BrokerFilled,
+    ];
 }
 
 /// What can happen to a match request.

@@ -38,7 +38,7 @@ impl Role {
             // Everything, but not the sandbox restriction (which is a limit, not a right).
             Role::UpstairsAdmin => !matches!(permission, SandboxOnly),
             Role::UpstairsSales => matches!(permission, OrderAdmin | BillingRead | AdminDrawer),
-            Role::CompanyAdmin => matches!(permission, ManageOwnCompanyUsers),
+            Role::CompanyAdmin => matches!(permission, ManageOwnCompanyUsers | StopOwnCompany),
             Role::Trader => matches!(permission, Trade),
             Role::Sandbox => matches!(permission, Trade | SandboxOnly),
         }
@@ -56,6 +56,8 @@ pub enum Permission {
     AdminDrawer,
     /// Create and manage the users of one's own company.
     ManageOwnCompanyUsers,
+    /// Stop one's own company's trading (the kill switch; only a venue admin releases it).
+    StopOwnCompany,
     Trade,
     /// Restricts trading and instrument visibility to sandbox instruments.
     SandboxOnly,
@@ -91,6 +93,9 @@ mod tests {
             (Role::UpstairsSales, AdminDrawer, true),
             (Role::CompanyAdmin, Admin, false),
             (Role::CompanyAdmin, ManageOwnCompanyUsers, true),
+            (Role::CompanyAdmin, StopOwnCompany, true),
+            (Role::Trader, StopOwnCompany, false),
+            (Role::UpstairsSales, StopOwnCompany, false),
             (Role::Trader, Admin, false),
             (Role::Trader, Trade, true),
             (Role::Trader, SandboxOnly, false),

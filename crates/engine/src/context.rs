@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use upstairs_domain::role::has_permission;
-use upstairs_domain::{Permission, SessionId, UserId};
+use upstairs_domain::{FieldError, Permission, SessionId, UserId};
 use uuid::Uuid;
 
 use crate::error::EngineError;
@@ -48,6 +48,20 @@ pub(crate) fn require(actor: &Actor, p: Permission) -> Result<(), EngineError> {
 pub(crate) const MAX_PAGE_SIZE: i64 = 500;
 /// The last page number a list takes: the row offset `page × size` must fit 64 bits.
 pub(crate) const MAX_PAGE: i64 = i64::MAX / MAX_PAGE_SIZE;
+
+/// Checks a page request: a page number below 0 or a size outside 1..=[`MAX_PAGE_SIZE`]
+/// is refused rather than read as another page. Returns the page, capped where its
+/// offset would no longer fit 64 bits (there is nothing to read past it anyway).
+pub(crate) fn checked_page(page: i64, size: i64) -> Result<i64, EngineError> {
+    let mut errors = Vec::new();
+    if page < 0 {
+        errors.push(FieldError::new("page", "The page must be 0 or more"));
+    }
+    if !(1..=MAX_PAGE_SIZE).contains(&size) {
+        errors.push(FieldError::new("size", format!("The size must be from 1 to {MAX_PAGE_SIZE}")));
+    }
+    if errors.is_empty() { Ok(page.min(MAX_PAGE)) } else { Err(EngineError::invalid_many(errors)) }
+}
 
 /// Writes the action-log row of a change, in the transaction that makes it.
 pub(crate) async fn audit<T: Tx>(

@@ -62,6 +62,20 @@ impl EngineError {
     }
 }
 
+/// What PostgreSQL's order trigger names when it refuses a stopped company's new child
+/// order (the kill switch, ADR 0021).
+pub const COMPANY_TRADING_STOPPED: &str = "company_trading_stopped";
+
+/// The answer to a stopped company's attempt to trade.
+pub fn trading_stopped() -> EngineError {
+    EngineError::Conflict {
+        detail: "Trading is stopped for your company (kill switch): new orders are refused until a venue admin \
+                 re-enables it."
+            .into(),
+        errors: vec![],
+    }
+}
+
 /// What each unique constraint protects, in one place: the constraint (PostgreSQL names it
 /// `<table>_<column>_key`; SQLite says `<table>.<column>`), the field and the sentence.
 const UNIQUE: &[(&str, &str, &str, &str)] = &[
@@ -97,6 +111,7 @@ impl From<StoreError> for EngineError {
                     errors: vec![],
                 }
             }
+            StoreError::Check(constraint) if constraint == COMPANY_TRADING_STOPPED => trading_stopped(),
             StoreError::Check(constraint) => {
                 tracing::warn!(%constraint, "the database refused a write");
                 EngineError::Conflict {

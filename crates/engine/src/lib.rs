@@ -4,14 +4,17 @@
 
 pub mod accounts;
 pub mod action_logs;
+pub mod admin_orders;
 mod cache;
 pub mod clock;
 pub mod confirmations;
 pub mod context;
 pub mod error;
 pub mod events;
+pub mod kill_switch;
 pub mod matches;
 pub mod model;
+pub mod newsletters;
 pub mod notifications;
 pub mod orders;
 pub mod ports;

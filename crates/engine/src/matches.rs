@@ -58,7 +58,7 @@ pub enum TakeOutcome {
 
 /// Who asked for an answer: a user, or the venue (a timer, the band, the close).
 #[derive(Clone, Copy, Debug)]
-enum By {
+pub(crate) enum By {
     User(UserId),
     Venue,
 }
@@ -107,6 +107,7 @@ impl<S: Store> Engine<S> {
         for p in &parents {
             locked.extend(tx.lock_parent_order(*p).await?);
         }
+        self.require_trading(&mut tx, actor.user.company_id).await?;
         let view = locked
             .iter()
             .find(|v| v.parent.parent_order_id == take.requesting_parent_order_id)
@@ -319,7 +320,7 @@ impl<S: Store> Engine<S> {
     /// (its quantity back to its parent) and the taker's working on (residual) or
     /// cancelled; withdrawn or out of the band, the responder's order back in the book
     /// and the taker's cancelled.
-    async fn end_match_request(
+    pub(crate) async fn end_match_request(
         &self,
         id: MatchRequestId,
         event: MatchRequestEvent,

@@ -37,6 +37,9 @@ pub struct Company {
     pub default_broker: Option<CompanyRef>,
     /// The brokers the company may use, in the order chosen.
     pub brokers: Vec<CompanyRef>,
+    /// Since when its trading is stopped (the kill switch, ADR 0021); written only by
+    /// the switch, never by an edit of the company.
+    pub trading_stopped_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -55,6 +58,7 @@ impl Company {
             trade_confirmation_via_email_enabled: false,
             default_broker: None,
             brokers: vec![],
+            trading_stopped_at: None,
             created_at: now,
             updated_at: now,
         }
@@ -282,6 +286,111 @@ pub struct ActionLogFilter {
     pub size: i64,
 }
 
+/// The Orders panel's filters and page (admin spec section 2); every filter optional.
+#[derive(Clone, Debug, Default)]
+pub struct AdminOrderFilter {
+    pub order_id: Option<OrderId>,
+    pub company_id: Option<CompanyId>,
+    pub instrument_id: Option<InstrumentId>,
+    pub states: Vec<OrderState>,
+    /// Created at or after.
+    pub from: Option<DateTime<Utc>>,
+    /// Created before.
+    pub until: Option<DateTime<Utc>>,
+    pub page: i64,
+    pub size: i64,
+}
+
+/// A child order as the Orders panel lists it: with who placed it, for which company,
+/// on which instrument, through which broker.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdminOrder {
+    pub order: ChildOrder,
+    pub created_by_email: String,
+    pub company_name: String,
+    pub instrument_name: String,
+    pub broker_name: String,
+}
+
+/// One side of a trade as billing lists it (admin spec section 3).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BillingItem {
+    pub company_name: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub user_id: UserId,
+    pub broker_name: String,
+    pub broker_id: CompanyId,
+    pub match_request_id: MatchRequestId,
+    pub order_id: OrderId,
+    /// The parent order the side fills (ADR 0021).
+    pub payment_order_id: ParentOrderId,
+    pub match_request_created_at: DateTime<Utc>,
+    pub instrument_name: String,
+    pub bbg_code: Option<String>,
+    pub exchange_instrument_id: Option<String>,
+    pub exchange: String,
+    pub exchange_iso_code: String,
+    pub tick_size: Decimal,
+    pub term: String,
+    pub direction: Direction,
+    pub quantity: i64,
+    pub price: Decimal,
+}
+
+/// A named list of recipients for the orders digest (admin spec sections 2 and 3).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Newsletter {
+    pub newsletter_id: Uuid,
+    pub name: String,
+    pub description: String,
+    /// What the digest covers: `{"instrument_ids": [...]}`, or `None` for every active
+    /// instrument.
+    pub filter_criteria: Option<serde_json::Value>,
+    pub recipients: Vec<NewsletterRecipient>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub last_sent_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewsletterRecipient {
+    pub user_id: UserId,
+    pub email: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub company_name: String,
+    pub roles: Vec<Role>,
+}
+
+/// Resting interest on one instrument, as the orders digest shows it: per side, the
+/// price levels and what each shows, with no firm named (an iceberg counts as its
+/// minimum block, as in the book).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DigestInstrument {
+    pub name: String,
+    pub term: String,
+    pub min_block: i64,
+    /// Best first: highest bid first, lowest offer first.
+    pub bids: Vec<DigestLevel>,
+    pub offers: Vec<DigestLevel>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DigestLevel {
+    #[serde(with = "rust_decimal::serde::str")]
+    pub price: Decimal,
+    pub quantity: i64,
+}
+
+/// An e-mail as it will read, before it is sent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmailPreview {
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+}
+
 /// What an e-mail says; the mail crate renders it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "template", rename_all = "snake_case")]
@@ -300,6 +409,14 @@ pub enum EmailTemplate {
         trade: TradeDetails,
         confirm_link: String,
         decline_link: String,
+    },
+    /// The orders digest of a newsletter: resting interest per instrument, no firm named.
+    OrdersDigest {
+        first_name: String,
+        newsletter: String,
+        description: String,
+        instruments: Vec<DigestInstrument>,
+        dashboard_link: String,
     },
 }
 
@@ -363,6 +480,7 @@ impl EmailTemplate {
         match self {
             EmailTemplate::PasswordReset { link, .. } | EmailTemplate::AccountActivation { link, .. } => vec![link],
             EmailTemplate::TradeConfirmation { confirm_link, decline_link, .. } => vec![confirm_link, decline_link],
+            EmailTemplate::OrdersDigest { dashboard_link, .. } => vec![dashboard_link],
         }
     }
 
@@ -382,6 +500,8 @@ impl EmailTemplate {
                 confirm_link: r(),
                 decline_link: r(),
             },
+            // Its link is the public dashboard's: nothing secret to remove.
+            EmailTemplate::OrdersDigest { .. } => self.clone(),
         }
     }
 }

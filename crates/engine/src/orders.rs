@@ -287,6 +287,7 @@ impl<S: Store> Engine<S> {
             updated_at: now,
         };
         let mut tx = self.store.write().await?;
+        self.require_trading(&mut tx, actor.user.company_id).await?;
         tx.insert_parent_order(&parent).await?;
         audit(
             &mut tx,
@@ -478,6 +479,10 @@ impl<S: Store> Engine<S> {
         match self.store.insert_order_audited(&order, ParentState::Active, &log).await {
             Ok(true) => {}
             Ok(false) => {
+                // Refused by the insert's own conditions: a parent no longer active, or
+                // the company's trading stopped (the kill switch, ADR 0021).
+                let mut tx = self.store.single().await?;
+                self.require_trading(&mut tx, actor.user.company_id).await?;
                 return Err(EngineError::Conflict {
                     detail: "This parent order is no longer active.".into(),
                     errors: vec![],

@@ -64,6 +64,7 @@ pub trait Tx:
     + AuditRepo
     + OutboxRepo
     + TimerRepo
+    + NewsletterRepo
     + Send
 {
     async fn commit(self) -> StoreResult<()>;
@@ -82,6 +83,16 @@ pub trait CompanyRepo {
     async fn companies(&mut self, page: i64, size: i64) -> StoreResult<Page<Company>>;
     /// Companies having the type (e.g. `liquidity-provider`), ordered by name.
     async fn companies_of_type(&mut self, company_type: &str) -> StoreResult<Vec<Company>>;
+    /// Stops (`Some(since)`) or releases (`None`) a company's trading: the kill switch.
+    async fn set_trading_stopped(
+        &mut self,
+        id: CompanyId,
+        since: Option<DateTime<Utc>>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    /// Locks every active parent order of a company until commit (the kill switch's
+    /// sweep waits for the order writes in flight; a no-op on SQLite's single writer).
+    async fn lock_parent_orders_of_company(&mut self, id: CompanyId) -> StoreResult<()>;
 }
 
 #[async_trait]
@@ -132,6 +143,9 @@ pub trait OrderRepo {
         state: OrderState,
         not_company: CompanyId,
     ) -> StoreResult<Vec<ChildOrder>>;
+    /// One page of every company's child orders, newest first, with who placed each,
+    /// for which company, on which instrument and through which broker; and how many match.
+    async fn admin_orders(&mut self, filter: &AdminOrderFilter) -> StoreResult<Page<AdminOrder>>;
     /// The orders in `states` created up to `created_until`, oldest first.
     async fn orders_in_states(
         &mut self,
@@ -225,6 +239,8 @@ pub trait TimerRepo {
 #[async_trait]
 pub trait Mailer: Send + Sync + 'static {
     async fn send(&self, email: &OutgoingEmail) -> Result<(), String>;
+    /// What the e-mail will say (subject, text, HTML), without sending it.
+    fn preview(&self, email: &OutgoingEmail) -> EmailPreview;
     /// Whether the transport keeps its own copy of each message with its links (the
     /// demo's files): then the outbox keeps them too rather than redacting them.
     fn keeps_copies(&self) -> bool {
@@ -260,6 +276,9 @@ pub trait MatchRequestRepo {
         by: Responders<'_>,
         since: DateTime<Utc>,
     ) -> StoreResult<Vec<(Uuid, MatchRequestState, i64)>>;
+    /// Both sides of every match request that became a trade (newest first, the taker's
+    /// side before the responder's): what billing lists.
+    async fn billing_items(&mut self, states: &[MatchRequestState]) -> StoreResult<Vec<BillingItem>>;
     /// A user's match requests in `state`, as taker or responder, newest first.
     async fn match_requests_of_user(
         &mut self,
@@ -351,6 +370,19 @@ pub trait RfqRepo {
         since: Option<DateTime<Utc>>,
         limit: i64,
     ) -> StoreResult<Vec<RfqResponse>>;
+}
+
+#[async_trait]
+pub trait NewsletterRepo {
+    async fn insert_newsletter(&mut self, n: &Newsletter) -> StoreResult<()>;
+    /// Every newsletter with its recipients, newest first.
+    async fn newsletters(&mut self) -> StoreResult<Vec<Newsletter>>;
+    async fn newsletter(&mut self, id: Uuid) -> StoreResult<Option<Newsletter>>;
+    /// Adds users (already there: left as they are); returns how many were new.
+    async fn add_newsletter_recipients(&mut self, id: Uuid, users: &[UserId], at: DateTime<Utc>) -> StoreResult<u64>;
+    /// False when the user was not a recipient.
+    async fn remove_newsletter_recipient(&mut self, id: Uuid, user: UserId) -> StoreResult<bool>;
+    async fn mark_newsletter_sent(&mut self, id: Uuid, at: DateTime<Utc>) -> StoreResult<()>;
 }
 
 /// Whose received match requests to count.

@@ -133,6 +133,7 @@ impl<S: Store> Engine<S> {
         if view.parent.state != ParentState::Active {
             return Err(conflict("This parent order is no longer active."));
         }
+        self.require_trading(&mut tx, actor.user.company_id).await?;
         let tradable = Quantities::of(view.parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
         if input.quantity > tradable {
             return Err(EngineError::invalid_many(vec![FieldError::new("quantity", "Exceeds available quantity")]));
@@ -332,33 +333,54 @@ impl<S: Store> Engine<S> {
                 ResponseEvent::Quote
             }
         };
+        if event == ResponseEvent::Quote {
+            self.require_trading(&mut tx, actor.user.company_id).await?;
+        }
+        self.record_answer(tx, &rfq, before, after, event, Some(actor.user.user_id), now).await
+    }
+
+    /// Writes a provider's quote or decline of an open RFQ, tells the requester and
+    /// audits it, then publishes: the end of [`Self::answer_rfq`], and the kill switch's
+    /// withdrawal of a stopped provider's responses (`by` the switch's actor).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn record_answer(
+        &self,
+        mut tx: S::Tx,
+        rfq: &Rfq,
+        before: RfqResponse,
+        mut after: RfqResponse,
+        event: ResponseEvent,
+        by: Option<UserId>,
+        now: DateTime<Utc>,
+    ) -> Result<RfqResponse, EngineError> {
+        let id = rfq.rfq_id;
         after.state = response_transition(before.state, event)
             .map_err(|_| conflict("This response can no longer be changed."))?;
         tx.update_rfq_response(&before, &after).await?;
         let mut notices = Vec::new();
         if event == ResponseEvent::Quote && before.state == ResponseState::AwaitingResponse {
-            let n = notice(&rfq, rfq.user_id, Party::Requester, NotificationType::RfqQuoteReceived, now);
+            let n = notice(rfq, rfq.user_id, Party::Requester, NotificationType::RfqQuoteReceived, now);
             tx.insert_notification(&n).await?;
             notices.push(n);
         }
         if event == ResponseEvent::Decline {
             notices.extend(
-                self.end_notices(&mut tx, &rfq, |_| MatchRequestState::Rejected, Some(before.company_id), now).await?,
+                self.end_notices(&mut tx, rfq, |_| MatchRequestState::Rejected, Some(before.company_id), now).await?,
             );
         }
         audit(
             &mut tx,
             now,
-            Some(actor.user.user_id),
+            by,
             "rfq_response",
             Some(after.rfq_response_id.0),
             after.state.as_str(),
             json!({"rfq_id": id, "buy": after.buy.map(side_json), "sell": after.sell.map(side_json)}),
         )
         .await?;
-        let listeners = self.rfq_listeners(&mut tx, &rfq, &[before.company_id]).await?;
+        let listeners = self.rfq_listeners(&mut tx, rfq, &[before.company_id]).await?;
         tx.commit().await?;
-        self.publish_rfq(&rfq, &listeners);
+        self.publish_rfq(rfq, &listeners);
         self.publish_notifications(notices);
         Ok(after)
     }
@@ -388,6 +410,11 @@ impl<S: Store> Engine<S> {
         if rfq.state != RfqState::Open || now >= rfq.expires_at {
             return Err(conflict("This RFQ is no longer open."));
         }
+        self.require_trading(&mut tx, actor.user.company_id).await?;
+        // A quote a stopped provider left behind (it raced the switch) is not accepted.
+        self.require_trading(&mut tx, chosen.company_id).await.map_err(|_| {
+            conflict("This liquidity provider has stopped trading: its quote can no longer be accepted.")
+        })?;
         if chosen.state != ResponseState::Responded {
             return Err(conflict("Only a received quote can be accepted."));
         }
@@ -598,7 +625,7 @@ impl<S: Store> Engine<S> {
 
     /// Ends an open RFQ by its deadline (or the close) or its withdrawal: open responses
     /// end alike, the reserved order expires or is cancelled, its quantity back to the parent.
-    async fn end_rfq(
+    pub(crate) async fn end_rfq(
         &self,
         id: RfqId,
         event: RfqEvent,

@@ -94,7 +94,7 @@ impl<S: Store> Engine<S> {
         Ok(messages)
     }
 
-    fn mail_domain(&self) -> String {
+    pub(crate) fn mail_domain(&self) -> String {
         let url = self.config.public_url.as_str();
         let rest = url.split_once("://").map_or(url, |(_, r)| r);
         let host = rest.split(['/', ':']).next().unwrap_or("");
@@ -229,6 +229,10 @@ impl<S: Store> Engine<S> {
                 tracing::info!(sessions = s, links = l, "cleaned up expired sessions and links");
                 Ok(Outcome::Done)
             }
+            crate::kill_switch::KILL_SWEEP => {
+                self.run_kill_sweep_timer(timer).await.map_err(|e| e.to_string())?;
+                self.finish_timer(timer.timer_id).await
+            }
             crate::rfqs::EXPIRE => {
                 self.run_rfq_timer(timer).await.map_err(|e| e.to_string())?;
                 self.finish_timer(timer.timer_id).await
@@ -351,6 +355,7 @@ impl Lane {
                 crate::matches::AUTO_RESPONSE,
                 crate::rfqs::EXPIRE,
                 crate::orders::DAY_CLOSE,
+                crate::kill_switch::KILL_SWEEP,
                 CLEANUP,
             ],
             Lane::Mail => &[OUTBOX_DELIVER],

@@ -108,8 +108,10 @@ impl<S: Store> Engine<S> {
         if !(actor.can(Permission::Admin) || (own_company && actor.can(Permission::ManageOwnCompanyUsers))) {
             return Err(EngineError::Forbidden("You are not allowed to create users.".into()));
         }
-        if input.roles.contains(&Role::UpstairsAdmin) && !actor.can(Permission::Admin) {
-            return Err(EngineError::Forbidden("Only venue admins can grant the upstairs-admin role.".into()));
+        if input.roles.iter().any(|r| matches!(r, Role::UpstairsAdmin | Role::UpstairsSales))
+            && !actor.can(Permission::Admin)
+        {
+            return Err(EngineError::Forbidden("Only venue admins can grant venue roles.".into()));
         }
         let mut errors = Vec::new();
         let email = match Email::parse(&input.email) {

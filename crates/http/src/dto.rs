@@ -427,6 +427,9 @@ pub struct CompanyDto {
     pub roles: Vec<String>,
     /// The reliability score over every match request its users received (see `UserDto`).
     pub reliability_score: i64,
+    /// Since when its trading is stopped by the kill switch; null while it trades.
+    #[schema(required = true)]
+    pub trading_stopped_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -446,6 +449,7 @@ impl CompanyDto {
             brokers: c.brokers.into_iter().map(r).collect(),
             roles: c.roles,
             reliability_score,
+            trading_stopped_at: c.trading_stopped_at,
             created_at: c.created_at,
             updated_at: c.updated_at,
         }
@@ -947,6 +951,10 @@ pub struct PlatformStatusDto {
     pub open_time: String,
     pub close_time: String,
     pub parent_orders_from: String,
+    /// Since when the caller's company is stopped by the kill switch (new orders are
+    /// refused); null while it trades.
+    #[schema(required = true)]
+    pub trading_stopped_at: Option<DateTime<Utc>>,
 }
 
 #[cfg(test)]

@@ -25,7 +25,9 @@ use utoipa::OpenApi;
 
 use crate::error::ApiError;
 use crate::openapi::ApiRouter;
-use crate::routes::{action_logs, auth, matches, meta, notifications, orders, outbox, reference, rfqs, users};
+use crate::routes::{
+    action_logs, admin_orders, auth, matches, meta, newsletters, notifications, orders, outbox, reference, rfqs, users,
+};
 
 /// What every handler can reach.
 pub struct AppState<S: Store> {
@@ -53,7 +55,7 @@ impl<S: Store> Clone for AppState<S> {
     info(title = "Upstairs API", description = "Block trading venue: accounts, orders, match requests, RFQs."),
     // The realtime payloads: no route returns them, the STOMP topics carry them.
     components(schemas(
-        stomp::messages::BookMessage, stomp::messages::OrderMessage, stomp::messages::InstrumentMessage,
+        stomp::messages::BookMessage, stomp::messages::OrderMessage,
         stomp::messages::RfqMessage, routes::notifications::NotificationDto,
     )),
     modifiers(&BearerAuth),
@@ -87,6 +89,8 @@ fn api<S: Store>() -> (Router<AppState<S>>, utoipa::openapi::OpenApi) {
         .merge(notifications::router())
         .merge(outbox::router())
         .merge(action_logs::router())
+        .merge(admin_orders::router())
+        .merge(newsletters::router())
         .split(ApiDoc::openapi())
 }
 

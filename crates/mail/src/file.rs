@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use async_trait::async_trait;
 use tokio::io::AsyncWriteExt;
 use upstairs_engine::Mailer;
-use upstairs_engine::model::OutgoingEmail;
+use upstairs_engine::model::{EmailPreview, OutgoingEmail};
 
 use crate::{MailSettings, render};
 
@@ -72,6 +72,10 @@ impl FileMailer {
 
 #[async_trait]
 impl Mailer for FileMailer {
+    fn preview(&self, email: &OutgoingEmail) -> EmailPreview {
+        crate::preview(&self.settings, &email.template)
+    }
+
     async fn send(&self, email: &OutgoingEmail) -> Result<(), String> {
         let message = render(&self.settings, email)?;
         let path = self.path_for(&email.message_id);

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use upstairs_engine::Mailer;
 
 pub use file::FileMailer;
-pub use render::render;
+pub use render::{preview, render};
 pub use smtp::{SEND_TIMEOUT, SMTP_TIMEOUT, SmtpMailer, redact_url};
 
 /// What every e-mail says about the venue itself: its name, the sender and how to reach

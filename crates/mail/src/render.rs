@@ -4,7 +4,7 @@ use lettre::Message;
 use lettre::message::header::{ContentTransferEncoding, ContentType, HeaderName, HeaderValue};
 use lettre::message::{Body, Mailbox, MultiPart, SinglePart};
 use upstairs_domain::order::Direction;
-use upstairs_engine::model::{ConfirmationStep, EmailTemplate, OutgoingEmail};
+use upstairs_engine::model::{ConfirmationStep, DigestLevel, EmailPreview, EmailTemplate, OutgoingEmail};
 
 use crate::MailSettings;
 
@@ -32,6 +32,21 @@ pub fn render(settings: &MailSettings, email: &OutgoingEmail) -> Result<Message,
                 .singlepart(SinglePart::builder().header(ContentType::TEXT_HTML).body(text_body(content.html()))),
         )
         .map_err(|e| format!("cannot build e-mail {}: {e}", email.message_id))
+}
+
+/// What an e-mail will say, as its reader sees it: the subject, the plain text and the
+/// HTML of [`render`]'s message, for a preview before it is sent.
+pub fn preview(settings: &MailSettings, template: &EmailTemplate) -> EmailPreview {
+    let content = Content::of(settings, template);
+    EmailPreview { html: content.html(), text: content.plain_text(), subject: content.subject }
+}
+
+/// A digest side as `2100 @ 94.7, 4200 @ 94.69`, or a dash when it is empty.
+fn levels(side: &[DigestLevel]) -> String {
+    if side.is_empty() {
+        return "-".to_owned();
+    }
+    side.iter().map(|l| format!("{} @ {}", l.quantity, l.price.normalize())).collect::<Vec<_>>().join(", ")
 }
 
 /// A Message-ID must be `<…>` in printable ASCII without spaces, or the header is malformed.
@@ -91,8 +106,8 @@ struct Content {
     action: String,
     button: &'static str,
     link: String,
-    /// A trade's fields, shown as a table (empty for account e-mails).
-    details: Vec<(&'static str, String)>,
+    /// A trade's fields, or a digest's instruments, shown as a table (empty for account e-mails).
+    details: Vec<(String, String)>,
     /// A second choice beside the button, with its own link (declining a trade).
     decline: Option<(&'static str, String)>,
     ignore: String,
@@ -133,7 +148,7 @@ impl Content {
                     Direction::Buy => "Buy",
                     Direction::Sell => "Sell",
                 };
-                details = vec![
+                details = [
                     ("Client", one_line(&trade.client_name)),
                     ("Trader", one_line(&trade.trader_name)),
                     ("Instrument", one_line(&trade.instrument_name)),
@@ -142,7 +157,10 @@ impl Content {
                     ("Price", trade.price.normalize().to_string()),
                     ("Counterparty broker", one_line(&trade.counterparty_broker_name)),
                     ("Matched at", trade.matched_at.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
-                ];
+                ]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect();
                 let client = one_line(&trade.client_name);
                 let instrument = one_line(&trade.instrument_name);
                 match step {
@@ -176,6 +194,35 @@ impl Content {
                         )
                     }
                 }
+            }
+            EmailTemplate::OrdersDigest { first_name, newsletter, description, instruments, dashboard_link } => {
+                details = instruments
+                    .iter()
+                    .map(|i| {
+                        let label = format!("{} {}", one_line(&i.name), one_line(&i.term)).trim().to_owned();
+                        (label, format!("Bids: {} | Offers: {}", levels(&i.bids), levels(&i.offers)))
+                    })
+                    .collect();
+                let newsletter = one_line(newsletter);
+                let action = if instruments.is_empty() {
+                    "No instrument has resting interest right now.".to_owned()
+                } else {
+                    "Resting interest in the block book now, per instrument: each price level and the size \
+                     it shows (quantity @ price, best first). No firm is named; hidden size is not shown."
+                        .to_owned()
+                };
+                (
+                    format!("{product} orders digest: {newsletter}"),
+                    first_name,
+                    dashboard_link,
+                    one_line(description),
+                    action,
+                    "Open the dashboard",
+                    format!(
+                        "You receive this digest as a recipient of the {product} newsletter \"{newsletter}\". \
+                         Ask your {product} contact to take you off it."
+                    ),
+                )
             }
         };
         Self {

@@ -8,7 +8,7 @@ use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 use upstairs_engine::Mailer;
-use upstairs_engine::model::OutgoingEmail;
+use upstairs_engine::model::{EmailPreview, OutgoingEmail};
 use url::{Host, Url};
 
 use crate::{MailSettings, render};
@@ -113,6 +113,10 @@ impl SmtpMailer {
 
 #[async_trait]
 impl Mailer for SmtpMailer {
+    fn preview(&self, email: &OutgoingEmail) -> EmailPreview {
+        crate::preview(&self.settings, &email.template)
+    }
+
     async fn send(&self, email: &OutgoingEmail) -> Result<(), String> {
         let message = render(&self.settings, email)?;
         let outcome = tokio::time::timeout(self.send_timeout, self.transport.send(message)).await;

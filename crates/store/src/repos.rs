@@ -40,6 +40,66 @@ pub(crate) fn action_log_order(sort: upstairs_engine::model::ActionLogSort, desc
     format!("{column} {dir}, a.created_at desc, a.action_log_id desc")
 }
 
+/// The Orders panel's rows: a child order with who placed it, for which company, on
+/// which instrument, through which broker.
+pub(crate) const ADMIN_ORDER_SELECT: &str = "select c.*, u.email as created_by_email, co.name as company_name, \
+     i.name as instrument_name, b.name as broker_name from child_order c \
+     join app_user u on u.user_id = c.created_by join company co on co.company_id = c.company_id \
+     join instrument i on i.instrument_id = c.instrument_id join company b on b.company_id = c.broker_id";
+
+/// The `where` of an Orders panel page: only the filters given, so that each backend
+/// plans for what is asked; the placeholders are bound in this order by the caller.
+pub(crate) fn admin_order_filter(f: &upstairs_engine::model::AdminOrderFilter) -> (String, usize) {
+    let mut conds = Vec::new();
+    let mut n = 0;
+    let mut next = || {
+        n += 1;
+        format!("${n}")
+    };
+    if f.order_id.is_some() {
+        conds.push(format!("c.order_id = {}", next()));
+    }
+    if f.company_id.is_some() {
+        conds.push(format!("c.company_id = {}", next()));
+    }
+    if f.instrument_id.is_some() {
+        conds.push(format!("c.instrument_id = {}", next()));
+    }
+    if !f.states.is_empty() {
+        let list: Vec<String> = f.states.iter().map(|_| next()).collect();
+        conds.push(format!("c.state in ({})", list.join(", ")));
+    }
+    if f.from.is_some() {
+        conds.push(format!("c.created_at >= {}", next()));
+    }
+    if f.until.is_some() {
+        conds.push(format!("c.created_at < {}", next()));
+    }
+    let filter = if conds.is_empty() { String::new() } else { format!(" where {}", conds.join(" and ")) };
+    (filter, n)
+}
+
+/// Both sides of every match request in the states `$1`–`$5`, as billing lists them.
+pub(crate) const BILLING_ITEMS: &str = "with t as ( \
+       select match_request_id, created_at, quantity, price, instrument_id, requesting_order_id as order_id, \
+              requesting_user_id as user_id, 0 as side from match_request where state in ($1, $2, $3, $4, $5) \
+       union all \
+       select match_request_id, created_at, quantity, price, instrument_id, responding_order_id, \
+              responding_user_id, 1 from match_request where state in ($1, $2, $3, $4, $5)) \
+     select co.name as company_name, u.first_name, u.last_name, u.user_id, b.name as broker_name, o.broker_id, \
+            t.match_request_id, t.order_id, o.parent_order_id, t.created_at as match_request_created_at, \
+            i.name as instrument_name, i.bbg_code, i.exchange_instrument_id, i.exchange, i.exchange_iso_code, \
+            i.tick_size, i.term, o.direction, t.quantity, t.price \
+     from t join child_order o on o.order_id = t.order_id join app_user u on u.user_id = t.user_id \
+     join company co on co.company_id = o.company_id join company b on b.company_id = o.broker_id \
+     join instrument i on i.instrument_id = t.instrument_id \
+     order by t.created_at desc, t.match_request_id, t.side";
+
+/// A newsletter's recipients as the admin lists them.
+pub(crate) const NEWSLETTER_RECIPIENTS: &str = "select r.newsletter_id, u.user_id, u.email, u.first_name, \
+     u.last_name, c.name as company_name, u.roles from newsletter_recipient r \
+     join app_user u on u.user_id = r.user_id join company c on c.company_id = u.company_id";
+
 /// Recomputes an instrument's levels from its resting orders (`$2`: the resting state).
 pub(crate) const REBUILD_LEVELS: &str = "insert into book_level (instrument_id, direction, price, company_id, shown) \
      select c.instrument_id, c.direction, c.price, c.company_id, \
@@ -54,11 +114,13 @@ pub(crate) const ORDER_COLUMNS: &str = "order_id, parent_order_id, company_id, c
      matched_quantity, rests";
 
 /// A child order into a parent in state `$18` only, its columns `$1`–`$17` as `bind_order`
-/// binds them; nothing is written when the parent is in another state.
+/// binds them; nothing is written when the parent is in another state or the company's
+/// trading is stopped (the kill switch, ADR 0021).
 pub(crate) fn insert_order_if_parent() -> String {
     format!(
         "insert into child_order ({ORDER_COLUMNS}) select {} where exists \
-         (select 1 from parent_order where parent_order_id = $2 and state = $18)",
+         (select 1 from parent_order where parent_order_id = $2 and state = $18) and not exists \
+         (select 1 from company where company_id = $3 and trading_stopped_at is not null)",
         placeholders(1, 17)
     )
 }
@@ -268,6 +330,34 @@ macro_rules! shared_repos {
                 .await
                 .map_err(map_err)?;
                 self.load_companies(rows).await
+            }
+
+            async fn set_trading_stopped(
+                &mut self,
+                id: CompanyId,
+                since: Option<DateTime<Utc>>,
+                at: DateTime<Utc>,
+            ) -> StoreResult<()> {
+                sqlx::query("update company set trading_stopped_at = $1, updated_at = $2 where company_id = $3")
+                    .bind(since.map(Ts))
+                    .bind(Ts(at))
+                    .bind(id.0)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn lock_parent_orders_of_company(&mut self, id: CompanyId) -> StoreResult<()> {
+                sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "select parent_order_id from parent_order where company_id = $1 and state = $2{FOR_UPDATE}"
+                )))
+                .bind(id.0)
+                .bind(ParentState::Active.as_str())
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
             }
         }
 
@@ -689,6 +779,120 @@ macro_rules! shared_repos {
             }
         }
 
+        impl $tx {
+            /// The newsletters of `rows` with their recipients, by e-mail.
+            async fn with_recipients(&mut self, rows: Vec<NewsletterRow>) -> StoreResult<Vec<Newsletter>> {
+                let mut out: Vec<Newsletter> = rows.into_iter().map(NewsletterRow::into_model).collect();
+                if out.is_empty() {
+                    return Ok(out);
+                }
+                let query = format!(
+                    "{} where r.newsletter_id in ({}) order by u.email",
+                    sql::NEWSLETTER_RECIPIENTS,
+                    sql::placeholders(1, out.len())
+                );
+                let mut q = sqlx::query_as::<_, NewsletterRecipientRow>(sqlx::AssertSqlSafe(query));
+                for n in &out {
+                    q = q.bind(n.newsletter_id);
+                }
+                for r in q.fetch_all(&mut *self.tx).await.map_err(map_err)? {
+                    if let Some(n) = out.iter_mut().find(|n| n.newsletter_id == r.newsletter_id) {
+                        n.recipients.push(r.into_model());
+                    }
+                }
+                Ok(out)
+            }
+        }
+
+        #[async_trait]
+        impl NewsletterRepo for $tx {
+            async fn insert_newsletter(&mut self, n: &Newsletter) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into newsletter (newsletter_id, name, description, filter_criteria, created_at, \
+                     updated_at, last_sent_at) values ($1, $2, $3, $4, $5, $6, $7)",
+                )
+                .bind(n.newsletter_id)
+                .bind(&n.name)
+                .bind(&n.description)
+                .bind(n.filter_criteria.as_ref().map(Json))
+                .bind(Ts(n.created_at))
+                .bind(Ts(n.updated_at))
+                .bind(n.last_sent_at.map(Ts))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn newsletters(&mut self) -> StoreResult<Vec<Newsletter>> {
+                let rows = sqlx::query_as::<_, NewsletterRow>(
+                    "select * from newsletter order by created_at desc, newsletter_id desc",
+                )
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                self.with_recipients(rows).await
+            }
+
+            async fn newsletter(&mut self, id: Uuid) -> StoreResult<Option<Newsletter>> {
+                let rows = sqlx::query_as::<_, NewsletterRow>("select * from newsletter where newsletter_id = $1")
+                    .bind(id)
+                    .fetch_all(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(self.with_recipients(rows).await?.pop())
+            }
+
+            async fn add_newsletter_recipients(
+                &mut self,
+                id: Uuid,
+                users: &[UserId],
+                at: DateTime<Utc>,
+            ) -> StoreResult<u64> {
+                let mut added = 0;
+                for u in users {
+                    added += sqlx::query(
+                        "insert into newsletter_recipient (newsletter_id, user_id, added_at) values ($1, $2, $3) \
+                         on conflict (newsletter_id, user_id) do nothing",
+                    )
+                    .bind(id)
+                    .bind(u.0)
+                    .bind(Ts(at))
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .rows_affected();
+                }
+                sqlx::query("update newsletter set updated_at = $1 where newsletter_id = $2")
+                    .bind(Ts(at))
+                    .bind(id)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(added)
+            }
+
+            async fn remove_newsletter_recipient(&mut self, id: Uuid, user: UserId) -> StoreResult<bool> {
+                let r = sqlx::query("delete from newsletter_recipient where newsletter_id = $1 and user_id = $2")
+                    .bind(id)
+                    .bind(user.0)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(r.rows_affected() == 1)
+            }
+
+            async fn mark_newsletter_sent(&mut self, id: Uuid, at: DateTime<Utc>) -> StoreResult<()> {
+                sqlx::query("update newsletter set last_sent_at = $1 where newsletter_id = $2")
+                    .bind(Ts(at))
+                    .bind(id)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
+            }
+        }
+
         #[async_trait]
         impl OutboxRepo for $tx {
             async fn insert_outbox(&mut self, m: &OutboxMessage) -> StoreResult<()> {
@@ -1060,6 +1264,53 @@ macro_rules! shared_repos {
                 convert(rows, ChildOrderRow::into_model)
             }
 
+            async fn admin_orders(&mut self, f: &AdminOrderFilter) -> StoreResult<Page<AdminOrder>> {
+                let (filter, n) = sql::admin_order_filter(f);
+                macro_rules! bind_filter {
+                    ($q:expr) => {{
+                        let mut q = $q;
+                        if let Some(o) = f.order_id {
+                            q = q.bind(o.0);
+                        }
+                        if let Some(c) = f.company_id {
+                            q = q.bind(c.0);
+                        }
+                        if let Some(i) = f.instrument_id {
+                            q = q.bind(i.0);
+                        }
+                        for s in &f.states {
+                            q = q.bind(s.as_str());
+                        }
+                        if let Some(t) = f.from {
+                            q = q.bind(Ts(t));
+                        }
+                        if let Some(t) = f.until {
+                            q = q.bind(Ts(t));
+                        }
+                        q
+                    }};
+                }
+                let total_items: i64 = bind_filter!(sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                    "select count(*) from child_order c{filter}"
+                ))))
+                .fetch_one(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                let query = format!(
+                    "{}{filter} order by c.created_at desc, c.order_id desc limit ${} offset ${}",
+                    sql::ADMIN_ORDER_SELECT,
+                    n + 1,
+                    n + 2
+                );
+                let rows = bind_filter!(sqlx::query_as::<_, AdminOrderRow>(sqlx::AssertSqlSafe(query)))
+                    .bind(f.size)
+                    .bind(f.page.saturating_mul(f.size))
+                    .fetch_all(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(Page { items: convert(rows, AdminOrderRow::into_model)?, total_items })
+            }
+
             async fn orders_in_states(
                 &mut self,
                 states: &[OrderState],
@@ -1209,6 +1460,22 @@ macro_rules! shared_repos {
                         Ok((id, parsed, n))
                     })
                     .collect()
+            }
+
+            async fn billing_items(&mut self, states: &[MatchRequestState]) -> StoreResult<Vec<BillingItem>> {
+                let [a, b, c, d, e] = states else {
+                    return Err(StoreError::Other(format!("billing takes five states, not {}", states.len())));
+                };
+                let rows = sqlx::query_as::<_, BillingItemRow>(sql::BILLING_ITEMS)
+                    .bind(a.as_str())
+                    .bind(b.as_str())
+                    .bind(c.as_str())
+                    .bind(d.as_str())
+                    .bind(e.as_str())
+                    .fetch_all(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                convert(rows, BillingItemRow::into_model)
             }
 
             async fn match_requests_of_user(

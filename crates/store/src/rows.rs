@@ -37,6 +37,7 @@ pub struct CompanyRow {
     trade_confirmation_via_email_enabled: bool,
     default_broker_id: Option<Uuid>,
     default_broker_name: Option<String>,
+    trading_stopped_at: Option<Ts>,
     created_at: Ts,
     updated_at: Ts,
 }
@@ -58,6 +59,7 @@ impl CompanyRow {
                 .zip(self.default_broker_name)
                 .map(|(id, name)| CompanyRef { company_id: CompanyId(id), name }),
             brokers: vec![],
+            trading_stopped_at: self.trading_stopped_at.map(|t| t.0),
             created_at: self.created_at.0,
             updated_at: self.updated_at.0,
         }
@@ -384,6 +386,130 @@ impl ChildOrderRow {
             created_at: self.created_at.0,
             updated_at: self.updated_at.0,
         })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct AdminOrderRow {
+    #[sqlx(flatten)]
+    order: ChildOrderRow,
+    created_by_email: String,
+    company_name: String,
+    instrument_name: String,
+    broker_name: String,
+}
+
+impl AdminOrderRow {
+    pub fn into_model(self) -> StoreResult<AdminOrder> {
+        Ok(AdminOrder {
+            order: self.order.into_model()?,
+            created_by_email: self.created_by_email,
+            company_name: self.company_name,
+            instrument_name: self.instrument_name,
+            broker_name: self.broker_name,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct BillingItemRow {
+    company_name: String,
+    first_name: String,
+    last_name: String,
+    user_id: Uuid,
+    broker_name: String,
+    broker_id: Uuid,
+    match_request_id: Uuid,
+    order_id: Uuid,
+    parent_order_id: Uuid,
+    match_request_created_at: Ts,
+    instrument_name: String,
+    bbg_code: Option<String>,
+    exchange_instrument_id: Option<String>,
+    exchange: String,
+    exchange_iso_code: String,
+    tick_size: Dec,
+    term: String,
+    direction: String,
+    quantity: i64,
+    price: Dec,
+}
+
+impl BillingItemRow {
+    pub fn into_model(self) -> StoreResult<BillingItem> {
+        Ok(BillingItem {
+            company_name: self.company_name,
+            first_name: self.first_name,
+            last_name: self.last_name,
+            user_id: UserId(self.user_id),
+            broker_name: self.broker_name,
+            broker_id: CompanyId(self.broker_id),
+            match_request_id: MatchRequestId(self.match_request_id),
+            order_id: OrderId(self.order_id),
+            payment_order_id: ParentOrderId(self.parent_order_id),
+            match_request_created_at: self.match_request_created_at.0,
+            instrument_name: self.instrument_name,
+            bbg_code: self.bbg_code,
+            exchange_instrument_id: self.exchange_instrument_id,
+            exchange: self.exchange,
+            exchange_iso_code: self.exchange_iso_code,
+            tick_size: self.tick_size.0,
+            term: self.term,
+            direction: stored("direction", &self.direction, Direction::parse(&self.direction))?,
+            quantity: self.quantity,
+            price: self.price.0,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct NewsletterRow {
+    newsletter_id: Uuid,
+    name: String,
+    description: String,
+    filter_criteria: Option<Json<Value>>,
+    created_at: Ts,
+    updated_at: Ts,
+    last_sent_at: Option<Ts>,
+}
+
+impl NewsletterRow {
+    /// The newsletter without its recipients (read separately).
+    pub fn into_model(self) -> Newsletter {
+        Newsletter {
+            newsletter_id: self.newsletter_id,
+            name: self.name,
+            description: self.description,
+            filter_criteria: self.filter_criteria.map(|j| j.0),
+            recipients: vec![],
+            created_at: self.created_at.0,
+            updated_at: self.updated_at.0,
+            last_sent_at: self.last_sent_at.map(|t| t.0),
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct NewsletterRecipientRow {
+    pub newsletter_id: Uuid,
+    user_id: Uuid,
+    email: String,
+    first_name: String,
+    last_name: String,
+    company_name: String,
+    roles: Json<Vec<Role>>,
+}
+
+impl NewsletterRecipientRow {
+    pub fn into_model(self) -> NewsletterRecipient {
+        NewsletterRecipient {
+            user_id: UserId(self.user_id),
+            email: self.email,
+            first_name: self.first_name,
+            last_name: self.last_name,
+            company_name: self.company_name,
+            roles: self.roles.0,
+        }
     }
 }
 

@@ -161,6 +161,10 @@ impl upstairs_engine::Mailer for NoMail {
     async fn send(&self, _: &upstairs_engine::model::OutgoingEmail) -> Result<(), String> {
         Err("this command does not send e-mail; the server will".into())
     }
+
+    fn preview(&self, email: &upstairs_engine::model::OutgoingEmail) -> upstairs_engine::model::EmailPreview {
+        upstairs_mail::preview(&upstairs_mail::MailSettings::default(), &email.template)
+    }
 }
 
 /// Binds, migrates, (seeds), and starts serving and the job loop.

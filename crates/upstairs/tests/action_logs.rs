@@ -242,6 +242,13 @@ const AUDITED: &[(&str, &str, &str)] = &[
     ("PATCH /api/rfqs/{id}", "rfq", "CANCELLED"),
     ("POST /api/rfqs/{id}/responses", "rfq_response", "RESPONDED"),
     ("PATCH /api/rfqs/{id}/responses/{response_id}", "rfq", "accept"),
+    ("PATCH /api/admin/orders/{id}", "order", "price_correction"),
+    ("POST /api/companies/{id}/kill-switch", "company", "kill_switch_on"),
+    ("DELETE /api/companies/{id}/kill-switch", "company", "kill_switch_off"),
+    ("POST /api/admin/newsletters", "newsletter", "create"),
+    ("POST /api/admin/newsletters/{newsletterId}/recipients", "newsletter", "add_recipients"),
+    ("DELETE /api/admin/newsletters/{newsletterId}/recipients/{recipientId}", "newsletter", "remove_recipient"),
+    ("POST /api/admin/newsletters/{newsletterId}/send", "newsletter", "send"),
 ];
 
 /// Mutating operations that legitimately leave no row, each with the reason. None today:
@@ -521,6 +528,50 @@ async fn every_mutating_operation_leaves_a_row(b: Backend) {
     w.new_rows().await;
     let (s, body) = app.patch(&format!("/api/rfqs/{second_id}"), Some(&v.b), json!({"state": "CANCELLED"})).await;
     w.left("PATCH /api/rfqs/{id}", "CANCELLED", (s, &body), Some("b@kestrel.test"), Some(&second_id)).await;
+
+    // The admin area: a price correction, a newsletter sent, the kill switch on and off.
+    let spare = v.parent(&v.a, "SELL", 1000).await;
+    let (s, corrected) = v.child(&v.a, &spare, 1000, p("94.79"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{corrected}");
+    let corrected = id(&corrected, "order_id");
+    w.new_rows().await;
+    let (s, body) =
+        app.patch(&format!("/api/admin/orders/{corrected}"), Some(&admin), json!({"limit_price": 94.78})).await;
+    w.left("PATCH /api/admin/orders/{id}", "price_correction", (s, &body), Some(ADMIN_EMAIL), Some(&corrected)).await;
+    let (s, letter) =
+        app.post("/api/admin/newsletters", Some(&admin), json!({"name": "Rates desk", "description": "Daily"})).await;
+    let letter_id = id(&letter, "newsletter_id");
+    w.left("POST /api/admin/newsletters", "create", (s, &letter), Some(ADMIN_EMAIL), Some(&letter_id)).await;
+    let recipients = format!("/api/admin/newsletters/{letter_id}/recipients");
+    let (s, body) = app.post(&recipients, Some(&admin), json!({"recipient_ids": [a_id, b_id]})).await;
+    w.left(
+        "POST /api/admin/newsletters/{newsletterId}/recipients",
+        "add_recipients",
+        (s, &body),
+        Some(ADMIN_EMAIL),
+        Some(&letter_id),
+    )
+    .await;
+    let (s, body) = app.delete(&format!("{recipients}/{b_id}"), Some(&admin)).await;
+    w.left(
+        "DELETE /api/admin/newsletters/{newsletterId}/recipients/{recipientId}",
+        "remove_recipient",
+        (s, &body),
+        Some(ADMIN_EMAIL),
+        Some(&letter_id),
+    )
+    .await;
+    let (s, body) = app.post(&format!("/api/admin/newsletters/{letter_id}/send"), Some(&admin), json!({})).await;
+    w.left("POST /api/admin/newsletters/{newsletterId}/send", "send", (s, &body), Some(ADMIN_EMAIL), Some(&letter_id))
+        .await;
+    let halyard = id(&a_me, "company_id");
+    let switch = format!("/api/companies/{halyard}/kill-switch");
+    let (s, body) = app.post(&switch, Some(&admin), json!({})).await;
+    w.left("POST /api/companies/{id}/kill-switch", "kill_switch_on", (s, &body), Some(ADMIN_EMAIL), Some(&halyard))
+        .await;
+    let (s, body) = app.delete(&switch, Some(&admin)).await;
+    w.left("DELETE /api/companies/{id}/kill-switch", "kill_switch_off", (s, &body), Some(ADMIN_EMAIL), Some(&halyard))
+        .await;
 
     // Signing out.
     let (s, body) = app.delete("/api/auth/session", Some(&lp_token)).await;

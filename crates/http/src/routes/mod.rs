@@ -1,7 +1,9 @@
 pub mod action_logs;
+pub mod admin_orders;
 pub mod auth;
 pub mod matches;
 pub mod meta;
+pub mod newsletters;
 pub mod notifications;
 pub mod orders;
 pub mod outbox;

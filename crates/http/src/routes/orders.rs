@@ -43,13 +43,17 @@ fn parse_list<T>(raw: Option<&str>, parse: impl Fn(&str) -> Option<T>, what: &st
         .collect()
 }
 
-/// Open flags and hours of the venue.
+/// Open flags and hours of the venue, and whether the caller's company is stopped.
 #[utoipa::path(get, path = "/api/platform/status", tag = "orders",
     responses((status = 200, body = PlatformStatusDto)), security(("bearer" = [])))]
-pub async fn platform_status<S: Store>(State(st): State<AppState<S>>, Auth(_): Auth) -> Json<PlatformStatusDto> {
+pub async fn platform_status<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+) -> ApiResult<Json<PlatformStatusDto>> {
     let s = st.engine.platform_status();
     let c = &st.engine.config().calendar;
-    Json(PlatformStatusDto {
+    let company = st.engine.company(&actor, actor.user.company_id).await?;
+    Ok(Json(PlatformStatusDto {
         open: s.open,
         parent_orders_open: s.parent_orders_open,
         closing_soon: s.closing_soon,
@@ -60,7 +64,8 @@ pub async fn platform_status<S: Store>(State(st): State<AppState<S>>, Auth(_): A
         open_time: c.open.format("%H:%M").to_string(),
         close_time: c.close.format("%H:%M").to_string(),
         parent_orders_from: c.parent_orders_from.format("%H:%M").to_string(),
-    })
+        trading_stopped_at: company.trading_stopped_at,
+    }))
 }
 
 /// The company's parent orders, newest first.

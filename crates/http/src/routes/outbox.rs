@@ -29,6 +29,7 @@ pub enum EmailKindDto {
     AccountActivation,
     TradeAcceptance,
     TradeFill,
+    OrdersDigest,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -59,6 +60,10 @@ impl From<OutboxMessage> for OutboxMessageDto {
             EmailTemplate::AccountActivation { first_name, .. } => {
                 (EmailKindDto::AccountActivation, format!("Account activation for {first_name}"))
             }
+            EmailTemplate::OrdersDigest { newsletter, instruments, .. } => (
+                EmailKindDto::OrdersDigest,
+                format!("Orders digest '{newsletter}': {} instruments with resting interest", instruments.len()),
+            ),
             EmailTemplate::TradeConfirmation { step, trade, .. } => {
                 let kind = match step {
                     ConfirmationStep::Accept => EmailKindDto::TradeAcceptance,

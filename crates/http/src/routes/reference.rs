@@ -20,6 +20,8 @@ pub fn router<S: Store>() -> ApiRouter<S> {
         .route::<__path_create_company, _, _>(create_company::<S>)
         .route::<__path_update_company, _, _>(update_company::<S>)
         .route::<__path_company, _, _>(company::<S>)
+        .route::<__path_stop_company, _, _>(stop_company::<S>)
+        .route::<__path_release_company, _, _>(release_company::<S>)
         .route::<__path_liquidity_providers, _, _>(liquidity_providers::<S>)
         .route::<__path_admin_instruments, _, _>(admin_instruments::<S>)
         .route::<__path_create_instrument, _, _>(create_instrument::<S>)
@@ -85,6 +87,34 @@ pub async fn company<S: Store>(
     ApiPath(id): ApiPath<CompanyId>,
 ) -> ApiResult<Json<CompanyDto>> {
     let c = st.engine.company(&actor, id).await?;
+    Ok(Json(with_score(&st, c).await?))
+}
+
+/// The kill switch: stops a company's trading (a venue admin, or a company admin for
+/// their own). Its working orders, pending match requests, open RFQs and quotes end at
+/// once, counterparties are told, and new orders are refused until it is released.
+/// Pressing it again keeps the first stop and sweeps again.
+#[utoipa::path(post, path = "/api/companies/{id}/kill-switch", tag = "companies", params(("id" = Uuid, Path)),
+    responses((status = 200, body = CompanyDto), BadRequest, Forbidden, NotFound), security(("bearer" = [])))]
+pub async fn stop_company<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath(id): ApiPath<CompanyId>,
+) -> ApiResult<Json<CompanyDto>> {
+    let c = st.engine.stop_company(&actor, id).await?;
+    Ok(Json(with_score(&st, c).await?))
+}
+
+/// Releases the kill switch: the company may trade again (venue admins only).
+#[utoipa::path(delete, path = "/api/companies/{id}/kill-switch", tag = "companies", params(("id" = Uuid, Path)),
+    responses((status = 200, body = CompanyDto), BadRequest, Forbidden, NotFound, Conflict),
+    security(("bearer" = [])))]
+pub async fn release_company<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath(id): ApiPath<CompanyId>,
+) -> ApiResult<Json<CompanyDto>> {
+    let c = st.engine.release_company(&actor, id).await?;
     Ok(Json(with_score(&st, c).await?))
 }
 

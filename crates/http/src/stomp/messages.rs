@@ -7,7 +7,7 @@ use serde::Serialize;
 use std::sync::Arc;
 use upstairs_domain::{InstrumentId, UserId};
 use upstairs_engine::Event;
-use upstairs_engine::model::{ChildOrder, Instrument, ParentOrder};
+use upstairs_engine::model::{ChildOrder, ParentOrder};
 use upstairs_engine::orders::Book;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -137,36 +137,6 @@ pub struct RfqUpdated {
     pub role: String,
 }
 
-/// `/topic/instruments/{id}`: an instrument's band or reference data changed.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-#[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum InstrumentMessage {
-    InstrumentUpdated(InstrumentUpdated),
-}
-
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct InstrumentUpdated {
-    pub instrument_id: Uuid,
-    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
-    #[schema(schema_with = decimal_schema)]
-    pub min_tick_price: Decimal,
-    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
-    #[schema(schema_with = decimal_schema)]
-    pub max_tick_price: Decimal,
-    pub is_sandbox: bool,
-}
-
-impl From<&Instrument> for InstrumentMessage {
-    fn from(i: &Instrument) -> Self {
-        Self::InstrumentUpdated(InstrumentUpdated {
-            instrument_id: i.instrument_id.0,
-            min_tick_price: i.min_tick_price.normalize(),
-            max_tick_price: i.max_tick_price.normalize(),
-            is_sandbox: i.is_sandbox,
-        })
-    }
-}
-
 /// Who receives a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Audience {
@@ -208,11 +178,6 @@ impl Outgoing {
             Event::ParentOrderChanged { user_id, parent } => {
                 Self::message(Audience::User(*user_id), ORDERS, &OrderMessage::from(parent))
             }
-            Event::InstrumentChanged { instrument } => Self::message(
-                Audience::Subscribers,
-                &format!("/topic/instruments/{}", instrument.instrument_id),
-                &InstrumentMessage::from(instrument),
-            ),
             Event::RfqChanged { user_id, rfq_id, state, role } => Self::message(
                 Audience::User(*user_id),
                 RFQS,
@@ -229,7 +194,9 @@ impl Outgoing {
             ),
             // A changed account is checked again like an ended session: its roles may have moved.
             Event::SessionsEnded { user_id } | Event::UserChanged { user_id } => Some(Self::SessionsEnded(*user_id)),
-            Event::BookChanged { .. } | Event::CompanyChanged { .. } => None,
+            // An instrument's band reaches subscribers through its book (which carries the band);
+            // no topic of its own, so nothing is published where no one could subscribe.
+            Event::BookChanged { .. } | Event::CompanyChanged { .. } | Event::InstrumentChanged { .. } => None,
         }
     }
 }

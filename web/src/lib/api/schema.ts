@@ -108,6 +108,131 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/newsletters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every newsletter with its recipients, newest first (everyone with the admin drawer). */
+        get: operations["newsletters"];
+        put?: never;
+        post: operations["create_newsletter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/newsletters/{newsletterId}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Previews the digest of resting interest (no firm named) as the recipients would get it. */
+        get: operations["preview_newsletter"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/newsletters/{newsletterId}/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Adds users to a newsletter's recipients. */
+        post: operations["add_recipients"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/newsletters/{newsletterId}/recipients/{recipientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Removes one recipient. */
+        delete: operations["remove_recipient"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/newsletters/{newsletterId}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sends the digest to every recipient through the e-mail outbox. */
+        post: operations["send_newsletter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every child order on the venue, newest first, filtered and paged on the server (venue
+         *     admins and sales).
+         */
+        get: operations["admin_orders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Corrects a working child order's limit price (venue admins only); its owner sees the
+         *     change at once.
+         */
+        patch: operations["correct_order_price"];
+        trace?: never;
+    };
     "/api/admin/outbox": {
         parameters: {
             query?: never;
@@ -176,6 +301,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/billing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Both sides of every trade on the venue, newest first (venue admins and sales). */
+        get: operations["billing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/companies/{id}": {
         parameters: {
             query?: never;
@@ -188,6 +330,29 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{id}/kill-switch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kill switch: stops a company's trading (a venue admin, or a company admin for
+         *     their own). Its working orders, pending match requests, open RFQs and quotes end at
+         *     once, counterparties are told, and new orders are refused until it is released.
+         *     Pressing it again keeps the first stop and sweeps again.
+         */
+        post: operations["stop_company"];
+        /** Releases the kill switch: the company may trade again (venue admins only). */
+        delete: operations["release_company"];
         options?: never;
         head?: never;
         patch?: never;
@@ -474,7 +639,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Open flags and hours of the venue. */
+        /** Open flags and hours of the venue, and whether the caller's company is stopped. */
         get: operations["platform_status"];
         put?: never;
         post?: never;
@@ -715,6 +880,32 @@ export interface components {
             /** Format: uuid */
             user_id: string;
         };
+        AddRecipientsRequest: {
+            /** @description Users to add, 1 to 200; those already on the list stay as they are. */
+            recipient_ids: string[];
+        };
+        /** @description A child order as the Orders panel shows it (the admin order entity). */
+        AdminOrderDto: {
+            broker: components["schemas"]["NamedRefDto"];
+            /** Format: date-time */
+            created_at: string;
+            created_by: components["schemas"]["OrderCreatorDto"];
+            direction: components["schemas"]["DirectionDto"];
+            iceberg: boolean;
+            instrument: components["schemas"]["NamedRefDto"];
+            /** Format: uuid */
+            order_id: string;
+            /** Format: uuid */
+            parent_order_id: string;
+            /** @description exact decimal */
+            price: number;
+            /** Format: int64 */
+            quantity: number;
+            residual: boolean;
+            state: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         AnswerMatchRequest: {
             /** @description `ACCEPTED` or `REJECTED` by the responder, `CANCELLED` by the taker. */
             state: components["schemas"]["MatchRequestStateDto"];
@@ -746,6 +937,44 @@ export interface components {
             max_tick_price: number;
             /** @description exact decimal */
             min_tick_price: number;
+        };
+        BillingDto: {
+            items: components["schemas"]["BillingItemDto"][];
+        };
+        /** @description One side of a trade (the billing item of admin spec section 3). */
+        BillingItemDto: {
+            bbg_code: string | null;
+            /** Format: uuid */
+            broker_id: string;
+            broker_name: string;
+            company_name: string;
+            direction: components["schemas"]["DirectionDto"];
+            exchange: string;
+            exchange_instrument_id: string | null;
+            exchange_iso_code: string;
+            first_name: string;
+            instrument_name: string;
+            last_name: string;
+            /** Format: date-time */
+            match_request_created_at: string;
+            /** Format: uuid */
+            match_request_id: string;
+            /** Format: uuid */
+            order_id: string;
+            /**
+             * Format: uuid
+             * @description The parent order this side fills.
+             */
+            payment_order_id: string;
+            /** @description exact decimal */
+            price: number;
+            /** Format: int64 */
+            quantity: number;
+            term: string;
+            /** @description exact decimal */
+            tick_size: number;
+            /** Format: uuid */
+            user_id: string;
         };
         /** @description The anonymous book: working quantity per price, best price first. */
         BookDto: {
@@ -816,6 +1045,11 @@ export interface components {
             roles: string[];
             trade_confirmation_email: string | null;
             trade_confirmation_via_email_enabled: boolean;
+            /**
+             * Format: date-time
+             * @description Since when its trading is stopped by the kill switch; null while it trades.
+             */
+            trading_stopped_at: string | null;
             /** Format: date-time */
             updated_at: string;
         };
@@ -852,6 +1086,18 @@ export interface components {
         };
         /** @enum {string} */
         ConfirmationStepDto: "ACCEPT" | "FILL";
+        /** @description The limit-price correction. */
+        CorrectPriceRequest: {
+            /** @description exact decimal */
+            limit_price: number;
+        };
+        CreateNewsletterRequest: {
+            /** @description At least 2 characters. */
+            description: string;
+            filter_criteria?: null | components["schemas"]["NewsletterFilterDto"];
+            /** @description At least 2 characters. */
+            name: string;
+        };
         CreateOrderRequest: {
             /** Format: uuid */
             broker_id: string;
@@ -914,6 +1160,23 @@ export interface components {
             parent_order_limit_multiplier?: number | null;
             roles: components["schemas"]["RoleDto"][];
         };
+        DigestInstrumentDto: {
+            /** @description Best (highest) first. */
+            bids: components["schemas"]["DigestLevelDto"][];
+            /** Format: int64 */
+            min_block: number;
+            name: string;
+            /** @description Best (lowest) first. */
+            offers: components["schemas"]["DigestLevelDto"][];
+            term: string;
+        };
+        /** @description A price level of the digest: the size shown at a price, no firm. */
+        DigestLevelDto: {
+            /** @description exact decimal */
+            price: number;
+            /** Format: int64 */
+            quantity: number;
+        };
         /** @enum {string} */
         DirectionDto: "BUY" | "SELL";
         EditOrderRequest: {
@@ -925,7 +1188,7 @@ export interface components {
             residual?: boolean | null;
         };
         /** @enum {string} */
-        EmailKindDto: "PASSWORD_RESET" | "ACCOUNT_ACTIVATION" | "TRADE_ACCEPTANCE" | "TRADE_FILL";
+        EmailKindDto: "PASSWORD_RESET" | "ACCOUNT_ACTIVATION" | "TRADE_ACCEPTANCE" | "TRADE_FILL" | "ORDERS_DIGEST";
         EmailRequest: {
             email: string;
         };
@@ -989,11 +1252,6 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
-        /** @description `/topic/instruments/{id}`: an instrument's band or reference data changed. */
-        InstrumentMessage: components["schemas"]["InstrumentUpdated"] & {
-            /** @enum {string} */
-            type: "INSTRUMENT_UPDATED";
-        };
         /** @description Instrument fields to create or change; absent fields are left as they are. */
         InstrumentRequest: {
             active?: boolean | null;
@@ -1019,15 +1277,6 @@ export interface components {
             term?: string | null;
             /** @description exact decimal */
             tick_size?: number;
-        };
-        InstrumentUpdated: {
-            /** Format: uuid */
-            instrument_id: string;
-            is_sandbox: boolean;
-            /** @description exact decimal */
-            max_tick_price: number;
-            /** @description exact decimal */
-            min_tick_price: number;
         };
         LevelDto: {
             /** Format: int64 */
@@ -1118,6 +1367,58 @@ export interface components {
          * @enum {string}
          */
         MatchRoleDto: "REQUESTER" | "RESPONDER";
+        /** @description A name and its id. */
+        NamedRefDto: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        NewsletterDto: {
+            /** Format: date-time */
+            created_at: string;
+            description: string;
+            filter_criteria: null | components["schemas"]["NewsletterFilterDto"];
+            /**
+             * Format: date-time
+             * @description When the digest last went out; null if never.
+             */
+            last_sent_at: string | null;
+            name: string;
+            /** Format: uuid */
+            newsletter_id: string;
+            /** @description By e-mail. */
+            recipients: components["schemas"]["NewsletterRecipientDto"][];
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description What a newsletter's digest covers. */
+        NewsletterFilterDto: {
+            /** @description These instruments only; every active instrument when null. */
+            instrument_ids: string[] | null;
+        };
+        /** @description The digest e-mail as it would go out now. */
+        NewsletterPreviewDto: {
+            /** @description A whole HTML document (show it in a sandboxed frame). */
+            html: string;
+            instruments: components["schemas"]["DigestInstrumentDto"][];
+            /** @description How many would receive it. */
+            recipients: number;
+            subject: string;
+            text: string;
+        };
+        NewsletterRecipientDto: {
+            company_name: string;
+            email: string;
+            first_name: string;
+            last_name: string;
+            roles: string[];
+            /** Format: uuid */
+            user_id: string;
+        };
+        NewsletterSentDto: {
+            /** @description E-mails queued in the outbox, one per recipient. */
+            queued: number;
+        };
         NotificationChange: {
             archived?: boolean | null;
             read?: boolean | null;
@@ -1180,6 +1481,15 @@ export interface components {
             state: string;
             step: components["schemas"]["ConfirmationStepDto"];
             trader_name: string;
+        };
+        /** @description Who placed an order. */
+        OrderCreatorDto: {
+            /** Format: uuid */
+            company_id: string;
+            company_name: string;
+            email: string;
+            /** Format: uuid */
+            user_id: string;
         };
         OrderDto: {
             /** Format: uuid */
@@ -1279,6 +1589,32 @@ export interface components {
             total_items: number;
         };
         /** @description One page of a list, and how many items the whole list has. */
+        Page_AdminOrderDto: {
+            items: {
+                broker: components["schemas"]["NamedRefDto"];
+                /** Format: date-time */
+                created_at: string;
+                created_by: components["schemas"]["OrderCreatorDto"];
+                direction: components["schemas"]["DirectionDto"];
+                iceberg: boolean;
+                instrument: components["schemas"]["NamedRefDto"];
+                /** Format: uuid */
+                order_id: string;
+                /** Format: uuid */
+                parent_order_id: string;
+                /** @description exact decimal */
+                price: number;
+                /** Format: int64 */
+                quantity: number;
+                residual: boolean;
+                state: string;
+                /** Format: date-time */
+                updated_at: string;
+            }[];
+            /** Format: int64 */
+            total_items: number;
+        };
+        /** @description One page of a list, and how many items the whole list has. */
         Page_CompanyDto: {
             items: {
                 account: string | null;
@@ -1300,6 +1636,11 @@ export interface components {
                 roles: string[];
                 trade_confirmation_email: string | null;
                 trade_confirmation_via_email_enabled: boolean;
+                /**
+                 * Format: date-time
+                 * @description Since when its trading is stopped by the kill switch; null while it trades.
+                 */
+                trading_stopped_at: string | null;
                 /** Format: date-time */
                 updated_at: string;
             }[];
@@ -1499,6 +1840,12 @@ export interface components {
             /** @description Creating parent orders (the client's canCreateParentOrders). */
             parent_orders_open: boolean;
             time_zone: string;
+            /**
+             * Format: date-time
+             * @description Since when the caller's company is stopped by the kill switch (new orders are
+             *     refused); null while it trades.
+             */
+            trading_stopped_at: string | null;
         };
         /** @description An RFC 9457 problem document. */
         Problem: {
@@ -2295,6 +2642,545 @@ export interface operations {
             };
         };
     };
+    newsletters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewsletterDto"][];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_newsletter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateNewsletterRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewsletterDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not have the documented shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    preview_newsletter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                newsletterId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewsletterPreviewDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    add_recipients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                newsletterId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddRecipientsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewsletterDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not have the documented shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    remove_recipient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                newsletterId: string;
+                recipientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewsletterDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    send_newsletter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                newsletterId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewsletterSentDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    admin_orders: {
+        parameters: {
+            query?: {
+                /** @description From 0 (default 0). */
+                page?: number;
+                /** @description Rows per page, 1 to 500 (default 50). */
+                size?: number;
+                company_id?: string;
+                instrument_id?: string;
+                /** @description Order states, comma-separated (e.g. `WORKING,MATCHED`); all when absent. */
+                state?: string;
+                /** @description Created at or after this time. */
+                from?: string;
+                /** @description Created before this time. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_AdminOrderDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    correct_order_price: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CorrectPriceRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminOrderDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not have the documented shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     outbox: {
         parameters: {
             query?: {
@@ -2502,6 +3388,43 @@ export interface operations {
             };
         };
     };
+    billing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingDto"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     company: {
         parameters: {
             query?: never;
@@ -2541,6 +3464,129 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    stop_company: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    release_company: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

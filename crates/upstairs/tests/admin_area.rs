@@ -1,0 +1,509 @@
+#![allow(clippy::unwrap_used)]
+//! The rest of the admin area over HTTP on both backends: the Orders panel (paged and
+//! filtered, the admin's limit-price correction), billing (both sides of every trade),
+//! the orders newsletter with its digest, and the kill switch under load; each endpoint
+//! against every role and a foreign company.
+mod support;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use support::venue::f64_free::P;
+use support::venue::*;
+use support::*;
+use upstairs::app;
+
+on_both_backends!(
+    orders_panel_pages_filters_and_corrects,
+    billing_lists_both_sides_of_every_trade,
+    newsletter_digest_names_no_firm,
+    kill_switch_ends_everything_a_firm_has_open,
+    permissions_of_the_admin_area,
+);
+
+const SALES: &str = "sam@upstairs.test";
+const HALYARD_ADMIN: &str = "boss@halyard.test";
+const LP: &str = "lp@fathom.test";
+
+fn id(v: &Value, key: &str) -> String {
+    v[key].as_str().unwrap_or_else(|| panic!("no {key} in {v}")).to_owned()
+}
+
+/// A sales user, a company admin of Halyard and a liquidity provider (Fathom) beside the venue.
+async fn staff(v: &Venue) -> (String, String, String) {
+    let app = &v.app;
+    let admin = app.admin_token().await;
+    let brokers = json!([{"company_id": v.broker}]);
+    let (s, lp) = app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": "Fathom", "full_name": "Fathom Markets", "roles": ["liquidity-provider"],
+                   "brokers": brokers, "default_broker": brokers[0]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{lp}");
+    app::bootstrap_user(&app.database_url, SALES, PW, &["upstairs-sales"], "Upstairs").await.unwrap();
+    app::bootstrap_user(&app.database_url, HALYARD_ADMIN, PW, &["company-admin"], "Halyard").await.unwrap();
+    app::bootstrap_user(&app.database_url, LP, PW, &["trader"], "Fathom").await.unwrap();
+    (app.login(SALES, PW).await, app.login(HALYARD_ADMIN, PW).await, app.login(LP, PW).await)
+}
+
+/// B takes `quantity` at `price` from what rests; returns the match requests sent.
+async fn take(v: &Venue, buy: &Value, quantity: i64, price: P) -> Vec<Value> {
+    let body = json!({"requesting_parent_order_id": buy["parent_order_id"], "quantity": quantity,
+                      "price": price.0, "requesting_broker_id": v.broker, "dry_run": false, "residual": false});
+    let (s, sent) = v.app.post("/api/order-match-requests", Some(&v.b), body).await;
+    assert_eq!(s, StatusCode::CREATED, "{sent}");
+    sent.as_array().unwrap().clone()
+}
+
+async fn answer(v: &Venue, token: &str, m: &Value, state: &str) -> (StatusCode, Value) {
+    let path = format!("/api/order-match-requests/{}", id(m, "order_match_request_id"));
+    v.app.patch(&path, Some(token), json!({"state": state})).await
+}
+
+async fn orders_page(v: &Venue, token: &str, query: &str) -> (Vec<Value>, i64) {
+    let (s, body) = v.app.get(&format!("/api/admin/orders?{query}"), Some(token)).await;
+    assert_eq!(s, StatusCode::OK, "{query}: {body}");
+    (body["items"].as_array().unwrap().clone(), body["total_items"].as_i64().unwrap())
+}
+
+async fn orders_panel_pages_filters_and_corrects(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let admin = app.admin_token().await;
+    let (sales, _, _) = staff(&v).await;
+    let sell = v.parent(&v.a, "SELL", 5000).await;
+    let mut placed = Vec::new();
+    for price in [p("94.75"), p("94.76"), p("94.77"), p("94.78")] {
+        app.clock.advance(chrono::Duration::seconds(1));
+        let (s, o) = v.child(&v.a, &sell, 500, price, false).await;
+        assert_eq!(s, StatusCode::CREATED, "{o}");
+        placed.push(id(&o, "order_id"));
+    }
+    let buy = v.parent(&v.b, "BUY", 1000).await;
+    app.clock.advance(chrono::Duration::seconds(1));
+    let (s, kestrel) = v.child(&v.b, &buy, 500, p("94.71"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{kestrel}");
+    let kestrel_id = id(&kestrel, "order_id");
+
+    // Newest first, paged, with who placed it, for which firm, on what, through whom.
+    let (all, total) = orders_page(&v, &admin, "size=500").await;
+    assert_eq!(total, 5);
+    assert_eq!(id(&all[0], "order_id"), kestrel_id);
+    assert_eq!(all[0]["created_by"]["email"], "b@kestrel.test");
+    assert_eq!(all[0]["created_by"]["company_name"], "Kestrel");
+    assert_eq!(all[0]["instrument"]["name"], "Euribor 3M Dec26-Mar27");
+    assert_eq!(all[0]["broker"]["name"], "Baltic");
+    assert_eq!((all[0]["direction"].clone(), all[0]["state"].clone()), (json!("BUY"), json!("WORKING")));
+    let (first, total) = orders_page(&v, &sales, "size=2&page=0").await;
+    let (second, _) = orders_page(&v, &sales, "size=2&page=1").await;
+    let (third, _) = orders_page(&v, &sales, "size=2&page=2").await;
+    assert_eq!(total, 5);
+    let paged: Vec<String> = [first, second, third].concat().iter().map(|o| id(o, "order_id")).collect();
+    assert_eq!(paged, all.iter().map(|o| id(o, "order_id")).collect::<Vec<_>>(), "pages neither overlap nor skip");
+
+    // Filters: company, instrument, state, time.
+    let halyard = id(&app.get("/api/users/me", Some(&v.a)).await.1, "company_id");
+    let (mine, total) = orders_page(&v, &admin, &format!("company_id={halyard}")).await;
+    assert_eq!((mine.len(), total), (4, 4));
+    assert!(mine.iter().all(|o| o["created_by"]["company_name"] == "Halyard"));
+    let (_, total) = orders_page(&v, &admin, &format!("instrument_id={}", v.instrument)).await;
+    assert_eq!(total, 5);
+    let (_, total) =
+        orders_page(&v, &admin, &format!("instrument_id={}", "0190b6a4-0000-7000-8000-000000000000")).await;
+    assert_eq!(total, 0);
+    let (s, _) = app.delete(&format!("/api/orders/{}", placed[0]), Some(&v.a)).await;
+    assert_eq!(s, StatusCode::OK);
+    let (cancelled, total) = orders_page(&v, &admin, "state=CANCELLED").await;
+    assert_eq!((total, id(&cancelled[0], "order_id")), (1, placed[0].clone()));
+    let (_, total) = orders_page(&v, &admin, "state=WORKING,CANCELLED").await;
+    assert_eq!(total, 5);
+    // The last order was placed at 10:00:05; the four before it up to 10:00:04.
+    let (late, total) = orders_page(&v, &admin, "from=2026-03-03T10:00:05Z").await;
+    assert_eq!((total, id(&late[0], "order_id")), (1, kestrel_id.clone()));
+    let (_, total) = orders_page(&v, &admin, "until=2026-03-03T10:00:05Z").await;
+    assert_eq!(total, 4);
+    for bad in ["state=OPEN", "size=0", "page=-1", "from=2026-03-03T11:00:00Z&until=2026-03-03T10:00:00Z", "from=soon"]
+    {
+        let (s, body) = app.get(&format!("/api/admin/orders?{bad}"), Some(&admin)).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {s} {body}");
+    }
+
+    // The limit-price correction: on the tick, for the admin only, on a working order.
+    let target = &placed[1];
+    let path = format!("/api/admin/orders/{target}");
+    let (s, body) = app.patch(&path, Some(&admin), json!({"limit_price": 94.765})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["errors"][0]["field"], "limit_price");
+    assert_eq!(body["errors"][0]["message"], "Invalid value");
+    let (s, body) = app.patch(&path, Some(&sales), json!({"limit_price": 94.79})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{body}");
+    let (s, body) = app.patch(&path, Some(&admin), json!({"limit_price": 94.79})).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    assert_eq!(body["price"], json!(94.79));
+    // The owner reads the new price; the book moved with it.
+    let (_, mine) = app.get(&format!("/api/orders/{target}"), Some(&v.a)).await;
+    assert_eq!(mine["price"], json!(94.79));
+    let (_, book) = app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.b)).await;
+    let prices: Vec<String> = book["levels"].as_array().unwrap().iter().map(|l| l["price"].to_string()).collect();
+    assert!(prices.contains(&"94.79".to_owned()) && !prices.contains(&"94.76".to_owned()), "{book}");
+    let (s, body) =
+        app.patch(&format!("/api/admin/orders/{}", placed[0]), Some(&admin), json!({"limit_price": 94.75})).await;
+    assert_eq!(s, StatusCode::CONFLICT, "a cancelled order keeps its price: {body}");
+    let (s, _) = app
+        .patch(
+            &format!("/api/admin/orders/{}", "0190b6a4-0000-7000-8000-000000000000"),
+            Some(&admin),
+            json!({"limit_price": 1}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+async fn billing_lists_both_sides_of_every_trade(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let admin = app.admin_token().await;
+    let (sales, _, _) = staff(&v).await;
+    let (_, empty) = app.get("/api/billing", Some(&admin)).await;
+    assert_eq!(empty["items"], json!([]));
+
+    let sell = v.parent(&v.a, "SELL", 2000).await;
+    let (s, resting) = v.child(&v.a, &sell, 2000, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{resting}");
+    let buy = v.parent(&v.b, "BUY", 5000).await;
+    let sent = take(&v, &buy, 1000, p("94.75")).await;
+    let (s, body) = answer(&v, &v.a, &sent[0], "ACCEPTED").await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    // A rejected request is no trade.
+    let sent2 = take(&v, &buy, 500, p("94.75")).await;
+    let (s, _) = answer(&v, &v.a, &sent2[0], "REJECTED").await;
+    assert_eq!(s, StatusCode::OK);
+
+    for token in [&admin, &sales] {
+        let (s, bill) = app.get("/api/billing", Some(token)).await;
+        assert_eq!(s, StatusCode::OK, "{bill}");
+        let items = bill["items"].as_array().unwrap();
+        assert_eq!(items.len(), 2, "{bill}");
+        let m = id(&sent[0], "order_match_request_id");
+        assert!(items.iter().all(|i| i["match_request_id"] == m.as_str()));
+        let (taker, maker) = (&items[0], &items[1]);
+        assert_eq!((taker["company_name"].clone(), taker["direction"].clone()), (json!("Kestrel"), json!("BUY")));
+        assert_eq!((maker["company_name"].clone(), maker["direction"].clone()), (json!("Halyard"), json!("SELL")));
+        assert_eq!(taker["payment_order_id"], buy["parent_order_id"]);
+        assert_eq!(maker["payment_order_id"], sell["parent_order_id"]);
+        for i in items {
+            assert_eq!((i["quantity"].clone(), i["price"].clone()), (json!(1000), json!(94.75)));
+            assert_eq!(i["broker_name"], "Baltic");
+            assert_eq!(i["instrument_name"], "Euribor 3M Dec26-Mar27");
+            assert_eq!(i["tick_size"], json!(0.01));
+            assert_eq!(i["term"], "Dec26-Mar27");
+            assert_eq!(i["match_request_created_at"], "2026-03-03T10:00:00Z");
+            assert!(i["first_name"].is_string() && i["user_id"].is_string() && i["order_id"].is_string(), "{i}");
+        }
+    }
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+async fn newsletter_digest_names_no_firm(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let admin = app.admin_token().await;
+    let (sales, _, _) = staff(&v).await;
+    // Texts as the spec quotes them.
+    let (s, body) = app.post("/api/admin/newsletters", Some(&sales), json!({"name": "R", "description": "D"})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
+    let messages: Vec<&str> =
+        body["errors"].as_array().unwrap().iter().map(|e| e["message"].as_str().unwrap()).collect();
+    assert_eq!(messages, ["Name must be at least 2 characters long", "Full name must be at least 4 characters long"]);
+    let (s, letter) = app
+        .post("/api/admin/newsletters", Some(&sales), json!({"name": "Rates desk", "description": "Morning interest"}))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{letter}");
+    let letter_id = id(&letter, "newsletter_id");
+    let base = format!("/api/admin/newsletters/{letter_id}");
+    let (s, body) = app.post(&format!("{base}/send"), Some(&sales), json!({})).await;
+    assert_eq!(s, StatusCode::CONFLICT, "no recipients yet: {body}");
+
+    // Recipients: added by id (twice is once), removed one at a time; unknown ones refused.
+    let a_me = app.get("/api/users/me", Some(&v.a)).await.1;
+    let b_me = app.get("/api/users/me", Some(&v.b)).await.1;
+    let ids = json!([a_me["user_id"], b_me["user_id"], a_me["user_id"]]);
+    let (s, body) = app.post(&format!("{base}/recipients"), Some(&admin), json!({"recipient_ids": ids})).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let emails: Vec<&str> =
+        body["recipients"].as_array().unwrap().iter().map(|r| r["email"].as_str().unwrap()).collect();
+    assert_eq!(emails, ["a@halyard.test", "b@kestrel.test"]);
+    assert_eq!(body["recipients"][0]["company_name"], "Halyard");
+    let (s, body) = app
+        .post(
+            &format!("{base}/recipients"),
+            Some(&admin),
+            json!({"recipient_ids": ["0190b6a4-0000-7000-8000-000000000000"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
+    let (s, body) = app.delete(&format!("{base}/recipients/{}", id(&b_me, "user_id")), Some(&admin)).await;
+    assert_eq!((s, body["recipients"].as_array().unwrap().len()), (StatusCode::OK, 1), "{body}");
+    let (s, _) = app.delete(&format!("{base}/recipients/{}", id(&b_me, "user_id")), Some(&admin)).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let (s, body) =
+        app.post(&format!("{base}/recipients"), Some(&admin), json!({"recipient_ids": [b_me["user_id"]]})).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+
+    // Resting interest: an iceberg shows its block only; no firm, user or broker named.
+    let sell = v.parent(&v.a, "SELL", 5000).await;
+    let (s, o) = v.child(&v.a, &sell, 3000, p("94.76"), true).await;
+    assert_eq!(s, StatusCode::CREATED, "{o}");
+    let buy = v.parent(&v.b, "BUY", 1000).await;
+    let (s, o) = v.child(&v.b, &buy, 1000, p("94.72"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{o}");
+    let (s, preview) = app.get(&format!("{base}/preview"), Some(&sales)).await;
+    assert_eq!(s, StatusCode::OK, "{preview}");
+    assert_eq!(preview["recipients"], 2);
+    let digest = &preview["instruments"][0];
+    assert_eq!(digest["offers"], json!([{"price": 94.76, "quantity": 500}]), "{digest}");
+    assert_eq!(digest["bids"], json!([{"price": 94.72, "quantity": 1000}]), "{digest}");
+    let subject = preview["subject"].as_str().unwrap();
+    assert_eq!(subject, "Upstairs orders digest: Rates desk");
+    for part in ["text", "html"] {
+        let body = preview[part].as_str().unwrap();
+        assert!(body.contains("500 @ 94.76") && body.contains("1000 @ 94.72"), "{part}: {body}");
+        for secret in ["Halyard", "Kestrel", "Baltic", "3000", "a@halyard.test", "b@kestrel.test"] {
+            assert!(!body.contains(secret), "{part} names {secret}: {body}");
+        }
+    }
+
+    // Sent through the outbox, one e-mail each, the same words as the preview.
+    let (s, sent) = app.post(&format!("{base}/send"), Some(&sales), json!({})).await;
+    assert_eq!((s, sent["queued"].clone()), (StatusCode::ACCEPTED, json!(2)), "{sent}");
+    for to in ["a@halyard.test", "b@kestrel.test"] {
+        let mails = app.mails_to(to, 1).await;
+        let mail = mails.iter().find(|m| m.contains("orders digest")).unwrap_or_else(|| panic!("{to}: {mails:?}"));
+        assert!(mail.contains("500 @ 94.76") && !mail.contains("Halyard"), "{mail}");
+    }
+    let (_, list) = app.get("/api/admin/newsletters", Some(&sales)).await;
+    assert_eq!(list[0]["newsletter_id"], letter_id.as_str());
+    assert!(list[0]["last_sent_at"].is_string(), "{list}");
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+async fn kill_switch_ends_everything_a_firm_has_open(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let admin = app.admin_token().await;
+    let (_, halyard_admin, lp) = staff(&v).await;
+    let halyard = id(&app.get("/api/users/me", Some(&v.a)).await.1, "company_id");
+    let fathom = id(&app.get("/api/users/me", Some(&lp)).await.1, "company_id");
+
+    // Halyard (A) rests several orders, one locked by B's pending take; A also takes from
+    // B (pending, A the taker), asks Fathom for a quote (quoted), and quotes nothing itself.
+    let sell = v.parent(&v.a, "SELL", 6000).await;
+    for price in [p("94.75"), p("94.76"), p("94.77")] {
+        let (s, o) = v.child(&v.a, &sell, 1000, price, false).await;
+        assert_eq!(s, StatusCode::CREATED, "{o}");
+    }
+    let b_buy = v.parent(&v.b, "BUY", 5000).await;
+    let pending_from_b = take(&v, &b_buy, 1000, p("94.75")).await;
+    let b_sell = v.parent(&v.b, "SELL", 2000).await;
+    let (s, o) = v.child(&v.b, &b_sell, 1000, p("94.78"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{o}");
+    let a_buy = v.parent(&v.a, "BUY", 3000).await;
+    let body = json!({"requesting_parent_order_id": a_buy["parent_order_id"], "quantity": 1000,
+                      "price": 94.78, "requesting_broker_id": v.broker, "dry_run": false, "residual": false});
+    let (s, pending_from_a) = app.post("/api/order-match-requests", Some(&v.a), body).await;
+    assert_eq!(s, StatusCode::CREATED, "{pending_from_a}");
+    let (s, rfq) = app
+        .post(
+            "/api/rfqs",
+            Some(&v.a),
+            json!({"parent_order_id": a_buy["parent_order_id"], "quantity": 1000,
+                                               "liquidity_provider_ids": [fathom]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{rfq}");
+    let rfq_id = id(&rfq, "rfq_id");
+    let (s, quote) = app
+        .post(&format!("/api/rfqs/{rfq_id}/responses"), Some(&lp), json!({"sell_price": 94.77, "sell_quantity": 1000}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{quote}");
+    let before_b = quantities(&v, &v.b, &b_buy).await;
+    assert_eq!(before_b["working"], 1000, "{before_b}");
+
+    // Who may press it: not a trader, not another firm's company admin.
+    let switch = format!("/api/companies/{halyard}/kill-switch");
+    let (s, _) = app.post(&switch, Some(&v.a), json!({})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    let kestrel = id(&app.get("/api/users/me", Some(&v.b)).await.1, "company_id");
+    let (s, _) = app.post(&format!("/api/companies/{kestrel}/kill-switch"), Some(&halyard_admin), json!({})).await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "a company admin stops only their own firm");
+
+    // Halyard's company admin stops Halyard.
+    let (s, company) = app.post(&switch, Some(&halyard_admin), json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{company}");
+    assert!(company["trading_stopped_at"].is_string(), "{company}");
+    let (_, status) = app.get("/api/platform/status", Some(&v.a)).await;
+    assert_eq!(status["trading_stopped_at"], company["trading_stopped_at"]);
+    let (_, status) = app.get("/api/platform/status", Some(&v.b)).await;
+    assert!(status["trading_stopped_at"].is_null());
+
+    // Nothing of Halyard's is open any more.
+    let (_, orders) = app.get("/api/orders", Some(&v.a)).await;
+    let open: Vec<&Value> = orders
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| ["WORKING", "AWAITING_MATCH", "AWAITING_RFQ_ACCEPTANCE"].contains(&o["state"].as_str().unwrap()))
+        .collect();
+    assert!(open.is_empty(), "{open:?}");
+    for m in [&pending_from_b[0], &pending_from_a[0]] {
+        let (_, now) =
+            app.get(&format!("/api/order-match-requests/{}", id(m, "order_match_request_id")), Some(&v.b)).await;
+        assert_ne!(now["state"], "PENDING", "{now}");
+    }
+    let (_, rfq_now) = app.get(&format!("/api/rfqs/{rfq_id}"), Some(&v.a)).await;
+    assert_eq!(rfq_now["state"], "CANCELLED", "{rfq_now}");
+    // The counterparties have their quantity back and were told.
+    let after_b = quantities(&v, &v.b, &b_buy).await;
+    assert_eq!((after_b["working"].clone(), after_b["tradable"].clone()), (json!(0), json!(5000)), "{after_b}");
+    let (_, notices) = app.get("/api/notifications", Some(&v.b)).await;
+    assert!(
+        notices["items"].as_array().unwrap().iter().any(|n| n["status"] == "REJECTED" || n["status"] == "CANCELLED"),
+        "{notices}"
+    );
+    let (_, book) = app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.b)).await;
+    assert!(book["levels"].as_array().unwrap().iter().all(|l| l["sell_quantity"] == 0 || l["price"] == json!(94.78)));
+
+    // New orders are refused with the reason, until a venue admin releases it.
+    let (s, body) = v.child(&v.a, &sell, 1000, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{body}");
+    assert!(body["detail"].as_str().unwrap().contains("Trading is stopped"), "{body}");
+    let (s, body) = app
+        .post(
+            "/api/parent-orders",
+            Some(&v.a),
+            json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 500}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT, "{body}");
+    let (s, body) = app
+        .post(
+            "/api/order-match-requests",
+            Some(&v.a),
+            json!({"requesting_parent_order_id":
+        a_buy["parent_order_id"], "quantity": 1000, "price": 94.78, "requesting_broker_id": v.broker,
+        "dry_run": false, "residual": false}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT, "{body}");
+    let (s, company) = app.post(&switch, Some(&admin), json!({})).await;
+    assert_eq!(s, StatusCode::OK, "pressing again is harmless: {company}");
+    let (s, _) = app.delete(&switch, Some(&halyard_admin)).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "only a venue admin releases it");
+    let (s, company) = app.delete(&switch, Some(&admin)).await;
+    assert_eq!((s, company["trading_stopped_at"].clone()), (StatusCode::OK, Value::Null), "{company}");
+    let (s, _) = app.delete(&switch, Some(&admin)).await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    let (s, body) = v.child(&v.a, &sell, 1000, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{body}");
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+async fn permissions_of_the_admin_area(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let admin = app.admin_token().await;
+    let (sales, company_admin, _) = staff(&v).await;
+    let (_, letter) =
+        app.post("/api/admin/newsletters", Some(&admin), json!({"name": "Desk", "description": "Daily"})).await;
+    let letter = id(&letter, "newsletter_id");
+    let sell = v.parent(&v.a, "SELL", 1000).await;
+    let (_, order) = v.child(&v.a, &sell, 500, p("94.75"), false).await;
+    let order = id(&order, "order_id");
+    let someone = id(&app.get("/api/users/me", Some(&v.b)).await.1, "user_id");
+    let kestrel = id(&app.get("/api/users/me", Some(&v.b)).await.1, "company_id");
+    // (method, path, body, who may: admin, sales, company admin, trader)
+    let calls: Vec<(&str, String, Value, [bool; 4])> = vec![
+        ("GET", "/api/admin/orders".into(), Value::Null, [true, true, false, false]),
+        ("PATCH", format!("/api/admin/orders/{order}"), json!({"limit_price": 94.76}), [true, false, false, false]),
+        ("GET", "/api/billing".into(), Value::Null, [true, true, false, false]),
+        ("GET", "/api/admin/newsletters".into(), Value::Null, [true, true, false, false]),
+        (
+            "POST",
+            "/api/admin/newsletters".into(),
+            json!({"name": "XY", "description": "XY"}),
+            [true, true, false, false],
+        ),
+        (
+            "POST",
+            format!("/api/admin/newsletters/{letter}/recipients"),
+            json!({"recipient_ids": [someone]}),
+            [true, true, false, false],
+        ),
+        ("GET", format!("/api/admin/newsletters/{letter}/preview"), Value::Null, [true, true, false, false]),
+        ("POST", format!("/api/admin/newsletters/{letter}/send"), json!({}), [true, true, false, false]),
+        (
+            "DELETE",
+            format!("/api/admin/newsletters/{letter}/recipients/{someone}"),
+            Value::Null,
+            [true, true, false, false],
+        ),
+        // A foreign company: the company admin is Halyard's.
+        ("POST", format!("/api/companies/{kestrel}/kill-switch"), json!({}), [true, false, false, false]),
+        ("DELETE", format!("/api/companies/{kestrel}/kill-switch"), Value::Null, [true, false, false, false]),
+    ];
+    let who = [&admin, &sales, &company_admin, &v.a];
+    for (method, path, body, allowed) in &calls {
+        // Everyone but the admin first, so that what the admin does (a send, a release)
+        // cannot change the others' answers.
+        for i in [1, 2, 3, 0] {
+            let token = who[i];
+            let (s, answer) = match *method {
+                "GET" => app.get(path, Some(token)).await,
+                "POST" => app.post(path, Some(token), body.clone()).await,
+                "PATCH" => app.patch(path, Some(token), body.clone()).await,
+                _ => app.delete(path, Some(token)).await,
+            };
+            if allowed[i] {
+                // Allowed: never refused (the admin, last, may find a recipient removed already).
+                let refused = [StatusCode::FORBIDDEN, StatusCode::UNAUTHORIZED].contains(&s) || s.is_server_error();
+                assert!(!refused && (s.is_success() || i == 0), "{method} {path} as #{i}: {s} {answer}");
+            } else {
+                assert!(
+                    s == StatusCode::FORBIDDEN || s == StatusCode::NOT_FOUND,
+                    "{method} {path} as #{i}: {s} {answer}"
+                );
+            }
+        }
+    }
+    // A company admin manages their own firm's users, never granting a venue role.
+    let halyard = id(&app.get("/api/users/me", Some(&v.a)).await.1, "company_id");
+    let user = |email: &str, company: &str, role: &str| json!({"email": email, "first_name": "Nia", "last_name": "Newhire", "company_id": company, "roles": [role]});
+    let (s, body) = app.post("/api/users", Some(&company_admin), user("nia@halyard.test", &halyard, "trader")).await;
+    assert_eq!(s, StatusCode::CREATED, "{body}");
+    let (s, body) =
+        app.post("/api/users", Some(&company_admin), user("ned@halyard.test", &halyard, "upstairs-sales")).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{body}");
+    let (s, body) = app.post("/api/users", Some(&company_admin), user("kit@kestrel.test", &kestrel, "trader")).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{body}");
+    let (_, users) = app.get("/api/admin/users?page=0&size=200", Some(&company_admin)).await;
+    assert!(users["items"].as_array().unwrap().iter().all(|u| u["company_id"] == halyard.as_str()), "{users}");
+
+    // Without a session: 401 everywhere.
+    for (method, path, body, _) in &calls {
+        let (s, _) = match *method {
+            "GET" => app.get(path, None).await,
+            "POST" => app.post(path, None, body.clone()).await,
+            "PATCH" => app.patch(path, None, body.clone()).await,
+            _ => app.delete(path, None).await,
+        };
+        assert_eq!(s, StatusCode::UNAUTHORIZED, "{method} {path}");
+    }
+    v.app.stop().await;
+}

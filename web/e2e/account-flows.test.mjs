@@ -255,6 +255,11 @@ test('cookie banner and screens at 1280×720', async () => {
     const T = 'small-screen';
     await page.goto(`${server.baseUrl}/login`);
     await page.getByRole('region', { name: 'Cookie consent' }).waitFor();
+    // Trader spec section 1: sales support by e-mail and by phone, from the server's configuration.
+    const config = await (await fetch(`${server.baseUrl}/api/config`)).json();
+    const sales = page.getByTestId('sales-contact');
+    assert.equal(await sales.getByRole('link', { name: config.support_email }).getAttribute('href'), `mailto:${config.support_email}`);
+    assert.equal(await sales.getByRole('link', { name: config.support_phone }).getAttribute('href'), `tel:${config.support_phone.replace(/\s+/g, '')}`);
     await shot(page, T, '01-login-cookie-banner');
     await page.getByRole('button', { name: 'Manage' }).click();
     await shot(page, T, '02-cookie-manage');

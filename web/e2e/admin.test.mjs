@@ -155,6 +155,18 @@ test('an admin manages companies, users and instruments; a trader cannot', async
     const [instrument] = await api(server.baseUrl, '/instruments', { token });
     assert.deepEqual([instrument.min_tick_price, instrument.max_tick_price], [-0.03, 0.02]);
 
+    // No exchange tick size was given: the edit shows an empty field and saved it as none (null);
+    // a typed one is saved as exactly that decimal.
+    const adminInstrument = async () => (await api(server.baseUrl, '/admin/instruments?page=0&size=200', { token })).items[0];
+    assert.equal((await adminInstrument()).exchange_tick_size, null);
+    await page.getByRole('button', { name: 'Edit Euribor 3M Dec26-Mar27' }).click();
+    form = page.getByRole('form', { name: 'Edit Euribor 3M Dec26-Mar27' });
+    assert.equal(await form.getByRole('textbox', { name: 'Exchange tick size' }).inputValue(), '');
+    await form.getByRole('textbox', { name: 'Exchange tick size' }).fill('0.0025');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await form.waitFor({ state: 'detached' });
+    await until(async () => (await adminInstrument()).exchange_tick_size === 0.0025, { what: 'the exchange tick size 0.0025' });
+
     await page.getByRole('textbox', { name: 'Name' }).fill('bund');
     await page.getByText('No instrument matches these filters.').waitFor();
     await page.getByRole('textbox', { name: 'Name' }).fill('');
@@ -224,11 +236,14 @@ test('an admin reads the action log: pages, e-mail filter, sorting, details; a t
     await toast.getByRole('button', { name: 'Close' }).click({ timeout: 2_000 }).catch(() => {});
     await toast.waitFor({ state: 'hidden' });
 
-    // Spec section 2: Action logs come first in the Admin group.
+    // Spec section 2: the drawer's entries in the spec's order, Action logs first in the Admin group.
     await page.getByRole('button', { name: 'Open menu' }).click();
     const nav = page.getByRole('navigation', { name: 'Main menu' });
     const links = await nav.getByRole('link').allTextContents();
-    assert.deepEqual(links.slice(0, 3), ['Dashboard', 'Action logs', 'Companies panel']);
+    assert.deepEqual(links, [
+      'Dashboard', 'Action logs', 'Billing', 'Companies panel', 'Users panel', 'Instruments panel', 'Orders panel', 'Orders newsletter', 'Block Calculator',
+      'E-mail outbox', 'Account Info',
+    ]);
     await nav.getByRole('link', { name: 'Action logs' }).click();
     await page.getByRole('heading', { name: 'Action logs' }).waitFor();
     const table = page.getByRole('table', { name: 'Action logs' });

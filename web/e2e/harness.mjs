@@ -47,8 +47,11 @@ export async function until(check, { timeoutMs = 15_000, intervalMs = 100, what 
   }
 }
 
-/** Starts a fresh server with the bootstrap admin (and `env` on top, e.g. the calendar); call `stop()` when done. */
-export async function startServer({ env: extraEnv = {} } = {}) {
+/**
+ * Starts a fresh server with the bootstrap admin (and `env` on top, e.g. the calendar), or
+ * with `demo` the demo venue (its data set and logins, README); call `stop()` when done.
+ */
+export async function startServer({ env: extraEnv = {}, demo = false } = {}) {
   // The binary may be missing for a moment while cargo relinks it.
   await until(() => existsSync(BIN), { timeoutMs: 60_000, intervalMs: 500, what: `the upstairs binary at ${BIN} (set UPSTAIRS_BIN)` });
   if (!existsSync(join(DIST, 'index.html'))) throw new Error('web/dist is missing: run `npm run build` first');
@@ -71,7 +74,8 @@ export async function startServer({ env: extraEnv = {} } = {}) {
     '--company', 'Upstairs', '--first-name', 'Ada', '--last-name', 'Admin',
   ];
   // Retried only while the executable itself cannot be started (ETXTBSY during a relink).
-  await until(
+  // The demo loads its data set into an empty database only: no bootstrap admin there.
+  if (!demo) await until(
     async () => {
       try {
         await promisify(execFile)(BIN, createAdmin, { env });
@@ -83,7 +87,7 @@ export async function startServer({ env: extraEnv = {} } = {}) {
     },
     { timeoutMs: 60_000, intervalMs: 500, what: 'upstairs user create' },
   );
-  const child = spawn(BIN, ['serve', '--bind', `127.0.0.1:${port}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(BIN, [demo ? 'demo' : 'serve', '--bind', `127.0.0.1:${port}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));

@@ -190,7 +190,8 @@ test('outside hours the books show the closed overlay', async () => {
   // Today is a holiday for this server, so the venue is closed whatever the hour.
   const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date());
   const tomorrow = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + 86_400_000));
-  const server = await startServer({ env: { UPSTAIRS_HOLIDAYS: `${today},${tomorrow}` } });
+  // Hours other than the spec's 9:00 to 17:00, so every message shown must come from the server's calendar.
+  const server = await startServer({ env: { UPSTAIRS_HOLIDAYS: `${today},${tomorrow}`, UPSTAIRS_OPEN_TIME: '08:30', UPSTAIRS_CLOSE_TIME: '16:30' } });
   const a = await newPage(browser);
   try {
     const { instrument, traders } = await seedVenue(server);
@@ -203,12 +204,20 @@ test('outside hours the books show the closed overlay', async () => {
 
     await signIn(a.page, server.baseUrl, traders.Anna.email);
     await a.page.getByRole('heading', { name: 'Upstairs is closed' }).waitFor();
+    const hours = 'Operating hours are 8:30 AM to 4:30 PM (UK time, Monday to Friday only).';
+    await a.page.getByText(hours).waitFor();
+    // The top bar shows the configured hours on every page, and that the venue is closed.
+    await a.page.getByTestId('trading-hours').filter({ hasText: 'Closed · 8:30 AM–4:30 PM UK time, Mon–Fri' }).waitFor();
+    assert.equal(await a.page.getByTestId('always-open-notice').count(), 0);
+    const shown = await a.page.locator('body').textContent();
+    for (const assumed of ['9:00 AM', '5:00 PM', '8:00 AM', '09:00', '17:00']) assert.ok(!shown.includes(assumed), `the page shows ${assumed}`);
     await shot(a.page, T, '06-closed-empty');
 
     await a.page.evaluate(([key, id]) => localStorage.setItem(key, JSON.stringify([id])), [`upstairs.books.${traders.Anna.user.user_id}`, instrument.instrument_id]);
     await a.page.reload();
     const book = a.page.getByRole('region', { name: `Order book ${instrument.name}` });
     await book.getByText('Upstairs is closed').waitFor();
+    await book.getByText(hours).waitFor();
     assert.equal(await book.getByRole('button', { name: /^Price/ }).count(), 0, 'no row can be worked while closed');
     await shot(a.page, T, '07-closed-book');
     assert.deepEqual(a.errors.map(String), []);
@@ -217,6 +226,113 @@ test('outside hours the books show the closed overlay', async () => {
     throw e;
   } finally {
     await a.context.close();
+    await server.stop();
+  }
+});
+
+/**
+ * Where the books are on the page: each book's box, whether any ladder row or its price runs
+ * past the book's edges (or scrolls out of sight), and the parent list's right edge.
+ */
+async function booksLayout(page) {
+  return page.evaluate(() => {
+    const rect = (e) => e.getBoundingClientRect();
+    const books = [...document.querySelectorAll('section[aria-label^="Order book "]')];
+    const cards = [...document.querySelectorAll('[role="listitem"]')];
+    return {
+      viewport: document.documentElement.clientWidth,
+      pageOverflows: document.documentElement.scrollWidth > document.documentElement.clientWidth,
+      listRight: Math.max(...cards.map((c) => rect(c).right)),
+      books: books.map((b) => {
+        const box = rect(b);
+        const ladder = b.querySelector('[data-testid="price-ladder"]');
+        const rows = [...b.querySelectorAll('[data-testid="ladder-row"]')];
+        return {
+          name: b.getAttribute('aria-label'),
+          left: box.left,
+          right: box.right,
+          top: box.top,
+          ladderScrolls: ladder.scrollWidth > ladder.clientWidth,
+          // A price cell (and its quantities) past the book's edges would be cut off by the book.
+          cutRows: rows.filter((r) => [...r.children].some((c) => rect(c).left < box.left || rect(c).right > box.right)).map((r) => r.dataset.price),
+        };
+      }),
+      // The books' own container must not hide any of them behind a sideways scroll.
+      containerHides: (() => {
+        const c = document.querySelector('[data-testid="order-books"]');
+        return c.scrollWidth > c.clientWidth;
+      })(),
+    };
+  });
+}
+
+test('four order books fit beside the parent orders at 1440×900 and 1280×720', async () => {
+  const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true' } });
+  try {
+    const { instrument, traders } = await seedVenue(server);
+    const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
+    // Wide prices on purpose: five digits and a half tick, four decimals, a long name.
+    const others = [
+      { name: 'FTSE 100 Index Dec26-Mar27', term: 'Dec26-Mar27', min_quantity: 100, tick_size: 0.5, min_tick_price: 18123.5, max_tick_price: 18128.5 },
+      { name: 'Brent Crude Dec26-Jun27', term: 'Dec26-Jun27', min_quantity: 100, tick_size: 0.0025, min_tick_price: 171.1825, max_tick_price: 171.2075 },
+      { name: 'Euro-Bund Dec26-Mar27 calendar spread block', term: 'Dec26-Mar27', min_quantity: 1000, tick_size: 0.01, min_tick_price: 0.42, max_tick_price: 0.52, reversed_spread: true },
+    ];
+    const instruments = [instrument];
+    for (const o of others) {
+      instruments.push(await api(server.baseUrl, '/admin/instruments', { token: admin, method: 'POST', body: { ...o, exchange_id: 'I', currency: 'EUR' } }));
+    }
+    // A parent order of Anna's on each (so each has its book) and quantities on both sides of each book.
+    const broker = traders.Anna.firm.default_broker;
+    for (const i of instruments) {
+      for (const [t, direction, price] of [['Anna', 'BUY', i.min_tick_price], ['Ben', 'SELL', i.max_tick_price]]) {
+        const { token } = traders[t];
+        const parent = await api(server.baseUrl, '/parent-orders', { token, method: 'POST', body: { direction, instrument_id: i.instrument_id, quantity: 25000 } });
+        await api(server.baseUrl, '/orders', {
+          token, method: 'POST',
+          body: { parent_order_id: parent.parent_order_id, instrument_id: i.instrument_id, direction, quantity: 12500, limit_price: price, residual: false, iceberg: false, broker_id: broker.company_id },
+        });
+      }
+    }
+    await api(server.baseUrl, `/users/${traders.Anna.user.user_id}`, {
+      token: traders.Anna.token, method: 'PATCH', body: { ui_metadata: [{ key: 'TOOLTIPS', value: ALL_TIPS.map((key) => ({ key, read: true })) }] },
+    });
+
+    for (const [width, height] of [[1440, 900], [1280, 720]]) {
+      const a = await newPage(browser, { width, height });
+      try {
+        await signIn(a.page, server.baseUrl, traders.Anna.email);
+        // The demo says it never closes, in the top bar and on the dashboard.
+        await a.page.getByTestId('trading-hours').filter({ hasText: 'Demo: open around the clock' }).waitFor();
+        await a.page.getByTestId('always-open-notice').waitFor();
+        const books = a.page.getByRole('region', { name: /^Order book / });
+        await until(async () => (await books.count()) === 4, { what: 'four books' });
+        for (const i of instruments) await a.page.getByRole('region', { name: `Order book ${i.name}` }).getByTestId('ladder-row').first().waitFor();
+        for (const i of instruments) {
+          await a.page.getByRole('region', { name: `Order book ${i.name}` }).locator(`[data-price]`).filter({ hasText: '12.5k' }).first().waitFor();
+        }
+        const layout = await booksLayout(a.page);
+        const where = `at ${width}×${height}: ${JSON.stringify(layout)}`;
+        assert.equal(layout.books.length, 4, where);
+        assert.equal(layout.pageOverflows, false, `the page scrolls sideways ${where}`);
+        assert.equal(layout.containerHides, false, `a book is hidden behind a sideways scroll ${where}`);
+        for (const b of layout.books) {
+          assert.ok(b.left >= 0 && b.right <= layout.viewport && b.right <= width, `${b.name} runs past the right edge ${where}`);
+          // Beside the parent list, all in one row.
+          assert.ok(b.left >= layout.listRight, `${b.name} is not beside the parent orders ${where}`);
+          assert.equal(b.top, layout.books[0].top, `${b.name} wrapped to another row ${where}`);
+          assert.deepEqual(b.cutRows, [], `${b.name} cuts prices off ${where}`);
+          assert.equal(b.ladderScrolls, false, `${b.name} needs a sideways scroll for its prices ${where}`);
+        }
+        await shot(a.page, T, `08-four-books-${width}x${height}`);
+        assert.deepEqual(a.errors.map(String), []);
+      } finally {
+        await a.context.close();
+      }
+    }
+  } catch (e) {
+    console.error(server.log().slice(-4000));
+    throw e;
+  } finally {
     await server.stop();
   }
 });

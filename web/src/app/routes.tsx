@@ -18,9 +18,12 @@ const DashboardRoute = lazy(() => import('./routes/dashboard'));
 const SettingsRoute = lazy(() => import('./routes/settings'));
 const AccountRoute = lazy(() => import('./routes/account'));
 const AdminActionLogsRoute = lazy(() => import('./routes/admin-action-logs'));
+const AdminBillingRoute = lazy(() => import('./routes/admin-billing'));
 const AdminCompaniesRoute = lazy(() => import('./routes/admin-company'));
 const AdminUsersRoute = lazy(() => import('./routes/admin-user'));
 const AdminInstrumentsRoute = lazy(() => import('./routes/admin-instrument'));
+const AdminOrdersRoute = lazy(() => import('./routes/admin-order'));
+const AdminOrdersNewsletterRoute = lazy(() => import('./routes/admin-orders-newsletter'));
 const BlockCalculatorRoute = lazy(() => import('./routes/admin-block-calculator'));
 const AdminOutboxRoute = lazy(() => import('./routes/admin-outbox'));
 
@@ -43,9 +46,12 @@ export const routes: RouteObject[] = [
           { path: paths.settings, element: <SettingsRoute /> },
           { path: paths.account, element: <AccountRoute /> },
           { path: paths.adminActionLogs, element: <AdminActionLogsRoute /> },
+          { path: paths.adminBilling, element: <AdminBillingRoute /> },
           { path: paths.adminCompanies, element: <AdminCompaniesRoute /> },
           { path: paths.adminUsers, element: <AdminUsersRoute /> },
           { path: paths.adminInstruments, element: <AdminInstrumentsRoute /> },
+          { path: paths.adminOrders, element: <AdminOrdersRoute /> },
+          { path: paths.adminOrdersNewsletter, element: <AdminOrdersNewsletterRoute /> },
           { path: paths.blockCalculator, element: <BlockCalculatorRoute /> },
           { path: paths.adminOutbox, element: <AdminOutboxRoute /> },
         ],

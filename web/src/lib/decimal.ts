@@ -138,3 +138,15 @@ export function toGrouped(d: Decimal, places: number): string {
   const grouped = whole.replace('-', '').replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${sign}${grouped}${frac !== undefined ? `.${frac}` : ''}`;
 }
+
+/**
+ * The JSON number whose text is exactly `d`: the server reads request numbers exactly
+ * (serde_json's arbitrary precision) and refuses strings, and a double prints the shortest
+ * text that reads back as itself. Null when a double cannot carry `d` exactly (more than
+ * 15 significant digits), so nothing rounded is ever sent.
+ */
+export function toJsonNumber(d: Decimal): number | null {
+  const n = Number(toPlain(d));
+  const back = parseDecimal(n);
+  return back !== null && eq(back, d) ? n : null;
+}

@@ -1,17 +1,41 @@
 import type { User } from '@/lib/api/get-me';
 
-// DESIGN section 4: upstairs-admin has the admin permission; upstairs-sales the
-// order-admin permission. Either one gets the menu button and the drawer.
+// DESIGN section 4, roles → permissions: upstairs-admin has the admin permission (everything
+// admin); upstairs-sales the order-admin permission (Orders panel read-only, Billing read) and
+// the admin drawer; company-admin manages the users of its own company. Traders and sandbox
+// users trade only and have no menu. Every route guard and drawer entry reads these.
 
-export function isAdmin(user: Pick<User, 'roles'>): boolean {
+type Roles = Pick<User, 'roles'>;
+
+/** The admin permission: Action logs, Companies, Users and Instruments panels, the E-mail outbox, order edits. */
+export function isAdmin(user: Roles): boolean {
   return user.roles.includes('upstairs-admin');
 }
 
-export function isOrderAdmin(user: Pick<User, 'roles'>): boolean {
+/** The order-admin permission (admin spec section 6): the Orders panel, read-only unless `isAdmin`. */
+export function isOrderAdmin(user: Roles): boolean {
   return isAdmin(user) || user.roles.includes('upstairs-sales');
 }
 
-/** Admin spec section 6: only these users have the menu button and the side drawer. */
-export function hasAdminDrawer(user: Pick<User, 'roles'>): boolean {
+/** Billing: the admin, and sales (DESIGN section 4: 'Billing read'). */
+export function canReadBilling(user: Roles): boolean {
   return isOrderAdmin(user);
+}
+
+/** Orders newsletter: the admin and sales (the server's admin-drawer permission), not a company admin. */
+export function canUseNewsletters(user: Roles): boolean {
+  return isOrderAdmin(user);
+}
+
+/** The Users panel: every user for the admin, its own company's users for a company admin. */
+export function canManageUsers(user: Roles): boolean {
+  return isAdmin(user) || user.roles.includes('company-admin');
+}
+
+/**
+ * Admin spec section 6: only these users have the menu button and the side drawer (the admin,
+ * sales and company admins); the Block Calculator is for everyone who has it.
+ */
+export function hasAdminDrawer(user: Roles): boolean {
+  return isOrderAdmin(user) || canManageUsers(user);
 }

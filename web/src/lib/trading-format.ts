@@ -113,9 +113,20 @@ export function formatHour(hhmm: string): string {
   return `${h % 12 === 0 ? 12 : h % 12}:${String(m).padStart(2, '0')} ${h < 12 ? 'AM' : 'PM'}`;
 }
 
-/** The operating-hours sentence of the spec, from the configured calendar. */
-export function operatingHours(status: { open_time: string; close_time: string } | undefined): string {
-  const open = formatHour(status?.open_time ?? '09:00');
-  const close = formatHour(status?.close_time ?? '17:00');
-  return `Operating hours are ${open} to ${close} (UK time, Monday to Friday only).`;
+/** The venue's hours as GET /platform/status gives them. */
+export type VenueHours = Pick<components['schemas']['PlatformStatusDto'], 'open_time' | 'close_time' | 'time_zone'>;
+
+/** How the hours' time zone is named: 'Europe/London' (the spec's) is 'UK time', any other is named as configured. */
+export function zoneLabel(timeZone: string): string {
+  return timeZone === 'Europe/London' ? 'UK time' : `${timeZone} time`;
+}
+
+/** The operating-hours sentence of the spec, from the configured calendar (never assumed hours). */
+export function operatingHours(hours: VenueHours): string {
+  return `Operating hours are ${formatHour(hours.open_time)} to ${formatHour(hours.close_time)} (${zoneLabel(hours.time_zone)}, Monday to Friday only).`;
+}
+
+/** The top bar's short form of the hours: '9:00 AM–5:00 PM UK time, Mon–Fri'. */
+export function shortHours(hours: VenueHours): string {
+  return `${formatHour(hours.open_time)}–${formatHour(hours.close_time)} ${zoneLabel(hours.time_zone)}, Mon–Fri`;
 }

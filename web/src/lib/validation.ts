@@ -1,18 +1,59 @@
 import { z } from 'zod';
 
-/** E-mail rules of spec section 5, in the order the messages are checked. */
+/** Trader spec section 5: the e-mail messages. */
+export const EMAIL_MESSAGES = {
+  required: 'Email is required',
+  invalid: 'Please enter a valid email address',
+  tooShort: 'Email must be at least 5 characters long',
+} as const;
+
+// Whitespace (Unicode White_Space, as Rust's char::is_whitespace), control characters or '@'.
+const NOT_IN_PART = /[\p{White_Space}\p{Cc}@]/u;
+
+/**
+ * The server's format rule (`Email::looks_valid`, crates/domain/src/account.rs), so the browser
+ * accepts and refuses exactly the addresses the server does: one '@' between a non-empty local
+ * part and a domain holding a '.' (not first, not last, never two in a row), no whitespace or
+ * control characters, at most 254 bytes of UTF-8.
+ */
+export function looksLikeEmail(s: string): boolean {
+  const at = s.indexOf('@');
+  if (at < 0) return false;
+  const local = s.slice(0, at);
+  const domain = s.slice(at + 1);
+  const okPart = (p: string) => p !== '' && !NOT_IN_PART.test(p);
+  return (
+    okPart(local) &&
+    okPart(domain) &&
+    new TextEncoder().encode(s).length <= 254 &&
+    domain.includes('.') &&
+    !domain.startsWith('.') &&
+    !domain.endsWith('.') &&
+    !domain.includes('..')
+  );
+}
+
+/**
+ * The first message the e-mail rules give for a value, checked in the server's order
+ * (`Email::parse`, which follows the spec's): trimmed, required, valid format, at least 5 characters.
+ */
+export function emailError(value: string): string | undefined {
+  const s = value.trim();
+  if (s === '') return EMAIL_MESSAGES.required;
+  if (!looksLikeEmail(s)) return EMAIL_MESSAGES.invalid;
+  // Characters, as the server counts them (not UTF-16 units).
+  if ([...s].length < 5) return EMAIL_MESSAGES.tooShort;
+  return undefined;
+}
+
+/** The e-mail field's zod schema: the trimmed value, with the one message `emailError` gives. */
 export const emailSchema = z
   .string()
   .trim()
-  .min(1, 'Email is required')
-  .min(5, 'Email must be at least 5 characters long')
-  .pipe(z.email('Please enter a valid email address'));
-
-/** The first message of a value that fails the e-mail rules, if any. */
-export function emailError(value: string): string | undefined {
-  const r = emailSchema.safeParse(value);
-  return r.success ? undefined : r.error.issues[0]?.message;
-}
+  .superRefine((s, ctx) => {
+    const message = emailError(s);
+    if (message) ctx.addIssue({ code: 'custom', message });
+  });
 
 /**
  * Adds a form's cross-field rules (field → message) to a zod schema as issues on

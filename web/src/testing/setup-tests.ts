@@ -3,6 +3,7 @@ import { cleanup, configure } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
 import { setLastErrorStatus } from '@/lib/api-errors';
 import { resetAdminMocks } from './mocks/admin-handlers';
+import { resetAdminOrderMocks } from './mocks/admin-order-handlers';
 import { db } from './mocks/db';
 import { resetOrderMocks } from './mocks/order-handlers';
 import { server } from './mocks/server';
@@ -14,6 +15,7 @@ beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 beforeEach(() => {
   db.reset();
   resetAdminMocks();
+  resetAdminOrderMocks();
   resetOrderMocks();
   localStorage.clear();
   sessionStorage.clear();

@@ -1,18 +1,22 @@
 import { useCompanies } from '@/features/admin-companies/api/get-companies';
 import { UsersPanel } from '@/features/admin-users/components/users-panel';
-import { isAdmin } from '@/lib/permissions';
+import { useCurrentUser } from '@/lib/api/get-me';
+import { canManageUsers, isAdmin } from '@/lib/permissions';
 import { Guard } from '../admin-guard';
 
-/** The users panel picks a user's company from the companies feature's list. */
+/** The users panel picks a user's company from the companies feature's list (venue admins). */
 function UsersWithCompanies() {
   const companies = useCompanies();
   return <UsersPanel companies={companies.data?.items ?? []} />;
 }
 
+/** A company admin manages its own company's users only (DESIGN section 4): that company is the one choice. */
+function OwnCompanyUsers() {
+  const user = useCurrentUser();
+  return <UsersPanel companies={[{ company_id: user.company_id, name: user.company_name }]} />;
+}
+
 export default function AdminUsersPanelRoute() {
-  return (
-    <Guard allow={isAdmin}>
-      <UsersWithCompanies />
-    </Guard>
-  );
+  const user = useCurrentUser();
+  return <Guard allow={canManageUsers}>{isAdmin(user) ? <UsersWithCompanies /> : <OwnCompanyUsers />}</Guard>;
 }

@@ -7,9 +7,10 @@ import Typography from '@mui/material/Typography';
 import { ErrorCard } from '@/components/errors/error-card';
 import { OnboardingTip, useNextTip } from '@/components/ui/onboarding-tip';
 import { PageLoader } from '@/components/ui/page-loader';
-import { usePlatformStatus } from '@/features/dashboard/api/get-platform-status';
+import { AlwaysOpenNotice } from '@/features/dashboard/components/always-open-notice';
 import { ClosingWarning } from '@/features/dashboard/components/closing-warning';
 import { EmptyDashboard } from '@/features/dashboard/components/empty-dashboard';
+import { TradingStoppedAlert } from '@/features/dashboard/components/trading-stopped-alert';
 import { useAddedBooks } from '@/features/dashboard/hooks/use-added-books';
 import { AddBook } from '@/features/order-book/components/add-book';
 import { OrderBook } from '@/features/order-book/components/order-book';
@@ -23,6 +24,7 @@ import { CreateRfqDrawer, type RfqParent } from '@/features/rfqs/components/crea
 import { IncomingRfqs } from '@/features/rfqs/components/incoming-rfqs';
 import type { Order } from '@/lib/api/dto';
 import { useCurrentUser } from '@/lib/api/get-me';
+import { usePlatformStatus } from '@/lib/api/get-platform-status';
 import { instrumentQueryOptions } from '@/lib/api/get-instrument';
 import { tradingKeys } from '@/lib/api/trading-keys';
 import type { Decimal } from '@/lib/decimal';
@@ -124,8 +126,7 @@ export default function DashboardRoute() {
     return (
       <>
         <EmptyDashboard
-          open={status.data?.open ?? true}
-          hours={status.data}
+          status={status.data}
           aside={<IncomingRfqs />}
           action={
             <Stack direction="row" spacing={2} useFlexGap sx={{ flexWrap: 'wrap' }}>
@@ -146,6 +147,8 @@ export default function DashboardRoute() {
   return (
     <Stack spacing={3}>
       <Typography variant="h1">Dashboard</Typography>
+      <TradingStoppedAlert status={status.data} />
+      <AlwaysOpenNotice status={status.data} />
       <IncomingRfqs />
       <Stack direction={{ xs: 'column', md: 'row' }} spacing={3} sx={{ alignItems: 'flex-start' }}>
         <ParentOrderList
@@ -158,7 +161,12 @@ export default function DashboardRoute() {
           onShowBook={setPinned}
           onRfq={(p) => void requestQuotes(p)}
         />
-        <Box sx={{ display: 'flex', gap: 2, flexGrow: 1, minWidth: 0, width: '100%', overflowX: 'auto', pb: 1 }}>
+        {/* Four books fit in one row from a 1280 px window (BOOK_MIN_WIDTH); narrower, they wrap
+            onto the next row rather than being cut off at the right edge. */}
+        <Box
+          data-testid="order-books"
+          sx={{ display: 'flex', flexWrap: 'wrap', gap: 2, flexGrow: 1, minWidth: 0, width: '100%', overflowX: 'auto', pb: 1 }}
+        >
           {bookIds.map((id, n) => {
             const workable = active.filter((p) => p.instrument_id === id && p.state === 'ACTIVE' && p.quantities.tradable > 0);
             return (

@@ -1,10 +1,10 @@
-import { isRouteErrorResponse, useRouteError } from 'react-router';
 import { NotFoundPage } from './not-found-page';
-import { SomethingWentWrongPage } from './something-went-wrong-page';
 
-/** Router error element: routing errors show the 404 page, anything else the general error page. */
+/**
+ * The router's error element. Spec (trader section 2, admin sections 2 and 8): 'Any route
+ * error or unknown page shows a 404 page', so a route that fails to load or render shows
+ * the 404 page too (React Router has already logged the error).
+ */
 export function RouteError() {
-  const error = useRouteError();
-  if (isRouteErrorResponse(error)) return <NotFoundPage />;
-  return <SomethingWentWrongPage />;
+  return <NotFoundPage />;
 }

@@ -6,24 +6,28 @@ import ListItemIcon from '@mui/material/ListItemIcon';
 import ListItemText from '@mui/material/ListItemText';
 import ListSubheader from '@mui/material/ListSubheader';
 import BusinessOutlined from '@mui/icons-material/BusinessOutlined';
+import CampaignOutlined from '@mui/icons-material/CampaignOutlined';
 import CalculateOutlined from '@mui/icons-material/CalculateOutlined';
 import DashboardOutlined from '@mui/icons-material/DashboardOutlined';
 import GroupOutlined from '@mui/icons-material/GroupOutlined';
 import EmailOutlined from '@mui/icons-material/EmailOutlined';
 import HistoryOutlined from '@mui/icons-material/HistoryOutlined';
 import PersonOutline from '@mui/icons-material/PersonOutlineOutlined';
+import ReceiptLongOutlined from '@mui/icons-material/ReceiptLongOutlined';
 import ShowChartOutlined from '@mui/icons-material/ShowChartOutlined';
+import ViewListOutlined from '@mui/icons-material/ViewListOutlined';
 import type { ReactNode } from 'react';
 import { Link as RouterLink, useLocation } from 'react-router';
 import { paths } from '@/config/paths';
 import type { User } from '@/lib/api/get-me';
-import { isAdmin } from '@/lib/permissions';
+import { canManageUsers, canReadBilling, canUseNewsletters, hasAdminDrawer, isAdmin, isOrderAdmin } from '@/lib/permissions';
 
 type Entry = { to: string; label: string; icon: ReactNode; show: boolean };
 
 /**
- * Admin spec section 2: Dashboard, the Admin group and the User group. Billing, the
- * Orders panel and the Orders newsletter come with their own screens.
+ * Admin spec section 2: Dashboard, the Admin group and the User group, in the spec's order
+ * (the E-mail outbox, ours, closes the Admin group). Each entry shows for the roles whose
+ * route guard lets them in (lib/permissions).
  */
 export function AdminDrawer({ user, open, onClose }: { user: User; open: boolean; onClose: () => void }) {
   const { pathname } = useLocation();
@@ -34,10 +38,13 @@ export function AdminDrawer({ user, open, onClose }: { user: User; open: boolean
       title: 'Admin',
       entries: [
         { to: paths.adminActionLogs, label: 'Action logs', icon: <HistoryOutlined />, show: admin },
+        { to: paths.adminBilling, label: 'Billing', icon: <ReceiptLongOutlined />, show: canReadBilling(user) },
         { to: paths.adminCompanies, label: 'Companies panel', icon: <BusinessOutlined />, show: admin },
-        { to: paths.adminUsers, label: 'Users panel', icon: <GroupOutlined />, show: admin },
+        { to: paths.adminUsers, label: 'Users panel', icon: <GroupOutlined />, show: canManageUsers(user) },
         { to: paths.adminInstruments, label: 'Instruments panel', icon: <ShowChartOutlined />, show: admin },
-        { to: paths.blockCalculator, label: 'Block Calculator', icon: <CalculateOutlined />, show: true },
+        { to: paths.adminOrders, label: 'Orders panel', icon: <ViewListOutlined />, show: isOrderAdmin(user) },
+        { to: paths.adminOrdersNewsletter, label: 'Orders newsletter', icon: <CampaignOutlined />, show: canUseNewsletters(user) },
+        { to: paths.blockCalculator, label: 'Block Calculator', icon: <CalculateOutlined />, show: hasAdminDrawer(user) },
         { to: paths.adminOutbox, label: 'E-mail outbox', icon: <EmailOutlined />, show: admin },
       ],
     },

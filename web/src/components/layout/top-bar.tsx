@@ -19,6 +19,7 @@ import type { User } from '@/lib/api/get-me';
 import { useLogout } from '@/lib/api/logout';
 import { hasAdminDrawer } from '@/lib/permissions';
 import { AdminDrawer } from './admin-drawer';
+import { TradingHours } from './trading-hours';
 
 function initials(user: User) {
   const s = `${user.first_name?.[0] ?? ''}${user.last_name?.[0] ?? ''}`.toUpperCase();
@@ -27,7 +28,8 @@ function initials(user: User) {
 
 /**
  * Top bar: the menu button (admin and order-admin users only), logo to the dashboard, the
- * features' actions (the notifications bell) and the profile menu (e-mail, Settings, Logout).
+ * venue's trading hours, the features' actions (the notifications bell) and the profile menu
+ * (e-mail, Settings, Logout).
  */
 export function TopBar({ user, actions }: { user: User; actions?: ReactNode }) {
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
@@ -49,6 +51,7 @@ export function TopBar({ user, actions }: { user: User; actions?: ReactNode }) {
           <Logo />
         </RouterLink>
         <div style={{ flexGrow: 1 }} />
+        <TradingHours />
         {actions}
         <IconButton
           aria-label="Profile menu"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addTicks, ceilDiv, cmp, dec, decimalsOf, floorDiv, mul, onTick, parseDecimal, sub, ticksBetween, toFixed, toGrouped, toPlain,
+  addTicks, ceilDiv, cmp, dec, decimalsOf, floorDiv, mul, onTick, parseDecimal, sub, ticksBetween, toFixed, toGrouped, toJsonNumber, toPlain,
 } from '@/lib/decimal';
 
 describe('decimal', () => {
@@ -37,5 +37,16 @@ describe('decimal', () => {
     expect(toGrouped(dec('-1234567.5'), 1)).toBe('-1,234,567.5');
     expect(decimalsOf(dec('0.005'))).toBe(3);
     expect(cmp(sub(dec('1'), dec('0.99')), dec('0.01'))).toBe(0);
+  });
+
+  it('sends a decimal as the JSON number whose text is exactly the decimal, or not at all', () => {
+    expect(JSON.stringify({ v: toJsonNumber(dec('0.005')) })).toBe('{"v":0.005}');
+    expect(JSON.stringify({ v: toJsonNumber(dec('-0.040')) })).toBe('{"v":-0.04}');
+    expect(JSON.stringify({ v: toJsonNumber(dec('0.0000001')) })).toBe('{"v":1e-7}');
+    expect(JSON.stringify({ v: toJsonNumber(dec('123456789.123456')) })).toBe('{"v":123456789.123456}');
+    // 0.1 + 0.2 in floating point is 0.30000000000000004; exact decimals never are.
+    expect(toJsonNumber(addTicks(dec('0.1'), dec('0.1'), 2))).toBe(0.3);
+    expect(toJsonNumber(dec('0.12345678901234567'))).toBeNull();
+    expect(toJsonNumber(dec('12345678901234567'))).toBeNull();
   });
 });

@@ -61,8 +61,18 @@ describe('formats', () => {
 
 describe('hours', () => {
   it('writes the configured hours as the spec does', async () => {
-    const { formatHour, operatingHours } = await import('@/lib/trading-format');
+    const { formatHour, operatingHours, shortHours } = await import('@/lib/trading-format');
     expect(['00:00', '05:30', '09:00', '12:00', '17:00'].map(formatHour)).toEqual(['12:00 AM', '5:30 AM', '9:00 AM', '12:00 PM', '5:00 PM']);
-    expect(operatingHours({ open_time: '08:00', close_time: '16:30' })).toBe('Operating hours are 8:00 AM to 4:30 PM (UK time, Monday to Friday only).');
+    expect(operatingHours({ open_time: '08:00', close_time: '16:30', time_zone: 'Europe/London' })).toBe(
+      'Operating hours are 8:00 AM to 4:30 PM (UK time, Monday to Friday only).',
+    );
+    expect(shortHours({ open_time: '08:00', close_time: '16:30', time_zone: 'Europe/London' })).toBe('8:00 AM–4:30 PM UK time, Mon–Fri');
+  });
+
+  it('names a time zone other than London as configured', async () => {
+    const { operatingHours, shortHours } = await import('@/lib/trading-format');
+    const hours = { open_time: '09:30', close_time: '16:00', time_zone: 'America/New_York' };
+    expect(operatingHours(hours)).toBe('Operating hours are 9:30 AM to 4:00 PM (America/New_York time, Monday to Friday only).');
+    expect(shortHours(hours)).toBe('9:30 AM–4:00 PM America/New_York time, Mon–Fri');
   });
 });

@@ -30,6 +30,7 @@ function company(name: string, roles: string[], brokers: Ref[] = []): MockCompan
     brokers,
     roles,
     reliability_score: 100,
+    trading_stopped_at: null,
     created_at: now,
     updated_at: now,
   };
@@ -52,10 +53,18 @@ export function resetAdminMocks() {
   admin.nextId = 1;
 }
 
-function isAdminRequest(request: Request) {
+function caller(request: Request) {
   const token = request.headers.get('Authorization')?.replace(/^Bearer /, '');
   const email = token ? db.sessions.get(token) : undefined;
-  return db.users.find((u) => u.email === email)?.roles.includes('upstairs-admin') ?? false;
+  return db.users.find((u) => u.email === email);
+}
+
+function isAdminRequest(request: Request) {
+  return caller(request)?.roles.includes('upstairs-admin') ?? false;
+}
+
+function isCompanyAdminListingUsers(request: Request) {
+  return request.method === 'GET' && new URL(request.url).pathname === '/api/admin/users' && (caller(request)?.roles.includes('company-admin') ?? false);
 }
 
 function forbidden() {
@@ -64,7 +73,9 @@ function forbidden() {
 
 async function record(request: Request) {
   const url = new URL(request.url);
-  const body: unknown = request.method === 'GET' ? undefined : await request.clone().json();
+  // A POST without a body (a send) or a DELETE records none.
+  const text = request.method === 'GET' ? '' : await request.clone().text();
+  const body: unknown = text ? JSON.parse(text) : undefined;
   admin.requests.push({ method: request.method, path: url.pathname + url.search, body });
 }
 
@@ -73,7 +84,7 @@ const page = (items: unknown[]) => HttpResponse.json({ items, total_items: items
 export const adminHandlers: HttpHandler[] = [
   http.all('*/api/admin/*', async ({ request }) => {
     await record(request);
-    return isAdminRequest(request) ? undefined : forbidden();
+    return isAdminRequest(request) || isCompanyAdminListingUsers(request) ? undefined : forbidden();
   }),
   http.get('*/api/admin/companies', () => page(admin.companies)),
   http.post('*/api/admin/companies', async ({ request }) => {
@@ -99,7 +110,11 @@ export const adminHandlers: HttpHandler[] = [
     Object.assign(c, { name: body.name });
     return HttpResponse.json(c);
   }),
-  http.get('*/api/admin/users', () => page(db.users.map(({ password: _password, ...u }) => u))),
+  // A company admin lists its own company's users only (DESIGN section 4).
+  http.get('*/api/admin/users', ({ request }) => {
+    const companyId = isAdminRequest(request) ? null : caller(request)?.company_id;
+    return page(db.users.filter((u) => !companyId || u.company_id === companyId).map(({ password: _password, ...u }) => u));
+  }),
   http.post('*/api/users', async ({ request }) => {
     await record(request);
     if (!isAdminRequest(request)) return forbidden();

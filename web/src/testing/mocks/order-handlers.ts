@@ -2,6 +2,8 @@ import { http, HttpResponse, ws, type HttpHandler, type WebSocketHandler } from 
 import type { components } from '@/lib/api/schema';
 import { db } from './db';
 
+type PlatformStatus = components['schemas']['PlatformStatusDto'];
+
 // In-memory trading data behind the MSW handlers, for the dashboard tests.
 // Deliberately small: the real rules are tested against the real server.
 
@@ -77,7 +79,8 @@ export const trading = {
   parents: [] as MockParent[],
   orders: [] as MockOrder[],
   levels: new Map<string, { price: number; buy_quantity: number; sell_quantity: number; own_buy_quantity: number; own_sell_quantity: number }[]>(),
-  status: { open: true, parent_orders_open: true, closing_soon: false },
+  /** GET /platform/status: the open flags, and any of the calendar's fields a test sets (hours, always_open). */
+  status: { open: true, parent_orders_open: true, closing_soon: false } as { open: boolean; parent_orders_open: boolean; closing_soon: boolean } & Partial<PlatformStatus>,
   requests: [] as { method: string; path: string; body: unknown }[],
   /** What a take would hit (the dry run), and the match requests there are. */
   breakdown: [] as { price: number; quantity: number; responding_broker_name: string; responding_order_iceberg: boolean }[],
@@ -293,7 +296,6 @@ export const orderHandlers: HttpHandler[] = [
   ...rfqHandlers,
   http.get('*/api/platform/status', () =>
     HttpResponse.json({
-      ...trading.status,
       always_open: false,
       open_time: '09:00',
       close_time: '17:00',
@@ -301,7 +303,9 @@ export const orderHandlers: HttpHandler[] = [
       time_zone: 'Europe/London',
       next_open: null,
       next_close: null,
-    }),
+      trading_stopped_at: null,
+      ...trading.status,
+    } satisfies PlatformStatus),
   ),
   http.get('*/api/instruments', ({ request }) => {
     const name = (new URL(request.url).searchParams.get('name') ?? '').toLowerCase();

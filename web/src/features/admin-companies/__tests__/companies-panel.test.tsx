@@ -42,7 +42,7 @@ describe('companies panel', () => {
     expect(within(form).queryByText('Full name must be at least 4 characters long')).not.toBeInTheDocument();
     await user.type(within(form).getByRole('textbox', { name: 'Trade confirmation e-mail' }), 'ab');
     await user.tab();
-    expect(within(form).getByText('Email must be at least 5 characters long')).toBeInTheDocument();
+    expect(within(form).getByText('Please enter a valid email address')).toBeInTheDocument();
     await user.clear(within(form).getByRole('textbox', { name: 'Trade confirmation e-mail' }));
 
     // Brokers: the default follows the first selected broker, and resets when it is removed.

@@ -9,7 +9,9 @@ describe('company rules', () => {
     expect(companyErrors({ ...ok, name: 'H' }).name).toBe('Name must be at least 2 characters long');
     expect(companyErrors({ ...ok, default_broker: '' }).default_broker).toBe('Broker is required');
     expect(companyErrors({ ...ok, default_broker: '', roles: ['broker'] }).default_broker).toBeUndefined();
-    expect(companyErrors({ ...ok, trade_confirmation_email: 'a@b' }).trade_confirmation_email).toBe('Email must be at least 5 characters long');
+    // The server's order (lib/validation): the format first, so 'a@b' (no dot in its domain) is invalid.
+    expect(companyErrors({ ...ok, trade_confirmation_email: 'a@b' }).trade_confirmation_email).toBe('Please enter a valid email address');
+    expect(companyErrors({ ...ok, trade_confirmation_email: ' ', trade_confirmation_via_email_enabled: true }).trade_confirmation_email).toBe('Email is required');
     expect(companyErrors({ ...ok, trade_confirmation_email: 'not-an-email' }).trade_confirmation_email).toBe('Please enter a valid email address');
   });
 

@@ -21,11 +21,13 @@ export const companySchema = z.object({
   brokers: z.array(companyRefSchema),
   roles: z.array(z.string()),
   reliability_score: z.number().int(),
+  trading_stopped_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 }) satisfies z.ZodType<Company>;
 
 const companyPageSchema = pageSchema(companySchema) satisfies z.ZodType<components['schemas']['Page_CompanyDto']>;
+export type CompanyPage = z.infer<typeof companyPageSchema>;
 
 export const companiesQueryKey = ['admin', 'companies'] as const;
 

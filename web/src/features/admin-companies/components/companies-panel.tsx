@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
+import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import IconButton from '@mui/material/IconButton';
 import MenuItem from '@mui/material/MenuItem';
@@ -12,16 +13,23 @@ import TableCell from '@mui/material/TableCell';
 import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
+import Typography from '@mui/material/Typography';
 import EditOutlined from '@mui/icons-material/EditOutlined';
+import PlayCircleOutline from '@mui/icons-material/PlayCircleOutlined';
+import PowerSettingsNew from '@mui/icons-material/PowerSettingsNew';
 import { FormDrawer, serverFieldError } from '@/components/form/form-drawer';
 import { FormSwitch, FormTextField } from '@/components/form/form-fields';
 import { AdminPage } from '@/components/layout/admin-page';
 import { useToast } from '@/components/ui/toast';
+import { useCurrentUser } from '@/lib/api/get-me';
 import { formatDateTime } from '@/lib/format-date';
+import { isAdmin } from '@/lib/permissions';
 import { useCreateCompany } from '../api/create-company';
 import { useCompanies, type Company } from '../api/get-companies';
+import type { KillSwitchAction } from '../api/kill-switch';
 import { useUpdateCompany } from '../api/update-company';
 import { companyFormSchema, nextDefaultBroker, type CompanyForm } from '../lib/company-form';
+import { KillSwitchDialog } from './kill-switch-dialog';
 
 /** Company types (DESIGN section 4); a trading firm has neither. */
 export const COMPANY_TYPES = [
@@ -47,7 +55,11 @@ function toForm(c: Company | null): CompanyForm {
 export function CompaniesPanel() {
   const companies = useCompanies();
   const [editing, setEditing] = useState<{ company: Company | null } | null>(null);
+  const [killSwitch, setKillSwitch] = useState<{ id: string; action: KillSwitchAction } | null>(null);
+  // DESIGN section 4: only a venue admin releases the kill switch.
+  const canRelease = isAdmin(useCurrentUser());
   const items = companies.data?.items ?? [];
+  const switching = killSwitch && items.find((c) => c.company_id === killSwitch.id);
   return (
     <AdminPage
       title="Companies"
@@ -55,7 +67,12 @@ export function CompaniesPanel() {
       onCreate={() => setEditing({ company: null })}
       query={companies}
       empty={items.length === 0}
-      drawer={editing && <CompanyDrawer company={editing.company} all={items} onClose={() => setEditing(null)} />}
+      drawer={
+        <>
+          {editing && <CompanyDrawer company={editing.company} all={items} onClose={() => setEditing(null)} />}
+          {killSwitch && switching && <KillSwitchDialog company={switching} action={killSwitch.action} onClose={() => setKillSwitch(null)} />}
+        </>
+      }
       emptyText="No companies yet."
     >
       <TableContainer component={Paper} variant="outlined">
@@ -68,8 +85,13 @@ export function CompaniesPanel() {
               <TableCell>Brokers</TableCell>
               <TableCell>Default broker</TableCell>
               <TableCell>Trade confirmation e-mail</TableCell>
+              <TableCell>Trading</TableCell>
               <TableCell>Updated</TableCell>
-              <TableCell />
+              <TableCell>
+                <Typography component="span" sx={visuallyHidden}>
+                  Actions
+                </Typography>
+              </TableCell>
             </TableRow>
           </TableHead>
           <TableBody>
@@ -84,9 +106,46 @@ export function CompaniesPanel() {
                   {c.trade_confirmation_email ?? ''}
                   {c.trade_confirmation_via_email_enabled && <Chip size="small" label="On" sx={{ ml: 1 }} />}
                 </TableCell>
-                <TableCell>{formatDateTime(c.updated_at)}</TableCell>
-                <TableCell align="right">
-                  <IconButton size="small" aria-label={`Edit ${c.name}`} onClick={() => setEditing({ company: c })}>
+                <TableCell>
+                  {c.trading_stopped_at ? (
+                    // Two lines at most, so the chip does not squeeze the other columns.
+                    <Chip
+                      size="small"
+                      color="error"
+                      label={`Trading stopped since ${formatDateTime(c.trading_stopped_at)}`}
+                      sx={{ height: 'auto', maxWidth: 150, py: 0.25, '& .MuiChip-label': { whiteSpace: 'normal', textAlign: 'center' } }}
+                    />
+                  ) : (
+                    <Typography variant="body2" color="text.secondary">
+                      Trading
+                    </Typography>
+                  )}
+                </TableCell>
+                <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(c.updated_at)}</TableCell>
+                <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                  {c.trading_stopped_at ? (
+                    canRelease && (
+                      <Button
+                        size="small"
+                        startIcon={<PlayCircleOutline />}
+                        aria-label={`Re-enable trading for ${c.name}`}
+                        onClick={() => setKillSwitch({ id: c.company_id, action: 'release' })}
+                      >
+                        Re-enable trading
+                      </Button>
+                    )
+                  ) : (
+                    <Button
+                      size="small"
+                      color="error"
+                      startIcon={<PowerSettingsNew />}
+                      aria-label={`Stop trading for ${c.name}`}
+                      onClick={() => setKillSwitch({ id: c.company_id, action: 'stop' })}
+                    >
+                      Stop trading
+                    </Button>
+                  )}
+                  <IconButton size="small" aria-label={`Edit ${c.name}`} onClick={() => setEditing({ company: c })} sx={{ ml: 1 }}>
                     <EditOutlined fontSize="small" />
                   </IconButton>
                 </TableCell>
@@ -197,3 +256,16 @@ function CompanyDrawer({ company, all, onClose }: { company: Company | null; all
     </FormDrawer>
   );
 }
+
+// Strings, not numbers: in `sx` a width or height of 1 means 100%.
+const visuallyHidden = {
+  border: 0,
+  clip: 'rect(0 0 0 0)',
+  height: '1px',
+  margin: '-1px',
+  overflow: 'hidden',
+  padding: 0,
+  position: 'absolute',
+  whiteSpace: 'nowrap',
+  width: '1px',
+} as const;

@@ -53,7 +53,7 @@ describe('instruments panel', () => {
     await fill(/^Exchange id/, 'B');
     await user.click(within(form).getByRole('button', { name: 'Create instrument' }));
     expect(await screen.findByText('Brent Crude Dec26-Jun27 created.')).toBeInTheDocument();
-    expect(admin.requests.find((r) => r.method === 'POST')?.body).toMatchObject({ min_tick_price: 1.18, max_tick_price: 1.28, exchange_tick_size: 0.01, min_quantity: 100 });
+    expect(admin.requests.find((r) => r.method === 'POST')?.body).toMatchObject({ min_tick_price: 1.18, max_tick_price: 1.28, exchange_tick_size: null, min_quantity: 100 });
     expect(await screen.findByRole('table', { name: 'Instruments' })).toHaveTextContent('Brent Crude Dec26-Jun27');
   });
 
@@ -81,5 +81,36 @@ describe('instruments panel', () => {
     await user.click(within(form).getByRole('button', { name: 'Save changes' }));
     expect(await screen.findByText('Euribor 3M Dec26-Mar27 updated.')).toBeInTheDocument();
     expect(admin.requests.find((r) => r.method === 'PATCH')?.body).toMatchObject({ min_tick_price: -0.04, max_tick_price: 0.01, min_quantity: 750, tick_size: 0.005 });
+  });
+
+  it('edits an instrument without an exchange tick size: empty is sent as null, a typed one as its exact decimal', async () => {
+    admin.instruments[0]!.exchange_tick_size = null;
+    const { user } = asAdmin('/admin/instrument');
+    await user.click(await screen.findByRole('button', { name: 'Edit Euribor 3M Dec26-Mar27' }));
+    const form = await drawer('Edit Euribor 3M Dec26-Mar27');
+    const exchangeTick = within(form).getByRole('textbox', { name: 'Exchange tick size' });
+    expect(exchangeTick).toHaveValue('');
+    expect(within(form).queryByText(/null/)).not.toBeInTheDocument();
+    await user.click(within(form).getByRole('button', { name: 'Save changes' }));
+    expect(await screen.findByText('Euribor 3M Dec26-Mar27 updated.')).toBeInTheDocument();
+    const patches = () => admin.requests.filter((r) => r.method === 'PATCH');
+    expect(patches()).toHaveLength(1);
+    expect(patches()[0]!.body).toMatchObject({ exchange_tick_size: null, tick_size: 0.005, min_tick_price: -0.04, max_tick_price: -0.015 });
+
+    await user.click(await screen.findByRole('button', { name: 'Edit Euribor 3M Dec26-Mar27' }));
+    const again = await drawer('Edit Euribor 3M Dec26-Mar27');
+    await user.type(within(again).getByRole('textbox', { name: 'Exchange tick size' }), '0.0025');
+    await user.click(within(again).getByRole('button', { name: 'Save changes' }));
+    await expect.poll(() => patches().length).toBe(2);
+    expect(patches()[1]!.body).toMatchObject({ exchange_tick_size: 0.0025 });
+
+    // Emptied again: cleared on the server (null), not left as it was.
+    await user.click(await screen.findByRole('button', { name: 'Edit Euribor 3M Dec26-Mar27' }));
+    const third = await drawer('Edit Euribor 3M Dec26-Mar27');
+    expect(within(third).getByRole('textbox', { name: 'Exchange tick size' })).toHaveValue('0.0025');
+    await user.clear(within(third).getByRole('textbox', { name: 'Exchange tick size' }));
+    await user.click(within(third).getByRole('button', { name: 'Save changes' }));
+    await expect.poll(() => patches().length).toBe(3);
+    expect(patches()[2]!.body).toMatchObject({ exchange_tick_size: null });
   });
 });

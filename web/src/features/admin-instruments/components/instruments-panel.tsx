@@ -27,35 +27,12 @@ import { useDebounced } from '@/lib/use-debounced';
 import { useCreateInstrument } from '../api/create-instrument';
 import { useAdminInstruments, type InstrumentFilters, type SortBy } from '../api/get-instruments';
 import { useUpdateInstrument } from '../api/update-instrument';
-import { BAND_TICKS, decimalValue, instrumentFormSchema, otherSide, type InstrumentForm } from '../lib/instrument-form';
+import { BAND_TICKS, instrumentFormSchema, instrumentRequest, otherSide, toInstrumentForm, type InstrumentForm } from '../lib/instrument-form';
 
 /** Admin spec section 9: the name filter is debounced 500 ms. */
 export const NAME_FILTER_DEBOUNCE_MS = 500;
 
 const price = (value: number, tick: number) => toFixed(dec(value), decimalsOf(dec(tick)));
-
-function toForm(i: Instrument | null): InstrumentForm {
-  return {
-    name: i?.name ?? '',
-    term: i?.term ?? '',
-    description: i?.description ?? '',
-    country: i?.country ?? '',
-    currency: i?.currency ?? '',
-    exchange_id: i?.exchange_id ?? '',
-    exchange: i?.exchange ?? '',
-    exchange_iso_code: i?.exchange_iso_code ?? '',
-    exchange_instrument_id: i?.exchange_instrument_id ?? '',
-    bbg_code: i?.bbg_code ?? '',
-    tick_size: i ? String(i.tick_size) : '',
-    exchange_tick_size: i?.exchange_tick_size != null ? String(i.exchange_tick_size) : '',
-    min_quantity: i ? String(i.min_quantity) : '',
-    min_tick_price: i ? price(i.min_tick_price, i.tick_size) : '',
-    max_tick_price: i ? price(i.max_tick_price, i.tick_size) : '',
-    active: i?.active ?? true,
-    is_sandbox: i?.is_sandbox ?? false,
-    reversed_spread: i?.reversed_spread ?? false,
-  };
-}
 
 const COLUMNS: { label: string; sort?: SortBy }[] = [
   { label: 'Name', sort: 'name' },
@@ -161,7 +138,7 @@ export function InstrumentsPanel() {
 type TextKey = Exclude<keyof InstrumentForm, 'active' | 'is_sandbox' | 'reversed_spread'>;
 
 function InstrumentDrawer({ instrument, onClose }: { instrument: Instrument | null; onClose: () => void }) {
-  const form = useForm<InstrumentForm>({ resolver: zodResolver(instrumentFormSchema), mode: 'all', defaultValues: toForm(instrument) });
+  const form = useForm<InstrumentForm>({ resolver: zodResolver(instrumentFormSchema), mode: 'all', defaultValues: toInstrumentForm(instrument) });
   const { control } = form;
   const create = useCreateInstrument();
   const update = useUpdateInstrument();
@@ -188,26 +165,7 @@ function InstrumentDrawer({ instrument, onClose }: { instrument: Instrument | nu
   );
 
   const submit = (v: InstrumentForm) => {
-    const body = {
-      name: v.name.trim(),
-      term: v.term.trim(),
-      description: v.description.trim(),
-      country: v.country.trim(),
-      currency: v.currency.trim(),
-      exchange_id: v.exchange_id.trim(),
-      exchange: v.exchange.trim(),
-      exchange_iso_code: v.exchange_iso_code.trim(),
-      exchange_instrument_id: v.exchange_instrument_id.trim() || null,
-      bbg_code: v.bbg_code.trim() || null,
-      tick_size: decimalValue(v.tick_size),
-      exchange_tick_size: decimalValue(v.exchange_tick_size.trim() || v.tick_size),
-      min_quantity: Number(v.min_quantity),
-      min_tick_price: decimalValue(v.min_tick_price),
-      max_tick_price: decimalValue(v.max_tick_price),
-      active: v.active,
-      is_sandbox: v.is_sandbox,
-      reversed_spread: v.reversed_spread,
-    };
+    const body = instrumentRequest(v);
     const onSuccess = (i: Instrument) => {
       showToast({ message: instrument ? `${i.name} updated.` : `${i.name} created.` });
       onClose();
@@ -233,7 +191,7 @@ function InstrumentDrawer({ instrument, onClose }: { instrument: Instrument | nu
       </Stack>
       <Stack direction="row" spacing={2}>
         {field('tick_size', 'Tick size', { required: true, slotProps: { htmlInput: { inputMode: 'decimal' } } })}
-        {field('exchange_tick_size', 'Exchange tick size', { slotProps: { htmlInput: { inputMode: 'decimal' } } })}
+        {field('exchange_tick_size', 'Exchange tick size', { helperText: 'Empty when the exchange sets none', slotProps: { htmlInput: { inputMode: 'decimal' } } })}
       </Stack>
       {field('min_quantity', 'Minimum block size', { required: true, slotProps: { htmlInput: { inputMode: 'numeric' } } })}
       <Typography variant="subtitle2" sx={{ mb: -1 }}>

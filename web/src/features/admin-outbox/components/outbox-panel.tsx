@@ -20,6 +20,7 @@ const KIND: Record<OutboxMessage['kind'], string> = {
   ACCOUNT_ACTIVATION: 'Account activation',
   TRADE_ACCEPTANCE: 'Trade to accept',
   TRADE_FILL: 'Trade to confirm filled',
+  ORDERS_DIGEST: 'Orders digest',
 };
 
 /** What a link does, from its path and flag: the words a broker reads in the e-mail. */

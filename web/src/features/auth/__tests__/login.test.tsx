@@ -2,7 +2,7 @@ import { act, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import { TOKEN_STORAGE_KEY } from '@/config/constants';
-import { db, SUPPORT_EMAIL } from '@/testing/mocks/db';
+import { db, SUPPORT_EMAIL, SUPPORT_PHONE } from '@/testing/mocks/db';
 import { server } from '@/testing/mocks/server';
 import { byTextContent, renderApp, screen } from '@/testing/test-utils';
 
@@ -23,6 +23,10 @@ describe('login screen', () => {
     await waitFor(() => expect(screen.getByRole('link', { name: 'Email us' })).toHaveAttribute('href', `mailto:${SUPPORT_EMAIL}`));
     expect(screen.getByText(byTextContent('Need help? Contact us'))).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Contact us' })).toHaveAttribute('href', `mailto:${SUPPORT_EMAIL}`);
+    // Trader spec section 1: sales support by e-mail and by phone, both clickable.
+    expect(screen.getByTestId('sales-contact')).toHaveTextContent(`Accounts are opened by our sales team: ${SUPPORT_EMAIL} · ${SUPPORT_PHONE}`);
+    expect(screen.getByRole('link', { name: `E-mail sales support at ${SUPPORT_EMAIL}` })).toHaveAttribute('href', `mailto:${SUPPORT_EMAIL}`);
+    expect(screen.getByRole('link', { name: `Call sales support on ${SUPPORT_PHONE}` })).toHaveAttribute('href', 'tel:+442079460000');
     for (const name of ['Privacy policy', 'Cookie policy']) {
       expect(screen.getByRole('link', { name })).toHaveAttribute('target', '_blank');
     }
@@ -43,10 +47,12 @@ describe('login screen', () => {
     expect(await screen.findByText('Email is required')).toBeInTheDocument();
     expect(screen.getByText('Password is required')).toBeInTheDocument();
 
+    // The server's order: the format before the length, so a short address is 'not valid'.
     await user.type(screen.getByLabelText('Email'), 'a@b');
     await user.type(screen.getByLabelText('Password'), 'short');
     await user.click(screen.getByRole('button', { name: 'Sign in' }));
-    expect(await screen.findByText('Email must be at least 5 characters long')).toBeInTheDocument();
+    expect(await screen.findByText('Please enter a valid email address')).toBeInTheDocument();
+    expect(screen.queryByText('Email must be at least 5 characters long')).not.toBeInTheDocument();
     expect(screen.getByText('Password must be at least 10 characters long')).toBeInTheDocument();
 
     await user.clear(screen.getByLabelText('Email'));

@@ -17,6 +17,7 @@ import { paths } from '@/config/paths';
 import { errorDetail } from '@/lib/api-errors';
 import { useAppConfig } from '@/lib/api/get-config';
 import { loginInputSchema, useLogin, type LoginInput } from '../api/login';
+import { SalesContact } from './sales-contact';
 
 /** Sign-in form with the failure banner of spec section 8. */
 export function LoginForm() {
@@ -88,6 +89,7 @@ export function LoginForm() {
           <Typography variant="body2" color="text.secondary">
             Don&apos;t have an account? <Link href={`mailto:${support_email}`}>Email us</Link>
           </Typography>
+          <SalesContact />
           <Typography variant="body2" color="text.secondary">
             Need help? <Link href={`mailto:${support_email}`}>Contact us</Link>
           </Typography>

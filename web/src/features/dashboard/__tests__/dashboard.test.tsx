@@ -24,6 +24,31 @@ describe('dashboard without orders', () => {
   });
 });
 
+describe('trading hours', () => {
+  it('shows the configured hours in the top bar and the closed panel, never assumed ones', async () => {
+    trading.status = { open: false, parent_orders_open: false, closing_soon: false, open_time: '08:30', close_time: '16:30' };
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    expect(await screen.findByRole('heading', { name: 'Upstairs is closed' })).toBeInTheDocument();
+    expect(screen.getByText('Operating hours are 8:30 AM to 4:30 PM (UK time, Monday to Friday only).')).toBeInTheDocument();
+    expect(await screen.findByTestId('trading-hours')).toHaveTextContent('Closed · 8:30 AM–4:30 PM UK time, Mon–Fri');
+    expect(screen.queryByTestId('always-open-notice')).not.toBeInTheDocument();
+    expect(document.body).not.toHaveTextContent(/9:00|5:00 PM|17:00/);
+  });
+
+  it('says plainly that the demo venue is open around the clock', async () => {
+    trading.status = { open: true, parent_orders_open: true, closing_soon: false, always_open: true };
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    expect(await screen.findByTestId('always-open-notice')).toHaveTextContent('Demo: the venue is open around the clock');
+    expect(screen.getByTestId('trading-hours')).toHaveTextContent('Demo: open around the clock');
+    expect(document.body).not.toHaveTextContent(/9:00|5:00 PM|Operating hours/);
+  });
+
+  it('keeps the hours in the top bar on every signed-in page', async () => {
+    renderApp('/user/account', { signedInAs: 'trader@acme.test' });
+    expect(await screen.findByTestId('trading-hours')).toHaveTextContent('Open · 9:00 AM–5:00 PM UK time, Mon–Fri');
+  });
+});
+
 describe('closing warning', () => {
   it('shows once a day when at most 15 minutes remain', async () => {
     trading.status = { open: true, parent_orders_open: true, closing_soon: true };

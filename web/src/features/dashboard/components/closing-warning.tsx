@@ -6,8 +6,8 @@ import DialogContent from '@mui/material/DialogContent';
 import DialogContentText from '@mui/material/DialogContentText';
 import DialogTitle from '@mui/material/DialogTitle';
 import { useAppConfig } from '@/lib/api/get-config';
-import { formatHour, operatingHours } from '@/lib/trading-format';
-import type { PlatformStatus } from '../api/get-platform-status';
+import type { PlatformStatus } from '@/lib/api/get-platform-status';
+import { formatHour, operatingHours, zoneLabel } from '@/lib/trading-format';
 
 export const CLOSING_WARNING_KEY = 'upstairs.closing-warning';
 
@@ -31,7 +31,7 @@ export function ClosingWarning({ status, now = new Date() }: { status: PlatformS
       <DialogTitle id="closing-title">{product_name} closes soon</DialogTitle>
       <DialogContent>
         <DialogContentText>
-          {product_name} closes at {formatHour(status.close_time)} UK time. {operatingHours(status)} Working orders expire at the
+          {product_name} closes at {formatHour(status.close_time)} {zoneLabel(status.time_zone)}. {operatingHours(status)} Working orders expire at the
           close and their quantity returns to the parent order.
         </DialogContentText>
       </DialogContent>

@@ -6,14 +6,15 @@ import Typography from '@mui/material/Typography';
 import Inventory2Outlined from '@mui/icons-material/Inventory2Outlined';
 import RocketLaunchOutlined from '@mui/icons-material/RocketLaunchOutlined';
 import NightsStayOutlined from '@mui/icons-material/NightsStayOutlined';
-import { operatingHours } from '@/lib/trading-format';
 import { useAppConfig } from '@/lib/api/get-config';
+import type { PlatformStatus } from '@/lib/api/get-platform-status';
+import { operatingHours } from '@/lib/trading-format';
+import { AlwaysOpenNotice } from './always-open-notice';
+import { TradingStoppedAlert } from './trading-stopped-alert';
 
 type Props = {
-  /** Whether the venue is open, from GET /platform/status (the server's calendar). */
-  open: boolean;
-  /** The configured hours (from the same status). */
-  hours?: { open_time: string; close_time: string };
+  /** GET /platform/status (the server's calendar): whether the venue is open, and its hours; undefined while loading. */
+  status: PlatformStatus | undefined;
   /** The 'Add parent order' button. */
   action?: ReactNode;
   /** Shown under the heading: a liquidity provider's RFQs, which need no parent order. */
@@ -21,13 +22,15 @@ type Props = {
 };
 
 /** Dashboard without parent orders: Getting started and 'No active orders yet' (closed panel outside hours). */
-export function EmptyDashboard({ open, hours, action, aside }: Props) {
+export function EmptyDashboard({ status, action, aside }: Props) {
   const { product_name } = useAppConfig();
   return (
     <Stack spacing={3}>
       <Typography variant="h1">Dashboard</Typography>
+      <TradingStoppedAlert status={status} />
+      <AlwaysOpenNotice status={status} />
       {aside}
-      {!open && (
+      {status && !status.open && (
         <Paper variant="outlined" sx={{ p: 3, display: 'flex', gap: 2, alignItems: 'center' }} role="status">
           <NightsStayOutlined color="action" />
           <Box>
@@ -35,7 +38,7 @@ export function EmptyDashboard({ open, hours, action, aside }: Props) {
               {product_name} is closed
             </Typography>
             <Typography variant="body2" color="text.secondary">
-              {operatingHours(hours)}
+              {operatingHours(status)}
             </Typography>
           </Box>
         </Paper>

@@ -14,7 +14,7 @@ import type { Instrument } from '@/lib/api/dto';
 import { useInstruments } from '@/lib/api/get-instruments';
 import { truncateName } from '@/lib/trading-format';
 import { useDebounced } from '@/lib/use-debounced';
-import { BOOK_HEIGHT, BOOK_MIN_WIDTH } from './order-book';
+import { BOOK_HEIGHT, BOOK_MAX_WIDTH, BOOK_MIN_WIDTH } from './order-book';
 
 /** The add tile beside the books, or a plain button on the empty dashboard. */
 export function AddBook({ onAdd, variant = 'tile' }: { onAdd: (id: string) => void; variant?: 'tile' | 'button' }) {
@@ -37,7 +37,7 @@ export function AddBook({ onAdd, variant = 'tile' }: { onAdd: (id: string) => vo
       ) : (
         <ButtonBase
           onClick={() => setOpen(true)}
-          sx={{ height: BOOK_HEIGHT, flex: '1 1 0', minWidth: BOOK_MIN_WIDTH, maxWidth: 340, border: 2, borderStyle: 'dashed', borderColor: 'divider', borderRadius: 2, flexDirection: 'column', gap: 1, color: 'text.secondary', '&:hover': { borderColor: 'primary.main', color: 'primary.main' } }}
+          sx={{ height: BOOK_HEIGHT, flex: '1 1 0', minWidth: BOOK_MIN_WIDTH, maxWidth: BOOK_MAX_WIDTH, border: 2, borderStyle: 'dashed', borderColor: 'divider', borderRadius: 2, flexDirection: 'column', gap: 1, color: 'text.secondary', '&:hover': { borderColor: 'primary.main', color: 'primary.main' } }}
         >
           <AddchartOutlined sx={{ fontSize: 40 }} />
           <Typography variant="subtitle1">Add order book</Typography>

@@ -24,8 +24,20 @@ type PlatformStatus = components['schemas']['PlatformStatusDto'];
 
 /** Spec section 9: an order book is 564 px high. */
 export const BOOK_HEIGHT = 564;
-/** Four books fit beside the parent list on a 1440 px screen; narrower screens scroll sideways. */
-export const BOOK_MIN_WIDTH = 250;
+/**
+ * Four books fit beside the 340 px parent list down to a 1280 px window with a classic
+ * scrollbar (1265 px of viewport: 1217 of content, 853 beside the list, 4 × 200 + 3 gaps);
+ * in narrower windows the dashboard wraps them onto another row.
+ */
+export const BOOK_MIN_WIDTH = 200;
+/** A book grows with the window up to this width. */
+export const BOOK_MAX_WIDTH = 340;
+/**
+ * Buy, price and sell columns: the price column as wide as its text and centred, the sides
+ * sharing the rest, none narrower than its text. A price never shrinks out of sight: a row
+ * wider than its book scrolls sideways in the ladder instead.
+ */
+const LADDER_COLUMNS = 'minmax(max-content, 1fr) max-content minmax(max-content, 1fr)';
 
 type Props = {
   instrumentId: string;
@@ -87,10 +99,12 @@ function Row({ row, onWork }: { row: LadderRow; onWork?: (price: Decimal, row: L
       }
       sx={{
         display: 'grid',
-        gridTemplateColumns: '1fr 1fr 1fr',
+        gridTemplateColumns: LADDER_COLUMNS,
+        columnGap: 1,
+        minWidth: 'max-content',
         alignItems: 'center',
         minHeight: 30,
-        px: 1.5,
+        px: 1,
         borderBottom: 1,
         borderColor: 'divider',
         fontVariantNumeric: 'tabular-nums',
@@ -151,7 +165,7 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
       variant="outlined"
       component="section"
       aria-label={i ? `Order book ${i.name}` : 'Order book'}
-      sx={{ height: BOOK_HEIGHT, flex: '1 1 0', minWidth: BOOK_MIN_WIDTH, maxWidth: 340, display: 'flex', flexDirection: 'column', position: 'relative', overflow: 'hidden' }}
+      sx={{ height: BOOK_HEIGHT, flex: '1 1 0', minWidth: BOOK_MIN_WIDTH, maxWidth: BOOK_MAX_WIDTH, display: 'flex', flexDirection: 'column', position: 'relative', overflow: 'hidden' }}
     >
       <Box sx={{ px: 2, pt: 1.5, pb: 1, borderBottom: 1, borderColor: 'divider' }}>
         <Stack direction="row" spacing={1} sx={{ alignItems: 'flex-start' }}>
@@ -176,14 +190,14 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
             </IconButton>
           )}
         </Stack>
-        <Stack direction="row" sx={{ justifyContent: 'space-between', mt: 1 }}>
-          <Typography variant="caption" color="text.secondary">
+        <Stack direction="row" useFlexGap sx={{ justifyContent: 'space-between', flexWrap: 'wrap', columnGap: 1.5, mt: 1 }}>
+          <Typography variant="caption" color="text.secondary" sx={{ whiteSpace: 'nowrap' }}>
             Best buy{' '}
             <Box component="b" sx={{ color: 'success.main' }} data-testid="best-buy">
               {i ? formatPrice(market.data?.best_buy_price, i.tick_size) : formatPrice(null, 0)}
             </Box>
           </Typography>
-          <Typography variant="caption" color="text.secondary">
+          <Typography variant="caption" color="text.secondary" sx={{ whiteSpace: 'nowrap' }}>
             Best sell{' '}
             <Box component="b" sx={{ color: 'error.main' }} data-testid="best-sell">
               {i ? formatPrice(market.data?.best_sell_price, i.tick_size) : formatPrice(null, 0)}
@@ -191,7 +205,7 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
           </Typography>
         </Stack>
       </Box>
-      <Box sx={{ display: 'grid', gridTemplateColumns: '1fr 1fr 1fr', px: 1.5, py: 0.5, bgcolor: 'grey.50', borderBottom: 1, borderColor: 'divider' }}>
+      <Box sx={{ display: 'grid', gridTemplateColumns: LADDER_COLUMNS, columnGap: 1, px: 1, py: 0.5, bgcolor: 'grey.50', borderBottom: 1, borderColor: 'divider' }}>
         <Typography variant="overline" sx={{ lineHeight: 2 }}>Buy</Typography>
         <Typography variant="overline" sx={{ lineHeight: 2, textAlign: 'center' }}>Price</Typography>
         <Typography variant="overline" sx={{ lineHeight: 2, textAlign: 'right' }}>Sell</Typography>
@@ -201,7 +215,7 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
           Opens at {formatHour(status.open_time)}: orders you work now wait for the open.
         </Typography>
       )}
-      <Box ref={ladderRef} data-testid="price-ladder" sx={{ flexGrow: 1, overflowY: 'auto', position: 'relative' }}>
+      <Box ref={ladderRef} data-testid="price-ladder" sx={{ flexGrow: 1, overflow: 'auto', position: 'relative' }}>
         {book.isPending || instrument.isPending ? (
           <Stack spacing={1} sx={{ p: 2 }}>
             {Array.from({ length: 8 }, (_, n) => <Skeleton key={n} height={24} />)}

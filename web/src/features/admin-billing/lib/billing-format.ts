@@ -1,0 +1,38 @@
+import type { GridCsvExportOptions } from '@mui/x-data-grid';
+import { dec, toPlain } from '@/lib/decimal';
+
+/** Admin spec sections 2 and 9: the export is `billing.csv`, fields separated by semicolons. */
+export const BILLING_CSV_OPTIONS = {
+  fileName: 'billing',
+  delimiter: ';',
+  // The grid's own formula escaping also puts a quote before every negative number
+  // ('-0.02' → "'-0.02"); text columns are escaped by `csvText` instead, so numbers stay numbers.
+  escapeFormulas: false,
+} as const satisfies GridCsvExportOptions;
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** Admin spec section 2: the match request's creation as a date plus UTC time, '25/11/2026 14:03 UTC'. */
+export function formatUtcDateTime(value: string | Date | null | undefined): string {
+  if (!value) return '';
+  const d = typeof value === 'string' ? new Date(value) : value;
+  if (Number.isNaN(d.getTime())) return '';
+  return `${pad(d.getUTCDate())}/${pad(d.getUTCMonth() + 1)}/${d.getUTCFullYear()} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
+}
+
+/** A decimal field as the exact text the server sent (no float rounding, no grouping, no exponent). */
+export function decimalText(value: number | null | undefined): string {
+  return value === null || value === undefined ? '' : toPlain(dec(value));
+}
+
+/**
+ * Text as exported: a value a spreadsheet would run as a formula (OWASP CSV injection: a leading
+ * =, +, -, @, tab or carriage return) gets a leading apostrophe.
+ */
+export function csvText(value: string | null | undefined): string {
+  if (value === null || value === undefined) return '';
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+/** A row's id: one billing item per side (order) of a match request. */
+export const billingRowId = (item: { match_request_id: string; order_id: string }) => `${item.match_request_id}/${item.order_id}`;

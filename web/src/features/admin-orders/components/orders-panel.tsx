@@ -136,8 +136,9 @@ export function OrdersPanel({ canEdit }: Props) {
         label="State"
         value={states}
         onChange={(e) => {
-          const v = e.target.value as unknown as string[] | string;
-          const chosen = typeof v === 'string' ? v.split(',') : v;
+          // A multiple select's value is the array of choices (a string only when autofilled).
+          const v: unknown = e.target.value;
+          const chosen: unknown[] = Array.isArray(v) ? v : String(v).split(',');
           // Kept in the spec's order, so the same choice is the same query.
           filter({ states: ORDER_STATES.filter((s) => chosen.includes(s)) });
         }}

@@ -1,0 +1,155 @@
+// The kill switch on the real server in Chromium: the venue admin stops a trading firm
+// with working orders from the Companies panel (after a confirmation saying what
+// happens); its orders are cancelled, new ones refused, and its trader sees why on the
+// dashboard. The other firm trades on. The admin then re-enables it.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ADMIN, api, launchBrowser, login, newPage, shot, signIn, startServer, until, waitForMail } from './harness.mjs';
+
+const T = 'kill-switch';
+const PASSWORD = 'Trader-Pass-2026';
+const TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+/** A broker, two trading firms, an instrument, and a trader per firm with working orders. */
+async function seedVenue(server) {
+  const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
+  const me = await api(server.baseUrl, '/users/me', { token: admin });
+  await api(server.baseUrl, `/users/${me.user_id}`, { token: admin, method: 'PATCH', body: { auto_accept: 'INSTANT' } });
+  const post = (path, body) => api(server.baseUrl, path, { token: admin, method: 'POST', body });
+  const broker = await post('/admin/companies', { name: 'Northgate', full_name: 'Northgate Clearing LLP', roles: ['broker'], trade_confirmation_email: 'ops@northgate.test' });
+  const brokers = [{ company_id: broker.company_id }];
+  const instrument = await post('/admin/instruments', {
+    name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', min_quantity: 500, tick_size: 0.005, exchange_id: 'I', currency: 'EUR',
+    min_tick_price: -0.04, max_tick_price: -0.015,
+  });
+  const traders = {};
+  for (const [name, email, direction, prices] of [
+    ['Halyard', 'anna@halyard.test', 'BUY', [-0.03, -0.025]],
+    ['Kestrel', 'ben@kestrel.test', 'SELL', [-0.015]],
+  ]) {
+    const firm = await post('/admin/companies', { name, full_name: `${name} Capital LLP`, brokers, default_broker: brokers[0] });
+    const user = await post('/users', { email, first_name: email.split('@')[0], last_name: 'Trader', company_id: firm.company_id, roles: ['trader'] });
+    const { link } = await waitForMail(server.mailDir, email, { pathPrefix: '/account-activate' });
+    await api(server.baseUrl, `/users/password-reset/${new URL(link).searchParams.get('hash')}`, { method: 'POST', body: { password: PASSWORD } });
+    const token = await login(server.baseUrl, email, PASSWORD);
+    await api(server.baseUrl, `/users/${user.user_id}`, {
+      token, method: 'PATCH', body: { auto_accept: 'INSTANT', ui_metadata: [{ key: 'TOOLTIPS', value: TIPS.map((key) => ({ key, read: true })) }] },
+    });
+    const parent = await api(server.baseUrl, '/parent-orders', { token, method: 'POST', body: { direction, instrument_id: instrument.instrument_id, quantity: 5000 } });
+    for (const limit_price of prices) {
+      await api(server.baseUrl, '/orders', {
+        token, method: 'POST',
+        body: { parent_order_id: parent.parent_order_id, instrument_id: instrument.instrument_id, direction, quantity: 1000, limit_price, residual: false, iceberg: false, broker_id: broker.company_id },
+      });
+    }
+    traders[name] = { email, token, firm, parent };
+  }
+  return { admin, broker, instrument, traders };
+}
+
+const states = async (server, { token, parent }) =>
+  (await api(server.baseUrl, `/orders?parent_order_id=${parent.parent_order_id}`, { token })).map((o) => o.state).sort();
+
+/** HH:mm of a server time in this machine's zone, which Chromium shares. */
+const hhmm = (iso) => new Date(iso).toTimeString().slice(0, 5);
+const ddmmyyyy = (iso) => {
+  const d = new Date(iso);
+  return `${String(d.getDate()).padStart(2, '0')}/${String(d.getMonth() + 1).padStart(2, '0')}/${d.getFullYear()} ${hhmm(iso)}`;
+};
+
+test('an admin stops a firm with working orders; its trader sees why and its orders are cancelled', async () => {
+  const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true' } });
+  const adminPage = await newPage(browser);
+  const traderPage = await newPage(browser);
+  try {
+    const { admin, instrument, traders } = await seedVenue(server);
+    const { Halyard, Kestrel } = traders;
+    assert.deepEqual(await states(server, Halyard), ['WORKING', 'WORKING']);
+
+    // Anna's dashboard before: her two working orders, no alert.
+    await signIn(traderPage.page, server.baseUrl, Halyard.email, PASSWORD);
+    const card = traderPage.page.getByRole('listitem', { name: /^Buy Euribor/ });
+    await card.getByRole('list', { name: 'Child orders' }).waitFor();
+    assert.equal(await card.getByRole('list', { name: 'Child orders' }).locator('> *').count(), 2);
+    assert.equal(await traderPage.page.getByTestId('trading-stopped').count(), 0);
+
+    // The admin stops Halyard from the Companies panel.
+    const { page } = adminPage;
+    await signIn(page, server.baseUrl, ADMIN.email, ADMIN.password);
+    await page.getByRole('button', { name: 'Open menu' }).click();
+    await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Companies panel' }).click();
+    const companies = page.getByRole('table', { name: 'Companies' });
+    const halyardRow = companies.getByRole('row', { name: /^Halyard / });
+    await halyardRow.waitFor();
+    await shot(page, T, '01-companies-trading');
+    await halyardRow.getByRole('button', { name: 'Stop trading for Halyard' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Stop trading for Halyard?' });
+    await dialog.getByText('Every working order of Halyard is cancelled.').waitFor();
+    await dialog.getByText('Its pending match requests, open RFQs and quotes are ended, and the counterparties are told.').waitFor();
+    await dialog.getByText('New orders from Halyard are refused until an admin re-enables trading.').waitFor();
+    await shot(page, T, '02-stop-confirm');
+    await dialog.getByRole('button', { name: 'Stop trading' }).click();
+    await page.getByTestId('toast').filter({ hasText: 'Trading stopped for Halyard.' }).waitFor();
+
+    const stopped = (await api(server.baseUrl, '/admin/companies?page=0&size=200', { token: admin })).items.find((c) => c.name === 'Halyard');
+    assert.ok(stopped.trading_stopped_at, 'Halyard is stopped');
+    await halyardRow.getByText(`Trading stopped since ${ddmmyyyy(stopped.trading_stopped_at)}`).waitFor();
+    await halyardRow.getByRole('button', { name: 'Re-enable trading for Halyard' }).waitFor();
+    assert.equal(await companies.getByRole('row', { name: /^Kestrel / }).getByText(/Trading stopped/).count(), 0);
+    await shot(page, T, '03-companies-stopped');
+
+    // Halyard's orders are cancelled; Kestrel's still work; Halyard's new orders are refused.
+    await until(async () => (await states(server, Halyard)).every((s) => s === 'CANCELLED'), { what: "Halyard's orders cancelled" });
+    assert.deepEqual(await states(server, Halyard), ['CANCELLED', 'CANCELLED']);
+    assert.deepEqual(await states(server, Kestrel), ['WORKING']);
+    await assert.rejects(
+      api(server.baseUrl, '/orders', {
+        token: Halyard.token, method: 'POST',
+        body: { parent_order_id: Halyard.parent.parent_order_id, instrument_id: instrument.instrument_id, direction: 'BUY', quantity: 1000, limit_price: -0.03, residual: false, iceberg: false, broker_id: Halyard.firm.default_broker.company_id },
+      }),
+      /409.*kill switch/,
+    );
+
+    // Anna sees why, at once (the cancellations arrive on her orders topic), in red.
+    const alert = traderPage.page.getByTestId('trading-stopped');
+    await alert.waitFor({ timeout: 10_000 });
+    assert.equal(
+      await alert.innerText(),
+      `Trading is stopped for your company (kill switch) since ${hhmm(stopped.trading_stopped_at)}. New orders are refused until a venue admin re-enables it.`,
+    );
+    assert.equal(await alert.getAttribute('role'), 'alert');
+    const background = await alert.evaluate((el) => getComputedStyle(el).backgroundColor);
+    const [r, g, b] = background.match(/\d+/g).map(Number);
+    assert.ok(r > 150 && g < 100 && b < 100, `the alert is red, not ${background}`);
+    // Her working orders left the card.
+    await card.getByRole('list', { name: 'Child orders' }).waitFor({ state: 'detached' });
+    await shot(traderPage.page, T, '04-trader-dashboard-stopped');
+
+    // The admin re-enables trading; Anna's alert goes on her next look.
+    await halyardRow.getByRole('button', { name: 'Re-enable trading for Halyard' }).click();
+    const release = page.getByRole('dialog', { name: 'Re-enable trading for Halyard?' });
+    await release.getByText(/Halyard can place orders again/).waitFor();
+    await shot(page, T, '05-release-confirm');
+    await release.getByRole('button', { name: 'Re-enable trading' }).click();
+    await page.getByTestId('toast').filter({ hasText: 'Trading re-enabled for Halyard.' }).waitFor();
+    await halyardRow.getByRole('button', { name: 'Stop trading for Halyard' }).waitFor();
+    assert.equal(await halyardRow.getByText(/Trading stopped/).count(), 0);
+    await traderPage.page.reload();
+    await card.waitFor();
+    assert.equal(await traderPage.page.getByTestId('trading-stopped').count(), 0);
+    assert.deepEqual(adminPage.errors, []);
+    assert.deepEqual(traderPage.errors, []);
+  } finally {
+    await adminPage.context.close();
+    await traderPage.context.close();
+    await server.stop();
+  }
+});

@@ -79,8 +79,9 @@ fn instrument_json(i: &Instrument) -> serde_json::Value {
 impl<S: Store> Engine<S> {
     // ----- companies -------------------------------------------------------------
 
+    /// Every company (venue admins; sales read it too, for the Orders panel's filter).
     pub async fn admin_companies(&self, actor: &Actor, page: i64, size: i64) -> Result<Page<Company>, EngineError> {
-        require(actor, Permission::Admin)?;
+        require(actor, Permission::OrderAdmin)?;
         let mut tx = self.store.read().await?;
         Ok(tx.companies(page.clamp(0, MAX_PAGE), size.clamp(1, MAX_PAGE_SIZE)).await?)
     }
@@ -239,7 +240,8 @@ impl<S: Store> Engine<S> {
         actor: &Actor,
         mut filter: InstrumentFilter,
     ) -> Result<Page<Instrument>, EngineError> {
-        require(actor, Permission::Admin)?;
+        // Sales read it too, for the Orders panel's filter (inactive and sandbox ones included).
+        require(actor, Permission::OrderAdmin)?;
         filter.page = filter.page.clamp(0, MAX_PAGE);
         filter.size = filter.size.clamp(1, MAX_PAGE_SIZE);
         let mut tx = self.store.read().await?;

@@ -241,9 +241,10 @@ impl<S: Store> Engine<S> {
         Ok(UserView { user, company_name: company.name })
     }
 
-    /// Users of every company for an admin; of its own company for a company admin.
+    /// Users of every company for venue staff (sales read them to choose newsletter
+    /// recipients); of its own company for a company admin.
     pub async fn admin_users(&self, actor: &Actor, mut filter: UserFilter) -> Result<Page<UserView>, EngineError> {
-        if !actor.can(Permission::Admin) {
+        if !actor.can(Permission::Admin) && !actor.can(Permission::AdminDrawer) {
             require(actor, Permission::ManageOwnCompanyUsers)?;
             filter.company_id = Some(actor.user.company_id);
         }

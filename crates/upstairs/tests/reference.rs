@@ -338,7 +338,7 @@ async fn permission_matrix(b: Backend) {
     // Expected status for: admin, sales, trader, company-admin, sandbox, foreign.
     let band = json!({"min_tick_price": -0.035, "max_tick_price": -0.01});
     let cells: Vec<(Method, String, Option<Value>, [C; 6])> = vec![
-        (Method::GET, "/api/admin/companies?page=0&size=200".into(), None, [OK, NO, NO, NO, NO, NO]),
+        (Method::GET, "/api/admin/companies?page=0&size=200".into(), None, [OK, OK, NO, NO, NO, NO]),
         (
             Method::POST,
             "/api/admin/companies".into(),
@@ -349,7 +349,7 @@ async fn permission_matrix(b: Backend) {
         (Method::GET, format!("/api/companies/{h}"), None, [OK, NF, OK, OK, OK, NF]),
         (Method::GET, format!("/api/companies/{k}"), None, [OK, NF, NF, NF, NF, OK]),
         (Method::GET, "/api/liquidity-providers".into(), None, [OK, OK, OK, OK, OK, OK]),
-        (Method::GET, "/api/admin/users?page=0&size=200".into(), None, [OK, NO, NO, OK, NO, NO]),
+        (Method::GET, "/api/admin/users?page=0&size=200".into(), None, [OK, OK, NO, OK, NO, NO]),
         (
             Method::POST,
             "/api/users".into(),
@@ -368,7 +368,7 @@ async fn permission_matrix(b: Backend) {
         ),
         (Method::PATCH, format!("/api/users/{t}"), Some(json!({"last_name": "Edited"})), [OK, NF, NO, OK, NO, NF]),
         (Method::PATCH, format!("/api/users/{t}"), Some(json!({"auto_accept": "INSTANT"})), [NO, NF, OK, NO, NO, NF]),
-        (Method::GET, "/api/admin/instruments".into(), None, [OK, NO, NO, NO, NO, NO]),
+        (Method::GET, "/api/admin/instruments".into(), None, [OK, OK, NO, NO, NO, NO]),
         (
             Method::POST,
             "/api/admin/instruments".into(),

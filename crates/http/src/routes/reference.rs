@@ -31,7 +31,7 @@ pub fn router<S: Store>() -> ApiRouter<S> {
         .route::<__path_instrument, _, _>(instrument::<S>)
 }
 
-/// Every company (admin).
+/// Every company (venue admins; sales read it).
 #[utoipa::path(get, path = "/api/admin/companies", tag = "admin", params(PageQuery),
     responses((status = 200, body = Page<CompanyDto>), Forbidden),
     security(("bearer" = [])))]
@@ -136,7 +136,7 @@ pub async fn liquidity_providers<S: Store>(
     Ok(Json(lps.into_iter().map(|c| CompanyRefDto { company_id: c.company_id.0, name: c.name }).collect()))
 }
 
-/// Every instrument, filtered and sorted (admin).
+/// Every instrument, filtered and sorted (venue admins; sales read it).
 #[utoipa::path(get, path = "/api/admin/instruments", tag = "admin", params(InstrumentListQuery),
     responses((status = 200, body = Page<InstrumentDto>), BadRequest, Forbidden),
     security(("bearer" = [])))]

@@ -116,7 +116,7 @@ pub async fn set_password<S: Store>(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Users for the admin panel (a company admin sees its own company's).
+/// Users for the admin panel (venue staff see all; a company admin its own company's).
 #[utoipa::path(get, path = "/api/admin/users", tag = "admin", params(UserListQuery),
     responses((status = 200, body = Page<UserDto>), BadRequest, Forbidden),
     security(("bearer" = [])))]

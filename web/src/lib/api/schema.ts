@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every company (admin). */
+        /** Every company (venue admins; sales read it). */
         get: operations["admin_companies"];
         put?: never;
         /** Creates a company (admin). */
@@ -63,7 +63,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every instrument, filtered and sorted (admin). */
+        /** Every instrument, filtered and sorted (venue admins; sales read it). */
         get: operations["admin_instruments"];
         put?: never;
         /** Creates an instrument (admin). */
@@ -257,7 +257,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Users for the admin panel (a company admin sees its own company's). */
+        /** Users for the admin panel (venue staff see all; a company admin its own company's). */
         get: operations["admin_list"];
         put?: never;
         post?: never;

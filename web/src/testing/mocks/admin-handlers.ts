@@ -67,6 +67,13 @@ function isCompanyAdminListingUsers(request: Request) {
   return request.method === 'GET' && new URL(request.url).pathname === '/api/admin/users' && (caller(request)?.roles.includes('company-admin') ?? false);
 }
 
+/** Sales read the admin lists their panels need (the Orders panel's filters, newsletter recipients). */
+function isSalesReadingLists(request: Request) {
+  const path = new URL(request.url).pathname;
+  const lists = ['/api/admin/companies', '/api/admin/instruments', '/api/admin/users'];
+  return request.method === 'GET' && lists.includes(path) && (caller(request)?.roles.includes('upstairs-sales') ?? false);
+}
+
 function forbidden() {
   return HttpResponse.json({ status: 403, detail: 'You do not have permission to do this.' }, { status: 403 });
 }
@@ -84,7 +91,7 @@ const page = (items: unknown[]) => HttpResponse.json({ items, total_items: items
 export const adminHandlers: HttpHandler[] = [
   http.all('*/api/admin/*', async ({ request }) => {
     await record(request);
-    return isAdminRequest(request) || isCompanyAdminListingUsers(request) ? undefined : forbidden();
+    return isAdminRequest(request) || isCompanyAdminListingUsers(request) || isSalesReadingLists(request) ? undefined : forbidden();
   }),
   http.get('*/api/admin/companies', () => page(admin.companies)),
   http.post('*/api/admin/companies', async ({ request }) => {
@@ -112,7 +119,7 @@ export const adminHandlers: HttpHandler[] = [
   }),
   // A company admin lists its own company's users only (DESIGN section 4).
   http.get('*/api/admin/users', ({ request }) => {
-    const companyId = isAdminRequest(request) ? null : caller(request)?.company_id;
+    const companyId = isAdminRequest(request) || isSalesReadingLists(request) ? null : caller(request)?.company_id;
     return page(db.users.filter((u) => !companyId || u.company_id === companyId).map(({ password: _password, ...u }) => u));
   }),
   http.post('*/api/users', async ({ request }) => {

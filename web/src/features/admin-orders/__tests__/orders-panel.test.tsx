@@ -216,19 +216,18 @@ describe('orders panel', () => {
     expect(screen.getByRole('form', { name: 'Edit order 00000005' })).toBeInTheDocument();
   });
 
-  it('is read-only for sales, who pick from the tradable instruments and no company list', async () => {
+  it('is read-only for sales, who filter like the admin', async () => {
     adminOrders.orders = mockAdminOrders(6);
+    adminLists();
     const { user } = asSales();
     expect(await bodyRows()).toHaveLength(6);
     expect(screen.queryByRole('button', { name: /^Edit limit price/ })).toBeNull();
     expect(screen.queryByRole('columnheader', { name: 'Edit' })).toBeNull();
-    expect(screen.queryByRole('combobox', { name: 'Company' })).toBeNull();
-    expect(admin.requests).toEqual([]);
 
-    await pickOption(user, 'Instrument', 'Euro-Bund Dec26-Mar27 calendar spread block');
-    await expect.poll(() => asked().at(-1)).toBe('page=0&size=50&instrument_id=i-2');
-    await expect.poll(async () => (await bodyRows()).length).toBe(1);
-    expect(trading.requests.some((r) => r.path === '/api/instruments')).toBe(true);
+    await pickOption(user, 'Company', 'Kestrel');
+    await expect.poll(() => asked().at(-1)).toBe('page=0&size=50&company_id=c-kestrel');
+    await pickOption(user, 'Instrument', 'Euribor 3M Dec26-Mar27');
+    await expect.poll(() => asked().at(-1)).toBe('page=0&size=50&company_id=c-kestrel&instrument_id=i-1');
   });
 
   it('says when there is no order, or none matching', async () => {

@@ -24,7 +24,7 @@ export function getCompanyOptions(signal?: AbortSignal) {
 export const companyOptionsQueryOptions = () =>
   queryOptions({ queryKey: companyOptionsQueryKey, queryFn: ({ signal }) => getCompanyOptions(signal), select: (page) => page.items });
 
-/** GET /admin/companies (page 0 of 200) for the company filter; the venue admin's only (`enabled`). */
-export function useCompanyOptions(enabled: boolean) {
-  return useQuery({ ...companyOptionsQueryOptions(), enabled });
+/** GET /admin/companies (page 0 of 200) for the company filter (venue admins and sales). */
+export function useCompanyOptions() {
+  return useQuery({ ...companyOptionsQueryOptions() });
 }

@@ -31,7 +31,7 @@ export const instrumentOptionsQueryOptions = () =>
     select: (page) => page.items,
   });
 
-/** GET /admin/instruments (page 0 of 200) for the instrument filter; the venue admin's only (`enabled`). */
-export function useInstrumentOptions(enabled: boolean) {
-  return useQuery({ ...instrumentOptionsQueryOptions(), enabled });
+/** GET /admin/instruments (page 0 of 200) for the instrument filter (venue admins and sales; inactive and sandbox ones too). */
+export function useInstrumentOptions() {
+  return useQuery({ ...instrumentOptionsQueryOptions() });
 }

@@ -25,7 +25,6 @@ import Refresh from '@mui/icons-material/Refresh';
 import { AdminPage } from '@/components/layout/admin-page';
 import type { Instrument } from '@/lib/api/dto';
 import { instrumentQueryOptions } from '@/lib/api/get-instrument';
-import { useInstruments } from '@/lib/api/get-instruments';
 import { dec, toGrouped } from '@/lib/decimal';
 import { formatDateTime } from '@/lib/format-date';
 import { stateLabel } from '@/lib/trading-format';
@@ -70,12 +69,10 @@ export function OrdersPanel({ canEdit }: Props) {
   };
   const orders = useAdminOrders({ page, size, company_id: companyId, instrument_id: instrumentId, states, from: range.from, until: range.until });
 
-  // The venue admin picks from every company and instrument; sales may not list companies,
-  // and pick from the instruments open for trading (GET /instruments).
-  const companies = useCompanyOptions(canEdit);
-  const adminInstruments = useInstrumentOptions(canEdit);
-  const tradable = useInstruments('', !canEdit);
-  const instrumentChoices = canEdit ? (adminInstruments.data ?? []) : (tradable.data ?? []);
+  // Admins and sales pick from every company and instrument (inactive and sandbox ones too).
+  const companies = useCompanyOptions();
+  const instruments = useInstrumentOptions();
+  const instrumentChoices = instruments.data ?? [];
 
   const [editing, setEditing] = useState<{ order: AdminOrder; instrument: Instrument } | null>(null);
   const [opening, setOpening] = useState<string | null>(null);
@@ -97,24 +94,22 @@ export function OrdersPanel({ canEdit }: Props) {
 
   const filterBar = (
     <Stack direction="row" spacing={2} useFlexGap sx={{ flexWrap: 'wrap', alignItems: 'flex-start' }}>
-      {canEdit && (
-        <TextField
-          select
-          label="Company"
-          value={companyId}
-          onChange={(e) => filter({ companyId: e.target.value })}
-          size="small"
-          sx={{ width: 200 }}
-          slotProps={{ inputLabel: { shrink: true }, select: { displayEmpty: true } }}
-        >
-          <MenuItem value="">All companies</MenuItem>
-          {(companies.data ?? []).map((c) => (
-            <MenuItem key={c.company_id} value={c.company_id}>
-              {c.name}
-            </MenuItem>
-          ))}
-        </TextField>
-      )}
+      <TextField
+        select
+        label="Company"
+        value={companyId}
+        onChange={(e) => filter({ companyId: e.target.value })}
+        size="small"
+        sx={{ width: 200 }}
+        slotProps={{ inputLabel: { shrink: true }, select: { displayEmpty: true } }}
+      >
+        <MenuItem value="">All companies</MenuItem>
+        {(companies.data ?? []).map((c) => (
+          <MenuItem key={c.company_id} value={c.company_id}>
+            {c.name}
+          </MenuItem>
+        ))}
+      </TextField>
       <TextField
         select
         label="Instrument"

@@ -21,6 +21,16 @@ async function choose(user: ReturnType<typeof renderApp>['user'], form: HTMLElem
 }
 
 describe('users panel', () => {
+  it('offers a company admin their own company and no venue role', async () => {
+    db.addUser({ user_id: 'u-boss', email: 'boss@acme.test', first_name: 'Bo', last_name: 'Boss', roles: ['company-admin'], company_id: 'c-acme', company_name: 'Acme' });
+    const { user } = renderApp('/admin/user', { signedInAs: 'boss@acme.test' });
+    await user.click(await screen.findByRole('button', { name: 'Create user' }));
+    const form = await drawer('Create user');
+    await user.click(within(form).getByRole('combobox', { name: 'Roles' }));
+    const offered = (await screen.findAllByRole('option')).map((o) => o.textContent);
+    expect(offered).toEqual(['Trader', 'Company admin', 'Sandbox']);
+  });
+
   it('creates a user in a company and sends an empty multiplier as -1', async () => {
     const { user } = asAdmin('/admin/user');
     await user.click(await screen.findByRole('button', { name: 'Create user' }));

@@ -18,7 +18,8 @@ import { FormSwitch, FormTextField } from '@/components/form/form-fields';
 import { AdminPage } from '@/components/layout/admin-page';
 import { useToast } from '@/components/ui/toast';
 import type { CompanyRef, Role } from '@/lib/api/dto';
-import type { User } from '@/lib/api/get-me';
+import { type User, useCurrentUser } from '@/lib/api/get-me';
+import { isAdmin } from '@/lib/permissions';
 import { useCreateUser } from '../api/create-user';
 import { useUsers } from '../api/get-users';
 import { useAdminUpdateUser } from '../api/update-user';
@@ -33,6 +34,9 @@ export const ROLES: { value: Role; label: string }[] = [
 ];
 
 const roleLabel = (r: string) => ROLES.find((x) => x.value === r)?.label ?? r;
+
+/** Venue roles only a venue admin grants (a company admin manages its own firm's users). */
+const VENUE_ROLES: readonly Role[] = ['upstairs-admin', 'upstairs-sales'];
 
 function toForm(u: User | null): UserForm & { roles: Role[] } {
   return {
@@ -109,6 +113,9 @@ function UserDrawer({ user, companies, onClose }: { user: User | null; companies
   const save = user ? update : create;
   const { showToast } = useToast();
   const serverError = (k: keyof UserForm) => serverFieldError(save.error, k);
+  // A venue role the user already holds stays listed, so that it shows; it cannot be added.
+  const venueAdmin = isAdmin(useCurrentUser());
+  const roles = ROLES.filter((r) => venueAdmin || !VENUE_ROLES.includes(r.value) || user?.roles.includes(r.value));
 
   const submit = (v: UserForm & { roles: Role[] }) => {
     const common = {
@@ -177,8 +184,8 @@ function UserDrawer({ user, companies, onClose }: { user: User | null; companies
         slotProps={{ select: { multiple: true, renderValue: (s) => (Array.isArray(s) ? s.map(roleLabel).join(', ') : '') } }}
         serverError={serverError('roles')}
       >
-        {ROLES.map((r) => (
-          <MenuItem key={r.value} value={r.value}>
+        {roles.map((r) => (
+          <MenuItem key={r.value} value={r.value} disabled={!venueAdmin && VENUE_ROLES.includes(r.value)}>
             {r.label}
           </MenuItem>
         ))}

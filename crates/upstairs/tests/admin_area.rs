@@ -17,6 +17,7 @@ on_both_backends!(
     billing_lists_both_sides_of_every_trade,
     newsletter_digest_names_no_firm,
     kill_switch_ends_everything_a_firm_has_open,
+    kill_switch_withdraws_a_providers_quotes,
     permissions_of_the_admin_area,
 );
 
@@ -411,6 +412,48 @@ async fn kill_switch_ends_everything_a_firm_has_open(b: Backend) {
     assert_eq!(s, StatusCode::CONFLICT);
     let (s, body) = v.child(&v.a, &sell, 1000, p("94.75"), false).await;
     assert_eq!(s, StatusCode::CREATED, "{body}");
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+async fn kill_switch_withdraws_a_providers_quotes(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let admin = app.admin_token().await;
+    let (_, _, lp) = staff(&v).await;
+    let fathom = id(&app.get("/api/users/me", Some(&lp)).await.1, "company_id");
+    let buy = v.parent(&v.a, "BUY", 3000).await;
+    let (s, rfq) = app
+        .post(
+            "/api/rfqs",
+            Some(&v.a),
+            json!({"parent_order_id": buy["parent_order_id"], "quantity": 1000,
+                                               "liquidity_provider_ids": [fathom]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{rfq}");
+    let rfq_id = id(&rfq, "rfq_id");
+    let (s, quote) = app
+        .post(&format!("/api/rfqs/{rfq_id}/responses"), Some(&lp), json!({"sell_price": 94.77, "sell_quantity": 1000}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{quote}");
+    let (s, body) = app.post(&format!("/api/companies/{fathom}/kill-switch"), Some(&admin), json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    // The quote is withdrawn: the requester cannot take it, and the provider cannot quote again.
+    let (_, now) = app.get(&format!("/api/rfqs/{rfq_id}"), Some(&v.a)).await;
+    let response = &now["responses"][0];
+    assert_ne!(response["state"], "RESPONDED", "{now}");
+    let path = format!("/api/rfqs/{rfq_id}/responses/{}", id(response, "rfq_response_id"));
+    let (s, body) = app.patch(&path, Some(&v.a), json!({"state": "ACCEPTED"})).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{body}");
+    let (s, body) = app
+        .post(&format!("/api/rfqs/{rfq_id}/responses"), Some(&lp), json!({"sell_price": 94.76, "sell_quantity": 1000}))
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT, "{body}");
+    // The requester's quantity stays reserved for the RFQ while it is open, then comes back.
+    let (s, _) = app.patch(&format!("/api/rfqs/{rfq_id}"), Some(&v.a), json!({"state": "CANCELLED"})).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(quantities(&v, &v.a, &buy).await["tradable"], 3000);
     assert_balanced(&v).await;
     v.app.stop().await;
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Upstairs performance as ratios in one run: bench/run.sh sqlite | postgres [ratios.py options],
-# or bench/run.sh take-latency sqlite | postgres [take_latency.py options]
+# bench/run.sh take-latency sqlite | postgres [take_latency.py options], or
+# bench/run.sh admin sqlite | postgres [admin_area.py options] (the Orders panel and billing
+# over 100,000 child orders and 20,000 matches)
 #
 # Installs wrk (and pgbench for postgres) from Debian when missing, builds the release
 # binary (unless UPSTAIRS_BIN names another build), then runs bench/ratios.py: the
@@ -18,11 +20,14 @@ script=ratios
 if [ "${1:-}" = take-latency ]; then
   script=take_latency
   shift
+elif [ "${1:-}" = admin ]; then
+  script=admin_area
+  shift
 fi
 backend=${1:-}
 case "$backend" in
   sqlite | postgres) shift ;;
-  *) echo "usage: bench/run.sh [take-latency] sqlite|postgres [options of bench/ratios.py or bench/take_latency.py]" >&2
+  *) echo "usage: bench/run.sh [take-latency|admin] sqlite|postgres [options of bench/ratios.py, take_latency.py or admin_area.py]" >&2
      exit 2 ;;
 esac
 cd "$(dirname "$0")/.."
@@ -51,4 +56,4 @@ if [ "$script" = take_latency ]; then
   [ -x .venv/bin/python ] && .venv/bin/python -c 'import websocket' 2>/dev/null || make -s .venv/.installed
   exec .venv/bin/python bench/take_latency.py "$backend" --bin "$UPSTAIRS_BIN" "$@"
 fi
-exec python3 bench/ratios.py "$backend" --bin "$UPSTAIRS_BIN" "$@"
+exec python3 "bench/$script.py" "$backend" --bin "$UPSTAIRS_BIN" "$@"

@@ -40,10 +40,11 @@ pub(crate) fn action_log_order(sort: upstairs_engine::model::ActionLogSort, desc
     format!("{column} {dir}, a.created_at desc, a.action_log_id desc")
 }
 
-/// The Orders panel's rows: a child order with who placed it, for which company, on
-/// which instrument, through which broker.
-pub(crate) const ADMIN_ORDER_SELECT: &str = "select c.*, u.email as created_by_email, co.name as company_name, \
-     i.name as instrument_name, b.name as broker_name from child_order c \
+/// The Orders panel's rows for the page of ids `p` (a subquery the caller adds before
+/// it): a child order with who placed it, for which company, on which instrument,
+/// through which broker. The page is cut from the index alone and only its rows are
+/// joined, so a deep page costs the index entries it skips, not their joins.
+pub(crate) const ADMIN_ORDER_JOINS: &str = "join child_order c on c.order_id = p.order_id \
      join app_user u on u.user_id = c.created_by join company co on co.company_id = c.company_id \
      join instrument i on i.instrument_id = c.instrument_id join company b on b.company_id = c.broker_id";
 
@@ -79,21 +80,22 @@ pub(crate) fn admin_order_filter(f: &upstairs_engine::model::AdminOrderFilter) -
     (filter, n)
 }
 
-/// Both sides of every match request in the states `$1`–`$5`, as billing lists them.
-pub(crate) const BILLING_ITEMS: &str = "with t as ( \
-       select match_request_id, created_at, quantity, price, instrument_id, requesting_order_id as order_id, \
-              requesting_user_id as user_id, 0 as side from match_request where state in ($1, $2, $3, $4, $5) \
-       union all \
-       select match_request_id, created_at, quantity, price, instrument_id, responding_order_id, \
-              responding_user_id, 1 from match_request where state in ($1, $2, $3, $4, $5)) \
-     select co.name as company_name, u.first_name, u.last_name, u.user_id, b.name as broker_name, o.broker_id, \
-            t.match_request_id, t.order_id, o.parent_order_id, t.created_at as match_request_created_at, \
-            i.name as instrument_name, i.bbg_code, i.exchange_instrument_id, i.exchange, i.exchange_iso_code, \
-            i.tick_size, i.term, o.direction, t.quantity, t.price \
-     from t join child_order o on o.order_id = t.order_id join app_user u on u.user_id = t.user_id \
-     join company co on co.company_id = o.company_id join company b on b.company_id = o.broker_id \
-     join instrument i on i.instrument_id = t.instrument_id \
-     order by t.created_at desc, t.match_request_id, t.side";
+/// Both sides of every match request in the states `$1`–`$5`, as billing lists them. The
+/// cross joins name the order SQLite must nest the loops in (each request, then each side,
+/// then primary-key lookups); left to choose, it scanned the small company table first
+/// and probed every request from each pair of companies. PostgreSQL plans them freely.
+pub(crate) const BILLING_ITEMS: &str = "select co.name as company_name, u.first_name, u.last_name, u.user_id, \
+            b.name as broker_name, o.broker_id, m.match_request_id, o.order_id, o.parent_order_id, \
+            m.created_at as match_request_created_at, i.name as instrument_name, i.bbg_code, \
+            i.exchange_instrument_id, i.exchange, i.exchange_iso_code, i.tick_size, i.term, o.direction, \
+            m.quantity, m.price \
+     from match_request m cross join (select 0 as side union all select 1) s cross join child_order o \
+     cross join app_user u cross join company co cross join company b cross join instrument i \
+     where m.state in ($1, $2, $3, $4, $5) \
+       and o.order_id = case s.side when 0 then m.requesting_order_id else m.responding_order_id end \
+       and u.user_id = case s.side when 0 then m.requesting_user_id else m.responding_user_id end \
+       and co.company_id = o.company_id and b.company_id = o.broker_id and i.instrument_id = m.instrument_id \
+     order by m.created_at desc, m.match_request_id, s.side";
 
 /// A newsletter's recipients as the admin lists them.
 pub(crate) const NEWSLETTER_RECIPIENTS: &str = "select r.newsletter_id, u.user_id, u.email, u.first_name, \
@@ -1297,10 +1299,13 @@ macro_rules! shared_repos {
                 .await
                 .map_err(map_err)?;
                 let query = format!(
-                    "{}{filter} order by c.created_at desc, c.order_id desc limit ${} offset ${}",
-                    sql::ADMIN_ORDER_SELECT,
+                    "select c.*, u.email as created_by_email, co.name as company_name, i.name as instrument_name, \
+                     b.name as broker_name from (select c.order_id from child_order c{filter} \
+                     order by c.created_at desc, c.order_id desc limit ${} offset ${}) p {} \
+                     order by c.created_at desc, c.order_id desc",
                     n + 1,
-                    n + 2
+                    n + 2,
+                    sql::ADMIN_ORDER_JOINS
                 );
                 let rows = bind_filter!(sqlx::query_as::<_, AdminOrderRow>(sqlx::AssertSqlSafe(query)))
                     .bind(f.size)

@@ -20,6 +20,7 @@ import { formatDateTime } from '@/lib/format-date';
 import { useDebounced } from '@/lib/use-debounced';
 import { type ActionLog, type OrderBy, type SortBy, useActionLogs } from '../api/get-action-logs';
 import { ActionLogDetailsDialog } from './action-log-details-dialog';
+import { visuallyHidden } from '@/components/ui/visually-hidden';
 
 /** The e-mail filter waits like the spec's other admin filters (section 9: 500 ms). */
 export const EMAIL_FILTER_DEBOUNCE_MS = 500;
@@ -157,16 +158,3 @@ export function ActionLogsPanel() {
     </AdminPage>
   );
 }
-
-// Strings, not numbers: in `sx` a width or height of 1 means 100%.
-const visuallyHidden = {
-  border: 0,
-  clip: 'rect(0 0 0 0)',
-  height: '1px',
-  margin: '-1px',
-  overflow: 'hidden',
-  padding: 0,
-  position: 'absolute',
-  whiteSpace: 'nowrap',
-  width: '1px',
-} as const;

@@ -30,6 +30,7 @@ import type { KillSwitchAction } from '../api/kill-switch';
 import { useUpdateCompany } from '../api/update-company';
 import { companyFormSchema, nextDefaultBroker, type CompanyForm } from '../lib/company-form';
 import { KillSwitchDialog } from './kill-switch-dialog';
+import { visuallyHidden } from '@/components/ui/visually-hidden';
 
 /** Company types (DESIGN section 4); a trading firm has neither. */
 export const COMPANY_TYPES = [
@@ -256,16 +257,3 @@ function CompanyDrawer({ company, all, onClose }: { company: Company | null; all
     </FormDrawer>
   );
 }
-
-// Strings, not numbers: in `sx` a width or height of 1 means 100%.
-const visuallyHidden = {
-  border: 0,
-  clip: 'rect(0 0 0 0)',
-  height: '1px',
-  margin: '-1px',
-  overflow: 'hidden',
-  padding: 0,
-  position: 'absolute',
-  whiteSpace: 'nowrap',
-  width: '1px',
-} as const;

@@ -19,6 +19,7 @@ import { CreateNewsletterDrawer } from './create-newsletter-drawer';
 import { PreviewDialog } from './preview-dialog';
 import { RecipientsDrawer } from './recipients-drawer';
 import { SendDialog } from './send-dialog';
+import { visuallyHidden } from '@/components/ui/visually-hidden';
 
 type Open = { kind: 'create' } | { kind: 'recipients' | 'preview' | 'send'; id: string } | null;
 
@@ -107,16 +108,3 @@ export function NewslettersPanel() {
     </AdminPage>
   );
 }
-
-// Strings, not numbers: in `sx` a width or height of 1 means 100%.
-const visuallyHidden = {
-  border: 0,
-  clip: 'rect(0 0 0 0)',
-  height: '1px',
-  margin: '-1px',
-  overflow: 'hidden',
-  padding: 0,
-  position: 'absolute',
-  whiteSpace: 'nowrap',
-  width: '1px',
-} as const;

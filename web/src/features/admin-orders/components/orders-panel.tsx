@@ -34,6 +34,7 @@ import { useInstrumentOptions } from '../api/get-instrument-options';
 import { createdRange, EDITABLE_STATE, ORDER_STATES } from '../lib/order-filters';
 import { formatOrderPrice, shortOrderId } from '../lib/order-format';
 import { LimitPriceDrawer } from './limit-price-drawer';
+import { visuallyHidden } from '@/components/ui/visually-hidden';
 
 /** Admin spec section 9: grid page sizes 10, 25, 50 and 100, default 50. */
 const PAGE_SIZES = [10, 25, 50, 100];
@@ -280,16 +281,3 @@ export function OrdersPanel({ canEdit }: Props) {
     </AdminPage>
   );
 }
-
-// Strings, not numbers: in `sx` a width or height of 1 means 100%.
-const visuallyHidden = {
-  border: 0,
-  clip: 'rect(0 0 0 0)',
-  height: '1px',
-  margin: '-1px',
-  overflow: 'hidden',
-  padding: 0,
-  position: 'absolute',
-  whiteSpace: 'nowrap',
-  width: '1px',
-} as const;

@@ -49,6 +49,20 @@ async fn staff(v: &Venue) -> (String, String, String) {
     (app.login(SALES, PW).await, app.login(HALYARD_ADMIN, PW).await, app.login(LP, PW).await)
 }
 
+/// A asks the provider `fathom` for 1000 on `parent`, and the provider quotes a sell at
+/// 94.77; returns the RFQ's id.
+async fn quoted_rfq(v: &Venue, parent: &Value, fathom: &str, lp: &str) -> String {
+    let body =
+        json!({"parent_order_id": parent["parent_order_id"], "quantity": 1000, "liquidity_provider_ids": [fathom]});
+    let (s, rfq) = v.app.post("/api/rfqs", Some(&v.a), body).await;
+    assert_eq!(s, StatusCode::CREATED, "{rfq}");
+    let rfq_id = id(&rfq, "rfq_id");
+    let quote = json!({"sell_price": 94.77, "sell_quantity": 1000});
+    let (s, quote) = v.app.post(&format!("/api/rfqs/{rfq_id}/responses"), Some(lp), quote).await;
+    assert_eq!(s, StatusCode::OK, "{quote}");
+    rfq_id
+}
+
 /// B takes `quantity` at `price` from what rests; returns the match requests sent.
 async fn take(v: &Venue, buy: &Value, quantity: i64, price: P) -> Vec<Value> {
     let body = json!({"requesting_parent_order_id": buy["parent_order_id"], "quantity": quantity,
@@ -319,20 +333,7 @@ async fn kill_switch_ends_everything_a_firm_has_open(b: Backend) {
                       "price": 94.78, "requesting_broker_id": v.broker, "dry_run": false, "residual": false});
     let (s, pending_from_a) = app.post("/api/order-match-requests", Some(&v.a), body).await;
     assert_eq!(s, StatusCode::CREATED, "{pending_from_a}");
-    let (s, rfq) = app
-        .post(
-            "/api/rfqs",
-            Some(&v.a),
-            json!({"parent_order_id": a_buy["parent_order_id"], "quantity": 1000,
-                                               "liquidity_provider_ids": [fathom]}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{rfq}");
-    let rfq_id = id(&rfq, "rfq_id");
-    let (s, quote) = app
-        .post(&format!("/api/rfqs/{rfq_id}/responses"), Some(&lp), json!({"sell_price": 94.77, "sell_quantity": 1000}))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{quote}");
+    let rfq_id = quoted_rfq(&v, &a_buy, &fathom, &lp).await;
     let before_b = quantities(&v, &v.b, &b_buy).await;
     assert_eq!(before_b["working"], 1000, "{before_b}");
 
@@ -423,20 +424,7 @@ async fn kill_switch_withdraws_a_providers_quotes(b: Backend) {
     let (_, _, lp) = staff(&v).await;
     let fathom = id(&app.get("/api/users/me", Some(&lp)).await.1, "company_id");
     let buy = v.parent(&v.a, "BUY", 3000).await;
-    let (s, rfq) = app
-        .post(
-            "/api/rfqs",
-            Some(&v.a),
-            json!({"parent_order_id": buy["parent_order_id"], "quantity": 1000,
-                                               "liquidity_provider_ids": [fathom]}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{rfq}");
-    let rfq_id = id(&rfq, "rfq_id");
-    let (s, quote) = app
-        .post(&format!("/api/rfqs/{rfq_id}/responses"), Some(&lp), json!({"sell_price": 94.77, "sell_quantity": 1000}))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{quote}");
+    let rfq_id = quoted_rfq(&v, &buy, &fathom, &lp).await;
     let (s, body) = app.post(&format!("/api/companies/{fathom}/kill-switch"), Some(&admin), json!({})).await;
     assert_eq!(s, StatusCode::OK, "{body}");
     // The quote is withdrawn: the requester cannot take it, and the provider cannot quote again.

@@ -199,7 +199,10 @@ impl Content {
                 details = instruments
                     .iter()
                     .map(|i| {
-                        let label = format!("{} {}", one_line(&i.name), one_line(&i.term)).trim().to_owned();
+                        // Instrument names usually carry their term already ("Euribor 3M Dec26-Mar27").
+                        let (name, term) = (one_line(&i.name), one_line(&i.term));
+                        let label =
+                            if name.contains(&term) { name } else { format!("{name} {term}").trim().to_owned() };
                         (label, format!("Bids: {} | Offers: {}", levels(&i.bids), levels(&i.offers)))
                     })
                     .collect();
@@ -569,5 +572,36 @@ mod tests {
         assert!(!is_seven_bit_safe("a\rb"));
         assert!(!is_seven_bit_safe(&"x".repeat(MAX_LINE)));
         assert!(is_seven_bit_safe(&"x".repeat(MAX_LINE - 1)));
+    }
+
+    fn digest(instruments: Vec<upstairs_engine::model::DigestInstrument>) -> EmailTemplate {
+        EmailTemplate::OrdersDigest {
+            first_name: "Anna".into(),
+            newsletter: "Rates <desk>".into(),
+            description: "Morning interest".into(),
+            instruments,
+            dashboard_link: "http://localhost:8080/dashboard".into(),
+        }
+    }
+
+    #[test]
+    fn the_digest_lists_levels_best_first_and_escapes_the_newsletter() {
+        let level = |p: &str, q| DigestLevel { price: p.parse().unwrap(), quantity: q };
+        let euribor = upstairs_engine::model::DigestInstrument {
+            name: "Euribor 3M Dec26-Mar27".into(),
+            term: "Dec26-Mar27".into(),
+            min_block: 500,
+            bids: vec![level("94.700", 2000), level("94.69", 500)],
+            offers: vec![],
+        };
+        let bund =
+            upstairs_engine::model::DigestInstrument { name: "Bund".into(), term: "Mar27".into(), ..euribor.clone() };
+        let p = preview(&settings(), &digest(vec![euribor, bund]));
+        assert_eq!(p.subject, "Upstairs orders digest: Rates <desk>");
+        assert!(p.text.contains("Euribor 3M Dec26-Mar27: Bids: 2000 @ 94.7, 500 @ 94.69 | Offers: -\n"), "{}", p.text);
+        assert!(p.text.contains("Bund Mar27: Bids:"), "a name without its term gets it: {}", p.text);
+        assert!(p.html.contains("Rates &lt;desk&gt;") && !p.html.contains("<desk>"), "{}", p.html);
+        let empty = preview(&settings(), &digest(vec![]));
+        assert!(empty.text.contains("No instrument has resting interest right now."), "{}", empty.text);
     }
 }

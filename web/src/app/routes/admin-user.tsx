@@ -1,4 +1,6 @@
+import Stack from '@mui/material/Stack';
 import { useCompanies } from '@/features/admin-companies/api/get-companies';
+import { OwnKillSwitch } from '@/features/admin-companies/components/own-kill-switch';
 import { UsersPanel } from '@/features/admin-users/components/users-panel';
 import { useCurrentUser } from '@/lib/api/get-me';
 import { canManageUsers, isAdmin } from '@/lib/permissions';
@@ -10,10 +12,18 @@ function UsersWithCompanies() {
   return <UsersPanel companies={companies.data?.items ?? []} />;
 }
 
-/** A company admin manages its own company's users only (DESIGN section 4): that company is the one choice. */
+/**
+ * A company admin manages its own company's users only (DESIGN section 4): that company is
+ * the one choice. Its kill switch is here too.
+ */
 function OwnCompanyUsers() {
   const user = useCurrentUser();
-  return <UsersPanel companies={[{ company_id: user.company_id, name: user.company_name }]} />;
+  return (
+    <Stack spacing={3}>
+      <UsersPanel companies={[{ company_id: user.company_id, name: user.company_name }]} />
+      <OwnKillSwitch companyId={user.company_id} />
+    </Stack>
+  );
 }
 
 export default function AdminUsersPanelRoute() {

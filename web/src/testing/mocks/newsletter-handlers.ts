@@ -111,10 +111,13 @@ export const newsletterHandlers: HttpHandler[] = [
     return HttpResponse.json({ queued: n.recipients.length }, { status: 202 });
   }),
 
-  // The kill switch: a venue admin stops any company and releases it (409 when not stopped).
+  // The kill switch: a venue admin stops any company, a company admin their own; only a
+  // venue admin releases it (409 when not stopped).
   http.post('*/api/companies/:id/kill-switch', ({ request, params }) => {
     admin.requests.push({ method: 'POST', path: new URL(request.url).pathname, body: undefined });
-    if (!caller(request)?.roles.includes('upstairs-admin')) return problem(403, 'You do not have permission to do this.');
+    const who = caller(request);
+    const own = who?.roles.includes('company-admin') && who.company_id === params.id;
+    if (!who?.roles.includes('upstairs-admin') && !own) return problem(403, 'You do not have permission to do this.');
     const c = admin.companies.find((x) => x.company_id === params.id);
     if (!c) return problem(404, 'Company not found.');
     c.trading_stopped_at ??= newsletters.now;

@@ -1,5 +1,6 @@
 import { http, HttpResponse, ws, type HttpHandler, type WebSocketHandler } from 'msw';
 import type { components } from '@/lib/api/schema';
+import { admin } from './admin-handlers';
 import { db } from './db';
 
 type PlatformStatus = components['schemas']['PlatformStatusDto'];
@@ -333,8 +334,9 @@ export const orderHandlers: HttpHandler[] = [
       max_tick_price: i.max_tick_price,
     });
   }),
+  // A company the admin mocks know comes whole (the kill switch reads it); any other, as trading needs it.
   http.get('*/api/companies/:id', ({ params }) =>
-    HttpResponse.json({ company_id: params.id, default_broker: BROKER, brokers: [BROKER] }),
+    HttpResponse.json(admin.companies.find((c) => c.company_id === params.id) ?? { company_id: params.id, default_broker: BROKER, brokers: [BROKER] }),
   ),
   http.get('*/api/parent-orders', () => HttpResponse.json(trading.parents.filter((p) => p.state !== 'CANCELLED').map(parentDto))),
   http.post('*/api/parent-orders', async ({ request }) => {

@@ -85,4 +85,18 @@ describe('kill switch in the companies panel', () => {
     await user.keyboard('{Enter}');
     expect(await screen.findByText('Trading stopped for Baltic.')).toBeInTheDocument();
   });
+
+  it('lets a company admin stop their own company from the Users panel, and only a venue admin re-enable it', async () => {
+    db.addUser({ user_id: 'u-boss', email: 'boss@halyard.test', first_name: 'Bo', last_name: 'Boss', roles: ['company-admin'], company_id: 'c-halyard', company_name: 'Halyard' });
+    const { user } = renderApp('/admin/user', { signedInAs: 'boss@halyard.test' });
+    const section = await screen.findByRole('region', { name: 'Kill switch' });
+    await user.click(within(section).getByRole('button', { name: 'Stop trading' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Stop trading for Halyard?' });
+    await user.click(within(dialog).getByRole('button', { name: 'Stop trading' }));
+    expect(await within(section).findByText(/Trading is stopped for Halyard since/)).toBeInTheDocument();
+    expect(within(section).queryByRole('button', { name: /Re-enable/ })).toBeNull();
+    expect(admin.requests.filter((r) => r.path.endsWith('/kill-switch'))).toEqual([
+      { method: 'POST', path: '/api/companies/c-halyard/kill-switch', body: undefined },
+    ]);
+  });
 });

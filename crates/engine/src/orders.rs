@@ -13,7 +13,7 @@ use upstairs_domain::{CompanyId, FieldError, InstrumentId, OrderId, ParentOrderI
 use uuid::Uuid;
 
 use crate::context::{Actor, action_log, audit};
-use crate::error::{EngineError, StoreError};
+use crate::error::{COMPANY_TRADING_STOPPED, EngineError, StoreError, trading_stopped};
 use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
@@ -488,6 +488,8 @@ impl<S: Store> Engine<S> {
                     errors: vec![],
                 });
             }
+            // PostgreSQL's order trigger refused an insert that raced the kill switch (ADR 0021).
+            Err(StoreError::Check(c)) if c == COMPANY_TRADING_STOPPED => return Err(trading_stopped()),
             Err(StoreError::Check(_)) => {
                 return Err(EngineError::invalid_many(vec![FieldError::new("quantity", "Exceeds available quantity")]));
             }

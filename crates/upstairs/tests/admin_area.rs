@@ -18,6 +18,7 @@ on_both_backends!(
     newsletter_digest_names_no_firm,
     kill_switch_ends_everything_a_firm_has_open,
     kill_switch_withdraws_a_providers_quotes,
+    no_order_slips_past_the_kill_switch,
     permissions_of_the_admin_area,
 );
 
@@ -442,6 +443,47 @@ async fn kill_switch_withdraws_a_providers_quotes(b: Backend) {
     let (s, _) = app.patch(&format!("/api/rfqs/{rfq_id}"), Some(&v.a), json!({"state": "CANCELLED"})).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(quantities(&v, &v.a, &buy).await["tradable"], 3000);
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+/// The switch pressed while the firm's traders keep placing orders on several parents at
+/// once (ADR 0021): whatever was accepted before the stop is cancelled by its sweep,
+/// whatever came after is refused; no order of the firm works on.
+async fn no_order_slips_past_the_kill_switch(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let admin = app.admin_token().await;
+    let halyard = id(&app.get("/api/users/me", Some(&v.a)).await.1, "company_id");
+    let mut parents = Vec::new();
+    for _ in 0..4 {
+        parents.push(v.parent(&v.a, "SELL", 50_000).await);
+    }
+    let ticks = ["94.75", "94.76", "94.77", "94.78"];
+    let venue = &v;
+    let writers = parents.iter().enumerate().map(|(n, parent)| async move {
+        let mut answers = Vec::new();
+        for _ in 0..25 {
+            answers.push(venue.child(&venue.a, parent, 500, p(ticks[n]), false).await.0);
+        }
+        answers
+    });
+    let switch = async {
+        // Let some orders in first.
+        tokio::task::yield_now().await;
+        app.post(&format!("/api/companies/{halyard}/kill-switch"), Some(&admin), json!({})).await
+    };
+    let (answers, (s, body)) = tokio::join!(futures::future::join_all(writers), switch);
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let answers: Vec<StatusCode> = answers.into_iter().flatten().collect();
+    assert!(answers.iter().all(|s| *s == StatusCode::CREATED || *s == StatusCode::CONFLICT), "{answers:?}");
+    let (orders, total) = orders_page(&v, &admin, &format!("company_id={halyard}&state=WORKING&size=500")).await;
+    assert_eq!(total, 0, "working after the switch: {orders:?}");
+    let accepted = answers.iter().filter(|s| **s == StatusCode::CREATED).count() as i64;
+    let (_, cancelled) = orders_page(&v, &admin, &format!("company_id={halyard}&state=CANCELLED&size=1")).await;
+    assert_eq!(cancelled, accepted, "every accepted order was cancelled by the sweep");
+    let (_, book) = app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.b)).await;
+    assert!(book["levels"].as_array().unwrap().iter().all(|l| l["sell_quantity"] == 0), "{book}");
     assert_balanced(&v).await;
     v.app.stop().await;
 }

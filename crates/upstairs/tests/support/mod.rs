@@ -242,6 +242,9 @@ impl TestApp {
             ..Settings::default()
         };
         tweak(&mut settings);
+        // The demo runs always open, as `upstairs demo` does (`cli.rs`): otherwise a demo
+        // test would depend on the wall clock's hour.
+        settings.calendar.always_open |= settings.demo;
         if !settings.demo {
             // The demo loads its own users into an empty database.
             app::bootstrap_user(&database_url, ADMIN_EMAIL, ADMIN_PASSWORD, &["upstairs-admin"], "Upstairs")

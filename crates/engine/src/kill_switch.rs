@@ -129,10 +129,18 @@ impl<S: Store> Engine<S> {
     /// Refuses a trading call of a stopped company; read in the caller's transaction,
     /// after its locks, so that it sees a stop committed before them.
     pub(crate) async fn require_trading(&self, tx: &mut S::Tx, company: CompanyId) -> Result<(), EngineError> {
-        match tx.company(company).await? {
-            Some(c) if c.trading_stopped_at.is_some() => Err(trading_stopped()),
-            _ => Ok(()),
+        match tx.trading_stopped_since(company).await? {
+            Some(_) => Err(trading_stopped()),
+            None => Ok(()),
         }
+    }
+
+    /// Since when the caller's company is stopped, if it is (what its traders are shown).
+    pub async fn own_trading_stopped_since(
+        &self,
+        actor: &Actor,
+    ) -> Result<Option<chrono::DateTime<chrono::Utc>>, EngineError> {
+        Ok(self.store.single().await?.trading_stopped_since(actor.user.company_id).await?)
     }
 
     /// Runs the sweep's backstop timer.
@@ -141,8 +149,7 @@ impl<S: Store> Engine<S> {
         let id = uuid("company_id")
             .map(CompanyId)
             .ok_or_else(|| EngineError::Internal(format!("{} timer without company_id", timer.kind)))?;
-        let stopped = self.store.single().await?.company(id).await?.and_then(|c| c.trading_stopped_at);
-        if stopped.is_some() {
+        if self.store.single().await?.trading_stopped_since(id).await?.is_some() {
             let swept = self.sweep_stopped_company(id, uuid("by").map(UserId)).await?;
             tracing::info!(?swept, company = %id, "kill switch: backstop sweep");
         }
@@ -245,10 +252,12 @@ impl<S: Store> Engine<S> {
             parents.extend(tx.lock_parent_order(parent).await?.map(|v| v.parent));
             for order in orders {
                 let before = tx.order(order).await?.ok_or_else(not_found_order)?;
-                let Ok(state) = transition(before.state, OrderEvent::Cancel) else { continue };
+                // Only what still works: what the steps above ended is not cancelled twice.
                 if before.state != OrderState::Working {
                     continue;
                 }
+                let state =
+                    transition(before.state, OrderEvent::Cancel).map_err(|e| EngineError::Internal(e.to_string()))?;
                 let after = ChildOrder { state, updated_at: now, ..before.clone() };
                 tx.update_order(&before, &after).await?;
                 cancelled.push(after);

@@ -90,6 +90,8 @@ pub trait CompanyRepo {
         since: Option<DateTime<Utc>>,
         at: DateTime<Utc>,
     ) -> StoreResult<()>;
+    /// Since when a company's trading is stopped; `None` while it trades (or is unknown).
+    async fn trading_stopped_since(&mut self, id: CompanyId) -> StoreResult<Option<DateTime<Utc>>>;
     /// Locks every active parent order of a company until commit (the kill switch's
     /// sweep waits for the order writes in flight; a no-op on SQLite's single writer).
     async fn lock_parent_orders_of_company(&mut self, id: CompanyId) -> StoreResult<()>;

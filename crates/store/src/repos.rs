@@ -350,6 +350,16 @@ macro_rules! shared_repos {
                 Ok(())
             }
 
+            async fn trading_stopped_since(&mut self, id: CompanyId) -> StoreResult<Option<DateTime<Utc>>> {
+                let since: Option<Option<Ts>> =
+                    sqlx::query_scalar("select trading_stopped_at from company where company_id = $1")
+                        .bind(id.0)
+                        .fetch_optional(&mut *self.tx)
+                        .await
+                        .map_err(map_err)?;
+                Ok(since.flatten().map(|t| t.0))
+            }
+
             async fn lock_parent_orders_of_company(&mut self, id: CompanyId) -> StoreResult<()> {
                 sqlx::query(sqlx::AssertSqlSafe(format!(
                     "select parent_order_id from parent_order where company_id = $1 and state = $2{FOR_UPDATE}"

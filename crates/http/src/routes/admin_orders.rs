@@ -15,10 +15,11 @@ use uuid::Uuid;
 
 use crate::AppState;
 use crate::dto::{DirectionDto, Page, decimal, decimal_schema, request_decimal_schema, whole};
+use crate::error::ApiResult;
 use crate::error::responses::{BadRequest, Conflict, Forbidden, NotFound};
-use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
 use crate::openapi::ApiRouter;
+use crate::routes::orders::parse_list;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
     ApiRouter::new()
@@ -119,14 +120,7 @@ pub async fn admin_orders<S: Store>(
     Auth(actor): Auth,
     ApiQuery(q): ApiQuery<AdminOrdersQuery>,
 ) -> ApiResult<Json<Page<AdminOrderDto>>> {
-    let states = q
-        .state
-        .as_deref()
-        .map(|s| s.split(',').map(str::trim).filter(|s| !s.is_empty()))
-        .into_iter()
-        .flatten()
-        .map(|s| OrderState::parse(s).ok_or_else(|| ApiError::bad_request(format!("Unknown order state: {s}"))))
-        .collect::<Result<Vec<_>, _>>()?;
+    let states = parse_list(q.state.as_deref(), OrderState::parse, "order")?;
     let filter = AdminOrderFilter {
         order_id: None,
         company_id: q.company_id.map(CompanyId),

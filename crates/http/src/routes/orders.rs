@@ -35,7 +35,12 @@ pub fn router<S: Store>() -> ApiRouter<S> {
         .route::<__path_market_data, _, _>(market_data::<S>)
 }
 
-fn parse_list<T>(raw: Option<&str>, parse: impl Fn(&str) -> Option<T>, what: &str) -> Result<Vec<T>, ApiError> {
+/// A comma-separated list of states (`WORKING,MATCHED`); an unknown one answers 400.
+pub(crate) fn parse_list<T>(
+    raw: Option<&str>,
+    parse: impl Fn(&str) -> Option<T>,
+    what: &str,
+) -> Result<Vec<T>, ApiError> {
     raw.map(|s| s.split(',').map(str::trim).filter(|s| !s.is_empty()))
         .into_iter()
         .flatten()
@@ -52,7 +57,7 @@ pub async fn platform_status<S: Store>(
 ) -> ApiResult<Json<PlatformStatusDto>> {
     let s = st.engine.platform_status();
     let c = &st.engine.config().calendar;
-    let company = st.engine.company(&actor, actor.user.company_id).await?;
+    let trading_stopped_at = st.engine.own_trading_stopped_since(&actor).await?;
     Ok(Json(PlatformStatusDto {
         open: s.open,
         parent_orders_open: s.parent_orders_open,
@@ -64,7 +69,7 @@ pub async fn platform_status<S: Store>(
         open_time: c.open.format("%H:%M").to_string(),
         close_time: c.close.format("%H:%M").to_string(),
         parent_orders_from: c.parent_orders_from.format("%H:%M").to_string(),
-        trading_stopped_at: company.trading_stopped_at,
+        trading_stopped_at,
     }))
 }
 

@@ -119,7 +119,7 @@ test('an admin creates a newsletter, adds a recipient, previews and sends the di
     const digest = outbox.items.find((m) => m.kind === 'ORDERS_DIGEST');
     assert.ok(digest, `no digest in ${JSON.stringify(outbox.items.map((m) => m.kind))}`);
     assert.equal(digest.to, user.email);
-    assert.equal(digest.summary, "Orders digest 'Euribor desk': 1 instruments with resting interest");
+    assert.equal(digest.summary, "Orders digest 'Euribor desk': 1 instrument with resting interest");
     const { mail } = await waitForMail(server.mailDir, user.email, { skip: 1 });
     assert.equal(mail.subject, 'Upstairs orders digest: Euribor desk');
     assert.match(mail.text, /Bids: 2000 @ -0\.025/);

@@ -62,7 +62,11 @@ impl From<OutboxMessage> for OutboxMessageDto {
             }
             EmailTemplate::OrdersDigest { newsletter, instruments, .. } => (
                 EmailKindDto::OrdersDigest,
-                format!("Orders digest '{newsletter}': {} instruments with resting interest", instruments.len()),
+                format!(
+                    "Orders digest '{newsletter}': {} instrument{} with resting interest",
+                    instruments.len(),
+                    if instruments.len() == 1 { "" } else { "s" }
+                ),
             ),
             EmailTemplate::TradeConfirmation { step, trade, .. } => {
                 let kind = match step {

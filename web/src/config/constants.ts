@@ -7,7 +7,7 @@ export const PASSWORD_REDIRECT_MS = 2_000;
 export const REAUTH_WAIT_MS = 10_000;
 export const ERROR_SNACKBAR_MS = 6_000;
 export const TOAST_MS = 4_000;
-/** Right-hand drawers are 486 px wide (both specs, section 9). */
+/** Drawers are 486 px wide: the right-hand forms and the admin menu (both specs, section 9). */
 export const DRAWER_WIDTH = 486;
 
 export const TOKEN_STORAGE_KEY = 'upstairs.token';

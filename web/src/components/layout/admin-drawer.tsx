@@ -18,6 +18,7 @@ import ShowChartOutlined from '@mui/icons-material/ShowChartOutlined';
 import ViewListOutlined from '@mui/icons-material/ViewListOutlined';
 import type { ReactNode } from 'react';
 import { Link as RouterLink, useLocation } from 'react-router';
+import { DRAWER_WIDTH } from '@/config/constants';
 import { paths } from '@/config/paths';
 import type { User } from '@/lib/api/get-me';
 import { canManageUsers, canReadBilling, canUseNewsletters, hasAdminDrawer, isAdmin, isOrderAdmin } from '@/lib/permissions';
@@ -52,7 +53,7 @@ export function AdminDrawer({ user, open, onClose }: { user: User; open: boolean
   ];
   return (
     <Drawer anchor="left" open={open} onClose={onClose}>
-      <Box component="nav" aria-label="Main menu" sx={{ width: 280 }}>
+      <Box component="nav" aria-label="Main menu" sx={{ width: DRAWER_WIDTH, maxWidth: '100vw' }}>
         {groups.map((g) => (
           <List key={g.title ?? 'main'} subheader={g.title ? <ListSubheader>{g.title}</ListSubheader> : undefined}>
             {g.entries

@@ -18,9 +18,21 @@ const instrumentOptionsSchema = z.object({
 // Under the instruments panel's key, so its changes show here too.
 export const instrumentOptionsQueryKey = ['admin', 'instruments', 'options'] as const;
 
-/** Every instrument, inactive and sandbox ones included, by name. */
-export function getInstrumentOptions(signal?: AbortSignal) {
-  return apiFetch(`/admin/instruments?page=0&size=${LIST_SIZE}&sort_by=name&order_by=ASC`, { schema: instrumentOptionsSchema, signal });
+/**
+ * Every instrument, inactive and sandbox ones included, by name: pages of 200 until the
+ * total, so that a venue with more instruments can still filter on each of them.
+ */
+export async function getInstrumentOptions(signal?: AbortSignal) {
+  const fetchPage = (page: number) =>
+    apiFetch(`/admin/instruments?page=${page}&size=${LIST_SIZE}&sort_by=name&order_by=ASC`, { schema: instrumentOptionsSchema, signal });
+  const first = await fetchPage(0);
+  const items = [...first.items];
+  for (let page = 1; items.length < first.total_items; page += 1) {
+    const next = await fetchPage(page);
+    if (next.items.length === 0) break;
+    items.push(...next.items);
+  }
+  return { items, total_items: first.total_items };
 }
 
 export const instrumentOptionsQueryOptions = () =>
@@ -31,7 +43,7 @@ export const instrumentOptionsQueryOptions = () =>
     select: (page) => page.items,
   });
 
-/** GET /admin/instruments (page 0 of 200) for the instrument filter (venue admins and sales; inactive and sandbox ones too). */
+/** GET /admin/instruments (pages of 200) for the instrument filter (venue admins and sales; inactive and sandbox ones too). */
 export function useInstrumentOptions() {
   return useQuery({ ...instrumentOptionsQueryOptions() });
 }

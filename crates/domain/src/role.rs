@@ -37,8 +37,8 @@ impl Role {
         match self {
             // Everything, but not the sandbox restriction (which is a limit, not a right).
             Role::UpstairsAdmin => !matches!(permission, SandboxOnly),
-            Role::UpstairsSales => matches!(permission, OrderAdmin | BillingRead | AdminDrawer),
-            Role::CompanyAdmin => matches!(permission, ManageOwnCompanyUsers | StopOwnCompany),
+            Role::UpstairsSales => matches!(permission, OrderAdmin | BillingRead | AdminDrawer | Newsletters),
+            Role::CompanyAdmin => matches!(permission, ManageOwnCompanyUsers | StopOwnCompany | Newsletters),
             Role::Trader => matches!(permission, Trade),
             Role::Sandbox => matches!(permission, Trade | SandboxOnly),
         }
@@ -53,7 +53,11 @@ pub enum Permission {
     /// The Orders panel (read) and the admin drawer.
     OrderAdmin,
     BillingRead,
+    /// The venue staff's drawer: every company's users, the venue's newsletters.
     AdminDrawer,
+    /// The Orders newsletter (admin spec section 6: everyone with the drawer): every
+    /// newsletter with `AdminDrawer`, else one's own company's, to its own users.
+    Newsletters,
     /// Create and manage the users of one's own company.
     ManageOwnCompanyUsers,
     /// Stop one's own company's trading (the kill switch; only a venue admin releases it).
@@ -94,6 +98,11 @@ mod tests {
             (Role::CompanyAdmin, Admin, false),
             (Role::CompanyAdmin, ManageOwnCompanyUsers, true),
             (Role::CompanyAdmin, StopOwnCompany, true),
+            (Role::CompanyAdmin, Newsletters, true),
+            (Role::CompanyAdmin, AdminDrawer, false),
+            (Role::UpstairsSales, Newsletters, true),
+            (Role::Trader, Newsletters, false),
+            (Role::Sandbox, Newsletters, false),
             (Role::Trader, StopOwnCompany, false),
             (Role::UpstairsSales, StopOwnCompany, false),
             (Role::Trader, Admin, false),

@@ -342,6 +342,8 @@ pub struct BillingItem {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Newsletter {
     pub newsletter_id: Uuid,
+    /// The company whose admins keep it; `None` for the venue's own (ADR 0021).
+    pub company_id: Option<CompanyId>,
     pub name: String,
     pub description: String,
     /// What the digest covers: `{"instrument_ids": [...]}`, or `None` for every active

@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use serde_json::json;
 use std::collections::BTreeSet;
-use upstairs_domain::{FieldError, InstrumentId, Permission, UserId};
+use upstairs_domain::{CompanyId, FieldError, InstrumentId, Permission, UserId};
 use uuid::Uuid;
 
 use crate::context::{Actor, audit, require};
@@ -46,17 +46,37 @@ fn not_found() -> EngineError {
     EngineError::NotFound("Newsletter not found.".into())
 }
 
+/// Whose newsletters the actor keeps: every one (`None`) for venue staff, their own
+/// company's for a company admin (ADR 0021); refused for anyone else.
+fn scope(actor: &Actor) -> Result<Option<CompanyId>, EngineError> {
+    require(actor, Permission::Newsletters)?;
+    Ok((!actor.can(Permission::AdminDrawer)).then_some(actor.user.company_id))
+}
+
+/// The newsletter `id` when it is in the actor's scope; another company's answers 404.
+async fn scoped<T: NewsletterRepo + Send>(
+    tx: &mut T,
+    scope: Option<CompanyId>,
+    id: Uuid,
+) -> Result<Newsletter, EngineError> {
+    match tx.newsletter(id).await? {
+        Some(n) if scope.is_none() || n.company_id == scope => Ok(n),
+        _ => Err(not_found()),
+    }
+}
+
 impl<S: Store> Engine<S> {
-    /// Every newsletter with its recipients (everyone with the admin drawer).
+    /// Every newsletter with its recipients for venue staff; a company admin's own
+    /// company's.
     pub async fn newsletters(&self, actor: &Actor) -> Result<Vec<Newsletter>, EngineError> {
-        require(actor, Permission::AdminDrawer)?;
-        Ok(self.store.read().await?.newsletters().await?)
+        let scope = scope(actor)?;
+        Ok(self.store.read().await?.newsletters(scope).await?)
     }
 
     /// Creates a newsletter; the texts are the spec's (section 5), its description
     /// message included as quoted.
     pub async fn create_newsletter(&self, actor: &Actor, input: NewNewsletter) -> Result<Newsletter, EngineError> {
-        require(actor, Permission::AdminDrawer)?;
+        let scope = scope(actor)?;
         let name = input.name.trim().to_owned();
         let description = input.description.trim().to_owned();
         let mut errors = Vec::new();
@@ -80,6 +100,7 @@ impl<S: Store> Engine<S> {
         }
         let n = Newsletter {
             newsletter_id: Uuid::now_v7(),
+            company_id: scope,
             name,
             description,
             filter_criteria: input.instrument_ids.map(|ids| json!({ "instrument_ids": ids })),
@@ -110,7 +131,7 @@ impl<S: Store> Engine<S> {
         id: Uuid,
         users: Vec<UserId>,
     ) -> Result<Newsletter, EngineError> {
-        require(actor, Permission::AdminDrawer)?;
+        let scope = scope(actor)?;
         let users: Vec<UserId> = users.into_iter().collect::<BTreeSet<_>>().into_iter().collect();
         if users.is_empty() {
             return Err(EngineError::invalid("recipient_ids", "Choose at least one user"));
@@ -123,10 +144,14 @@ impl<S: Store> Engine<S> {
         }
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        tx.newsletter(id).await?.ok_or_else(not_found)?;
+        let letter = scoped(&mut tx, scope, id).await?;
         let mut errors = Vec::new();
         for u in &users {
-            if tx.user(*u).await?.is_none() {
+            // A company's newsletter goes to its own users only, whoever adds them: its
+            // admins see the recipients. Another company's user is as unknown here as
+            // one that does not exist.
+            let known = tx.user(*u).await?.is_some_and(|v| letter.company_id.is_none_or(|c| v.user.company_id == c));
+            if !known {
                 errors.push(FieldError::new("recipient_ids", format!("Unknown user: {u}")));
             }
         }
@@ -156,10 +181,10 @@ impl<S: Store> Engine<S> {
         id: Uuid,
         user: UserId,
     ) -> Result<Newsletter, EngineError> {
-        require(actor, Permission::AdminDrawer)?;
+        let scope = scope(actor)?;
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        tx.newsletter(id).await?.ok_or_else(not_found)?;
+        scoped(&mut tx, scope, id).await?;
         if !tx.remove_newsletter_recipient(id, user).await? {
             return Err(EngineError::NotFound("This user is not a recipient of the newsletter.".into()));
         }
@@ -180,8 +205,8 @@ impl<S: Store> Engine<S> {
 
     /// The digest as it would go out now, rendered, without sending it.
     pub async fn preview_newsletter(&self, actor: &Actor, id: Uuid) -> Result<DigestPreview, EngineError> {
-        require(actor, Permission::AdminDrawer)?;
-        let n = self.store.read().await?.newsletter(id).await?.ok_or_else(not_found)?;
+        let scope = scope(actor)?;
+        let n = scoped(&mut self.store.read().await?, scope, id).await?;
         let instruments = self.digest(&n).await?;
         let first_name = n.recipients.first().map_or(actor.user.first_name.clone(), |r| r.first_name.clone());
         let email = OutgoingEmail {
@@ -194,8 +219,8 @@ impl<S: Store> Engine<S> {
 
     /// Queues the digest to every recipient through the outbox; returns how many e-mails.
     pub async fn send_newsletter(&self, actor: &Actor, id: Uuid) -> Result<usize, EngineError> {
-        require(actor, Permission::AdminDrawer)?;
-        let n = self.store.read().await?.newsletter(id).await?.ok_or_else(not_found)?;
+        let scope = scope(actor)?;
+        let n = scoped(&mut self.store.read().await?, scope, id).await?;
         if n.recipients.is_empty() {
             return Err(EngineError::Conflict {
                 detail: "This newsletter has no recipients yet.".into(),

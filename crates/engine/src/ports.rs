@@ -377,8 +377,9 @@ pub trait RfqRepo {
 #[async_trait]
 pub trait NewsletterRepo {
     async fn insert_newsletter(&mut self, n: &Newsletter) -> StoreResult<()>;
-    /// Every newsletter with its recipients, newest first.
-    async fn newsletters(&mut self) -> StoreResult<Vec<Newsletter>>;
+    /// Every newsletter with its recipients, newest first: of one company only when
+    /// `company` is given (a company admin's), else all of them.
+    async fn newsletters(&mut self, company: Option<CompanyId>) -> StoreResult<Vec<Newsletter>>;
     async fn newsletter(&mut self, id: Uuid) -> StoreResult<Option<Newsletter>>;
     /// Adds users (already there: left as they are); returns how many were new.
     async fn add_newsletter_recipients(&mut self, id: Uuid, users: &[UserId], at: DateTime<Utc>) -> StoreResult<u64>;

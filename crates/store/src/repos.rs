@@ -821,7 +821,7 @@ macro_rules! shared_repos {
             async fn insert_newsletter(&mut self, n: &Newsletter) -> StoreResult<()> {
                 sqlx::query(
                     "insert into newsletter (newsletter_id, name, description, filter_criteria, created_at, \
-                     updated_at, last_sent_at) values ($1, $2, $3, $4, $5, $6, $7)",
+                     updated_at, last_sent_at, company_id) values ($1, $2, $3, $4, $5, $6, $7, $8)",
                 )
                 .bind(n.newsletter_id)
                 .bind(&n.name)
@@ -830,16 +830,19 @@ macro_rules! shared_repos {
                 .bind(Ts(n.created_at))
                 .bind(Ts(n.updated_at))
                 .bind(n.last_sent_at.map(Ts))
+                .bind(n.company_id.map(|c| c.0))
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
                 Ok(())
             }
 
-            async fn newsletters(&mut self) -> StoreResult<Vec<Newsletter>> {
+            async fn newsletters(&mut self, company: Option<CompanyId>) -> StoreResult<Vec<Newsletter>> {
                 let rows = sqlx::query_as::<_, NewsletterRow>(
-                    "select * from newsletter order by created_at desc, newsletter_id desc",
+                    "select * from newsletter where $1 is null or company_id = $1 \
+                     order by created_at desc, newsletter_id desc",
                 )
+                .bind(company.map(|c| c.0))
                 .fetch_all(&mut *self.tx)
                 .await
                 .map_err(map_err)?;

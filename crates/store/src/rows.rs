@@ -465,6 +465,7 @@ impl BillingItemRow {
 #[derive(sqlx::FromRow)]
 pub struct NewsletterRow {
     newsletter_id: Uuid,
+    company_id: Option<Uuid>,
     name: String,
     description: String,
     filter_criteria: Option<Json<Value>>,
@@ -478,6 +479,7 @@ impl NewsletterRow {
     pub fn into_model(self) -> Newsletter {
         Newsletter {
             newsletter_id: self.newsletter_id,
+            company_id: self.company_id.map(CompanyId),
             name: self.name,
             description: self.description,
             filter_criteria: self.filter_criteria.map(|j| j.0),

@@ -229,7 +229,7 @@ async fn newsletter_digest_names_no_firm(b: Backend) {
     let v = venue(b).await;
     let app = &v.app;
     let admin = app.admin_token().await;
-    let (sales, _, _) = staff(&v).await;
+    let (sales, company_admin, _) = staff(&v).await;
     // Texts as the spec quotes them.
     let (s, body) = app.post("/api/admin/newsletters", Some(&sales), json!({"name": "R", "description": "D"})).await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
@@ -305,6 +305,31 @@ async fn newsletter_digest_names_no_firm(b: Backend) {
     let (_, list) = app.get("/api/admin/newsletters", Some(&sales)).await;
     assert_eq!(list[0]["newsletter_id"], letter_id.as_str());
     assert!(list[0]["last_sent_at"].is_string(), "{list}");
+
+    // Halyard's company admin keeps Halyard's own newsletter, to Halyard's users only,
+    // with the same digest; the venue's newsletters are not theirs to see.
+    let (s, own) = app
+        .post("/api/admin/newsletters", Some(&company_admin), json!({"name": "Halyard desk", "description": "Ours"}))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{own}");
+    let own_base = format!("/api/admin/newsletters/{}", id(&own, "newsletter_id"));
+    let (s, body) = app
+        .post(&format!("{own_base}/recipients"), Some(&company_admin), json!({"recipient_ids": [b_me["user_id"]]}))
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "another firm's user: {body}");
+    let (s, body) = app
+        .post(&format!("{own_base}/recipients"), Some(&company_admin), json!({"recipient_ids": [a_me["user_id"]]}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let (_, mine) = app.get("/api/admin/newsletters", Some(&company_admin)).await;
+    assert_eq!(mine.as_array().unwrap().len(), 1, "{mine}");
+    assert_eq!(mine[0]["name"], "Halyard desk");
+    let (s, _) = app.get(&format!("{base}/preview"), Some(&company_admin)).await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "the venue's newsletter");
+    let (s, sent) = app.post(&format!("{own_base}/send"), Some(&company_admin), json!({})).await;
+    assert_eq!((s, sent["queued"].clone()), (StatusCode::ACCEPTED, json!(1)), "{sent}");
+    let mails = app.mails_to("a@halyard.test", 2).await;
+    assert!(mails.iter().any(|m| m.contains("Halyard desk") && m.contains("500 @ 94.76")), "{mails:?}");
     assert_balanced(&v).await;
     v.app.stop().await;
 }
@@ -506,12 +531,13 @@ async fn permissions_of_the_admin_area(b: Backend) {
         ("GET", "/api/admin/orders".into(), Value::Null, [true, true, false, false]),
         ("PATCH", format!("/api/admin/orders/{order}"), json!({"limit_price": 94.76}), [true, false, false, false]),
         ("GET", "/api/billing".into(), Value::Null, [true, true, false, false]),
-        ("GET", "/api/admin/newsletters".into(), Value::Null, [true, true, false, false]),
+        // A company admin keeps its own company's newsletters (the admin's is not found for it).
+        ("GET", "/api/admin/newsletters".into(), Value::Null, [true, true, true, false]),
         (
             "POST",
             "/api/admin/newsletters".into(),
             json!({"name": "XY", "description": "XY"}),
-            [true, true, false, false],
+            [true, true, true, false],
         ),
         (
             "POST",

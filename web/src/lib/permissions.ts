@@ -22,9 +22,12 @@ export function canReadBilling(user: Roles): boolean {
   return isOrderAdmin(user);
 }
 
-/** Orders newsletter: the admin and sales (the server's admin-drawer permission), not a company admin. */
+/**
+ * Orders newsletter (admin spec section 6: everyone with the drawer): every newsletter for the
+ * admin and sales, its own company's, to its own users, for a company admin (ADR 0021).
+ */
 export function canUseNewsletters(user: Roles): boolean {
-  return isOrderAdmin(user);
+  return hasAdminDrawer(user);
 }
 
 /** The Users panel: every user for the admin, its own company's users for a company admin. */

@@ -37,7 +37,7 @@ const MATRIX: { role: Role; drawer: string[] | null }[] = [
     drawer: ['Dashboard', 'Action logs', 'Billing', 'Companies panel', 'Users panel', 'Instruments panel', 'Orders panel', 'Orders newsletter', 'Block Calculator', 'E-mail outbox', 'Account Info'],
   },
   { role: 'upstairs-sales', drawer: ['Dashboard', 'Billing', 'Orders panel', 'Orders newsletter', 'Block Calculator', 'Account Info'] },
-  { role: 'company-admin', drawer: ['Dashboard', 'Users panel', 'Block Calculator', 'Account Info'] },
+  { role: 'company-admin', drawer: ['Dashboard', 'Users panel', 'Orders newsletter', 'Block Calculator', 'Account Info'] },
   { role: 'trader', drawer: null },
   { role: 'sandbox', drawer: null },
 ];

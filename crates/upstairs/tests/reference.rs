@@ -281,7 +281,8 @@ const CALLERS: [(&str, &str); 6] = [
 const PW: &str = "Matrix-Pass-1";
 
 async fn permission_matrix(b: Backend) {
-    let app = TestApp::spawn(b).await;
+    // A trading day: the matrix places an order.
+    let app = TestApp::spawn_at(b, support::venue::tuesday_10am()).await;
     let admin = app.admin_token().await;
     let broker = company(&app, &admin, json!({"name": "Baltic", "full_name": "Baltic Ltd", "roles": ["broker"]})).await;
     let lp = company(
@@ -329,10 +330,36 @@ async fn permission_matrix(b: Backend) {
         id(&sbx, "instrument_id"),
         id(&trader, "user_id"),
     );
+    // The admin area's objects: a working order of Halyard's trader, the venue's
+    // newsletter and Halyard's own (its company admin's), and a Kestrel user.
+    let (st, parent) = app
+        .post("/api/parent-orders", Some(&tokens[2]), json!({"direction": "BUY", "instrument_id": i, "quantity": 1000}))
+        .await;
+    assert_eq!(st, StatusCode::CREATED, "{parent}");
+    let (st, order) = app
+        .post(
+            "/api/orders",
+            Some(&tokens[2]),
+            json!({"parent_order_id": parent["parent_order_id"], "quantity": 500, "limit_price": -0.02,
+                   "residual": true, "iceberg": false, "broker_id": broker["company_id"], "instrument_id": i,
+                   "direction": "BUY"}),
+        )
+        .await;
+    assert_eq!(st, StatusCode::CREATED, "{order}");
+    let o = id(&order, "order_id");
+    let (_, venue_letter) =
+        app.post("/api/admin/newsletters", Some(&admin), json!({"name": "Venue", "description": "Daily"})).await;
+    let (_, own_letter) =
+        app.post("/api/admin/newsletters", Some(&tokens[3]), json!({"name": "Desk", "description": "Daily"})).await;
+    let (vl, hl) = (id(&venue_letter, "newsletter_id"), id(&own_letter, "newsletter_id"));
+    let (_, foreigner) = app.get("/api/users/me", Some(&tokens[5])).await;
+    let f = id(&foreigner, "user_id");
 
     use StatusCode as C;
     const OK: C = C::OK;
     const NEW: C = C::CREATED;
+    const QUEUED: C = C::ACCEPTED;
+    const BAD: C = C::BAD_REQUEST;
     const NO: C = C::FORBIDDEN;
     const NF: C = C::NOT_FOUND;
     // Expected status for: admin, sales, trader, company-admin, sandbox, foreign.
@@ -386,6 +413,65 @@ async fn permission_matrix(b: Backend) {
         (Method::GET, format!("/api/instruments/{s}"), None, [OK, NF, NF, NF, OK, NF]),
         (Method::GET, "/api/instruments".into(), None, [OK, OK, OK, OK, OK, OK]),
         (Method::GET, "/api/admin/action-logs".into(), None, [OK, NO, NO, NO, NO, NO]),
+        // The admin area (issue 12). The Orders panel: every order for the order-admin
+        // permission, a price correction for the admin alone.
+        (Method::GET, "/api/admin/orders".into(), None, [OK, OK, NO, NO, NO, NO]),
+        (
+            Method::PATCH,
+            format!("/api/admin/orders/{o}"),
+            Some(json!({"limit_price": -0.025})),
+            [OK, NO, NO, NO, NO, NO],
+        ),
+        (Method::GET, "/api/billing".into(), None, [OK, OK, NO, NO, NO, NO]),
+        (Method::GET, "/api/admin/outbox".into(), None, [OK, NO, NO, NO, NO, NO]),
+        // The Orders newsletter: everyone with the drawer; a company admin keeps its own
+        // company's newsletters, to its own users, and the venue's are not found for it.
+        (Method::GET, "/api/admin/newsletters".into(), None, [OK, OK, NO, OK, NO, NO]),
+        (
+            Method::POST,
+            "/api/admin/newsletters".into(),
+            Some(json!({"name": "N{n}", "description": "Weekly"})),
+            [NEW, NEW, NO, NEW, NO, NO],
+        ),
+        (
+            Method::POST,
+            format!("/api/admin/newsletters/{vl}/recipients"),
+            Some(json!({"recipient_ids": [t]})),
+            [OK, OK, NO, NF, NO, NO],
+        ),
+        (
+            Method::POST,
+            format!("/api/admin/newsletters/{hl}/recipients"),
+            Some(json!({"recipient_ids": [t]})),
+            [OK, OK, NO, OK, NO, NO],
+        ),
+        // A company's newsletter goes to its own users only, whoever adds them.
+        (
+            Method::POST,
+            format!("/api/admin/newsletters/{hl}/recipients"),
+            Some(json!({"recipient_ids": [f]})),
+            [BAD, BAD, NO, BAD, NO, NO],
+        ),
+        (Method::GET, format!("/api/admin/newsletters/{vl}/preview"), None, [OK, OK, NO, NF, NO, NO]),
+        (Method::GET, format!("/api/admin/newsletters/{hl}/preview"), None, [OK, OK, NO, OK, NO, NO]),
+        (Method::POST, format!("/api/admin/newsletters/{vl}/send"), Some(json!({})), [QUEUED, QUEUED, NO, NF, NO, NO]),
+        (
+            Method::POST,
+            format!("/api/admin/newsletters/{hl}/send"),
+            Some(json!({})),
+            [QUEUED, QUEUED, NO, QUEUED, NO, NO],
+        ),
+        (Method::DELETE, format!("/api/admin/newsletters/{vl}/recipients/{t}"), None, [OK, NF, NO, NF, NO, NO]),
+        // The admin removes the recipient first; the others then find none.
+        (Method::DELETE, format!("/api/admin/newsletters/{hl}/recipients/{t}"), None, [OK, NF, NO, NF, NO, NO]),
+        // The kill switch: a venue admin stops any firm, a company admin its own (another
+        // firm is not found for it), and only a venue admin releases one. The admin
+        // presses first, so the next row finds the firm stopped.
+        (Method::POST, format!("/api/companies/{k}/kill-switch"), Some(json!({})), [OK, NO, NO, NF, NO, NO]),
+        (Method::DELETE, format!("/api/companies/{k}/kill-switch"), None, [OK, NO, NO, NO, NO, NO]),
+        (Method::POST, format!("/api/companies/{h}/kill-switch"), Some(json!({})), [OK, NO, NO, OK, NO, NO]),
+        (Method::GET, "/api/platform/status".into(), None, [OK, OK, OK, OK, OK, OK]),
+        (Method::DELETE, format!("/api/companies/{h}/kill-switch"), None, [OK, NO, NO, NO, NO, NO]),
     ];
     let mut failures = Vec::new();
     for (n, (method, path, body, expected)) in cells.into_iter().enumerate() {
@@ -400,6 +486,17 @@ async fn permission_matrix(b: Backend) {
         }
     }
     assert!(failures.is_empty(), "permission matrix:\n{}", failures.join("\n"));
+    // A company admin's newsletters are its own company's; venue staff see every one.
+    let names = |v: Value| -> Vec<String> {
+        let mut n: Vec<String> = v.as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap().to_owned()).collect();
+        n.sort();
+        n
+    };
+    let own = names(app.get("/api/admin/newsletters", Some(&tokens[3])).await.1);
+    assert!(own.len() == 2 && own[0] == "Desk" && own[1].ends_with("x3"), "the company admin's: {own:?}");
+    let all = names(app.get("/api/admin/newsletters", Some(&tokens[1])).await.1);
+    assert_eq!(all.len(), 5, "sales see every newsletter: {all:?}");
+    assert!(all.contains(&"Venue".to_owned()) && all.iter().all(|n| own.contains(n) || !n.ends_with("x3")));
 
     // What each caller sees in the lists.
     let (_, lps) = app.get("/api/liquidity-providers", Some(&tokens[2])).await;

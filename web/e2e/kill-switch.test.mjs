@@ -153,3 +153,92 @@ test('an admin stops a firm with working orders; its trader sees why and its ord
     await server.stop();
   }
 });
+
+test("a company admin keeps its own firm: users, a newsletter to its own traders, and its kill switch", async () => {
+  const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true' } });
+  const { context, page, errors } = await newPage(browser);
+  try {
+    const { admin, traders } = await seedVenue(server);
+    const { Halyard, Kestrel } = traders;
+    // Halyard's company admin, activated by the link of their e-mail.
+    const email = 'cora@halyard.test';
+    const boss = await api(server.baseUrl, '/users', {
+      token: admin, method: 'POST', body: { email, first_name: 'Cora', last_name: 'Boss', company_id: Halyard.firm.company_id, roles: ['company-admin'] },
+    });
+    const { link } = await waitForMail(server.mailDir, email, { pathPrefix: '/account-activate' });
+    await api(server.baseUrl, `/users/password-reset/${new URL(link).searchParams.get('hash')}`, { method: 'POST', body: { password: PASSWORD } });
+    const token = await login(server.baseUrl, email, PASSWORD);
+    await api(server.baseUrl, `/users/${boss.user_id}`, { token, method: 'PATCH', body: { auto_accept: 'INSTANT' } });
+    // The venue's own newsletter, which Halyard's admin must not see.
+    await api(server.baseUrl, '/admin/newsletters', { token: admin, method: 'POST', body: { name: 'Venue desk', description: 'Every firm' } });
+
+    // The drawer (admin spec sections 2, 6 and 9): 486 px, the entries of a company admin.
+    await signIn(page, server.baseUrl, email, PASSWORD);
+    await page.getByRole('button', { name: 'Open menu' }).click();
+    const nav = page.getByRole('navigation', { name: 'Main menu' });
+    await nav.waitFor();
+    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['Dashboard', 'Users panel', 'Orders newsletter', 'Block Calculator', 'Account Info']);
+    assert.equal(Math.round((await nav.boundingBox()).width), 486);
+    await shot(page, T, '06-company-admin-drawer');
+
+    // The Users panel: Halyard's users only, and Halyard's kill switch.
+    await nav.getByRole('link', { name: 'Users panel' }).click();
+    const users = page.getByRole('table', { name: 'Users' });
+    await users.getByText(Halyard.email).waitFor();
+    await users.getByText(email).waitFor();
+    assert.equal(await users.getByText(Kestrel.email).count(), 0);
+    const killSwitch = page.getByRole('region', { name: 'Kill switch' });
+    await killSwitch.getByText('Kill switch: stop every order, match request and RFQ of Halyard at once.').waitFor();
+    await shot(page, T, '07-company-admin-users');
+
+    // The Orders newsletter: Halyard's own, to Halyard's traders only; the venue's is not listed.
+    await page.getByRole('button', { name: 'Open menu' }).click();
+    await nav.getByRole('link', { name: 'Orders newsletter' }).click();
+    await page.getByText('No newsletters yet. Create one, then choose its recipients.').waitFor();
+    await page.getByRole('button', { name: 'Create newsletter' }).click();
+    const form = page.getByRole('form', { name: 'Create newsletter' });
+    await form.getByRole('textbox', { name: 'Name' }).fill('Halyard desk');
+    await form.getByRole('textbox', { name: 'Description' }).fill('Resting interest for our traders');
+    await form.getByRole('button', { name: 'Create newsletter' }).click();
+    const list = page.getByRole('table', { name: 'Newsletters' });
+    await list.getByRole('row', { name: /^Halyard desk Resting interest for our traders 0 Never/ }).waitFor();
+    assert.equal(await list.getByText('Venue desk').count(), 0);
+    await list.getByRole('button', { name: 'Recipients of Halyard desk' }).click();
+    const drawer = page.getByRole('region', { name: 'Recipients of Halyard desk' });
+    await drawer.getByRole('combobox', { name: 'Users to add' }).click();
+    const options = await page.getByRole('option').allInnerTexts();
+    assert.ok(options.some((o) => o.includes(Halyard.email)), `Anna is offered: ${options}`);
+    assert.ok(!options.some((o) => o.includes(Kestrel.email)), `no other firm's trader is offered: ${options}`);
+    await page.getByRole('option').filter({ hasText: Halyard.email }).click();
+    await drawer.getByRole('button', { name: 'Add recipient' }).click();
+    await drawer.getByRole('listitem').filter({ hasText: `${Halyard.email} · Halyard` }).waitFor();
+    await shot(page, T, '08-company-admin-newsletter');
+    await drawer.getByRole('button', { name: 'Done' }).click();
+    await list.getByRole('button', { name: 'Preview Halyard desk' }).click();
+    const preview = page.getByRole('dialog', { name: 'Preview of Halyard desk' });
+    await preview.getByRole('button', { name: 'Send…' }).click();
+    await page.getByRole('dialog', { name: 'Send Halyard desk?' }).getByRole('button', { name: 'Send to 1 recipient' }).click();
+    await page.getByTestId('toast').filter({ hasText: 'Halyard desk sent: 1 e-mail queued.' }).waitFor();
+    const { mail } = await waitForMail(server.mailDir, Halyard.email, { skip: 1 });
+    assert.equal(mail.subject, 'Upstairs orders digest: Halyard desk');
+
+    // The kill switch: Halyard stops itself; only a venue admin re-enables it.
+    await page.getByRole('button', { name: 'Open menu' }).click();
+    await nav.getByRole('link', { name: 'Users panel' }).click();
+    await killSwitch.getByRole('button', { name: 'Stop trading' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Stop trading for Halyard?' });
+    await dialog.getByText('Every working order of Halyard is cancelled.').waitFor();
+    await dialog.getByRole('button', { name: 'Stop trading' }).click();
+    await page.getByTestId('toast').filter({ hasText: 'Trading stopped for Halyard.' }).waitFor();
+    await killSwitch.getByText(/^Trading is stopped for Halyard since .*\. A venue admin re-enables it\.$/).waitFor();
+    await until(async () => (await states(server, Halyard)).every((s) => s === 'CANCELLED'), { what: "Halyard's orders cancelled" });
+    assert.deepEqual(await states(server, Kestrel), ['WORKING']);
+    await shot(page, T, '09-company-admin-stopped');
+    // The harness's init script also runs in the preview's sandboxed frame, which denies storage.
+    const sandboxed = (e) => /The document is sandboxed and lacks the 'allow-same-origin' flag/.test(e.message);
+    assert.deepEqual(errors.filter((e) => !sandboxed(e)), []);
+  } finally {
+    await context.close();
+    await server.stop();
+  }
+});

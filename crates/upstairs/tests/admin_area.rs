@@ -404,6 +404,11 @@ async fn kill_switch_ends_everything_a_firm_has_open(b: Backend) {
         notices["items"].as_array().unwrap().iter().any(|n| n["status"] == "REJECTED" || n["status"] == "CANCELLED"),
         "{notices}"
     );
+    // The provider asked for a quote is told the RFQ ended.
+    let (_, notices) = app.get("/api/notifications", Some(&lp)).await;
+    let asked: Vec<&Value> =
+        notices["items"].as_array().unwrap().iter().filter(|n| n["rfq_id"] == rfq_id.as_str()).collect();
+    assert!(!asked.is_empty() && asked.iter().all(|n| n["status"] == "CANCELLED"), "{notices}");
     let (_, book) = app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.b)).await;
     assert!(book["levels"].as_array().unwrap().iter().all(|l| l["sell_quantity"] == 0 || l["price"] == json!(94.78)));
 

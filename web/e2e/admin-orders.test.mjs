@@ -259,6 +259,29 @@ test('the demo admin filters orders, corrects a limit price on the tick and expo
       await sales.page.getByText(`1–${byInstrument.total_items} of ${byInstrument.total_items}`).waitFor();
       await shot(sales.page, T, '07-sales-orders');
 
+      // The created-at filter, in the browser's days: from tomorrow on, nothing; a last day
+      // before the first, refused; today alone, what the server counts for today.
+      const day = (offset) => {
+        const d = new Date();
+        d.setDate(d.getDate() + offset);
+        return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+      };
+      await sales.page.getByLabel('Created from').fill(day(1));
+      await sales.page.getByText('No order matches these filters.').waitFor();
+      await sales.page.getByLabel('Created from').fill(day(0));
+      await sales.page.getByLabel('Created to').fill(day(-1));
+      await sales.page.getByText('Before the start date').waitFor();
+      await sales.page.getByLabel('Created to').fill(day(0));
+      const start = new Date();
+      start.setHours(0, 0, 0, 0);
+      const end = new Date(start);
+      end.setDate(end.getDate() + 1);
+      const range = `from=${encodeURIComponent(start.toISOString())}&until=${encodeURIComponent(end.toISOString())}`;
+      const today = await api(server.baseUrl, `/admin/orders?page=0&size=50&instrument_id=${instrument.instrument_id}&${range}`, { token });
+      assert.ok(today.total_items > 0, 'the demo placed orders today');
+      await sales.page.getByText(`1–${Math.min(50, today.total_items)} of ${today.total_items}`).waitFor();
+      await shot(sales.page, T, '07b-sales-orders-today');
+
       await openPanel(sales.page, 'Billing');
       await sales.page.getByRole('grid', { name: 'Billing' }).getByRole('row').nth(1).waitFor();
       await shot(sales.page, T, '08-sales-billing');

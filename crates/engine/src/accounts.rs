@@ -229,11 +229,11 @@ impl<S: Store> Engine<S> {
         let hash = security::hash_password(password.expose().to_owned()).await?;
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        // Re-read under the write lock: a concurrent use of the same link must lose.
+        // Claimed as one compare-and-set on both backends: of two concurrent uses of the
+        // same link, the second finds it used and sets nothing.
         let link = tx
-            .link_token(&security::token_hash(token))
+            .claim_link_token(&security::token_hash(token), now)
             .await?
-            .filter(|t| t.used_at.is_none() && t.expires_at > now)
             .ok_or_else(|| EngineError::Gone(LINK_EXPIRED.into()))?;
         let mut view = tx.user(link.user_id).await?.ok_or_else(|| EngineError::Gone(LINK_EXPIRED.into()))?;
         tx.use_link_tokens_of_user(link.user_id, now).await?;

@@ -707,6 +707,24 @@ macro_rules! shared_repos {
                     .transpose()
             }
 
+            async fn claim_link_token(
+                &mut self,
+                token_hash: &str,
+                now: DateTime<Utc>,
+            ) -> StoreResult<Option<LinkToken>> {
+                sqlx::query_as::<_, LinkTokenRow>(
+                    "update link_token set used_at = $1 \
+                     where token_hash = $2 and used_at is null and expires_at > $1 returning *",
+                )
+                .bind(Ts(now))
+                .bind(token_hash)
+                .fetch_optional(&mut *self.tx)
+                .await
+                .map_err(map_err)?
+                .map(LinkTokenRow::into_model)
+                .transpose()
+            }
+
             async fn use_link_tokens_of_user(&mut self, user: UserId, now: DateTime<Utc>) -> StoreResult<u64> {
                 let r = sqlx::query("update link_token set used_at = $1 where user_id = $2 and used_at is null")
                     .bind(Ts(now))

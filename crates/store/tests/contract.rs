@@ -28,6 +28,7 @@ contract!(
     email_is_unique,
     sessions,
     link_tokens,
+    a_link_is_claimed_once,
     audit_rows,
     action_log_pages,
     outbox_lifecycle,
@@ -175,6 +176,44 @@ async fn link_tokens<S: Store>(s: S) {
     assert_eq!(tx.link_token("lt2").await.unwrap().unwrap().used_at, Some(used_at));
     assert_eq!(tx.delete_stale_link_tokens(t0()).await.unwrap(), 0);
     assert_eq!(tx.delete_stale_link_tokens(used_at).await.unwrap(), 2);
+    tx.commit().await.unwrap();
+}
+
+/// A link is used up by one compare-and-set: a claim racing another transaction's
+/// uncommitted claim (it waits for its row lock on PostgreSQL, for the writer on SQLite)
+/// finds the link used; an expired link is never claimed.
+async fn a_link_is_claimed_once<S: Store>(s: S) {
+    let (_, u) = seeded(&s).await;
+    let link = LinkToken {
+        token_hash: "once".into(),
+        user_id: u.user_id,
+        purpose: LinkPurpose::Reset,
+        created_at: t0(),
+        expires_at: t0() + Duration::hours(1),
+        used_at: None,
+    };
+    let mut tx = s.write().await.unwrap();
+    tx.insert_link_token(&link).await.unwrap();
+    tx.insert_link_token(&LinkToken { token_hash: "old".into(), expires_at: t0(), ..link.clone() }).await.unwrap();
+    tx.commit().await.unwrap();
+    let at = t0() + Duration::minutes(1);
+    let mut first = s.write().await.unwrap();
+    let claimed = first.claim_link_token("once", at).await.unwrap().expect("the first claim gets it");
+    assert_eq!(claimed.used_at, Some(at));
+    let racer = {
+        let s = s.clone();
+        tokio::spawn(async move {
+            let mut tx = s.write().await.unwrap();
+            let c = tx.claim_link_token("once", at).await.unwrap();
+            tx.commit().await.unwrap();
+            c
+        })
+    };
+    first.commit().await.unwrap();
+    assert_eq!(racer.await.unwrap(), None, "the second claim finds the link used");
+    let mut tx = s.write().await.unwrap();
+    assert_eq!(tx.claim_link_token("old", at).await.unwrap(), None, "an expired link");
+    assert_eq!(tx.claim_link_token("missing", at).await.unwrap(), None);
     tx.commit().await.unwrap();
 }
 

@@ -31,6 +31,12 @@ impl Role {
         Role::ALL.into_iter().find(|r| r.as_str() == s)
     }
 
+    /// A role of the venue's own staff: only a venue admin grants it, or changes a user
+    /// who holds it.
+    pub fn is_venue_role(self) -> bool {
+        matches!(self, Role::UpstairsAdmin | Role::UpstairsSales)
+    }
+
     /// What holding this role allows.
     pub fn grants(self, permission: Permission) -> bool {
         use Permission::*;

@@ -405,6 +405,11 @@ pub enum EmailTemplate {
         first_name: String,
         link: String,
     },
+    /// To the old address: the account's e-mail address was changed (`link`: sign in).
+    EmailChanged {
+        first_name: String,
+        link: String,
+    },
     /// A broker is asked to accept (then to confirm the fill of) a trade of its client.
     TradeConfirmation {
         step: ConfirmationStep,
@@ -480,7 +485,9 @@ impl EmailTemplate {
     /// The links the e-mail carries, the main one first.
     pub fn links(&self) -> Vec<&str> {
         match self {
-            EmailTemplate::PasswordReset { link, .. } | EmailTemplate::AccountActivation { link, .. } => vec![link],
+            EmailTemplate::PasswordReset { link, .. }
+            | EmailTemplate::AccountActivation { link, .. }
+            | EmailTemplate::EmailChanged { link, .. } => vec![link],
             EmailTemplate::TradeConfirmation { confirm_link, decline_link, .. } => vec![confirm_link, decline_link],
             EmailTemplate::OrdersDigest { dashboard_link, .. } => vec![dashboard_link],
         }
@@ -502,8 +509,8 @@ impl EmailTemplate {
                 confirm_link: r(),
                 decline_link: r(),
             },
-            // Its link is the public dashboard's: nothing secret to remove.
-            EmailTemplate::OrdersDigest { .. } => self.clone(),
+            // Their links are public pages (the dashboard, sign-in): nothing secret to remove.
+            EmailTemplate::OrdersDigest { .. } | EmailTemplate::EmailChanged { .. } => self.clone(),
         }
     }
 }

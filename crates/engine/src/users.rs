@@ -108,9 +108,7 @@ impl<S: Store> Engine<S> {
         if !(actor.can(Permission::Admin) || (own_company && actor.can(Permission::ManageOwnCompanyUsers))) {
             return Err(EngineError::Forbidden("You are not allowed to create users.".into()));
         }
-        if input.roles.iter().any(|r| matches!(r, Role::UpstairsAdmin | Role::UpstairsSales))
-            && !actor.can(Permission::Admin)
-        {
+        if input.roles.iter().any(|r| r.is_venue_role()) && !actor.can(Permission::Admin) {
             return Err(EngineError::Forbidden("Only venue admins can grant venue roles.".into()));
         }
         let mut errors = Vec::new();
@@ -274,6 +272,27 @@ impl<S: Store> Engine<S> {
         if ch.has_admin_fields() && !manages {
             return Err(EngineError::Forbidden("You may only change your own preferences.".into()));
         }
+        // A venue role is the venue admins' to give and to look after: a company admin
+        // who could change such a user's e-mail could ask a reset link and take it over.
+        if ch.has_admin_fields() && !is_admin && view.user.roles.iter().any(|r| r.is_venue_role()) {
+            return Err(EngineError::Forbidden("Only venue admins can change a user holding a venue role.".into()));
+        }
+        // Nobody locks themselves out: neither deactivated nor without an admin role they hold.
+        if id == actor.user.user_id {
+            let mut errors = Vec::new();
+            if ch.active == Some(false) {
+                errors.push(FieldError::new("active", "You cannot deactivate your own account"));
+            }
+            if let Some(roles) = &ch.roles {
+                let admin_roles = [Role::UpstairsAdmin, Role::CompanyAdmin];
+                if admin_roles.iter().any(|r| view.user.roles.contains(r) && !roles.contains(r)) {
+                    errors.push(FieldError::new("roles", "You cannot remove your own admin role"));
+                }
+            }
+            if !errors.is_empty() {
+                return Err(EngineError::invalid_many(errors));
+            }
+        }
         if (ch.auto_accept.is_some() || ch.ui_metadata.is_some()) && id != actor.user.user_id {
             return Err(EngineError::Forbidden("Only the user can change their own preferences.".into()));
         }
@@ -296,6 +315,7 @@ impl<S: Store> Engine<S> {
                 errors.push(FieldError::new("last_name", "Last name must be at least 2 characters long"));
             }
         }
+        let old_email = u.email.clone();
         if let Some(v) = ch.email {
             match Email::parse(&v) {
                 Ok(e) => {
@@ -313,8 +333,8 @@ impl<S: Store> Engine<S> {
             if roles.is_empty() {
                 errors.push(FieldError::new("roles", "Select at least one role"));
             }
-            let elevated = |r: &Role| matches!(r, Role::UpstairsAdmin | Role::UpstairsSales);
-            if !is_admin && roles.iter().filter(|r| elevated(r)).ne(u.roles.iter().filter(|r| elevated(r))) {
+            if !is_admin && roles.iter().filter(|r| r.is_venue_role()).ne(u.roles.iter().filter(|r| r.is_venue_role()))
+            {
                 return Err(EngineError::Forbidden("Only venue admins can grant or remove venue roles.".into()));
             }
             u.roles = roles;
@@ -349,9 +369,22 @@ impl<S: Store> Engine<S> {
         if !errors.is_empty() {
             return Err(EngineError::invalid_many(errors));
         }
+        // A new address is not known to be the user's until a link sent there is used:
+        // the old links and sessions end, and the old address is told (so that a takeover
+        // through an e-mail change cannot go unnoticed).
+        let email_changed = u.email != old_email;
+        if email_changed {
+            u.verified = false;
+            tx.use_link_tokens_of_user(id, now).await?;
+            let template = EmailTemplate::EmailChanged {
+                first_name: u.first_name.clone(),
+                link: format!("{}/login", self.config.public_url.trim_end_matches('/')),
+            };
+            self.enqueue_email(&mut tx, now, &old_email, template).await?;
+        }
         u.updated_at = now;
         tx.update_user(u).await?;
-        let revoked = if !u.active { tx.delete_sessions_of_user(id).await? } else { 0 };
+        let revoked = if !u.active || email_changed { tx.delete_sessions_of_user(id).await? } else { 0 };
         audit(
             &mut tx,
             now,
@@ -363,6 +396,9 @@ impl<S: Store> Engine<S> {
         )
         .await?;
         tx.commit().await?;
+        if email_changed {
+            self.poke();
+        }
         self.publish(if revoked > 0 { Event::sessions_ended(id) } else { Event::UserChanged { user_id: id } });
         Ok(view)
     }

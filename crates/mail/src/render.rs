@@ -143,6 +143,24 @@ impl Content {
                 "Activate your account",
                 "If you did not expect this, ignore this e-mail: the account stays inactive.".to_owned(),
             ),
+            EmailTemplate::EmailChanged { first_name, link } => (
+                format!("The e-mail address of your {product} account was changed"),
+                first_name,
+                link,
+                format!(
+                    "The e-mail address of your {product} account was changed by an administrator. \
+                     This address no longer signs in, and the account's sessions and links have ended."
+                ),
+                "The new address receives the next sign-in links; use \"Forgot password\" there to \
+                 sign in again."
+                    .to_owned(),
+                "Go to sign-in",
+                format!(
+                    "If you did not expect this change, contact support at once: {} or {}.",
+                    one_line(&settings.support_email),
+                    one_line(&settings.support_phone)
+                ),
+            ),
             EmailTemplate::TradeConfirmation { step, trade, confirm_link, decline_link } => {
                 let side = match trade.direction {
                     Direction::Buy => "Buy",
@@ -416,6 +434,25 @@ mod tests {
         let other = MailSettings { product_name: "Blocks".into(), ..settings() };
         assert_eq!(header(&raw(&other, &reset("Jane")), "Subject"), Some("Reset your Blocks password"));
         assert_eq!(header(&raw(&other, &activation("Jane")), "Subject"), Some("Activate your Blocks account"));
+    }
+
+    #[test]
+    fn an_email_change_tells_the_old_address_what_to_do_and_whom_to_call() {
+        let email = OutgoingEmail {
+            message_id: "<0193a5b2-0000-7e4f-9a0b-1c2d3e4f5a6c@localhost>".into(),
+            to: "jane.doe@broker.example".into(),
+            template: EmailTemplate::EmailChanged {
+                first_name: "Jane".into(),
+                link: "https://upstairs.example/login".into(),
+            },
+        };
+        let raw = raw(&settings(), &email);
+        assert_eq!(header(&raw, "Subject"), Some("The e-mail address of your Upstairs account was changed"));
+        let text = part(&raw, "text/plain");
+        assert!(text.starts_with("Hello Jane,"), "{text}");
+        assert!(text.contains("https://upstairs.example/login"), "{text}");
+        let s = settings();
+        assert!(text.contains(&s.support_email) && text.contains(&s.support_phone), "{text}");
     }
 
     #[test]

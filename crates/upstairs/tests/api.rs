@@ -21,6 +21,7 @@ on_both_backends!(
     ui_metadata_merges_by_key,
     failed_create_sends_no_email,
     remember_me_lasts_30_days,
+    privilege_lockouts_and_email_changes,
 );
 
 async fn black_box_walk(b: Backend) {
@@ -461,5 +462,117 @@ async fn remember_me_lasts_30_days(b: Backend) {
     assert_eq!(app.get("/api/users/me", Some(&long)).await.0, StatusCode::OK);
     app.clock.advance(Duration::days(30));
     assert_eq!(app.get("/api/users/me", Some(&long)).await.0, StatusCode::UNAUTHORIZED);
+    app.stop().await;
+}
+
+/// Issue 13's privilege findings: a company admin cannot change (nor so take over) a user
+/// holding a venue role; nobody deactivates themselves or drops their own admin role; an
+/// e-mail change ends the user's links and sessions, unverifies the address and tells the
+/// old one; two concurrent uses of one link: one wins.
+async fn privilege_lockouts_and_email_changes(b: Backend) {
+    let app = TestApp::spawn(b).await;
+    let admin = app.admin_token().await;
+    let (_, me) = app.get("/api/users/me", Some(&admin)).await;
+    let admin_id = me["user_id"].as_str().unwrap().to_owned();
+    let (_, broker) = app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": "Baltic", "full_name": "Baltic Ltd", "roles": ["broker"]}),
+        )
+        .await;
+    let brokers = json!([{"company_id": broker["company_id"]}]);
+    let (s, firm) = app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": "Halyard", "full_name": "Halyard LLP", "brokers": brokers, "default_broker": brokers[0]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{firm}");
+    let firm_id = firm["company_id"].as_str().unwrap().to_owned();
+    let activate = |email: &'static str| {
+        let app = &app;
+        async move {
+            let mail = app.mails_to(email, 1).await.remove(0);
+            let hash = link_token(&mail, "/account-activate");
+            let (s, _) = app
+                .post(&format!("/api/users/password-reset/{hash}"), None, json!({"password": "Good-Pass-2026"}))
+                .await;
+            assert_eq!(s, StatusCode::NO_CONTENT);
+            app.login(email, "Good-Pass-2026").await
+        }
+    };
+    let user = |email: &str, roles: &[&str]| json!({"email": email, "first_name": "Pat", "last_name": "Person", "company_id": firm_id, "roles": roles});
+    let (s, boss) = app.post("/api/users", Some(&admin), user("boss@halyard.test", &["company-admin"])).await;
+    assert_eq!(s, StatusCode::CREATED, "{boss}");
+    let boss_token = activate("boss@halyard.test").await;
+    let (s, sales) = app.post("/api/users", Some(&admin), user("sam@halyard.test", &["upstairs-sales"])).await;
+    assert_eq!(s, StatusCode::CREATED, "{sales}");
+    let sales_id = sales["user_id"].as_str().unwrap().to_owned();
+
+    // The company admin may neither create nor change a venue-role user of its own firm.
+    let (s, _) = app.post("/api/users", Some(&boss_token), user("ned@halyard.test", &["upstairs-sales"])).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    let (s, v) =
+        app.patch(&format!("/api/users/{sales_id}"), Some(&boss_token), json!({"email": "mine@halyard.test"})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
+    let (s, _) = app.patch(&format!("/api/users/{sales_id}"), Some(&boss_token), json!({"last_name": "Other"})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    let listed = |id: String| {
+        let (app, admin) = (&app, &admin);
+        async move {
+            let (_, all) = app.get("/api/admin/users?page=0&size=200", Some(admin)).await;
+            all["items"].as_array().unwrap().iter().find(|u| u["user_id"] == id.as_str()).unwrap().clone()
+        }
+    };
+    let still = listed(sales_id.clone()).await;
+    assert_eq!((still["email"].as_str(), still["last_name"].as_str()), (Some("sam@halyard.test"), Some("Person")));
+
+    // Nobody locks themselves out.
+    for (token, id, roles) in [
+        (&admin, admin_id.as_str(), json!(["trader"])),
+        (&boss_token, boss["user_id"].as_str().unwrap(), json!(["trader"])),
+    ] {
+        let (s, v) = app.patch(&format!("/api/users/{id}"), Some(token), json!({"active": false})).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(v["errors"][0], json!({"field": "active", "message": "You cannot deactivate your own account"}));
+        let (s, v) = app.patch(&format!("/api/users/{id}"), Some(token), json!({"roles": roles})).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(v["errors"][0], json!({"field": "roles", "message": "You cannot remove your own admin role"}));
+        let (s, _) = app.get("/api/users/me", Some(token)).await;
+        assert_eq!(s, StatusCode::OK, "still signed in");
+    }
+
+    // An e-mail change: the old links and sessions end, the address is unverified, the
+    // old address is told.
+    let (_, tess) = app.post("/api/users", Some(&boss_token), user("tess@halyard.test", &["trader"])).await;
+    let tess_id = tess["user_id"].as_str().unwrap().to_owned();
+    let tess_token = activate("tess@halyard.test").await;
+    let (s, _) = app.post("/api/users/password-reset", None, json!({"email": "tess@halyard.test"})).await;
+    assert!(s.is_success());
+    let mails = app.mails_to("tess@halyard.test", 2).await;
+    let reset = link_token(mails.iter().find(|m| m.contains("/reset-password")).unwrap(), "/reset-password");
+    let (s, v) =
+        app.patch(&format!("/api/users/{tess_id}"), Some(&boss_token), json!({"email": "tess.new@halyard.test"})).await;
+    assert_eq!((s, v["verified"].clone()), (StatusCode::OK, json!(false)), "{v}");
+    let (s, _) = app.get("/api/users/me", Some(&tess_token)).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED, "the session ended");
+    let (s, _) = app.get(&format!("/api/users/password-reset/{reset}"), None).await;
+    assert_eq!(s, StatusCode::GONE, "the open link was used up");
+    let mails = app.mails_to("tess@halyard.test", 3).await;
+    let told = mails.iter().find(|m| m.contains("was changed")).unwrap_or_else(|| panic!("{mails:?}"));
+    assert!(!told.contains("tess.new@halyard.test"), "the old address is not told the new one: {told}");
+
+    // Concurrent uses of one link: exactly one sets the password.
+    let (s, _) = app.post("/api/users/password-reset", None, json!({"email": "tess.new@halyard.test"})).await;
+    assert!(s.is_success());
+    let link = link_token(&app.mails_to("tess.new@halyard.test", 1).await.remove(0), "/reset-password");
+    let path = format!("/api/users/password-reset/{link}");
+    let uses = (0..8).map(|i| app.post(&path, None, json!({"password": format!("Racing-Pass-{i}-2026")})));
+    let answers: Vec<StatusCode> = futures::future::join_all(uses).await.into_iter().map(|(s, _)| s).collect();
+    assert_eq!(answers.iter().filter(|s| **s == StatusCode::NO_CONTENT).count(), 1, "{answers:?}");
+    assert!(answers.iter().all(|s| [StatusCode::NO_CONTENT, StatusCode::GONE].contains(s)), "{answers:?}");
+    assert_eq!(listed(tess_id).await["verified"], json!(true), "verified again through the new address");
     app.stop().await;
 }

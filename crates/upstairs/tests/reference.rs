@@ -354,6 +354,12 @@ async fn permission_matrix(b: Backend) {
     let (vl, hl) = (id(&venue_letter, "newsletter_id"), id(&own_letter, "newsletter_id"));
     let (_, foreigner) = app.get("/api/users/me", Some(&tokens[5])).await;
     let f = id(&foreigner, "user_id");
+    // A venue-role user in a trading firm (issue 13: its company admin must not take it
+    // over), and the venue admin's own id.
+    app::bootstrap_user(&app.database_url, "venue@halyard.test", PW, &["upstairs-sales"], "Halyard").await.unwrap();
+    let (_, venue_user) = app.get("/api/users/me", Some(&app.login("venue@halyard.test", PW).await)).await;
+    let vu = id(&venue_user, "user_id");
+    let me = id(&app.get("/api/users/me", Some(&admin)).await.1, "user_id");
 
     use StatusCode as C;
     const OK: C = C::OK;
@@ -413,6 +419,25 @@ async fn permission_matrix(b: Backend) {
         (Method::GET, format!("/api/instruments/{s}"), None, [OK, NF, NF, NF, OK, NF]),
         (Method::GET, "/api/instruments".into(), None, [OK, OK, OK, OK, OK, OK]),
         (Method::GET, "/api/admin/action-logs".into(), None, [OK, NO, NO, NO, NO, NO]),
+        // Issue 13: only a venue admin grants a venue role or changes a user holding one
+        // (a company admin changing its e-mail could take the account over); nobody
+        // deactivates themselves or drops their own admin role.
+        (
+            Method::POST,
+            "/api/users".into(),
+            Some(
+                json!({"email": "v{n}@halyard.test", "first_name": "Val", "last_name": "Venue", "company_id": h, "roles": ["upstairs-sales"]}),
+            ),
+            [NEW, NO, NO, NO, NO, NO],
+        ),
+        (
+            Method::PATCH,
+            format!("/api/users/{vu}"),
+            Some(json!({"email": "taken{n}@halyard.test"})),
+            [OK, NF, NO, NO, NO, NF],
+        ),
+        (Method::PATCH, format!("/api/users/{me}"), Some(json!({"active": false})), [BAD, NO, NF, NF, NF, NF]),
+        (Method::PATCH, format!("/api/users/{me}"), Some(json!({"roles": ["trader"]})), [BAD, NO, NF, NF, NF, NF]),
         // The admin area (issue 12). The Orders panel: every order for the order-admin
         // permission, a price correction for the admin alone.
         (Method::GET, "/api/admin/orders".into(), None, [OK, OK, NO, NO, NO, NO]),

@@ -27,6 +27,7 @@ pub fn router<S: Store>() -> ApiRouter<S> {
 pub enum EmailKindDto {
     PasswordReset,
     AccountActivation,
+    EmailChanged,
     TradeAcceptance,
     TradeFill,
     OrdersDigest,
@@ -59,6 +60,9 @@ impl From<OutboxMessage> for OutboxMessageDto {
             }
             EmailTemplate::AccountActivation { first_name, .. } => {
                 (EmailKindDto::AccountActivation, format!("Account activation for {first_name}"))
+            }
+            EmailTemplate::EmailChanged { first_name, .. } => {
+                (EmailKindDto::EmailChanged, format!("E-mail address changed, to the old one of {first_name}"))
             }
             EmailTemplate::OrdersDigest { newsletter, instruments, .. } => (
                 EmailKindDto::OrdersDigest,

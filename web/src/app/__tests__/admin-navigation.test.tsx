@@ -98,10 +98,15 @@ describe('admin navigation', () => {
   it('lets a company admin manage its own company’s users, without the company list', async () => {
     db.addUser({ user_id: 'u-cora', email: 'cora@acme.test', first_name: 'Cora', last_name: 'Admin', roles: ['company-admin'] });
     db.addUser({ user_id: 'u-other', email: 'olaf@other.test', first_name: 'Olaf', last_name: 'Other', company_id: 'c-other', company_name: 'Other' });
+    db.addUser({ user_id: 'u-vic', email: 'vic@acme.test', first_name: 'Vic', last_name: 'Venue', roles: ['upstairs-sales'] });
     const { user } = renderApp('/admin/user', { signedInAs: 'cora@acme.test' });
     const table = await screen.findByRole('table', { name: 'Users' });
     await within(table).findByText('cora@acme.test');
     expect(within(table).getByText('trader@acme.test')).toBeInTheDocument();
+    // A venue-role user of its company is listed, but only a venue admin may change it.
+    expect(within(table).getByText('vic@acme.test')).toBeInTheDocument();
+    expect(within(table).queryByRole('button', { name: 'Edit vic@acme.test' })).toBeNull();
+    expect(within(table).getByRole('button', { name: 'Edit trader@acme.test' })).toBeInTheDocument();
     expect(within(table).queryByText('olaf@other.test')).toBeNull();
     expect(admin.requests.map((r) => r.path)).toEqual(['/api/admin/users?page=0&size=200']);
 

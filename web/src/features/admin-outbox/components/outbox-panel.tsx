@@ -18,6 +18,7 @@ import { type OutboxMessage, useOutbox } from '../api/get-outbox';
 const KIND: Record<OutboxMessage['kind'], string> = {
   PASSWORD_RESET: 'Password reset',
   ACCOUNT_ACTIVATION: 'Account activation',
+  EMAIL_CHANGED: 'E-mail changed',
   TRADE_ACCEPTANCE: 'Trade to accept',
   TRADE_FILL: 'Trade to confirm filled',
   ORDERS_DIGEST: 'Orders digest',

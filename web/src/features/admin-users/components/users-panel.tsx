@@ -57,6 +57,9 @@ export function UsersPanel({ companies }: { companies: CompanyRef[] }) {
   const users = useUsers();
   const [editing, setEditing] = useState<{ user: User | null } | null>(null);
   const items = users.data?.items ?? [];
+  // A user holding a venue role is the venue admins' to change (the server refuses anyone else).
+  const venueAdmin = isAdmin(useCurrentUser());
+  const editable = (u: User) => venueAdmin || !u.roles.some((r) => VENUE_ROLES.includes(r));
   return (
     <AdminPage title="Users" createLabel="Create user" onCreate={() => setEditing({ user: null })} query={users} empty={items.length === 0} drawer={editing && <UserDrawer user={editing.user} companies={companies} onClose={() => setEditing(null)} />} emptyText="No users yet.">
       <TableContainer component={Paper} variant="outlined">
@@ -92,9 +95,11 @@ export function UsersPanel({ companies }: { companies: CompanyRef[] }) {
                   </Stack>
                 </TableCell>
                 <TableCell align="right">
-                  <IconButton size="small" aria-label={`Edit ${u.email}`} onClick={() => setEditing({ user: u })}>
-                    <EditOutlined fontSize="small" />
-                  </IconButton>
+                  {editable(u) && (
+                    <IconButton size="small" aria-label={`Edit ${u.email}`} onClick={() => setEditing({ user: u })}>
+                      <EditOutlined fontSize="small" />
+                    </IconButton>
+                  )}
                 </TableCell>
               </TableRow>
             ))}

@@ -47,6 +47,10 @@ impl SmtpMailer {
     /// - `smtps://…` — implicit TLS (default port 465);
     /// - `smtp://…?tls=starttls` (or `tls=required`) — STARTTLS required (default port 587);
     ///   `tls=opportunistic` uses STARTTLS when offered.
+    ///
+    /// A user and password over a connection that may stay plain (`smtp://` without
+    /// `tls=starttls`) are refused: they would cross the network readable. A relay that
+    /// really takes them so (one on the same host) is named with `insecure_auth=true`.
     pub fn from_url(url: &str, settings: MailSettings) -> Result<Self, String> {
         let endpoint = redact_url(url);
         let bad = |why: &str| format!("invalid SMTP URL {endpoint}: {why}");
@@ -59,9 +63,15 @@ impl SmtpMailer {
             _ => return Err(bad("no host")),
         };
         let mut tls_mode = None;
+        let mut insecure_auth = false;
         for (key, value) in parsed.query_pairs() {
             match key.as_ref() {
                 "tls" => tls_mode = Some(value.into_owned()),
+                "insecure_auth" => match value.as_ref() {
+                    "true" => insecure_auth = true,
+                    "false" => {}
+                    other => return Err(bad(&format!("insecure_auth={other:?} (use true or false)"))),
+                },
                 other => return Err(bad(&format!("unknown parameter {other:?}"))),
             }
         }
@@ -77,12 +87,19 @@ impl SmtpMailer {
             (scheme, _) => return Err(bad(&format!("scheme {scheme:?} (use smtp or smtps)"))),
         };
 
+        let encrypted = matches!(tls, Tls::Required(_) | Tls::Wrapper(_));
         let mut builder = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host)
             .port(parsed.port().unwrap_or(default_port))
             .tls(tls)
             .timeout(Some(SMTP_TIMEOUT));
 
         let mut secrets = Vec::new();
+        if parsed.password().is_some() && !encrypted && !insecure_auth {
+            return Err(bad(
+                "a password over a connection that may stay unencrypted (use smtps://, ?tls=starttls, or \
+                 add insecure_auth=true for a relay on this host)",
+            ));
+        }
         if let Some(raw_password) = parsed.password() {
             let user = percent_decode(parsed.username()).map_err(|e| bad(&e))?;
             let password = percent_decode(raw_password).map_err(|e| bad(&e))?;
@@ -214,7 +231,7 @@ mod tests {
     fn urls_are_accepted_or_refused_with_reasons() {
         let ok = [
             "smtp://127.0.0.1:2525",
-            "smtp://user:pass@localhost:2525",
+            "smtp://user:pass@localhost:2525?insecure_auth=true",
             "smtps://user:pass@smtp.example.com",
             "smtp://user:pass@smtp.example.com?tls=starttls",
             "smtp://smtp.example.com?tls=required",
@@ -230,6 +247,9 @@ mod tests {
             "smtps://host?tls=starttls",
             "smtp://host?timeout=3",
             "smtp://user@host",
+            "smtp://user:pass@smtp.example.com",
+            "smtp://user:pass@smtp.example.com:587?tls=opportunistic",
+            "smtp://user:pass@localhost:2525?insecure_auth=yes",
             "smtp:///nohost",
             "no url at all",
         ];
@@ -245,7 +265,8 @@ mod tests {
         let err = SmtpMailer::from_url(url, MailSettings::default()).expect_err("bad tls");
         assert!(!err.contains("hunter2secret"), "{err}");
 
-        let m = SmtpMailer::from_url("smtp://u:p%2Fw0rd@host:25", MailSettings::default()).expect("mailer");
+        let m =
+            SmtpMailer::from_url("smtp://u:p%2Fw0rd@host:25?tls=starttls", MailSettings::default()).expect("mailer");
         assert!(!format!("{m:?}").contains("w0rd"));
         assert_eq!(m.scrub("auth failed for p/w0rd and p%2Fw0rd".into()), "auth failed for *** and ***");
     }

@@ -205,7 +205,7 @@ async fn delivers_reset_and_activation_e_mails_to_a_real_smtp_server() {
 #[tokio::test]
 async fn authenticates_with_the_credentials_in_the_url() {
     let sink = Sink::start(Some("relay-user:pa@ss/w0rd")).await;
-    let url = format!("smtp://relay-user:pa%40ss%2Fw0rd@127.0.0.1:{}", sink.port);
+    let url = format!("smtp://relay-user:pa%40ss%2Fw0rd@127.0.0.1:{}?insecure_auth=true", sink.port);
     let mailer = SmtpMailer::from_url(&url, settings()).expect("mailer");
     let email = reset_email("0193a5b2-0003-7e4f-9a0b-1c2d3e4f5a6b", "jane.doe@broker.example");
     mailer.send(&email).await.expect("sent with AUTH");
@@ -214,7 +214,7 @@ async fn authenticates_with_the_credentials_in_the_url() {
     let got = received.get(&email.message_id).expect("delivered");
     assert_eq!(got.header("X-Sink-Auth-Login"), Some("relay-user"));
 
-    let wrong = format!("smtp://relay-user:wrong-s3cret@127.0.0.1:{}", sink.port);
+    let wrong = format!("smtp://relay-user:wrong-s3cret@127.0.0.1:{}?insecure_auth=true", sink.port);
     let mailer = SmtpMailer::from_url(&wrong, settings()).expect("mailer");
     let err = mailer.send(&email).await.expect_err("wrong password refused");
     assert!(!err.contains("wrong-s3cret"), "password in error: {err}");
@@ -240,7 +240,7 @@ async fn nothing_listening_is_a_quick_error_the_outbox_can_retry() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         listener.local_addr().expect("addr").port()
     };
-    let url = format!("smtp://user:t0p-secret@127.0.0.1:{port}");
+    let url = format!("smtp://user:t0p-secret@127.0.0.1:{port}?insecure_auth=true");
     let mailer = SmtpMailer::from_url(&url, settings()).expect("mailer");
     let email = reset_email("0193a5b2-0005-7e4f-9a0b-1c2d3e4f5a6b", "jane.doe@broker.example");
 

@@ -81,6 +81,18 @@ pub struct ServeArgs {
     pub support_email: String,
     #[arg(long, env = "UPSTAIRS_SUPPORT_PHONE", default_value = "+44 20 7946 0000")]
     pub support_phone: String,
+    /// `demo` only: serve the demo on an address other hosts can reach. Its logins and
+    /// their password are in the README, so it listens on loopback unless told this.
+    #[arg(long, env = "UPSTAIRS_DEMO_PUBLIC", default_value_t = false)]
+    pub public: bool,
+}
+
+/// Whether `bind` (`host:port`) listens on this host only.
+fn loopback_only(bind: &str) -> bool {
+    match bind.parse::<std::net::SocketAddr>() {
+        Ok(addr) => addr.ip().is_loopback(),
+        Err(_) => bind.rsplit_once(':').is_some_and(|(host, _)| host.eq_ignore_ascii_case("localhost")),
+    }
 }
 
 impl ServeArgs {
@@ -90,6 +102,12 @@ impl ServeArgs {
             "the opening time {} must be before the closing time {}",
             self.open_time.format("%H:%M"),
             self.close_time.format("%H:%M")
+        );
+        anyhow::ensure!(
+            !demo || self.public || loopback_only(&self.bind),
+            "upstairs demo listens on loopback only (127.0.0.1, ::1 or localhost): its logins and \
+             password are published in the README. Pass --public to serve it on {} anyway",
+            self.bind
         );
         let defaults = Calendar::default();
         Ok(Settings {
@@ -130,9 +148,19 @@ pub struct UserCreateArgs {
     pub db: DbArgs,
     #[arg(long)]
     pub email: String,
-    /// 10–30 characters with upper and lower case, a digit and one of !@#$%^&+=-
-    #[arg(long, env = "UPSTAIRS_USER_PASSWORD", hide_env_values = true)]
-    pub password: String,
+    /// 10–30 characters with upper and lower case, a digit and one of !@#$%^&+=-. On the
+    /// command line it shows in `ps` and the shell's history: prefer --password-file.
+    #[arg(
+        long,
+        env = "UPSTAIRS_USER_PASSWORD",
+        hide_env_values = true,
+        conflicts_with = "password_file",
+        required_unless_present = "password_file"
+    )]
+    pub password: Option<String>,
+    /// Read the password from this file (its first line), or from standard input with `-`.
+    #[arg(long)]
+    pub password_file: Option<PathBuf>,
     /// trader, upstairs-admin, company-admin, upstairs-sales or sandbox (repeatable).
     #[arg(long = "role", required = true)]
     pub roles: Vec<String>,
@@ -142,6 +170,28 @@ pub struct UserCreateArgs {
     pub first_name: String,
     #[arg(long, default_value = "Admin")]
     pub last_name: String,
+}
+
+impl UserCreateArgs {
+    /// The password from the flag, the file, or standard input (`-`): its first line,
+    /// without the line ending.
+    pub fn password(&self, stdin: impl std::io::Read) -> anyhow::Result<String> {
+        use std::io::BufRead;
+        let text = match (&self.password, &self.password_file) {
+            (Some(p), _) => return Ok(p.clone()),
+            (None, Some(path)) if path.as_os_str() == "-" => {
+                let mut line = String::new();
+                std::io::BufReader::new(stdin).read_line(&mut line)?;
+                line
+            }
+            (None, Some(path)) => std::fs::read_to_string(path)
+                .map_err(|e| anyhow::anyhow!("cannot read the password file {}: {e}", path.display()))?,
+            (None, None) => anyhow::bail!("give --password or --password-file"),
+        };
+        let first = text.lines().next().unwrap_or_default().to_owned();
+        anyhow::ensure!(!first.is_empty(), "the password file's first line is empty");
+        Ok(first)
+    }
 }
 
 fn parse_time(s: &str) -> Result<NaiveTime, String> {
@@ -180,6 +230,45 @@ mod tests {
         let early = serve_args(&["--open-time", "05:00"]).unwrap().settings(false).unwrap();
         assert_eq!(early.calendar.parent_orders_from, t(5, 0), "parent orders are never later than the opening");
         assert!(serve_args(&[]).unwrap().settings(true).unwrap().calendar.always_open, "the demo is always open");
+    }
+
+    #[test]
+    fn the_demo_listens_on_loopback_unless_told_public() {
+        for bind in ["127.0.0.1:8080", "[::1]:8080", "localhost:8080", "127.0.0.2:9000"] {
+            serve_args(&["--bind", bind]).unwrap().settings(true).unwrap_or_else(|e| panic!("{bind}: {e}"));
+        }
+        for bind in ["0.0.0.0:8080", "[::]:8080", "192.0.2.10:8080", "venue.example:8080"] {
+            let err = serve_args(&["--bind", bind]).unwrap().settings(true).unwrap_err().to_string();
+            assert!(err.contains("Pass --public"), "{bind}: {err}");
+            serve_args(&["--bind", bind, "--public"]).unwrap().settings(true).unwrap();
+            serve_args(&["--bind", bind]).unwrap().settings(false).unwrap();
+        }
+    }
+
+    fn user_create(args: &[&str]) -> Result<UserCreateArgs, clap::Error> {
+        let base = ["upstairs", "user", "create", "--email", "ops@example.com", "--role", "upstairs-admin"];
+        match Cli::try_parse_from([&base[..], args].concat())?.command {
+            Command::User(UserCommand::Create(a)) => Ok(a),
+            _ => unreachable!("parsed user create"),
+        }
+    }
+
+    #[test]
+    fn a_password_comes_from_the_flag_a_file_or_standard_input() {
+        let none: &[u8] = b"";
+        assert_eq!(user_create(&["--password", "Flag-Pass-2026"]).unwrap().password(none).unwrap(), "Flag-Pass-2026");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pw");
+        std::fs::write(&file, "File-Pass-2026\nignored\n").unwrap();
+        let a = user_create(&["--password-file", file.to_str().unwrap()]).unwrap();
+        assert_eq!(a.password(none).unwrap(), "File-Pass-2026");
+        let a = user_create(&["--password-file", "-"]).unwrap();
+        assert_eq!(a.password(&b"Stdin-Pass-2026\r\n"[..]).unwrap(), "Stdin-Pass-2026");
+        assert!(a.password(none).unwrap_err().to_string().contains("empty"));
+        let missing = user_create(&["--password-file", "/nonexistent/pw"]).unwrap().password(none).unwrap_err();
+        assert!(missing.to_string().contains("cannot read the password file"), "{missing}");
+        assert!(user_create(&[]).is_err(), "one of the two is required");
+        assert!(user_create(&["--password", "A-Pass-2026", "--password-file", "-"]).is_err(), "not both");
     }
 
     #[test]

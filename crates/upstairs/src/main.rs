@@ -21,7 +21,7 @@ async fn main() -> anyhow::Result<()> {
             let u = app::bootstrap_user_named(
                 &a.db.database_url,
                 &a.email,
-                &a.password,
+                &a.password(std::io::stdin())?,
                 &roles,
                 &a.company,
                 &a.first_name,

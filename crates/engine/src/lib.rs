@@ -81,6 +81,7 @@ pub struct Engine<S: Store> {
     wake: Arc<Notify>,
     caches: Arc<cache::Caches>,
     heartbeat: Arc<scheduler::Heartbeat>,
+    lane_passes: Arc<scheduler::LanePasses>,
 }
 
 impl<S: Store> Clone for Engine<S> {
@@ -95,6 +96,7 @@ impl<S: Store> Clone for Engine<S> {
             wake: self.wake.clone(),
             caches: self.caches.clone(),
             heartbeat: self.heartbeat.clone(),
+            lane_passes: self.lane_passes.clone(),
         }
     }
 }
@@ -118,6 +120,7 @@ impl<S: Store> Engine<S> {
             wake: Arc::new(Notify::new()),
             caches: Arc::default(),
             heartbeat: Arc::default(),
+            lane_passes: Arc::default(),
         }
     }
 

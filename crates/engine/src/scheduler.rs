@@ -138,6 +138,10 @@ impl<S: Store> Engine<S> {
     /// Runs the timers of one lane due now, until none is left. Each job runs supervised
     /// (`supervise`): a panic or an overrun is a failure, retried later like an error.
     async fn run_lane(&self, lane: Lane) -> Result<RunReport, EngineError> {
+        // One pass per lane at a time in this process: a pass asked for by hand (the
+        // tests' `run_due_timers`) waits for the loop's pass that may have just claimed
+        // the due timers, so that when it returns every timer due now has run.
+        let _pass = self.lane_passes.of(lane).lock().await;
         let mut report = RunReport::default();
         loop {
             let now = self.clock.now();
@@ -333,6 +337,19 @@ impl<S: Store> Engine<S> {
                 _ = tokio::time::sleep(poll) => {}
                 _ = shutdown.changed() => return,
             }
+        }
+    }
+}
+
+/// One lock per lane, held through a pass of that lane (`run_lane`).
+#[derive(Default)]
+pub(crate) struct LanePasses([tokio::sync::Mutex<()>; 2]);
+
+impl LanePasses {
+    fn of(&self, lane: Lane) -> &tokio::sync::Mutex<()> {
+        match lane {
+            Lane::Trading => &self.0[0],
+            Lane::Mail => &self.0[1],
         }
     }
 }

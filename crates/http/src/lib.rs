@@ -18,7 +18,6 @@ use axum::http::{HeaderValue, Method, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
 use std::path::PathBuf;
-use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 use upstairs_engine::{Engine, Store};
 use utoipa::OpenApi;
@@ -130,20 +129,13 @@ pub fn router<S: Store>(state: AppState<S>, web_dir: Option<PathBuf>) -> Router 
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-store")));
 
-    Router::new()
+    let https = state.engine.config().public_url.starts_with("https://");
+    let app = Router::new()
         .nest("/api", api)
         .route("/ws", get(stomp::session::ws_handler::<S>))
         .route("/healthz", get(meta::healthz))
         .route("/readyz", get(meta::readyz::<S>))
         .fallback_service(web::spa(web_dir))
-        .layer(axum::middleware::map_response(web::security_headers))
-        .layer(CatchPanicLayer::custom(|_| {
-            ApiError::new(
-                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                "Something went wrong on our side. Please try again.",
-            )
-            .into_response()
-        }))
-        .layer(tower_http::trace::TraceLayer::new_for_http())
-        .with_state(state)
+        .with_state(state);
+    web::hardened(app, https).layer(tower_http::trace::TraceLayer::new_for_http())
 }

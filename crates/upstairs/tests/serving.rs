@@ -13,6 +13,8 @@ async fn spa_health_openapi_and_headers() {
     std::fs::write(web.path().join("index.html"), "<!doctype html><title>Upstairs</title><div id=root></div>").unwrap();
     std::fs::create_dir_all(web.path().join("assets")).unwrap();
     std::fs::write(web.path().join("assets/app.js"), "console.log('app')").unwrap();
+    std::fs::create_dir_all(web.path().join(".vite")).unwrap();
+    std::fs::write(web.path().join(".vite/manifest.json"), "{}").unwrap();
     let dir = web.path().to_owned();
     let app = TestApp::spawn_with(Backend::Sqlite, move |s| s.web_dir = Some(dir)).await;
     let get = |path: &str| app.client.get(format!("{}{path}", app.base)).send();
@@ -31,6 +33,14 @@ async fn spa_health_openapi_and_headers() {
     let js = get("/assets/app.js").await.unwrap();
     assert_eq!(js.status(), StatusCode::OK);
     assert!(js.headers()["content-type"].to_str().unwrap().contains("javascript"));
+    // The build's manifest (and any dot-file) is not served, nor answered with the app.
+    for path in ["/.vite/manifest.json", "/.vite/", "/assets/.hidden"] {
+        let res = get(path).await.unwrap();
+        assert_eq!(res.status(), StatusCode::NOT_FOUND, "{path}");
+        assert!(res.headers().contains_key("content-security-policy"), "{path}");
+    }
+    // Served over http: no HSTS.
+    assert!(!js.headers().contains_key("strict-transport-security"));
 
     // /api never falls back to the app.
     let res = get("/api/dashboard").await.unwrap();
@@ -63,6 +73,16 @@ async fn spa_health_openapi_and_headers() {
         .await
         .unwrap();
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_venue_on_https_sends_hsts_on_every_answer() {
+    let app = TestApp::spawn_with(Backend::Sqlite, |s| s.public_url = Some("https://venue.example".into())).await;
+    for path in ["/healthz", "/api/config", "/api/no-such-endpoint", "/dashboard"] {
+        let res = app.client.get(format!("{}{path}", app.base)).send().await.unwrap();
+        assert_eq!(res.headers()["strict-transport-security"], "max-age=31536000; includeSubDomains", "{path}");
+    }
     app.stop().await;
 }
 

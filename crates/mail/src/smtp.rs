@@ -88,18 +88,18 @@ impl SmtpMailer {
         };
 
         let encrypted = matches!(tls, Tls::Required(_) | Tls::Wrapper(_));
-        let mut builder = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host)
-            .port(parsed.port().unwrap_or(default_port))
-            .tls(tls)
-            .timeout(Some(SMTP_TIMEOUT));
-
-        let mut secrets = Vec::new();
         if parsed.password().is_some() && !encrypted && !insecure_auth {
             return Err(bad(
                 "a password over a connection that may stay unencrypted (use smtps://, ?tls=starttls, or \
                  add insecure_auth=true for a relay on this host)",
             ));
         }
+        let mut builder = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host)
+            .port(parsed.port().unwrap_or(default_port))
+            .tls(tls)
+            .timeout(Some(SMTP_TIMEOUT));
+
+        let mut secrets = Vec::new();
         if let Some(raw_password) = parsed.password() {
             let user = percent_decode(parsed.username()).map_err(|e| bad(&e))?;
             let password = percent_decode(raw_password).map_err(|e| bad(&e))?;

@@ -470,38 +470,21 @@ async fn remember_me_lasts_30_days(b: Backend) {
 /// e-mail change ends the user's links and sessions, unverifies the address and tells the
 /// old one; two concurrent uses of one link: one wins.
 async fn privilege_lockouts_and_email_changes(b: Backend) {
-    let app = TestApp::spawn(b).await;
+    // Halyard and Kestrel with their broker, as every trading test has them.
+    let venue = support::venue::venue(b).await;
+    let app = &venue.app;
     let admin = app.admin_token().await;
     let (_, me) = app.get("/api/users/me", Some(&admin)).await;
     let admin_id = me["user_id"].as_str().unwrap().to_owned();
-    let (_, broker) = app
-        .post(
-            "/api/admin/companies",
-            Some(&admin),
-            json!({"name": "Baltic", "full_name": "Baltic Ltd", "roles": ["broker"]}),
-        )
-        .await;
-    let brokers = json!([{"company_id": broker["company_id"]}]);
-    let (s, firm) = app
-        .post(
-            "/api/admin/companies",
-            Some(&admin),
-            json!({"name": "Halyard", "full_name": "Halyard LLP", "brokers": brokers, "default_broker": brokers[0]}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{firm}");
-    let firm_id = firm["company_id"].as_str().unwrap().to_owned();
-    let activate = |email: &'static str| {
-        let app = &app;
-        async move {
-            let mail = app.mails_to(email, 1).await.remove(0);
-            let hash = link_token(&mail, "/account-activate");
-            let (s, _) = app
-                .post(&format!("/api/users/password-reset/{hash}"), None, json!({"password": "Good-Pass-2026"}))
-                .await;
-            assert_eq!(s, StatusCode::NO_CONTENT);
-            app.login(email, "Good-Pass-2026").await
-        }
+    let (_, halyard_trader) = app.get("/api/users/me", Some(&venue.a)).await;
+    let firm_id = halyard_trader["company_id"].as_str().unwrap().to_owned();
+    let activate = |email: &'static str| async move {
+        let mail = app.mails_to(email, 1).await.remove(0);
+        let hash = link_token(&mail, "/account-activate");
+        let (s, _) =
+            app.post(&format!("/api/users/password-reset/{hash}"), None, json!({"password": "Good-Pass-2026"})).await;
+        assert_eq!(s, StatusCode::NO_CONTENT);
+        app.login(email, "Good-Pass-2026").await
     };
     let user = |email: &str, roles: &[&str]| json!({"email": email, "first_name": "Pat", "last_name": "Person", "company_id": firm_id, "roles": roles});
     let (s, boss) = app.post("/api/users", Some(&admin), user("boss@halyard.test", &["company-admin"])).await;
@@ -574,5 +557,5 @@ async fn privilege_lockouts_and_email_changes(b: Backend) {
     assert_eq!(answers.iter().filter(|s| **s == StatusCode::NO_CONTENT).count(), 1, "{answers:?}");
     assert!(answers.iter().all(|s| [StatusCode::NO_CONTENT, StatusCode::GONE].contains(s)), "{answers:?}");
     assert_eq!(listed(tess_id).await["verified"], json!(true), "verified again through the new address");
-    app.stop().await;
+    venue.app.stop().await;
 }

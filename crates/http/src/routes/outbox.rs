@@ -62,7 +62,7 @@ impl From<OutboxMessage> for OutboxMessageDto {
                 (EmailKindDto::AccountActivation, format!("Account activation for {first_name}"))
             }
             EmailTemplate::EmailChanged { first_name, .. } => {
-                (EmailKindDto::EmailChanged, format!("E-mail address changed, to the old one of {first_name}"))
+                (EmailKindDto::EmailChanged, format!("E-mail change notice to {first_name}'s old address"))
             }
             EmailTemplate::OrdersDigest { newsletter, instruments, .. } => (
                 EmailKindDto::OrdersDigest,

@@ -94,5 +94,6 @@ pub(crate) fn action_log(
         user_id: actor,
         created_at: now,
         details,
+        keyed: None,
     }
 }

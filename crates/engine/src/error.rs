@@ -43,6 +43,13 @@ pub enum EngineError {
     TooManyRequests(String),
     #[error("service unavailable: {0}")]
     Unavailable(String),
+    /// An `Idempotency-Key` already used with a different request (ADR 0023).
+    #[error("idempotency key reused: {0}")]
+    KeyReused(String),
+    /// A keyed write that another run with the same key already made: the edge answers
+    /// with what that run created (ADR 0023).
+    #[error("already done under this idempotency key")]
+    Repeated,
     #[error("internal: {0}")]
     Internal(String),
 }
@@ -100,6 +107,7 @@ impl From<StoreError> for EngineError {
                 let errors: Vec<FieldError> = unique_violation(&constraint).into_iter().collect();
                 EngineError::Conflict { detail: errors.iter().map(|e| e.message.clone()).collect(), errors }
             }
+            StoreError::Unique(constraint) if constraint.contains("idempotency") => EngineError::Repeated,
             StoreError::Busy(m) => {
                 tracing::warn!(cause = %m, "database busy");
                 EngineError::Unavailable("The venue is busy. Please try again.".into())

@@ -232,7 +232,7 @@ impl<S: Store> Engine<S> {
             .find(|r| r.rfq_response_id == seen.rfq_response_id)
             .ok_or_else(|| EngineError::NotFound("Response not found.".into()))?;
         let after = RfqResponse { updated_at: now, ..before.clone() };
-        self.record_answer(tx, &rfq, before, after, ResponseEvent::Decline, by, now).await.map(|_| ())
+        self.record_answer(tx, &rfq, (before, after), ResponseEvent::Decline, by, now, None).await.map(|_| ())
     }
 
     /// Cancels a stopped company's working child orders, their quantity back to their

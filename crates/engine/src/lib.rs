@@ -11,6 +11,7 @@ pub mod confirmations;
 pub mod context;
 pub mod error;
 pub mod events;
+pub mod idempotency;
 pub mod kill_switch;
 pub mod matches;
 pub mod model;

@@ -11,7 +11,7 @@ use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, tran
 use upstairs_domain::{AutoAccept, CompanyId, FieldError, MatchRequestId, OrderId, ParentOrderId, UserId};
 use uuid::Uuid;
 
-use crate::context::{Actor, audit};
+use crate::context::{Actor, action_log, audit};
 use crate::error::EngineError;
 use crate::model::*;
 use crate::orders::{closed, not_found_order, not_found_parent};
@@ -39,6 +39,8 @@ pub struct Take {
     pub requesting_broker_id: CompanyId,
     pub residual: bool,
     pub dry_run: bool,
+    /// The client's key for this write (ADR 0023); a dry run writes nothing.
+    pub idempotency: Option<IdempotencyKey>,
 }
 
 /// One resting order a take would hit.
@@ -196,8 +198,7 @@ impl<S: Store> Engine<S> {
             tx.insert_match_request(&request).await?;
             self.schedule_answers(&mut tx, &request).await?;
             notices.push(self.notify_received(&mut tx, &request).await?);
-            audit(
-                &mut tx,
+            let log = action_log(
                 now,
                 Some(actor.user.user_id),
                 "match_request",
@@ -205,8 +206,9 @@ impl<S: Store> Engine<S> {
                 "create",
                 json!({"price": request.price, "quantity": quantity, "requesting_order_id": mine.order_id,
                        "responding_order_id": locked.order_id}),
-            )
-            .await?;
+            );
+            let part = i32::try_from(requests.len()).unwrap_or(i32::MAX);
+            tx.insert_action_log(&log.keyed(take.idempotency.as_ref(), part)).await?;
             changed.push(locked);
             changed.push(mine);
             requests.push(request);

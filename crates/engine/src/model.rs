@@ -253,6 +253,39 @@ pub struct ActionLog {
     pub user_id: Option<UserId>,
     pub created_at: DateTime<Utc>,
     pub details: Value,
+    /// Set on the rows a keyed write created (ADR 0023): the database refuses a second
+    /// row with the same user, key and part, so a retried write cannot act twice.
+    pub keyed: Option<KeyedRow>,
+}
+
+impl ActionLog {
+    /// This row as part `part` of the keyed write `key`, when the write has a key.
+    pub fn keyed(mut self, key: Option<&IdempotencyKey>, part: i32) -> Self {
+        self.keyed = key.map(|k| KeyedRow { key: k.clone(), part });
+        self
+    }
+}
+
+/// A client's `Idempotency-Key` for one write, with a digest of the request it came with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdempotencyKey {
+    pub key: String,
+    pub request_hash: String,
+}
+
+/// Which row of a keyed write an audit row is: `part` 0 is the first entity it created.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyedRow {
+    pub key: IdempotencyKey,
+    pub part: i32,
+}
+
+/// One entity a keyed write created, as the audit row of it recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyedWrite {
+    pub entity: String,
+    pub entity_id: Option<Uuid>,
+    pub request_hash: String,
 }
 
 /// An audit row as the Action logs page lists it: with the acting user's e-mail and

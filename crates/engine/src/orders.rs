@@ -28,6 +28,8 @@ pub struct NewParentOrder {
     pub instrument_id: InstrumentId,
     pub quantity: i64,
     pub broker_instructions: Option<String>,
+    /// The client's key for this write (ADR 0023).
+    pub idempotency: Option<IdempotencyKey>,
 }
 
 pub struct NewOrder {
@@ -40,6 +42,8 @@ pub struct NewOrder {
     /// Must agree with the parent when sent.
     pub instrument_id: Option<InstrumentId>,
     pub direction: Option<Direction>,
+    /// The client's key for this write (ADR 0023).
+    pub idempotency: Option<IdempotencyKey>,
 }
 
 #[derive(Default)]
@@ -289,16 +293,15 @@ impl<S: Store> Engine<S> {
         let mut tx = self.store.write().await?;
         self.require_trading(&mut tx, actor.user.company_id).await?;
         tx.insert_parent_order(&parent).await?;
-        audit(
-            &mut tx,
+        let log = action_log(
             now,
             Some(actor.user.user_id),
             "parent_order",
             Some(parent.parent_order_id.0),
             "create",
             json!({"instrument_id": parent.instrument_id, "direction": direction, "quantity": parent.quantity}),
-        )
-        .await?;
+        );
+        tx.insert_action_log(&log.keyed(input.idempotency.as_ref(), 0)).await?;
         let detail = self.detail(ParentOrderView { parent, working: 0, matched: 0 }).await?;
         tx.commit().await?;
         self.publish_parent(&detail.view.parent);
@@ -475,7 +478,8 @@ impl<S: Store> Engine<S> {
             Some(order.order_id.0),
             "create",
             json!({"after": order_json(&order)}),
-        );
+        )
+        .keyed(input.idempotency.as_ref(), 0);
         match self.store.insert_order_audited(&order, ParentState::Active, &log).await {
             Ok(true) => {}
             Ok(false) => {

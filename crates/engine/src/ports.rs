@@ -200,6 +200,9 @@ pub trait AuditRepo {
     /// One page of the action log with each acting user's e-mail and company, filtered
     /// and sorted (ties newest first), and how many rows match.
     async fn action_log_page(&mut self, filter: &ActionLogFilter) -> StoreResult<Page<ActionLogEntry>>;
+    /// What a keyed write of the user created, in the order it created it (ADR 0023):
+    /// each row's entity, its id and the request digest it was made with.
+    async fn keyed_writes(&mut self, user: UserId, key: &str) -> StoreResult<Vec<KeyedWrite>>;
 }
 
 #[async_trait]

@@ -20,7 +20,7 @@ use upstairs_domain::{
 };
 use uuid::Uuid;
 
-use crate::context::{Actor, audit};
+use crate::context::{Actor, action_log, audit};
 use crate::error::EngineError;
 use crate::events::Event;
 use crate::model::*;
@@ -48,6 +48,8 @@ pub struct NewRfq {
     pub expires_in_seconds: i64,
     /// The requester's broker for the trade; the company's default when not given.
     pub broker_id: Option<CompanyId>,
+    /// The client's key for this write (ADR 0023).
+    pub idempotency: Option<IdempotencyKey>,
 }
 
 /// A provider's answer.
@@ -207,8 +209,7 @@ impl<S: Store> Engine<S> {
             attempts: 0,
         })
         .await?;
-        audit(
-            &mut tx,
+        let log = action_log(
             now,
             Some(actor.user.user_id),
             "rfq",
@@ -217,8 +218,8 @@ impl<S: Store> Engine<S> {
             json!({"parent_order_id": rfq.parent_order_id, "order_id": order.order_id, "quantity": rfq.quantity,
                    "two_way": rfq.two_way, "anonymous": rfq.anonymous, "liquidity_provider_ids": providers,
                    "expires_at": rfq.expires_at}),
-        )
-        .await?;
+        );
+        tx.insert_action_log(&log.keyed(input.idempotency.as_ref(), 0)).await?;
         let listeners = self.rfq_listeners(&mut tx, &rfq, &providers).await?;
         tx.commit().await?;
         self.poke();
@@ -251,6 +252,20 @@ impl<S: Store> Engine<S> {
     /// The RFQs addressed to the caller's company whose response is in `state` (on one
     /// instrument, when given), newest first; without a state, the open ones, then those
     /// of RFQs sent since the start of the venue's day that have ended.
+    /// The caller's company's response to an RFQ, by its id (a quote read back for a retry).
+    pub async fn rfq_response_of(
+        &self,
+        actor: &Actor,
+        rfq: RfqId,
+        response: RfqResponseId,
+    ) -> Result<RfqResponse, EngineError> {
+        let mut tx = self.store.single().await?;
+        let found = tx.rfq_responses(&[rfq]).await?.into_iter().find(|r| r.rfq_response_id == response);
+        found
+            .filter(|r| r.company_id == actor.user.company_id)
+            .ok_or_else(|| EngineError::NotFound("No such RFQ response.".into()))
+    }
+
     pub async fn incoming_rfqs(
         &self,
         actor: &Actor,
@@ -301,7 +316,13 @@ impl<S: Store> Engine<S> {
 
     /// A provider quotes (again) or declines, while the RFQ is open.
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, rfq = %id))]
-    pub async fn answer_rfq(&self, actor: &Actor, id: RfqId, answer: Answer) -> Result<RfqResponse, EngineError> {
+    pub async fn answer_rfq(
+        &self,
+        actor: &Actor,
+        id: RfqId,
+        answer: Answer,
+        key: Option<IdempotencyKey>,
+    ) -> Result<RfqResponse, EngineError> {
         Self::require_trade(actor)?;
         let now = self.clock.now();
         if !self.config.calendar.is_open(now) {
@@ -336,7 +357,7 @@ impl<S: Store> Engine<S> {
         if event == ResponseEvent::Quote {
             self.require_trading(&mut tx, actor.user.company_id).await?;
         }
-        self.record_answer(tx, &rfq, before, after, event, Some(actor.user.user_id), now).await
+        self.record_answer(tx, &rfq, (before, after), event, Some(actor.user.user_id), now, key.as_ref()).await
     }
 
     /// Writes a provider's quote or decline of an open RFQ, tells the requester and
@@ -347,11 +368,11 @@ impl<S: Store> Engine<S> {
         &self,
         mut tx: S::Tx,
         rfq: &Rfq,
-        before: RfqResponse,
-        mut after: RfqResponse,
+        (before, mut after): (RfqResponse, RfqResponse),
         event: ResponseEvent,
         by: Option<UserId>,
         now: DateTime<Utc>,
+        key: Option<&IdempotencyKey>,
     ) -> Result<RfqResponse, EngineError> {
         let id = rfq.rfq_id;
         after.state = response_transition(before.state, event)
@@ -368,16 +389,15 @@ impl<S: Store> Engine<S> {
                 self.end_notices(&mut tx, rfq, |_| MatchRequestState::Rejected, Some(before.company_id), now).await?,
             );
         }
-        audit(
-            &mut tx,
+        let log = action_log(
             now,
             by,
             "rfq_response",
             Some(after.rfq_response_id.0),
             after.state.as_str(),
             json!({"rfq_id": id, "buy": after.buy.map(side_json), "sell": after.sell.map(side_json)}),
-        )
-        .await?;
+        );
+        tx.insert_action_log(&log.keyed(key, 0)).await?;
         let listeners = self.rfq_listeners(&mut tx, rfq, &[before.company_id]).await?;
         tx.commit().await?;
         self.publish_rfq(rfq, &listeners);

@@ -17,7 +17,12 @@ pub fn new_token() -> String {
 
 /// The form a token is stored in.
 pub fn token_hash(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
+    digest(token.as_bytes())
+}
+
+/// SHA-256 of some bytes, hex.
+pub fn digest(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
 }
 
 fn argon2() -> Argon2<'static> {

@@ -335,7 +335,7 @@ impl<S: Store> Engine<S> {
                     Some(Direction::Buy) => (None, Some(offer)),
                     Some(Direction::Sell) => (Some(bid), None),
                 };
-                match self.answer_rfq(&actor, rfq.rfq_id, Answer::Quote { buy, sell, broker_id: None }).await {
+                match self.answer_rfq(&actor, rfq.rfq_id, Answer::Quote { buy, sell, broker_id: None }, None).await {
                     Ok(_) => sent += 1,
                     // Answered by hand meanwhile, or the RFQ ended: nothing to do.
                     Err(EngineError::Conflict { .. }) => {}

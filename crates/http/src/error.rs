@@ -65,6 +65,9 @@ impl From<EngineError> for ApiError {
             Gone(d) => (StatusCode::GONE, d, vec![]),
             TooManyRequests(d) => (StatusCode::TOO_MANY_REQUESTS, d, vec![]),
             Unavailable(d) => (StatusCode::SERVICE_UNAVAILABLE, d, vec![]),
+            KeyReused(d) => (StatusCode::UNPROCESSABLE_ENTITY, d, vec![]),
+            // The edge replays these (`idempotency`); one that escapes is a race still running.
+            Repeated => (StatusCode::CONFLICT, "This request is already being processed.".into(), vec![]),
             Internal(cause) => {
                 tracing::error!(%cause, "internal error");
                 (
@@ -126,4 +129,11 @@ pub mod responses {
     #[derive(IntoResponses)]
     #[response(status = 429, description = "Too many attempts: try again later")]
     pub struct TooManyRequests;
+
+    #[derive(IntoResponses)]
+    #[response(
+        status = 422,
+        description = "The body does not have the documented shape, or the Idempotency-Key was already used with a different request"
+    )]
+    pub struct KeyReused;
 }

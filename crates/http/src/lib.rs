@@ -7,6 +7,7 @@ pub mod book_bodies;
 pub mod dto;
 pub mod error;
 pub mod extract;
+pub mod idempotency;
 pub mod openapi;
 pub mod routes;
 pub mod stomp;

@@ -150,11 +150,12 @@ pub(crate) fn shift_placeholders(sql: &str, by: usize) -> String {
     out
 }
 
-/// An audit row from `$19`–`$25` as `bind_action_log` binds them, selected so that the
+/// An audit row from `$19`–`$28` as `bind_action_log` binds them, selected so that the
 /// caller adds the condition (`from` a CTE, or a `where`).
 pub(crate) const INSERT_ACTION_LOG_SELECT: &str = "insert into action_log \
-     (action_log_id, entity, entity_id, operation, user_id, created_at, details) \
-     select $19, $20, $21, $22, $23, $24, $25";
+     (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
+     idempotency_key, idempotency_part, request_hash) \
+     select $19, $20, $21, $22, $23, $24, $25, $26, $27, $28";
 
 macro_rules! shared_repos {
     ($tx:ty, $db:ty) => {
@@ -196,6 +197,9 @@ macro_rules! shared_repos {
                 .bind(a.user_id.map(|u| u.0))
                 .bind(Ts(a.created_at))
                 .bind(Json(&a.details))
+                .bind(a.keyed.as_ref().map(|k| k.key.key.as_str()))
+                .bind(a.keyed.as_ref().map(|k| k.part))
+                .bind(a.keyed.as_ref().map(|k| k.key.request_hash.as_str()))
         }
 
         impl $tx {
@@ -751,7 +755,8 @@ macro_rules! shared_repos {
                 bind_action_log(
                     sqlx::query(
                         "insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, \
-                         details) values ($1, $2, $3, $4, $5, $6, $7)",
+                         details, idempotency_key, idempotency_part, request_hash) \
+                         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                     ),
                     a,
                 )
@@ -759,6 +764,22 @@ macro_rules! shared_repos {
                 .await
                 .map_err(map_err)?;
                 Ok(())
+            }
+
+            async fn keyed_writes(&mut self, user: UserId, key: &str) -> StoreResult<Vec<KeyedWrite>> {
+                let rows: Vec<(String, Option<Uuid>, String)> = sqlx::query_as(
+                    "select entity, entity_id, request_hash from action_log \
+                     where user_id = $1 and idempotency_key = $2 order by idempotency_part",
+                )
+                .bind(user.0)
+                .bind(key)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(rows
+                    .into_iter()
+                    .map(|(entity, entity_id, request_hash)| KeyedWrite { entity, entity_id, request_hash })
+                    .collect())
             }
 
             async fn action_logs(&mut self, limit: i64) -> StoreResult<Vec<ActionLog>> {

@@ -248,6 +248,7 @@ impl ActionLogRow {
             user_id: self.user_id.map(UserId),
             created_at: self.created_at.0,
             details: self.details.0,
+            keyed: None,
         }
     }
 }

@@ -41,8 +41,8 @@ const READERS: u32 = 8;
 
 /// The most orders one group commit of the order writer takes.
 const MAX_ORDER_BATCH: usize = 32;
-/// The arguments of one order and its audit row (`$1`–`$25`).
-const ORDER_ARGS: usize = 25;
+/// The arguments of one order and its audit row (`$1`–`$28`).
+const ORDER_ARGS: usize = 28;
 
 #[derive(Clone)]
 pub struct SqliteStore {

@@ -229,6 +229,7 @@ async fn audit_rows<S: Store>(s: S) {
             user_id: (i == 1).then_some(u.user_id),
             created_at: t0() + Duration::seconds(i as i64),
             details: json!({"n": i}),
+            keyed: None,
         })
         .await
         .unwrap();
@@ -268,6 +269,7 @@ async fn action_log_pages<S: Store>(s: S) {
             user_id,
             created_at: t0() + Duration::seconds(secs),
             details: json!({"n": i, "nested": {"list": [1, "two", null]}}),
+            keyed: None,
         };
         ids.push(log.action_log_id);
         tx.insert_action_log(&log).await.unwrap();
@@ -854,6 +856,7 @@ async fn order_and_audit_in_one_write<S: Store>(s: S) {
         user_id: Some(o.created_by),
         created_at: t0(),
         details: json!({"quantity": o.quantity}),
+        keyed: None,
     };
     let audited = |s: S| async move {
         let mut tx = s.read().await.unwrap();
@@ -909,6 +912,7 @@ async fn concurrent_order_writes_keep_each_outcome<S: Store>(s: S) {
                 user_id: Some(o.created_by),
                 created_at: t0(),
                 details: json!({}),
+                keyed: None,
             };
             s.insert_order_audited(&o, ParentState::Active, &log).await
         })

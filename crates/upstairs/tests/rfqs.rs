@@ -24,6 +24,7 @@ on_both_backends!(
     an_anonymous_rfq_never_reveals_the_requester,
     an_accept_names_the_quote_it_takes,
     providers_see_todays_outcomes,
+    keyed_rfqs_and_quotes_act_once,
 );
 
 on_both_backends!(
@@ -111,6 +112,37 @@ async fn notice_types(v: &Venue, token: &str) -> Vec<(String, String)> {
 
 async fn balanced(r: &Rfqs) {
     assert_balanced_for(&r.v, &[&r.v.a, &r.v.b, &r.fathom, &r.gull]).await;
+}
+
+/// An RFQ and a quote sent with an `Idempotency-Key` and retried act once (ADR 0023).
+async fn keyed_rfqs_and_quotes_act_once(b: Backend) {
+    let r = rfq_venue(b).await;
+    let v = &r.v;
+    let buy = v.parent(&v.b, "BUY", 3000).await;
+    let body = json!({"parent_order_id": buy["parent_order_id"], "quantity": 2000,
+                      "liquidity_provider_ids": [r.fathom_id, r.gull_id]});
+    let (s, rfq) = v.app.post_keyed("/api/rfqs", &v.b, "rfq-1", body.clone()).await;
+    assert_eq!(s, StatusCode::CREATED, "{rfq}");
+    let (s, again) = v.app.post_keyed("/api/rfqs", &v.b, "rfq-1", body).await;
+    assert_eq!((s, again["rfq_id"].clone()), (StatusCode::CREATED, rfq["rfq_id"].clone()));
+    let (_, open) = v.app.get("/api/rfqs?state=OPEN", Some(&v.b)).await;
+    assert_eq!(open.as_array().unwrap().len(), 1, "{open}");
+    assert_eq!(quantities(v, &v.b, &buy).await["working"], 2000);
+    assert_eq!(notice_types(v, &r.fathom).await, vec![pair("RFQ_RECEIVED", "PENDING")]);
+
+    let path = format!("/api/rfqs/{}/responses", rfq["rfq_id"].as_str().unwrap());
+    let quote = json!({"sell_price": 94.76, "sell_quantity": 1500});
+    let (s, q1) = v.app.post_keyed(&path, &r.fathom, "quote-1", quote.clone()).await;
+    assert_eq!(s, StatusCode::OK, "{q1}");
+    let (s, q2) = v.app.post_keyed(&path, &r.fathom, "quote-1", quote).await;
+    assert_eq!((s, &q2), (StatusCode::OK, &q1));
+    assert_eq!(notice_types(v, &v.b).await, vec![pair("RFQ_QUOTE_RECEIVED", "PENDING")]);
+    // A requote is another action: another key; the first key with it is refused.
+    let better = json!({"sell_price": 94.75, "sell_quantity": 1500});
+    let (s, e) = v.app.post_keyed(&path, &r.fathom, "quote-1", better.clone()).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
+    let (s, q3) = v.app.post_keyed(&path, &r.fathom, "quote-2", better).await;
+    assert_eq!((s, q3["sell_price"].clone()), (StatusCode::OK, json!(94.75)), "{q3}");
 }
 
 async fn send_quote_and_accept(b: Backend) {

@@ -9,7 +9,25 @@ type Options<S extends z.ZodType | undefined> = {
   signal?: AbortSignal;
   /** Use this token instead of the stored one (right after sign-in). */
   token?: string;
+  /**
+   * A write the user made once: it goes with one `Idempotency-Key`, and when the
+   * connection fails before an answer it is sent again with the same key, so the
+   * server acts on it at most once.
+   */
+  idempotent?: boolean;
 };
+
+/** Tries of an idempotent write whose connection fails before an answer. */
+export const IDEMPOTENT_TRIES = 3;
+
+/** A random UUID v4 (also outside secure contexts, where crypto.randomUUID is missing). */
+export function newIdempotencyKey(): string {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
 
 type Result<S> = S extends z.ZodType ? z.infer<S> : void;
 
@@ -30,19 +48,26 @@ async function readBody(res: Response): Promise<unknown> {
  */
 export async function apiFetch<S extends z.ZodType | undefined = undefined>(
   path: string,
-  { method = 'GET', body, schema, signal, token: tokenOverride }: Options<S> = {},
+  { method = 'GET', body, schema, signal, token: tokenOverride, idempotent = false }: Options<S> = {},
 ): Promise<Result<S>> {
   const token = tokenOverride ?? getToken();
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (token) headers.Authorization = `Bearer ${token}`;
+  if (idempotent) headers['Idempotency-Key'] = newIdempotencyKey();
 
-  const res = await fetch(new URL(`/api${path}`, window.location.origin), {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal,
-  });
+  const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal };
+  const url = new URL(`/api${path}`, window.location.origin);
+  let res: Response;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      res = await fetch(url, init);
+      break;
+    } catch (e) {
+      // Only a write with a key is safe to send again; an abort is the caller's.
+      if (!idempotent || attempt >= IDEMPOTENT_TRIES || signal?.aborted) throw e;
+    }
+  }
   const data = await readBody(res);
 
   if (!res.ok) {

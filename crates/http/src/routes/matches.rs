@@ -17,8 +17,9 @@ use uuid::Uuid;
 use crate::AppState;
 use crate::dto::{DirectionDto, decimal, decimal_schema, request_decimal_schema, whole};
 use crate::error::ApiResult;
-use crate::error::responses::{BadRequest, Conflict, Forbidden, NotFound};
+use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
+use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, once};
 use crate::openapi::ApiRouter;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -180,11 +181,11 @@ impl MatchRequestDto {
 #[utoipa::path(post, path = "/api/order-match-requests", tag = "matches", request_body = MatchRequestRequest,
     responses((status = 200, description = "The dry run", body = Vec<BreakdownDto>),
               (status = 201, description = "The match requests sent", body = Vec<MatchRequestDto>),
-              BadRequest, NotFound, Conflict), security(("bearer" = [])))]
+              BadRequest, NotFound, Conflict, KeyReused), params(IdempotencyKeyHeader), security(("bearer" = [])))]
 pub async fn create_match_request<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiJson(req): ApiJson<MatchRequestRequest>,
+    KeyedJson { body: req, key }: KeyedJson<MatchRequestRequest>,
 ) -> ApiResult<Response> {
     let take = Take {
         requesting_parent_order_id: ParentOrderId(req.requesting_parent_order_id),
@@ -193,8 +194,19 @@ pub async fn create_match_request<S: Store>(
         requesting_broker_id: CompanyId(req.requesting_broker_id),
         residual: req.residual,
         dry_run: req.dry_run,
+        idempotency: key.clone().filter(|_| !req.dry_run),
     };
-    Ok(match st.engine.take(&actor, take).await? {
+    let engine = &st.engine;
+    let key = take.idempotency.clone();
+    let outcome = once(&st, &actor, key.as_ref(), engine.take(&actor, take), |ids| async {
+        let mut requests = Vec::with_capacity(ids.len());
+        for id in ids {
+            requests.push(engine.match_request(&actor, MatchRequestId(id)).await?);
+        }
+        Ok(TakeOutcome::Requested(requests))
+    })
+    .await?;
+    Ok(match outcome {
         TakeOutcome::DryRun(hits) => Json(hits.into_iter().map(BreakdownDto::from).collect::<Vec<_>>()).into_response(),
         TakeOutcome::Requested(requests) => {
             let company = actor.user.company_id;

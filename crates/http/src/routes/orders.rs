@@ -13,9 +13,10 @@ use upstairs_engine::orders::{NewOrder, NewParentOrder, OrderEdit};
 
 use crate::AppState;
 use crate::dto::*;
-use crate::error::responses::{BadRequest, Conflict, NotFound};
+use crate::error::responses::{BadRequest, Conflict, KeyReused, NotFound};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth, bearer};
+use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, first, once};
 use crate::openapi::ApiRouter;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -101,20 +102,27 @@ pub async fn parent_order<S: Store>(
 
 /// Creates a parent order (from 05:30 on trading days).
 #[utoipa::path(post, path = "/api/parent-orders", tag = "orders", request_body = CreateParentOrderRequest,
+    params(IdempotencyKeyHeader),
     responses((status = 201, body = ParentOrderDto), BadRequest, NotFound,
-              Conflict), security(("bearer" = [])))]
+              Conflict, KeyReused), security(("bearer" = [])))]
 pub async fn create_parent_order<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiJson(req): ApiJson<CreateParentOrderRequest>,
+    KeyedJson { body: req, key }: KeyedJson<CreateParentOrderRequest>,
 ) -> ApiResult<(StatusCode, Json<ParentOrderDto>)> {
     let input = NewParentOrder {
         direction: req.direction.map(Into::into),
         instrument_id: InstrumentId(req.instrument_id),
         quantity: req.quantity,
         broker_instructions: req.broker_instructions,
+        idempotency: key.clone(),
     };
-    Ok((StatusCode::CREATED, Json(st.engine.create_parent_order(&actor, input).await?.into())))
+    let engine = &st.engine;
+    let created = once(&st, &actor, key.as_ref(), engine.create_parent_order(&actor, input), |ids| async {
+        engine.parent_order(&actor, ParentOrderId(first(ids)?)).await
+    })
+    .await?;
+    Ok((StatusCode::CREATED, Json(created.into())))
 }
 
 /// Cancels a parent order and its working child orders (refused once anything matched).
@@ -159,12 +167,13 @@ pub async fn order<S: Store>(
 
 /// Works part of a parent order in the book (while the venue is open).
 #[utoipa::path(post, path = "/api/orders", tag = "orders", request_body = CreateOrderRequest,
+    params(IdempotencyKeyHeader),
     responses((status = 201, body = OrderDto), BadRequest, NotFound,
-              Conflict), security(("bearer" = [])))]
+              Conflict, KeyReused), security(("bearer" = [])))]
 pub async fn create_order<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiJson(req): ApiJson<CreateOrderRequest>,
+    KeyedJson { body: req, key }: KeyedJson<CreateOrderRequest>,
 ) -> ApiResult<(StatusCode, Json<OrderDto>)> {
     let price = req
         .limit_price
@@ -179,8 +188,14 @@ pub async fn create_order<S: Store>(
         broker_id: upstairs_domain::CompanyId(req.broker_id),
         instrument_id: req.instrument_id.map(InstrumentId),
         direction: req.direction.map(Into::into),
+        idempotency: key.clone(),
     };
-    Ok((StatusCode::CREATED, Json(st.engine.create_order(&actor, input).await?.into())))
+    let engine = &st.engine;
+    let created = once(&st, &actor, key.as_ref(), engine.create_order(&actor, input), |ids| async {
+        engine.order(&actor, OrderId(first(ids)?)).await
+    })
+    .await?;
+    Ok((StatusCode::CREATED, Json(created.into())))
 }
 
 /// Changes a working order's quantity, price, residual or iceberg (signed in); or, with

@@ -16,9 +16,10 @@ use uuid::Uuid;
 
 use crate::AppState;
 use crate::dto::{DirectionDto, decimal, nullable_decimal_schema, nullable_request_decimal_schema, whole};
-use crate::error::responses::{BadRequest, Conflict, Forbidden, NotFound};
+use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
+use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, first, once};
 use crate::openapi::ApiRouter;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -255,11 +256,13 @@ pub struct CreateRfqRequest {
 
 /// Sends an RFQ to chosen liquidity providers; its quantity is reserved from the parent.
 #[utoipa::path(post, path = "/api/rfqs", tag = "rfqs", request_body = CreateRfqRequest,
-    responses((status = 201, body = RfqDto), BadRequest, Forbidden, NotFound, Conflict), security(("bearer" = [])))]
+    params(IdempotencyKeyHeader),
+    responses((status = 201, body = RfqDto), BadRequest, Forbidden, NotFound, Conflict, KeyReused),
+    security(("bearer" = [])))]
 pub async fn create_rfq<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiJson(req): ApiJson<CreateRfqRequest>,
+    KeyedJson { body: req, key }: KeyedJson<CreateRfqRequest>,
 ) -> ApiResult<(StatusCode, Json<RfqDto>)> {
     let input = NewRfq {
         parent_order_id: ParentOrderId(req.parent_order_id),
@@ -269,8 +272,13 @@ pub async fn create_rfq<S: Store>(
         liquidity_provider_ids: req.liquidity_provider_ids.into_iter().map(CompanyId).collect(),
         expires_in_seconds: req.expires_in_seconds.unwrap_or(DEFAULT_DEADLINE_MINUTES * 60),
         broker_id: req.broker_id.map(CompanyId),
+        idempotency: key.clone(),
     };
-    let v = st.engine.create_rfq(&actor, input).await?;
+    let engine = &st.engine;
+    let v = once(&st, &actor, key.as_ref(), engine.create_rfq(&actor, input), |ids| async {
+        engine.rfq(&actor, RfqId(first(ids)?)).await
+    })
+    .await?;
     Ok((StatusCode::CREATED, Json(RfqDto::new(v, st.engine.clock().now()))))
 }
 
@@ -381,14 +389,14 @@ pub struct AnswerRfqRequest {
 /// A liquidity provider quotes on an RFQ addressed to their company (again, until a
 /// quote is accepted), or declines it with `state: REJECTED_BY_RESPONDER`.
 #[utoipa::path(post, path = "/api/rfqs/{id}/responses", tag = "rfqs", request_body = AnswerRfqRequest,
-    params(("id" = Uuid, Path)),
-    responses((status = 200, body = RfqResponseDto), BadRequest, Forbidden, NotFound, Conflict),
+    params(("id" = Uuid, Path), IdempotencyKeyHeader),
+    responses((status = 200, body = RfqResponseDto), BadRequest, Forbidden, NotFound, Conflict, KeyReused),
     security(("bearer" = [])))]
 pub async fn answer_rfq<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
     ApiPath(id): ApiPath<RfqId>,
-    ApiJson(req): ApiJson<AnswerRfqRequest>,
+    KeyedJson { body: req, key }: KeyedJson<AnswerRfqRequest>,
 ) -> ApiResult<Json<RfqResponseDto>> {
     let answer = match req.state {
         Some(ResponseStateDto::RejectedByResponder) => Answer::Decline,
@@ -412,7 +420,13 @@ pub async fn answer_rfq<S: Store>(
             }
         }
     };
-    let r = st.engine.answer_rfq(&actor, id, answer).await?;
+    let engine = &st.engine;
+    let r = once(&st, &actor, key.as_ref(), engine.answer_rfq(&actor, id, answer, key.clone()), |ids| async {
+        let response = RfqResponseId(first(ids)?);
+        let v = engine.rfq_response_of(&actor, id, response).await?;
+        Ok(v)
+    })
+    .await?;
     Ok(Json(RfqResponseDto::new(r, actor.company_name.clone())))
 }
 

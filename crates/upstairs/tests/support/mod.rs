@@ -275,7 +275,27 @@ impl TestApp {
         token: Option<&str>,
         body: Option<Value>,
     ) -> (StatusCode, Value) {
+        self.call_with(method, path, token, &[], body).await
+    }
+
+    /// A POST with an `Idempotency-Key`.
+    pub async fn post_keyed(&self, path: &str, token: &str, key: &str, body: Value) -> (StatusCode, Value) {
+        self.call_with(Method::POST, path, Some(token), &[("idempotency-key", key)], Some(body)).await
+    }
+
+    /// [`Self::call`] with extra headers.
+    pub async fn call_with(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        headers: &[(&str, &str)],
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
         let mut rb = self.client.request(method, format!("{}{path}", self.base));
+        for (k, v) in headers {
+            rb = rb.header(*k, *v);
+        }
         if let Some(t) = token {
             rb = rb.bearer_auth(t);
         }

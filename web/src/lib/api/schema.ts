@@ -3994,7 +3994,13 @@ export interface operations {
     create_match_request: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One key per user action: a retry with the same key and body answers what the first
+                 *     try did without doing it again; the same key with another body answers 422.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4076,7 +4082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body does not have the documented shape */
+            /** @description The body does not have the documented shape, or the Idempotency-Key was already used with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4278,7 +4284,13 @@ export interface operations {
     create_order: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One key per user action: a retry with the same key and body answers what the first
+                 *     try did without doing it again; the same key with another body answers 422.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4350,7 +4362,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body does not have the documented shape */
+            /** @description The body does not have the documented shape, or the Idempotency-Key was already used with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4644,7 +4656,13 @@ export interface operations {
     create_parent_order: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One key per user action: a retry with the same key and body answers what the first
+                 *     try did without doing it again; the same key with another body answers 422.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4716,7 +4734,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body does not have the documented shape */
+            /** @description The body does not have the documented shape, or the Idempotency-Key was already used with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4902,7 +4920,13 @@ export interface operations {
     create_rfq: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One key per user action: a retry with the same key and body answers what the first
+                 *     try did without doing it again; the same key with another body answers 422.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4983,7 +5007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body does not have the documented shape */
+            /** @description The body does not have the documented shape, or the Idempotency-Key was already used with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5187,7 +5211,13 @@ export interface operations {
     answer_rfq: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One key per user action: a retry with the same key and body answers what the first
+                 *     try did without doing it again; the same key with another body answers 422.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 id: string;
             };
@@ -5270,7 +5300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body does not have the documented shape */
+            /** @description The body does not have the documented shape, or the Idempotency-Key was already used with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -5,7 +5,7 @@ import type { components } from '@/lib/api/schema';
 import { useRefreshOrders } from '@/lib/api/trading-keys';
 
 export function createOrder(body: components['schemas']['CreateOrderRequest']) {
-  return apiFetch('/orders', { method: 'POST', body, schema: orderSchema });
+  return apiFetch('/orders', { method: 'POST', idempotent: true, body, schema: orderSchema });
 }
 
 /** POST /orders: works part of a parent order in the book. */

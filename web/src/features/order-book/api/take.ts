@@ -34,7 +34,12 @@ export function useTake() {
   const refresh = useRefreshOrders();
   return useMutation({
     mutationFn: (body: TakeBody) =>
-      apiFetch('/order-match-requests', { method: 'POST', body: { ...body, dry_run: false }, schema: z.array(matchRequestSchema) }),
+      apiFetch('/order-match-requests', {
+        method: 'POST',
+        idempotent: true,
+        body: { ...body, dry_run: false },
+        schema: z.array(matchRequestSchema),
+      }),
     onSuccess: (sent) => refresh(sent[0]?.instrument_id),
   });
 }

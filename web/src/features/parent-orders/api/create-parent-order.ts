@@ -5,7 +5,7 @@ import { useRefreshOrders } from '@/lib/api/trading-keys';
 import { parentOrderSchema } from './get-parent-orders';
 
 export function createParentOrder(body: components['schemas']['CreateParentOrderRequest']) {
-  return apiFetch('/parent-orders', { method: 'POST', body, schema: parentOrderSchema });
+  return apiFetch('/parent-orders', { method: 'POST', idempotent: true, body, schema: parentOrderSchema });
 }
 
 /** POST /parent-orders; the lists and the instrument's book are refreshed. */

@@ -10,7 +10,7 @@ export function useAnswerRfq() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ rfqId, body }: { rfqId: string; body: AnswerRfqBody }) =>
-      apiFetch(`/rfqs/${encodeURIComponent(rfqId)}/responses`, { method: 'POST', body, schema: rfqResponseSchema }),
+      apiFetch(`/rfqs/${encodeURIComponent(rfqId)}/responses`, { method: 'POST', idempotent: true, body, schema: rfqResponseSchema }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: rfqKeys.incoming }),
   });
 }

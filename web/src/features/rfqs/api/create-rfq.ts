@@ -11,7 +11,7 @@ export function useCreateRfq() {
   const queryClient = useQueryClient();
   const refresh = useRefreshOrders();
   return useMutation({
-    mutationFn: (body: CreateRfqBody) => apiFetch('/rfqs', { method: 'POST', body, schema: rfqSchema }),
+    mutationFn: (body: CreateRfqBody) => apiFetch('/rfqs', { method: 'POST', idempotent: true, body, schema: rfqSchema }),
     onSuccess: (rfq) => {
       void queryClient.invalidateQueries({ queryKey: rfqKeys.all });
       refresh(rfq.instrument_id);

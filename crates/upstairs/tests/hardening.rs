@@ -1,0 +1,112 @@
+#![allow(clippy::unwrap_used)]
+//! Issue 13's hardening over HTTP on both backends: idempotent writes (ADR 0023).
+mod support;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use support::venue::*;
+use support::*;
+
+on_both_backends!(keyed_writes_act_once, a_keyed_take_replays_every_request_it_made, racing_retries_act_once);
+
+fn order_body(v: &Venue, parent: &Value, quantity: i64, price: &str) -> Value {
+    json!({"parent_order_id": parent["parent_order_id"], "quantity": quantity,
+           "limit_price": serde_json::value::RawValue::from_string(price.into()).unwrap(),
+           "residual": true, "iceberg": false, "broker_id": v.broker})
+}
+
+async fn keyed_writes_act_once(b: Backend) {
+    let v = venue(b).await;
+    // A parent order: the retry answers the first answer, and makes nothing more.
+    let body = json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 5000});
+    let (s1, p1) = v.app.post_keyed("/api/parent-orders", &v.a, "parent-1", body.clone()).await;
+    assert_eq!(s1, StatusCode::CREATED, "{p1}");
+    let (s2, p2) = v.app.post_keyed("/api/parent-orders", &v.a, "parent-1", body.clone()).await;
+    assert_eq!((s2, &p2), (StatusCode::CREATED, &p1));
+    let (_, parents) = v.app.get("/api/parent-orders", Some(&v.a)).await;
+    assert_eq!(parents.as_array().unwrap().len(), 1, "{parents}");
+
+    // The same key with another body is refused, and changes nothing.
+    let other = json!({"direction": "SELL", "instrument_id": v.instrument, "quantity": 5000});
+    let (s, e) = v.app.post_keyed("/api/parent-orders", &v.a, "parent-1", other).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
+    assert_eq!(e["detail"], "This Idempotency-Key was already used with a different request.");
+
+    // A key is the user's: another trader's same key is a new write.
+    let (s, _) = v.app.post_keyed("/api/parent-orders", &v.b, "parent-1", body.clone()).await;
+    assert_eq!(s, StatusCode::CREATED);
+    // No key: every post acts.
+    v.parent(&v.a, "BUY", 1000).await;
+    let (_, parents) = v.app.get("/api/parent-orders", Some(&v.a)).await;
+    assert_eq!(parents.as_array().unwrap().len(), 2, "{parents}");
+
+    // A child order, through the one-statement write: once, whatever the retries.
+    let order = order_body(&v, &p1, 1000, "94.75");
+    let (s1, o1) = v.app.post_keyed("/api/orders", &v.a, "order-1", order.clone()).await;
+    assert_eq!(s1, StatusCode::CREATED, "{o1}");
+    for _ in 0..3 {
+        let (s, o) = v.app.post_keyed("/api/orders", &v.a, "order-1", order.clone()).await;
+        assert_eq!((s, o["order_id"].clone()), (StatusCode::CREATED, o1["order_id"].clone()));
+    }
+    assert_eq!(children(&v, &v.a, &p1).await, vec![("WORKING".to_owned(), 1000)]);
+    assert_eq!(quantities(&v, &v.a, &p1).await["working"], 1000);
+    // A refused write keeps no key: fixed, the same key then acts.
+    let (s, _) = v.app.post_keyed("/api/orders", &v.a, "order-2", order_body(&v, &p1, 100, "94.75")).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let (s, _) = v.app.post_keyed("/api/orders", &v.a, "order-2", order_body(&v, &p1, 500, "94.75")).await;
+    assert_eq!(s, StatusCode::CREATED);
+    assert_eq!(quantities(&v, &v.a, &p1).await["working"], 1500);
+
+    // Keys that are not one visible token are refused before anything happens.
+    for bad in ["", "has space", &"k".repeat(256)] {
+        let (s, e) = v.app.post_keyed("/api/orders", &v.a, bad, order.clone()).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{bad:?}: {e}");
+    }
+    assert_eq!(quantities(&v, &v.a, &p1).await["working"], 1500);
+    assert_balanced(&v).await;
+}
+
+async fn a_keyed_take_replays_every_request_it_made(b: Backend) {
+    let v = venue(b).await;
+    let sell = v.parent(&v.b, "SELL", 3000).await;
+    for price in ["94.74", "94.75"] {
+        let (s, o) = v.app.post("/api/orders", Some(&v.b), order_body(&v, &sell, 1000, price)).await;
+        assert_eq!(s, StatusCode::CREATED, "{o}");
+    }
+    let buy = v.parent(&v.a, "BUY", 3000).await;
+    let take = json!({"requesting_parent_order_id": buy["parent_order_id"], "price": 94.75, "quantity": 2000,
+                      "requesting_broker_id": v.broker, "residual": false});
+    let (s1, r1) = v.app.post_keyed("/api/order-match-requests", &v.a, "take-1", take.clone()).await;
+    assert_eq!(s1, StatusCode::CREATED, "{r1}");
+    assert_eq!(r1.as_array().unwrap().len(), 2, "{r1}");
+    let (s2, r2) = v.app.post_keyed("/api/order-match-requests", &v.a, "take-1", take.clone()).await;
+    assert_eq!((s2, &r2), (StatusCode::CREATED, &r1));
+    let (_, pending) = v.app.get("/api/order-match-requests", Some(&v.a)).await;
+    assert_eq!(pending.as_array().unwrap().len(), 2, "{pending}");
+    assert_eq!(quantities(&v, &v.a, &buy).await["working"], 2000);
+    // A dry run writes nothing, so its key is not kept or checked: it only looks.
+    let mut dry = take.clone();
+    dry["dry_run"] = json!(true);
+    dry["quantity"] = json!(1000);
+    let (s, hits) = v.app.post_keyed("/api/order-match-requests", &v.a, "take-1", dry).await;
+    assert_eq!(s, StatusCode::OK, "{hits}");
+    assert_balanced(&v).await;
+}
+
+async fn racing_retries_act_once(b: Backend) {
+    let v = venue(b).await;
+    let parent = v.parent(&v.a, "BUY", 20000).await;
+    let body = order_body(&v, &parent, 1000, "94.75");
+    let tries = (0..8).map(|_| v.app.post_keyed("/api/orders", &v.a, "racing", body.clone()));
+    let answers = futures::future::join_all(tries).await;
+    let ids: std::collections::BTreeSet<String> = answers
+        .iter()
+        .map(|(s, o)| {
+            assert_eq!(*s, StatusCode::CREATED, "{o}");
+            o["order_id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(ids.len(), 1, "{answers:?}");
+    assert_eq!(children(&v, &v.a, &parent).await, vec![("WORKING".to_owned(), 1000)]);
+    assert_balanced(&v).await;
+}

@@ -10,7 +10,6 @@ use crate::error::EngineError;
 use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
-use crate::ratelimit::Action;
 use crate::security;
 use crate::{Engine, Store};
 
@@ -22,6 +21,7 @@ pub struct LoginInput {
 
 pub const INVALID_LOGIN: &str = "Invalid email or password.";
 pub const TOO_MANY: &str = "Too many attempts. Please wait a minute and try again.";
+pub const TOO_MANY_WRITES: &str = "Too many requests in a short time. Please wait a moment and try again.";
 pub const LINK_EXPIRED: &str = "This link has expired or has already been used.";
 
 pub(crate) fn parse_email(raw: &str) -> Result<Email, EngineError> {
@@ -41,16 +41,20 @@ impl<S: Store> Engine<S> {
             return Err(EngineError::invalid("password", "Password is required"));
         }
         let now = self.clock.now();
-        if !self.limiter.allow(Action::Login, email.as_str(), &client.address, now) {
-            return Err(EngineError::TooManyRequests(TOO_MANY.into()));
-        }
+        self.limiter
+            .login_attempt(email.as_str(), &client.address, now)
+            .map_err(|w| EngineError::too_many(TOO_MANY, w))?;
         let found = {
             let mut tx = self.store.read().await?;
             tx.user_by_email(email.as_str()).await?
         };
         let stored = found.as_ref().and_then(|u| u.user.password_hash.clone());
-        let password_ok = security::verify_password(input.password, stored).await?;
+        let password_ok = self.hashing.verify_password(input.password, stored).await?;
         let user = found.filter(|_| password_ok);
+        match &user {
+            Some(_) => self.limiter.login_succeeded(email.as_str(), &client.address),
+            None => self.limiter.login_failed(email.as_str(), &client.address, now),
+        }
 
         let mut tx = self.store.write().await?;
         let Some(view) = user else {
@@ -152,9 +156,9 @@ impl<S: Store> Engine<S> {
     ) -> Result<(), EngineError> {
         let email = parse_email(raw_email)?;
         let now = self.clock.now();
-        if !self.limiter.allow(Action::Reset, email.as_str(), &client.address, now) {
-            return Err(EngineError::TooManyRequests(TOO_MANY.into()));
-        }
+        self.limiter
+            .link_request(email.as_str(), &client.address, now)
+            .map_err(|w| EngineError::too_many(TOO_MANY, w))?;
         let mut tx = self.store.write().await?;
         let found = tx.user_by_email(email.as_str()).await?.filter(|v| v.user.active);
         let operation = if new_account_email { "activation_link_requested" } else { "reset_link_requested" };
@@ -226,7 +230,7 @@ impl<S: Store> Engine<S> {
             detail: format!("The password does not meet the requirements: {}.", broken.join(", ")),
             errors: broken.iter().map(|m| FieldError::new("password", *m)).collect(),
         })?;
-        let hash = security::hash_password(password.expose().to_owned()).await?;
+        let hash = self.hashing.hash_password(password.expose().to_owned()).await?;
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
         // Claimed as one compare-and-set on both backends: of two concurrent uses of the

@@ -17,6 +17,9 @@ pub enum StoreError {
     /// The database is busy or the transaction lost a serialisation race; safe to retry.
     #[error("database busy: {0}")]
     Busy(String),
+    /// The database cannot write at all (read-only, disk full, I/O error): not a race.
+    #[error("database cannot write: {0}")]
+    Unwritable(String),
     #[error("database error: {0}")]
     Other(String),
 }
@@ -39,8 +42,9 @@ pub enum EngineError {
     /// A link or token that was valid once but no longer is.
     #[error("gone: {0}")]
     Gone(String),
-    #[error("rate limited: {0}")]
-    TooManyRequests(String),
+    /// Over a limit; `retry_after` whole seconds.
+    #[error("rate limited: {detail}")]
+    TooManyRequests { detail: String, retry_after: u64 },
     #[error("service unavailable: {0}")]
     Unavailable(String),
     /// An `Idempotency-Key` already used with a different request (ADR 0023).
@@ -55,6 +59,11 @@ pub enum EngineError {
 }
 
 impl EngineError {
+    /// Over a limit, to retry after the wait given.
+    pub fn too_many(detail: impl Into<String>, wait: crate::ratelimit::RetryAfter) -> Self {
+        EngineError::TooManyRequests { detail: detail.into(), retry_after: wait.seconds() }
+    }
+
     /// A validation error on a single field.
     pub fn invalid(field: &str, message: &str) -> Self {
         EngineError::Invalid { detail: message.to_owned(), errors: vec![FieldError::new(field, message)] }
@@ -108,6 +117,10 @@ impl From<StoreError> for EngineError {
                 EngineError::Conflict { detail: errors.iter().map(|e| e.message.clone()).collect(), errors }
             }
             StoreError::Unique(constraint) if constraint.contains("idempotency") => EngineError::Repeated,
+            StoreError::Unwritable(m) => {
+                tracing::error!(cause = %m, "the database cannot write");
+                EngineError::Unavailable("The venue cannot save changes right now. Please try again later.".into())
+            }
             StoreError::Busy(m) => {
                 tracing::warn!(cause = %m, "database busy");
                 EngineError::Unavailable("The venue is busy. Please try again.".into())

@@ -78,6 +78,8 @@ pub struct Engine<S: Store> {
     mailer: Arc<dyn Mailer>,
     config: Arc<EngineConfig>,
     limiter: Arc<ratelimit::RateLimiter>,
+    /// Password hashing's slots and queue (ADR 0024).
+    hashing: Arc<security::Hashing>,
     /// Poked after a commit that created due work, so the scheduler runs at once.
     wake: Arc<Notify>,
     caches: Arc<cache::Caches>,
@@ -94,6 +96,7 @@ impl<S: Store> Clone for Engine<S> {
             mailer: self.mailer.clone(),
             config: self.config.clone(),
             limiter: self.limiter.clone(),
+            hashing: self.hashing.clone(),
             wake: self.wake.clone(),
             caches: self.caches.clone(),
             heartbeat: self.heartbeat.clone(),
@@ -118,6 +121,7 @@ impl<S: Store> Engine<S> {
             mailer,
             config: Arc::new(config),
             limiter,
+            hashing: Arc::default(),
             wake: Arc::new(Notify::new()),
             caches: Arc::default(),
             heartbeat: Arc::default(),

@@ -16,6 +16,7 @@ use crate::error::EngineError;
 use crate::model::*;
 use crate::orders::{closed, not_found_order, not_found_parent};
 use crate::ports::*;
+use crate::ratelimit::Write;
 use crate::{Engine, Store};
 
 /// A match request's responder has this long to answer.
@@ -72,6 +73,9 @@ impl<S: Store> Engine<S> {
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %take.requesting_parent_order_id))]
     pub async fn take(&self, actor: &Actor, take: Take) -> Result<TakeOutcome, EngineError> {
         Self::require_trade(actor)?;
+        if !take.dry_run {
+            self.throttle(actor, Write::MatchRequests)?;
+        }
         let now = self.clock.now();
         if !self.config.calendar.is_open(now) {
             return Err(closed());
@@ -290,6 +294,7 @@ impl<S: Store> Engine<S> {
         state: MatchRequestState,
     ) -> Result<MatchRequest, EngineError> {
         Self::require_trade(actor)?;
+        self.throttle(actor, Write::MatchRequests)?;
         let m = self.match_request(actor, id).await?;
         let event = match state {
             MatchRequestState::Accepted | MatchRequestState::Rejected => {

@@ -17,6 +17,7 @@ use crate::error::{COMPANY_TRADING_STOPPED, EngineError, StoreError, trading_sto
 use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
+use crate::ratelimit::Write;
 use crate::{Engine, Store};
 
 /// Largest parent order without a per-user multiplier.
@@ -188,6 +189,14 @@ impl<S: Store> Engine<S> {
         self.config.calendar.status(self.clock.now())
     }
 
+    /// One of the user's writes of this kind, within their throttle (ADR 0024; MiFID II
+    /// RTS 7 asks venues to limit message rates per member).
+    pub(crate) fn throttle(&self, actor: &Actor, kind: crate::ratelimit::Write) -> Result<(), EngineError> {
+        self.limiter
+            .write(actor.user.user_id, kind, self.clock.now())
+            .map_err(|w| EngineError::too_many(crate::accounts::TOO_MANY_WRITES, w))
+    }
+
     pub(crate) fn require_trade(actor: &Actor) -> Result<(), EngineError> {
         if actor.can(Permission::Trade) {
             Ok(())
@@ -254,6 +263,7 @@ impl<S: Store> Engine<S> {
         input: NewParentOrder,
     ) -> Result<ParentOrderDetail, EngineError> {
         Self::require_trade(actor)?;
+        self.throttle(actor, Write::Orders)?;
         let instrument = self.instrument(actor, input.instrument_id).await?;
         let mut errors = Vec::new();
         if input.direction.is_none() {
@@ -312,6 +322,7 @@ impl<S: Store> Engine<S> {
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %id))]
     pub async fn cancel_parent_order(&self, actor: &Actor, id: ParentOrderId) -> Result<(), EngineError> {
         Self::require_trade(actor)?;
+        self.throttle(actor, Write::Orders)?;
         // Its open RFQs are withdrawn first, each in its own transaction, when the
         // parent can be cancelled at all.
         let seen = self.own_parent(&mut self.store.single().await?, actor, id, false).await?;
@@ -426,6 +437,7 @@ impl<S: Store> Engine<S> {
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %input.parent_order_id))]
     pub async fn create_order(&self, actor: &Actor, input: NewOrder) -> Result<OrderDetail, EngineError> {
         Self::require_trade(actor)?;
+        self.throttle(actor, Write::Orders)?;
         let now = self.clock.now();
         // From the parent-order opening (05:30): an order worked before the open waits for it.
         if !self.config.calendar.parent_orders_open(now) {
@@ -510,6 +522,7 @@ impl<S: Store> Engine<S> {
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, order = %id))]
     pub async fn edit_order(&self, actor: &Actor, id: OrderId, edit: OrderEdit) -> Result<OrderDetail, EngineError> {
         Self::require_trade(actor)?;
+        self.throttle(actor, Write::Orders)?;
         let now = self.clock.now();
         if !self.config.calendar.parent_orders_open(now) {
             return Err(closed());
@@ -561,6 +574,7 @@ impl<S: Store> Engine<S> {
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, order = %id))]
     pub async fn cancel_order(&self, actor: &Actor, id: OrderId) -> Result<OrderDetail, EngineError> {
         Self::require_trade(actor)?;
+        self.throttle(actor, Write::Orders)?;
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
         let current =

@@ -26,6 +26,7 @@ use crate::events::Event;
 use crate::model::*;
 use crate::orders::{closed, not_found_parent};
 use crate::ports::*;
+use crate::ratelimit::Write;
 use crate::{Engine, Store};
 
 /// Timer kind: an RFQ's deadline.
@@ -97,6 +98,7 @@ impl<S: Store> Engine<S> {
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %input.parent_order_id))]
     pub async fn create_rfq(&self, actor: &Actor, input: NewRfq) -> Result<RfqView, EngineError> {
         Self::require_trade(actor)?;
+        self.throttle(actor, Write::Rfqs)?;
         let now = self.clock.now();
         if !self.config.calendar.is_open(now) {
             return Err(closed());
@@ -324,6 +326,7 @@ impl<S: Store> Engine<S> {
         key: Option<IdempotencyKey>,
     ) -> Result<RfqResponse, EngineError> {
         Self::require_trade(actor)?;
+        self.throttle(actor, Write::Quotes)?;
         let now = self.clock.now();
         if !self.config.calendar.is_open(now) {
             return Err(closed());
@@ -416,6 +419,7 @@ impl<S: Store> Engine<S> {
         seen_quote: Option<QuoteSide>,
     ) -> Result<RfqView, EngineError> {
         Self::require_trade(actor)?;
+        self.throttle(actor, Write::Rfqs)?;
         let now = self.clock.now();
         if !self.config.calendar.is_open(now) {
             return Err(closed());
@@ -598,6 +602,7 @@ impl<S: Store> Engine<S> {
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, rfq = %id))]
     pub async fn cancel_rfq(&self, actor: &Actor, id: RfqId) -> Result<RfqView, EngineError> {
         Self::require_trade(actor)?;
+        self.throttle(actor, Write::Rfqs)?;
         let rfq = self.store.single().await?.rfq(id).await?;
         rfq.filter(|r| r.company_id == actor.user.company_id).ok_or_else(not_found)?;
         self.end_rfq(id, RfqEvent::Cancel, Some(actor.user.user_id), self.clock.now()).await

@@ -4,7 +4,9 @@ use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, Salt
 use argon2::{Algorithm, Argon2, Params, Version};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use tokio::sync::Semaphore;
 
 use crate::error::EngineError;
 
@@ -32,9 +34,65 @@ fn argon2() -> Argon2<'static> {
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
-/// Hashes off the async runtime: argon2 takes tens of milliseconds of CPU.
-pub async fn hash_password(password: String) -> Result<String, EngineError> {
+/// Argon2 runs at most this many at once: twice the cores (each holds 19 MiB).
+pub fn hashing_slots() -> usize {
+    2 * std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+pub const HASHING_BUSY: &str = "The venue is busy signing users in. Please try again in a moment.";
+
+/// The engine's password hashing: a few slots, and a short bounded queue in front of them
+/// (a waiting request holds no hashing memory). Beyond the queue, or after waiting
+/// `max_wait`, the answer is 503.
+pub struct Hashing {
+    slots: Arc<Semaphore>,
+    waiting: AtomicUsize,
+    max_waiting: usize,
+    max_wait: std::time::Duration,
+}
+
+impl Default for Hashing {
+    fn default() -> Self {
+        Self::new(hashing_slots(), 16 * hashing_slots(), std::time::Duration::from_secs(3))
+    }
+}
+
+impl Hashing {
+    pub fn new(slots: usize, max_waiting: usize, max_wait: std::time::Duration) -> Self {
+        Self { slots: Arc::new(Semaphore::new(slots)), waiting: AtomicUsize::new(0), max_waiting, max_wait }
+    }
+
+    async fn slot(&self) -> Result<tokio::sync::OwnedSemaphorePermit, EngineError> {
+        let busy = || EngineError::Unavailable(HASHING_BUSY.into());
+        if let Ok(p) = self.slots.clone().try_acquire_owned() {
+            return Ok(p);
+        }
+        if self.waiting.fetch_add(1, Ordering::AcqRel) >= self.max_waiting {
+            self.waiting.fetch_sub(1, Ordering::AcqRel);
+            return Err(busy());
+        }
+        let got = tokio::time::timeout(self.max_wait, self.slots.clone().acquire_owned()).await;
+        self.waiting.fetch_sub(1, Ordering::AcqRel);
+        match got {
+            Ok(Ok(p)) => Ok(p),
+            _ => Err(busy()),
+        }
+    }
+
+    /// Hashes off the async runtime: argon2 takes tens of milliseconds of CPU.
+    pub async fn hash_password(&self, password: String) -> Result<String, EngineError> {
+        hash_password_in(self.slot().await?, password).await
+    }
+
+    /// [`verify_password`] in one of the slots.
+    pub async fn verify_password(&self, password: String, stored: Option<String>) -> Result<bool, EngineError> {
+        verify_password_in(self.slot().await?, password, stored).await
+    }
+}
+
+async fn hash_password_in(slot: tokio::sync::OwnedSemaphorePermit, password: String) -> Result<String, EngineError> {
     tokio::task::spawn_blocking(move || {
+        let _slot = slot;
         let salt = SaltString::generate(&mut rand::rngs::OsRng);
         argon2()
             .hash_password(password.as_bytes(), &salt)
@@ -47,8 +105,13 @@ pub async fn hash_password(password: String) -> Result<String, EngineError> {
 
 /// Verifies off the async runtime. With no stored hash it still spends the same work
 /// on a dummy hash, so timing does not tell whether an account exists.
-pub async fn verify_password(password: String, stored: Option<String>) -> Result<bool, EngineError> {
+async fn verify_password_in(
+    slot: tokio::sync::OwnedSemaphorePermit,
+    password: String,
+    stored: Option<String>,
+) -> Result<bool, EngineError> {
     tokio::task::spawn_blocking(move || {
+        let _slot = slot;
         let (phc, real) = match stored {
             Some(h) => (h, true),
             None => (dummy_hash().to_owned(), false),
@@ -86,10 +149,33 @@ mod tests {
 
     #[tokio::test]
     async fn password_hash_round_trip_uses_argon2id() {
-        let h = hash_password("Valid-Pass1".into()).await.unwrap();
+        let hashing = Hashing::default();
+        let h = hashing.hash_password("Valid-Pass1".into()).await.unwrap();
         assert!(h.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{h}");
-        assert!(verify_password("Valid-Pass1".into(), Some(h.clone())).await.unwrap());
-        assert!(!verify_password("Wrong-Pass1".into(), Some(h)).await.unwrap());
-        assert!(!verify_password("dummy-password-for-timing".into(), None).await.unwrap());
+        assert!(hashing.verify_password("Valid-Pass1".into(), Some(h.clone())).await.unwrap());
+        assert!(!hashing.verify_password("Wrong-Pass1".into(), Some(h)).await.unwrap());
+        assert!(!hashing.verify_password("dummy-password-for-timing".into(), None).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_full_hashing_pool_answers_busy_instead_of_queueing_without_end() {
+        // One slot, one waiter, a short wait: of four at once, two hash and two are refused.
+        let hashing = Arc::new(Hashing::new(1, 1, std::time::Duration::from_secs(30)));
+        let tries: Vec<_> = (0..4)
+            .map(|_| {
+                let h = hashing.clone();
+                tokio::spawn(async move { h.verify_password("x".into(), None).await })
+            })
+            .collect();
+        let mut results = Vec::new();
+        for t in tries {
+            results.push(t.await.unwrap());
+        }
+        let busy = results.iter().filter(|r| matches!(r, Err(EngineError::Unavailable(_)))).count();
+        assert_eq!((results.len() - busy, busy), (2, 2), "{results:?}");
+        // A waiter that waits too long is refused too.
+        let hashing = Hashing::new(1, 8, std::time::Duration::ZERO);
+        let _held = hashing.slots.clone().try_acquire_owned().unwrap();
+        assert!(matches!(hashing.verify_password("x".into(), None).await, Err(EngineError::Unavailable(_))));
     }
 }

@@ -10,7 +10,7 @@ use crate::error::{EngineError, StoreError};
 use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
-use crate::{Engine, Store, security};
+use crate::{Engine, Store};
 
 #[derive(Debug)]
 pub struct NewUser {
@@ -191,7 +191,7 @@ impl<S: Store> Engine<S> {
         if input.roles.is_empty() {
             return Err(EngineError::invalid("roles", "Select at least one role"));
         }
-        let hash = security::hash_password(password.expose().to_owned()).await?;
+        let hash = self.hashing.hash_password(password.expose().to_owned()).await?;
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
         let company = match tx.company_by_name(input.company_name.trim()).await? {

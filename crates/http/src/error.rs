@@ -37,11 +37,16 @@ pub struct ApiError {
     pub status: StatusCode,
     pub detail: String,
     pub errors: Vec<FieldError>,
+    /// Seconds for `Retry-After` (429, 503).
+    pub retry_after: Option<u64>,
 }
+
+/// What a 503 asks the client to wait: the database or the hashing pool is back within seconds.
+pub const UNAVAILABLE_RETRY_AFTER: u64 = 2;
 
 impl ApiError {
     pub fn new(status: StatusCode, detail: impl Into<String>) -> Self {
-        Self { status, detail: detail.into(), errors: vec![] }
+        Self { status, detail: detail.into(), errors: vec![], retry_after: None }
     }
 
     pub fn bad_request(detail: impl Into<String>) -> Self {
@@ -51,11 +56,17 @@ impl ApiError {
     pub fn unauthorized(detail: impl Into<String>) -> Self {
         Self::new(StatusCode::UNAUTHORIZED, detail)
     }
+
+    /// 503 with `Retry-After`.
+    pub fn unavailable(detail: impl Into<String>) -> Self {
+        Self { retry_after: Some(UNAVAILABLE_RETRY_AFTER), ..Self::new(StatusCode::SERVICE_UNAVAILABLE, detail) }
+    }
 }
 
 impl From<EngineError> for ApiError {
     fn from(e: EngineError) -> Self {
         use EngineError::*;
+        let mut retry_after = None;
         let (status, detail, errors) = match e {
             NotFound(d) => (StatusCode::NOT_FOUND, d, vec![]),
             Unauthorized(d) => (StatusCode::UNAUTHORIZED, d, vec![]),
@@ -63,8 +74,14 @@ impl From<EngineError> for ApiError {
             Conflict { detail, errors } => (StatusCode::CONFLICT, detail, errors),
             Invalid { detail, errors } => (StatusCode::BAD_REQUEST, detail, errors),
             Gone(d) => (StatusCode::GONE, d, vec![]),
-            TooManyRequests(d) => (StatusCode::TOO_MANY_REQUESTS, d, vec![]),
-            Unavailable(d) => (StatusCode::SERVICE_UNAVAILABLE, d, vec![]),
+            TooManyRequests { detail, retry_after: wait } => {
+                retry_after = Some(wait);
+                (StatusCode::TOO_MANY_REQUESTS, detail, vec![])
+            }
+            Unavailable(d) => {
+                retry_after = Some(UNAVAILABLE_RETRY_AFTER);
+                (StatusCode::SERVICE_UNAVAILABLE, d, vec![])
+            }
             KeyReused(d) => (StatusCode::UNPROCESSABLE_ENTITY, d, vec![]),
             // The edge replays these (`idempotency`); one that escapes is a race still running.
             Repeated => (StatusCode::CONFLICT, "This request is already being processed.".into(), vec![]),
@@ -77,7 +94,7 @@ impl From<EngineError> for ApiError {
                 )
             }
         };
-        Self { status, detail, errors }
+        Self { status, detail, errors, retry_after }
     }
 }
 
@@ -92,8 +109,8 @@ impl IntoResponse for ApiError {
         };
         let mut res = (self.status, axum::Json(problem)).into_response();
         res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
-        if self.status == StatusCode::TOO_MANY_REQUESTS {
-            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
+        if let Some(seconds) = self.retry_after {
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         res
     }

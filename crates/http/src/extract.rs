@@ -4,8 +4,9 @@ use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
+use ipnet::IpNet;
 use serde::de::DeserializeOwned;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use upstairs_engine::Store;
 use upstairs_engine::context::{Actor, ClientInfo};
 
@@ -92,18 +93,74 @@ impl<S: Store> FromRequestParts<AppState<S>> for Auth {
     }
 }
 
-/// The client's address (the TCP peer; proxies are not trusted).
+/// The client's address: the TCP peer, or, when the peer is one of the trusted proxies
+/// (`UPSTAIRS_TRUSTED_PROXIES`), the nearest address in `X-Forwarded-For` that is not.
 pub struct Client(pub ClientInfo);
 
-impl<S: Send + Sync> FromRequestParts<S> for Client {
+impl<S: Store> FromRequestParts<AppState<S>> for Client {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        let address = parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|c| c.0.ip().to_string())
-            .unwrap_or_else(|| "unknown".into());
+    async fn from_request_parts(parts: &mut Parts, state: &AppState<S>) -> Result<Self, ApiError> {
+        let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
+        let address = match peer {
+            Some(ip) => client_address(ip, &parts.headers, &state.trusted_proxies).to_string(),
+            None => "unknown".into(),
+        };
         Ok(Client(ClientInfo { address }))
+    }
+}
+
+/// The address a request came from, through the trusted proxies only: `X-Forwarded-For`
+/// is read right to left while its hops are trusted, so a client cannot name itself.
+pub fn client_address(peer: IpAddr, headers: &HeaderMap, trusted: &[IpNet]) -> IpAddr {
+    let is_trusted = |ip: &IpAddr| trusted.iter().any(|n| n.contains(&ip.to_canonical()));
+    if !is_trusted(&peer) {
+        return peer.to_canonical();
+    }
+    let mut client = peer.to_canonical();
+    let hops = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
+    let hops: Vec<&str> = hops.flat_map(|v| v.split(',')).map(str::trim).collect();
+    for hop in hops.iter().rev() {
+        match hop.parse::<IpAddr>() {
+            Ok(ip) => {
+                client = ip.to_canonical();
+                if !is_trusted(&client) {
+                    break;
+                }
+            }
+            // A hop that is not an address ends what can be believed.
+            Err(_) => break,
+        }
+    }
+    client
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forwarded_for_counts_only_through_trusted_proxies() {
+        let trusted: Vec<IpNet> = vec!["10.0.0.0/8".parse().unwrap(), "::1/128".parse().unwrap()];
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let with = |xff: &str| {
+            let mut h = HeaderMap::new();
+            h.insert("x-forwarded-for", xff.parse().unwrap());
+            h
+        };
+        // No proxy trusted, or an untrusted peer: the peer, whatever the header says.
+        assert_eq!(client_address(ip("203.0.113.9"), &with("1.2.3.4"), &[]), ip("203.0.113.9"));
+        assert_eq!(client_address(ip("203.0.113.9"), &with("1.2.3.4"), &trusted), ip("203.0.113.9"));
+        // Through a trusted proxy: the hop it saw.
+        assert_eq!(client_address(ip("10.1.2.3"), &with("198.51.100.7"), &trusted), ip("198.51.100.7"));
+        // A client's own claim to the left of the real hop is ignored.
+        assert_eq!(
+            client_address(ip("10.1.2.3"), &with("1.1.1.1, 198.51.100.7, 10.9.9.9"), &trusted),
+            ip("198.51.100.7")
+        );
+        // IPv4 behind an IPv6 listener, and garbage in the header.
+        assert_eq!(client_address(ip("::ffff:10.0.0.1"), &with("198.51.100.7"), &trusted), ip("198.51.100.7"));
+        assert_eq!(client_address(ip("::1"), &with("nonsense"), &trusted), ip("::1"));
+        assert_eq!(client_address(ip("::1"), &HeaderMap::new(), &trusted), ip("::1"));
     }
 }

@@ -10,6 +10,7 @@ pub mod extract;
 pub mod idempotency;
 pub mod openapi;
 pub mod routes;
+pub mod server;
 pub mod stomp;
 mod web;
 
@@ -36,17 +37,29 @@ pub struct AppState<S: Store> {
     pub realtime: stomp::hub::Hub,
     /// Rendered book bodies (ADR 0014).
     pub books: Arc<book_bodies::BookBodies>,
+    /// Proxies whose `X-Forwarded-For` names the client (ADR 0024).
+    pub trusted_proxies: Arc<[ipnet::IpNet]>,
 }
 
 impl<S: Store> AppState<S> {
     pub fn new(engine: Engine<S>, realtime: stomp::hub::Hub) -> Self {
-        Self { engine, realtime, books: Arc::default() }
+        Self { engine, realtime, books: Arc::default(), trusted_proxies: Arc::new([]) }
+    }
+
+    pub fn with_trusted_proxies(mut self, proxies: Vec<ipnet::IpNet>) -> Self {
+        self.trusted_proxies = proxies.into();
+        self
     }
 }
 
 impl<S: Store> Clone for AppState<S> {
     fn clone(&self) -> Self {
-        Self { engine: self.engine.clone(), realtime: self.realtime.clone(), books: self.books.clone() }
+        Self {
+            engine: self.engine.clone(),
+            realtime: self.realtime.clone(),
+            books: self.books.clone(),
+            trusted_proxies: self.trusted_proxies.clone(),
+        }
     }
 }
 
@@ -114,6 +127,30 @@ async fn api_method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -
 
 /// Largest request body accepted under `/api`.
 pub const MAX_BODY: usize = 64 * 1024;
+/// `/api` requests handled at once; one more answers 503 at once (ADR 0024).
+pub const MAX_IN_FLIGHT: usize = 1024;
+/// The longest an `/api` request may take, its body included (the database's own
+/// statement timeout is shorter).
+pub const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Sheds load over [`MAX_IN_FLIGHT`] and ends a request over [`REQUEST_TIMEOUT`], both
+/// with a 503 problem.
+async fn bounded(
+    axum::extract::State(slots): axum::extract::State<Arc<tokio::sync::Semaphore>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let Ok(_slot) = slots.try_acquire_owned() else {
+        return ApiError::unavailable("The venue is busy. Please try again.").into_response();
+    };
+    match tokio::time::timeout(REQUEST_TIMEOUT, next.run(req)).await {
+        Ok(res) => res,
+        Err(_) => {
+            tracing::warn!("request over the time limit");
+            ApiError::unavailable("The request took too long. Please try again.").into_response()
+        }
+    }
+}
 
 /// The whole application: `/api`, `/ws`, health, and the web app with SPA fallback.
 pub fn router<S: Store>(state: AppState<S>, web_dir: Option<PathBuf>) -> Router {
@@ -128,6 +165,7 @@ pub fn router<S: Store>(state: AppState<S>, web_dir: Option<PathBuf>) -> Router 
         .fallback(api_not_found)
         .method_not_allowed_fallback(api_method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn_with_state(Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)), bounded))
         .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-store")));
 
     let https = state.engine.config().public_url.starts_with("https://");

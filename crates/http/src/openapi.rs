@@ -109,6 +109,8 @@ pub fn edge_responses(op: &mut Operation) {
     if op.security.as_ref().is_some_and(|s| !s.is_empty()) {
         add(401);
     }
+    // Any call: the database gone, the request over its time, or too many at once.
+    add(503);
     for (status, response) in op.responses.responses.iter_mut() {
         let is_error = status.parse::<u16>().is_ok_and(|s| s >= 400);
         if let (true, RefOr::T(r)) = (is_error, response) {

@@ -52,9 +52,21 @@ pub(crate) fn map_err(e: sqlx::Error) -> StoreError {
                 _ => {}
             }
             let code = db.code().map(|c| c.into_owned()).unwrap_or_default();
-            // SQLite BUSY/LOCKED; PostgreSQL serialization failure, deadlock, lock timeout.
-            if matches!(code.as_str(), "5" | "6" | "517" | "40001" | "40P01" | "55P03") {
+            // SQLite BUSY/LOCKED; PostgreSQL serialization failure, deadlock, lock timeout,
+            // statement timeout, idle transaction ended, server shutting down or starting.
+            if matches!(
+                code.as_str(),
+                "5" | "6" | "517" | "40001" | "40P01" | "55P03" | "57014" | "25P03" | "57P01" | "57P02" | "57P03"
+            ) || code.starts_with("08")
+            {
                 return StoreError::Busy(db.message().to_owned());
+            }
+            // SQLite cannot write: read-only file, disk full, I/O error (primary codes of
+            // the extended ones).
+            if let Ok(n) = code.parse::<u32>()
+                && matches!(n & 0xff, 8 | 10 | 13)
+            {
+                return StoreError::Unwritable(db.message().to_owned());
             }
             StoreError::Other(e.to_string())
         }
@@ -85,6 +97,11 @@ mod tests {
 #[cfg(feature = "testing")]
 pub mod testing {
     use super::*;
+
+    /// How the stores map a driver error (tests of what a failure answers).
+    pub fn map_error(e: sqlx::Error) -> StoreError {
+        super::map_err(e)
+    }
 
     pub fn postgres_url() -> String {
         std::env::var("UPSTAIRS_TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())

@@ -36,6 +36,11 @@ const HAS_COMPANY_TYPE: &str = "c.roles @> jsonb_build_array($1::text)";
 const BOOK_LEVELS: &str =
     "coalesce(json_agg(json_build_array(direction, price::text, company_id::text, shown)), '[]'::json)";
 
+/// Session settings of every pooled connection.
+pub const STATEMENT_TIMEOUT: &str = "30s";
+pub const LOCK_TIMEOUT: &str = "10s";
+pub const IDLE_IN_TRANSACTION_TIMEOUT: &str = "1min";
+
 #[derive(Clone)]
 pub struct PgStore {
     pool: PgPool,
@@ -65,16 +70,26 @@ impl PgStore {
     }
 
     async fn connect_with(opts: PgConnectOptions) -> Result<Self, StoreError> {
+        // Migrations run without the timeouts below: a large table's may take longer.
+        let migrating = PgPoolOptions::new().max_connections(1).connect_with(opts.clone()).await.map_err(map_err)?;
+        MIGRATOR.run(&migrating).await.map_err(|e| StoreError::Other(format!("migrate: {e}")))?;
+        migrating.close().await;
+        // No statement runs for ever, nor waits long on a lock, nor holds a transaction open
+        // while idle (ADR 0024): each fails, its transaction rolls back, the request gets 503.
+        let opts = opts.options([
+            ("statement_timeout", STATEMENT_TIMEOUT),
+            ("lock_timeout", LOCK_TIMEOUT),
+            ("idle_in_transaction_session_timeout", IDLE_IN_TRANSACTION_TIMEOUT),
+        ]);
         let pool = PgPoolOptions::new()
             .max_connections(16)
             // No ping round trip before each transaction: a connection the server has
             // dropped fails its first statement, which answers 503 (`map_err`).
             .test_before_acquire(false)
-            .acquire_timeout(Duration::from_secs(15))
+            .acquire_timeout(Duration::from_secs(5))
             .connect_with(opts)
             .await
             .map_err(map_err)?;
-        MIGRATOR.run(&pool).await.map_err(|e| StoreError::Other(format!("migrate: {e}")))?;
         Ok(Self { pool })
     }
 

@@ -13,6 +13,7 @@ use tokio::task::JoinHandle;
 use upstairs_domain::calendar::Calendar;
 use upstairs_engine::{BroadcastPublisher, Clock, Engine, EngineConfig, EngineError, Store};
 use upstairs_http::AppState;
+use upstairs_http::server::ServerLimits;
 use upstairs_mail::MailSettings;
 use upstairs_store::{Backend, PgStore, SqliteStore, backend_of, redact_url};
 
@@ -37,6 +38,10 @@ pub struct Settings {
     pub scheduler_poll: Duration,
     /// Browser tests only: the clock reads this file (`FileClock`).
     pub clock_file: Option<std::path::PathBuf>,
+    /// Sign-in, link and write limits (ADR 0024).
+    pub rate_limits: upstairs_engine::ratelimit::Limits,
+    /// Proxies whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl Default for Settings {
@@ -56,6 +61,8 @@ impl Default for Settings {
             demo: false,
             scheduler_poll: Duration::from_secs(1),
             clock_file: None,
+            rate_limits: e.rate_limits,
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -121,6 +128,7 @@ fn engine_config(s: &Settings, public_url: &str) -> EngineConfig {
         support_email: s.support_email.clone(),
         support_phone: s.support_phone.clone(),
         calendar: s.calendar.clone(),
+        rate_limits: s.rate_limits.clone(),
         ..EngineConfig::default()
     }
 }
@@ -219,20 +227,19 @@ async fn start_with<S: Store>(
     let wake = engine.wake_handle();
     let jobs = tokio::spawn(engine.clone().run_scheduler(settings.scheduler_poll, shutdown_rx.clone()));
     let realtime = upstairs_http::stomp::hub::Hub::start(engine.clone(), &events);
-    let app = upstairs_http::router(AppState::new(engine.clone(), realtime), settings.web_dir.clone());
+    let state = AppState::new(engine.clone(), realtime).with_trusted_proxies(settings.trusted_proxies.clone());
+    let app = upstairs_http::router(state, settings.web_dir.clone());
     let backend = engine.store().backend();
     tracing::info!(%addr, %public_url, backend, "Upstairs is listening");
     let mut stop = shutdown_rx;
     let server = tokio::spawn(async move {
-        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(async move {
-                tokio::select! {
-                    _ = stop.changed() => {}
-                    _ = shutdown_signal() => {}
-                }
-            })
-            .await
-            .context("serve")
+        let stopped = async move {
+            tokio::select! {
+                _ = stop.changed() => {}
+                _ = shutdown_signal() => {}
+            }
+        };
+        upstairs_http::server::serve(listener, app, ServerLimits::default(), stopped).await.context("serve")
     });
     let closing = engine.clone();
     let close = Arc::new(move |at| -> BoxFuture<'static, Result<usize, EngineError>> {

@@ -85,6 +85,25 @@ pub struct ServeArgs {
     /// their password are in the README, so it listens on loopback unless told this.
     #[arg(long, env = "UPSTAIRS_DEMO_PUBLIC", default_value_t = false)]
     pub public: bool,
+    /// Each user's order, match-request, RFQ and quote writes per second, per kind
+    /// (0: no throttle); over it the answer is 429 with Retry-After.
+    #[arg(long, env = "UPSTAIRS_WRITES_PER_SECOND", default_value_t = 20)]
+    pub writes_per_second: u32,
+    /// How many of those writes a user may send at once before the rate applies.
+    #[arg(long, env = "UPSTAIRS_WRITE_BURST", default_value_t = 100)]
+    pub write_burst: u32,
+    /// Reverse proxies (addresses or CIDR blocks, comma-separated) whose X-Forwarded-For
+    /// names the client for sign-in limits and the audit trail; none by default.
+    #[arg(long, env = "UPSTAIRS_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_proxy)]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+}
+
+/// An address or a CIDR block.
+fn parse_proxy(s: &str) -> Result<ipnet::IpNet, String> {
+    let s = s.trim();
+    s.parse::<ipnet::IpNet>()
+        .or_else(|_| s.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("{s} is not an IP address or CIDR block (e.g. 10.0.0.0/8)"))
 }
 
 /// Whether `bind` (`host:port`) listens on this host only.
@@ -132,6 +151,12 @@ impl ServeArgs {
             demo,
             scheduler_poll: Duration::from_secs(1),
             clock_file: self.clock_file,
+            rate_limits: upstairs_engine::ratelimit::Limits {
+                writes_per_second: self.writes_per_second,
+                write_burst: self.write_burst,
+                ..Default::default()
+            },
+            trusted_proxies: self.trusted_proxies,
         })
     }
 }

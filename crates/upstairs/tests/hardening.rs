@@ -2,12 +2,20 @@
 //! Issue 13's hardening over HTTP on both backends: idempotent writes (ADR 0023).
 mod support;
 
-use reqwest::StatusCode;
+use chrono::Duration;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use support::venue::*;
 use support::*;
 
-on_both_backends!(keyed_writes_act_once, a_keyed_take_replays_every_request_it_made, racing_retries_act_once);
+on_both_backends!(
+    keyed_writes_act_once,
+    a_keyed_take_replays_every_request_it_made,
+    racing_retries_act_once,
+    writes_are_throttled_per_user_and_kind,
+    failed_sign_ins_slow_down_and_never_lock_out,
+    a_trusted_proxy_names_the_client,
+);
 
 fn order_body(v: &Venue, parent: &Value, quantity: i64, price: &str) -> Value {
     json!({"parent_order_id": parent["parent_order_id"], "quantity": quantity,
@@ -109,4 +117,98 @@ async fn racing_retries_act_once(b: Backend) {
     assert_eq!(ids.len(), 1, "{answers:?}");
     assert_eq!(children(&v, &v.a, &parent).await, vec![("WORKING".to_owned(), 1000)]);
     assert_balanced(&v).await;
+}
+
+async fn writes_are_throttled_per_user_and_kind(b: Backend) {
+    let v = venue_with(b, |s| {
+        s.rate_limits.write_burst = 3;
+        s.rate_limits.writes_per_second = 1;
+    })
+    .await;
+    // Three orders' writes at once: a parent and two children; the fourth waits a second.
+    let parent = v.parent(&v.a, "BUY", 5000).await;
+    for _ in 0..2 {
+        let (s, o) = v.app.post("/api/orders", Some(&v.a), order_body(&v, &parent, 500, "94.75")).await;
+        assert_eq!(s, StatusCode::CREATED, "{o}");
+    }
+    let res = v
+        .app
+        .client
+        .post(format!("{}/api/orders", v.app.base))
+        .bearer_auth(&v.a)
+        .json(&order_body(&v, &parent, 500, "94.75"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(res.headers()["retry-after"], "1");
+    let problem: Value = res.json().await.unwrap();
+    assert_eq!(problem["detail"], "Too many requests in a short time. Please wait a moment and try again.");
+    // Nothing of the refused write happened.
+    assert_eq!(quantities(&v, &v.a, &parent).await["working"], 1000);
+    // Another user, and another kind of write, have their own buckets.
+    let other = v.parent(&v.b, "SELL", 5000).await;
+    let (s, _) = v.app.post("/api/orders", Some(&v.b), order_body(&v, &other, 500, "94.76")).await;
+    assert_eq!(s, StatusCode::CREATED);
+    let take = json!({"requesting_parent_order_id": parent["parent_order_id"], "price": 94.76, "quantity": 500,
+                      "requesting_broker_id": v.broker, "residual": false});
+    let (s, t) = v.app.post("/api/order-match-requests", Some(&v.a), take).await;
+    assert_eq!(s, StatusCode::CREATED, "{t}");
+    // A second later one more order goes in.
+    v.app.clock.advance(Duration::seconds(1));
+    let (s, _) = v.app.post("/api/orders", Some(&v.a), order_body(&v, &parent, 500, "94.75")).await;
+    assert_eq!(s, StatusCode::CREATED);
+    let (s, _) = v.app.post("/api/orders", Some(&v.a), order_body(&v, &parent, 500, "94.75")).await;
+    assert_eq!(s, StatusCode::TOO_MANY_REQUESTS);
+    assert_balanced(&v).await;
+}
+
+async fn failed_sign_ins_slow_down_and_never_lock_out(b: Backend) {
+    let v = venue(b).await;
+    let login = |password: &'static str, xff: Option<&'static str>| {
+        let app = &v.app;
+        async move {
+            let mut headers = vec![];
+            if let Some(x) = xff {
+                headers.push(("x-forwarded-for", x));
+            }
+            let body = json!({"email": "a@halyard.test", "password": password});
+            app.call_with(Method::POST, "/api/auth/login", None, &headers, Some(body)).await
+        }
+    };
+    // Five wrong passwords cost nothing more than the answer; the sixth try waits 1 s.
+    for _ in 0..5 {
+        assert_eq!(login("Wrong-Pass1", None).await.0, StatusCode::UNAUTHORIZED);
+    }
+    let (s, e) = login(PW, None).await;
+    assert_eq!(s, StatusCode::TOO_MANY_REQUESTS, "{e}");
+    // A forged X-Forwarded-For from an untrusted peer changes nothing: the same address.
+    assert_eq!(login(PW, Some("198.51.100.7")).await.0, StatusCode::TOO_MANY_REQUESTS);
+    // After the wait the right password signs in, and clears the count.
+    v.app.clock.advance(Duration::seconds(1));
+    let (s, t) = login(PW, None).await;
+    assert_eq!(s, StatusCode::OK, "{t}");
+    assert_eq!(login("Wrong-Pass1", None).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(login(PW, None).await.0, StatusCode::OK);
+}
+
+async fn a_trusted_proxy_names_the_client(b: Backend) {
+    let v = venue_with(b, |s| s.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()]).await;
+    let login = |password: &'static str, xff: &'static str| {
+        let app = &v.app;
+        async move {
+            let body = json!({"email": "a@halyard.test", "password": password});
+            app.call_with(Method::POST, "/api/auth/login", None, &[("x-forwarded-for", xff)], Some(body)).await.0
+        }
+    };
+    for _ in 0..5 {
+        assert_eq!(login("Wrong-Pass1", "198.51.100.7").await, StatusCode::UNAUTHORIZED);
+    }
+    assert_eq!(login(PW, "198.51.100.7").await, StatusCode::TOO_MANY_REQUESTS);
+    // The trader at another address, behind the same proxy, is not slowed.
+    assert_eq!(login(PW, "203.0.113.20").await, StatusCode::OK);
+    // The audit trail names the client, not the proxy.
+    let admin = v.app.admin_token().await;
+    let (_, logs) = v.app.get("/api/admin/action-logs?email=a%40halyard&size=1", Some(&admin)).await;
+    assert_eq!(logs["items"][0]["details"]["address"], "203.0.113.20", "{logs}");
 }

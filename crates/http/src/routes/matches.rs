@@ -17,7 +17,7 @@ use uuid::Uuid;
 use crate::AppState;
 use crate::dto::{DirectionDto, decimal, decimal_schema, request_decimal_schema, whole};
 use crate::error::ApiResult;
-use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound};
+use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound, TooManyRequests};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
 use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, once};
 use crate::openapi::ApiRouter;
@@ -181,7 +181,7 @@ impl MatchRequestDto {
 #[utoipa::path(post, path = "/api/order-match-requests", tag = "matches", request_body = MatchRequestRequest,
     responses((status = 200, description = "The dry run", body = Vec<BreakdownDto>),
               (status = 201, description = "The match requests sent", body = Vec<MatchRequestDto>),
-              BadRequest, NotFound, Conflict, KeyReused), params(IdempotencyKeyHeader), security(("bearer" = [])))]
+              BadRequest, NotFound, Conflict, KeyReused, TooManyRequests), params(IdempotencyKeyHeader), security(("bearer" = [])))]
 pub async fn create_match_request<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
@@ -260,7 +260,7 @@ pub struct AnswerMatchRequest {
 /// The responder accepts or rejects; the taker withdraws.
 #[utoipa::path(patch, path = "/api/order-match-requests/{id}", tag = "matches", request_body = AnswerMatchRequest,
     params(("id" = Uuid, Path)),
-    responses((status = 200, body = MatchRequestDto), BadRequest, Forbidden, NotFound, Conflict),
+    responses((status = 200, body = MatchRequestDto), BadRequest, Forbidden, NotFound, Conflict, TooManyRequests),
     security(("bearer" = [])))]
 pub async fn answer_match_request<S: Store>(
     State(st): State<AppState<S>>,

@@ -13,7 +13,7 @@ use upstairs_engine::orders::{NewOrder, NewParentOrder, OrderEdit};
 
 use crate::AppState;
 use crate::dto::*;
-use crate::error::responses::{BadRequest, Conflict, KeyReused, NotFound};
+use crate::error::responses::{BadRequest, Conflict, KeyReused, NotFound, TooManyRequests};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth, bearer};
 use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, first, once};
@@ -104,7 +104,7 @@ pub async fn parent_order<S: Store>(
 #[utoipa::path(post, path = "/api/parent-orders", tag = "orders", request_body = CreateParentOrderRequest,
     params(IdempotencyKeyHeader),
     responses((status = 201, body = ParentOrderDto), BadRequest, NotFound,
-              Conflict, KeyReused), security(("bearer" = [])))]
+              Conflict, KeyReused, TooManyRequests), security(("bearer" = [])))]
 pub async fn create_parent_order<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
@@ -127,7 +127,7 @@ pub async fn create_parent_order<S: Store>(
 
 /// Cancels a parent order and its working child orders (refused once anything matched).
 #[utoipa::path(delete, path = "/api/parent-orders/{id}", tag = "orders", params(("id" = Uuid, Path)),
-    responses((status = 204), NotFound, Conflict), security(("bearer" = [])))]
+    responses((status = 204), NotFound, Conflict, TooManyRequests), security(("bearer" = [])))]
 pub async fn cancel_parent_order<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
@@ -169,7 +169,7 @@ pub async fn order<S: Store>(
 #[utoipa::path(post, path = "/api/orders", tag = "orders", request_body = CreateOrderRequest,
     params(IdempotencyKeyHeader),
     responses((status = 201, body = OrderDto), BadRequest, NotFound,
-              Conflict, KeyReused), security(("bearer" = [])))]
+              Conflict, KeyReused, TooManyRequests), security(("bearer" = [])))]
 pub async fn create_order<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
@@ -205,7 +205,7 @@ pub async fn create_order<S: Store>(
 #[utoipa::path(patch, path = "/api/orders/{id}", tag = "orders", request_body = PatchOrderRequest,
     params(("id" = Uuid, Path), LinkTokenQuery),
     responses((status = 200, body = PatchOrderResponse), BadRequest, NotFound,
-              Conflict), security(("bearer" = []), ()))]
+              Conflict, TooManyRequests), security(("bearer" = []), ()))]
 pub async fn edit_order<S: Store>(
     State(st): State<AppState<S>>,
     ApiPath(id): ApiPath<OrderId>,
@@ -252,7 +252,7 @@ fn body_as<T: serde::de::DeserializeOwned>(body: serde_json::Value) -> Result<T,
 
 /// Cancels a working or awaiting-match order.
 #[utoipa::path(delete, path = "/api/orders/{id}", tag = "orders", params(("id" = Uuid, Path)),
-    responses((status = 200, body = OrderDto), NotFound, Conflict),
+    responses((status = 200, body = OrderDto), NotFound, Conflict, TooManyRequests),
     security(("bearer" = [])))]
 pub async fn cancel_order<S: Store>(
     State(st): State<AppState<S>>,

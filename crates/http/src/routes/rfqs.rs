@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 use crate::AppState;
 use crate::dto::{DirectionDto, decimal, nullable_decimal_schema, nullable_request_decimal_schema, whole};
-use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound};
+use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound, TooManyRequests};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
 use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, first, once};
@@ -257,7 +257,7 @@ pub struct CreateRfqRequest {
 /// Sends an RFQ to chosen liquidity providers; its quantity is reserved from the parent.
 #[utoipa::path(post, path = "/api/rfqs", tag = "rfqs", request_body = CreateRfqRequest,
     params(IdempotencyKeyHeader),
-    responses((status = 201, body = RfqDto), BadRequest, Forbidden, NotFound, Conflict, KeyReused),
+    responses((status = 201, body = RfqDto), BadRequest, Forbidden, NotFound, Conflict, KeyReused, TooManyRequests),
     security(("bearer" = [])))]
 pub async fn create_rfq<S: Store>(
     State(st): State<AppState<S>>,
@@ -327,7 +327,7 @@ pub struct ChangeRfqRequest {
 /// The requester withdraws an open RFQ; its quantity returns to the parent.
 #[utoipa::path(patch, path = "/api/rfqs/{id}", tag = "rfqs", request_body = ChangeRfqRequest,
     params(("id" = Uuid, Path)),
-    responses((status = 200, body = RfqDto), BadRequest, Forbidden, NotFound, Conflict), security(("bearer" = [])))]
+    responses((status = 200, body = RfqDto), BadRequest, Forbidden, NotFound, Conflict, TooManyRequests), security(("bearer" = [])))]
 pub async fn cancel_rfq<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
@@ -390,7 +390,7 @@ pub struct AnswerRfqRequest {
 /// quote is accepted), or declines it with `state: REJECTED_BY_RESPONDER`.
 #[utoipa::path(post, path = "/api/rfqs/{id}/responses", tag = "rfqs", request_body = AnswerRfqRequest,
     params(("id" = Uuid, Path), IdempotencyKeyHeader),
-    responses((status = 200, body = RfqResponseDto), BadRequest, Forbidden, NotFound, Conflict, KeyReused),
+    responses((status = 200, body = RfqResponseDto), BadRequest, Forbidden, NotFound, Conflict, KeyReused, TooManyRequests),
     security(("bearer" = [])))]
 pub async fn answer_rfq<S: Store>(
     State(st): State<AppState<S>>,
@@ -451,7 +451,7 @@ pub struct AcceptQuoteRequest {
 #[utoipa::path(patch, path = "/api/rfqs/{id}/responses/{response_id}", tag = "rfqs",
     request_body = AcceptQuoteRequest,
     params(("id" = Uuid, Path), ("response_id" = Uuid, Path)),
-    responses((status = 200, body = RfqDto), BadRequest, Forbidden, NotFound, Conflict), security(("bearer" = [])))]
+    responses((status = 200, body = RfqDto), BadRequest, Forbidden, NotFound, Conflict, TooManyRequests), security(("bearer" = [])))]
 pub async fn accept_quote<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,

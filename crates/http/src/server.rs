@@ -1,0 +1,97 @@
+//! The HTTP server loop (ADR 0024): axum's `serve` with the bounds it does not set — a
+//! deadline for a request's headers (which also closes idle keep-alive connections), a
+//! ceiling on open connections, and a deadline for the graceful shutdown.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tower::ServiceExt;
+
+#[derive(Clone, Debug)]
+pub struct ServerLimits {
+    /// A request's headers must arrive within this; an idle keep-alive connection is
+    /// closed after it too.
+    pub header_read: Duration,
+    /// Connections open at once; one more is closed as soon as it is accepted.
+    pub max_connections: usize,
+    /// How long a shutdown waits for requests in flight before it drops them.
+    pub shutdown_deadline: Duration,
+}
+
+impl Default for ServerLimits {
+    fn default() -> Self {
+        Self {
+            header_read: Duration::from_secs(10),
+            max_connections: 10_000,
+            shutdown_deadline: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Serves `app` until `shutdown` resolves, then lets requests in flight finish within the
+/// deadline. Each request carries its peer address as `ConnectInfo<SocketAddr>`.
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    limits: ServerLimits,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let graceful = GracefulShutdown::new();
+    let open = Arc::new(Semaphore::new(limits.max_connections));
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder.http1().timer(TokioTimer::new()).header_read_timeout(limits.header_read);
+    builder.http2().timer(TokioTimer::new()).keep_alive_interval(Some(limits.header_read));
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(c) => c,
+                Err(e) => {
+                    // Out of file descriptors, say: let some close before accepting again.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Ok(slot) = open.clone().try_acquire_owned() else {
+            tracing::warn!(%peer, max = limits.max_connections, "too many open connections: closing a new one");
+            drop(stream);
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let service = app.clone().map_request(move |mut req: axum::http::Request<Incoming>| {
+            req.extensions_mut().insert(ConnectInfo(peer));
+            req.map(Body::new)
+        });
+        let conn = builder
+            .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service))
+            .into_owned();
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, %peer, "connection ended with an error");
+            }
+            drop(slot);
+        });
+    }
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(limits.shutdown_deadline) => {
+            tracing::warn!(deadline = ?limits.shutdown_deadline, "requests still running at the shutdown deadline: dropped");
+        }
+    }
+    Ok(())
+}

@@ -667,7 +667,12 @@ pub struct OrderFilter {
     pub created_by: Option<UserId>,
     pub parent_order_id: Option<ParentOrderId>,
     pub states: Vec<OrderState>,
+    /// The newest this many at most (lists a client asks for); `None` reads all.
+    pub limit: Option<i64>,
 }
+
+/// The most orders, or parent orders, one list answers: the newest.
+pub const MAX_ORDERS_LISTED: i64 = 1000;
 
 /// Working quantity shown in the book at one price, side and company (icebergs count
 /// as the minimum block).

@@ -365,6 +365,9 @@ impl<S: Store> Engine<S> {
                     None => u.ui_metadata.push(e),
                 }
             }
+            if let Some(message) = ui_metadata_problem(&u.ui_metadata) {
+                errors.push(FieldError::new("ui_metadata", message));
+            }
         }
         if !errors.is_empty() {
             return Err(EngineError::invalid_many(errors));
@@ -407,4 +410,23 @@ impl<S: Store> Engine<S> {
 /// The answer the store gives for a taken e-mail, when a check finds it first.
 fn email_taken() -> EngineError {
     StoreError::Unique("app_user_email_key".into()).into()
+}
+
+/// Settings the web app keeps per user: at most this many keys, …
+pub const MAX_UI_KEYS: usize = 32;
+/// … each key this long, …
+pub const MAX_UI_KEY: usize = 64;
+/// … and this many bytes of JSON in all.
+pub const MAX_UI_BYTES: usize = 16 * 1024;
+
+/// What is wrong with a user's whole `ui_metadata`, if anything.
+fn ui_metadata_problem(entries: &[upstairs_domain::UiMetadataEntry]) -> Option<String> {
+    if entries.len() > MAX_UI_KEYS {
+        return Some(format!("At most {MAX_UI_KEYS} keys"));
+    }
+    if entries.iter().any(|e| e.key.is_empty() || e.key.chars().count() > MAX_UI_KEY) {
+        return Some(format!("Keys must be 1 to {MAX_UI_KEY} characters"));
+    }
+    let bytes: usize = entries.iter().map(|e| e.key.len() + e.value.to_string().len()).sum();
+    (bytes > MAX_UI_BYTES).then(|| format!("At most {} KB in all", MAX_UI_BYTES / 1024))
 }

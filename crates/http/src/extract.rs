@@ -3,28 +3,82 @@
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use ipnet::IpNet;
 use serde::de::DeserializeOwned;
 use std::net::{IpAddr, SocketAddr};
+use upstairs_domain::FieldError;
 use upstairs_engine::Store;
 use upstairs_engine::context::{Actor, ClientInfo};
 
 use crate::AppState;
 use crate::error::ApiError;
 
-/// A JSON body; syntax, type, enum and size errors answer 4xx with the reason.
+/// A JSON body; syntax, type, enum and size errors answer 4xx with the reason, and so does
+/// any text in it longer than [`MAX_TEXT`] characters.
 pub struct ApiJson<T>(pub T);
+
+/// The longest text any field of a request takes (names, instructions, descriptions …).
+pub const MAX_TEXT: usize = 2000;
+/// The longest query string accepted.
+pub const MAX_QUERY: usize = 4096;
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        match axum::Json::<T>::from_request(req, state).await {
+        let (parts, body) = req.into_parts();
+        let bytes =
+            axum::body::Bytes::from_request(Request::from_parts(parts.clone(), body), state).await.map_err(|_| {
+                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "The request body is too large or could not be read.")
+            })?;
+        if let Some(field) = overlong_text(&bytes, MAX_TEXT) {
+            let name = if field.is_empty() { "text".to_owned() } else { field };
+            return Err(ApiError {
+                errors: vec![FieldError::new(&name, format!("Must be at most {MAX_TEXT} characters"))],
+                ..ApiError::bad_request(format!("The field {name} is longer than {MAX_TEXT} characters."))
+            });
+        }
+        match axum::Json::<T>::from_request(Request::from_parts(parts, axum::body::Body::from(bytes)), state).await {
             Ok(axum::Json(v)) => Ok(ApiJson(v)),
             Err(r) => Err(json_rejection(r)),
         }
     }
+}
+
+/// The key of the first string in a JSON text longer than `max` characters (`\\"` counts
+/// as one, `\\u00e9` as five), or `None`. One pass over the bytes; malformed JSON is left to the parser.
+pub fn overlong_text(json: &[u8], max: usize) -> Option<String> {
+    let mut key: &[u8] = b"";
+    let mut i = 0;
+    while i < json.len() {
+        if json[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        let start = i + 1;
+        let (mut j, mut chars) = (start, 0usize);
+        while j < json.len() && json[j] != b'"' {
+            if json[j] == b'\\' {
+                j += 1;
+            }
+            // UTF-8 continuation bytes do not start a character.
+            if json.get(j).is_some_and(|b| b & 0xC0 != 0x80) {
+                chars += 1;
+            }
+            j += 1;
+        }
+        let text = &json[start..j.min(json.len())];
+        let rest = json.get(j + 1..).unwrap_or_default();
+        let is_key = rest.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b':');
+        if is_key {
+            key = text;
+        } else if chars > max {
+            return Some(String::from_utf8_lossy(&key[..key.len().min(64)]).into_owned());
+        }
+        i = j + 1;
+    }
+    None
 }
 
 fn json_rejection(r: JsonRejection) -> ApiError {
@@ -68,6 +122,9 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiQuer
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        if parts.uri.query().is_some_and(|q| q.len() > MAX_QUERY) {
+            return Err(ApiError::bad_request(format!("The query is longer than {MAX_QUERY} characters.")));
+        }
         axum::extract::Query::<T>::from_request_parts(parts, state)
             .await
             .map(|q| ApiQuery(q.0))
@@ -138,6 +195,24 @@ pub fn client_address(peer: IpAddr, headers: &HeaderMap, trusted: &[IpNet]) -> I
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overlong_text_names_its_field() {
+        assert_eq!(overlong_text(br#"{"name": "abcd", "n": 12345}"#, 4), None);
+        assert_eq!(overlong_text(br#"{"name": "abcde"}"#, 4).as_deref(), Some("name"));
+        // Escapes count as one character, multi-byte characters as one.
+        assert_eq!(overlong_text(br#"{"a": "\"\"\"\""}"#, 4), None);
+        assert_eq!(overlong_text("{\"a\": \"\u{e9}\u{e9}\u{e9}\u{e9}\"}".as_bytes(), 4), None);
+        assert_eq!(overlong_text("{\"a\": \"\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\"}".as_bytes(), 4).as_deref(), Some("a"));
+        // Keys themselves, nested values and arrays.
+        assert_eq!(overlong_text(br#"{"xxxxxxxx": 1}"#, 4), None);
+        assert_eq!(
+            overlong_text(br#"{"ui": [{"key": "k", "value": {"deep": ["ok", "too long"]}}]}"#, 4).as_deref(),
+            Some("deep")
+        );
+        // Unterminated: left to the parser.
+        assert_eq!(overlong_text(br#"{"a": "abc"#, 4), None);
+    }
 
     #[test]
     fn forwarded_for_counts_only_through_trusted_proxies() {

@@ -1207,7 +1207,7 @@ macro_rules! shared_repos {
                 }
                 let query = format!(
                     "select * from parent_order where company_id = $1 and state in ({}) \
-                     order by created_at desc, parent_order_id desc",
+                     order by created_at desc, parent_order_id desc limit {MAX_ORDERS_LISTED}",
                     sql::placeholders(2, states.len())
                 );
                 let mut q = sqlx::query_as::<_, ParentOrderRow>(sqlx::AssertSqlSafe(query)).bind(company.0);
@@ -1268,10 +1268,11 @@ macro_rules! shared_repos {
                 } else {
                     format!(" and state in ({})", sql::placeholders(5, f.states.len()))
                 };
+                let limit = f.limit.map(|n| format!(" limit {}", n.max(0))).unwrap_or_default();
                 let query = format!(
                     "select * from child_order where ($1 is null or company_id = $1) \
                      and ($2 is null or instrument_id = $2) and ($3 is null or created_by = $3) \
-                     and ($4 is null or parent_order_id = $4){states} order by created_at desc, order_id desc"
+                     and ($4 is null or parent_order_id = $4){states} order by created_at desc, order_id desc{limit}"
                 );
                 let mut q = sqlx::query_as::<_, ChildOrderRow>(sqlx::AssertSqlSafe(query))
                     .bind(f.company_id.map(|c| c.0))

@@ -15,6 +15,7 @@ on_both_backends!(
     writes_are_throttled_per_user_and_kind,
     failed_sign_ins_slow_down_and_never_lock_out,
     a_trusted_proxy_names_the_client,
+    texts_and_settings_are_bounded,
 );
 
 fn order_body(v: &Venue, parent: &Value, quantity: i64, price: &str) -> Value {
@@ -211,4 +212,31 @@ async fn a_trusted_proxy_names_the_client(b: Backend) {
     let admin = v.app.admin_token().await;
     let (_, logs) = v.app.get("/api/admin/action-logs?email=a%40halyard&size=1", Some(&admin)).await;
     assert_eq!(logs["items"][0]["details"]["address"], "203.0.113.20", "{logs}");
+}
+
+async fn texts_and_settings_are_bounded(b: Backend) {
+    let v = venue(b).await;
+    let parent = |instructions: String| {
+        json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 1000,
+               "broker_instructions": instructions})
+    };
+    let (s, e) = v.app.post("/api/parent-orders", Some(&v.a), parent("é".repeat(2001))).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    assert_eq!(e["errors"][0]["field"], "broker_instructions", "{e}");
+    let (s, p) = v.app.post("/api/parent-orders", Some(&v.a), parent("é".repeat(2000))).await;
+    assert_eq!(s, StatusCode::CREATED, "{p}");
+
+    let long_query = format!("/api/orders?state={}", "WORKING,".repeat(600));
+    assert_eq!(v.app.get(&long_query, Some(&v.a)).await.0, StatusCode::BAD_REQUEST);
+
+    let (_, me) = v.app.get("/api/users/me", Some(&v.a)).await;
+    let path = format!("/api/users/{}", me["user_id"].as_str().unwrap());
+    let keys: Vec<Value> = (0..33).map(|i| json!({"key": format!("k{i}"), "value": true})).collect();
+    let (s, e) = v.app.patch(&path, Some(&v.a), json!({"ui_metadata": keys})).await;
+    assert_eq!((s, e["errors"][0]["field"].clone()), (StatusCode::BAD_REQUEST, json!("ui_metadata")), "{e}");
+    let big: Vec<Value> = (0..10).map(|i| json!({"key": format!("k{i}"), "value": "x".repeat(1900)})).collect();
+    let (s, e) = v.app.patch(&path, Some(&v.a), json!({"ui_metadata": big})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    let (s, e) = v.app.patch(&path, Some(&v.a), json!({"ui_metadata": [{"key": "TOOLTIPS", "value": []}]})).await;
+    assert_eq!(s, StatusCode::OK, "{e}");
 }

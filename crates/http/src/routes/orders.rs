@@ -8,7 +8,7 @@ use upstairs_domain::order::OrderState;
 use upstairs_domain::{InstrumentId, OrderId, ParentOrderId, UserId};
 use upstairs_engine::Store;
 use upstairs_engine::confirmations::Answer;
-use upstairs_engine::model::{ConfirmationStep, OrderFilter, ParentState};
+use upstairs_engine::model::{ConfirmationStep, MAX_ORDERS_LISTED, OrderFilter, ParentState};
 use upstairs_engine::orders::{NewOrder, NewParentOrder, OrderEdit};
 
 use crate::AppState;
@@ -74,7 +74,7 @@ pub async fn platform_status<S: Store>(
     }))
 }
 
-/// The company's parent orders, newest first.
+/// The company's parent orders, newest first (the newest 1,000 at most).
 #[utoipa::path(get, path = "/api/parent-orders", tag = "orders", params(StateQuery),
     responses((status = 200, body = Vec<ParentOrderDto>), BadRequest), security(("bearer" = [])))]
 pub async fn parent_orders<S: Store>(
@@ -137,7 +137,7 @@ pub async fn cancel_parent_order<S: Store>(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// The company's child orders, newest first.
+/// The company's child orders, newest first (the newest 1,000 at most).
 #[utoipa::path(get, path = "/api/orders", tag = "orders", params(OrdersQuery),
     responses((status = 200, body = Vec<OrderDto>), BadRequest), security(("bearer" = [])))]
 pub async fn orders<S: Store>(
@@ -151,6 +151,7 @@ pub async fn orders<S: Store>(
         created_by: q.created_by.map(UserId),
         parent_order_id: q.parent_order_id.map(ParentOrderId),
         states: parse_list(q.state.as_deref(), OrderState::parse, "order")?,
+        limit: Some(MAX_ORDERS_LISTED),
     };
     Ok(Json(st.engine.orders(&actor, filter).await?.into_iter().map(Into::into).collect()))
 }

@@ -543,7 +543,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The company's child orders, newest first. */
+        /** The company's child orders, newest first (the newest 1,000 at most). */
         get: operations["orders"];
         put?: never;
         /** Works part of a parent order in the book (while the venue is open). */
@@ -604,7 +604,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The company's parent orders, newest first. */
+        /** The company's parent orders, newest first (the newest 1,000 at most). */
         get: operations["parent_orders"];
         put?: never;
         /** Creates a parent order (from 05:30 on trading days). */

@@ -48,6 +48,8 @@ class Listener(stomp.ConnectionListener):
 
 def main():
     host, port, token, destination = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    # Optional: how many subscriptions to that destination (ids sub-0 …); the last asks a receipt.
+    count = int(sys.argv[5]) if len(sys.argv) > 5 else 1
     conn = stomp.WSStompConnection([(host, port)], ws_path="/ws", heartbeats=(10000, 10000),
                                    reconnect_attempts_max=1)
     conn.set_listener("", Listener())
@@ -59,7 +61,9 @@ def main():
         emit({"event": "connect_failed", "reason": type(e).__name__})
         sys.stdin.read()
         return
-    conn.subscribe(destination=destination, id="sub-0", headers={"receipt": "sub-receipt"})
+    for i in range(count - 1):
+        conn.subscribe(destination=destination, id=f"sub-{i}")
+    conn.subscribe(destination=destination, id=f"sub-{count - 1}", headers={"receipt": "sub-receipt"})
     # Block until the test closes our stdin.
     done = threading.Event()
 

@@ -16,7 +16,8 @@ use upstairs_engine::{Event, EventPublisher};
 on_both_backends!(
     messages_reach_only_their_user,
     bad_token_gets_an_error_frame,
-    ended_sessions_close_their_sockets_at_once
+    ended_sessions_close_their_sockets_at_once,
+    sessions_and_subscriptions_are_bounded
 );
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -200,5 +201,70 @@ async fn ended_sessions_close_their_sockets_at_once(b: Backend) {
         "{got}"
     );
     drop((leaver_peer, deactivated_peer, stays_peer));
+    app.stop().await;
+}
+
+/// A user opens at most 16 sessions on a node and a session holds at most 64
+/// subscriptions; one more of either is an ERROR frame. Closing a session frees its slot.
+async fn sessions_and_subscriptions_are_bounded(b: Backend) {
+    use upstairs_http::stomp::session::{MAX_SESSIONS_PER_USER, MAX_SUBSCRIPTIONS};
+    const PW: &str = "Realtime-Pass-1";
+    let app = TestApp::spawn(b).await;
+    upstairs::app::bootstrap_user(&app.database_url, "many@halyard.test", PW, &["trader"], "Halyard").await.unwrap();
+    let token = app.login_remembered("many@halyard.test", PW).await;
+
+    let spawn = |subscriptions: usize| {
+        Peer::spawn(
+            "stomp_client.py",
+            &[
+                "127.0.0.1".into(),
+                app.port().to_string(),
+                token.clone(),
+                "/user/topic/orders".into(),
+                subscriptions.to_string(),
+            ],
+        )
+    };
+    let mut over = spawn(MAX_SUBSCRIPTIONS + 1);
+    assert_eq!(over.next_json(WAIT).await.unwrap()["event"], "connected");
+    let got = over.next_json(WAIT).await.unwrap();
+    assert_eq!(
+        (got["event"].as_str(), got["message"].as_str()),
+        (Some("error"), Some("too many subscriptions")),
+        "{got}"
+    );
+    drop(over);
+
+    let mut open = Vec::new();
+    for _ in 0..MAX_SESSIONS_PER_USER {
+        let mut p = spawn(MAX_SUBSCRIPTIONS);
+        assert_eq!(p.next_json(WAIT).await.unwrap()["event"], "connected");
+        assert_eq!(p.next_json(WAIT).await, Some(json!({"event": "subscribed"})));
+        open.push(p);
+    }
+    let mut one_more = spawn(1);
+    let mut seen = Vec::new();
+    while let Some(v) = one_more.next_json(WAIT).await {
+        seen.push(v.clone());
+        if v["event"] == "connect_failed" || v["event"] == "connected" {
+            break;
+        }
+    }
+    let error = seen.iter().find(|v| v["event"] == "error").unwrap_or_else(|| panic!("no ERROR frame in {seen:?}"));
+    assert_eq!(error["message"], "too many sessions");
+    drop(one_more);
+    // One closes; a new one gets in (the slot is freed when the socket ends).
+    drop(open.pop());
+    let mut again = None;
+    for _ in 0..50 {
+        let mut p = spawn(1);
+        if p.next_json(WAIT).await.unwrap()["event"] == "connected" {
+            again = Some(p);
+            break;
+        }
+        drop(p);
+    }
+    assert!(again.is_some(), "a freed slot is usable again");
+    drop(open);
     app.stop().await;
 }

@@ -116,6 +116,10 @@ pub struct Parser {
 
 impl Parser {
     pub fn push(&mut self, data: &[u8]) -> Result<Vec<Item>, FrameError> {
+        // What is buffered never passes one frame's size: refused before it is copied.
+        if self.buf.len() + data.len() > MAX_FRAME + 1 {
+            return Err(FrameError::TooLarge);
+        }
         self.buf.extend_from_slice(data);
         let mut items = Vec::new();
         loop {

@@ -23,6 +23,14 @@ use crate::error::ApiError;
 const HEART_BEAT_MS: u64 = 10_000;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const REVALIDATE_EVERY: Duration = Duration::from_secs(60);
+/// WebSocket pings the server sends whatever heart-beats were negotiated; a peer silent
+/// (no pong, no frame) for [`SILENT_LIMIT`] is dropped.
+const PING_EVERY: Duration = Duration::from_secs(30);
+const SILENT_LIMIT: Duration = Duration::from_secs(75);
+/// Subscriptions one session may hold.
+pub const MAX_SUBSCRIPTIONS: usize = 64;
+/// Sessions one user may have open on this node.
+pub const MAX_SESSIONS_PER_USER: usize = 16;
 
 /// Per-user destinations a client may subscribe to.
 pub const USER_DESTINATIONS: &[&str] = &["/user/topic/notifications", "/user/topic/orders", "/user/topic/rfqs"];
@@ -32,13 +40,14 @@ pub async fn ws_handler<S: Store>(State(st): State<AppState<S>>, headers: Header
     if !origin_allowed(&headers, &st.engine.config().public_url) {
         return ApiError::new(StatusCode::FORBIDDEN, "This origin may not open the realtime socket.").into_response();
     }
-    ws.protocols(["v12.stomp", "v11.stomp", "v10.stomp"]).max_message_size(super::frame::MAX_FRAME).on_upgrade(
-        move |socket| async move {
+    ws.protocols(["v12.stomp", "v11.stomp", "v10.stomp"])
+        .max_message_size(super::frame::MAX_FRAME)
+        .max_frame_size(super::frame::MAX_FRAME)
+        .on_upgrade(move |socket| async move {
             if let Err(e) = run(socket, st).await {
                 tracing::debug!(error = %e, "stomp session ended");
             }
-        },
-    )
+        })
 }
 
 /// Browsers send an Origin: it must be our public URL or the host the request went
@@ -133,12 +142,17 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
         send(&mut sink, &error_frame("unauthorized", "Send Authorization: Bearer <token> in CONNECT.")).await?;
         return Ok(());
     };
-    let actor: Actor = match st.engine.authenticate(&token).await {
+    let mut actor: Actor = match st.engine.authenticate(&token).await {
         Ok(a) => a,
         Err(_) => {
             send(&mut sink, &error_frame("unauthorized", "The session is not valid. Sign in again.")).await?;
             return Ok(());
         }
+    };
+    let Some(_slot) = st.realtime.open_session(actor.user.user_id, MAX_SESSIONS_PER_USER) else {
+        let detail = format!("At most {MAX_SESSIONS_PER_USER} realtime sessions per user. Close another tab.");
+        send(&mut sink, &error_frame("too many sessions", &detail)).await?;
+        return Ok(());
     };
     let (send_every, expect_within) = negotiate(connect.get("heart-beat"));
     let mut events = st.realtime.subscribe();
@@ -162,6 +176,8 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
     check.tick().await;
     let mut revalidate = tokio::time::interval(REVALIDATE_EVERY);
     revalidate.tick().await;
+    let mut ping = tokio::time::interval(PING_EVERY);
+    ping.tick().await;
 
     loop {
         tokio::select! {
@@ -210,10 +226,14 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
             }
             ev = events.recv() => {
                 match ev {
+                    // The user changed (roles, company, active) or sessions ended: read them again.
                     Ok(Outgoing::SessionsEnded(user_id)) if user_id == actor.user.user_id => {
-                        if st.engine.authenticate(&token).await.is_err() {
-                            send(&mut sink, &error_frame("session ended", "The session has ended. Sign in again.")).await?;
-                            return Ok(());
+                        match st.engine.authenticate(&token).await {
+                            Ok(now) => actor = now,
+                            Err(_) => {
+                                send(&mut sink, &error_frame("session ended", "The session has ended. Sign in again.")).await?;
+                                return Ok(());
+                            }
                         }
                     }
                     Ok(event) => {
@@ -235,10 +255,20 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
                 }
             }
             _ = revalidate.tick() => {
-                if st.engine.authenticate(&token).await.is_err() {
-                    send(&mut sink, &error_frame("session ended", "The session has ended. Sign in again.")).await?;
+                match st.engine.authenticate(&token).await {
+                    Ok(now) => actor = now,
+                    Err(_) => {
+                        send(&mut sink, &error_frame("session ended", "The session has ended. Sign in again.")).await?;
+                        return Ok(());
+                    }
+                }
+            }
+            _ = ping.tick() => {
+                if last_seen.elapsed() > SILENT_LIMIT {
+                    tracing::debug!("stomp peer silent; closing");
                     return Ok(());
                 }
+                sink.send(Message::Ping(Vec::new().into())).await.map_err(|e| e.to_string())?;
             }
         }
     }
@@ -271,6 +301,12 @@ fn handle(f: &Frame, subs: &mut HashMap<String, String>) -> Reply {
             // Book topics were checked by the caller.
             if !USER_DESTINATIONS.contains(&dest) && !dest.starts_with("/topic/instruments/") {
                 return Reply::Error("unknown destination", format!("No such destination: {dest}"));
+            }
+            if subs.len() >= MAX_SUBSCRIPTIONS && !subs.contains_key(id) {
+                return Reply::Error(
+                    "too many subscriptions",
+                    format!("At most {MAX_SUBSCRIPTIONS} subscriptions per session."),
+                );
             }
             subs.insert(id.to_owned(), dest.to_owned());
             Reply::Ok

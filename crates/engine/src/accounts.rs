@@ -211,12 +211,17 @@ impl<S: Store> Engine<S> {
         Ok(())
     }
 
-    /// Whether a link can still be used, and what for.
-    pub async fn check_link(&self, token: &str) -> Result<LinkPurpose, EngineError> {
+    /// Whether a link can still be used, and what for; a link made for another purpose
+    /// than `purpose` (when given) cannot.
+    pub async fn check_link(&self, token: &str, purpose: Option<LinkPurpose>) -> Result<LinkPurpose, EngineError> {
         let mut tx = self.store.read().await?;
         let t = tx.link_token(&security::token_hash(token)).await?;
         match t {
-            Some(t) if t.used_at.is_none() && t.expires_at > self.clock.now() => Ok(t.purpose),
+            Some(t)
+                if t.used_at.is_none() && t.expires_at > self.clock.now() && purpose.is_none_or(|p| p == t.purpose) =>
+            {
+                Ok(t.purpose)
+            }
             _ => Err(EngineError::Gone(LINK_EXPIRED.into())),
         }
     }
@@ -224,8 +229,13 @@ impl<S: Store> Engine<S> {
     /// Sets a new password through a link: the link and every other open link of the
     /// user are used up, every session of the user is revoked, the user is verified.
     #[tracing::instrument(skip_all)]
-    pub async fn set_password_with_link(&self, token: &str, raw_password: &str) -> Result<(), EngineError> {
-        self.check_link(token).await?;
+    pub async fn set_password_with_link(
+        &self,
+        token: &str,
+        raw_password: &str,
+        purpose: Option<LinkPurpose>,
+    ) -> Result<(), EngineError> {
+        self.check_link(token, purpose).await?;
         let password = Password::parse(raw_password).map_err(|broken| EngineError::Invalid {
             detail: format!("The password does not meet the requirements: {}.", broken.join(", ")),
             errors: broken.iter().map(|m| FieldError::new("password", *m)).collect(),
@@ -236,7 +246,7 @@ impl<S: Store> Engine<S> {
         // Claimed as one compare-and-set on both backends: of two concurrent uses of the
         // same link, the second finds it used and sets nothing.
         let link = tx
-            .claim_link_token(&security::token_hash(token), now)
+            .claim_link_token(&security::token_hash(token), now, purpose)
             .await?
             .ok_or_else(|| EngineError::Gone(LINK_EXPIRED.into()))?;
         let mut view = tx.user(link.user_id).await?.ok_or_else(|| EngineError::Gone(LINK_EXPIRED.into()))?;

@@ -183,9 +183,15 @@ pub trait SessionRepo {
 pub trait LinkTokenRepo {
     async fn insert_link_token(&mut self, t: &LinkToken) -> StoreResult<()>;
     async fn link_token(&mut self, token_hash: &str) -> StoreResult<Option<LinkToken>>;
-    /// Uses the token up when it is unused and unexpired at `now`, as one compare-and-set:
-    /// of two concurrent claims one gets the token, the other `None`.
-    async fn claim_link_token(&mut self, token_hash: &str, now: DateTime<Utc>) -> StoreResult<Option<LinkToken>>;
+    /// Uses the token up when it is unused and unexpired at `now` (and made for `purpose`,
+    /// when given), as one compare-and-set: of two concurrent claims one gets the token,
+    /// the other `None`.
+    async fn claim_link_token(
+        &mut self,
+        token_hash: &str,
+        now: DateTime<Utc>,
+        purpose: Option<LinkPurpose>,
+    ) -> StoreResult<Option<LinkToken>>;
     /// Marks every unused token of the user used; returns how many.
     async fn use_link_tokens_of_user(&mut self, user: UserId, now: DateTime<Utc>) -> StoreResult<u64>;
     /// Removes tokens that expired or were used before `before`.

@@ -220,13 +220,33 @@ pub struct PasswordResetQuery {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct PasswordRequest {
     pub password: String,
+    /// The page's kind of link: a link made for the other purpose is refused (410).
+    #[serde(default)]
+    pub purpose: Option<LinkPurposeDto>,
 }
 
-#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum LinkPurposeDto {
     Reset,
     Activation,
+}
+
+impl From<LinkPurposeDto> for LinkPurpose {
+    fn from(p: LinkPurposeDto) -> Self {
+        match p {
+            LinkPurposeDto::Reset => LinkPurpose::Reset,
+            LinkPurposeDto::Activation => LinkPurpose::Activation,
+        }
+    }
+}
+
+/// `?purpose=`: the page's kind of link.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LinkPurposeQuery {
+    /// A link made for the other purpose answers 410.
+    pub purpose: Option<LinkPurposeDto>,
 }
 
 /// A link that can still be used.

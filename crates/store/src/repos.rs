@@ -715,13 +715,15 @@ macro_rules! shared_repos {
                 &mut self,
                 token_hash: &str,
                 now: DateTime<Utc>,
+                purpose: Option<LinkPurpose>,
             ) -> StoreResult<Option<LinkToken>> {
                 sqlx::query_as::<_, LinkTokenRow>(
-                    "update link_token set used_at = $1 \
-                     where token_hash = $2 and used_at is null and expires_at > $1 returning *",
+                    "update link_token set used_at = $1 where token_hash = $2 and used_at is null \
+                     and expires_at > $1 and ($3 is null or purpose = $3) returning *",
                 )
                 .bind(Ts(now))
                 .bind(token_hash)
+                .bind(purpose.map(LinkPurpose::as_str))
                 .fetch_optional(&mut *self.tx)
                 .await
                 .map_err(map_err)?

@@ -198,13 +198,13 @@ async fn a_link_is_claimed_once<S: Store>(s: S) {
     tx.commit().await.unwrap();
     let at = t0() + Duration::minutes(1);
     let mut first = s.write().await.unwrap();
-    let claimed = first.claim_link_token("once", at).await.unwrap().expect("the first claim gets it");
+    let claimed = first.claim_link_token("once", at, None).await.unwrap().expect("the first claim gets it");
     assert_eq!(claimed.used_at, Some(at));
     let racer = {
         let s = s.clone();
         tokio::spawn(async move {
             let mut tx = s.write().await.unwrap();
-            let c = tx.claim_link_token("once", at).await.unwrap();
+            let c = tx.claim_link_token("once", at, None).await.unwrap();
             tx.commit().await.unwrap();
             c
         })
@@ -212,8 +212,8 @@ async fn a_link_is_claimed_once<S: Store>(s: S) {
     first.commit().await.unwrap();
     assert_eq!(racer.await.unwrap(), None, "the second claim finds the link used");
     let mut tx = s.write().await.unwrap();
-    assert_eq!(tx.claim_link_token("old", at).await.unwrap(), None, "an expired link");
-    assert_eq!(tx.claim_link_token("missing", at).await.unwrap(), None);
+    assert_eq!(tx.claim_link_token("old", at, None).await.unwrap(), None, "an expired link");
+    assert_eq!(tx.claim_link_token("missing", at, None).await.unwrap(), None);
     tx.commit().await.unwrap();
 }
 

@@ -16,6 +16,7 @@ on_both_backends!(
     failed_sign_ins_slow_down_and_never_lock_out,
     a_trusted_proxy_names_the_client,
     texts_and_settings_are_bounded,
+    links_are_bound_to_their_purpose,
 );
 
 fn order_body(v: &Venue, parent: &Value, quantity: i64, price: &str) -> Value {
@@ -239,4 +240,24 @@ async fn texts_and_settings_are_bounded(b: Backend) {
     assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
     let (s, e) = v.app.patch(&path, Some(&v.a), json!({"ui_metadata": [{"key": "TOOLTIPS", "value": []}]})).await;
     assert_eq!(s, StatusCode::OK, "{e}");
+}
+
+async fn links_are_bound_to_their_purpose(b: Backend) {
+    let v = venue(b).await;
+    let (s, _) = v.app.post("/api/users/password-reset", None, json!({"email": "a@halyard.test"})).await;
+    assert_eq!(s, StatusCode::NO_CONTENT);
+    let mail = v.app.mails_to("a@halyard.test", 1).await.pop().unwrap();
+    let token = link_token(&mail, "reset-password");
+    let path = format!("/api/users/password-reset/{token}");
+    // Checked or used as an activation link, a reset link is not valid, and stays unused.
+    let (s, _) = v.app.get(&format!("{path}?purpose=ACTIVATION"), None).await;
+    assert_eq!(s, StatusCode::GONE);
+    let (s, e) = v.app.post(&path, None, json!({"password": "Another-Pass-2", "purpose": "ACTIVATION"})).await;
+    assert_eq!(s, StatusCode::GONE, "{e}");
+    assert_eq!(e["detail"], "This link has expired or has already been used.");
+    let (s, l) = v.app.get(&format!("{path}?purpose=RESET"), None).await;
+    assert_eq!((s, l["purpose"].clone()), (StatusCode::OK, json!("RESET")));
+    let (s, e) = v.app.post(&path, None, json!({"password": "Another-Pass-2", "purpose": "RESET"})).await;
+    assert_eq!(s, StatusCode::NO_CONTENT, "{e}");
+    v.app.login("a@halyard.test", "Another-Pass-2").await;
 }

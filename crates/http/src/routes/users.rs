@@ -94,13 +94,14 @@ pub async fn request_link<S: Store>(
 
 /// Whether a reset or activation link can still be used.
 #[utoipa::path(get, path = "/api/users/password-reset/{hash}", tag = "users",
-    params(("hash" = String, Path, description = "the token from the e-mail link")),
+    params(("hash" = String, Path, description = "the token from the e-mail link"), LinkPurposeQuery),
     responses((status = 200, body = LinkStatus), Gone))]
 pub async fn check_link<S: Store>(
     State(st): State<AppState<S>>,
     ApiPath(hash): ApiPath<String>,
+    ApiQuery(q): ApiQuery<LinkPurposeQuery>,
 ) -> ApiResult<Json<LinkStatus>> {
-    Ok(Json(st.engine.check_link(&hash).await?.into()))
+    Ok(Json(st.engine.check_link(&hash, q.purpose.map(Into::into)).await?.into()))
 }
 
 /// Sets a new password through a link; signs the user out everywhere.
@@ -112,7 +113,7 @@ pub async fn set_password<S: Store>(
     ApiPath(hash): ApiPath<String>,
     ApiJson(req): ApiJson<PasswordRequest>,
 ) -> ApiResult<StatusCode> {
-    st.engine.set_password_with_link(&hash, &req.password).await?;
+    st.engine.set_password_with_link(&hash, &req.password, req.purpose.map(Into::into)).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

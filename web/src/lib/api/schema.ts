@@ -1818,6 +1818,7 @@ export interface components {
         };
         PasswordRequest: {
             password: string;
+            purpose?: null | components["schemas"]["LinkPurposeDto"];
         };
         /** @description `PATCH /api/orders/{id}`: a trader's edit (signed in), or a broker's answer (`?token=`). */
         PatchOrderRequest: components["schemas"]["EditOrderRequest"] | components["schemas"]["ConfirmOrderRequest"];
@@ -6216,7 +6217,10 @@ export interface operations {
     };
     check_link: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A link made for the other purpose answers 410. */
+                purpose?: components["schemas"]["LinkPurposeDto"];
+            };
             header?: never;
             path: {
                 /** @description the token from the e-mail link */

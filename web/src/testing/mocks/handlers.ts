@@ -62,15 +62,19 @@ export const handlers = [
     return new HttpResponse(null, { status: 204 });
   }),
 
-  http.get('*/api/users/password-reset/:hash', ({ params }) => {
+  // As the server: a link asked for another purpose than it was made for is gone.
+  http.get('*/api/users/password-reset/:hash', ({ request, params }) => {
     const link = db.links.get(String(params.hash));
-    return link ? HttpResponse.json({ purpose: link.purpose }) : problem(410, 'This link has expired.');
+    const purpose = new URL(request.url).searchParams.get('purpose');
+    return link && (!purpose || purpose === link.purpose)
+      ? HttpResponse.json({ purpose: link.purpose })
+      : problem(410, 'This link has expired.');
   }),
 
   http.post('*/api/users/password-reset/:hash', async ({ request, params }) => {
     const link = db.links.get(String(params.hash));
-    if (!link) return problem(410, 'This link has expired.');
-    const { password } = (await request.json()) as { password: string };
+    const { password, purpose } = (await request.json()) as { password: string; purpose?: string };
+    if (!link || (purpose && purpose !== link.purpose)) return problem(410, 'This link has expired.');
     if (password.includes('Password')) {
       return problem(400, 'The password is not valid.', [{ field: 'password', message: 'Password is too common' }]);
     }

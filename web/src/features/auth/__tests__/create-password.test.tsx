@@ -129,6 +129,26 @@ describe("'Create Your New Password'", () => {
     expect(await screen.findByRole('heading', { name: 'Oops! Your link has expired' })).toBeInTheDocument();
   });
 
+  it('takes a link only on the page of its purpose, and sends that purpose', async () => {
+    db.links.set('h1', { email: 'trader@acme.test', purpose: 'ACTIVATION' });
+    renderApp('/reset-password?hash=h1');
+    expect(await screen.findByRole('heading', { name: 'Oops! Your link has expired' })).toBeInTheDocument();
+
+    let sent: unknown;
+    server.use(
+      http.post('*/api/users/password-reset/:hash', async ({ request }) => {
+        sent = await request.json();
+        return new HttpResponse(null, { status: 204 });
+      }),
+    );
+    db.links.set('h2', { email: 'trader@acme.test', purpose: 'RESET' });
+    const { user } = renderApp('/reset-password?hash=h2');
+    await user.type(await screen.findByLabelText('Create Password'), 'Brand-New-2026');
+    await user.type(screen.getByLabelText('Repeat Password'), 'Brand-New-2026');
+    await user.click(screen.getByRole('button', { name: 'Save password' }));
+    await waitFor(() => expect(sent).toEqual({ password: 'Brand-New-2026', purpose: 'RESET' }));
+  });
+
   it('offers a new reset link from an expired reset link', async () => {
     const { user } = renderApp('/reset-password?hash=gone');
     await user.click(await screen.findByRole('button', { name: 'Request new link' }));

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { apiFetch } from '@/lib/api-client';
 import type { components } from '@/lib/api/schema';
 import { passwordRules } from '../lib/password-rules';
+import type { LinkPurpose } from './check-password-link';
 
 export const setPasswordInputSchema = z
   .object({
@@ -20,8 +21,8 @@ export const setPasswordInputSchema = z
 
 export type SetPasswordInput = z.infer<typeof setPasswordInputSchema>;
 
-export function setPassword({ hash, password }: { hash: string; password: string }) {
-  const body: components['schemas']['PasswordRequest'] = { password };
+export function setPassword({ hash, password, purpose }: { hash: string; password: string; purpose: LinkPurpose }) {
+  const body: components['schemas']['PasswordRequest'] = { password, purpose };
   return apiFetch(`/users/password-reset/${encodeURIComponent(hash)}`, { method: 'POST', body });
 }
 

@@ -12,11 +12,20 @@ import { useToast } from '@/components/ui/toast';
 import { PASSWORD_REDIRECT_MS } from '@/config/constants';
 import { paths } from '@/config/paths';
 import { ApiError, errorDetail } from '@/lib/api-errors';
+import type { LinkPurpose } from '../api/check-password-link';
 import { setPasswordInputSchema, useSetPassword, type SetPasswordInput } from '../api/set-password';
 import { PasswordRuleChecklist } from './password-rule-checklist';
 
 /** 'Create Your New Password' with the live rule checklist; on success goes to /login after 2 s. */
-export function CreatePasswordForm({ hash, onExpired }: { hash: string; onExpired: () => void }) {
+export function CreatePasswordForm({
+  hash,
+  purpose,
+  onExpired,
+}: {
+  hash: string;
+  purpose: LinkPurpose;
+  onExpired: () => void;
+}) {
   const navigate = useNavigate();
   const { showToast } = useToast();
   const mutation = useSetPassword();
@@ -46,7 +55,7 @@ export function CreatePasswordForm({ hash, onExpired }: { hash: string; onExpire
   const onSubmit = handleSubmit(({ password }) => {
     setFailure(null);
     mutation.mutate(
-      { hash, password },
+      { hash, password, purpose },
       {
         onSuccess: () => {
           showToast({ message: 'Your password has been updated successfully. You can now log in.', type: 'success' });

@@ -17,7 +17,9 @@ type Mode = 'activate' | 'password' | 'reset';
  * activation welcome (mode 'activate') or the password form.
  */
 export function PasswordLinkScreen({ hash, mode }: { hash: string | null; mode: Mode }) {
-  const link = usePasswordLink(hash);
+  // The page binds the link: activation pages take activation links, the reset page reset links.
+  const purpose = mode === 'reset' ? 'RESET' : 'ACTIVATION';
+  const link = usePasswordLink(hash, purpose);
   const { product_name } = useAppConfig();
   const navigate = useNavigate();
   const [expired, setExpired] = useState(false);
@@ -47,5 +49,5 @@ export function PasswordLinkScreen({ hash, mode }: { hash: string | null; mode: 
       </Stack>
     );
   }
-  return <CreatePasswordForm hash={hash} onExpired={() => setExpired(true)} />;
+  return <CreatePasswordForm hash={hash} purpose={purpose} onExpired={() => setExpired(true)} />;
 }

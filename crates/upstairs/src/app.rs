@@ -42,6 +42,8 @@ pub struct Settings {
     pub rate_limits: upstairs_engine::ratelimit::Limits,
     /// Proxies whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Header-read timeout, connection ceiling, shutdown deadline.
+    pub server_limits: ServerLimits,
 }
 
 impl Default for Settings {
@@ -63,6 +65,7 @@ impl Default for Settings {
             clock_file: None,
             rate_limits: e.rate_limits,
             trusted_proxies: Vec::new(),
+            server_limits: ServerLimits::default(),
         }
     }
 }
@@ -232,6 +235,7 @@ async fn start_with<S: Store>(
     let backend = engine.store().backend();
     tracing::info!(%addr, %public_url, backend, "Upstairs is listening");
     let mut stop = shutdown_rx;
+    let limits = settings.server_limits.clone();
     let server = tokio::spawn(async move {
         let stopped = async move {
             tokio::select! {
@@ -239,7 +243,7 @@ async fn start_with<S: Store>(
                 _ = shutdown_signal() => {}
             }
         };
-        upstairs_http::server::serve(listener, app, ServerLimits::default(), stopped).await.context("serve")
+        upstairs_http::server::serve(listener, app, limits, stopped).await.context("serve")
     });
     let closing = engine.clone();
     let close = Arc::new(move |at| -> BoxFuture<'static, Result<usize, EngineError>> {

@@ -157,6 +157,7 @@ impl ServeArgs {
                 ..Default::default()
             },
             trusted_proxies: self.trusted_proxies,
+            server_limits: Default::default(),
         })
     }
 }

@@ -94,3 +94,52 @@ async fn without_a_built_app_pages_say_so() {
     assert!(res.text().await.unwrap().contains("make run"));
     app.stop().await;
 }
+
+/// A client that sends its headers too slowly is cut off, an idle keep-alive connection is
+/// closed, and a connection over the ceiling is closed at once; others are still served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_idle_and_surplus_connections_are_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = TestApp::spawn_with(Backend::Sqlite, |s| {
+        s.server_limits.header_read = std::time::Duration::from_millis(300);
+        s.server_limits.max_connections = 2;
+    })
+    .await;
+    let addr = format!("127.0.0.1:{}", app.port());
+    // Closed means: the read ends (0 bytes or a reset) within the deadline.
+    async fn closed_within(s: &mut tokio::net::TcpStream, d: std::time::Duration) -> bool {
+        let mut buf = [0u8; 1024];
+        let deadline = tokio::time::Instant::now() + d;
+        loop {
+            match tokio::time::timeout_at(deadline, s.read(&mut buf)).await {
+                Err(_) => return false,
+                Ok(Ok(0)) | Ok(Err(_)) => return true,
+                Ok(Ok(_)) => continue,
+            }
+        }
+    }
+    let within = std::time::Duration::from_secs(5);
+    // Slowloris: half a request line, then nothing.
+    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    assert!(closed_within(&mut slow, within).await, "headers not finished in time: closed");
+    // Keep-alive: one answer, then idle; closed.
+    let mut idle = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
+    assert!(closed_within(&mut idle, within).await, "an idle keep-alive connection is closed");
+    drop((slow, idle));
+    // Two held open; a third is closed at once while the two still work.
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        held.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
+    }
+    let mut third = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let _ = third.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").await;
+    assert!(closed_within(&mut third, within).await, "over the ceiling: closed");
+    held[0].write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await.unwrap();
+    let mut answer = String::new();
+    held[0].read_to_string(&mut answer).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    drop(held);
+    app.stop().await;
+}

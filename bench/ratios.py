@@ -237,6 +237,8 @@ def serving(binary, backend, pg_url, workdir):
             if server.poll() is not None or time.time() > deadline:
                 sys.exit(f"server did not start; see {workdir}/server.log")
             time.sleep(0.05)
+        # For benchmarks that read the server's own figures (/proc/PID/status).
+        env["UPSTAIRS_BENCH_SERVER_PID"] = str(server.pid)
         yield port, env
     finally:
         if server is not None:

@@ -2,7 +2,8 @@
 # Upstairs performance as ratios in one run: bench/run.sh sqlite | postgres [ratios.py options],
 # bench/run.sh take-latency sqlite | postgres [take_latency.py options], or
 # bench/run.sh admin sqlite | postgres [admin_area.py options] (the Orders panel and billing
-# over 100,000 child orders and 20,000 matches)
+# over 100,000 child orders and 20,000 matches), or bench/run.sh logins sqlite | postgres
+# (200 parallel sign-ins: the server's memory and another user's answers meanwhile)
 #
 # Installs wrk (and pgbench for postgres) from Debian when missing, builds the release
 # binary (unless UPSTAIRS_BIN names another build), then runs bench/ratios.py: the
@@ -23,11 +24,14 @@ if [ "${1:-}" = take-latency ]; then
 elif [ "${1:-}" = admin ]; then
   script=admin_area
   shift
+elif [ "${1:-}" = logins ]; then
+  script=logins
+  shift
 fi
 backend=${1:-}
 case "$backend" in
   sqlite | postgres) shift ;;
-  *) echo "usage: bench/run.sh [take-latency|admin] sqlite|postgres [options of bench/ratios.py, take_latency.py or admin_area.py]" >&2
+  *) echo "usage: bench/run.sh [take-latency|admin|logins] sqlite|postgres [options of bench/ratios.py, take_latency.py, admin_area.py or logins.py]" >&2
      exit 2 ;;
 esac
 cd "$(dirname "$0")/.."

@@ -18,7 +18,7 @@ run: web-build
 	UPSTAIRS_WEB_DIR=web/dist ./target/release/upstairs demo --bind $${UPSTAIRS_BIND:-127.0.0.1:8080}
 
 ## make test: everything, on SQLite and PostgreSQL, then the web app and Chromium.
-test: test-deps rust-checks rust-test contract check-openapi web-test e2e
+test: test-deps rust-checks rust-test contract faults-short check-openapi web-test e2e
 
 test-deps: $(VENV)/.installed web/node_modules/.installed postgres chromium
 
@@ -89,3 +89,17 @@ clean:
 bench: postgres
 	bench/run.sh sqlite
 	bench/run.sh postgres
+
+## make faults-short: the fault suite's short run (tests/faults/short.sh, debug binary, under
+## a minute): kill -9 under mixed load, 5 cycles per backend, and a read-only SQLite file.
+## make faults: the long run (tests/faults/long.sh, release binary, about 20 minutes): 200
+## kill -9 cycles per backend, PostgreSQL restarted under load (it stops the local cluster
+## for a few seconds), a read-only and a full SQLite disk. Both need root. See tests/faults/.
+.PHONY: faults faults-short
+faults-short: $(VENV)/.installed postgres
+	$(CARGO) build -q -p upstairs
+	UPSTAIRS_BIN=$${CARGO_TARGET_DIR:-target}/debug/upstairs PYTHON=$(VENV)/bin/python tests/faults/short.sh
+
+faults: $(VENV)/.installed postgres
+	$(CARGO) build -q --release -p upstairs
+	UPSTAIRS_BIN=$${CARGO_TARGET_DIR:-target}/release/upstairs PYTHON=$(VENV)/bin/python tests/faults/long.sh

@@ -2,9 +2,9 @@
 
 use argon2::password_hash::{self, Output, ParamsString, PasswordHash, Salt, SaltString};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
-use std::cell::RefCell;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use tokio::sync::Semaphore;

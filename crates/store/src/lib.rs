@@ -71,6 +71,8 @@ pub(crate) fn map_err(e: sqlx::Error) -> StoreError {
             StoreError::Other(e.to_string())
         }
         sqlx::Error::PoolTimedOut => StoreError::Busy("connection pool timed out".into()),
+        // A connection left inside a transaction whose rollback failed: it is replaced.
+        sqlx::Error::InvalidSavePointStatement => StoreError::Busy(e.to_string()),
         // A connection the database dropped (restart, idle cut): the next try gets another.
         sqlx::Error::Io(_) | sqlx::Error::Protocol(_) => StoreError::Busy(e.to_string()),
         _ => StoreError::Other(e.to_string()),

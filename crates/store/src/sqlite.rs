@@ -209,7 +209,18 @@ impl Store for SqliteStore {
     type Tx = SqliteTx;
 
     async fn write(&self) -> StoreResult<SqliteTx> {
-        Ok(SqliteTx { tx: Conn::Tx(self.writer.begin_with("BEGIN IMMEDIATE").await.map_err(map_err)?) })
+        let tx = match self.writer.begin_with("BEGIN IMMEDIATE").await {
+            // The writer's rollback of an earlier transaction failed (a read-only file, a full
+            // disk), so the connection still counts itself inside it: close it, open another.
+            Err(sqlx::Error::InvalidSavePointStatement) => {
+                let mut stuck = self.writer.acquire().await.map_err(map_err)?;
+                stuck.close_on_drop();
+                drop(stuck);
+                self.writer.begin_with("BEGIN IMMEDIATE").await
+            }
+            other => other,
+        };
+        Ok(SqliteTx { tx: Conn::Tx(tx.map_err(map_err)?) })
     }
 
     async fn read(&self) -> StoreResult<SqliteTx> {

@@ -241,6 +241,9 @@ impl TestApp {
             scheduler_poll: Duration::from_millis(50),
             ..Settings::default()
         };
+        // The tests' clock stands still, so a user's write throttle would never refill:
+        // off, except where a test turns it on to test it (`hardening.rs`).
+        settings.rate_limits.writes_per_second = 0;
         tweak(&mut settings);
         // The demo runs always open, as `upstairs demo` does (`cli.rs`): otherwise a demo
         // test would depend on the wall clock's hour.

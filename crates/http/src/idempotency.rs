@@ -55,9 +55,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for KeyedJson<T> {
             )
         })?;
         let request_hash = upstairs_engine::security::digest(&[seen.as_bytes(), &bytes].concat());
-        let mut again = Request::from_parts(parts, axum::body::Body::from(bytes));
         // Parsed as `ApiJson` parses any body: the same content-type and field errors.
-        again.headers_mut().remove(HEADER);
+        let again = Request::from_parts(parts, axum::body::Body::from(bytes));
         let ApiJson(body) = ApiJson::<T>::from_request(again, state).await?;
         Ok(KeyedJson { body, key: Some(IdempotencyKey { key, request_hash }) })
     }

@@ -45,7 +45,8 @@ pub struct TradeConfirmation {
 
 impl<S: Store> Engine<S> {
     /// Inside the transaction that matched `m`: one accept link per side, e-mailed to
-    /// the side's broker.
+    /// the side's broker, and a TradeCaptureReport to a broker with a FIX session (ADR
+    /// 0025); at the match, an ExecutionReport to the execution systems of the parents.
     pub(crate) async fn ask_brokers(
         &self,
         tx: &mut S::Tx,
@@ -54,7 +55,14 @@ impl<S: Store> Engine<S> {
         step: ConfirmationStep,
         now: DateTime<Utc>,
     ) -> Result<(), EngineError> {
+        if step == ConfirmationStep::Accept {
+            let trades: Vec<_> = orders.iter().map(|o| (o.clone(), false)).collect();
+            self.report_parent_fills(tx, &trades, now).await?;
+        }
         for o in orders {
+            if let Some(other) = orders.iter().find(|x| x.order_id != o.order_id) {
+                self.report_trade(tx, m, o, other, step, now).await?;
+            }
             let token = security::new_token();
             tx.insert_broker_confirmation(&BrokerConfirmation {
                 token_hash: security::token_hash(&token),
@@ -121,9 +129,20 @@ impl<S: Store> Engine<S> {
         token: &str,
         answer: Answer,
     ) -> Result<TradeConfirmation, EngineError> {
+        let seen = self.valid_link(&mut self.store.single().await?, order, token, answer.step).await?;
+        self.answer_confirmation(seen, answer).await
+    }
+
+    /// A broker's answer to the link `seen`, whichever channel it came by (e-mail, FIX):
+    /// the first answer wins, a second is told it was done.
+    pub(crate) async fn answer_confirmation(
+        &self,
+        seen: BrokerConfirmation,
+        answer: Answer,
+    ) -> Result<TradeConfirmation, EngineError> {
+        let order = seen.order_id;
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        let seen = self.valid_link(&mut tx, order, token, answer.step).await?;
         if seen.answered.is_some() {
             return Err(already(answer.step));
         }
@@ -167,6 +186,8 @@ impl<S: Store> Engine<S> {
             changed.push(after);
         }
         if !answer.yes {
+            let undone: Vec<_> = changed.iter().map(|o| (o.clone(), true)).collect();
+            self.report_parent_fills(&mut tx, &undone, now).await?;
             // The quantity is back on the parents: a filled parent works again.
             for p in &mut locked {
                 let v = tx.parent_order(p.parent_order_id).await?.ok_or_else(invalid_link)?;

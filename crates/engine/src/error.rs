@@ -97,6 +97,7 @@ pub fn trading_stopped() -> EngineError {
 const UNIQUE: &[(&str, &str, &str, &str)] = &[
     ("company_name_key", "company.name", "name", "A company with this name already exists."),
     ("app_user_email_key", "app_user.email", "email", "A user with this email already exists."),
+    ("company_fix_comp_id", "company.fix_comp_id", "fix_comp_id", "Another company has this FIX CompID."),
 ];
 
 /// The field error of a unique violation, when the constraint guards a field a user chose.

@@ -11,6 +11,7 @@ pub mod confirmations;
 pub mod context;
 pub mod error;
 pub mod events;
+pub mod fix;
 pub mod idempotency;
 pub mod kill_switch;
 pub mod matches;
@@ -82,6 +83,9 @@ pub struct Engine<S: Store> {
     hashing: Arc<security::Hashing>,
     /// Poked after a commit that created due work, so the scheduler runs at once.
     wake: Arc<Notify>,
+    /// Counts commits that may have put messages in the FIX outbox; each FIX session
+    /// watches it (ADR 0025).
+    fix_wake: Arc<tokio::sync::watch::Sender<u64>>,
     caches: Arc<cache::Caches>,
     heartbeat: Arc<scheduler::Heartbeat>,
     lane_passes: Arc<scheduler::LanePasses>,
@@ -98,6 +102,7 @@ impl<S: Store> Clone for Engine<S> {
             limiter: self.limiter.clone(),
             hashing: self.hashing.clone(),
             wake: self.wake.clone(),
+            fix_wake: self.fix_wake.clone(),
             caches: self.caches.clone(),
             heartbeat: self.heartbeat.clone(),
             lane_passes: self.lane_passes.clone(),
@@ -123,6 +128,7 @@ impl<S: Store> Engine<S> {
             limiter,
             hashing: Arc::default(),
             wake: Arc::new(Notify::new()),
+            fix_wake: Arc::new(tokio::sync::watch::channel(0).0),
             caches: Arc::default(),
             heartbeat: Arc::default(),
             lane_passes: Arc::default(),
@@ -147,6 +153,11 @@ impl<S: Store> Engine<S> {
 
     pub fn wake_handle(&self) -> Arc<Notify> {
         self.wake.clone()
+    }
+
+    /// Changes whenever a commit may have put messages in the FIX outbox.
+    pub fn fix_outbox_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.fix_wake.subscribe()
     }
 
     /// Publishes what a commit changed, after dropping the cache entries it makes

@@ -33,6 +33,12 @@ pub struct Company {
     /// Where trade confirmations for this broker go.
     pub trade_confirmation_email: Option<String>,
     pub trade_confirmation_via_email_enabled: bool,
+    /// The SenderCompID of the company's FIX session (ADR 0025); none: no FIX.
+    pub fix_comp_id: Option<String>,
+    /// The argon2 hash of the Password (554) its Logon must carry; none: no Logon.
+    pub fix_password_hash: Option<String>,
+    /// Whether each FIX Logon starts both sequences again at 1.
+    pub fix_reset_on_logon: bool,
     /// One of `brokers`.
     pub default_broker: Option<CompanyRef>,
     /// The brokers the company may use, in the order chosen.
@@ -56,6 +62,9 @@ impl Company {
             account: None,
             trade_confirmation_email: None,
             trade_confirmation_via_email_enabled: false,
+            fix_comp_id: None,
+            fix_password_hash: None,
+            fix_reset_on_logon: false,
             default_broker: None,
             brokers: vec![],
             trading_stopped_at: None,
@@ -788,4 +797,49 @@ pub struct RfqResponse {
     pub match_request_id: Option<MatchRequestId>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// A company's FIX session as stored (ADR 0025): the sequence numbers both ways and what
+/// a restart needs to carry on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FixSession {
+    pub company_id: CompanyId,
+    pub next_sender_seq: i64,
+    pub next_target_seq: i64,
+    /// The highest inbound MsgSeqNum acted on in full (0: none).
+    pub app_watermark: i64,
+    pub reset_owed: bool,
+    pub logged_on: bool,
+    pub last_message_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A company with a FIX CompID and its session, if it ever had one (the sessions screen).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FixSessionListed {
+    pub company_id: CompanyId,
+    pub company_name: String,
+    pub fix_comp_id: String,
+    pub session: Option<FixSession>,
+}
+
+/// An application message waiting for a company's FIX session: its fields in wire order
+/// after the standard header (repeating groups flattened), fixed when it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FixOutboxMessage {
+    /// Also the message's own id on the wire (TradeReportID or ExecID).
+    pub fix_outbox_id: String,
+    pub company_id: CompanyId,
+    pub msg_type: String,
+    pub fields: Vec<(u32, String)>,
+    pub created_at: DateTime<Utc>,
+    pub sent_seq: Option<i64>,
+}
+
+/// A sequenced message the venue sent, kept for ResendRequests.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredFixMessage {
+    pub seq: i64,
+    pub msg_type: String,
+    pub frame: Vec<u8>,
 }

@@ -31,6 +31,8 @@ pub struct NewParentOrder {
     pub broker_instructions: Option<String>,
     /// The client's key for this write (ADR 0023).
     pub idempotency: Option<IdempotencyKey>,
+    /// The company and ClOrdID of the execution system that sent it by FIX (ADR 0025).
+    pub fix_cl_ord_id: Option<(CompanyId, String)>,
 }
 
 pub struct NewOrder {
@@ -312,8 +314,16 @@ impl<S: Store> Engine<S> {
             json!({"instrument_id": parent.instrument_id, "direction": direction, "quantity": parent.quantity}),
         );
         tx.insert_action_log(&log.keyed(input.idempotency.as_ref(), 0)).await?;
-        let detail = self.detail(ParentOrderView { parent, working: 0, matched: 0 }).await?;
+        let view = ParentOrderView { parent, working: 0, matched: 0 };
+        if let Some((company, cl_ord_id)) = &input.fix_cl_ord_id {
+            tx.insert_fix_parent_order(view.parent.parent_order_id, *company, cl_ord_id).await?;
+            self.report_parent_state(&mut tx, &view, None, now).await?;
+        }
+        let detail = self.detail(view).await?;
         tx.commit().await?;
+        if input.fix_cl_ord_id.is_some() {
+            self.poke();
+        }
         self.publish_parent(&detail.view.parent);
         Ok(detail)
     }
@@ -321,6 +331,17 @@ impl<S: Store> Engine<S> {
     /// Cancels a parent order and its working child orders; refused once anything matched.
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %id))]
     pub async fn cancel_parent_order(&self, actor: &Actor, id: ParentOrderId) -> Result<(), EngineError> {
+        self.cancel_parent_order_from(actor, id, None).await
+    }
+
+    /// [`Self::cancel_parent_order`], asked by an execution system with the cancel's own
+    /// ClOrdID when it came by FIX.
+    pub(crate) async fn cancel_parent_order_from(
+        &self,
+        actor: &Actor,
+        id: ParentOrderId,
+        fix_cl_ord_id: Option<&str>,
+    ) -> Result<(), EngineError> {
         Self::require_trade(actor)?;
         self.throttle(actor, Write::Orders)?;
         // Its open RFQs are withdrawn first, each in its own transaction, when the
@@ -361,6 +382,9 @@ impl<S: Store> Engine<S> {
             touched.push(o);
         }
         tx.update_parent_order_state(id, ParentState::Cancelled, now).await?;
+        let mut cancelled = view.clone();
+        cancelled.parent.state = ParentState::Cancelled;
+        self.report_parent_state(&mut tx, &cancelled, fix_cl_ord_id, now).await?;
         audit(
             &mut tx,
             now,
@@ -372,15 +396,14 @@ impl<S: Store> Engine<S> {
         )
         .await?;
         tx.commit().await?;
+        self.poke();
         for o in &touched {
             self.publish_order(o);
         }
         if let Some(o) = touched.first() {
             self.publish_book(o.instrument_id);
         }
-        let mut p = view.parent;
-        p.state = ParentState::Cancelled;
-        self.publish_parent(&p);
+        self.publish_parent(&cancelled.parent);
         Ok(())
     }
 

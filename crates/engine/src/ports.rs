@@ -65,6 +65,7 @@ pub trait Tx:
     + OutboxRepo
     + TimerRepo
     + NewsletterRepo
+    + FixRepo
     + Send
 {
     async fn commit(self) -> StoreResult<()>;
@@ -305,6 +306,12 @@ pub trait MatchRequestRepo {
 pub trait BrokerConfirmationRepo {
     async fn insert_broker_confirmation(&mut self, c: &BrokerConfirmation) -> StoreResult<()>;
     async fn broker_confirmation(&mut self, token_hash: &str) -> StoreResult<Option<BrokerConfirmation>>;
+    /// The link of one order for one step (the newest, should there be several).
+    async fn broker_confirmation_of_order(
+        &mut self,
+        order: OrderId,
+        step: ConfirmationStep,
+    ) -> StoreResult<Option<BrokerConfirmation>>;
     /// Records the broker's answer once (compare-and-set: `StoreError::Stale` when the
     /// link was already answered).
     async fn answer_broker_confirmation(
@@ -398,6 +405,56 @@ pub trait NewsletterRepo {
     /// False when the user was not a recipient.
     async fn remove_newsletter_recipient(&mut self, id: Uuid, user: UserId) -> StoreResult<bool>;
     async fn mark_newsletter_sent(&mut self, id: Uuid, at: DateTime<Utc>) -> StoreResult<()>;
+}
+
+/// The FIX gateway's sessions, sent messages and outbox (ADR 0025).
+#[async_trait]
+pub trait FixRepo {
+    /// The company's session, made with both sequences at 1 when it has none.
+    async fn fix_session(&mut self, company: CompanyId, now: DateTime<Utc>) -> StoreResult<FixSession>;
+    /// Writes the session's counters, markers and state.
+    async fn update_fix_session(&mut self, s: &FixSession) -> StoreResult<()>;
+    /// Files a sent frame under its number, replacing one filed there before.
+    async fn insert_fix_message(&mut self, company: CompanyId, m: &StoredFixMessage) -> StoreResult<()>;
+    /// Forgets every frame of the company's session (a sequence reset).
+    async fn delete_fix_messages(&mut self, company: CompanyId) -> StoreResult<()>;
+    /// The frames filed in `begin..=end`, in order, at most `limit`.
+    async fn fix_messages(
+        &mut self,
+        company: CompanyId,
+        begin: i64,
+        end: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<StoredFixMessage>>;
+    async fn insert_fix_outbox(&mut self, m: &FixOutboxMessage) -> StoreResult<()>;
+    /// The company's messages not sent yet, oldest first, at most `limit`.
+    async fn pending_fix_outbox(&mut self, company: CompanyId, limit: i64) -> StoreResult<Vec<FixOutboxMessage>>;
+    /// Records the number a message went out under; false when it was not pending.
+    async fn mark_fix_outbox_sent(
+        &mut self,
+        company: CompanyId,
+        id: &str,
+        seq: i64,
+        at: DateTime<Utc>,
+    ) -> StoreResult<bool>;
+    /// Every company with a FIX CompID, with its session, by name.
+    async fn fix_sessions(&mut self) -> StoreResult<Vec<FixSessionListed>>;
+    async fn company_by_fix_comp_id(&mut self, comp_id: &str) -> StoreResult<Option<CompanyId>>;
+    /// Marks every session logged off (a restart of the only node).
+    async fn log_off_fix_sessions(&mut self) -> StoreResult<()>;
+    async fn insert_fix_parent_order(
+        &mut self,
+        parent: ParentOrderId,
+        company: CompanyId,
+        cl_ord_id: &str,
+    ) -> StoreResult<()>;
+    /// The company and ClOrdID of a parent order an execution system sent.
+    async fn fix_parent_order(&mut self, parent: ParentOrderId) -> StoreResult<Option<(CompanyId, String)>>;
+    async fn fix_parent_by_cl_ord_id(
+        &mut self,
+        company: CompanyId,
+        cl_ord_id: &str,
+    ) -> StoreResult<Option<ParentOrderId>>;
 }
 
 /// Whose received match requests to count.

@@ -24,6 +24,10 @@ pub struct CompanyChanges {
     pub account: Option<Option<String>>,
     pub trade_confirmation_email: Option<Option<String>>,
     pub trade_confirmation_via_email_enabled: Option<bool>,
+    pub fix_comp_id: Option<Option<String>>,
+    /// Set (hashed) or, with `Some(None)`, removed.
+    pub fix_password: Option<Option<String>>,
+    pub fix_reset_on_logon: Option<bool>,
     pub default_broker_id: Option<Option<CompanyId>>,
     pub broker_ids: Option<Vec<CompanyId>>,
     pub roles: Option<Vec<String>>,
@@ -59,6 +63,8 @@ fn company_json(c: &Company) -> serde_json::Value {
         "name": c.name, "full_name": c.full_name, "roles": c.roles, "ems_identifier": c.ems_identifier,
         "account": c.account, "trade_confirmation_email": c.trade_confirmation_email,
         "trade_confirmation_via_email_enabled": c.trade_confirmation_via_email_enabled,
+        "fix_comp_id": c.fix_comp_id, "fix_reset_on_logon": c.fix_reset_on_logon,
+        "fix_password_set": c.fix_password_hash.is_some(),
         "default_broker_id": c.default_broker.as_ref().map(|b| b.company_id),
         "broker_ids": c.brokers.iter().map(|b| b.company_id).collect::<Vec<_>>(),
     })
@@ -196,6 +202,25 @@ impl<S: Store> Engine<S> {
                 errors.push(FieldError::new("trade_confirmation_email", "Email is required"));
             }
             None => {}
+        }
+        if let Some(v) = ch.fix_comp_id {
+            c.fix_comp_id = blank_to_none(v);
+        }
+        if let Some(id) = &c.fix_comp_id
+            && !crate::fix::valid_comp_id(id)
+        {
+            errors.push(FieldError::new("fix_comp_id", "A FIX CompID is 1 to 32 letters, digits, '.', '_' or '-'"));
+        }
+        match ch.fix_password {
+            Some(Some(p)) if p.chars().count() < 8 => {
+                errors.push(FieldError::new("fix_password", "A FIX password has at least 8 characters"));
+            }
+            Some(Some(p)) => c.fix_password_hash = Some(self.hashing.hash_password(p).await?),
+            Some(None) => c.fix_password_hash = None,
+            None => {}
+        }
+        if let Some(v) = ch.fix_reset_on_logon {
+            c.fix_reset_on_logon = v;
         }
         if let Some(mut roles) = ch.roles {
             roles.sort();

@@ -194,6 +194,7 @@ impl<S: Store> Engine<S> {
     pub(crate) fn poke(&self) {
         self.wake.notify_waiters();
         self.wake.notify_one();
+        self.fix_wake.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// The lane whose loop has not beaten for longer than `limit` (dead or stuck), if any.

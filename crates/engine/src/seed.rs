@@ -17,6 +17,12 @@ use crate::{Engine, Store};
 /// Password of every demo login.
 pub const DEMO_PASSWORD: &str = "Upstairs-Demo-1";
 
+/// The FIX password (554) of every demo company with a FIX CompID.
+pub const DEMO_FIX_PASSWORD: &str = "Upstairs-FIX-1";
+
+/// The demo trader an execution system may send orders for by FIX, and their EMS id.
+pub const DEMO_EMS_TRADER: (&str, &str) = ("trader1@halyard.demo", "HHALE");
+
 /// A demo login as the README and the start-up banner list it.
 pub struct DemoLogin {
     pub email: &'static str,
@@ -31,17 +37,19 @@ struct DemoCompany {
     confirmations: Option<&'static str>,
     /// The first is the default broker.
     brokers: &'static [&'static str],
+    /// Its FIX SenderCompID.
+    fix: Option<&'static str>,
 }
 
 #[rustfmt::skip]
 const COMPANIES: &[DemoCompany] = &[
-    DemoCompany { name: "Northgate", full_name: "Northgate Clearing Brokers LLP", types: &["broker"], confirmations: Some("confirmations@northgate.demo"), brokers: &[] },
-    DemoCompany { name: "Baltic", full_name: "Baltic Futures Brokers Ltd", types: &["broker"], confirmations: Some("blocks@baltic.demo"), brokers: &[] },
-    DemoCompany { name: "Upstairs", full_name: "Upstairs Venue Operations Ltd", types: &[], confirmations: None, brokers: &["Northgate"] },
-    DemoCompany { name: "Meridian", full_name: "Meridian Liquidity Partners LLP", types: &["liquidity-provider"], confirmations: None, brokers: &["Northgate", "Baltic"] },
-    DemoCompany { name: "Ostrava", full_name: "Ostrava Market Making a.s.", types: &["liquidity-provider"], confirmations: None, brokers: &["Baltic"] },
-    DemoCompany { name: "Halyard", full_name: "Halyard Capital Management LLP", types: &[], confirmations: None, brokers: &["Northgate", "Baltic"] },
-    DemoCompany { name: "Kestrel", full_name: "Kestrel Trading Ltd", types: &[], confirmations: None, brokers: &["Baltic", "Northgate"] },
+    DemoCompany { name: "Northgate", full_name: "Northgate Clearing Brokers LLP", types: &["broker"], confirmations: Some("confirmations@northgate.demo"), brokers: &[], fix: Some("NORTHGATE") },
+    DemoCompany { name: "Baltic", full_name: "Baltic Futures Brokers Ltd", types: &["broker"], confirmations: Some("blocks@baltic.demo"), brokers: &[], fix: Some("BALTIC") },
+    DemoCompany { name: "Upstairs", full_name: "Upstairs Venue Operations Ltd", types: &[], confirmations: None, brokers: &["Northgate"], fix: None },
+    DemoCompany { name: "Meridian", full_name: "Meridian Liquidity Partners LLP", types: &["liquidity-provider"], confirmations: None, brokers: &["Northgate", "Baltic"], fix: None },
+    DemoCompany { name: "Ostrava", full_name: "Ostrava Market Making a.s.", types: &["liquidity-provider"], confirmations: None, brokers: &["Baltic"], fix: None },
+    DemoCompany { name: "Halyard", full_name: "Halyard Capital Management LLP", types: &[], confirmations: None, brokers: &["Northgate", "Baltic"], fix: Some("HALYARD") },
+    DemoCompany { name: "Kestrel", full_name: "Kestrel Trading Ltd", types: &[], confirmations: None, brokers: &["Baltic", "Northgate"], fix: None },
 ];
 
 struct DemoInstrument {
@@ -130,6 +138,11 @@ impl<S: Store> Engine<S> {
                 trade_confirmation_via_email_enabled: d.confirmations.is_some(),
                 default_broker: brokers.first().cloned(),
                 brokers,
+                fix_comp_id: d.fix.map(str::to_owned),
+                fix_password_hash: match d.fix {
+                    Some(_) => Some(self.hashing.hash_password(DEMO_FIX_PASSWORD.into()).await?),
+                    None => None,
+                },
                 ..Company::named(d.name, now)
             };
             tx.insert_company(&c).await?;
@@ -179,6 +192,13 @@ impl<S: Store> Engine<S> {
                 })
                 .await?,
             );
+        }
+        if let Some(u) = users.iter_mut().find(|u| u.user.email == DEMO_EMS_TRADER.0) {
+            u.user.ems_trader_id = Some(DEMO_EMS_TRADER.1.into());
+            u.user.fix_integration = true;
+            let mut tx = self.store.write().await?;
+            tx.update_user(&u.user).await?;
+            tx.commit().await?;
         }
         self.seed_demo_orders(&users).await?;
         Ok(true)

@@ -440,6 +440,13 @@ pub struct CompanyDto {
     #[schema(required = true)]
     pub trade_confirmation_email: Option<String>,
     pub trade_confirmation_via_email_enabled: bool,
+    /// The SenderCompID of the company's FIX session; null: no FIX.
+    #[schema(required = true)]
+    pub fix_comp_id: Option<String>,
+    /// Whether a FIX password is set (it is never shown).
+    pub fix_password_set: bool,
+    /// Whether each FIX Logon starts both sequences again at 1.
+    pub fix_reset_on_logon: bool,
     #[schema(required = true)]
     pub default_broker: Option<CompanyRefDto>,
     pub brokers: Vec<CompanyRefDto>,
@@ -465,6 +472,9 @@ impl CompanyDto {
             account: c.account,
             trade_confirmation_email: c.trade_confirmation_email,
             trade_confirmation_via_email_enabled: c.trade_confirmation_via_email_enabled,
+            fix_comp_id: c.fix_comp_id,
+            fix_password_set: c.fix_password_hash.is_some(),
+            fix_reset_on_logon: c.fix_reset_on_logon,
             default_broker: c.default_broker.map(r),
             brokers: c.brokers.into_iter().map(r).collect(),
             roles: c.roles,
@@ -489,6 +499,13 @@ pub struct CompanyRequest {
     #[serde(default, deserialize_with = "double_option")]
     pub trade_confirmation_email: Option<Option<String>>,
     pub trade_confirmation_via_email_enabled: Option<bool>,
+    /// 1 to 32 letters, digits, `.`, `_` or `-`; null removes it.
+    #[serde(default, deserialize_with = "double_option")]
+    pub fix_comp_id: Option<Option<String>>,
+    /// At least 8 characters, stored hashed; null removes it.
+    #[serde(default, deserialize_with = "double_option")]
+    pub fix_password: Option<Option<String>>,
+    pub fix_reset_on_logon: Option<bool>,
     #[serde(default, deserialize_with = "double_option")]
     pub default_broker: Option<Option<CompanyIdDto>>,
     pub brokers: Option<Vec<CompanyIdDto>>,
@@ -505,6 +522,9 @@ impl From<CompanyRequest> for upstairs_engine::reference::CompanyChanges {
             account: r.account,
             trade_confirmation_email: r.trade_confirmation_email,
             trade_confirmation_via_email_enabled: r.trade_confirmation_via_email_enabled,
+            fix_comp_id: r.fix_comp_id,
+            fix_password: r.fix_password,
+            fix_reset_on_logon: r.fix_reset_on_logon,
             default_broker_id: r.default_broker.map(|d| d.map(|c| CompanyId(c.company_id))),
             broker_ids: r.brokers.map(|v| v.into_iter().map(|c| CompanyId(c.company_id)).collect()),
             roles: r.roles,

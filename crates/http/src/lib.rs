@@ -27,7 +27,8 @@ use utoipa::OpenApi;
 use crate::error::ApiError;
 use crate::openapi::ApiRouter;
 use crate::routes::{
-    action_logs, admin_orders, auth, matches, meta, newsletters, notifications, orders, outbox, reference, rfqs, users,
+    action_logs, admin_orders, auth, fix, matches, meta, newsletters, notifications, orders, outbox, reference, rfqs,
+    users,
 };
 
 /// What every handler can reach.
@@ -101,6 +102,7 @@ fn api<S: Store>() -> (Router<AppState<S>>, utoipa::openapi::OpenApi) {
         .merge(rfqs::router())
         .merge(notifications::router())
         .merge(outbox::router())
+        .merge(fix::router())
         .merge(action_logs::router())
         .merge(admin_orders::router())
         .merge(newsletters::router())

@@ -249,7 +249,8 @@ macro_rules! shared_repos {
                 sqlx::query(
                     "insert into company (company_id, name, full_name, roles, ems_identifier, account, \
                      trade_confirmation_email, trade_confirmation_via_email_enabled, default_broker_id, created_at, \
-                     updated_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                     updated_at, fix_comp_id, fix_reset_on_logon, fix_password_hash) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
                 )
                 .bind(c.company_id.0)
                 .bind(&c.name)
@@ -262,6 +263,9 @@ macro_rules! shared_repos {
                 .bind(c.default_broker.as_ref().map(|b| b.company_id.0))
                 .bind(Ts(c.created_at))
                 .bind(Ts(c.updated_at))
+                .bind(&c.fix_comp_id)
+                .bind(c.fix_reset_on_logon)
+                .bind(&c.fix_password_hash)
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
@@ -272,7 +276,9 @@ macro_rules! shared_repos {
                 sqlx::query(
                     "update company set name = $1, full_name = $2, roles = $3, ems_identifier = $4, account = $5, \
                      trade_confirmation_email = $6, trade_confirmation_via_email_enabled = $7, \
-                     default_broker_id = $8, updated_at = $9 where company_id = $10",
+                     default_broker_id = $8, updated_at = $9, fix_comp_id = $11, fix_reset_on_logon = $12, \
+                     fix_password_hash = $13 \
+                     where company_id = $10",
                 )
                 .bind(&c.name)
                 .bind(&c.full_name)
@@ -284,6 +290,9 @@ macro_rules! shared_repos {
                 .bind(c.default_broker.as_ref().map(|b| b.company_id.0))
                 .bind(Ts(c.updated_at))
                 .bind(c.company_id.0)
+                .bind(&c.fix_comp_id)
+                .bind(c.fix_reset_on_logon)
+                .bind(&c.fix_password_hash)
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
@@ -1588,6 +1597,24 @@ macro_rules! shared_repos {
                     .transpose()
             }
 
+            async fn broker_confirmation_of_order(
+                &mut self,
+                order: OrderId,
+                step: ConfirmationStep,
+            ) -> StoreResult<Option<BrokerConfirmation>> {
+                sqlx::query_as::<_, BrokerConfirmationRow>(
+                    "select * from broker_confirmation where order_id = $1 and step = $2 \
+                     order by created_at desc limit 1",
+                )
+                .bind(order.0)
+                .bind(step.as_str())
+                .fetch_optional(&mut *self.tx)
+                .await
+                .map_err(map_err)?
+                .map(BrokerConfirmationRow::into_model)
+                .transpose()
+            }
+
             async fn answer_broker_confirmation(
                 &mut self,
                 token_hash: &str,
@@ -1947,6 +1974,212 @@ macro_rules! shared_repos {
                     q = q.bind(s.as_str());
                 }
                 convert(q.fetch_all(&mut *self.tx).await.map_err(map_err)?, RfqResponseRow::into_model)
+            }
+        }
+
+        #[async_trait]
+        impl FixRepo for $tx {
+            async fn fix_session(&mut self, company: CompanyId, now: DateTime<Utc>) -> StoreResult<FixSession> {
+                sqlx::query(
+                    "insert into fix_session (company_id, created_at) values ($1, $2) \
+                     on conflict (company_id) do nothing",
+                )
+                .bind(company.0)
+                .bind(Ts(now))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(sqlx::query_as::<_, FixSessionRow>("select * from fix_session where company_id = $1")
+                    .bind(company.0)
+                    .fetch_one(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .into_model())
+            }
+
+            async fn update_fix_session(&mut self, s: &FixSession) -> StoreResult<()> {
+                sqlx::query(
+                    "update fix_session set next_sender_seq = $1, next_target_seq = $2, app_watermark = $3, \
+                     reset_owed = $4, logged_on = $5, last_message_at = $6 where company_id = $7",
+                )
+                .bind(s.next_sender_seq)
+                .bind(s.next_target_seq)
+                .bind(s.app_watermark)
+                .bind(s.reset_owed)
+                .bind(s.logged_on)
+                .bind(s.last_message_at.map(Ts))
+                .bind(s.company_id.0)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn insert_fix_message(&mut self, company: CompanyId, m: &StoredFixMessage) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into fix_message (company_id, seq, msg_type, frame) values ($1, $2, $3, $4) \
+                     on conflict (company_id, seq) do update set msg_type = excluded.msg_type, frame = excluded.frame",
+                )
+                .bind(company.0)
+                .bind(m.seq)
+                .bind(&m.msg_type)
+                .bind(&m.frame)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn delete_fix_messages(&mut self, company: CompanyId) -> StoreResult<()> {
+                sqlx::query("delete from fix_message where company_id = $1")
+                    .bind(company.0)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn fix_messages(
+                &mut self,
+                company: CompanyId,
+                begin: i64,
+                end: i64,
+                limit: i64,
+            ) -> StoreResult<Vec<StoredFixMessage>> {
+                let rows = sqlx::query_as::<_, StoredFixRow>(
+                    "select seq, msg_type, frame from fix_message where company_id = $1 and seq >= $2 and seq <= $3 \
+                     order by seq limit $4",
+                )
+                .bind(company.0)
+                .bind(begin)
+                .bind(end)
+                .bind(limit)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(rows.into_iter().map(StoredFixRow::into_model).collect())
+            }
+
+            async fn insert_fix_outbox(&mut self, m: &FixOutboxMessage) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into fix_outbox (fix_outbox_id, company_id, msg_type, fields, created_at) \
+                     values ($1, $2, $3, $4, $5)",
+                )
+                .bind(&m.fix_outbox_id)
+                .bind(m.company_id.0)
+                .bind(&m.msg_type)
+                .bind(Json(&m.fields))
+                .bind(Ts(m.created_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn pending_fix_outbox(&mut self, company: CompanyId, limit: i64) -> StoreResult<Vec<FixOutboxMessage>> {
+                let rows = sqlx::query_as::<_, FixOutboxRow>(
+                    "select fix_outbox_id, company_id, msg_type, fields, created_at, sent_seq from fix_outbox \
+                     where company_id = $1 and sent_seq is null order by created_at, fix_outbox_id limit $2",
+                )
+                .bind(company.0)
+                .bind(limit)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(rows.into_iter().map(FixOutboxRow::into_model).collect())
+            }
+
+            async fn mark_fix_outbox_sent(
+                &mut self,
+                company: CompanyId,
+                id: &str,
+                seq: i64,
+                at: DateTime<Utc>,
+            ) -> StoreResult<bool> {
+                let done = sqlx::query(
+                    "update fix_outbox set sent_seq = $1, sent_at = $2 \
+                     where company_id = $3 and fix_outbox_id = $4 and sent_seq is null",
+                )
+                .bind(seq)
+                .bind(Ts(at))
+                .bind(company.0)
+                .bind(id)
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(done.rows_affected() == 1)
+            }
+
+            async fn fix_sessions(&mut self) -> StoreResult<Vec<FixSessionListed>> {
+                let rows = sqlx::query_as::<_, FixSessionListedRow>(
+                    "select c.company_id, c.name as company_name, c.fix_comp_id, s.next_sender_seq, \
+                     s.next_target_seq, s.app_watermark, s.reset_owed, s.logged_on, s.last_message_at, s.created_at \
+                     from company c left join fix_session s on s.company_id = c.company_id \
+                     where c.fix_comp_id is not null order by c.name",
+                )
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(rows.into_iter().map(FixSessionListedRow::into_model).collect())
+            }
+
+            async fn company_by_fix_comp_id(&mut self, comp_id: &str) -> StoreResult<Option<CompanyId>> {
+                let id: Option<Uuid> = sqlx::query_scalar("select company_id from company where fix_comp_id = $1")
+                    .bind(comp_id)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(id.map(CompanyId))
+            }
+
+            async fn log_off_fix_sessions(&mut self) -> StoreResult<()> {
+                sqlx::query("update fix_session set logged_on = false where logged_on")
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn insert_fix_parent_order(
+                &mut self,
+                parent: ParentOrderId,
+                company: CompanyId,
+                cl_ord_id: &str,
+            ) -> StoreResult<()> {
+                sqlx::query("insert into fix_parent_order (parent_order_id, company_id, cl_ord_id) values ($1, $2, $3)")
+                    .bind(parent.0)
+                    .bind(company.0)
+                    .bind(cl_ord_id)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn fix_parent_order(&mut self, parent: ParentOrderId) -> StoreResult<Option<(CompanyId, String)>> {
+                let row: Option<(Uuid, String)> =
+                    sqlx::query_as("select company_id, cl_ord_id from fix_parent_order where parent_order_id = $1")
+                        .bind(parent.0)
+                        .fetch_optional(&mut *self.tx)
+                        .await
+                        .map_err(map_err)?;
+                Ok(row.map(|(c, id)| (CompanyId(c), id)))
+            }
+
+            async fn fix_parent_by_cl_ord_id(
+                &mut self,
+                company: CompanyId,
+                cl_ord_id: &str,
+            ) -> StoreResult<Option<ParentOrderId>> {
+                let id: Option<Uuid> = sqlx::query_scalar(
+                    "select parent_order_id from fix_parent_order where company_id = $1 and cl_ord_id = $2",
+                )
+                .bind(company.0)
+                .bind(cl_ord_id)
+                .fetch_optional(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(id.map(ParentOrderId))
             }
         }
     };

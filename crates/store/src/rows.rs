@@ -35,6 +35,9 @@ pub struct CompanyRow {
     account: Option<String>,
     trade_confirmation_email: Option<String>,
     trade_confirmation_via_email_enabled: bool,
+    fix_comp_id: Option<String>,
+    fix_password_hash: Option<String>,
+    fix_reset_on_logon: bool,
     default_broker_id: Option<Uuid>,
     default_broker_name: Option<String>,
     trading_stopped_at: Option<Ts>,
@@ -54,6 +57,9 @@ impl CompanyRow {
             account: self.account,
             trade_confirmation_email: self.trade_confirmation_email,
             trade_confirmation_via_email_enabled: self.trade_confirmation_via_email_enabled,
+            fix_comp_id: self.fix_comp_id,
+            fix_password_hash: self.fix_password_hash,
+            fix_reset_on_logon: self.fix_reset_on_logon,
             default_broker: self
                 .default_broker_id
                 .zip(self.default_broker_name)
@@ -733,4 +739,99 @@ impl BookLevelJson {
 /// Converts every row, stopping at the first that does not convert.
 pub fn convert<R, M>(rows: Vec<R>, f: impl FnMut(R) -> StoreResult<M>) -> StoreResult<Vec<M>> {
     rows.into_iter().map(f).collect()
+}
+
+#[derive(sqlx::FromRow)]
+pub struct FixSessionRow {
+    company_id: Uuid,
+    next_sender_seq: i64,
+    next_target_seq: i64,
+    app_watermark: i64,
+    reset_owed: bool,
+    logged_on: bool,
+    last_message_at: Option<Ts>,
+    created_at: Ts,
+}
+
+impl FixSessionRow {
+    pub fn into_model(self) -> FixSession {
+        FixSession {
+            company_id: CompanyId(self.company_id),
+            next_sender_seq: self.next_sender_seq,
+            next_target_seq: self.next_target_seq,
+            app_watermark: self.app_watermark,
+            reset_owed: self.reset_owed,
+            logged_on: self.logged_on,
+            last_message_at: self.last_message_at.map(|t| t.0),
+            created_at: self.created_at.0,
+        }
+    }
+}
+
+/// A company with a CompID, left-joined to its session (whose columns are null without one).
+#[derive(sqlx::FromRow)]
+pub struct FixSessionListedRow {
+    company_id: Uuid,
+    company_name: String,
+    fix_comp_id: String,
+    next_sender_seq: Option<i64>,
+    next_target_seq: Option<i64>,
+    app_watermark: Option<i64>,
+    reset_owed: Option<bool>,
+    logged_on: Option<bool>,
+    last_message_at: Option<Ts>,
+    created_at: Option<Ts>,
+}
+
+impl FixSessionListedRow {
+    pub fn into_model(self) -> FixSessionListed {
+        let company_id = CompanyId(self.company_id);
+        let session = self.created_at.map(|created_at| FixSession {
+            company_id,
+            next_sender_seq: self.next_sender_seq.unwrap_or(1),
+            next_target_seq: self.next_target_seq.unwrap_or(1),
+            app_watermark: self.app_watermark.unwrap_or(0),
+            reset_owed: self.reset_owed.unwrap_or(false),
+            logged_on: self.logged_on.unwrap_or(false),
+            last_message_at: self.last_message_at.map(|t| t.0),
+            created_at: created_at.0,
+        });
+        FixSessionListed { company_id, company_name: self.company_name, fix_comp_id: self.fix_comp_id, session }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct FixOutboxRow {
+    fix_outbox_id: String,
+    company_id: Uuid,
+    msg_type: String,
+    fields: Json<Vec<(u32, String)>>,
+    created_at: Ts,
+    sent_seq: Option<i64>,
+}
+
+impl FixOutboxRow {
+    pub fn into_model(self) -> FixOutboxMessage {
+        FixOutboxMessage {
+            fix_outbox_id: self.fix_outbox_id,
+            company_id: CompanyId(self.company_id),
+            msg_type: self.msg_type,
+            fields: self.fields.0,
+            created_at: self.created_at.0,
+            sent_seq: self.sent_seq,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct StoredFixRow {
+    seq: i64,
+    msg_type: String,
+    frame: Vec<u8>,
+}
+
+impl StoredFixRow {
+    pub fn into_model(self) -> StoredFixMessage {
+        StoredFixMessage { seq: self.seq, msg_type: self.msg_type, frame: self.frame }
+    }
 }

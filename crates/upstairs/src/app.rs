@@ -44,6 +44,8 @@ pub struct Settings {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Header-read timeout, connection ceiling, shutdown deadline.
     pub server_limits: ServerLimits,
+    /// The FIX gateway, when it listens.
+    pub fix: Option<upstairs_fix::FixSettings>,
 }
 
 impl Default for Settings {
@@ -66,6 +68,7 @@ impl Default for Settings {
             rate_limits: e.rate_limits,
             trusted_proxies: Vec::new(),
             server_limits: ServerLimits::default(),
+            fix: None,
         }
     }
 }
@@ -78,6 +81,8 @@ pub struct Running {
     pub events: BroadcastPublisher,
     /// Pokes the job loop (after moving a test clock, say).
     pub wake: Arc<Notify>,
+    /// The FIX gateway, when it listens.
+    pub fix: Option<Box<dyn upstairs_fix::FixGateway>>,
     run_due: Arc<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>,
     close: Arc<CloseFn>,
     shutdown: watch::Sender<bool>,
@@ -104,6 +109,9 @@ impl Running {
     pub async fn wait(self) -> anyhow::Result<()> {
         let r = self.server.await.context("server task")?;
         let _ = self.shutdown.send(true);
+        if let Some(fix) = &self.fix {
+            fix.stop().await;
+        }
         let _ = self.jobs.await;
         r
     }
@@ -111,6 +119,9 @@ impl Running {
     /// Stops serving and the job loop.
     pub async fn stop(self) {
         let _ = self.shutdown.send(true);
+        if let Some(fix) = &self.fix {
+            fix.stop().await;
+        }
         let _ = self.server.await;
         let _ = self.jobs.await;
     }
@@ -229,6 +240,12 @@ async fn start_with<S: Store>(
     }
     let wake = engine.wake_handle();
     let jobs = tokio::spawn(engine.clone().run_scheduler(settings.scheduler_poll, shutdown_rx.clone()));
+    let fix = match &settings.fix {
+        Some(f) => {
+            Some(upstairs_fix::start(engine.clone(), f.clone()).await.with_context(|| format!("FIX on {}", f.bind))?)
+        }
+        None => None,
+    };
     let realtime = upstairs_http::stomp::hub::Hub::start(engine.clone(), &events);
     let state = AppState::new(engine.clone(), realtime).with_trusted_proxies(settings.trusted_proxies.clone());
     let app = upstairs_http::router(state, settings.web_dir.clone());
@@ -258,7 +275,7 @@ async fn start_with<S: Store>(
             }
         })
     });
-    Ok(Running { addr, public_url, events, wake, run_due, close, shutdown, server, jobs })
+    Ok(Running { addr, public_url, events, wake, fix, run_due, close, shutdown, server, jobs })
 }
 
 /// The demo's market-data feed: moves the demo instruments' bands every few seconds.

@@ -96,6 +96,18 @@ pub struct ServeArgs {
     /// names the client for sign-in limits and the audit trail; none by default.
     #[arg(long, env = "UPSTAIRS_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_proxy)]
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Where the FIX gateway listens (`host:port`); unset: no FIX.
+    #[arg(long, env = "UPSTAIRS_FIX_BIND")]
+    pub fix_bind: Option<String>,
+    /// The venue's FIX CompID: the TargetCompID of every Logon.
+    #[arg(long, env = "UPSTAIRS_FIX_COMP_ID", default_value = "UPSTAIRS")]
+    pub fix_comp_id: String,
+    /// A PEM certificate chain: TLS on the FIX port (with --fix-tls-key).
+    #[arg(long, env = "UPSTAIRS_FIX_TLS_CERT", requires = "fix_tls_key")]
+    pub fix_tls_cert: Option<PathBuf>,
+    /// The certificate's PEM private key.
+    #[arg(long, env = "UPSTAIRS_FIX_TLS_KEY", requires = "fix_tls_cert")]
+    pub fix_tls_key: Option<PathBuf>,
 }
 
 /// An address or a CIDR block.
@@ -122,12 +134,18 @@ impl ServeArgs {
             self.open_time.format("%H:%M"),
             self.close_time.format("%H:%M")
         );
-        anyhow::ensure!(
-            !demo || self.public || loopback_only(&self.bind),
-            "upstairs demo listens on loopback only (127.0.0.1, ::1 or localhost): its logins and \
-             password are published in the README. Pass --public to serve it on {} anyway",
-            self.bind
-        );
+        for bind in std::iter::once(&self.bind).chain(&self.fix_bind) {
+            anyhow::ensure!(
+                !demo || self.public || loopback_only(bind),
+                "upstairs demo listens on loopback only (127.0.0.1, ::1 or localhost): its logins and \
+                 password are published in the README. Pass --public to serve it on {bind} anyway",
+            );
+        }
+        let fix = self.fix_bind.filter(|b| !b.trim().is_empty()).map(|bind| upstairs_fix::FixSettings {
+            bind,
+            comp_id: self.fix_comp_id,
+            tls: self.fix_tls_cert.zip(self.fix_tls_key),
+        });
         let defaults = Calendar::default();
         Ok(Settings {
             bind: self.bind,
@@ -158,6 +176,7 @@ impl ServeArgs {
             },
             trusted_proxies: self.trusted_proxies,
             server_limits: Default::default(),
+            fix,
         })
     }
 }

@@ -116,6 +116,7 @@ pub async fn create_parent_order<S: Store>(
         quantity: req.quantity,
         broker_instructions: req.broker_instructions,
         idempotency: key.clone(),
+        fix_cl_ord_id: None,
     };
     let engine = &st.engine;
     let created = once(&st, &actor, key.as_ref(), engine.create_parent_order(&actor, input), |ids| async {

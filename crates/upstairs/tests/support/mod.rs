@@ -15,6 +15,7 @@ use upstairs::app::{self, Running, Settings};
 use upstairs_engine::ManualClock;
 use upstairs_store::testing::postgres_url;
 
+pub mod fix;
 pub mod venue;
 
 pub const ADMIN_EMAIL: &str = "admin@upstairs.test";

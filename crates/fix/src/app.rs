@@ -1,0 +1,253 @@
+//! One company's FIX session as the venue sees it: ironfix's [`Application`] callbacks,
+//! turning a Logon's password, a TradeCaptureReportAck, a NewOrderSingle and an
+//! OrderCancelRequest into the engine's use cases. Nothing is answered directly: every
+//! reply goes through the FIX outbox, so it is numbered, filed and resent like the rest.
+
+use async_trait::async_trait;
+use ironfix_core::message::RawMessage;
+use ironfix_engine::OutboundMessage;
+use ironfix_engine::application::{Application, RejectReason, SessionId};
+use ironfix_engine::close::CloseReason;
+use rust_decimal::Decimal;
+use std::str::FromStr;
+use upstairs_domain::CompanyId;
+use upstairs_domain::order::Direction;
+use upstairs_engine::fix::{
+    CancelRefusal, EXECUTION_REPORT, FixNewOrder, FixOrderAnswer, ROLE_ORDER_ORIGINATION_TRADER, tag, whole_quantity,
+};
+use upstairs_engine::{Engine, EngineError, Store};
+
+/// SessionRejectReason (373) codes used here.
+const REQUIRED_TAG_MISSING: u32 = 1;
+const INCORRECT_VALUE: u32 = 5;
+const INVALID_MSG_TYPE: u32 = 11;
+
+const PASSWORD: u32 = 554;
+const ORDER_CANCEL_REJECT: &str = "9";
+
+/// The venue's side of one session. `company` is `None` for a Logon from a CompID no
+/// company has: its only use is to refuse that Logon with a reason.
+pub struct VenueApp<S: Store> {
+    pub(crate) engine: Engine<S>,
+    pub(crate) company: Option<CompanyId>,
+}
+
+fn missing(t: u32, name: &str) -> RejectReason {
+    RejectReason::new(REQUIRED_TAG_MISSING, format!("{name} ({t}) is required")).with_ref_tag(t)
+}
+
+fn venue_failure(e: &EngineError) -> RejectReason {
+    tracing::error!(error = %e, "a FIX message could not be acted on");
+    // 99: Other. The message was accepted in sequence; the peer may send it again.
+    RejectReason::new(99, "The venue cannot act on this message right now")
+}
+
+impl<S: Store> VenueApp<S> {
+    async fn set_logged_on(&self, on: bool) {
+        let Some(company) = self.company else { return };
+        let now = self.engine.clock().now();
+        let r = self
+            .engine
+            .fix_update_session(company, move |s| {
+                s.logged_on = on;
+                s.last_message_at = Some(now);
+            })
+            .await;
+        if let Err(e) = r {
+            tracing::warn!(%company, error = %e, "could not record the FIX session's state");
+        }
+    }
+
+    async fn trade_ack(&self, company: CompanyId, m: &RawMessage<'_>) -> Result<(), RejectReason> {
+        let id = m.get_field_str(tag::TRADE_REPORT_ID).ok_or_else(|| missing(tag::TRADE_REPORT_ID, "TradeReportID"))?;
+        let yes = match m.get_field_str(tag::TRD_RPT_STATUS) {
+            Some("0") => true,
+            Some("1") => false,
+            Some(_) => {
+                return Err(RejectReason::new(INCORRECT_VALUE, "TrdRptStatus (939) is 0 (accepted) or 1 (rejected)")
+                    .with_ref_tag(tag::TRD_RPT_STATUS));
+            }
+            None => return Err(missing(tag::TRD_RPT_STATUS, "TrdRptStatus")),
+        };
+        match self.engine.fix_confirm_trade(company, id, yes).await {
+            Ok(c) => {
+                tracing::info!(%company, order = %c.order_id, step = ?c.step, yes, "broker answered by FIX");
+                Ok(())
+            }
+            // Answered already (by e-mail, or this ack resent): the first answer stands.
+            Err(EngineError::Conflict { detail, .. }) => {
+                tracing::info!(%company, trade_report = id, %detail, "FIX ack after the trade was answered");
+                Ok(())
+            }
+            Err(EngineError::NotFound(text)) => {
+                Err(RejectReason::new(INCORRECT_VALUE, text).with_ref_tag(tag::TRADE_REPORT_ID))
+            }
+            Err(e) => Err(venue_failure(&e)),
+        }
+    }
+
+    async fn new_order(&self, company: CompanyId, m: &RawMessage<'_>) -> Result<(), RejectReason> {
+        let cl_ord_id = m.get_field_str(tag::CL_ORD_ID).ok_or_else(|| missing(tag::CL_ORD_ID, "ClOrdID"))?;
+        let side = m.get_field_str(tag::SIDE).ok_or_else(|| missing(tag::SIDE, "Side"))?;
+        let qty = m.get_field_str(tag::ORDER_QTY).ok_or_else(|| missing(tag::ORDER_QTY, "OrderQty"))?;
+        let mut order = FixNewOrder {
+            cl_ord_id: cl_ord_id.to_owned(),
+            trader: trader(m),
+            side: match side {
+                "1" => Some(Direction::Buy),
+                "2" => Some(Direction::Sell),
+                _ => None,
+            },
+            quantity: Decimal::from_str(qty).ok().and_then(whole_quantity),
+            symbol: m.get_field_str(tag::SYMBOL).map(str::to_owned),
+            security_id: m.get_field_str(tag::SECURITY_ID).map(str::to_owned),
+            exchange: m.get_field_str(tag::SECURITY_EXCHANGE).map(str::to_owned),
+            text: m.get_field_str(tag::TEXT).map(str::to_owned),
+        };
+        let refused = match (order.side, order.quantity) {
+            (None, _) => Some("Side (54) is 1 (buy) or 2 (sell)".to_owned()),
+            (_, None) => Some("OrderQty (38) must be a whole number of lots above 0".to_owned()),
+            _ => None,
+        };
+        let answer = match refused {
+            Some(text) => FixOrderAnswer::Refused(text),
+            None => {
+                order.text = order.text.filter(|t| !t.trim().is_empty());
+                self.engine.fix_new_parent_order(company, order).await.map_err(|e| venue_failure(&e))?
+            }
+        };
+        let reply = match answer {
+            FixOrderAnswer::Created(_) => return Ok(()),
+            FixOrderAnswer::Known(parent) => {
+                self.engine.fix_parent_report(parent).await.map_err(|e| venue_failure(&e))?.unwrap_or_default()
+            }
+            FixOrderAnswer::Refused(text) => {
+                let mut f = vec![
+                    (tag::ORDER_ID, "NONE".to_owned()),
+                    (tag::CL_ORD_ID, cl_ord_id.to_owned()),
+                    (tag::EXEC_TYPE, "8".into()),
+                    (tag::ORD_STATUS, "8".into()),
+                    (tag::SIDE, side.to_owned()),
+                ];
+                for t in [tag::SYMBOL, tag::SECURITY_ID, tag::SECURITY_ID_SOURCE, tag::SECURITY_EXCHANGE] {
+                    if let Some(v) = m.get_field_str(t) {
+                        f.push((t, v.to_owned()));
+                    }
+                }
+                f.extend([
+                    (tag::ORDER_QTY, qty.to_owned()),
+                    (tag::CUM_QTY, "0".into()),
+                    (tag::LEAVES_QTY, "0".into()),
+                    (tag::AVG_PX, "0".into()),
+                    (tag::TEXT, text),
+                ]);
+                f
+            }
+        };
+        self.engine.fix_reply(company, EXECUTION_REPORT, reply).await.map_err(|e| venue_failure(&e))
+    }
+
+    async fn cancel(&self, company: CompanyId, m: &RawMessage<'_>) -> Result<(), RejectReason> {
+        let orig = m.get_field_str(tag::ORIG_CL_ORD_ID).ok_or_else(|| missing(tag::ORIG_CL_ORD_ID, "OrigClOrdID"))?;
+        let cl_ord_id = m.get_field_str(tag::CL_ORD_ID).ok_or_else(|| missing(tag::CL_ORD_ID, "ClOrdID"))?;
+        let refusal = match self.engine.fix_cancel_parent_order(company, orig, cl_ord_id).await {
+            Ok(Ok(_)) => return Ok(()),
+            Ok(Err(r)) => r,
+            Err(e) => return Err(venue_failure(&e)),
+        };
+        let CancelRefusal { reason, text, parent } = refusal;
+        let report = match parent {
+            Some(p) => self.engine.fix_parent_report(p).await.map_err(|e| venue_failure(&e))?,
+            None => None,
+        };
+        let status = report
+            .as_ref()
+            .and_then(|f| f.iter().find(|(t, _)| *t == tag::ORD_STATUS))
+            .map_or_else(|| "8".to_owned(), |(_, v)| v.clone());
+        let f = vec![
+            (tag::ORDER_ID, parent.map_or_else(|| "NONE".to_owned(), |p| p.to_string())),
+            (tag::CL_ORD_ID, cl_ord_id.to_owned()),
+            (tag::ORIG_CL_ORD_ID, orig.to_owned()),
+            (tag::ORD_STATUS, status),
+            // CxlRejResponseTo: 1, an OrderCancelRequest.
+            (434, "1".into()),
+            (102, reason.to_string()),
+            (tag::TEXT, text),
+        ];
+        self.engine.fix_reply(company, ORDER_CANCEL_REJECT, f).await.map_err(|e| venue_failure(&e))
+    }
+}
+
+/// The trader a NewOrderSingle is for: the PartyID of its Parties entry with PartyRole 11
+/// (order origination trader).
+fn trader(m: &RawMessage<'_>) -> Option<String> {
+    let mut last_id: Option<&[u8]> = None;
+    for f in m.fields() {
+        match f.tag {
+            tag::PARTY_ID => last_id = Some(f.value),
+            tag::PARTY_ROLE if f.value == ROLE_ORDER_ORIGINATION_TRADER.as_bytes() => {
+                return last_id.and_then(|v| std::str::from_utf8(v).ok()).map(str::to_owned);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[async_trait]
+impl<S: Store> Application for VenueApp<S> {
+    async fn on_create(&self, _: &SessionId) {}
+
+    async fn on_logon(&self, session: &SessionId) {
+        tracing::info!(%session, "FIX session logged on");
+        self.set_logged_on(true).await;
+    }
+
+    async fn on_logout(&self, session: &SessionId) {
+        tracing::info!(%session, "FIX session logged out");
+    }
+
+    async fn on_session_closed(&self, session: &SessionId, reason: &CloseReason) {
+        tracing::info!(%session, ?reason, "FIX session closed");
+        if reason.was_active() {
+            self.set_logged_on(false).await;
+        }
+    }
+
+    async fn to_admin(&self, _: &mut OutboundMessage, _: &SessionId) {}
+
+    /// Authenticates a Logon: its CompID must still be the company's, and its Password
+    /// (554) the company's FIX password.
+    async fn from_admin(&self, m: &RawMessage<'_>, session: &SessionId) -> Result<(), RejectReason> {
+        if m.msg_type().as_str() != "A" {
+            return Ok(());
+        }
+        let comp_id = &session.target_comp_id;
+        let Some(company) = self.company else {
+            return Err(RejectReason::new(0, format!("Unknown SenderCompID {comp_id}")));
+        };
+        match self.engine.fix_logon(comp_id, m.get_field_str(PASSWORD)).await {
+            Ok(Ok(c)) if c.company_id == company => Ok(()),
+            Ok(Ok(_)) => Err(RejectReason::new(0, format!("Unknown SenderCompID {comp_id}"))),
+            Ok(Err(text)) => Err(RejectReason::new(0, text)),
+            Err(e) => Err(venue_failure(&e)),
+        }
+    }
+
+    async fn to_app(&self, _: &mut OutboundMessage, _: &SessionId) {}
+
+    async fn from_app(&self, m: &RawMessage<'_>, _: &SessionId) -> Result<(), RejectReason> {
+        let Some(company) = self.company else {
+            return Err(RejectReason::new(INVALID_MSG_TYPE, "Not logged on"));
+        };
+        match m.msg_type().as_str() {
+            "AR" => self.trade_ack(company, m).await,
+            "D" => self.new_order(company, m).await,
+            "F" => self.cancel(company, m).await,
+            other => {
+                Err(RejectReason::new(INVALID_MSG_TYPE, format!("MsgType {other} is not supported here"))
+                    .with_ref_tag(35))
+            }
+        }
+    }
+}

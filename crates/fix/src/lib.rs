@@ -1,0 +1,268 @@
+//! The venue's FIX 4.4 gateway (ADR 0025): an acceptor, on the `ironfix-engine` crate,
+//! for brokers (TradeCaptureReports out, their acks in) and execution systems
+//! (NewOrderSingle and OrderCancelRequest in, ExecutionReports out). One listener serves
+//! every company: a Logon is routed by its SenderCompID to that company's session,
+//! whose sequence numbers and sent frames live in the venue's database ([`store`]).
+//!
+//! The binary sees only [`FixGateway`]; ironfix's types stay in this crate.
+
+mod app;
+mod store;
+
+use async_trait::async_trait;
+use ironfix_core::message::MsgType;
+use ironfix_core::types::CompId;
+use ironfix_engine::registry::{LogonIdentity, LookupError, SessionLookup};
+use ironfix_engine::tls::rustls;
+use ironfix_engine::{Acceptor, AcceptorRegistry, Connection, OutboundMessage, SendOutcome, SessionConfig};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinHandle;
+use upstairs_domain::CompanyId;
+use upstairs_engine::fix::{EXECUTION_REPORT, TRADE_CAPTURE_REPORT};
+use upstairs_engine::model::FixOutboxMessage;
+use upstairs_engine::{Engine, Store};
+
+use crate::app::VenueApp;
+use crate::store::DbStore;
+
+pub const BEGIN_STRING: &str = "FIX.4.4";
+/// How many connections may be in their Logon at once; more are closed at once.
+const HANDSHAKES: usize = 64;
+/// How many companies' sessions the gateway holds.
+const MAX_SESSIONS: usize = 10_000;
+const LOGON_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where and how the gateway listens.
+#[derive(Clone, Debug)]
+pub struct FixSettings {
+    pub bind: String,
+    /// The venue's CompID: the TargetCompID every Logon must name.
+    pub comp_id: String,
+    /// A PEM certificate chain and key: TLS on the FIX port.
+    pub tls: Option<(PathBuf, PathBuf)>,
+}
+
+/// A running FIX gateway, whatever FIX engine is behind it.
+#[async_trait]
+pub trait FixGateway: Send + Sync {
+    /// The address it accepts connections on.
+    fn local_addr(&self) -> SocketAddr;
+    /// Stops accepting, logs every session out and waits for them to close.
+    async fn stop(&self);
+}
+
+/// Binds the FIX port and starts accepting sessions.
+pub async fn start<S: Store>(engine: Engine<S>, settings: FixSettings) -> std::io::Result<Box<dyn FixGateway>> {
+    let tls = settings.tls.as_ref().map(|(cert, key)| tls_config(cert, key)).transpose()?;
+    let venue = CompId::new(&settings.comp_id)
+        .map_err(|e| std::io::Error::other(format!("FIX CompID {}: {e}", settings.comp_id)))?;
+    let listener = TcpListener::bind(&settings.bind).await?;
+    let addr = listener.local_addr()?;
+    if let Err(e) = engine.fix_log_off_all().await {
+        tracing::warn!(error = %e, "could not mark the FIX sessions logged off");
+    }
+    let registry = AcceptorRegistry::new()
+        .with_lookup(Arc::new(Lookup { engine: engine.clone(), venue }))
+        .with_max_sessions(MAX_SESSIONS)
+        .with_logon_timeout(LOGON_TIMEOUT);
+    let (stop, stopped) = watch::channel(false);
+    let live = Arc::new(Mutex::new(Vec::new()));
+    let accept = tokio::spawn(accept_loop(engine, Arc::new(registry), listener, tls, stopped, live.clone()));
+    tracing::info!(%addr, comp_id = %settings.comp_id, tls = settings.tls.is_some(), "FIX gateway is listening");
+    Ok(Box::new(Running { addr, stop, accept: Mutex::new(Some(accept)), live }))
+}
+
+struct Running {
+    addr: SocketAddr,
+    stop: watch::Sender<bool>,
+    accept: Mutex<Option<JoinHandle<()>>>,
+    live: Arc<Mutex<Vec<Connection>>>,
+}
+
+#[async_trait]
+impl FixGateway for Running {
+    fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    async fn stop(&self) {
+        let _ = self.stop.send(true);
+        let accept = self.accept.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(a) = accept {
+            let _ = a.await;
+        }
+        let live: Vec<Connection> = self.live.lock().unwrap_or_else(PoisonError::into_inner).drain(..).collect();
+        for c in &live {
+            let _ = c.logout_with_text("The venue is shutting down").await;
+        }
+        for c in &live {
+            let _ = tokio::time::timeout(Duration::from_secs(5), c.wait_closed()).await;
+        }
+    }
+}
+
+fn tls_config(cert: &PathBuf, key: &PathBuf) -> std::io::Result<Arc<rustls::ServerConfig>> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let bad = |what: &str, e: &dyn std::fmt::Display| std::io::Error::other(format!("FIX TLS {what}: {e}"));
+    let certs = CertificateDer::pem_file_iter(cert)
+        .map_err(|e| bad("certificate", &e))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad("certificate", &e))?;
+    let key = PrivateKeyDer::from_pem_file(key).map_err(|e| bad("key", &e))?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| bad("protocols", &e))?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .map_err(|e| bad("certificate", &e))?;
+    Ok(Arc::new(config))
+}
+
+async fn accept_loop<S: Store>(
+    engine: Engine<S>,
+    registry: Arc<AcceptorRegistry<VenueApp<S>>>,
+    listener: TcpListener,
+    tls: Option<Arc<rustls::ServerConfig>>,
+    mut stopped: watch::Receiver<bool>,
+    live: Arc<Mutex<Vec<Connection>>>,
+) {
+    let handshakes = Arc::new(Semaphore::new(HANDSHAKES));
+    loop {
+        let (stream, peer) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(a) => a,
+                Err(e) => {
+                    tracing::warn!(error = %e, "FIX accept failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            _ = stopped.changed() => return,
+        };
+        let Ok(permit) = handshakes.clone().try_acquire_owned() else {
+            tracing::warn!(%peer, "too many FIX Logons at once: connection closed");
+            continue;
+        };
+        let (engine, registry, tls, live) = (engine.clone(), registry.clone(), tls.clone(), live.clone());
+        tokio::spawn(async move {
+            let served = serve(&registry, stream, tls).await;
+            drop(permit);
+            match served {
+                Ok(conn) => run_session(engine, conn, live).await,
+                Err(e) => tracing::info!(%peer, error = %e, "FIX connection refused"),
+            }
+        });
+    }
+}
+
+async fn serve<S: Store>(
+    registry: &AcceptorRegistry<VenueApp<S>>,
+    stream: TcpStream,
+    tls: Option<Arc<rustls::ServerConfig>>,
+) -> Result<Connection, ironfix_engine::EngineError> {
+    match tls {
+        Some(config) => registry.serve_tls(stream, config).await,
+        None => registry.serve(stream).await,
+    }
+}
+
+/// A logged-on session: sends what the outbox holds for the company, in order, until
+/// the session closes.
+async fn run_session<S: Store>(engine: Engine<S>, conn: Connection, live: Arc<Mutex<Vec<Connection>>>) {
+    let comp_id = conn.session_id().target_comp_id.clone();
+    let company = match engine.fix_company(&comp_id).await {
+        Ok(Some(c)) => c.company_id,
+        _ => {
+            let _ = conn.logout_with_text("Unknown SenderCompID").await;
+            return;
+        }
+    };
+    live.lock().unwrap_or_else(PoisonError::into_inner).push(conn.clone());
+    let mut changes = engine.fix_outbox_changes();
+    loop {
+        match engine.fix_pending(company).await {
+            Ok(pending) => {
+                let full = pending.len() as i64 >= upstairs_engine::fix::OUTBOX_BATCH;
+                for m in pending {
+                    if !send(&engine, company, &conn, &m).await {
+                        break;
+                    }
+                }
+                if full && !conn.is_closed() {
+                    continue;
+                }
+            }
+            Err(e) => tracing::warn!(%company, error = %e, "could not read the FIX outbox"),
+        }
+        tokio::select! {
+            _ = changes.changed() => {}
+            _ = conn.wait_closed() => break,
+            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+        }
+    }
+    live.lock().unwrap_or_else(PoisonError::into_inner).retain(|c| !c.is_closed());
+}
+
+/// Sends one outbox message; false when the session can take no more.
+async fn send<S: Store>(engine: &Engine<S>, company: CompanyId, conn: &Connection, m: &FixOutboxMessage) -> bool {
+    let Ok(msg_type) = MsgType::new(&m.msg_type) else {
+        tracing::error!(id = %m.fix_outbox_id, msg_type = %m.msg_type, "an outbox message has no valid MsgType");
+        return true;
+    };
+    let mut out = OutboundMessage::new(msg_type);
+    for (t, v) in &m.fields {
+        out.push_str(*t, v);
+    }
+    match conn.send_tracked(out).await {
+        SendOutcome::Sent { seq, .. } => {
+            // A report or execution report was marked sent as its frame was filed.
+            if m.msg_type != TRADE_CAPTURE_REPORT && m.msg_type != EXECUTION_REPORT {
+                let seq = i64::try_from(seq).unwrap_or(i64::MAX);
+                if let Err(e) = engine.fix_mark_sent(company, &m.fix_outbox_id, seq).await {
+                    tracing::warn!(%company, error = %e, "could not mark a FIX message sent");
+                }
+            }
+            true
+        }
+        other => {
+            tracing::info!(%company, id = %m.fix_outbox_id, outcome = ?other, "FIX message not sent; kept for later");
+            false
+        }
+    }
+}
+
+/// Finds the session of a Logon's SenderCompID: the company's, with its database store,
+/// or, for a CompID no company has, one that only refuses the Logon with a reason.
+struct Lookup<S: Store> {
+    engine: Engine<S>,
+    venue: CompId,
+}
+
+#[async_trait]
+impl<S: Store> SessionLookup<VenueApp<S>> for Lookup<S> {
+    async fn lookup(&self, identity: &LogonIdentity) -> Result<Option<Acceptor<VenueApp<S>>>, LookupError> {
+        if identity.target_comp_id() != &self.venue {
+            return Ok(None);
+        }
+        let comp_id = identity.sender_comp_id().clone();
+        let company = self.engine.fix_company(comp_id.as_str()).await.map_err(|e| LookupError::new(e.to_string()))?;
+        let mut config = SessionConfig::new(self.venue.clone(), comp_id, BEGIN_STRING);
+        let Some(company) = company else {
+            let app = VenueApp { engine: self.engine.clone(), company: None };
+            return Ok(Some(Acceptor::new(config, Arc::new(app))));
+        };
+        config.reset_on_logon = company.fix_reset_on_logon;
+        let store = DbStore::open(self.engine.clone(), company.company_id)
+            .await
+            .map_err(|e| LookupError::new(e.to_string()))?;
+        let app = VenueApp { engine: self.engine.clone(), company: Some(company.company_id) };
+        Ok(Some(Acceptor::new(config, Arc::new(app)).with_store(Arc::new(store))))
+    }
+}

@@ -1,0 +1,386 @@
+#![allow(clippy::unwrap_used)]
+//! The FIX gateway against a real QuickFIX initiator (`tests/peers/fix_peer.py`) on both
+//! backends: a broker receives TradeCaptureReports and confirms by
+//! TradeCaptureReportAck (beside the e-mail links); an execution system creates and
+//! cancels parent orders and hears of their fills; sequence gaps both ways are recovered
+//! by resend; malformed frames are answered or dropped, never fatal; the sessions screen's
+//! call; Logons with an unknown CompID or a wrong password.
+mod support;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use std::time::Duration;
+use support::fix::*;
+use support::venue::*;
+use support::*;
+use upstairs_fix::FixSettings;
+
+on_both_backends!(
+    a_broker_confirms_by_fix,
+    an_execution_system_sends_parent_orders,
+    sequence_gaps_are_filled_by_resend,
+    malformed_messages_are_rejected_not_fatal,
+    logons_are_authenticated,
+);
+
+const BROKER_PW: &str = "Baltic-FIX-pass";
+const FIRM_PW: &str = "Halyard-FIX-pass";
+
+/// The venue with its FIX gateway on a free port; Baltic (the broker) has the CompID
+/// BALTIC, Halyard (A's firm) HALYARD, and A is its EMS trader `T1`.
+async fn fix_venue(b: Backend) -> (Venue, u16) {
+    let v = venue_with(b, |s| {
+        s.fix = Some(FixSettings { bind: "127.0.0.1:0".into(), comp_id: "UPSTAIRS".into(), tls: None });
+    })
+    .await;
+    let admin = v.app.admin_token().await;
+    let set = |id: String, body: Value| {
+        let (app, admin) = (&v.app, admin.clone());
+        async move {
+            let (s, c) = app.patch(&format!("/api/admin/companies/{id}"), Some(&admin), body).await;
+            assert_eq!(s, StatusCode::OK, "{c}");
+            c
+        }
+    };
+    let c = set(v.broker.clone(), json!({"fix_comp_id": "BALTIC", "fix_password": BROKER_PW})).await;
+    assert_eq!((c["fix_comp_id"].clone(), c["fix_password_set"].clone()), (json!("BALTIC"), json!(true)));
+    assert!(c.get("fix_password").is_none() && !c.to_string().contains(BROKER_PW), "{c}");
+    let (_, me) = v.app.get("/api/users/me", Some(&v.a)).await;
+    let (s, halyard) = v.app.get(&format!("/api/companies/{}", me["company_id"].as_str().unwrap()), Some(&v.a)).await;
+    assert_eq!(s, StatusCode::OK, "{halyard}");
+    set(halyard["company_id"].as_str().unwrap().into(), json!({"fix_comp_id": "HALYARD", "fix_password": FIRM_PW}))
+        .await;
+    let (s, u) = v
+        .app
+        .patch(
+            &format!("/api/users/{}", me["user_id"].as_str().unwrap()),
+            Some(&admin),
+            json!({"ems_trader_id": "T1", "fix_integration": true}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{u}");
+    let port = v.app.running.as_ref().unwrap().fix.as_ref().unwrap().local_addr().port();
+    (v, port)
+}
+
+/// A's resting SELL of 1000 at 94.75 taken by B and accepted by A.
+async fn a_match(v: &Venue) -> (Value, Value) {
+    let sell = v.parent(&v.a, "SELL", 1000).await;
+    let (s, resting) = v.child(&v.a, &sell, 1000, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{resting}");
+    let buy = v.parent(&v.b, "BUY", 1000).await;
+    let (s, sent) = v
+        .app
+        .post(
+            "/api/order-match-requests",
+            Some(&v.b),
+            json!({"requesting_parent_order_id": buy["parent_order_id"], "quantity": 1000, "price": p("94.75").0,
+                   "requesting_broker_id": v.broker, "dry_run": false, "residual": false}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{sent}");
+    let id = sent[0]["order_match_request_id"].as_str().unwrap();
+    let (s, m) =
+        v.app.patch(&format!("/api/order-match-requests/{id}"), Some(&v.a), json!({"state": "ACCEPTED"})).await;
+    assert_eq!(s, StatusCode::OK, "{m}");
+    (sell, buy)
+}
+
+async fn child_states(v: &Venue, token: &str, parent: &Value) -> Vec<String> {
+    children(v, token, parent).await.into_iter().map(|(s, _)| s).collect()
+}
+
+/// Polls until every child order of both parents is in `state`.
+async fn both_in(v: &Venue, sell: &Value, buy: &Value, state: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let (a, b) = (child_states(v, &v.a, sell).await, child_states(v, &v.b, buy).await);
+        if a == [state] && b == [state] {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "A {a:?}, B {b:?}, want {state}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn a_broker_confirms_by_fix(b: Backend) {
+    let (v, port) = fix_venue(b).await;
+    let dir = temp_dir();
+    let mut broker = FixPeer::spawn(port, "BALTIC", BROKER_PW, dir.path(), &["--auto-ack", "accept"]);
+    broker.logon().await;
+    let (sell, buy) = a_match(&v).await;
+
+    // Both sides' orders went through Baltic: two reports, each acknowledged.
+    let mut reports = Vec::new();
+    for _ in 0..2 {
+        reports.push(broker.expect("a trade report", WITHIN, |e| is_app(e, "AE")).await);
+    }
+    let ids: Vec<String> = reports.iter().map(|r| field(r, 571).unwrap()).collect();
+    assert!(ids.iter().all(|id| id.ends_with("-A")), "{ids:?}");
+    let sides: Vec<String> = reports.iter().map(|r| field(r, 54).unwrap()).collect();
+    assert_eq!(sides.iter().filter(|s| *s == "1").count(), 1, "one buy, one sell: {sides:?}");
+    for r in &reports {
+        assert_eq!(field(r, 32).as_deref(), Some("1000"));
+        assert_eq!(field(r, 31).as_deref(), Some("94.75"));
+        assert_eq!(field(r, 55).as_deref(), Some("Euribor 3M Dec26-Mar27"));
+        assert_eq!(field(r, 207).as_deref(), Some("I"));
+        assert_eq!(field(r, 487).as_deref(), Some("0"));
+        assert_eq!(fields(r, 452), ["1", "17", "3"], "executing firm, contra firm, client");
+        assert_eq!(fields(r, 448)[..2], ["BALTIC".to_owned(), "BALTIC".to_owned()]);
+        assert_eq!(r["poss_dup"], false);
+    }
+
+    // Both accepted (BROKER_ACCEPTED): then the fill reports, acknowledged too, and the
+    // trade is done.
+    for _ in 0..2 {
+        let r = broker
+            .expect("a fill report", WITHIN, |e| is_app(e, "AE") && field(e, 571).is_some_and(|i| i.ends_with("-F")))
+            .await;
+        assert_eq!(field(&r, 487).as_deref(), Some("2"));
+        assert!(field(&r, 572).is_some_and(|id| id.ends_with("-A")));
+    }
+    both_in(&v, &sell, &buy, "BROKER_FILLED").await;
+
+    // The e-mail link, answered after FIX: told it was done.
+    let mails = v.app.mails_to(BROKER_DESK, 2).await;
+    let at = mails[0].find("/accept-order?order_id=").unwrap();
+    let link: String = mails[0][at..].chars().take_while(|c| !c.is_whitespace() && *c != '"').collect();
+    let query = link.split_once('?').unwrap().1;
+    let param = |k: &str| query.split('&').find_map(|kv| kv.strip_prefix(&format!("{k}="))).unwrap().to_owned();
+    let (s, e) = v
+        .app
+        .patch(&format!("/api/orders/{}?token={}", param("order_id"), param("token")), None, json!({"accepted": true}))
+        .await;
+    assert_eq!((s, e["detail"].clone()), (StatusCode::CONFLICT, json!("Order already accepted")));
+
+    // Exactly four reports, none resent; the screen shows the session logged on.
+    broker.drain(Duration::from_millis(300)).await;
+    assert_eq!(broker.received("AE").len(), 4, "{}", broker.transcript());
+    let admin = v.app.admin_token().await;
+    let (s, sessions) = v.app.get("/api/admin/fix-sessions", Some(&admin)).await;
+    assert_eq!(s, StatusCode::OK, "{sessions}");
+    let baltic = sessions["items"].as_array().unwrap().iter().find(|i| i["fix_comp_id"] == "BALTIC").unwrap().clone();
+    assert_eq!(baltic["state"], "LOGGED_ON", "{baltic}");
+    let (peer_out, peer_in) = broker.seq().await;
+    assert_eq!(
+        (baltic["next_target_seq"].as_u64(), baltic["next_sender_seq"].as_u64()),
+        (Some(peer_out), Some(peer_in))
+    );
+    assert_eq!(v.app.get("/api/admin/fix-sessions", Some(&v.a)).await.0, StatusCode::FORBIDDEN);
+    broker.stop().await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, sessions) = v.app.get("/api/admin/fix-sessions", Some(&admin)).await;
+        let state =
+            sessions["items"].as_array().unwrap().iter().find(|i| i["fix_comp_id"] == "BALTIC").unwrap()["state"]
+                .clone();
+        if state == "LOGGED_OFF" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "still {state}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    v.app.stop().await;
+}
+
+async fn an_execution_system_sends_parent_orders(b: Backend) {
+    let (v, port) = fix_venue(b).await;
+    let dir = temp_dir();
+    let mut ems = FixPeer::spawn(port, "HALYARD", FIRM_PW, dir.path(), &[]);
+    ems.logon().await;
+    let symbol = "Euribor 3M Dec26-Mar27";
+
+    // A parent order for trader T1, on A's dashboard at once.
+    let (f, g) = new_order("C1", "2", 1000, symbol, "T1");
+    ems.send("D", f.clone(), g.clone()).await;
+    let new =
+        ems.expect("ExecutionReport New", WITHIN, |e| is_app(e, "8") && field(e, 11).as_deref() == Some("C1")).await;
+    assert_eq!((field(&new, 150).as_deref(), field(&new, 39).as_deref()), (Some("0"), Some("0")), "{new}");
+    let parent_id = field(&new, 37).unwrap();
+    let (s, parent) = v.app.get(&format!("/api/parent-orders/{parent_id}"), Some(&v.a)).await;
+    assert_eq!(s, StatusCode::OK, "{parent}");
+    assert_eq!((parent["direction"].clone(), parent["quantity"].clone()), (json!("SELL"), json!(1000)));
+
+    // The same ClOrdID again makes nothing new: its state is reported again.
+    ems.send("D", f, g).await;
+    let again =
+        ems.expect("the state again", WITHIN, |e| is_app(e, "8") && field(e, 150).as_deref() == Some("I")).await;
+    assert_eq!(field(&again, 37), Some(parent_id.clone()));
+    let (_, listed) = v.app.get("/api/parent-orders", Some(&v.a)).await;
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+
+    // Refusals, each with the reason.
+    for (id, trader, qty, why) in
+        [("C2", "NOBODY", 1000, "Unknown trader NOBODY"), ("C3", "T1", 100, "The minimum block size is 500")]
+    {
+        let (f, g) = new_order(id, "1", qty, symbol, trader);
+        ems.send("D", f, g).await;
+        let r = ems.expect("a rejection", WITHIN, |e| is_app(e, "8") && field(e, 11).as_deref() == Some(id)).await;
+        assert_eq!((field(&r, 150).as_deref(), field(&r, 39).as_deref()), (Some("8"), Some("8")), "{r}");
+        assert_eq!(field(&r, 58).as_deref(), Some(why));
+    }
+    let (f, g) = new_order("C4", "1", 1000, "NO SUCH THING", "T1");
+    ems.send("D", f, g).await;
+    let r = ems.expect("a rejection", WITHIN, |e| is_app(e, "8") && field(e, 11).as_deref() == Some("C4")).await;
+    assert_eq!(field(&r, 58).as_deref(), Some("Unknown instrument"));
+
+    // Matched: the EMS hears of the fill; a cancel is then refused.
+    let (s, resting) = v.child(&v.a, &parent, 1000, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{resting}");
+    let buy = v.parent(&v.b, "BUY", 1000).await;
+    let (s, sent) = v
+        .app
+        .post(
+            "/api/order-match-requests",
+            Some(&v.b),
+            json!({"requesting_parent_order_id": buy["parent_order_id"], "quantity": 500, "price": p("94.75").0,
+                   "requesting_broker_id": v.broker, "dry_run": false, "residual": false}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{sent}");
+    let id = sent[0]["order_match_request_id"].as_str().unwrap();
+    assert_eq!(
+        v.app.patch(&format!("/api/order-match-requests/{id}"), Some(&v.a), json!({"state": "ACCEPTED"})).await.0,
+        StatusCode::OK
+    );
+    let fill = ems.expect("a fill", WITHIN, |e| is_app(e, "8") && field(e, 150).as_deref() == Some("F")).await;
+    assert_eq!(
+        (field(&fill, 39), field(&fill, 14), field(&fill, 151), field(&fill, 32), field(&fill, 31)),
+        (Some("1".into()), Some("500".into()), Some("500".into()), Some("500".into()), Some("94.75".into()))
+    );
+    ems.send("F", json!([[41, "C1"], [11, "X1"], [54, "2"], [55, symbol], [60, "20260303-10:00:00.000"]]), json!([]))
+        .await;
+    let no = ems.expect("a cancel reject", WITHIN, |e| is_app(e, "9")).await;
+    assert_eq!((field(&no, 102).as_deref(), field(&no, 39).as_deref()), (Some("0"), Some("1")), "{no}");
+    assert_eq!(field(&no, 58).as_deref(), Some("A parent order with matched quantity cannot be cancelled."));
+    ems.send("F", json!([[41, "NOPE"], [11, "X2"], [54, "2"], [55, symbol], [60, "20260303-10:00:00.000"]]), json!([]))
+        .await;
+    let no = ems.expect("a cancel reject", WITHIN, |e| is_app(e, "9")).await;
+    assert_eq!((field(&no, 102).as_deref(), field(&no, 58).as_deref()), (Some("1"), Some("Unknown order")));
+
+    // A parent with nothing matched is cancelled: the EMS hears it, the trader sees it.
+    let (f, g) = new_order("C5", "1", 500, symbol, "T1");
+    ems.send("D", f, g).await;
+    let new = ems.expect("New", WITHIN, |e| is_app(e, "8") && field(e, 11).as_deref() == Some("C5")).await;
+    let second = field(&new, 37).unwrap();
+    ems.send("F", json!([[41, "C5"], [11, "X3"], [54, "1"], [55, symbol], [60, "20260303-10:00:00.000"]]), json!([]))
+        .await;
+    let gone = ems.expect("Canceled", WITHIN, |e| is_app(e, "8") && field(e, 150).as_deref() == Some("4")).await;
+    assert_eq!(
+        (field(&gone, 11), field(&gone, 41), field(&gone, 39)),
+        (Some("X3".into()), Some("C5".into()), Some("4".into()))
+    );
+    let (_, p2) = v.app.get(&format!("/api/parent-orders/{second}"), Some(&v.a)).await;
+    assert_eq!(p2["state"], "CANCELLED", "{p2}");
+    // No session-level Reject was ever needed.
+    assert!(ems.events.iter().all(|e| e["msg_type"] != "3"), "{}", ems.transcript());
+    ems.stop().await;
+    v.app.stop().await;
+}
+
+async fn sequence_gaps_are_filled_by_resend(b: Backend) {
+    let (v, port) = fix_venue(b).await;
+    let dir = temp_dir();
+    let mut ems = FixPeer::spawn(port, "HALYARD", FIRM_PW, dir.path(), &[]);
+    ems.logon().await;
+    let symbol = "Euribor 3M Dec26-Mar27";
+    let (f, g) = new_order("G1", "1", 500, symbol, "T1");
+    ems.send("D", f, g).await;
+    ems.expect("New", WITHIN, |e| is_app(e, "8") && field(e, 11).as_deref() == Some("G1")).await;
+
+    // The peer skips five numbers: the venue asks for them and the peer fills the gap.
+    let (out, _) = ems.seq().await;
+    ems.command(json!({"cmd": "set_next_sender", "seq": out + 5})).await;
+    let (f, g) = new_order("G2", "1", 500, symbol, "T1");
+    ems.send("D", f, g).await;
+    let asked = ems.expect("a ResendRequest", WITHIN, |e| e["event"] == "admin" && e["msg_type"] == "2").await;
+    assert_eq!(field(&asked, 7), Some(out.to_string()), "{asked}");
+    ems.expect("a gap fill", WITHIN, |e| e["event"] == "sent" && e["msg_type"] == "4").await;
+    ems.expect("New", WITHIN, |e| is_app(e, "8") && field(e, 11).as_deref() == Some("G2")).await;
+
+    // The peer forgets what the venue sent: it asks again, and the venue resends the
+    // reports from its database with PossDup.
+    let (_, expected) = ems.seq().await;
+    ems.command(json!({"cmd": "set_next_target", "seq": expected - 2})).await;
+    let (f, g) = new_order("G3", "1", 500, symbol, "T1");
+    ems.send("D", f, g).await;
+    ems.expect("our ResendRequest", WITHIN, |e| e["event"] == "sent" && e["msg_type"] == "2").await;
+    let resent = ems.expect("a resent report", WITHIN, |e| is_app(e, "8") && e["poss_dup"] == true).await;
+    assert_eq!(field(&resent, 11).as_deref(), Some("G2"), "{resent}");
+    ems.expect("New", WITHIN, |e| is_app(e, "8") && field(e, 11).as_deref() == Some("G3")).await;
+    let (_, listed) = v.app.get("/api/parent-orders", Some(&v.a)).await;
+    assert_eq!(listed.as_array().unwrap().len(), 3, "one parent per ClOrdID: {listed}");
+    ems.stop().await;
+    v.app.stop().await;
+}
+
+async fn malformed_messages_are_rejected_not_fatal(b: Backend) {
+    let (v, port) = fix_venue(b).await;
+    let within = Duration::from_secs(10);
+    let mut c = RawFix::connect(port, "HALYARD").await;
+    c.send("A", &[(98, "0"), (108, "30"), (554, FIRM_PW)]).await;
+    c.expect("A", within).await;
+
+    // Application messages that cannot be read: a session Reject naming the problem.
+    c.send("D", &[(54, "1"), (38, "500"), (40, "1"), (55, "X"), (60, "20260303-10:00:00")]).await;
+    let r = c.expect("3", within).await;
+    assert_eq!((tag(&r, 371).as_deref(), tag(&r, 373).as_deref()), (Some("11"), Some("1")), "{r:?}");
+    c.send("AR", &[(571, "not-a-report"), (939, "0")]).await;
+    let r = c.expect("3", within).await;
+    assert_eq!(tag(&r, 371).as_deref(), Some("571"), "{r:?}");
+    c.send("AR", &[(571, "x-A"), (939, "7")]).await;
+    let r = c.expect("3", within).await;
+    assert_eq!(tag(&r, 371).as_deref(), Some("939"), "{r:?}");
+
+    // Garbage and a frame with a wrong checksum are dropped; the session goes on.
+    c.write(b"this is not FIX at all\x01").await;
+    let mut bad = frame(&[(35, "0"), (34, "99"), (49, "HALYARD"), (52, "20260303-10:00:00"), (56, "UPSTAIRS")]);
+    let n = bad.len();
+    bad[n - 2] = if bad[n - 2] == b'0' { b'1' } else { b'0' };
+    c.write(&bad).await;
+    c.send("1", &[(112, "still-there")]).await;
+    let hb = c.expect("0", within).await;
+    assert_eq!(tag(&hb, 112).as_deref(), Some("still-there"), "{hb:?}");
+    // The venue still serves HTTP, and the session is still the one logged on.
+    assert_eq!(v.app.get("/readyz", None).await.0, StatusCode::OK);
+    v.app.stop().await;
+}
+
+async fn logons_are_authenticated(b: Backend) {
+    let (v, port) = fix_venue(b).await;
+    let within = Duration::from_secs(10);
+    // An unknown CompID: a Logout that says why.
+    let mut c = RawFix::connect(port, "STRANGER").await;
+    c.send("A", &[(98, "0"), (108, "30"), (554, "whatever-pass")]).await;
+    let out = c.expect("5", within).await;
+    assert_eq!(tag(&out, 58).as_deref(), Some("Unknown SenderCompID STRANGER"));
+    assert!(c.next(within).await.is_none(), "then the connection is closed");
+    // A wrong password: nothing is said to someone who cannot prove who they are.
+    let mut c = RawFix::connect(port, "BALTIC").await;
+    c.send("A", &[(98, "0"), (108, "30"), (554, "wrong-password")]).await;
+    assert!(c.next(within).await.is_none(), "closed without a reply");
+    // The right one logs on.
+    let mut c = RawFix::connect(port, "BALTIC").await;
+    c.send("A", &[(98, "0"), (108, "30"), (554, BROKER_PW)]).await;
+    let ack = c.expect("A", within).await;
+    assert_eq!((tag(&ack, 49).as_deref(), tag(&ack, 56).as_deref()), (Some("UPSTAIRS"), Some("BALTIC")));
+    // A company's CompID must be plain and unique; its password at least 8 characters.
+    let admin = v.app.admin_token().await;
+    for (body, field_name) in
+        [(json!({"fix_comp_id": "A B"}), "fix_comp_id"), (json!({"fix_password": "short"}), "fix_password")]
+    {
+        let (s, e) = v.app.patch(&format!("/api/admin/companies/{}", v.broker), Some(&admin), body).await;
+        assert_eq!((s, e["errors"][0]["field"].clone()), (StatusCode::BAD_REQUEST, json!(field_name)), "{e}");
+    }
+    let (_, me) = v.app.get("/api/users/me", Some(&v.b)).await;
+    let (s, e) = v
+        .app
+        .patch(
+            &format!("/api/admin/companies/{}", me["company_id"].as_str().unwrap()),
+            Some(&admin),
+            json!({"fix_comp_id": "BALTIC"}),
+        )
+        .await;
+    assert_eq!((s, e["errors"][0]["field"].clone()), (StatusCode::CONFLICT, json!("fix_comp_id")), "{e}");
+    v.app.stop().await;
+}

@@ -15,7 +15,8 @@ export CARGO_TERM_COLOR ?= never
 ## make run: build the server (release) and the web app, start the demo venue.
 run: web-build
 	$(CARGO) build --release -p upstairs
-	UPSTAIRS_WEB_DIR=web/dist ./target/release/upstairs demo --bind $${UPSTAIRS_BIND:-127.0.0.1:8080}
+	UPSTAIRS_WEB_DIR=web/dist ./target/release/upstairs demo --bind $${UPSTAIRS_BIND:-127.0.0.1:8080} \
+		--fix-bind $${UPSTAIRS_FIX_BIND:-127.0.0.1:9878}
 
 ## make test: everything, on SQLite and PostgreSQL, then the web app and Chromium.
 test: test-deps rust-checks rust-test contract faults-short check-openapi web-test e2e

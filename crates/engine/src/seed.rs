@@ -17,6 +17,9 @@ use crate::{Engine, Store};
 /// Password of every demo login.
 pub const DEMO_PASSWORD: &str = "Upstairs-Demo-1";
 
+/// The demo companies' FIX CompIDs (two brokers, one trading firm).
+pub const DEMO_FIX_COMP_IDS: [&str; 3] = ["NORTHGATE", "BALTIC", "HALYARD"];
+
 /// The FIX password (554) of every demo company with a FIX CompID.
 pub const DEMO_FIX_PASSWORD: &str = "Upstairs-FIX-1";
 

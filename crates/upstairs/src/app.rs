@@ -83,6 +83,8 @@ pub struct Running {
     pub wake: Arc<Notify>,
     /// The FIX gateway, when it listens.
     pub fix: Option<Box<dyn upstairs_fix::FixGateway>>,
+    /// The venue's FIX CompID.
+    pub fix_comp_id: String,
     run_due: Arc<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>,
     close: Arc<CloseFn>,
     shutdown: watch::Sender<bool>,
@@ -275,7 +277,8 @@ async fn start_with<S: Store>(
             }
         })
     });
-    Ok(Running { addr, public_url, events, wake, fix, run_due, close, shutdown, server, jobs })
+    let fix_comp_id = settings.fix.as_ref().map(|f| f.comp_id.clone()).unwrap_or_default();
+    Ok(Running { addr, public_url, events, wake, fix, fix_comp_id, run_due, close, shutdown, server, jobs })
 }
 
 /// The demo's market-data feed: moves the demo instruments' bands every few seconds.

@@ -54,6 +54,15 @@ async fn serve(settings: app::Settings) -> anyhow::Result<()> {
         for l in seed::demo_logins() {
             println!("  {:<26} {:<10} {}", l.email, l.company, l.roles);
         }
+        if let Some(fix) = &running.fix {
+            println!(
+                "\nFIX 4.4 on {} (TargetCompID {}): SenderCompIDs {}, Password (554) {}",
+                fix.local_addr(),
+                running.fix_comp_id,
+                seed::DEMO_FIX_COMP_IDS.join(", "),
+                seed::DEMO_FIX_PASSWORD
+            );
+        }
         println!();
     }
     running.wait().await

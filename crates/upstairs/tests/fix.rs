@@ -157,15 +157,9 @@ async fn a_broker_confirms_by_fix(b: Backend) {
     broker.drain(Duration::from_millis(300)).await;
     assert_eq!(broker.received("AE").len(), 4, "{}", broker.transcript());
     let admin = v.app.admin_token().await;
-    let (s, sessions) = v.app.get("/api/admin/fix-sessions", Some(&admin)).await;
-    assert_eq!(s, StatusCode::OK, "{sessions}");
-    let baltic = sessions["items"].as_array().unwrap().iter().find(|i| i["fix_comp_id"] == "BALTIC").unwrap().clone();
-    assert_eq!(baltic["state"], "LOGGED_ON", "{baltic}");
-    let (peer_out, peer_in) = broker.seq().await;
-    assert_eq!(
-        (baltic["next_target_seq"].as_u64(), baltic["next_sender_seq"].as_u64()),
-        (Some(peer_out), Some(peer_in))
-    );
+    let baltic = seqs_agree(&v.app, &admin, "BALTIC", &mut broker).await;
+    assert_eq!((baltic["state"].clone(), baltic["company_name"].clone()), (json!("LOGGED_ON"), json!("Baltic")));
+    assert!(baltic["last_message_at"].is_string(), "{baltic}");
     assert_eq!(v.app.get("/api/admin/fix-sessions", Some(&v.a)).await.0, StatusCode::FORBIDDEN);
     broker.stop().await;
     let deadline = std::time::Instant::now() + Duration::from_secs(10);

@@ -132,6 +132,23 @@ impl FixPeer {
     }
 }
 
+/// Waits until the sessions screen's numbers for `comp_id` are the peer's, mirrored (a
+/// heartbeat may pass between the two reads); returns the screen's row.
+pub async fn seqs_agree(app: &super::TestApp, admin: &str, comp_id: &str, peer: &mut FixPeer) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let (_, sessions) = app.get("/api/admin/fix-sessions", Some(admin)).await;
+        let row = sessions["items"].as_array().into_iter().flatten().find(|i| i["fix_comp_id"] == comp_id).cloned();
+        let row = row.unwrap_or_else(|| panic!("no session row for {comp_id}: {sessions}"));
+        let (peer_out, peer_in) = peer.seq().await;
+        if (row["next_target_seq"].as_u64(), row["next_sender_seq"].as_u64()) == (Some(peer_out), Some(peer_in)) {
+            return row;
+        }
+        assert!(Instant::now() < deadline, "{comp_id}: venue {row}, peer {peer_out} out, {peer_in} in");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
 /// A NewOrderSingle's fields and its Parties group naming `trader`.
 pub fn new_order(cl_ord_id: &str, side: &str, qty: i64, symbol: &str, trader: &str) -> (Value, Value) {
     let fields = json!([

@@ -21,6 +21,7 @@ on_both_backends!(
     sequence_gaps_are_filled_by_resend,
     malformed_messages_are_rejected_not_fatal,
     logons_are_authenticated,
+    sessions_over_tls,
 );
 
 const BROKER_PW: &str = "Baltic-FIX-pass";
@@ -29,8 +30,13 @@ const FIRM_PW: &str = "Halyard-FIX-pass";
 /// The venue with its FIX gateway on a free port; Baltic (the broker) has the CompID
 /// BALTIC, Halyard (A's firm) HALYARD, and A is its EMS trader `T1`.
 async fn fix_venue(b: Backend) -> (Venue, u16) {
+    fix_venue_with(b, None).await
+}
+
+/// [`fix_venue`], with TLS on the FIX port when given a certificate and its key.
+async fn fix_venue_with(b: Backend, tls: Option<(std::path::PathBuf, std::path::PathBuf)>) -> (Venue, u16) {
     let v = venue_with(b, |s| {
-        s.fix = Some(FixSettings { bind: "127.0.0.1:0".into(), comp_id: "UPSTAIRS".into(), tls: None });
+        s.fix = Some(FixSettings { bind: "127.0.0.1:0".into(), comp_id: "UPSTAIRS".into(), tls });
     })
     .await;
     let admin = v.app.admin_token().await;
@@ -376,5 +382,37 @@ async fn logons_are_authenticated(b: Backend) {
         )
         .await;
     assert_eq!((s, e["errors"][0]["field"].clone()), (StatusCode::CONFLICT, json!("fix_comp_id")), "{e}");
+    v.app.stop().await;
+}
+
+async fn sessions_over_tls(b: Backend) {
+    // A self-signed P-256 certificate for 127.0.0.1, made by openssl.
+    let pki = temp_dir();
+    let (cert, key) = (pki.path().join("cert.pem"), pki.path().join("key.pem"));
+    let made = std::process::Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2"])
+        .args(["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("openssl");
+    assert!(made.success());
+    let (v, port) = fix_venue_with(b, Some((cert.clone(), key))).await;
+    let dir = temp_dir();
+    let ca = cert.to_string_lossy().into_owned();
+    let mut ems = FixPeer::spawn(port, "HALYARD", FIRM_PW, dir.path(), &["--tls", "--ca", &ca]);
+    ems.logon().await;
+    let (f, g) = new_order("T1-1", "1", 500, "Euribor 3M Dec26-Mar27", "T1");
+    ems.send("D", f, g).await;
+    let new = ems.expect("New", WITHIN, |e| is_app(e, "8") && field(e, 11).as_deref() == Some("T1-1")).await;
+    assert_eq!(field(&new, 150).as_deref(), Some("0"), "{new}");
+    ems.stop().await;
+    // In clear text, the TLS port says nothing and hangs up.
+    let mut c = RawFix::connect(port, "BALTIC").await;
+    c.send("A", &[(98, "0"), (108, "30"), (554, BROKER_PW)]).await;
+    assert!(c.next(Duration::from_secs(10)).await.is_none());
     v.app.stop().await;
 }

@@ -25,6 +25,7 @@ on_both_backends!(
     an_accept_names_the_quote_it_takes,
     providers_see_todays_outcomes,
     keyed_rfqs_and_quotes_act_once,
+    an_accepted_quote_reaches_the_broker_by_fix,
 );
 
 on_both_backends!(
@@ -1343,5 +1344,43 @@ async fn providers_see_todays_outcomes(b: Backend) {
     // The spec's call filters as it did.
     let (_, awaiting) = v.app.get("/api/rfqs/all/responses?state=AWAITING_RESPONSE", Some(&r.fathom)).await;
     assert_eq!(awaiting.as_array().unwrap().len(), 1);
+    r.v.app.stop().await;
+}
+
+/// An accepted quote is a match like a taken order: the broker with a FIX session gets a
+/// TradeCaptureReport for each side (ADR 0025), at the quote's price.
+async fn an_accepted_quote_reaches_the_broker_by_fix(b: Backend) {
+    let v = venue_with(b, |s| {
+        s.fix = Some(upstairs_fix::FixSettings { bind: "127.0.0.1:0".into(), comp_id: "UPSTAIRS".into(), tls: None });
+    })
+    .await;
+    let admin = v.app.admin_token().await;
+    let body = json!({"fix_comp_id": "BALTIC", "fix_password": "Baltic-FIX-pass"});
+    assert_eq!(v.app.patch(&format!("/api/admin/companies/{}", v.broker), Some(&admin), body).await.0, StatusCode::OK);
+    let port = v.app.running.as_ref().unwrap().fix.as_ref().unwrap().local_addr().port();
+    let r = with_providers(v).await;
+    let v = &r.v;
+    let dir = temp_dir();
+    let mut broker = support::fix::FixPeer::spawn(port, "BALTIC", "Baltic-FIX-pass", dir.path(), &[]);
+    broker.logon().await;
+    let buy = v.parent(&v.b, "BUY", 3000).await;
+    let (s, rfq) = send(&r, &buy, json!({})).await;
+    assert_eq!(s, StatusCode::CREATED, "{rfq}");
+    let (s, q) = quote(&r, &r.fathom, &rfq, json!({"sell_price": 94.76, "sell_quantity": 1500})).await;
+    assert_eq!(s, StatusCode::OK, "{q}");
+    let seen = rfq_now(&r, &rfq).await;
+    assert_eq!(accept(&r, &v.b, &seen, response_of(&seen, "Fathom")).await.0, StatusCode::OK);
+    let within = support::fix::WITHIN;
+    let mut sides = Vec::new();
+    for _ in 0..2 {
+        let report = broker.expect("a trade report", within, |e| support::fix::is_app(e, "AE")).await;
+        assert_eq!(support::fix::field(&report, 31).as_deref(), Some("94.76"), "{report}");
+        assert_eq!(support::fix::field(&report, 32).as_deref(), Some("1500"), "{report}");
+        sides.push(support::fix::field(&report, 54).unwrap());
+    }
+    sides.sort();
+    assert_eq!(sides, ["1", "2"]);
+    broker.stop().await;
+    balanced(&r).await;
     r.v.app.stop().await;
 }

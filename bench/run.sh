@@ -2,8 +2,10 @@
 # Upstairs performance as ratios in one run: bench/run.sh sqlite | postgres [ratios.py options],
 # bench/run.sh take-latency sqlite | postgres [take_latency.py options], or
 # bench/run.sh admin sqlite | postgres [admin_area.py options] (the Orders panel and billing
-# over 100,000 child orders and 20,000 matches), or bench/run.sh logins sqlite | postgres
-# (200 parallel sign-ins: the server's memory and another user's answers meanwhile)
+# over 100,000 child orders and 20,000 matches), bench/run.sh logins sqlite | postgres
+# (200 parallel sign-ins: the server's memory and another user's answers meanwhile), or
+# bench/run.sh fix-latency sqlite | postgres (a match to the broker's TradeCaptureReport,
+# beside its e-mail)
 #
 # Installs wrk (and pgbench for postgres) from Debian when missing, builds the release
 # binary (unless UPSTAIRS_BIN names another build), then runs bench/ratios.py: the
@@ -27,11 +29,14 @@ elif [ "${1:-}" = admin ]; then
 elif [ "${1:-}" = logins ]; then
   script=logins
   shift
+elif [ "${1:-}" = fix-latency ]; then
+  script=fix_latency
+  shift
 fi
 backend=${1:-}
 case "$backend" in
   sqlite | postgres) shift ;;
-  *) echo "usage: bench/run.sh [take-latency|admin|logins] sqlite|postgres [options of bench/ratios.py, take_latency.py, admin_area.py or logins.py]" >&2
+  *) echo "usage: bench/run.sh [take-latency|admin|logins|fix-latency] sqlite|postgres [options of bench/ratios.py, take_latency.py, admin_area.py, logins.py or fix_latency.py]" >&2
      exit 2 ;;
 esac
 cd "$(dirname "$0")/.."
@@ -59,5 +64,10 @@ if [ "$script" = take_latency ]; then
   # The STOMP side uses websocket-client from the test peers' venv.
   [ -x .venv/bin/python ] && .venv/bin/python -c 'import websocket' 2>/dev/null || make -s .venv/.installed
   exec .venv/bin/python bench/take_latency.py "$backend" --bin "$UPSTAIRS_BIN" "$@"
+fi
+if [ "$script" = fix_latency ]; then
+  # QuickFIX and aiosmtpd come from the test peers' venv.
+  [ -x .venv/bin/python ] && .venv/bin/python -c 'import quickfix, aiosmtpd' 2>/dev/null || make -s .venv/.installed
+  exec .venv/bin/python bench/fix_latency.py "$backend" --bin "$UPSTAIRS_BIN" "$@"
 fi
 exec python3 "bench/$script.py" "$backend" --bin "$UPSTAIRS_BIN" "$@"

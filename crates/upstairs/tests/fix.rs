@@ -330,7 +330,10 @@ async fn malformed_messages_are_rejected_not_fatal(b: Backend) {
     assert_eq!(tag(&r, 371).as_deref(), Some("571"), "{r:?}");
     c.send("AR", &[(571, "x-A"), (939, "7")]).await;
     let r = c.expect("3", within).await;
-    assert_eq!(tag(&r, 371).as_deref(), Some("939"), "{r:?}");
+    assert_eq!((tag(&r, 371).as_deref(), tag(&r, 373).as_deref()), (Some("939"), Some("5")), "{r:?}");
+    c.send("ZZ", &[(58, "what is this")]).await;
+    let r = c.expect("3", within).await;
+    assert_eq!(tag(&r, 373).as_deref(), Some("11"), "{r:?}");
 
     // Garbage and a frame with a wrong checksum are dropped; the session goes on.
     c.write(b"this is not FIX at all\x01").await;

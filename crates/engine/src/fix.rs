@@ -12,13 +12,14 @@
 
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
+use serde_json::json;
 use std::collections::BTreeSet;
 use upstairs_domain::order::Direction;
 use upstairs_domain::{CompanyId, OrderId, ParentOrderId, Permission};
 use uuid::Uuid;
 
 use crate::confirmations::{Answer, TradeConfirmation};
-use crate::context::{Actor, require};
+use crate::context::{Actor, audit, require};
 use crate::error::EngineError;
 use crate::model::*;
 use crate::orders::NewParentOrder;
@@ -223,6 +224,21 @@ impl<S: Store> Engine<S> {
         tx.update_fix_session(&s).await?;
         tx.commit().await?;
         Ok(s)
+    }
+
+    /// A session logged on or off: its state on the sessions screen, and an audit row.
+    pub async fn fix_logged(&self, company: CompanyId, on: bool) -> Result<(), EngineError> {
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let mut s = tx.fix_session(company, now).await?;
+        s.logged_on = on;
+        s.last_message_at = Some(now);
+        tx.update_fix_session(&s).await?;
+        let operation = if on { "logon" } else { "logoff" };
+        let details = json!({"next_sender_seq": s.next_sender_seq, "next_target_seq": s.next_target_seq});
+        audit(&mut tx, now, None, "fix_session", Some(company.0), operation, details).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// Files a frame about to be sent under `seq`, with the next number, in one write; a

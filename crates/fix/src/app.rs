@@ -45,15 +45,7 @@ fn venue_failure(e: &EngineError) -> RejectReason {
 impl<S: Store> VenueApp<S> {
     async fn set_logged_on(&self, on: bool) {
         let Some(company) = self.company else { return };
-        let now = self.engine.clock().now();
-        let r = self
-            .engine
-            .fix_update_session(company, move |s| {
-                s.logged_on = on;
-                s.last_message_at = Some(now);
-            })
-            .await;
-        if let Err(e) = r {
+        if let Err(e) = self.engine.fix_logged(company, on).await {
             tracing::warn!(%company, error = %e, "could not record the FIX session's state");
         }
     }

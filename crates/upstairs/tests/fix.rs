@@ -180,6 +180,19 @@ async fn a_broker_confirms_by_fix(b: Backend) {
         assert!(std::time::Instant::now() < deadline, "still {state}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // The logon and the logoff are in the action log, beside the broker's answers.
+    let (_, logs) = v.app.get("/api/admin/action-logs?size=200", Some(&admin)).await;
+    let ops: Vec<(String, String)> = logs["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["entity"].as_str().unwrap().to_owned(), l["operation"].as_str().unwrap().to_owned()))
+        .collect();
+    for want in
+        [("fix_session", "logon"), ("fix_session", "logoff"), ("order", "broker_accepted"), ("order", "broker_filled")]
+    {
+        assert!(ops.contains(&(want.0.to_owned(), want.1.to_owned())), "no {want:?} in {ops:?}");
+    }
     v.app.stop().await;
 }
 

@@ -78,7 +78,7 @@ web-build: web-deps
 web-test: web-deps
 	cd web && npm run lint && npm run typecheck && npm test
 
-e2e: web-build
+e2e: web-build $(VENV)/.installed
 	$(CARGO) build -q -p upstairs
 	cd web && UPSTAIRS_BIN=$(CURDIR)/target/debug/upstairs npm run e2e
 

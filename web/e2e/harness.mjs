@@ -18,7 +18,8 @@ export const SCREENSHOTS = join(webDir, 'e2e', 'screenshots');
 export const ADMIN = { email: 'admin@upstairs.test', password: 'Admin-Pass-2026' };
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-function freePort() {
+/** A port free on 127.0.0.1 right now (the server's HTTP port, or another listener's, e.g. FIX). */
+export function freePort() {
   return new Promise((res, rej) => {
     const srv = createServer();
     srv.unref();

@@ -26,6 +26,7 @@ const AdminOrdersRoute = lazy(() => import('./routes/admin-order'));
 const AdminOrdersNewsletterRoute = lazy(() => import('./routes/admin-orders-newsletter'));
 const BlockCalculatorRoute = lazy(() => import('./routes/admin-block-calculator'));
 const AdminOutboxRoute = lazy(() => import('./routes/admin-outbox'));
+const AdminFixSessionsRoute = lazy(() => import('./routes/admin-fix-sessions'));
 
 export const routes: RouteObject[] = [
   {
@@ -54,6 +55,7 @@ export const routes: RouteObject[] = [
           { path: paths.adminOrdersNewsletter, element: <AdminOrdersNewsletterRoute /> },
           { path: paths.blockCalculator, element: <BlockCalculatorRoute /> },
           { path: paths.adminOutbox, element: <AdminOutboxRoute /> },
+          { path: paths.adminFixSessions, element: <AdminFixSessionsRoute /> },
         ],
       },
       { path: '*', element: <NotFoundPage /> },

@@ -19,6 +19,7 @@ export const paths = {
   adminOrdersNewsletter: '/admin/orders-newsletter',
   blockCalculator: '/admin/block-calculator',
   adminOutbox: '/admin/outbox',
+  adminFixSessions: '/admin/fix-sessions',
   privacyPolicy: '/privacy-policy.html',
   cookiePolicy: '/cookie-policy.html',
 } as const;

@@ -25,16 +25,17 @@ const SCREENS = [
   { entry: 'Orders newsletter', path: '/admin/orders-newsletter', heading: 'Orders newsletter' },
   { entry: 'Block Calculator', path: '/admin/block-calculator', heading: 'Block Calculator' },
   { entry: 'E-mail outbox', path: '/admin/outbox', heading: 'E-mail outbox' },
+  { entry: 'FIX sessions', path: '/admin/fix-sessions', heading: 'FIX sessions' },
 ];
 
 /**
  * Admin spec sections 2 and 6 with DESIGN section 4: the drawer of each role, in the spec's
- * order (the E-mail outbox, ours, closes the Admin group), or no menu at all.
+ * order (the E-mail outbox and FIX sessions, ours, close the Admin group), or no menu at all.
  */
 const MATRIX: { role: Role; drawer: string[] | null }[] = [
   {
     role: 'upstairs-admin',
-    drawer: ['Dashboard', 'Action logs', 'Billing', 'Companies panel', 'Users panel', 'Instruments panel', 'Orders panel', 'Orders newsletter', 'Block Calculator', 'E-mail outbox', 'Account Info'],
+    drawer: ['Dashboard', 'Action logs', 'Billing', 'Companies panel', 'Users panel', 'Instruments panel', 'Orders panel', 'Orders newsletter', 'Block Calculator', 'E-mail outbox', 'FIX sessions', 'Account Info'],
   },
   { role: 'upstairs-sales', drawer: ['Dashboard', 'Billing', 'Orders panel', 'Orders newsletter', 'Block Calculator', 'Account Info'] },
   { role: 'company-admin', drawer: ['Dashboard', 'Users panel', 'Orders newsletter', 'Block Calculator', 'Account Info'] },

@@ -12,6 +12,7 @@ import DashboardOutlined from '@mui/icons-material/DashboardOutlined';
 import GroupOutlined from '@mui/icons-material/GroupOutlined';
 import EmailOutlined from '@mui/icons-material/EmailOutlined';
 import HistoryOutlined from '@mui/icons-material/HistoryOutlined';
+import LanOutlined from '@mui/icons-material/LanOutlined';
 import PersonOutline from '@mui/icons-material/PersonOutlineOutlined';
 import ReceiptLongOutlined from '@mui/icons-material/ReceiptLongOutlined';
 import ShowChartOutlined from '@mui/icons-material/ShowChartOutlined';
@@ -27,7 +28,7 @@ type Entry = { to: string; label: string; icon: ReactNode; show: boolean };
 
 /**
  * Admin spec section 2: Dashboard, the Admin group and the User group, in the spec's order
- * (the E-mail outbox, ours, closes the Admin group). Each entry shows for the roles whose
+ * (the E-mail outbox and FIX sessions, ours, close the Admin group). Each entry shows for the roles whose
  * route guard lets them in (lib/permissions).
  */
 export function AdminDrawer({ user, open, onClose }: { user: User; open: boolean; onClose: () => void }) {
@@ -47,6 +48,7 @@ export function AdminDrawer({ user, open, onClose }: { user: User; open: boolean
         { to: paths.adminOrdersNewsletter, label: 'Orders newsletter', icon: <CampaignOutlined />, show: canUseNewsletters(user) },
         { to: paths.blockCalculator, label: 'Block Calculator', icon: <CalculateOutlined />, show: hasAdminDrawer(user) },
         { to: paths.adminOutbox, label: 'E-mail outbox', icon: <EmailOutlined />, show: admin },
+        { to: paths.adminFixSessions, label: 'FIX sessions', icon: <LanOutlined />, show: admin },
       ],
     },
     { title: 'User', entries: [{ to: paths.account, label: 'Account Info', icon: <PersonOutline />, show: true }] },

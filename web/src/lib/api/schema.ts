@@ -56,6 +56,23 @@ export interface paths {
         patch: operations["update_company"];
         trace?: never;
     };
+    "/api/admin/fix-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every company with a FIX CompID and its session, by company name (venue admins). */
+        get: operations["fix_sessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/instruments": {
         parameters: {
             query?: never;
@@ -1034,6 +1051,12 @@ export interface components {
             created_at: string;
             default_broker: null | components["schemas"]["CompanyRefDto"];
             ems_identifier: string | null;
+            /** @description The SenderCompID of the company's FIX session; null: no FIX. */
+            fix_comp_id: string | null;
+            /** @description Whether a FIX password is set (it is never shown). */
+            fix_password_set: boolean;
+            /** @description Whether each FIX Logon starts both sequences again at 1. */
+            fix_reset_on_logon: boolean;
             full_name: string;
             name: string;
             /**
@@ -1071,6 +1094,11 @@ export interface components {
             brokers?: components["schemas"]["CompanyIdDto"][] | null;
             default_broker?: null | components["schemas"]["CompanyIdDto"];
             ems_identifier?: string | null;
+            /** @description 1 to 32 letters, digits, `.`, `_` or `-`; null removes it. */
+            fix_comp_id?: string | null;
+            /** @description At least 8 characters, stored hashed; null removes it. */
+            fix_password?: string | null;
+            fix_reset_on_logon?: boolean | null;
             full_name?: string | null;
             name?: string | null;
             roles?: string[] | null;
@@ -1192,6 +1220,36 @@ export interface components {
         EmailRequest: {
             email: string;
         };
+        FixSessionDto: {
+            /** Format: uuid */
+            company_id: string;
+            company_name: string;
+            fix_comp_id: string;
+            /**
+             * Format: date-time
+             * @description When the session last sent or received a message; null if never.
+             */
+            last_message_at: string | null;
+            /**
+             * Format: int64
+             * @description The MsgSeqNum the venue sends next.
+             */
+            next_sender_seq: number;
+            /**
+             * Format: int64
+             * @description The MsgSeqNum the venue expects next.
+             */
+            next_target_seq: number;
+            state: components["schemas"]["FixSessionStateDto"];
+        };
+        FixSessionList: {
+            items: components["schemas"]["FixSessionDto"][];
+        };
+        /**
+         * @description Where a company's FIX session stands.
+         * @enum {string}
+         */
+        FixSessionStateDto: "LOGGED_ON" | "LOGGED_OFF" | "NEVER";
         /**
          * @description An RFQ addressed to the caller's company: never the requester's parent, order or
          *     user; their company only when the RFQ is not anonymous; the direction only of a
@@ -1625,6 +1683,12 @@ export interface components {
                 created_at: string;
                 default_broker: null | components["schemas"]["CompanyRefDto"];
                 ems_identifier: string | null;
+                /** @description The SenderCompID of the company's FIX session; null: no FIX. */
+                fix_comp_id: string | null;
+                /** @description Whether a FIX password is set (it is never shown). */
+                fix_password_set: boolean;
+                /** @description Whether each FIX Logon starts both sequences again at 1. */
+                fix_reset_on_logon: boolean;
                 full_name: string;
                 name: string;
                 /**
@@ -2351,6 +2415,52 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The venue is busy: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    fix_sessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixSessionList"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -26,6 +26,9 @@ function company(name: string, roles: string[], brokers: Ref[] = []): MockCompan
     account: null,
     trade_confirmation_email: roles.includes('broker') ? `ops@${name.toLowerCase()}.test` : null,
     trade_confirmation_via_email_enabled: roles.includes('broker'),
+    fix_comp_id: null,
+    fix_password_set: false,
+    fix_reset_on_logon: false,
     default_broker: brokers[0] ?? null,
     brokers,
     roles,
@@ -95,11 +98,16 @@ export const adminHandlers: HttpHandler[] = [
   }),
   http.get('*/api/admin/companies', () => page(admin.companies)),
   http.post('*/api/admin/companies', async ({ request }) => {
-    const body = (await request.json()) as Partial<MockCompany> & { brokers: { company_id: string }[]; default_broker: { company_id: string } | null };
+    const { fix_password, ...body } = (await request.json()) as Partial<MockCompany> & {
+      brokers: { company_id: string }[];
+      default_broker: { company_id: string } | null;
+      fix_password?: string | null;
+    };
     const refOf = (id: string) => ({ company_id: id, name: admin.companies.find((c) => c.company_id === id)?.name ?? id });
     const c: MockCompany = {
       ...company(body.name ?? '', body.roles ?? []),
       ...body,
+      fix_password_set: typeof fix_password === 'string',
       company_id: `c-new-${admin.nextId++}`,
       brokers: body.brokers.map((b) => refOf(b.company_id)),
       default_broker: body.default_broker ? refOf(body.default_broker.company_id) : null,
@@ -113,8 +121,12 @@ export const adminHandlers: HttpHandler[] = [
   http.patch('*/api/admin/companies/:id', async ({ request, params }) => {
     const c = admin.companies.find((x) => x.company_id === params.id);
     if (!c) return HttpResponse.json({ status: 404, detail: 'Company not found.' }, { status: 404 });
-    const body = (await request.json()) as { name: string };
+    const body = (await request.json()) as { name: string; fix_comp_id?: string | null; fix_password?: string | null; fix_reset_on_logon?: boolean };
     Object.assign(c, { name: body.name });
+    // The FIX fields as the server keeps them: an absent password stays as it is.
+    if (body.fix_comp_id !== undefined) c.fix_comp_id = body.fix_comp_id || null;
+    if (body.fix_password !== undefined) c.fix_password_set = body.fix_password !== null;
+    if (body.fix_reset_on_logon !== undefined) c.fix_reset_on_logon = body.fix_reset_on_logon;
     return HttpResponse.json(c);
   }),
   // A company admin lists its own company's users only (DESIGN section 4).
@@ -130,6 +142,15 @@ export const adminHandlers: HttpHandler[] = [
     const { password: _password, ...rest } = u;
     return HttpResponse.json(rest, { status: 201 });
   }),
+  // Every company with a FIX CompID, by name, never logged on (tests override it for the other states).
+  http.get('*/api/admin/fix-sessions', () =>
+    HttpResponse.json({
+      items: admin.companies
+        .filter((c) => c.fix_comp_id)
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((c) => ({ company_id: c.company_id, company_name: c.name, fix_comp_id: c.fix_comp_id, state: 'NEVER', next_sender_seq: 1, next_target_seq: 1, last_message_at: null })),
+    }),
+  ),
   http.get('*/api/admin/instruments', () => page(admin.instruments)),
   http.post('*/api/admin/instruments', async ({ request }) => {
     const body = (await request.json()) as Record<string, unknown>;

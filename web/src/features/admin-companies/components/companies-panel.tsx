@@ -49,7 +49,17 @@ function toForm(c: Company | null): CompanyForm {
     brokers: c?.brokers.map((b) => b.company_id) ?? [],
     default_broker: c?.default_broker?.company_id ?? '',
     roles: c?.roles ?? [],
+    fix_comp_id: c?.fix_comp_id ?? '',
+    fix_password: '',
+    fix_password_remove: false,
+    fix_reset_on_logon: c?.fix_reset_on_logon ?? false,
   };
+}
+
+/** What the FIX password field says of the current one: it is never shown, only whether it is set. */
+function fixPasswordHelp(company: Company | null): string {
+  if (!company) return 'At least 8 characters; leave blank for none';
+  return company.fix_password_set ? 'A FIX password is set; leave blank to keep it' : 'No FIX password is set; leave blank for none';
 }
 
 /** Admin spec section 2: the Companies panel. */
@@ -86,6 +96,7 @@ export function CompaniesPanel() {
               <TableCell>Brokers</TableCell>
               <TableCell>Default broker</TableCell>
               <TableCell>Trade confirmation e-mail</TableCell>
+              <TableCell>FIX CompID</TableCell>
               <TableCell>Trading</TableCell>
               <TableCell>Updated</TableCell>
               <TableCell>
@@ -107,6 +118,7 @@ export function CompaniesPanel() {
                   {c.trade_confirmation_email ?? ''}
                   {c.trade_confirmation_via_email_enabled && <Chip size="small" label="On" sx={{ ml: 1 }} />}
                 </TableCell>
+                <TableCell sx={{ fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: 13, whiteSpace: 'nowrap' }}>{c.fix_comp_id ?? ''}</TableCell>
                 <TableCell>
                   {c.trading_stopped_at ? (
                     // Two lines at most, so the chip does not squeeze the other columns.
@@ -167,6 +179,7 @@ function CompanyDrawer({ company, all, onClose }: { company: Company | null; all
   const save = company ? update : create;
   const { showToast } = useToast();
   const selected = useWatch({ control, name: 'brokers' });
+  const removingPassword = useWatch({ control, name: 'fix_password_remove' });
   const brokers = all.filter((c) => c.roles.includes('broker') && c.company_id !== company?.company_id);
   const nameOf = (id: string) => all.find((c) => c.company_id === id)?.name ?? id;
   const serverError = (k: keyof CompanyForm) => serverFieldError(save.error, k);
@@ -180,6 +193,10 @@ function CompanyDrawer({ company, all, onClose }: { company: Company | null; all
       brokers: v.brokers.map((company_id) => ({ company_id })),
       default_broker: v.default_broker ? { company_id: v.default_broker } : null,
       roles: v.roles,
+      fix_comp_id: v.fix_comp_id.trim() || null,
+      fix_reset_on_logon: v.fix_reset_on_logon,
+      // Write-only: sent when typed (set) or removed (null); absent, the server keeps it.
+      ...(v.fix_password_remove ? { fix_password: null } : v.fix_password !== '' ? { fix_password: v.fix_password } : {}),
     };
     const onSuccess = (c: Company) => {
       showToast({ message: company ? `${c.name} updated.` : `${c.name} created.` });
@@ -254,6 +271,32 @@ function CompanyDrawer({ company, all, onClose }: { company: Company | null; all
           </MenuItem>
         ))}
       </FormTextField>
+      <Typography variant="subtitle2" component="h3" sx={{ mb: -1 }}>
+        FIX session
+      </Typography>
+      <FormTextField
+        control={control}
+        name="fix_comp_id"
+        label="FIX CompID"
+        serverError={serverError('fix_comp_id')}
+        helperText="The company's SenderCompID; leave blank for no FIX session"
+        slotProps={{ htmlInput: { autoComplete: 'off', spellCheck: false } }}
+      />
+      <FormTextField
+        control={control}
+        name="fix_password"
+        label="FIX password"
+        type="password"
+        disabled={removingPassword}
+        serverError={serverError('fix_password')}
+        helperText={fixPasswordHelp(company)}
+        // Not the admin's own password: the browser must not fill a saved one in here.
+        slotProps={{ htmlInput: { autoComplete: 'new-password' } }}
+      />
+      {company?.fix_password_set && (
+        <FormSwitch control={control} name="fix_password_remove" deps={['fix_password']} label="Remove FIX password" />
+      )}
+      <FormSwitch control={control} name="fix_reset_on_logon" label="Reset sequence numbers on each FIX Logon" />
     </FormDrawer>
   );
 }

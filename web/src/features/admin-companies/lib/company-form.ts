@@ -14,7 +14,32 @@ export type CompanyForm = {
   brokers: string[];
   default_broker: string;
   roles: string[];
+  fix_comp_id: string;
+  /** Blank keeps the current password (or sets none on create). */
+  fix_password: string;
+  /** Removes the current password; only offered when one is set. */
+  fix_password_remove: boolean;
+  fix_reset_on_logon: boolean;
 };
+
+/** The server's FIX messages (crates/engine/src/reference.rs), as it words them. */
+export const FIX_MESSAGES = {
+  compId: "A FIX CompID is 1 to 32 letters, digits, '.', '_' or '-'",
+  password: 'A FIX password has at least 8 characters',
+} as const;
+
+// The server's rule (`fix::valid_comp_id`) on the trimmed value; blank means no CompID.
+const COMP_ID = /^[A-Za-z0-9._-]{1,32}$/;
+
+export function fixCompIdError(value: string): string | undefined {
+  const s = value.trim();
+  return s === '' || COMP_ID.test(s) ? undefined : FIX_MESSAGES.compId;
+}
+
+/** Blank keeps the password; otherwise at least 8 characters as the server counts them (not trimmed). */
+export function fixPasswordError(value: string): string | undefined {
+  return value !== '' && [...value].length < 8 ? FIX_MESSAGES.password : undefined;
+}
 
 export function companyErrors(f: CompanyForm): Errors<keyof CompanyForm> {
   const e: Errors<keyof CompanyForm> = {};
@@ -26,6 +51,11 @@ export function companyErrors(f: CompanyForm): Errors<keyof CompanyForm> {
   }
   // A broker needs no broker of its own; every other company trades through one.
   if (!f.default_broker && !f.roles.includes('broker')) e.default_broker = 'Broker is required';
+  const compId = fixCompIdError(f.fix_comp_id);
+  if (compId) e.fix_comp_id = compId;
+  // A password about to be removed is not checked.
+  const password = f.fix_password_remove ? undefined : fixPasswordError(f.fix_password);
+  if (password) e.fix_password = password;
   return e;
 }
 
@@ -43,5 +73,9 @@ export const companyFormSchema = z
     brokers: z.array(z.string()),
     default_broker: z.string(),
     roles: z.array(z.string()),
+    fix_comp_id: z.string(),
+    fix_password: z.string(),
+    fix_password_remove: z.boolean(),
+    fix_reset_on_logon: z.boolean(),
   })
   .superRefine((f, ctx) => addIssues(ctx, companyErrors(f))) satisfies z.ZodType<CompanyForm>;

@@ -1,0 +1,36 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { z } from 'zod';
+import { apiFetch } from '@/lib/api-client';
+import type { components } from '@/lib/api/schema';
+
+export type FixSession = components['schemas']['FixSessionDto'];
+export type FixSessionState = components['schemas']['FixSessionStateDto'];
+
+/** How often the screen asks again while it is open. */
+export const FIX_SESSIONS_REFRESH_MS = 5_000;
+
+const fixSessionSchema = z.object({
+  company_id: z.string(),
+  company_name: z.string(),
+  fix_comp_id: z.string(),
+  state: z.enum(['LOGGED_ON', 'LOGGED_OFF', 'NEVER']),
+  next_sender_seq: z.number().int(),
+  next_target_seq: z.number().int(),
+  last_message_at: z.string().nullable(),
+}) satisfies z.ZodType<FixSession>;
+
+const fixSessionListSchema = z.object({ items: z.array(fixSessionSchema) }) satisfies z.ZodType<components['schemas']['FixSessionList']>;
+
+export const fixSessionsQueryKey = ['admin', 'fix-sessions'] as const;
+
+export function getFixSessions(signal?: AbortSignal) {
+  return apiFetch('/admin/fix-sessions', { schema: fixSessionListSchema, signal });
+}
+
+export const fixSessionsQueryOptions = () =>
+  queryOptions({ queryKey: fixSessionsQueryKey, queryFn: ({ signal }) => getFixSessions(signal), refetchInterval: FIX_SESSIONS_REFRESH_MS });
+
+/** GET /admin/fix-sessions: every company with a FIX CompID and its session, by company name; refreshed every 5 s. */
+export function useFixSessions() {
+  return useQuery(fixSessionsQueryOptions());
+}

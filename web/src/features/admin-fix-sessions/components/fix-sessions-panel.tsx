@@ -1,0 +1,85 @@
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import Typography from '@mui/material/Typography';
+import Refresh from '@mui/icons-material/Refresh';
+import dayjs from 'dayjs';
+import { AdminPage } from '@/components/layout/admin-page';
+import { formatDateTime } from '@/lib/format-date';
+import { type FixSessionState, useFixSessions } from '../api/get-fix-sessions';
+
+const STATE: Record<FixSessionState, { label: string; color: 'success' | 'warning' | 'default' }> = {
+  LOGGED_ON: { label: 'Logged on', color: 'success' },
+  LOGGED_OFF: { label: 'Logged off', color: 'warning' },
+  NEVER: { label: 'Never', color: 'default' },
+};
+
+const numeric = { fontVariantNumeric: 'tabular-nums' } as const;
+
+/**
+ * The FIX sessions of the venue's companies (ADR 0025), for venue admins: whether each
+ * company's session is logged on, the sequence numbers both ways and its last message.
+ * Refreshed every 5 s while open, and on demand.
+ */
+export function FixSessionsPanel() {
+  const sessions = useFixSessions();
+  const items = sessions.data?.items ?? [];
+  // The button stays enabled while the poll runs, so keyboard focus never drops off it.
+  const actions = (
+    <Stack direction="row" spacing={2} sx={{ alignItems: 'center', justifyContent: 'flex-end' }}>
+      {sessions.dataUpdatedAt > 0 && (
+        <Typography variant="body2" color="text.secondary" sx={numeric}>
+          Updated at {dayjs(sessions.dataUpdatedAt).format('HH:mm:ss')}
+        </Typography>
+      )}
+      <Button variant="outlined" startIcon={<Refresh />} onClick={() => void sessions.refetch()}>
+        Refresh
+      </Button>
+    </Stack>
+  );
+  return (
+    <AdminPage title="FIX sessions" filters={actions} query={sessions} empty={items.length === 0} emptyText="No company has a FIX CompID yet.">
+      <TableContainer component={Paper} variant="outlined">
+        <Table size="small" aria-label="FIX sessions">
+          <TableHead>
+            <TableRow>
+              <TableCell>Company</TableCell>
+              <TableCell>CompID</TableCell>
+              <TableCell>State</TableCell>
+              <TableCell align="right">Seq in</TableCell>
+              <TableCell align="right">Seq out</TableCell>
+              <TableCell>Last message</TableCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {items.map((s) => (
+              <TableRow key={s.company_id} hover>
+                <TableCell sx={{ fontWeight: 600 }}>{s.company_name}</TableCell>
+                <TableCell sx={{ fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: 13, whiteSpace: 'nowrap' }}>{s.fix_comp_id}</TableCell>
+                <TableCell>
+                  <Chip size="small" variant="outlined" color={STATE[s.state].color} label={STATE[s.state].label} />
+                </TableCell>
+                <TableCell align="right" sx={numeric} title="The MsgSeqNum the venue expects next">
+                  {s.next_target_seq}
+                </TableCell>
+                <TableCell align="right" sx={numeric} title="The MsgSeqNum the venue sends next">
+                  {s.next_sender_seq}
+                </TableCell>
+                <TableCell sx={{ whiteSpace: 'nowrap', ...numeric }} title={s.last_message_at ?? undefined}>
+                  {s.last_message_at ? formatDateTime(s.last_message_at) : '—'}
+                </TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      </TableContainer>
+    </AdminPage>
+  );
+}

@@ -186,8 +186,6 @@ impl<S: Store> Engine<S> {
             changed.push(after);
         }
         if !answer.yes {
-            let undone: Vec<_> = changed.iter().map(|o| (o.clone(), true)).collect();
-            self.report_parent_fills(&mut tx, &undone, now).await?;
             // The quantity is back on the parents: a filled parent works again.
             for p in &mut locked {
                 let v = tx.parent_order(p.parent_order_id).await?.ok_or_else(invalid_link)?;
@@ -196,6 +194,8 @@ impl<S: Store> Engine<S> {
                     p.state = ParentState::Active;
                 }
             }
+            let undone: Vec<_> = changed.iter().map(|o| (o.clone(), true)).collect();
+            self.report_parent_fills(&mut tx, &undone, now).await?;
         }
         let m = MatchRequest { state: to, updated_at: now, ..m };
         if answer.step == ConfirmationStep::Accept && answer.yes && all {

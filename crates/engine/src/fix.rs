@@ -203,12 +203,11 @@ impl<S: Store> Engine<S> {
         Ok(tx.company(id).await?)
     }
 
-    /// A company's session as stored, made at its first Logon.
-    pub async fn fix_session(&self, company: CompanyId) -> Result<FixSession, EngineError> {
-        let mut tx = self.store.write().await?;
-        let s = tx.fix_session(company, self.clock.now()).await?;
-        tx.commit().await?;
-        Ok(s)
+    /// A company's session as stored, if it has one (read only: a peer not yet
+    /// authenticated writes nothing).
+    pub async fn fix_session_stored(&self, company: CompanyId) -> Result<Option<FixSession>, EngineError> {
+        let mut tx = self.store.single().await?;
+        Ok(tx.read_fix_session(company).await?)
     }
 
     /// Changes a session's counters, markers or state.
@@ -302,6 +301,24 @@ impl<S: Store> Engine<S> {
     pub async fn fix_pending(&self, company: CompanyId) -> Result<Vec<FixOutboxMessage>, EngineError> {
         let mut tx = self.store.single().await?;
         Ok(tx.pending_fix_outbox(company, OUTBOX_BATCH).await?)
+    }
+
+    /// Refuses a NewOrderSingle: its ClOrdID stays refused (a resend gets the same
+    /// answer), and its ExecutionReport (Rejected, `fields`) goes out, in one write.
+    pub async fn fix_refuse_order(
+        &self,
+        company: CompanyId,
+        cl_ord_id: &str,
+        reason: &str,
+        fields: Vec<(u32, String)>,
+    ) -> Result<(), EngineError> {
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        tx.refuse_fix_order(company, cl_ord_id, reason, now).await?;
+        self.enqueue_fix(&mut tx, company, EXECUTION_REPORT, fields, now).await?;
+        tx.commit().await?;
+        self.poke();
+        Ok(())
     }
 
     /// A reply to a message the session received (a refusal, a state asked again), through
@@ -400,7 +417,7 @@ impl<S: Store> Engine<S> {
             fix_outbox_id: id,
             company_id: broker.company_id,
             msg_type: TRADE_CAPTURE_REPORT.into(),
-            fields: f,
+            fields: clean(f),
             created_at: now,
             sent_seq: None,
         })
@@ -421,7 +438,7 @@ impl<S: Store> Engine<S> {
             let Some((company, cl_ord_id)) = tx.fix_parent_order(o.parent_order_id).await? else { continue };
             let Some(v) = tx.parent_order(o.parent_order_id).await? else { continue };
             let (exec_type, last) = if *undone { ("H", None) } else { ("F", Some(o)) };
-            let mut f = self.execution_report_fields(&v, &cl_ord_id, exec_type, last).await?;
+            let mut f = self.execution_report_fields(tx, &v, &cl_ord_id, exec_type, last).await?;
             f.push((tag::TRANSACT_TIME, utc_timestamp(now)));
             self.enqueue_fix(tx, company, EXECUTION_REPORT, f, now).await?;
         }
@@ -429,9 +446,11 @@ impl<S: Store> Engine<S> {
     }
 
     /// An ExecutionReport's fields for a parent order as it stands, without ExecID (the
-    /// outbox row's id) and TransactTime.
-    pub async fn execution_report_fields(
+    /// outbox row's id) and TransactTime. AvgPx is the matched children's price weighted by
+    /// their quantity (0 with nothing matched).
+    async fn execution_report_fields(
         &self,
+        tx: &mut S::Tx,
         v: &ParentOrderView,
         cl_ord_id: &str,
         exec_type: &str,
@@ -455,11 +474,19 @@ impl<S: Store> Engine<S> {
         ];
         instrument_fields(&instrument, &mut f);
         let leaves = if matches!(status, "2" | "4") { 0 } else { p.quantity - v.matched };
+        let children =
+            tx.orders(&OrderFilter { parent_order_id: Some(p.parent_order_id), ..Default::default() }).await?;
+        let (mut qty, mut notional) = (Decimal::ZERO, Decimal::ZERO);
+        for o in children.iter().filter(|o| o.state.is_matched()) {
+            qty += Decimal::from(o.quantity);
+            notional += o.price * Decimal::from(o.quantity);
+        }
+        let avg = if qty.is_zero() { Decimal::ZERO } else { (notional / qty).round_dp(10).normalize() };
         f.extend([
             (tag::ORDER_QTY, p.quantity.to_string()),
             (tag::CUM_QTY, v.matched.to_string()),
             (tag::LEAVES_QTY, leaves.max(0).to_string()),
-            (tag::AVG_PX, "0".into()),
+            (tag::AVG_PX, avg.to_string()),
         ]);
         if let Some(o) = last {
             f.push((tag::LAST_QTY, o.quantity.to_string()));
@@ -486,7 +513,7 @@ impl<S: Store> Engine<S> {
             fix_outbox_id: id,
             company_id: company,
             msg_type: msg_type.into(),
-            fields,
+            fields: clean(fields),
             created_at: now,
             sent_seq: None,
         })
@@ -508,7 +535,7 @@ impl<S: Store> Engine<S> {
         };
         let exec_type = if v.parent.state == ParentState::Cancelled { "4" } else { "0" };
         let own = cancel_cl_ord_id.unwrap_or(&cl_ord_id);
-        let mut f = self.execution_report_fields(v, own, exec_type, None).await?;
+        let mut f = self.execution_report_fields(tx, v, own, exec_type, None).await?;
         if cancel_cl_ord_id.is_some() {
             f.push((tag::ORIG_CL_ORD_ID, cl_ord_id.clone()));
         }
@@ -533,6 +560,12 @@ impl<S: Store> Engine<S> {
             tx.broker_confirmation_of_order(order, step).await?
         };
         let seen = seen.filter(|c| c.broker_id == broker).ok_or_else(not_yours)?;
+        if seen.expires_at <= self.clock.now() {
+            return Err(EngineError::Conflict {
+                detail: "This trade can no longer be confirmed.".into(),
+                errors: vec![],
+            });
+        }
         self.answer_confirmation(seen, Answer { step, yes }).await
     }
 
@@ -543,8 +576,14 @@ impl<S: Store> Engine<S> {
         company: CompanyId,
         o: FixNewOrder,
     ) -> Result<FixOrderAnswer, EngineError> {
-        if let Some(known) = self.store.single().await?.fix_parent_by_cl_ord_id(company, &o.cl_ord_id).await? {
-            return Ok(FixOrderAnswer::Known(known));
+        {
+            let mut tx = self.store.single().await?;
+            if let Some(known) = tx.fix_parent_by_cl_ord_id(company, &o.cl_ord_id).await? {
+                return Ok(FixOrderAnswer::Known(known));
+            }
+            if let Some(reason) = tx.fix_refusal(company, &o.cl_ord_id).await? {
+                return Ok(FixOrderAnswer::Refused(reason));
+            }
         }
         let Some(trader) = o.trader.as_deref() else {
             return Ok(FixOrderAnswer::Refused("The trader (Parties, PartyRole 11) is required".into()));
@@ -591,6 +630,15 @@ impl<S: Store> Engine<S> {
             None => None,
         };
         let Some(user) = user.filter(|u| u.user.active) else { return Ok(Err(unknown(Some(parent)))) };
+        // Cancelled already (this request resent, or the trader cancelled on screen): the
+        // order's state is reported again.
+        let state = self.store.single().await?.parent_order(parent).await?.map(|v| v.parent.state);
+        if state == Some(ParentState::Cancelled) {
+            if let Some(report) = self.fix_parent_report(parent).await? {
+                self.fix_reply(company, EXECUTION_REPORT, report).await?;
+            }
+            return Ok(Ok(parent));
+        }
         let actor =
             Actor { user: user.user, company_name: user.company_name, session_id: upstairs_domain::SessionId::new() };
         match self.cancel_parent_order_from(&actor, parent, Some(cl_ord_id)).await {
@@ -608,7 +656,7 @@ impl<S: Store> Engine<S> {
         let Some((_, cl_ord_id)) = tx.fix_parent_order(parent).await? else { return Ok(None) };
         let Some(v) = tx.parent_order(parent).await? else { return Ok(None) };
         // OrderStatus (I): the order as it stands.
-        let mut f = self.execution_report_fields(&v, &cl_ord_id, "I", None).await?;
+        let mut f = self.execution_report_fields(&mut tx, &v, &cl_ord_id, "I", None).await?;
         f.push((tag::TRANSACT_TIME, utc_timestamp(self.clock.now())));
         Ok(Some(f))
     }
@@ -658,6 +706,18 @@ impl<S: Store> Engine<S> {
         };
         Ok(found.map(|i| i.instrument_id))
     }
+}
+
+/// Values a FIX field can carry: no control characters (SOH ends a field), never empty.
+fn clean(fields: Vec<(u32, String)>) -> Vec<(u32, String)> {
+    fields
+        .into_iter()
+        .map(|(t, v)| {
+            let v: String = v.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+            let v = v.trim();
+            (t, if v.is_empty() { "-".to_owned() } else { v.to_owned() })
+        })
+        .collect()
 }
 
 /// The text a refused request gets back; `None` for a failure of the venue itself.

@@ -410,8 +410,21 @@ pub trait NewsletterRepo {
 /// The FIX gateway's sessions, sent messages and outbox (ADR 0025).
 #[async_trait]
 pub trait FixRepo {
-    /// The company's session, made with both sequences at 1 when it has none.
+    /// The company's session, made with both sequences at 1 when it has none, and locked
+    /// until the transaction ends (its caller writes it back).
     async fn fix_session(&mut self, company: CompanyId, now: DateTime<Utc>) -> StoreResult<FixSession>;
+    /// The company's session as stored, if it has one (nothing written).
+    async fn read_fix_session(&mut self, company: CompanyId) -> StoreResult<Option<FixSession>>;
+    /// Records a refused NewOrderSingle (kept as first refused).
+    async fn refuse_fix_order(
+        &mut self,
+        company: CompanyId,
+        cl_ord_id: &str,
+        reason: &str,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    /// Why a ClOrdID was refused, if it was.
+    async fn fix_refusal(&mut self, company: CompanyId, cl_ord_id: &str) -> StoreResult<Option<String>>;
     /// Writes the session's counters, markers and state.
     async fn update_fix_session(&mut self, s: &FixSession) -> StoreResult<()>;
     /// Files a sent frame under its number, replacing one filed there before.

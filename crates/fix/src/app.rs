@@ -9,7 +9,11 @@ use ironfix_engine::OutboundMessage;
 use ironfix_engine::application::{Application, RejectReason, SessionId};
 use ironfix_engine::close::CloseReason;
 use rust_decimal::Decimal;
+use std::collections::{HashMap, HashSet};
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 use upstairs_domain::CompanyId;
 use upstairs_domain::order::Direction;
 use upstairs_engine::fix::{
@@ -23,13 +27,71 @@ const INCORRECT_VALUE: u32 = 5;
 const INVALID_MSG_TYPE: u32 = 11;
 
 const PASSWORD: u32 = 554;
+const RESET_SEQ_NUM_FLAG: u32 = 141;
 const ORDER_CANCEL_REJECT: &str = "9";
+const BUSINESS_MESSAGE_REJECT: &str = "j";
+
+/// Failed Logons of one company before its Logons are refused unheard for a while, so a
+/// password cannot be guessed at the speed of the hashing slots (which web sign-in needs).
+const LOGON_FAILURES: u32 = 5;
+const LOGON_LOCKOUT: Duration = Duration::from_secs(60);
+
+/// What every session of the gateway shares: which company each CompID's session was
+/// made for, which companies have a session logged on, and failed Logons.
+#[derive(Default)]
+pub struct Shared {
+    routes: Mutex<HashMap<String, CompanyId>>,
+    live: Mutex<HashSet<CompanyId>>,
+    failures: Mutex<HashMap<CompanyId, (u32, Instant)>>,
+}
+
+impl Shared {
+    /// The session of `comp_id` serves `company`, for as long as the gateway runs.
+    pub fn bind(&self, comp_id: &str, company: CompanyId) {
+        self.routes.lock().unwrap_or_else(PoisonError::into_inner).insert(comp_id.to_owned(), company);
+    }
+
+    pub fn company_of(&self, comp_id: &str) -> Option<CompanyId> {
+        self.routes.lock().unwrap_or_else(PoisonError::into_inner).get(comp_id).copied()
+    }
+
+    /// Takes the company's one live session; false when another CompID of it holds it.
+    fn claim(&self, company: CompanyId) -> bool {
+        self.live.lock().unwrap_or_else(PoisonError::into_inner).insert(company)
+    }
+
+    fn release(&self, company: CompanyId) {
+        self.live.lock().unwrap_or_else(PoisonError::into_inner).remove(&company);
+    }
+
+    /// Whether the company's Logons are refused unheard now.
+    fn locked_out(&self, company: CompanyId) -> bool {
+        let failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
+        failures.get(&company).is_some_and(|(n, last)| *n >= LOGON_FAILURES && last.elapsed() < LOGON_LOCKOUT)
+    }
+
+    fn failed(&self, company: CompanyId) {
+        let mut failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
+        let entry = failures.entry(company).or_insert((0, Instant::now()));
+        if entry.1.elapsed() >= LOGON_LOCKOUT {
+            entry.0 = 0;
+        }
+        *entry = (entry.0 + 1, Instant::now());
+    }
+
+    fn succeeded(&self, company: CompanyId) {
+        self.failures.lock().unwrap_or_else(PoisonError::into_inner).remove(&company);
+    }
+}
 
 /// The venue's side of one session. `company` is `None` for a Logon from a CompID no
 /// company has: its only use is to refuse that Logon with a reason.
 pub struct VenueApp<S: Store> {
-    pub(crate) engine: Engine<S>,
-    pub(crate) company: Option<CompanyId>,
+    engine: Engine<S>,
+    company: Option<CompanyId>,
+    shared: std::sync::Arc<Shared>,
+    /// Whether this session holds its company's live claim.
+    holds_claim: AtomicBool,
 }
 
 fn missing(t: u32, name: &str) -> RejectReason {
@@ -43,6 +105,35 @@ fn venue_failure(e: &EngineError) -> RejectReason {
 }
 
 impl<S: Store> VenueApp<S> {
+    pub fn new(engine: Engine<S>, company: Option<CompanyId>, shared: std::sync::Arc<Shared>) -> Self {
+        Self { engine, company, shared, holds_claim: AtomicBool::new(false) }
+    }
+
+    /// Authenticates a Logon and takes the company's live session.
+    async fn logon(&self, company: CompanyId, m: &RawMessage<'_>, comp_id: &str) -> Result<(), RejectReason> {
+        if self.shared.locked_out(company) {
+            return Err(RejectReason::new(0, "Too many failed Logons: try again in a minute"));
+        }
+        let c = match self.engine.fix_logon(comp_id, m.get_field_str(PASSWORD)).await {
+            Ok(Ok(c)) if c.company_id == company => c,
+            Ok(Ok(_)) => return Err(RejectReason::new(0, format!("Unknown SenderCompID {comp_id}"))),
+            Ok(Err(text)) => {
+                self.shared.failed(company);
+                return Err(RejectReason::new(0, text));
+            }
+            Err(e) => return Err(venue_failure(&e)),
+        };
+        self.shared.succeeded(company);
+        if m.get_field_str(RESET_SEQ_NUM_FLAG) == Some("Y") && !c.fix_reset_on_logon {
+            return Err(RejectReason::new(0, "ResetSeqNumFlag (141) is not allowed for this company"));
+        }
+        if !self.shared.claim(company) {
+            return Err(RejectReason::new(0, "This company's FIX session is logged on already"));
+        }
+        self.holds_claim.store(true, Ordering::Release);
+        Ok(())
+    }
+
     async fn set_logged_on(&self, on: bool) {
         let Some(company) = self.company else { return };
         if let Err(e) = self.engine.fix_logged(company, on).await {
@@ -66,10 +157,19 @@ impl<S: Store> VenueApp<S> {
                 tracing::info!(%company, order = %c.order_id, step = ?c.step, yes, "broker answered by FIX");
                 Ok(())
             }
-            // Answered already (by e-mail, or this ack resent): the first answer stands.
+            // Answered already (by e-mail, or this ack resent): the first answer stands,
+            // and the broker is told why this one changed nothing.
             Err(EngineError::Conflict { detail, .. }) => {
                 tracing::info!(%company, trade_report = id, %detail, "FIX ack after the trade was answered");
-                Ok(())
+                let f = vec![
+                    (45, m.get_field_str(34).unwrap_or("0").to_owned()),
+                    (372, "AR".to_owned()),
+                    (379, id.to_owned()),
+                    // BusinessRejectReason 0: other.
+                    (380, "0".to_owned()),
+                    (tag::TEXT, detail),
+                ];
+                self.engine.fix_reply(company, BUSINESS_MESSAGE_REJECT, f).await.map_err(|e| venue_failure(&e))
             }
             Err(EngineError::NotFound(text)) => {
                 Err(RejectReason::new(INCORRECT_VALUE, text).with_ref_tag(tag::TRADE_REPORT_ID))
@@ -108,10 +208,12 @@ impl<S: Store> VenueApp<S> {
                 self.engine.fix_new_parent_order(company, order).await.map_err(|e| venue_failure(&e))?
             }
         };
-        let reply = match answer {
-            FixOrderAnswer::Created(_) => return Ok(()),
+        match answer {
+            FixOrderAnswer::Created(_) => Ok(()),
             FixOrderAnswer::Known(parent) => {
-                self.engine.fix_parent_report(parent).await.map_err(|e| venue_failure(&e))?.unwrap_or_default()
+                let report = self.engine.fix_parent_report(parent).await.map_err(|e| venue_failure(&e))?;
+                let report = report.unwrap_or_default();
+                self.engine.fix_reply(company, EXECUTION_REPORT, report).await.map_err(|e| venue_failure(&e))
             }
             FixOrderAnswer::Refused(text) => {
                 let mut f = vec![
@@ -131,12 +233,11 @@ impl<S: Store> VenueApp<S> {
                     (tag::CUM_QTY, "0".into()),
                     (tag::LEAVES_QTY, "0".into()),
                     (tag::AVG_PX, "0".into()),
-                    (tag::TEXT, text),
+                    (tag::TEXT, text.clone()),
                 ]);
-                f
+                self.engine.fix_refuse_order(company, cl_ord_id, &text, f).await.map_err(|e| venue_failure(&e))
             }
-        };
-        self.engine.fix_reply(company, EXECUTION_REPORT, reply).await.map_err(|e| venue_failure(&e))
+        }
     }
 
     async fn cancel(&self, company: CompanyId, m: &RawMessage<'_>) -> Result<(), RejectReason> {
@@ -204,12 +305,18 @@ impl<S: Store> Application for VenueApp<S> {
         if reason.was_active() {
             self.set_logged_on(false).await;
         }
+        if self.holds_claim.swap(false, Ordering::AcqRel)
+            && let Some(company) = self.company
+        {
+            self.shared.release(company);
+        }
     }
 
     async fn to_admin(&self, _: &mut OutboundMessage, _: &SessionId) {}
 
-    /// Authenticates a Logon: its CompID must still be the company's, and its Password
-    /// (554) the company's FIX password.
+    /// Authenticates a Logon: its CompID must still be the company's, its Password (554)
+    /// the company's FIX password, its ResetSeqNumFlag allowed by the company, and no
+    /// other session of the company logged on.
     async fn from_admin(&self, m: &RawMessage<'_>, session: &SessionId) -> Result<(), RejectReason> {
         if m.msg_type().as_str() != "A" {
             return Ok(());
@@ -218,12 +325,7 @@ impl<S: Store> Application for VenueApp<S> {
         let Some(company) = self.company else {
             return Err(RejectReason::new(0, format!("Unknown SenderCompID {comp_id}")));
         };
-        match self.engine.fix_logon(comp_id, m.get_field_str(PASSWORD)).await {
-            Ok(Ok(c)) if c.company_id == company => Ok(()),
-            Ok(Ok(_)) => Err(RejectReason::new(0, format!("Unknown SenderCompID {comp_id}"))),
-            Ok(Err(text)) => Err(RejectReason::new(0, text)),
-            Err(e) => Err(venue_failure(&e)),
-        }
+        self.logon(company, m, comp_id).await
     }
 
     async fn to_app(&self, _: &mut OutboundMessage, _: &SessionId) {}

@@ -12,9 +12,12 @@ mod store;
 use async_trait::async_trait;
 use ironfix_core::message::MsgType;
 use ironfix_core::types::CompId;
+use ironfix_engine::outcome::NotSentReason;
 use ironfix_engine::registry::{LogonIdentity, LookupError, SessionLookup};
 use ironfix_engine::tls::rustls;
-use ironfix_engine::{Acceptor, AcceptorRegistry, Connection, OutboundMessage, SendOutcome, SessionConfig};
+use ironfix_engine::{
+    Acceptor, AcceptorRegistry, Connection, OutboundMessage, SendOutcome, SessionConfig, StoreFailurePolicy,
+};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -27,7 +30,7 @@ use upstairs_engine::fix::{EXECUTION_REPORT, TRADE_CAPTURE_REPORT};
 use upstairs_engine::model::FixOutboxMessage;
 use upstairs_engine::{Engine, Store};
 
-use crate::app::VenueApp;
+use crate::app::{Shared, VenueApp};
 use crate::store::DbStore;
 
 pub const BEGIN_STRING: &str = "FIX.4.4";
@@ -36,6 +39,9 @@ const HANDSHAKES: usize = 64;
 /// How many companies' sessions the gateway holds.
 const MAX_SESSIONS: usize = 10_000;
 const LOGON_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long one store call may take before it counts as failed (longer than the
+/// database's own lock and busy waits).
+const STORE_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// Where and how the gateway listens.
 #[derive(Clone, Debug)]
@@ -66,13 +72,14 @@ pub async fn start<S: Store>(engine: Engine<S>, settings: FixSettings) -> std::i
     if let Err(e) = engine.fix_log_off_all().await {
         tracing::warn!(error = %e, "could not mark the FIX sessions logged off");
     }
+    let shared = Arc::new(Shared::default());
     let registry = AcceptorRegistry::new()
-        .with_lookup(Arc::new(Lookup { engine: engine.clone(), venue }))
+        .with_lookup(Arc::new(Lookup { engine: engine.clone(), venue, shared: shared.clone() }))
         .with_max_sessions(MAX_SESSIONS)
         .with_logon_timeout(LOGON_TIMEOUT);
     let (stop, stopped) = watch::channel(false);
     let live = Arc::new(Mutex::new(Vec::new()));
-    let accept = tokio::spawn(accept_loop(engine, Arc::new(registry), listener, tls, stopped, live.clone()));
+    let accept = tokio::spawn(accept_loop(engine, Arc::new(registry), listener, tls, stopped, live.clone(), shared));
     tracing::info!(%addr, comp_id = %settings.comp_id, tls = settings.tls.is_some(), "FIX gateway is listening");
     Ok(Box::new(Running { addr, stop, accept: Mutex::new(Some(accept)), live }))
 }
@@ -132,6 +139,7 @@ async fn accept_loop<S: Store>(
     tls: Option<Arc<rustls::ServerConfig>>,
     mut stopped: watch::Receiver<bool>,
     live: Arc<Mutex<Vec<Connection>>>,
+    shared: Arc<Shared>,
 ) {
     let handshakes = Arc::new(Semaphore::new(HANDSHAKES));
     loop {
@@ -150,12 +158,13 @@ async fn accept_loop<S: Store>(
             tracing::warn!(%peer, "too many FIX Logons at once: connection closed");
             continue;
         };
-        let (engine, registry, tls, live) = (engine.clone(), registry.clone(), tls.clone(), live.clone());
+        let (engine, registry, tls, live, shared) =
+            (engine.clone(), registry.clone(), tls.clone(), live.clone(), shared.clone());
         tokio::spawn(async move {
             let served = serve(&registry, stream, tls).await;
             drop(permit);
             match served {
-                Ok(conn) => run_session(engine, conn, live).await,
+                Ok(conn) => run_session(engine, conn, live, &shared).await,
                 Err(e) => tracing::info!(%peer, error = %e, "FIX connection refused"),
             }
         });
@@ -174,15 +183,17 @@ async fn serve<S: Store>(
 }
 
 /// A logged-on session: sends what the outbox holds for the company, in order, until
-/// the session closes.
-async fn run_session<S: Store>(engine: Engine<S>, conn: Connection, live: Arc<Mutex<Vec<Connection>>>) {
-    let comp_id = conn.session_id().target_comp_id.clone();
-    let company = match engine.fix_company(&comp_id).await {
-        Ok(Some(c)) => c.company_id,
-        _ => {
-            let _ = conn.logout_with_text("Unknown SenderCompID").await;
-            return;
-        }
+/// the session closes. The company is the one the session was made for (a CompID given
+/// to another company since then does not change whose messages go out here).
+async fn run_session<S: Store>(
+    engine: Engine<S>,
+    conn: Connection,
+    live: Arc<Mutex<Vec<Connection>>>,
+    shared: &Shared,
+) {
+    let Some(company) = shared.company_of(&conn.session_id().target_comp_id) else {
+        let _ = conn.logout_with_text("Unknown SenderCompID").await;
+        return;
     };
     live.lock().unwrap_or_else(PoisonError::into_inner).push(conn.clone());
     let mut changes = engine.fix_outbox_changes();
@@ -190,12 +201,15 @@ async fn run_session<S: Store>(engine: Engine<S>, conn: Connection, live: Arc<Mu
         match engine.fix_pending(company).await {
             Ok(pending) => {
                 let full = pending.len() as i64 >= upstairs_engine::fix::OUTBOX_BATCH;
+                let mut all_sent = true;
                 for m in pending {
                     if !send(&engine, company, &conn, &m).await {
+                        all_sent = false;
                         break;
                     }
                 }
-                if full && !conn.is_closed() {
+                // More waiting, and the session takes them: at once, not after a wait.
+                if full && all_sent && !conn.is_closed() {
                     continue;
                 }
             }
@@ -231,8 +245,20 @@ async fn send<S: Store>(engine: &Engine<S>, company: CompanyId, conn: &Connectio
             }
             true
         }
+        SendOutcome::NotSent { reason: NotSentReason::Invalid { detail, .. }, .. } => {
+            // Never sendable (the engine cleans every value, so this is a bug): set aside
+            // under number 0 rather than holding up the company's queue for good.
+            tracing::error!(%company, id = %m.fix_outbox_id, %detail, "a FIX outbox message cannot be encoded");
+            if let Err(e) = engine.fix_mark_sent(company, &m.fix_outbox_id, 0).await {
+                tracing::warn!(%company, error = %e, "could not set a FIX message aside");
+            }
+            true
+        }
         other => {
-            tracing::info!(%company, id = %m.fix_outbox_id, outcome = ?other, "FIX message not sent; kept for later");
+            // Not sent (the session is closing, or the frame could not be filed): the row
+            // stays pending unless its filing committed, in which case a ResendRequest
+            // replays it.
+            tracing::info!(%company, id = %m.fix_outbox_id, outcome = ?other, "FIX message not sent now");
             false
         }
     }
@@ -243,6 +269,7 @@ async fn send<S: Store>(engine: &Engine<S>, company: CompanyId, conn: &Connectio
 struct Lookup<S: Store> {
     engine: Engine<S>,
     venue: CompId,
+    shared: Arc<Shared>,
 }
 
 #[async_trait]
@@ -253,16 +280,23 @@ impl<S: Store> SessionLookup<VenueApp<S>> for Lookup<S> {
         }
         let comp_id = identity.sender_comp_id().clone();
         let company = self.engine.fix_company(comp_id.as_str()).await.map_err(|e| LookupError::new(e.to_string()))?;
-        let mut config = SessionConfig::new(self.venue.clone(), comp_id, BEGIN_STRING);
+        // The venue never resets on its own: a peer's ResetSeqNumFlag is honoured when its
+        // company allows it (checked at each Logon, `VenueApp::from_admin`).
+        let config = SessionConfig::new(self.venue.clone(), comp_id.clone(), BEGIN_STRING);
         let Some(company) = company else {
-            let app = VenueApp { engine: self.engine.clone(), company: None };
+            let app = VenueApp::new(self.engine.clone(), None, self.shared.clone());
             return Ok(Some(Acceptor::new(config, Arc::new(app))));
         };
-        config.reset_on_logon = company.fix_reset_on_logon;
         let store = DbStore::open(self.engine.clone(), company.company_id)
             .await
             .map_err(|e| LookupError::new(e.to_string()))?;
-        let app = VenueApp { engine: self.engine.clone(), company: Some(company.company_id) };
-        Ok(Some(Acceptor::new(config, Arc::new(app)).with_store(Arc::new(store))))
+        self.shared.bind(comp_id.as_str(), company.company_id);
+        let app = VenueApp::new(self.engine.clone(), Some(company.company_id), self.shared.clone());
+        Ok(Some(
+            Acceptor::new(config, Arc::new(app))
+                .with_store(Arc::new(store))
+                .with_store_failure_policy(StoreFailurePolicy::CloseSession)
+                .with_store_timeout(STORE_TIMEOUT),
+        ))
     }
 }

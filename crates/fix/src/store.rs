@@ -13,9 +13,6 @@ use upstairs_domain::CompanyId;
 use upstairs_engine::model::FixSession;
 use upstairs_engine::{Engine, EngineError, Store};
 
-/// How many frames one page of a resend reads.
-const RESEND_PAGE: usize = 500;
-
 pub struct DbStore<S: Store> {
     engine: Engine<S>,
     company: CompanyId,
@@ -39,67 +36,44 @@ fn failed(seq_num: u64, e: &EngineError) -> StoreError {
 }
 
 impl<S: Store> DbStore<S> {
-    /// The company's session as stored. Inbound messages past the application watermark
-    /// were accepted but maybe not acted on before a crash: the next expected number is
-    /// put back to just after the watermark, so the peer resends them (with PossDup) and
-    /// the gateway, which acts on each idempotently, acts on them now (ADR 0025).
+    /// The company's session as stored (nothing is written: the peer is not
+    /// authenticated yet), or a new one at 1 and 1.
     pub async fn open(engine: Engine<S>, company: CompanyId) -> Result<Self, EngineError> {
-        let s = engine.fix_session(company).await?;
-        let mut target = s.next_target_seq;
-        if s.app_watermark > 0 && s.app_watermark + 1 < target {
-            tracing::warn!(%company, watermark = s.app_watermark, target, "inbound FIX messages will be asked again");
-            target = s.app_watermark + 1;
-            engine.fix_update_session(company, move |s| s.next_target_seq = target).await?;
-        }
-        Ok(Self {
+        let store = Self {
             engine,
             company,
-            next_sender: AtomicU64::new(seq(s.next_sender_seq)),
-            next_target: AtomicU64::new(seq(target)),
-            watermark: AtomicU64::new(u64::try_from(s.app_watermark).unwrap_or(0)),
-            reset_owed: AtomicBool::new(s.reset_owed),
-            created: s.created_at.into(),
-        })
+            next_sender: AtomicU64::new(1),
+            next_target: AtomicU64::new(1),
+            watermark: AtomicU64::new(0),
+            reset_owed: AtomicBool::new(false),
+            created: SystemTime::now(),
+        };
+        store.load().await?;
+        Ok(store)
     }
 
-    fn cache(&self, s: &FixSession) {
+    /// Reads the stored counters. Inbound messages past the application watermark were
+    /// accepted but maybe not acted on (a crash, or a session closed before its queue
+    /// drained): the next expected number is put back to just after the watermark, so the
+    /// peer is asked for them again (ResendRequest; it resends with PossDup) and the
+    /// gateway, which acts on each idempotently, acts on them now (ADR 0025). The stored
+    /// number follows at the next inbound message.
+    async fn load(&self) -> Result<(), EngineError> {
+        let Some(s) = self.engine.fix_session_stored(self.company).await? else { return Ok(()) };
+        let mut target = s.next_target_seq;
+        if s.app_watermark > 0 && s.app_watermark + 1 < target {
+            tracing::warn!(company = %self.company, watermark = s.app_watermark, target, "inbound FIX messages will be asked again");
+            target = s.app_watermark + 1;
+        }
         self.next_sender.store(seq(s.next_sender_seq), Ordering::Release);
-        self.next_target.store(seq(s.next_target_seq), Ordering::Release);
+        self.next_target.store(seq(target), Ordering::Release);
         self.watermark.store(u64::try_from(s.app_watermark).unwrap_or(0), Ordering::Release);
         self.reset_owed.store(s.reset_owed, Ordering::Release);
-    }
-
-    async fn change(&self, at: u64, f: impl FnOnce(&mut FixSession) + Send) -> Result<(), StoreError> {
-        let s = self.engine.fix_update_session(self.company, f).await.map_err(|e| failed(at, &e))?;
-        self.cache(&s);
         Ok(())
     }
-}
 
-#[async_trait]
-impl<S: Store> MessageStore for DbStore<S> {
-    async fn store(&self, seq_num: u64, msg_type: &MsgType, message: &[u8]) -> Result<(), StoreError> {
-        let next = self.next_sender.load(Ordering::Acquire);
-        self.file_outbound(seq_num, msg_type, message, next).await
-    }
-
-    async fn get_range(&self, begin: u64, end: u64) -> Result<Vec<StoredMessage>, StoreError> {
-        let last = if end == 0 { u64::MAX } else { end };
-        if begin == 0 || begin > last {
-            return Err(StoreError::InvalidRange { begin, end });
-        }
-        let found = self.get_page(begin, last, usize::MAX).await?;
-        if found.is_empty() {
-            return Err(StoreError::RangeNotAvailable { begin, end });
-        }
-        Ok(found)
-    }
-
-    async fn get_page(&self, begin: u64, end: u64, limit: usize) -> Result<Vec<StoredMessage>, StoreError> {
-        if begin == 0 || begin > end {
-            return Err(StoreError::InvalidRange { begin, end });
-        }
-        let limit = i64::try_from(limit.min(RESEND_PAGE)).unwrap_or(0);
+    /// The frames filed in `begin..=end`, at most `limit`.
+    async fn read(&self, begin: u64, end: u64, limit: i64) -> Result<Vec<StoredMessage>, StoreError> {
         let frames = self
             .engine
             .fix_sent(self.company, db(begin), db(end), limit)
@@ -112,6 +86,41 @@ impl<S: Store> MessageStore for DbStore<S> {
                 Ok(StoredMessage::new(seq(m.seq), t, Bytes::from(m.frame)))
             })
             .collect()
+    }
+
+    /// Writes one change to the stored session (the row is locked while it is read and
+    /// written back, so concurrent changes never undo each other).
+    async fn change(&self, at: u64, f: impl FnOnce(&mut FixSession) + Send) -> Result<(), StoreError> {
+        self.engine.fix_update_session(self.company, f).await.map(drop).map_err(|e| failed(at, &e))
+    }
+}
+
+#[async_trait]
+impl<S: Store> MessageStore for DbStore<S> {
+    /// Files a frame without moving the next number (ironfix files through
+    /// `file_outbound`; this is the trait's single-purpose form).
+    async fn store(&self, seq_num: u64, msg_type: &MsgType, message: &[u8]) -> Result<(), StoreError> {
+        let next = self.next_sender.load(Ordering::Acquire);
+        self.file_outbound(seq_num, msg_type, message, next).await
+    }
+
+    async fn get_range(&self, begin: u64, end: u64) -> Result<Vec<StoredMessage>, StoreError> {
+        let last = if end == 0 { u64::MAX } else { end };
+        if begin == 0 || begin > last {
+            return Err(StoreError::InvalidRange { begin, end });
+        }
+        let found = self.read(begin, last, i64::MAX).await?;
+        if found.is_empty() {
+            return Err(StoreError::RangeNotAvailable { begin, end });
+        }
+        Ok(found)
+    }
+
+    async fn get_page(&self, begin: u64, end: u64, limit: usize) -> Result<Vec<StoredMessage>, StoreError> {
+        if begin == 0 || begin > end {
+            return Err(StoreError::InvalidRange { begin, end });
+        }
+        self.read(begin, end, i64::try_from(limit).unwrap_or(i64::MAX)).await
     }
 
     async fn file_outbound(
@@ -138,7 +147,9 @@ impl<S: Store> MessageStore for DbStore<S> {
     }
 
     async fn set_next_sender_seq(&self, n: u64) -> Result<(), StoreError> {
-        self.change(n, move |s| s.next_sender_seq = db(n)).await
+        self.change(n, move |s| s.next_sender_seq = db(n)).await?;
+        self.next_sender.store(n, Ordering::Release);
+        Ok(())
     }
 
     async fn set_next_target_seq(&self, n: u64) -> Result<(), StoreError> {
@@ -147,7 +158,9 @@ impl<S: Store> MessageStore for DbStore<S> {
             s.next_target_seq = db(n);
             s.last_message_at = Some(now);
         })
-        .await
+        .await?;
+        self.next_target.store(n, Ordering::Release);
+        Ok(())
     }
 
     async fn reset(&self) -> Result<(), StoreError> {
@@ -170,7 +183,9 @@ impl<S: Store> MessageStore for DbStore<S> {
     }
 
     async fn set_reset_owed(&self, owed: bool) -> Result<(), StoreError> {
-        self.change(0, move |s| s.reset_owed = owed).await
+        self.change(0, move |s| s.reset_owed = owed).await?;
+        self.reset_owed.store(owed, Ordering::Release);
+        Ok(())
     }
 
     fn app_watermark(&self) -> u64 {
@@ -178,7 +193,9 @@ impl<S: Store> MessageStore for DbStore<S> {
     }
 
     async fn set_app_watermark(&self, watermark: u64) -> Result<(), StoreError> {
-        self.change(watermark, move |s| s.app_watermark = db(watermark)).await
+        self.change(watermark, move |s| s.app_watermark = db(watermark)).await?;
+        self.watermark.store(watermark, Ordering::Release);
+        Ok(())
     }
 
     fn creation_time(&self) -> SystemTime {
@@ -186,8 +203,6 @@ impl<S: Store> MessageStore for DbStore<S> {
     }
 
     async fn refresh(&self) -> Result<(), StoreError> {
-        let s = self.engine.fix_session(self.company).await.map_err(|e| failed(0, &e))?;
-        self.cache(&s);
-        Ok(())
+        self.load().await.map_err(|e| failed(0, &e))
     }
 }

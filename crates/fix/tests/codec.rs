@@ -142,3 +142,31 @@ proptest! {
         prop_assert!(Decoder::new(frame.as_bytes()).decode().is_err());
     }
 }
+
+proptest! {
+    /// The engine's TradeReportIDs name their order and step, and nothing else reads as one.
+    #[test]
+    fn trade_report_ids_name_their_order(bytes in any::<[u8; 16]>(), fill in any::<bool>(), junk in "[ -~]{0,50}") {
+        use upstairs_engine::fix::{parse_trade_report_id, trade_report_id};
+        use upstairs_engine::model::ConfirmationStep;
+        let order = upstairs_domain::OrderId(uuid::Uuid::from_bytes(bytes));
+        let step = if fill { ConfirmationStep::Fill } else { ConfirmationStep::Accept };
+        prop_assert_eq!(parse_trade_report_id(&trade_report_id(order, step)), Some((order, step)));
+        // Whatever else parses names an order and step that print back to the same.
+        if let Some((o, s)) = parse_trade_report_id(&junk) {
+            prop_assert_eq!(parse_trade_report_id(&trade_report_id(o, s)), Some((o, s)));
+        }
+    }
+
+    /// A quantity is a whole number of lots above 0, however FIX writes it.
+    #[test]
+    fn quantities_read_whole(n in 1i64..1_000_000_000, zeros in 0u32..6, frac in 1u32..10) {
+        use rust_decimal::Decimal;
+        use upstairs_engine::fix::whole_quantity;
+        let scaled = Decimal::from_i128_with_scale(i128::from(n) * 10i128.pow(zeros), zeros);
+        prop_assert_eq!(whole_quantity(scaled), Some(n));
+        let fractional = Decimal::from_i128_with_scale(i128::from(n) * 10 + i128::from(frac), 1);
+        prop_assert_eq!(whole_quantity(fractional), None);
+        prop_assert_eq!(whole_quantity(-scaled), None);
+    }
+}

@@ -1989,12 +1989,54 @@ macro_rules! shared_repos {
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
+                // Locked to the end of the transaction: its caller writes it back.
+                Ok(sqlx::query_as::<_, FixSessionRow>(sqlx::AssertSqlSafe(format!(
+                    "select * from fix_session where company_id = $1{FOR_UPDATE}"
+                )))
+                .bind(company.0)
+                .fetch_one(&mut *self.tx)
+                .await
+                .map_err(map_err)?
+                .into_model())
+            }
+
+            async fn read_fix_session(&mut self, company: CompanyId) -> StoreResult<Option<FixSession>> {
                 Ok(sqlx::query_as::<_, FixSessionRow>("select * from fix_session where company_id = $1")
                     .bind(company.0)
-                    .fetch_one(&mut *self.tx)
+                    .fetch_optional(&mut *self.tx)
                     .await
                     .map_err(map_err)?
-                    .into_model())
+                    .map(FixSessionRow::into_model))
+            }
+
+            async fn refuse_fix_order(
+                &mut self,
+                company: CompanyId,
+                cl_ord_id: &str,
+                reason: &str,
+                at: DateTime<Utc>,
+            ) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into fix_refused_order (company_id, cl_ord_id, reason, created_at) \
+                     values ($1, $2, $3, $4) on conflict (company_id, cl_ord_id) do nothing",
+                )
+                .bind(company.0)
+                .bind(cl_ord_id)
+                .bind(reason)
+                .bind(Ts(at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn fix_refusal(&mut self, company: CompanyId, cl_ord_id: &str) -> StoreResult<Option<String>> {
+                sqlx::query_scalar("select reason from fix_refused_order where company_id = $1 and cl_ord_id = $2")
+                    .bind(company.0)
+                    .bind(cl_ord_id)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)
             }
 
             async fn update_fix_session(&mut self, s: &FixSession) -> StoreResult<()> {

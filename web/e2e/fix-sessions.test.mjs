@@ -181,8 +181,8 @@ test('the demo admin watches FIX sessions log on and off, and gives a company it
     assert.equal(await form.getByRole('button', { name: 'Save changes' }).isDisabled(), true);
     await fixPassword.fill('Kestrel-FIX-1');
     await form.getByText('A FIX password has at least 8 characters').waitFor({ state: 'detached' });
-    assert.equal(await form.getByRole('switch', { name: 'Reset sequence numbers on each FIX Logon' }).isChecked(), false);
-    await form.getByRole('switch', { name: 'Reset sequence numbers on each FIX Logon' }).scrollIntoViewIfNeeded();
+    assert.equal(await form.getByRole('switch', { name: 'Allow sequence resets (141=Y) on FIX Logon' }).isChecked(), false);
+    await form.getByRole('switch', { name: 'Allow sequence resets (141=Y) on FIX Logon' }).scrollIntoViewIfNeeded();
     await shot(page, T, '05-company-form');
     await form.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('Kestrel updated.').waitFor();
@@ -194,7 +194,7 @@ test('the demo admin watches FIX sessions log on and off, and gives a company it
     await form.getByText('A FIX password is set; leave blank to keep it').waitFor();
     assert.equal(await form.getByLabel('FIX password', { exact: true }).inputValue(), '');
     await form.getByRole('switch', { name: 'Remove FIX password' }).waitFor();
-    await form.getByRole('switch', { name: 'Reset sequence numbers on each FIX Logon' }).scrollIntoViewIfNeeded();
+    await form.getByRole('switch', { name: 'Allow sequence resets (141=Y) on FIX Logon' }).scrollIntoViewIfNeeded();
     await shot(page, T, '06-company-form-password-set');
     await form.getByRole('button', { name: 'Cancel' }).click();
 

@@ -37,7 +37,8 @@ pub struct Company {
     pub fix_comp_id: Option<String>,
     /// The argon2 hash of the Password (554) its Logon must carry; none: no Logon.
     pub fix_password_hash: Option<String>,
-    /// Whether each FIX Logon starts both sequences again at 1.
+    /// Whether a FIX Logon may start both sequences again at 1 (ResetSeqNumFlag 141=Y);
+    /// without it, such a Logon is refused.
     pub fix_reset_on_logon: bool,
     /// One of `brokers`.
     pub default_broker: Option<CompanyRef>,

@@ -445,7 +445,8 @@ pub struct CompanyDto {
     pub fix_comp_id: Option<String>,
     /// Whether a FIX password is set (it is never shown).
     pub fix_password_set: bool,
-    /// Whether each FIX Logon starts both sequences again at 1.
+    /// Whether a FIX Logon may start both sequences again at 1 (ResetSeqNumFlag 141=Y);
+    /// without it, such a Logon is refused.
     pub fix_reset_on_logon: bool,
     #[schema(required = true)]
     pub default_broker: Option<CompanyRefDto>,

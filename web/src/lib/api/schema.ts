@@ -1055,7 +1055,10 @@ export interface components {
             fix_comp_id: string | null;
             /** @description Whether a FIX password is set (it is never shown). */
             fix_password_set: boolean;
-            /** @description Whether each FIX Logon starts both sequences again at 1. */
+            /**
+             * @description Whether a FIX Logon may start both sequences again at 1 (ResetSeqNumFlag 141=Y);
+             *     without it, such a Logon is refused.
+             */
             fix_reset_on_logon: boolean;
             full_name: string;
             name: string;
@@ -1687,7 +1690,10 @@ export interface components {
                 fix_comp_id: string | null;
                 /** @description Whether a FIX password is set (it is never shown). */
                 fix_password_set: boolean;
-                /** @description Whether each FIX Logon starts both sequences again at 1. */
+                /**
+                 * @description Whether a FIX Logon may start both sequences again at 1 (ResetSeqNumFlag 141=Y);
+                 *     without it, such a Logon is refused.
+                 */
                 fix_reset_on_logon: boolean;
                 full_name: string;
                 name: string;

@@ -134,7 +134,7 @@ describe('FIX fields of the company form', () => {
     expect(within(form).queryByText(PASSWORD_MESSAGE)).not.toBeInTheDocument();
     // No "remove" on a company that has no password yet.
     expect(within(form).queryByRole('switch', { name: 'Remove FIX password' })).not.toBeInTheDocument();
-    await user.click(within(form).getByRole('switch', { name: 'Reset sequence numbers on each FIX Logon' }));
+    await user.click(within(form).getByRole('switch', { name: 'Allow sequence resets (141=Y) on FIX Logon' }));
 
     await user.click(submit);
     expect(await screen.findByText('Kestrel created.')).toBeInTheDocument();
@@ -160,7 +160,7 @@ describe('FIX fields of the company form', () => {
     expect(within(form).getByRole('textbox', { name: 'FIX CompID' })).toHaveValue('NORTHGATE');
     expect(within(form).getByLabelText('FIX password')).toHaveValue('');
     expect(within(form).getByText('A FIX password is set; leave blank to keep it')).toBeInTheDocument();
-    expect(within(form).getByRole('switch', { name: 'Reset sequence numbers on each FIX Logon' })).toBeChecked();
+    expect(within(form).getByRole('switch', { name: 'Allow sequence resets (141=Y) on FIX Logon' })).toBeChecked();
     await user.click(within(form).getByRole('button', { name: 'Save changes' }));
     expect(await screen.findByText('Northgate updated.')).toBeInTheDocument();
     const kept = admin.requests.filter((r) => r.method === 'PATCH').at(-1)?.body as Record<string, unknown>;

@@ -296,7 +296,7 @@ function CompanyDrawer({ company, all, onClose }: { company: Company | null; all
       {company?.fix_password_set && (
         <FormSwitch control={control} name="fix_password_remove" deps={['fix_password']} label="Remove FIX password" />
       )}
-      <FormSwitch control={control} name="fix_reset_on_logon" label="Reset sequence numbers on each FIX Logon" />
+      <FormSwitch control={control} name="fix_reset_on_logon" label="Allow sequence resets (141=Y) on FIX Logon" />
     </FormDrawer>
   );
 }

@@ -409,7 +409,9 @@ impl<S: Store> Engine<S> {
             f.extend([(tag::PARTY_ID, id), (tag::PARTY_ID_SOURCE, "D".into()), (tag::PARTY_ROLE, role.into())]);
         };
         party(&mut f, broker_comp_id, ROLE_EXECUTING_FIRM);
-        let contra_id = contra.map(|c| c.fix_comp_id.unwrap_or(c.name)).unwrap_or_default();
+        // The other broker by name, as the e-mail names it: its CompID is half of its
+        // FIX credentials and stays between it and the venue.
+        let contra_id = contra.map(|c| c.name).unwrap_or_default();
         party(&mut f, contra_id, ROLE_CONTRA_FIRM);
         let client_id = client.map(|c| c.account.unwrap_or(c.name)).unwrap_or_default();
         party(&mut f, client_id, ROLE_CLIENT_ID);

@@ -134,7 +134,7 @@ async fn a_broker_confirms_by_fix(b: Backend) {
         assert_eq!(field(r, 207).as_deref(), Some("I"));
         assert_eq!(field(r, 487).as_deref(), Some("0"));
         assert_eq!(fields(r, 452), ["1", "17", "3"], "executing firm, contra firm, client");
-        assert_eq!(fields(r, 448)[..2], ["BALTIC".to_owned(), "BALTIC".to_owned()]);
+        assert_eq!(fields(r, 448)[..2], ["BALTIC".to_owned(), "Baltic".to_owned()]);
         assert_eq!(r["poss_dup"], false);
     }
 

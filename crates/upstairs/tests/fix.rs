@@ -74,7 +74,14 @@ async fn fix_venue_with(b: Backend, tls: Option<(std::path::PathBuf, std::path::
 /// A's resting SELL of 1000 at 94.75 taken by B and accepted by A.
 async fn a_match(v: &Venue) -> (Value, Value) {
     let sell = v.parent(&v.a, "SELL", 1000).await;
-    let (s, resting) = v.child(&v.a, &sell, 1000, p("94.75"), false).await;
+    let buy = rest_and_take(v, &sell, 1000).await;
+    (sell, buy)
+}
+
+/// A rests 1000 of its SELL parent `sell` at 94.75; B takes `quantity` of it with a new
+/// BUY parent of 1000 (returned), and A accepts.
+async fn rest_and_take(v: &Venue, sell: &Value, quantity: i64) -> Value {
+    let (s, resting) = v.child(&v.a, sell, 1000, p("94.75"), false).await;
     assert_eq!(s, StatusCode::CREATED, "{resting}");
     let buy = v.parent(&v.b, "BUY", 1000).await;
     let (s, sent) = v
@@ -82,7 +89,7 @@ async fn a_match(v: &Venue) -> (Value, Value) {
         .post(
             "/api/order-match-requests",
             Some(&v.b),
-            json!({"requesting_parent_order_id": buy["parent_order_id"], "quantity": 1000, "price": p("94.75").0,
+            json!({"requesting_parent_order_id": buy["parent_order_id"], "quantity": quantity, "price": p("94.75").0,
                    "requesting_broker_id": v.broker, "dry_run": false, "residual": false}),
         )
         .await;
@@ -91,7 +98,7 @@ async fn a_match(v: &Venue) -> (Value, Value) {
     let (s, m) =
         v.app.patch(&format!("/api/order-match-requests/{id}"), Some(&v.a), json!({"state": "ACCEPTED"})).await;
     assert_eq!(s, StatusCode::OK, "{m}");
-    (sell, buy)
+    buy
 }
 
 async fn child_states(v: &Venue, token: &str, parent: &Value) -> Vec<String> {
@@ -245,24 +252,7 @@ async fn an_execution_system_sends_parent_orders(b: Backend) {
     assert_eq!(field(&r, 58).as_deref(), Some("Unknown instrument"));
 
     // Matched: the EMS hears of the fill; a cancel is then refused.
-    let (s, resting) = v.child(&v.a, &parent, 1000, p("94.75"), false).await;
-    assert_eq!(s, StatusCode::CREATED, "{resting}");
-    let buy = v.parent(&v.b, "BUY", 1000).await;
-    let (s, sent) = v
-        .app
-        .post(
-            "/api/order-match-requests",
-            Some(&v.b),
-            json!({"requesting_parent_order_id": buy["parent_order_id"], "quantity": 500, "price": p("94.75").0,
-                   "requesting_broker_id": v.broker, "dry_run": false, "residual": false}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{sent}");
-    let id = sent[0]["order_match_request_id"].as_str().unwrap();
-    assert_eq!(
-        v.app.patch(&format!("/api/order-match-requests/{id}"), Some(&v.a), json!({"state": "ACCEPTED"})).await.0,
-        StatusCode::OK
-    );
+    rest_and_take(&v, &parent, 500).await;
     let fill = ems.expect("a fill", WITHIN, |e| is_app(e, "8") && field(e, 150).as_deref() == Some("F")).await;
     assert_eq!(field(&fill, 6).as_deref(), Some("94.75"), "AvgPx: {fill}");
     assert_eq!(
@@ -480,24 +470,7 @@ async fn a_broker_declines_and_a_late_ack_is_told(b: Backend) {
     ems.send("D", f, g).await;
     let new = ems.expect("New", WITHIN, |e| is_app(e, "8") && field(e, 11).as_deref() == Some("D1")).await;
     let (_, sell) = v.app.get(&format!("/api/parent-orders/{}", field(&new, 37).unwrap()), Some(&v.a)).await;
-    let (s, resting) = v.child(&v.a, &sell, 1000, p("94.75"), false).await;
-    assert_eq!(s, StatusCode::CREATED, "{resting}");
-    let buy = v.parent(&v.b, "BUY", 1000).await;
-    let (s, sent) = v
-        .app
-        .post(
-            "/api/order-match-requests",
-            Some(&v.b),
-            json!({"requesting_parent_order_id": buy["parent_order_id"], "quantity": 1000, "price": p("94.75").0,
-                   "requesting_broker_id": v.broker, "dry_run": false, "residual": false}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{sent}");
-    let id = sent[0]["order_match_request_id"].as_str().unwrap();
-    assert_eq!(
-        v.app.patch(&format!("/api/order-match-requests/{id}"), Some(&v.a), json!({"state": "ACCEPTED"})).await.0,
-        StatusCode::OK
-    );
+    let buy = rest_and_take(&v, &sell, 1000).await;
     let fill = ems.expect("the fill", WITHIN, |e| is_app(e, "8") && field(e, 150).as_deref() == Some("F")).await;
     assert_eq!(
         (field(&fill, 39), field(&fill, 14), field(&fill, 151)),

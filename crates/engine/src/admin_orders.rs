@@ -52,7 +52,7 @@ impl<S: Store> Engine<S> {
         let parent = tx.lock_parent_order(seen.parent_order_id).await?.map(|v| v.parent);
         // Read again under the parent's lock: what it is now is what the compare-and-set expects.
         let before = tx.order(id).await?.ok_or_else(not_found_order)?;
-        let instrument = self.cached_instrument(before.instrument_id).await?;
+        let instrument = self.instrument_in(&mut tx, before.instrument_id).await?;
         if !on_tick(price, instrument.tick_size) {
             return Err(EngineError::invalid("limit_price", "Invalid value"));
         }

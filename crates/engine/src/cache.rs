@@ -99,6 +99,15 @@ pub(crate) struct Caches {
 }
 
 impl Caches {
+    /// Drops every entry: after a time in which drops may have been missed.
+    pub fn drop_everything(&self) {
+        self.instruments.drop_all();
+        self.brokers.drop_all();
+        self.books.drop_all();
+        self.parents.drop_all();
+        self.sessions.drop_all();
+    }
+
     /// Drops what `event` makes stale.
     pub fn apply(&self, event: &Event) {
         match event {

@@ -256,7 +256,7 @@ impl<S: Store> Engine<S> {
             broker_name: name(tx.company(o.broker_id).await?),
             client_name: name(tx.company(o.company_id).await?),
             trader_name: trader.map(|t| format!("{} {}", t.user.first_name, t.user.last_name)).unwrap_or_default(),
-            instrument_name: self.cached_instrument(o.instrument_id).await?.name.clone(),
+            instrument_name: self.instrument_in(tx, o.instrument_id).await?.name.clone(),
             direction: o.direction,
             quantity: o.quantity,
             price: o.price.normalize(),

@@ -84,3 +84,46 @@ impl EventPublisher for BroadcastPublisher {
         let _ = self.tx.send(event);
     }
 }
+
+/// An event as it travels between nodes on one database: kinds and ids only (PostgreSQL
+/// NOTIFY carries at most 8,000 bytes), the rest read back by the receiving node (ADR 0026).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "k", rename_all = "snake_case")]
+pub enum Announced {
+    Order { id: upstairs_domain::OrderId },
+    Parent { id: upstairs_domain::ParentOrderId },
+    Book { id: InstrumentId },
+    Instrument { id: InstrumentId },
+    Rfq { user: UserId, rfq: RfqId, state: RfqState, role: Party },
+    Notification { id: upstairs_domain::NotificationId },
+    Company { id: CompanyId },
+    SessionsEnded { user: UserId },
+    User { user: UserId },
+}
+
+impl Announced {
+    pub fn of(event: &Event) -> Self {
+        match event {
+            Event::OrderChanged { order, .. } => Self::Order { id: order.order_id },
+            Event::ParentOrderChanged { parent, .. } => Self::Parent { id: parent.parent_order_id },
+            Event::BookChanged { instrument_id } => Self::Book { id: *instrument_id },
+            Event::InstrumentChanged { instrument } => Self::Instrument { id: instrument.instrument_id },
+            Event::RfqChanged { user_id, rfq_id, state, role } => {
+                Self::Rfq { user: *user_id, rfq: *rfq_id, state: *state, role: *role }
+            }
+            Event::NotificationChanged { notification, .. } => Self::Notification { id: notification.notification_id },
+            Event::CompanyChanged { company_id } => Self::Company { id: *company_id },
+            Event::SessionsEnded { user_id } => Self::SessionsEnded { user: *user_id },
+            Event::UserChanged { user_id } => Self::User { user: *user_id },
+        }
+    }
+}
+
+/// One announcement on the wire: the node that published it (which skips its own) and
+/// what changed.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Announcement {
+    pub node: String,
+    #[serde(flatten)]
+    pub what: Announced,
+}

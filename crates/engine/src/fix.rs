@@ -378,7 +378,7 @@ impl<S: Store> Engine<S> {
         let Some(broker_comp_id) = broker.fix_comp_id.clone() else { return Ok(()) };
         let contra = tx.company(other.broker_id).await?;
         let client = tx.company(o.company_id).await?;
-        let instrument = self.cached_instrument(o.instrument_id).await?;
+        let instrument = self.instrument_in(tx, o.instrument_id).await?;
         let id = trade_report_id(o.order_id, step);
         let mut f = vec![(tag::TRADE_REPORT_ID, id.clone())];
         match step {
@@ -466,7 +466,7 @@ impl<S: Store> Engine<S> {
             _ if v.matched > 0 => "1",
             _ => "0",
         };
-        let instrument = self.cached_instrument(p.instrument_id).await?;
+        let instrument = self.instrument_in(tx, p.instrument_id).await?;
         let mut f = vec![
             (tag::ORDER_ID, p.parent_order_id.to_string()),
             (tag::CL_ORD_ID, cl_ord_id.to_owned()),

@@ -11,6 +11,7 @@ pub mod confirmations;
 pub mod context;
 pub mod error;
 pub mod events;
+pub mod fanout;
 pub mod fix;
 pub mod idempotency;
 pub mod kill_switch;
@@ -35,7 +36,7 @@ use tokio::sync::Notify;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{EngineError, StoreError};
 pub use events::{BroadcastPublisher, Event, EventPublisher};
-pub use ports::{Mailer, Store, Tx};
+pub use ports::{Fanout, FanoutListener, Mailer, Store, Tx};
 
 /// Settings the use cases depend on.
 #[derive(Clone, Debug)]
@@ -89,6 +90,23 @@ pub struct Engine<S: Store> {
     caches: Arc<cache::Caches>,
     heartbeat: Arc<scheduler::Heartbeat>,
     lane_passes: Arc<scheduler::LanePasses>,
+    /// The other nodes on this database, when there can be any (ADR 0026).
+    fanout: Option<Arc<dyn ports::Fanout>>,
+    /// This node's name in announcements (random per start), so it skips its own.
+    node: Arc<str>,
+    /// Whether this node hears the other nodes' announcements now.
+    listening: Arc<std::sync::atomic::AtomicBool>,
+    /// What this node did since it started, for `/metrics`.
+    counters: Arc<Counters>,
+}
+
+/// Counts of what one node did since it started (`/metrics`).
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Match requests sent (one per resting order a take reached).
+    pub match_requests: std::sync::atomic::AtomicU64,
+    /// Trades: match requests accepted and RFQ quotes accepted.
+    pub matches: std::sync::atomic::AtomicU64,
 }
 
 impl<S: Store> Clone for Engine<S> {
@@ -106,6 +124,10 @@ impl<S: Store> Clone for Engine<S> {
             caches: self.caches.clone(),
             heartbeat: self.heartbeat.clone(),
             lane_passes: self.lane_passes.clone(),
+            fanout: self.fanout.clone(),
+            node: self.node.clone(),
+            listening: self.listening.clone(),
+            counters: self.counters.clone(),
         }
     }
 }
@@ -119,7 +141,13 @@ impl<S: Store> Engine<S> {
         config: EngineConfig,
     ) -> Self {
         let limiter = Arc::new(ratelimit::RateLimiter::new(config.rate_limits.clone()));
+        let fanout = store.fanout();
+        let node = uuid::Uuid::new_v4().simple().to_string()[..12].into();
         Self {
+            fanout,
+            node,
+            listening: Arc::default(),
+            counters: Arc::default(),
             store,
             clock,
             events,
@@ -164,6 +192,7 @@ impl<S: Store> Engine<S> {
     /// stale: the caller's next read sees its own write.
     fn publish(&self, event: Event) {
         self.caches.apply(&event);
+        self.announce(&event);
         self.events.publish(event);
     }
 }

@@ -83,7 +83,7 @@ impl<S: Store> Engine<S> {
         if take.dry_run {
             let mut tx = self.store.read().await?;
             let view = self.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
-            let instrument = self.check_take(actor, &view, &take).await?;
+            let instrument = self.check_take(&mut tx, actor, &view, &take).await?;
             let hits = self.hits(&mut tx, &instrument, &view.parent, &take, None).await?;
             let mut out = Vec::with_capacity(hits.len());
             for (o, quantity) in hits {
@@ -93,7 +93,7 @@ impl<S: Store> Engine<S> {
                 out.push(Breakdown {
                     price: o.price.normalize(),
                     quantity: shown,
-                    responding_broker_name: self.broker_name(o.company_id, o.broker_id).await?,
+                    responding_broker_name: self.broker_name(&mut tx, o.company_id, o.broker_id).await?,
                     responding_order_iceberg: o.iceberg,
                 });
             }
@@ -102,7 +102,7 @@ impl<S: Store> Engine<S> {
 
         let mut tx = self.store.write().await?;
         let seen = self.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
-        let instrument = self.check_take(actor, &seen, &take).await?;
+        let instrument = self.check_take(&mut tx, actor, &seen, &take).await?;
         // Every parent whose orders change is locked in one order (ids ascending), so
         // two takes, or a take and an answer, never wait on each other in a cycle; then
         // the book is read again under the locks.
@@ -577,6 +577,7 @@ impl<S: Store> Engine<S> {
     /// The checks of a take that need no lock: the parent, the broker, price and size.
     async fn check_take(
         &self,
+        tx: &mut S::Tx,
         actor: &Actor,
         view: &ParentOrderView,
         take: &Take,
@@ -584,9 +585,9 @@ impl<S: Store> Engine<S> {
         if view.parent.state != ParentState::Active {
             return Err(conflict("This parent order is no longer active."));
         }
-        let instrument = self.cached_instrument(view.parent.instrument_id).await?;
+        let instrument = self.instrument_in(tx, view.parent.instrument_id).await?;
         let mut errors = Vec::new();
-        if !self.cached_brokers(actor.user.company_id).await?.iter().any(|b| b.company_id == take.requesting_broker_id)
+        if !self.brokers_in(tx, actor.user.company_id).await?.iter().any(|b| b.company_id == take.requesting_broker_id)
         {
             errors.push(FieldError::new("requesting_broker_id", "Choose one of the eligible brokers"));
         }
@@ -607,12 +608,12 @@ impl<S: Store> Engine<S> {
     }
 
     /// The name of a resting order's broker (the dry run shows it, nothing more).
-    async fn broker_name(&self, company: CompanyId, broker: CompanyId) -> Result<String, EngineError> {
-        let brokers = self.cached_brokers(company).await?;
+    async fn broker_name(&self, tx: &mut S::Tx, company: CompanyId, broker: CompanyId) -> Result<String, EngineError> {
+        let brokers = self.brokers_in(tx, company).await?;
         if let Some(b) = brokers.iter().find(|b| b.company_id == broker) {
             return Ok(b.name.clone());
         }
-        let c = self.store.read().await?.company(broker).await?;
+        let c = tx.company(broker).await?;
         Ok(c.map(|c| c.name).unwrap_or_default())
     }
 

@@ -561,7 +561,7 @@ impl<S: Store> Engine<S> {
             errors: vec![],
         })?;
         let before = o.clone();
-        let instrument = self.cached_instrument(o.instrument_id).await?;
+        let instrument = self.instrument_in(&mut tx, o.instrument_id).await?;
         let tradable = Quantities::of(view.parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
         let quantity = edit.quantity.unwrap_or(o.quantity);
         let price = edit.price.unwrap_or(o.price);

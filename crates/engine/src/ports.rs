@@ -47,6 +47,34 @@ pub trait Store: Clone + Send + Sync + 'static {
 
     /// A short name of the backend for logs ("sqlite", "postgres").
     fn backend(&self) -> &'static str;
+
+    /// Carries announcements between the nodes on this database; `None` where this node
+    /// is the only one there can be (SQLite: one file, one process).
+    fn fanout(&self) -> Option<std::sync::Arc<dyn Fanout>> {
+        None
+    }
+
+    /// Connections of the pool(s): (in use, open).
+    fn pool_use(&self) -> (u32, u32);
+}
+
+/// Announcements between the nodes sharing one database (PostgreSQL LISTEN/NOTIFY, ADR 0026).
+#[async_trait]
+pub trait Fanout: Send + Sync + 'static {
+    /// Queues `payload` for every node listening (this one too); sent in order, soon
+    /// after the commit it follows. Never waits: a full queue drops and counts it.
+    fn announce(&self, payload: String);
+    /// A listening connection of its own.
+    async fn listen(&self) -> StoreResult<Box<dyn FanoutListener>>;
+    /// Announcements dropped because the queue was full, since start.
+    fn dropped(&self) -> u64;
+}
+
+#[async_trait]
+pub trait FanoutListener: Send {
+    /// The next payload; `None` when the connection was lost (announcements made meanwhile
+    /// are lost with it: listen again).
+    async fn recv(&mut self) -> StoreResult<Option<String>>;
 }
 
 #[async_trait]

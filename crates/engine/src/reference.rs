@@ -427,6 +427,28 @@ impl<S: Store> Engine<S> {
             || async { Ok::<_, StoreError>(self.store.read().await?.company(company).await?.map(|c| c.brokers)) };
         Ok(self.caches.brokers.get(company, load).await?.unwrap_or_default())
     }
+
+    /// [`Self::cached_instrument`] inside a transaction: a miss reads through `tx`, never
+    /// through a second connection (a burst of transactions each waiting for a second
+    /// connection of a spent pool would wait on each other until the pool times out).
+    pub(crate) async fn instrument_in(&self, tx: &mut S::Tx, id: InstrumentId) -> Result<Arc<Instrument>, EngineError> {
+        let load = || async move { tx.instrument(id).await };
+        self.caches
+            .instruments
+            .get(id, load)
+            .await?
+            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
+    }
+
+    /// [`Self::cached_brokers`] inside a transaction (see [`Self::instrument_in`]).
+    pub(crate) async fn brokers_in(
+        &self,
+        tx: &mut S::Tx,
+        company: CompanyId,
+    ) -> Result<Arc<Vec<CompanyRef>>, EngineError> {
+        let load = || async move { Ok::<_, StoreError>(tx.company(company).await?.map(|c| c.brokers)) };
+        Ok(self.caches.brokers.get(company, load).await?.unwrap_or_default())
+    }
 }
 
 fn apply_instrument_changes(i: &mut Instrument, ch: InstrumentChanges) -> Result<(), EngineError> {

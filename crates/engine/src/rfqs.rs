@@ -124,7 +124,9 @@ impl<S: Store> Engine<S> {
         } else if providers.iter().any(|p| *p == actor.user.company_id || !known.iter().any(|k| k.company_id == *p)) {
             errors.push(FieldError::new("liquidity_provider_ids", "Choose liquidity providers from the list"));
         }
-        let broker = self.trade_broker(actor.user.company_id, input.broker_id, &mut errors).await?;
+        let broker = self
+            .trade_broker(&mut self.store.single().await?, actor.user.company_id, input.broker_id, &mut errors)
+            .await?;
         if !errors.is_empty() {
             return Err(EngineError::invalid_many(errors));
         }
@@ -343,10 +345,10 @@ impl<S: Store> Engine<S> {
         let event = match answer {
             Answer::Decline => ResponseEvent::Decline,
             Answer::Quote { buy, sell, broker_id } => {
-                let instrument = self.cached_instrument(rfq.instrument_id).await?;
+                let instrument = self.instrument_in(&mut tx, rfq.instrument_id).await?;
                 let mut errors = Vec::new();
                 check_quote(&rfq, &instrument, buy, sell, &mut errors);
-                let broker = self.trade_broker(actor.user.company_id, broker_id, &mut errors).await?;
+                let broker = self.trade_broker(&mut tx, actor.user.company_id, broker_id, &mut errors).await?;
                 if !errors.is_empty() {
                     return Err(EngineError::invalid_many(errors));
                 }
@@ -737,11 +739,12 @@ impl<S: Store> Engine<S> {
     /// company's default or first eligible broker.
     async fn trade_broker(
         &self,
+        tx: &mut S::Tx,
         company: CompanyId,
         asked: Option<CompanyId>,
         errors: &mut Vec<FieldError>,
     ) -> Result<CompanyId, EngineError> {
-        let brokers = self.cached_brokers(company).await?;
+        let brokers = self.brokers_in(tx, company).await?;
         let chosen = match asked {
             Some(b) if brokers.iter().any(|e| e.company_id == b) => Some(b),
             Some(_) => {
@@ -749,7 +752,7 @@ impl<S: Store> Engine<S> {
                 return Ok(CompanyId(Uuid::nil()));
             }
             None => {
-                let default = self.store.single().await?.company(company).await?.and_then(|c| c.default_broker);
+                let default = tx.company(company).await?.and_then(|c| c.default_broker);
                 default.map(|d| d.company_id).or_else(|| brokers.first().map(|b| b.company_id))
             }
         };

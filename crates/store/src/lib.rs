@@ -3,6 +3,7 @@
 
 mod adapt;
 mod conn;
+mod fanout;
 pub mod postgres;
 mod repos;
 mod rows;

@@ -8,6 +8,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::types::Json;
 use sqlx::{PgPool, Postgres};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::order::{Direction, OrderState};
@@ -44,6 +45,8 @@ pub const IDLE_IN_TRANSACTION_TIMEOUT: &str = "1min";
 #[derive(Clone)]
 pub struct PgStore {
     pool: PgPool,
+    /// The other nodes on this database and schema (ADR 0026).
+    fanout: Arc<crate::fanout::PgFanout>,
 }
 
 impl PgStore {
@@ -90,7 +93,11 @@ impl PgStore {
             .connect_with(opts)
             .await
             .map_err(map_err)?;
-        Ok(Self { pool })
+        // NOTIFY channels are database-wide: one per schema keeps the venues of one
+        // database (the tests' schemas) apart.
+        let schema: String = sqlx::query_scalar("select current_schema()").fetch_one(&pool).await.map_err(map_err)?;
+        let fanout = Arc::new(crate::fanout::PgFanout::start(pool.clone(), format!("upstairs_{schema}")));
+        Ok(Self { pool, fanout })
     }
 
     pub fn pool(&self) -> &PgPool {
@@ -138,6 +145,15 @@ impl Store for PgStore {
 
     fn backend(&self) -> &'static str {
         "postgres"
+    }
+
+    fn fanout(&self) -> Option<Arc<dyn Fanout>> {
+        Some(self.fanout.clone())
+    }
+
+    fn pool_use(&self) -> (u32, u32) {
+        let open = self.pool.size();
+        (open.saturating_sub(u32::try_from(self.pool.num_idle()).unwrap_or(u32::MAX)), open)
     }
 }
 

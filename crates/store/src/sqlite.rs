@@ -246,6 +246,12 @@ impl Store for SqliteStore {
     fn backend(&self) -> &'static str {
         "sqlite"
     }
+
+    fn pool_use(&self) -> (u32, u32) {
+        let open = self.writer.size() + self.readers.size();
+        let idle = u32::try_from(self.writer.num_idle() + self.readers.num_idle()).unwrap_or(u32::MAX);
+        (open.saturating_sub(idle), open)
+    }
 }
 
 #[async_trait]

@@ -240,8 +240,17 @@ async fn start_with<S: Store>(
         tokio::spawn(simulate_bands(engine.clone(), shutdown_rx.clone()));
         tokio::spawn(demo_quotes(engine.clone(), shutdown_rx.clone()));
     }
+    // Hearing the other nodes starts before serving: no change committed elsewhere
+    // after the first request here goes unheard.
+    let peers = engine.hear_peers(shutdown_rx.clone()).await.context("listen to the other nodes")?;
     let wake = engine.wake_handle();
-    let jobs = tokio::spawn(engine.clone().run_scheduler(settings.scheduler_poll, shutdown_rx.clone()));
+    let scheduler = engine.clone().run_scheduler(settings.scheduler_poll, shutdown_rx.clone());
+    let jobs = tokio::spawn(async move {
+        scheduler.await;
+        if let Some(peers) = peers {
+            let _ = peers.await;
+        }
+    });
     let fix = match &settings.fix {
         Some(f) => {
             Some(upstairs_fix::start(engine.clone(), f.clone()).await.with_context(|| format!("FIX on {}", f.bind))?)

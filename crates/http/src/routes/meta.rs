@@ -30,13 +30,17 @@ pub async fn healthz() -> &'static str {
     "ok"
 }
 
-/// The database answers.
+/// The database answers, the scheduler's lanes beat, the other nodes are heard.
 pub async fn readyz<S: Store>(State(st): State<AppState<S>>) -> (StatusCode, String) {
     // A lane loop that has not shown life for longer than its longest job and some: dead or stuck.
     let limit = upstairs_engine::scheduler::JOB_LIMIT + std::time::Duration::from_secs(30);
     if let Some(lane) = st.engine.stalled_lane(limit) {
         tracing::warn!(lane, "not ready: a scheduler lane stalled");
         return (StatusCode::SERVICE_UNAVAILABLE, format!("scheduler stalled ({lane} timers)"));
+    }
+    if !st.engine.hears_peers() {
+        tracing::warn!("not ready: not hearing the other nodes");
+        return (StatusCode::SERVICE_UNAVAILABLE, "not hearing the other nodes".into());
     }
     // A database that is gone makes the pool retry for its whole acquire timeout: the
     // probe answers within 2 s instead.

@@ -198,6 +198,22 @@ pub fn init_test_logs() {
     }
 }
 
+/// A test node's settings: any free port, a job loop that polls often.
+fn node_settings(database_url: &str, mail_dir: &Path) -> Settings {
+    let mut settings = Settings {
+        bind: "127.0.0.1:0".into(),
+        database_url: database_url.into(),
+        mail_dir: mail_dir.into(),
+        web_dir: None,
+        scheduler_poll: Duration::from_millis(50),
+        ..Settings::default()
+    };
+    // The tests' clock stands still, so a user's write throttle would never refill:
+    // off, except where a test turns it on to test it (`hardening.rs`).
+    settings.rate_limits.writes_per_second = 0;
+    settings
+}
+
 pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,
@@ -234,17 +250,7 @@ impl TestApp {
         let dir = Arc::new(temp_dir());
         let database_url = fresh_database_url(backend, dir.path()).await;
         let mail_dir = dir.path().join("mail");
-        let mut settings = Settings {
-            bind: "127.0.0.1:0".into(),
-            database_url: database_url.clone(),
-            mail_dir: mail_dir.clone(),
-            web_dir: None,
-            scheduler_poll: Duration::from_millis(50),
-            ..Settings::default()
-        };
-        // The tests' clock stands still, so a user's write throttle would never refill:
-        // off, except where a test turns it on to test it (`hardening.rs`).
-        settings.rate_limits.writes_per_second = 0;
+        let mut settings = node_settings(&database_url, &mail_dir);
         tweak(&mut settings);
         // The demo runs always open, as `upstairs demo` does (`cli.rs`): otherwise a demo
         // test would depend on the wall clock's hour.

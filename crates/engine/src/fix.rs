@@ -72,6 +72,12 @@ pub const ROLE_ORDER_ORIGINATION_TRADER: &str = "11";
 pub const ROLE_CONTRA_FIRM: &str = "17";
 
 /// How many unsent messages a session takes from the outbox at a time.
+/// How long a node holds a company's FIX session without renewing it (ADR 0026): a node
+/// that dies leaves the session to another after this.
+pub const FIX_HOLD: chrono::TimeDelta = chrono::TimeDelta::seconds(30);
+/// How often a node renews its hold, well inside [`FIX_HOLD`].
+pub const FIX_HOLD_RENEW: std::time::Duration = std::time::Duration::from_secs(10);
+
 pub const OUTBOX_BATCH: i64 = 100;
 
 /// A CompID a company may have: 1 to 32 letters, digits, `.`, `_` or `-`.
@@ -346,19 +352,65 @@ impl<S: Store> Engine<S> {
         Ok(())
     }
 
-    /// Every session marked logged off (at the start of the only node).
+    /// Every session no live node holds marked logged off (at a node's start).
     pub async fn fix_log_off_all(&self) -> Result<(), EngineError> {
         let mut tx = self.store.write().await?;
-        tx.log_off_fix_sessions().await?;
+        tx.log_off_fix_sessions(self.clock.now()).await?;
         tx.commit().await?;
         Ok(())
     }
 
-    /// The sessions screen: every company with a CompID and its session.
+    /// The sessions screen: every company with a CompID and its session; a session whose
+    /// node stopped renewing its hold (it died) shows logged off.
     pub async fn fix_sessions(&self, actor: &Actor) -> Result<Vec<FixSessionListed>, EngineError> {
         require(actor, Permission::Admin)?;
-        let mut tx = self.store.read().await?;
-        Ok(tx.fix_sessions().await?)
+        let now = self.clock.now();
+        let mut listed = self.store.read().await?.fix_sessions().await?;
+        for s in listed.iter_mut().filter_map(|l| l.session.as_mut()) {
+            s.logged_on &= s.owner_until.is_none_or(|until| until >= now);
+        }
+        Ok(listed)
+    }
+
+    /// Takes the company's FIX session for this node at a Logon: false while another
+    /// node holds it (ADR 0026). The hold lasts [`FIX_HOLD`] unless renewed.
+    pub async fn fix_take_session(&self, company: CompanyId) -> Result<bool, EngineError> {
+        self.fix_hold(company, true).await
+    }
+
+    /// Renews this node's hold on the company's session: false when it lost it.
+    pub async fn fix_renew_session(&self, company: CompanyId) -> Result<bool, EngineError> {
+        self.fix_hold(company, false).await
+    }
+
+    async fn fix_hold(&self, company: CompanyId, take: bool) -> Result<bool, EngineError> {
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let mut s = tx.fix_session(company, now).await?;
+        let mine = s.owner_node.as_deref() == Some(self.node());
+        let free = s.owner_until.is_none_or(|until| until < now);
+        if !(mine || take && free) {
+            return Ok(false);
+        }
+        s.owner_node = Some(self.node().to_owned());
+        s.owner_until = Some(now + FIX_HOLD);
+        tx.update_fix_session(&s).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Lets go of the company's session, if this node holds it.
+    pub async fn fix_release_session(&self, company: CompanyId) -> Result<(), EngineError> {
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let mut s = tx.fix_session(company, now).await?;
+        if s.owner_node.as_deref() == Some(self.node()) {
+            s.owner_node = None;
+            s.owner_until = None;
+            tx.update_fix_session(&s).await?;
+            tx.commit().await?;
+        }
+        Ok(())
     }
 
     // ----- messages the engine writes ------------------------------------------------

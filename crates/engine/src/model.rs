@@ -813,6 +813,9 @@ pub struct FixSession {
     pub logged_on: bool,
     pub last_message_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+    /// The node holding the session, until when unless it renews (ADR 0026).
+    pub owner_node: Option<String>,
+    pub owner_until: Option<DateTime<Utc>>,
 }
 
 /// A company with a FIX CompID and its session, if it ever had one (the sessions screen).

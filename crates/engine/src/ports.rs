@@ -481,8 +481,9 @@ pub trait FixRepo {
     /// Every company with a FIX CompID, with its session, by name.
     async fn fix_sessions(&mut self) -> StoreResult<Vec<FixSessionListed>>;
     async fn company_by_fix_comp_id(&mut self, comp_id: &str) -> StoreResult<Option<CompanyId>>;
-    /// Marks every session logged off (a restart of the only node).
-    async fn log_off_fix_sessions(&mut self) -> StoreResult<()>;
+    /// Marks logged off (and held by no node) every session whose node's hold lapsed
+    /// before `now`, or that no node holds: what a node finds at its start.
+    async fn log_off_fix_sessions(&mut self, now: DateTime<Utc>) -> StoreResult<()>;
     async fn insert_fix_parent_order(
         &mut self,
         parent: ParentOrderId,

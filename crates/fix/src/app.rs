@@ -127,8 +127,21 @@ impl<S: Store> VenueApp<S> {
         if m.get_field_str(RESET_SEQ_NUM_FLAG) == Some("Y") && !c.fix_reset_on_logon {
             return Err(RejectReason::new(0, "ResetSeqNumFlag (141) is not allowed for this company"));
         }
+        let taken = || RejectReason::new(0, "This company's FIX session is logged on already");
         if !self.shared.claim(company) {
-            return Err(RejectReason::new(0, "This company's FIX session is logged on already"));
+            return Err(taken());
+        }
+        // The other nodes' sessions too (ADR 0026).
+        match self.engine.fix_take_session(company).await {
+            Ok(true) => {}
+            Ok(false) => {
+                self.shared.release(company);
+                return Err(taken());
+            }
+            Err(e) => {
+                self.shared.release(company);
+                return Err(venue_failure(&e));
+            }
         }
         self.holds_claim.store(true, Ordering::Release);
         Ok(())
@@ -308,6 +321,10 @@ impl<S: Store> Application for VenueApp<S> {
         if self.holds_claim.swap(false, Ordering::AcqRel)
             && let Some(company) = self.company
         {
+            if let Err(e) = self.engine.fix_release_session(company).await {
+                // Another node may take it once this node's hold lapses.
+                tracing::warn!(%company, error = %e, "could not let go of the FIX session");
+            }
             self.shared.release(company);
         }
     }

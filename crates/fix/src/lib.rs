@@ -21,12 +21,12 @@ use ironfix_engine::{
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 use upstairs_domain::CompanyId;
-use upstairs_engine::fix::{EXECUTION_REPORT, TRADE_CAPTURE_REPORT};
+use upstairs_engine::fix::{EXECUTION_REPORT, FIX_HOLD, FIX_HOLD_RENEW, TRADE_CAPTURE_REPORT};
 use upstairs_engine::model::FixOutboxMessage;
 use upstairs_engine::{Engine, Store};
 
@@ -197,6 +197,13 @@ async fn run_session<S: Store>(
     };
     live.lock().unwrap_or_else(PoisonError::into_inner).push(conn.clone());
     let mut changes = engine.fix_outbox_changes();
+    // This node's hold on the session (ADR 0026): renewed while it lives; a session whose
+    // hold is lost or lapses ends, so two nodes never speak for one company.
+    let mut renew = tokio::time::interval(FIX_HOLD_RENEW);
+    renew.tick().await;
+    // Past this without a renewal the hold may have lapsed: give the session up first.
+    let hold = FIX_HOLD.to_std().unwrap_or_default().saturating_sub(FIX_HOLD_RENEW);
+    let mut held_until = Instant::now() + hold;
     loop {
         match engine.fix_pending(company).await {
             Ok(pending) => {
@@ -219,6 +226,20 @@ async fn run_session<S: Store>(
             _ = changes.changed() => {}
             _ = conn.wait_closed() => break,
             _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+            _ = renew.tick() => match engine.fix_renew_session(company).await {
+                Ok(true) => held_until = Instant::now() + hold,
+                Ok(false) => {
+                    tracing::warn!(%company, "another node holds this FIX session now: logging out");
+                    let _ = conn.logout_with_text("This session is held by another node").await;
+                    break;
+                }
+                Err(e) if Instant::now() >= held_until => {
+                    tracing::warn!(%company, error = %e, "could not renew the FIX session's hold in time: logging out");
+                    let _ = conn.logout_with_text("The venue cannot keep this session").await;
+                    break;
+                }
+                Err(e) => tracing::warn!(%company, error = %e, "could not renew the FIX session's hold"),
+            },
         }
     }
     live.lock().unwrap_or_else(PoisonError::into_inner).retain(|c| !c.is_closed());

@@ -2042,7 +2042,8 @@ macro_rules! shared_repos {
             async fn update_fix_session(&mut self, s: &FixSession) -> StoreResult<()> {
                 sqlx::query(
                     "update fix_session set next_sender_seq = $1, next_target_seq = $2, app_watermark = $3, \
-                     reset_owed = $4, logged_on = $5, last_message_at = $6 where company_id = $7",
+                     reset_owed = $4, logged_on = $5, last_message_at = $6, owner_node = $7, owner_until = $8 \
+                     where company_id = $9",
                 )
                 .bind(s.next_sender_seq)
                 .bind(s.next_target_seq)
@@ -2050,6 +2051,8 @@ macro_rules! shared_repos {
                 .bind(s.reset_owed)
                 .bind(s.logged_on)
                 .bind(s.last_message_at.map(Ts))
+                .bind(s.owner_node.as_deref())
+                .bind(s.owner_until.map(Ts))
                 .bind(s.company_id.0)
                 .execute(&mut *self.tx)
                 .await
@@ -2155,7 +2158,8 @@ macro_rules! shared_repos {
             async fn fix_sessions(&mut self) -> StoreResult<Vec<FixSessionListed>> {
                 let rows = sqlx::query_as::<_, FixSessionListedRow>(
                     "select c.company_id, c.name as company_name, c.fix_comp_id, s.next_sender_seq, \
-                     s.next_target_seq, s.app_watermark, s.reset_owed, s.logged_on, s.last_message_at, s.created_at \
+                     s.next_target_seq, s.app_watermark, s.reset_owed, s.logged_on, s.last_message_at, s.created_at, \
+                     s.owner_node, s.owner_until \
                      from company c left join fix_session s on s.company_id = c.company_id \
                      where c.fix_comp_id is not null order by c.name",
                 )
@@ -2174,11 +2178,15 @@ macro_rules! shared_repos {
                 Ok(id.map(CompanyId))
             }
 
-            async fn log_off_fix_sessions(&mut self) -> StoreResult<()> {
-                sqlx::query("update fix_session set logged_on = false where logged_on")
-                    .execute(&mut *self.tx)
-                    .await
-                    .map_err(map_err)?;
+            async fn log_off_fix_sessions(&mut self, now: DateTime<Utc>) -> StoreResult<()> {
+                sqlx::query(
+                    "update fix_session set logged_on = false, owner_node = null, owner_until = null \
+                     where logged_on and (owner_until is null or owner_until < $1)",
+                )
+                .bind(Ts(now))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
                 Ok(())
             }
 

@@ -751,6 +751,8 @@ pub struct FixSessionRow {
     logged_on: bool,
     last_message_at: Option<Ts>,
     created_at: Ts,
+    owner_node: Option<String>,
+    owner_until: Option<Ts>,
 }
 
 impl FixSessionRow {
@@ -764,6 +766,8 @@ impl FixSessionRow {
             logged_on: self.logged_on,
             last_message_at: self.last_message_at.map(|t| t.0),
             created_at: self.created_at.0,
+            owner_node: self.owner_node,
+            owner_until: self.owner_until.map(|t| t.0),
         }
     }
 }
@@ -781,6 +785,8 @@ pub struct FixSessionListedRow {
     logged_on: Option<bool>,
     last_message_at: Option<Ts>,
     created_at: Option<Ts>,
+    owner_node: Option<String>,
+    owner_until: Option<Ts>,
 }
 
 impl FixSessionListedRow {
@@ -795,6 +801,8 @@ impl FixSessionListedRow {
             logged_on: self.logged_on.unwrap_or(false),
             last_message_at: self.last_message_at.map(|t| t.0),
             created_at: created_at.0,
+            owner_node: self.owner_node,
+            owner_until: self.owner_until.map(|t| t.0),
         });
         FixSessionListed { company_id, company_name: self.company_name, fix_comp_id: self.fix_comp_id, session }
     }

@@ -26,6 +26,12 @@ on_both_backends!(
     logon_rules,
 );
 
+/// Several nodes share one PostgreSQL; SQLite is one node.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_company_is_logged_on_at_one_node_at_a_time() {
+    balanced_after(one_session_across_nodes()).await
+}
+
 const BROKER_PW: &str = "Baltic-FIX-pass";
 const FIRM_PW: &str = "Halyard-FIX-pass";
 
@@ -570,5 +576,48 @@ async fn logon_rules(b: Backend) {
     let mut c = RawFix::connect(port, "HALYARD2").await;
     c.send("A", &logon(false, FIRM_PW)).await;
     assert!(c.next(within).await.is_none(), "locked out for a minute");
+    v.app.stop().await;
+}
+
+/// Two nodes with a FIX port each: a company logged on at node 1 cannot log on at node 2
+/// as well; once it logs out there, it logs on at node 2 and its numbers go on.
+async fn one_session_across_nodes() {
+    let (v, one) = fix_venue(Backend::Postgres).await;
+    let node = v
+        .app
+        .spawn_node_with(|s| {
+            s.fix = Some(FixSettings { bind: "127.0.0.1:0".into(), comp_id: "UPSTAIRS".into(), tls: None })
+        })
+        .await;
+    let two = node.running.as_ref().unwrap().fix.as_ref().unwrap().local_addr().port();
+    let within = Duration::from_secs(10);
+    let logon = [(98, "0"), (108, "30"), (554, BROKER_PW)];
+    let mut first = RawFix::connect(one, "BALTIC").await;
+    first.send("A", &logon).await;
+    first.expect("A", within).await;
+    let mut second = RawFix::connect(two, "BALTIC").await;
+    second.send("A", &logon).await;
+    assert!(second.next(within).await.is_none(), "one session per company, on any node");
+
+    first.send("5", &[]).await;
+    first.expect("5", within).await;
+    let mut moved = RawFix::connect(two, "BALTIC").await;
+    moved.seq = first.seq;
+    moved.send("A", &logon).await;
+    let ack = moved.expect("A", within).await;
+    assert_eq!(tag(&ack, 34).as_deref(), Some("3"), "the venue's numbers go on: {ack:?}");
+    // Node 1's sessions screen shows it logged on (at node 2).
+    let admin = v.app.admin_token().await;
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let (_, sessions) = v.app.get("/api/admin/fix-sessions", Some(&admin)).await;
+        let baltic = sessions["items"].as_array().unwrap().iter().find(|s| s["fix_comp_id"] == "BALTIC").cloned();
+        if baltic.as_ref().is_some_and(|b| b["state"] == "LOGGED_ON") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{sessions}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    node.stop().await;
     v.app.stop().await;
 }

@@ -273,6 +273,28 @@ impl TestApp {
         TestApp { base, client: reqwest::Client::new(), clock, mail_dir, database_url, running: Some(running), dir }
     }
 
+    /// Another node of this venue on the same database, with the same clock: what one
+    /// node commits, the other's sessions hear (PostgreSQL only; SQLite is one node).
+    pub async fn spawn_node(&self) -> TestApp {
+        self.spawn_node_with(|_| {}).await
+    }
+
+    /// [`Self::spawn_node`] with its settings tweaked (its FIX gateway, say).
+    pub async fn spawn_node_with(&self, tweak: impl FnOnce(&mut Settings)) -> TestApp {
+        let mut settings = node_settings(&self.database_url, &self.mail_dir);
+        tweak(&mut settings);
+        let running = app::start(settings, self.clock.clone()).await.expect("start a second node");
+        TestApp {
+            base: format!("http://{}", running.addr),
+            client: reqwest::Client::new(),
+            clock: self.clock.clone(),
+            mail_dir: self.mail_dir.clone(),
+            database_url: self.database_url.clone(),
+            running: Some(running),
+            dir: self.dir.clone(),
+        }
+    }
+
     pub fn port(&self) -> u16 {
         self.running.as_ref().map(|r| r.addr.port()).unwrap_or(0)
     }

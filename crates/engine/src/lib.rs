@@ -179,6 +179,16 @@ impl<S: Store> Engine<S> {
         &self.events
     }
 
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// What waits in the database now (`/metrics`).
+    pub async fn backlog(&self) -> Result<model::Backlog, EngineError> {
+        use ports::TimerRepo;
+        Ok(self.store.single().await?.backlog(self.clock.now()).await?)
+    }
+
     pub fn wake_handle(&self) -> Arc<Notify> {
         self.wake.clone()
     }

@@ -239,6 +239,7 @@ impl<S: Store> Engine<S> {
             changed.push(o);
         }
         tx.commit().await?;
+        self.counters.match_requests.fetch_add(requests.len() as u64, std::sync::atomic::Ordering::Relaxed);
         self.poke();
         self.publish_changes(&changed, locked.into_iter().map(|v| v.parent));
         self.publish_notifications(notices);
@@ -405,6 +406,7 @@ impl<S: Store> Engine<S> {
             .await?;
         tx.commit().await?;
         if event == MatchRequestEvent::Accept {
+            self.counters.matches.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             self.poke();
         }
         self.publish_changes(&changed, locked);

@@ -847,3 +847,15 @@ pub struct StoredFixMessage {
     pub msg_type: String,
     pub frame: Vec<u8>,
 }
+
+/// What waits in the database, as `/metrics` shows it: undelivered e-mails and FIX
+/// messages, due timers, each with its oldest.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Backlog {
+    pub emails: i64,
+    pub oldest_email: Option<DateTime<Utc>>,
+    pub fix_messages: i64,
+    pub oldest_fix_message: Option<DateTime<Utc>>,
+    pub timers_due: i64,
+    pub oldest_due: Option<DateTime<Utc>>,
+}

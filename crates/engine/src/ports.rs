@@ -254,6 +254,8 @@ pub trait OutboxRepo {
 
 #[async_trait]
 pub trait TimerRepo {
+    /// What waits: undelivered e-mails and FIX messages, timers due at `now`.
+    async fn backlog(&mut self, now: DateTime<Utc>) -> StoreResult<Backlog>;
     /// Inserts a timer; with a `dedupe_key` that already has a pending timer, does nothing
     /// and returns false.
     async fn insert_timer(&mut self, t: &Timer) -> StoreResult<bool>;

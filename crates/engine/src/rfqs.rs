@@ -589,6 +589,7 @@ impl<S: Store> Engine<S> {
         let listeners = self.rfq_listeners(&mut tx, &rfq, &providers).await?;
         let names = self.provider_names(&mut tx, &ended).await?;
         tx.commit().await?;
+        self.counters.matches.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.poke();
         for o in [&mine, &theirs] {
             self.publish_order(o);

@@ -8,6 +8,7 @@ pub mod dto;
 pub mod error;
 pub mod extract;
 pub mod idempotency;
+pub mod metrics;
 pub mod openapi;
 pub mod routes;
 pub mod server;
@@ -40,11 +41,13 @@ pub struct AppState<S: Store> {
     pub books: Arc<book_bodies::BookBodies>,
     /// Proxies whose `X-Forwarded-For` names the client (ADR 0024).
     pub trusted_proxies: Arc<[ipnet::IpNet]>,
+    /// Requests by route and status, for `/metrics`.
+    pub requests: Arc<metrics::RequestMetrics>,
 }
 
 impl<S: Store> AppState<S> {
     pub fn new(engine: Engine<S>, realtime: stomp::hub::Hub) -> Self {
-        Self { engine, realtime, books: Arc::default(), trusted_proxies: Arc::new([]) }
+        Self { engine, realtime, books: Arc::default(), trusted_proxies: Arc::new([]), requests: Arc::default() }
     }
 
     pub fn with_trusted_proxies(mut self, proxies: Vec<ipnet::IpNet>) -> Self {
@@ -60,6 +63,7 @@ impl<S: Store> Clone for AppState<S> {
             realtime: self.realtime.clone(),
             books: self.books.clone(),
             trusted_proxies: self.trusted_proxies.clone(),
+            requests: self.requests.clone(),
         }
     }
 }
@@ -171,12 +175,28 @@ pub fn router<S: Store>(state: AppState<S>, web_dir: Option<PathBuf>) -> Router 
         .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-store")));
 
     let https = state.engine.config().public_url.starts_with("https://");
+    let requests = state.requests.clone();
     let app = Router::new()
         .nest("/api", api)
         .route("/ws", get(stomp::session::ws_handler::<S>))
         .route("/healthz", get(meta::healthz))
         .route("/readyz", get(meta::readyz::<S>))
+        .route("/metrics", get(metrics::metrics::<S>))
+        .route_layer(axum::middleware::from_fn(metrics::mark_route))
         .fallback_service(web::spa(web_dir))
         .with_state(state);
-    web::hardened(app, https).layer(tower_http::trace::TraceLayer::new_for_http())
+    let x_request_id = header::HeaderName::from_static("x-request-id");
+    web::hardened(app, https)
+        .layer(axum::middleware::from_fn_with_state(requests, metrics::track))
+        // Every log line of a request, the engine's included, carries its id (ADR 0026);
+        // a proxy's `X-Request-Id` is kept, and the response echoes it.
+        .layer(tower_http::request_id::PropagateRequestIdLayer::new(x_request_id.clone()))
+        .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(request_span))
+        .layer(tower_http::request_id::SetRequestIdLayer::new(x_request_id, tower_http::request_id::MakeRequestUuid))
+}
+
+/// The span of one request: its method and id (no path: some carry link tokens).
+fn request_span(req: &axum::http::Request<axum::body::Body>) -> tracing::Span {
+    let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("");
+    tracing::info_span!("request", method = %req.method(), request_id = %id)
 }

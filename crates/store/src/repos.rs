@@ -1036,6 +1036,22 @@ macro_rules! shared_repos {
 
         #[async_trait]
         impl TimerRepo for $tx {
+            async fn backlog(&mut self, now: DateTime<Utc>) -> StoreResult<Backlog> {
+                Ok(sqlx::query_as::<_, BacklogRow>(
+                    "select (select count(*) from outbox where sent_at is null) as emails, \
+                     (select min(created_at) from outbox where sent_at is null) as oldest_email, \
+                     (select count(*) from fix_outbox where sent_seq is null) as fix_messages, \
+                     (select min(created_at) from fix_outbox where sent_seq is null) as oldest_fix_message, \
+                     (select count(*) from timer where due_at <= $1) as timers_due, \
+                     (select min(due_at) from timer where due_at <= $1) as oldest_due",
+                )
+                .bind(Ts(now))
+                .fetch_one(&mut *self.tx)
+                .await
+                .map_err(map_err)?
+                .into_model())
+            }
+
             async fn insert_timer(&mut self, t: &Timer) -> StoreResult<bool> {
                 let r = sqlx::query(
                     "insert into timer (timer_id, kind, payload, due_at, dedupe_key, attempts) \

@@ -843,3 +843,26 @@ impl StoredFixRow {
         StoredFixMessage { seq: self.seq, msg_type: self.msg_type, frame: self.frame }
     }
 }
+
+#[derive(sqlx::FromRow)]
+pub struct BacklogRow {
+    emails: i64,
+    oldest_email: Option<Ts>,
+    fix_messages: i64,
+    oldest_fix_message: Option<Ts>,
+    timers_due: i64,
+    oldest_due: Option<Ts>,
+}
+
+impl BacklogRow {
+    pub fn into_model(self) -> Backlog {
+        Backlog {
+            emails: self.emails,
+            oldest_email: self.oldest_email.map(|t| t.0),
+            fix_messages: self.fix_messages,
+            oldest_fix_message: self.oldest_fix_message.map(|t| t.0),
+            timers_due: self.timers_due,
+            oldest_due: self.oldest_due.map(|t| t.0),
+        }
+    }
+}

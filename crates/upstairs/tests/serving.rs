@@ -7,6 +7,8 @@ mod support;
 use reqwest::StatusCode;
 use support::*;
 
+on_both_backends!(metrics_and_request_ids);
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spa_health_openapi_and_headers() {
     let web = temp_dir();
@@ -141,5 +143,48 @@ async fn slow_idle_and_surplus_connections_are_closed() {
     held[0].read_to_string(&mut answer).await.unwrap();
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     drop(held);
+    app.stop().await;
+}
+
+/// `/metrics` counts requests under their route template (never a raw path), and shows
+/// sessions, the backlog and the pool; every response carries a request id, a proxy's kept.
+async fn metrics_and_request_ids(b: Backend) {
+    let app = TestApp::spawn(b).await;
+    let admin = app.admin_token().await;
+    let (_, me) = app.get("/api/users/me", Some(&admin)).await;
+    let company = me["company_id"].as_str().unwrap().to_owned();
+    for _ in 0..2 {
+        assert_eq!(app.get(&format!("/api/companies/{company}"), Some(&admin)).await.0, StatusCode::OK);
+    }
+    assert_eq!(app.get("/api/users/me", None).await.0, StatusCode::UNAUTHORIZED);
+    let res = app.client.get(format!("{}/metrics", app.base)).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/plain; version=0.0.4"));
+    let text = res.text().await.unwrap();
+    for line in [
+        "upstairs_http_requests_total{method=\"GET\",route=\"/api/companies/{id}\",status=\"200\"} 2",
+        "upstairs_http_requests_total{method=\"GET\",route=\"/api/users/me\",status=\"401\"} 1",
+        "upstairs_http_request_duration_seconds_count{method=\"GET\",route=\"/api/companies/{id}\"} 2",
+        "upstairs_stomp_sessions 0",
+        "upstairs_peers_heard 1",
+        "upstairs_timer_lag_seconds 0",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no {line} in\n{text}");
+    }
+    assert!(!text.contains(&company), "no id in a label");
+    for name in [
+        "upstairs_outbox_emails ",
+        "upstairs_outbox_fix_messages 0",
+        "upstairs_db_connections_open ",
+        "upstairs_matches_total 0",
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(name)), "no {name} in\n{text}");
+    }
+
+    let res = app.client.get(format!("{}/healthz", app.base)).send().await.unwrap();
+    let id = res.headers()["x-request-id"].to_str().unwrap();
+    assert!(id.len() == 36 && id.matches('-').count() == 4, "a UUID: {id}");
+    let res = app.client.get(format!("{}/healthz", app.base)).header("x-request-id", "proxy-42").send().await.unwrap();
+    assert_eq!(res.headers()["x-request-id"], "proxy-42");
     app.stop().await;
 }

@@ -72,6 +72,11 @@ impl Hub {
         Some(SessionSlot { user, sessions: self.sessions.clone() })
     }
 
+    /// Open STOMP sessions on this node.
+    pub fn open_sessions(&self) -> usize {
+        self.sessions.lock().unwrap_or_else(|p| p.into_inner()).values().sum()
+    }
+
     pub fn subscribe(&self) -> broadcast::Receiver<Outgoing> {
         self.tx.subscribe()
     }

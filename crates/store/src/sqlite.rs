@@ -62,6 +62,25 @@ struct PendingOrder {
 
 impl SqliteStore {
     /// Opens (creating the file and its folder when missing) and migrates.
+    /// Writes a consistent copy of the database at `url` to the new file `to`, while the
+    /// venue may keep running (`VACUUM INTO`: one read transaction, writers go on).
+    pub async fn backup(url: &str, to: &std::path::Path) -> Result<(), StoreError> {
+        use sqlx::ConnectOptions;
+        if to.exists() {
+            return Err(StoreError::Other(format!("{} exists already: choose a new file", to.display())));
+        }
+        let target = to.to_str().ok_or_else(|| StoreError::Other(format!("{} is not UTF-8", to.display())))?;
+        let mut conn = SqliteConnectOptions::from_str(url)
+            .map_err(map_err)?
+            .read_only(true)
+            .busy_timeout(Duration::from_secs(10))
+            .connect()
+            .await
+            .map_err(map_err)?;
+        sqlx::query("vacuum into ?").bind(target).execute(&mut conn).await.map_err(map_err)?;
+        Ok(())
+    }
+
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let opts = SqliteConnectOptions::from_str(url)
             .map_err(map_err)?

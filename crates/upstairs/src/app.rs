@@ -138,6 +138,16 @@ pub async fn migrate(database_url: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `upstairs backup`: a consistent copy of a SQLite database, taken while it serves.
+pub async fn backup(database_url: &str, to: &std::path::Path) -> anyhow::Result<()> {
+    match backend_of(database_url).map_err(anyhow::Error::msg)? {
+        Backend::Sqlite => Ok(SqliteStore::backup(database_url, to).await?),
+        Backend::Postgres => {
+            anyhow::bail!("back PostgreSQL up with pg_dump while the venue runs (docs/operations.md)")
+        }
+    }
+}
+
 fn engine_config(s: &Settings, public_url: &str) -> EngineConfig {
     EngineConfig {
         public_url: public_url.trim_end_matches('/').to_owned(),

@@ -27,6 +27,8 @@ pub enum Command {
     Demo(ServeArgs),
     /// Run the database migrations and exit.
     Migrate(DbArgs),
+    /// Copy a SQLite database while the venue runs (PostgreSQL: use pg_dump).
+    Backup(BackupArgs),
     /// Manage users from the shell (bootstrap the first admin).
     #[command(subcommand)]
     User(UserCommand),
@@ -39,6 +41,15 @@ pub struct DbArgs {
     /// sqlite://PATH (created if missing) or postgres://…
     #[arg(long, env = "UPSTAIRS_DATABASE_URL", default_value = "sqlite://data/upstairs.db", hide_env_values = true)]
     pub database_url: String,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BackupArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// The copy to write: a new file.
+    #[arg(long)]
+    pub to: PathBuf,
 }
 
 #[derive(Args, Debug, Clone)]

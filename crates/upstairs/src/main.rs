@@ -16,6 +16,11 @@ async fn main() -> anyhow::Result<()> {
             println!("Migrations are up to date.");
             Ok(())
         }
+        Command::Backup(b) => {
+            app::backup(&b.db.database_url, &b.to).await?;
+            println!("Wrote {}", b.to.display());
+            Ok(())
+        }
         Command::User(UserCommand::Create(a)) => {
             let roles: Vec<&str> = a.roles.iter().map(String::as_str).collect();
             let u = app::bootstrap_user_named(

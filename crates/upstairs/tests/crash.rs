@@ -7,49 +7,25 @@ mod support;
 
 use reqwest::StatusCode;
 use serde_json::json;
-use std::process::Stdio;
 use std::time::Duration;
 use support::*;
 
 on_both_backends!(email_survives_sigkill);
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-fn upstairs(database_url: &str) -> tokio::process::Command {
-    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_upstairs"));
-    c.env("UPSTAIRS_DATABASE_URL", database_url).env("RUST_LOG", "warn").kill_on_drop(true);
-    c
-}
-
 async fn serve(database_url: &str, port: u16, smtp_url: &str, mail_dir: &std::path::Path) -> tokio::process::Child {
-    let child = upstairs(database_url)
-        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-        .env("UPSTAIRS_SMTP_URL", smtp_url)
-        .env("UPSTAIRS_MAIL_DIR", mail_dir)
-        .env("UPSTAIRS_PUBLIC_URL", format!("http://127.0.0.1:{port}"))
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start upstairs");
-    let client = reqwest::Client::new();
-    let ready = async {
-        loop {
-            let r = client.get(format!("http://127.0.0.1:{port}/readyz")).send().await;
-            if r.is_ok_and(|r| r.status() == StatusCode::OK) {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(30), ready).await.expect("server ready within 30 s");
-    child
+    let public_url = format!("http://127.0.0.1:{port}");
+    let envs: [(&str, &std::ffi::OsStr); 3] = [
+        ("UPSTAIRS_SMTP_URL", smtp_url.as_ref()),
+        ("UPSTAIRS_MAIL_DIR", mail_dir.as_os_str()),
+        ("UPSTAIRS_PUBLIC_URL", public_url.as_ref()),
+    ];
+    serve_binary(database_url, port, &[], &envs).await
 }
 
 async fn email_survives_sigkill(b: Backend) {
     let dir = temp_dir();
     let db = fresh_database_url(b, dir.path()).await;
-    let status = upstairs(&db)
+    let status = upstairs_binary(&db)
         .args([
             "user",
             "create",
@@ -66,7 +42,6 @@ async fn email_survives_sigkill(b: Backend) {
             "--last-name",
             "Admin",
         ])
-        .stdout(Stdio::null())
         .status()
         .await
         .unwrap();

@@ -23,34 +23,14 @@ const BROKER_PW: &str = "Baltic-FIX-pass";
 const FIRM_PW: &str = "Halyard-FIX-pass";
 const MATCHES: usize = 12;
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
 async fn serve(database_url: &str, port: u16, fix_port: u16, mail_dir: &std::path::Path) -> tokio::process::Child {
-    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_upstairs"))
-        .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--fix-bind", &format!("127.0.0.1:{fix_port}")])
-        .env("UPSTAIRS_DATABASE_URL", database_url)
-        .env("UPSTAIRS_MAIL_DIR", mail_dir)
-        .env("UPSTAIRS_ALWAYS_OPEN", "true")
-        .env("UPSTAIRS_WRITES_PER_SECOND", "0")
-        .env("RUST_LOG", "warn")
-        .stdout(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start upstairs");
-    let client = reqwest::Client::new();
-    let ready = async {
-        loop {
-            let r = client.get(format!("http://127.0.0.1:{port}/readyz")).send().await;
-            if r.is_ok_and(|r| r.status() == StatusCode::OK) {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(30), ready).await.expect("server ready within 30 s");
-    child
+    let fix_bind = format!("127.0.0.1:{fix_port}");
+    let envs: [(&str, &std::ffi::OsStr); 3] = [
+        ("UPSTAIRS_MAIL_DIR", mail_dir.as_os_str()),
+        ("UPSTAIRS_ALWAYS_OPEN", "true".as_ref()),
+        ("UPSTAIRS_WRITES_PER_SECOND", "0".as_ref()),
+    ];
+    serve_binary(database_url, port, &["--fix-bind", &fix_bind], &envs).await
 }
 
 /// A's SELL resting at 94.75, taken by B, accepted by A: (A's parent, B's parent).

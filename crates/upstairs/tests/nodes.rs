@@ -31,6 +31,7 @@ on_two_nodes!(
     racing_takers_over_two_nodes_never_match_more_than_rested,
     a_session_ended_on_one_node_closes_its_socket_on_the_other,
     a_node_that_stops_hearing_the_others_is_not_ready_until_it_does,
+    a_node_killed_mid_job_leaves_it_to_the_other,
 );
 
 /// A STOMP client of `token` on `node`, subscribed to `topic`.
@@ -258,6 +259,81 @@ mod body {
         drop(watcher);
         two.stop().await;
         v.app.stop().await;
+    }
+
+    /// Two real `upstairs serve` processes on one database and one clock (a file both
+    /// read): node 1 claims an activation e-mail and is SIGKILLed while its mail server
+    /// keeps it waiting; node 2, up all along, sends it once node 1's lease lapses, once.
+    pub async fn a_node_killed_mid_job_leaves_it_to_the_other() {
+        let dir = temp_dir();
+        let db = fresh_database_url(Backend::Postgres, dir.path()).await;
+        upstairs::app::bootstrap_user(&db, ADMIN_EMAIL, ADMIN_PASSWORD, &["upstairs-admin"], "Upstairs").await.unwrap();
+        let clock = dir.path().join("clock");
+        std::fs::write(&clock, "0").unwrap();
+        // Node 1's mail server takes the connection and never answers.
+        let stall = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let stall_url = format!("smtp://{}", stall.local_addr().unwrap());
+        let (accepted_tx, mut accepted) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((socket, _)) = stall.accept().await {
+                held.push(socket);
+                let _ = accepted_tx.send(());
+            }
+        });
+        let node = |port: u16, smtp: String| {
+            let (db, clock, mail) = (db.clone(), clock.clone(), dir.path().join("mail"));
+            async move {
+                let envs: [(&str, &std::ffi::OsStr); 3] = [
+                    ("UPSTAIRS_SMTP_URL", smtp.as_ref()),
+                    ("UPSTAIRS_CLOCK_FILE", clock.as_os_str()),
+                    ("UPSTAIRS_MAIL_DIR", mail.as_os_str()),
+                ];
+                serve_binary(&db, port, &[], &envs).await
+            }
+        };
+        let one = free_port();
+        let mut first = node(one, stall_url).await;
+
+        let client = reqwest::Client::new();
+        let base = format!("http://127.0.0.1:{one}");
+        let login: Value = client
+            .post(format!("{base}/api/auth/login"))
+            .json(&json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let token = login["token"].as_str().unwrap();
+        let me: Value =
+            client.get(format!("{base}/api/users/me")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
+        let created = client
+            .post(format!("{base}/api/users"))
+            .bearer_auth(token)
+            .json(&json!({"email": "kept@halyard.test", "first_name": "Kit", "last_name": "Kept",
+                          "company_id": me["company_id"], "roles": ["trader"]}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(created.status(), StatusCode::CREATED);
+        // Node 1 is mid-job: it claimed the e-mail and its SMTP conversation hangs.
+        tokio::time::timeout(WAIT, accepted.recv()).await.expect("node 1 connects to its mail server");
+        let held = pending_timers(&db).await;
+        assert!(held.iter().any(|t| t.kind == "outbox.deliver" && t.attempts == 1), "{held:?}");
+
+        let sink = SmtpSink::start(&dir.path().join("sink"), 0).await;
+        let mut second = node(free_port(), sink.url()).await;
+        first.kill().await.unwrap();
+        // Past node 1's two-minute lease (on the clock both nodes read): node 2 takes it.
+        std::fs::write(&clock, "180").unwrap();
+        let delivered = sink.wait_for("msg", 1, None).await;
+        assert_eq!(header(&delivered[0], "X-Sink-Rcpt-To"), Some("kept@halyard.test"));
+        let (_, outbox) = audit_and_outbox(&db).await;
+        assert!(outbox.iter().all(|m| m.sent_at.is_some()), "marked sent: {outbox:?}");
+        assert_eq!(sink.received("msg").len(), 1, "sent once");
+        second.kill().await.unwrap();
     }
 
     /// A logout on node 2 closes that session's socket on node 1 at once.

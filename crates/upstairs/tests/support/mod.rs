@@ -591,3 +591,43 @@ impl SmtpSink {
         .unwrap_or_else(|| panic!("expected {n} {prefix} message(s) in {}", self.dir.display()))
     }
 }
+
+/// A free TCP port on loopback.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// The real `upstairs` binary on `database_url`, warnings only, killed when dropped.
+pub fn upstairs_binary(database_url: &str) -> tokio::process::Command {
+    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_upstairs"));
+    c.env("UPSTAIRS_DATABASE_URL", database_url).env("RUST_LOG", "warn").stdout(Stdio::null()).kill_on_drop(true);
+    c
+}
+
+/// `upstairs serve` (the real binary) on `port` with `args` and `envs` added, once its
+/// `/readyz` answers (polled, within 30 s).
+pub async fn serve_binary(
+    database_url: &str,
+    port: u16,
+    args: &[&str],
+    envs: &[(&str, &std::ffi::OsStr)],
+) -> tokio::process::Child {
+    let mut command = upstairs_binary(database_url);
+    command.args(["serve", "--bind", &format!("127.0.0.1:{port}")]).args(args);
+    for (k, v) in envs {
+        command.env(k, v);
+    }
+    let child = command.spawn().expect("start upstairs");
+    let client = reqwest::Client::new();
+    let ready = async {
+        loop {
+            let r = client.get(format!("http://127.0.0.1:{port}/readyz")).send().await;
+            if r.is_ok_and(|r| r.status() == StatusCode::OK) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), ready).await.expect("server ready within 30 s");
+    child
+}

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Mixed load on one node, then on two nodes of one PostgreSQL (issue 15's capacity figures).
+
+Run through bench/run.sh (it builds the release binaries):
+
+    bench/run.sh capacity postgres                      # 10 minutes at twice one node's rate
+    bench/run.sh capacity postgres --duration 60        # a shorter look
+
+What one run does, on 127.0.0.1 only:
+
+1. Starts `upstairs serve` (default settings, so the per-user write throttle is on) on a
+   fresh schema and builds a venue through the API: a broker, a selling and a buying firm,
+   `--pairs` instruments, each with one seller resting one-lot SELL orders and one buyer
+   taking them (so the seller is the responder of every take on its instrument).
+2. **One node's rate.** `upstairs-load` (bench/load, a Rust open-loop client: each
+   operation on its own schedule, latency from that schedule) sends the mix (orders 3,
+   book reads 4, takes 2, accepts 1) at each of `--rates` for `--step` seconds; the
+   highest rate with p99 under 50 ms and no error (no 5xx, no 429, no transport failure)
+   is R1.
+3. **Twice that, over two nodes.** A second node starts on the same database; the same
+   mix at 2 x R1 for `--duration` seconds, spread round-robin over both nodes: errors,
+   p50/p99, and p99 beside R1's on one node.
+4. **Four times, over two nodes**, for `--over` seconds: how it is refused (429s), and
+   that nothing answers 5xx.
+5. Every order acknowledged (201) in any phase is looked up in the database: none missing.
+
+It prints; it never asserts.
+"""
+
+import argparse
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from ratios import PASSWORD, Client, expect, free_port, psql  # noqa: E402
+
+MIX = [3, 4, 2, 1]
+PRICE = "95.00"
+
+
+def wait_ready(port, server, log):
+    deadline = time.time() + 30
+    while True:
+        try:
+            if Client(port).call("GET", "/readyz")[0] == 200:
+                return
+        except OSError:
+            pass
+        if server.poll() is not None or time.time() > deadline:
+            sys.exit(f"a node did not start; see {log}")
+        time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def database(binary, pg_url, workdir):
+    """A fresh schema with a venue admin; yields the environment nodes run with."""
+    schema = f"capacity_{int(time.time())}_{os.getpid()}"
+    psql(pg_url, f"create schema {schema}")
+    db = f"{pg_url}{'&' if '?' in pg_url else '?'}options%5Bsearch_path%5D={schema}"
+    env = dict(os.environ, UPSTAIRS_DATABASE_URL=db, UPSTAIRS_MAIL_DIR=f"{workdir}/mail",
+               UPSTAIRS_WEB_DIR=f"{workdir}/web", UPSTAIRS_ALWAYS_OPEN="true", RUST_LOG="warn")
+    try:
+        subprocess.run([binary, "user", "create", "--email", "admin@bench.test", "--password", PASSWORD, "--role",
+                        "upstairs-admin"], env=env, check=True, stdout=subprocess.DEVNULL)
+        yield env, schema
+    finally:
+        psql(pg_url, f"drop schema {schema} cascade")
+
+
+class Nodes:
+    """The nodes started so far; stopped at the end."""
+
+    def __init__(self, binary, env, workdir):
+        self.binary, self.env, self.workdir, self.procs, self.ports = binary, env, workdir, [], []
+
+    def start(self):
+        port = free_port()
+        log = os.path.join(self.workdir, f"node{len(self.procs) + 1}.log")
+        proc = subprocess.Popen([self.binary, "serve", "--bind", f"127.0.0.1:{port}"], env=self.env,
+                                stdout=open(log, "w"), stderr=subprocess.STDOUT)
+        self.procs.append(proc)
+        wait_ready(port, proc, log)
+        self.ports.append(port)
+        return port
+
+    def stop(self):
+        for p in self.procs:
+            p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def build_world(binary, env, port, pairs):
+    run_cli = lambda *a: subprocess.run([binary, *a], env=env, check=True, stdout=subprocess.DEVNULL)
+    admin = Client(port)
+    admin.token = expect(admin.call("POST", "/api/auth/login", {"email": "admin@bench.test", "password": PASSWORD}),
+                         200, "admin login")["token"]
+    broker = expect(admin.call("POST", "/api/admin/companies",
+                               {"name": "Broker", "full_name": "Bench Broker", "roles": ["broker"]}), 201, "broker")
+    ref = {"company_id": broker["company_id"]}
+    for firm in ("Sellers", "Buyers"):
+        expect(admin.call("POST", "/api/admin/companies",
+                          {"name": firm, "full_name": f"Bench {firm}", "brokers": [ref], "default_broker": ref}),
+               201, firm)
+    world = []
+    for n in range(pairs):
+        instrument = expect(admin.call("POST", "/api/admin/instruments", {
+            "name": f"Capacity {n} Dec26-Mar27", "term": "Dec26-Mar27", "min_quantity": 1, "tick_size": 0.01,
+            "exchange_id": "B", "currency": "EUR", "min_tick_price": 94.0, "max_tick_price": 96.0}), 201,
+            "instrument")["instrument_id"]
+        pair = {"instrument_id": instrument}
+        for side, firm, direction in (("seller", "Sellers", "SELL"), ("buyer", "Buyers", "BUY")):
+            email = f"{side}{n}@bench.test"
+            run_cli("user", "create", "--email", email, "--password", PASSWORD, "--role", "trader", "--company", firm)
+            trader = Client(port)
+            trader.token = expect(trader.call("POST", "/api/auth/login",
+                                              {"email": email, "password": PASSWORD, "rememberMe": True}),
+                                  200, "login")["token"]
+            me = expect(trader.call("GET", "/api/users/me"), 200, "users/me")
+            expect(admin.call("PATCH", f"/api/users/{me['user_id']}",
+                              {"parent_order_limit_multiplier": 1_000_000_000}), 200, "parent order limit")
+            parent = expect(trader.call("POST", "/api/parent-orders",
+                                        {"direction": direction, "instrument_id": instrument,
+                                         "quantity": 1_000_000_000}), 201, "parent")["parent_order_id"]
+            pair[side] = trader.token
+            pair[f"{side}_parent"] = parent
+        world.append(pair)
+    return {"broker_id": broker["company_id"], "price": PRICE, "lot": 1, "mix": MIX, "pairs": world}
+
+
+def load(args, world, ports, rate, seconds, workdir, phase):
+    path = os.path.join(workdir, f"{phase}.json")
+    with open(path, "w") as f:
+        json.dump(dict(world, nodes=[f"http://127.0.0.1:{p}" for p in ports]), f)
+    ids = os.path.join(workdir, f"{phase}.ids")
+    out = subprocess.run([args.load_bin, path, str(rate), str(seconds), ids], check=True, capture_output=True,
+                         text=True)
+    result = json.loads(out.stdout)
+    result["ids"] = ids
+    result["rate"] = rate
+    result["nodes"] = len(ports)
+    return result
+
+
+def count(result, want):
+    return sum(n for s, n in result["statuses"].items() if want(int(s)))
+
+
+def errors(result):
+    return count(result, lambda s: s >= 500 or s == 429) + result["failed"]
+
+
+def missing_orders(pg_url, schema, results, workdir):
+    ids = []
+    for r in results:
+        with open(r["ids"]) as f:
+            ids += [line.strip() for line in f if line.strip()]
+    path = os.path.join(workdir, "acknowledged.csv")
+    with open(path, "w") as f:
+        f.write("\n".join(ids) + "\n")
+    sql = (f"set search_path = {schema}; create temp table ack (order_id uuid); \\copy ack from '{path}'\n"
+           "select count(*) from ack a where not exists (select 1 from child_order c where c.order_id = a.order_id);")
+    out = subprocess.run(["psql", pg_url, "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1"], input=sql, text=True,
+                         capture_output=True, check=True)
+    return len(ids), int(out.stdout.strip().splitlines()[-1])
+
+
+def row(name, r):
+    k = lambda s: count(r, lambda x: x == s)
+    return (f"| {name} | {r['nodes']} | {r['rate']} | {r['sent']:,} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | "
+            f"{r['max_ms']:.0f} | {count(r, lambda s: 200 <= s < 300):,} | {k(409):,} | {k(429):,} | "
+            f"{count(r, lambda s: s >= 500):,} | {r['failed']} |")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("backend", choices=["postgres"])
+    p.add_argument("--bin", required=True)
+    p.add_argument("--load-bin", required=True)
+    p.add_argument("--pairs", type=int, default=16)
+    p.add_argument("--rates", default="100,200,300,400,500,600,800,1000,1200")
+    p.add_argument("--step", type=float, default=15)
+    p.add_argument("--duration", type=float, default=600)
+    p.add_argument("--over", type=float, default=60)
+    p.add_argument("--keep", action="store_true")
+    args = p.parse_args()
+    pg_url = os.environ.get("UPSTAIRS_TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test")
+    workdir = tempfile.mkdtemp(prefix="upstairs-capacity-")
+    version = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    results = []
+    with database(args.bin, pg_url, workdir) as (env, schema):
+        nodes = Nodes(args.bin, env, workdir)
+        try:
+            first = nodes.start()
+            world = build_world(args.bin, env, first, args.pairs)
+            r1, at_r1 = None, None
+            for rate in [int(x) for x in args.rates.split(",")]:
+                r = load(args, world, [first], rate, args.step, workdir, f"one-{rate}")
+                results.append(r)
+                print(f"one node at {rate}/s: p99 {r['p99_ms']:.1f} ms, errors {errors(r)}", file=sys.stderr)
+                if r["p99_ms"] >= 50 or errors(r) > 0:
+                    break
+                r1, at_r1 = rate, r
+            if r1 is None:
+                sys.exit("not even the lowest rate kept p99 under 50 ms")
+            nodes.start()
+            twice = load(args, world, nodes.ports, 2 * r1, args.duration, workdir, "two-2x")
+            results.append(twice)
+            over = load(args, world, nodes.ports, 4 * r1, args.over, workdir, "two-4x")
+            results.append(over)
+        finally:
+            nodes.stop()
+        acknowledged, missing = missing_orders(pg_url, schema, results, workdir)
+
+    build = os.path.basename(os.path.dirname(os.path.abspath(args.bin)))
+    print(f"\nMixed load, commit {version}, {build} build, PostgreSQL, {args.pairs} instrument pairs, "
+          f"mix orders:books:takes:accepts = {':'.join(map(str, MIX))}, open loop\n")
+    print("| phase | nodes | ops/s | sent | p50 ms | p99 ms | max ms | 2xx | 409 | 429 | 5xx | no answer |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in results[:-2]:
+        print(row("find R1", r))
+    print(row(f"2 x R1, {args.duration:.0f} s", twice))
+    print(row(f"4 x R1, {args.over:.0f} s", over))
+    print(f"\nR1 (one node, p99 < 50 ms, no error) = {r1} ops/s; at 2 x R1 over two nodes p99 = "
+          f"{twice['p99_ms']:.1f} ms ({twice['p99_ms'] / at_r1['p99_ms']:.2f} x one node's p99 at R1), "
+          f"errors {errors(twice)}; at 4 x R1: {count(over, lambda s: s == 429):,} answers 429, "
+          f"{count(over, lambda s: s >= 500)} 5xx, {over['failed']} unanswered.")
+    print(f"Acknowledged orders: {acknowledged:,}, missing from the database: {missing}.")
+    if args.keep:
+        print(f"(kept {workdir})")
+
+
+if __name__ == "__main__":
+    main()

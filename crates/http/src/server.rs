@@ -38,6 +38,17 @@ impl Default for ServerLimits {
     }
 }
 
+/// A connection's place under the connection ceiling. A WebSocket upgrade takes it along
+/// (`take`), so an open socket counts until it closes, not only its HTTP handshake.
+#[derive(Clone)]
+pub struct ConnectionSlot(Arc<std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>>);
+
+impl ConnectionSlot {
+    pub fn take(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
+    }
+}
+
 /// Serves `app` until `shutdown` resolves, then lets requests in flight finish within the
 /// deadline. Each request carries its peer address as `ConnectInfo<SocketAddr>`.
 pub async fn serve(
@@ -65,14 +76,17 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let Ok(slot) = open.clone().try_acquire_owned() else {
+        let Ok(permit) = open.clone().try_acquire_owned() else {
             tracing::warn!(%peer, max = limits.max_connections, "too many open connections: closing a new one");
             drop(stream);
             continue;
         };
         let _ = stream.set_nodelay(true);
+        let slot = ConnectionSlot(Arc::new(std::sync::Mutex::new(Some(permit))));
+        let held = slot.clone();
         let service = app.clone().map_request(move |mut req: axum::http::Request<Incoming>| {
             req.extensions_mut().insert(ConnectInfo(peer));
+            req.extensions_mut().insert(held.clone());
             req.map(Body::new)
         });
         let conn = builder

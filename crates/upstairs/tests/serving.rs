@@ -120,6 +120,11 @@ async fn slow_idle_and_surplus_connections_are_closed() {
             }
         }
     }
+    // Refused means: closed without a byte of answer (an answered one is closed too, when idle).
+    async fn refused_within(s: &mut tokio::net::TcpStream, d: std::time::Duration) -> bool {
+        let mut buf = [0u8; 1024];
+        matches!(tokio::time::timeout(d, s.read(&mut buf)).await, Ok(Ok(0)) | Ok(Err(_)))
+    }
     let within = std::time::Duration::from_secs(5);
     // Slowloris: half a request line, then nothing.
     let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
@@ -137,12 +142,41 @@ async fn slow_idle_and_surplus_connections_are_closed() {
     }
     let mut third = tokio::net::TcpStream::connect(&addr).await.unwrap();
     let _ = third.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").await;
-    assert!(closed_within(&mut third, within).await, "over the ceiling: closed");
+    assert!(refused_within(&mut third, within).await, "over the ceiling: closed unanswered");
     held[0].write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await.unwrap();
     let mut answer = String::new();
     held[0].read_to_string(&mut answer).await.unwrap();
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     drop(held);
+    // Open WebSockets count too: two STOMP sessions fill the ceiling after their upgrade.
+    let admin = app.admin_token().await;
+    let mut sockets = Vec::new();
+    for _ in 0..2 {
+        let mut peer = Peer::spawn(
+            "stomp_client.py",
+            &["127.0.0.1".into(), app.port().to_string(), admin.clone(), "/user/topic/orders".into()],
+        );
+        assert_eq!(peer.next_json(within).await.unwrap()["event"], "connected");
+        sockets.push(peer);
+    }
+    let mut over = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let _ = over.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").await;
+    assert!(refused_within(&mut over, within).await, "two sockets open: over the ceiling");
+    // A socket that closes gives its place back.
+    drop(sockets.pop());
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        let mut c = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        let _ = c.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await;
+        let mut answer = String::new();
+        let _ = c.read_to_string(&mut answer).await;
+        if answer.starts_with("HTTP/1.1 200") {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "a place came back when a socket closed");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    drop(sockets);
     app.stop().await;
 }
 

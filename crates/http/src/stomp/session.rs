@@ -36,19 +36,35 @@ pub const MAX_SESSIONS_PER_USER: usize = 16;
 pub const USER_DESTINATIONS: &[&str] = &["/user/topic/notifications", "/user/topic/orders", "/user/topic/rfqs"];
 
 /// `GET /ws`: checks the Origin, then upgrades with the STOMP sub-protocols.
-pub async fn ws_handler<S: Store>(State(st): State<AppState<S>>, headers: HeaderMap, ws: WebSocketUpgrade) -> Response {
+pub async fn ws_handler<S: Store>(
+    State(st): State<AppState<S>>,
+    headers: HeaderMap,
+    slot: Option<axum::Extension<crate::server::ConnectionSlot>>,
+    ws: WebSocketUpgrade,
+) -> Response {
     if !origin_allowed(&headers, &st.engine.config().public_url) {
         return ApiError::new(StatusCode::FORBIDDEN, "This origin may not open the realtime socket.").into_response();
     }
+    // The socket keeps its connection's place under the server's connection ceiling.
+    let held = slot.and_then(|s| s.take());
     ws.protocols(["v12.stomp", "v11.stomp", "v10.stomp"])
         .max_message_size(super::frame::MAX_FRAME)
         .max_frame_size(super::frame::MAX_FRAME)
+        // Idle sessions are most of them: a 4 KiB read buffer, not tungstenite's 128 KiB
+        // (frames up to MAX_FRAME still arrive, read in more chunks), and frames written
+        // out as they come rather than gathered.
+        .read_buffer_size(READ_BUFFER)
+        .write_buffer_size(0)
         .on_upgrade(move |socket| async move {
             if let Err(e) = run(socket, st).await {
                 tracing::debug!(error = %e, "stomp session ended");
             }
+            drop(held);
         })
 }
+
+/// Bytes a socket reads at a time.
+const READ_BUFFER: usize = 4 * 1024;
 
 /// Browsers send an Origin: it must be our public URL or the host the request went
 /// to. Non-browser clients send none.

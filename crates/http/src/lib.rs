@@ -43,11 +43,30 @@ pub struct AppState<S: Store> {
     pub trusted_proxies: Arc<[ipnet::IpNet]>,
     /// Requests by route and status, for `/metrics`.
     pub requests: Arc<metrics::RequestMetrics>,
+    /// `/api` requests this node handles at once (the node's throttle).
+    pub max_in_flight: usize,
+    /// How long an `/api` request's body may take to arrive.
+    pub body_wait: std::time::Duration,
 }
 
 impl<S: Store> AppState<S> {
     pub fn new(engine: Engine<S>, realtime: stomp::hub::Hub) -> Self {
-        Self { engine, realtime, books: Arc::default(), trusted_proxies: Arc::new([]), requests: Arc::default() }
+        Self {
+            engine,
+            realtime,
+            books: Arc::default(),
+            trusted_proxies: Arc::new([]),
+            requests: Arc::default(),
+            max_in_flight: MAX_IN_FLIGHT,
+            body_wait: BODY_WAIT,
+        }
+    }
+
+    /// The node's throttle and how long a body may take (`ServerLimits`).
+    pub fn with_limits(mut self, max_in_flight: usize, body_wait: std::time::Duration) -> Self {
+        self.max_in_flight = max_in_flight.max(1);
+        self.body_wait = body_wait;
+        self
     }
 
     pub fn with_trusted_proxies(mut self, proxies: Vec<ipnet::IpNet>) -> Self {
@@ -64,6 +83,8 @@ impl<S: Store> Clone for AppState<S> {
             books: self.books.clone(),
             trusted_proxies: self.trusted_proxies.clone(),
             requests: self.requests.clone(),
+            max_in_flight: self.max_in_flight,
+            body_wait: self.body_wait,
         }
     }
 }
@@ -133,21 +154,54 @@ async fn api_method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -
 
 /// Largest request body accepted under `/api`.
 pub const MAX_BODY: usize = 64 * 1024;
-/// `/api` requests handled at once; one more answers 503 at once (ADR 0024).
-pub const MAX_IN_FLIGHT: usize = 1024;
+/// `/api` requests one node handles at once (sign-in aside, which has its own queue);
+/// one more waits up to [`SLOT_WAIT`] for a place, then answers 429 (ADR 0026).
+pub const MAX_IN_FLIGHT: usize = 64;
+/// How long a request over [`MAX_IN_FLIGHT`] waits for a place before it is refused.
+pub const SLOT_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
+/// How long an `/api` request's body may take to arrive (it is read before the request
+/// takes a place, so a slow sender holds no place); later, 408.
+pub const BODY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 /// The longest an `/api` request may take, its body included (the database's own
 /// statement timeout is shorter).
 pub const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Sheds load over [`MAX_IN_FLIGHT`] and ends a request over [`REQUEST_TIMEOUT`], both
-/// with a 503 problem.
+/// The node's throttle: beyond [`MAX_IN_FLIGHT`] requests at once (and [`SLOT_WAIT`] of
+/// waiting), 429 with `Retry-After`, before the database's queue builds up and answers
+/// 503 (ADR 0026); a request over [`REQUEST_TIMEOUT`] ends with a 503. Sign-in and the
+/// other `/api/auth` calls skip the throttle: password hashing has its own slots and
+/// queue (ADR 0024), and a sign-in flood must not hold every place.
 async fn bounded(
-    axum::extract::State(slots): axum::extract::State<Arc<tokio::sync::Semaphore>>,
+    axum::extract::State((slots, body_wait)): axum::extract::State<(Arc<tokio::sync::Semaphore>, std::time::Duration)>,
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    let Ok(_slot) = slots.try_acquire_owned() else {
-        return ApiError::unavailable("The venue is busy. Please try again.").into_response();
+    let (parts, body) = req.into_parts();
+    let body = match tokio::time::timeout(body_wait, axum::body::to_bytes(body, MAX_BODY)).await {
+        Ok(Ok(bytes)) => axum::body::Body::from(bytes),
+        Ok(Err(_)) => {
+            let status = axum::http::StatusCode::PAYLOAD_TOO_LARGE;
+            return ApiError::new(status, "The request body is too large or could not be read.").into_response();
+        }
+        Err(_) => {
+            let status = axum::http::StatusCode::REQUEST_TIMEOUT;
+            return ApiError::new(status, "The request body did not arrive in time.").into_response();
+        }
+    };
+    let req = axum::extract::Request::from_parts(parts, body);
+    let _slot = if req.uri().path().starts_with("/auth/") {
+        None
+    } else {
+        match tokio::time::timeout(SLOT_WAIT, slots.acquire_owned()).await {
+            Ok(Ok(slot)) => Some(slot),
+            _ => {
+                let busy = ApiError::new(
+                    axum::http::StatusCode::TOO_MANY_REQUESTS,
+                    "The venue is busy. Please try again in a moment.",
+                );
+                return ApiError { retry_after: Some(1), ..busy }.into_response();
+            }
+        }
     };
     match tokio::time::timeout(REQUEST_TIMEOUT, next.run(req)).await {
         Ok(res) => res,
@@ -171,7 +225,10 @@ pub fn router<S: Store>(state: AppState<S>, web_dir: Option<PathBuf>) -> Router 
         .fallback(api_not_found)
         .method_not_allowed_fallback(api_method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY))
-        .layer(axum::middleware::from_fn_with_state(Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)), bounded))
+        .layer(axum::middleware::from_fn_with_state(
+            (Arc::new(tokio::sync::Semaphore::new(state.max_in_flight)), state.body_wait),
+            bounded,
+        ))
         .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-store")));
 
     let https = state.engine.config().public_url.starts_with("https://");

@@ -97,7 +97,7 @@ pub fn edge_responses(op: &mut Operation) {
         op.responses.responses.entry(status.to_string()).or_insert_with(|| problem_response(status));
     };
     if op.request_body.is_some() {
-        for status in [400, 413, 415, 422] {
+        for status in [400, 408, 413, 415, 422] {
             add(status);
         }
     }
@@ -109,7 +109,9 @@ pub fn edge_responses(op: &mut Operation) {
     if op.security.as_ref().is_some_and(|s| !s.is_empty()) {
         add(401);
     }
-    // Any call: the database gone, the request over its time, or too many at once.
+    // Any call: more than the node takes at once (429), the database gone or the request
+    // over its time (503).
+    add(429);
     add(503);
     for (status, response) in op.responses.responses.iter_mut() {
         let is_error = status.parse::<u16>().is_ok_and(|s| s >= 400);
@@ -137,12 +139,13 @@ fn describe(status: &str) -> String {
         "401" => "No valid session: sign in",
         "403" => "The caller may not do this",
         "404" => "No such resource (or not visible to the caller)",
+        "408" => "The body did not arrive within 10 s",
         "409" => "Conflicts with the current state",
         "410" => "The link is no longer valid",
         "413" => "The body is larger than 64 KiB",
         "415" => "The body is not sent as JSON",
         "422" => "The body does not have the documented shape",
-        "429" => "Too many attempts: try again later",
+        "429" => "Too many requests, of this caller or at once: try again after Retry-After",
         "503" => "The venue is busy: try again",
         _ => "Error",
     }

@@ -26,6 +26,10 @@ pub struct ServerLimits {
     pub max_connections: usize,
     /// How long a shutdown waits for requests in flight before it drops them.
     pub shutdown_deadline: Duration,
+    /// `/api` requests handled at once; more wait a moment, then answer 429.
+    pub max_in_flight: usize,
+    /// How long an `/api` request's body may take to arrive; later, 408.
+    pub body_read: Duration,
 }
 
 impl Default for ServerLimits {
@@ -34,6 +38,8 @@ impl Default for ServerLimits {
             header_read: Duration::from_secs(10),
             max_connections: 10_000,
             shutdown_deadline: Duration::from_secs(10),
+            max_in_flight: crate::MAX_IN_FLIGHT,
+            body_read: crate::BODY_WAIT,
         }
     }
 }

@@ -268,7 +268,9 @@ async fn start_with<S: Store>(
         None => None,
     };
     let realtime = upstairs_http::stomp::hub::Hub::start(engine.clone(), &events);
-    let state = AppState::new(engine.clone(), realtime).with_trusted_proxies(settings.trusted_proxies.clone());
+    let state = AppState::new(engine.clone(), realtime)
+        .with_trusted_proxies(settings.trusted_proxies.clone())
+        .with_limits(settings.server_limits.max_in_flight, settings.server_limits.body_read);
     let app = upstairs_http::router(state, settings.web_dir.clone());
     let backend = engine.store().backend();
     tracing::info!(%addr, %public_url, backend, "Upstairs is listening");

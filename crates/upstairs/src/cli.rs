@@ -103,6 +103,10 @@ pub struct ServeArgs {
     /// How many of those writes a user may send at once before the rate applies.
     #[arg(long, env = "UPSTAIRS_WRITE_BURST", default_value_t = 100)]
     pub write_burst: u32,
+    /// `/api` requests this node handles at once; one more waits up to 250 ms for a
+    /// place, then answers 429 with Retry-After (sign-in has its own queue).
+    #[arg(long, env = "UPSTAIRS_MAX_IN_FLIGHT", default_value_t = upstairs_http::MAX_IN_FLIGHT)]
+    pub max_in_flight: usize,
     /// Reverse proxies (addresses or CIDR blocks, comma-separated) whose X-Forwarded-For
     /// names the client for sign-in limits and the audit trail; none by default.
     #[arg(long, env = "UPSTAIRS_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_proxy)]
@@ -186,7 +190,10 @@ impl ServeArgs {
                 ..Default::default()
             },
             trusted_proxies: self.trusted_proxies,
-            server_limits: Default::default(),
+            server_limits: upstairs_http::server::ServerLimits {
+                max_in_flight: self.max_in_flight,
+                ..Default::default()
+            },
             fix,
         })
     }

@@ -261,3 +261,77 @@ async fn links_are_bound_to_their_purpose(b: Backend) {
     assert_eq!(s, StatusCode::NO_CONTENT, "{e}");
     v.app.login("a@halyard.test", "Another-Pass-2").await;
 }
+
+/// A node takes so many `/api` requests at once (here 2, held waiting on the database's
+/// write lock): another waits a moment and gets 429 with `Retry-After`; a sign-in is not
+/// held up by the throttle; once the lock goes, every held request is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_refuses_what_it_cannot_take_at_once() {
+    use sqlx::Connection;
+    let app = std::sync::Arc::new(TestApp::spawn_with(Backend::Sqlite, |s| s.server_limits.max_in_flight = 2).await);
+    let admin = app.admin_token().await;
+    assert_eq!(app.get("/api/users/me", Some(&admin)).await.0, StatusCode::OK);
+    let mut lock = sqlx::sqlite::SqliteConnection::connect(&app.database_url).await.unwrap();
+    sqlx::query("begin immediate").execute(&mut lock).await.unwrap();
+    let mut writes = Vec::new();
+    for n in 0..2 {
+        let (app, admin) = (app.clone(), admin.clone());
+        writes.push(tokio::spawn(async move {
+            let body = json!({"name": format!("Held {n}"), "full_name": "Held Ltd", "roles": ["broker"],
+                              "trade_confirmation_email": "desk@held.test", "trade_confirmation_via_email_enabled": true});
+            app.post("/api/admin/companies", Some(&admin), body).await.0
+        }));
+    }
+    // Both places are taken once the held writes reach the database: poll until refused.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let refused = loop {
+        let res = app.client.get(format!("{}/api/users/me", app.base)).bearer_auth(&admin).send().await.unwrap();
+        if res.status() == StatusCode::TOO_MANY_REQUESTS {
+            break res;
+        }
+        assert_eq!(res.status(), StatusCode::OK);
+        assert!(std::time::Instant::now() < deadline, "never refused");
+    };
+    assert_eq!(refused.headers()["retry-after"], "1");
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["detail"], "The venue is busy. Please try again in a moment.");
+    let sign_in = {
+        let app = app.clone();
+        tokio::spawn(async move {
+            app.post("/api/auth/login", None, json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})).await.0
+        })
+    };
+    sqlx::query("rollback").execute(&mut lock).await.unwrap();
+    for w in writes {
+        assert_eq!(w.await.unwrap(), StatusCode::CREATED);
+    }
+    assert_eq!(sign_in.await.unwrap(), StatusCode::OK, "sign-in waited on the database, not the throttle");
+    assert_eq!(app.get("/api/users/me", Some(&admin)).await.0, StatusCode::OK);
+    std::sync::Arc::into_inner(app).unwrap().stop().await;
+}
+
+/// A body that trickles in holds no place: a node with one place still answers others
+/// meanwhile, and the slow one gets 408 once its time is up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_body_holds_no_place() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = TestApp::spawn_with(Backend::Sqlite, |s| {
+        s.server_limits.max_in_flight = 1;
+        s.server_limits.body_read = std::time::Duration::from_millis(500);
+    })
+    .await;
+    let admin = app.admin_token().await;
+    let mut slow = tokio::net::TcpStream::connect(format!("127.0.0.1:{}", app.port())).await.unwrap();
+    let head = format!(
+        "POST /api/parent-orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {admin}\r\n\
+         Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"direction\":"
+    );
+    slow.write_all(head.as_bytes()).await.unwrap();
+    for _ in 0..5 {
+        assert_eq!(app.get("/api/users/me", Some(&admin)).await.0, StatusCode::OK);
+    }
+    let mut answer = String::new();
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(30), slow.read_to_string(&mut answer)).await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    app.stop().await;
+}

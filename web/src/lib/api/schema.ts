@@ -2168,6 +2168,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -2220,6 +2229,15 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2286,6 +2304,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -2315,6 +2342,15 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2392,6 +2428,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -2421,6 +2466,15 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2467,6 +2521,15 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2540,6 +2603,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -2599,6 +2671,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB */
             413: {
                 headers: {
@@ -2619,6 +2700,15 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2696,6 +2786,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB */
             413: {
                 headers: {
@@ -2716,6 +2815,15 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2793,6 +2901,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB */
             413: {
                 headers: {
@@ -2813,6 +2930,15 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2859,6 +2985,15 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2925,6 +3060,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB */
             413: {
                 headers: {
@@ -2945,6 +3089,15 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3011,6 +3164,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3088,6 +3250,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB */
             413: {
                 headers: {
@@ -3108,6 +3279,15 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3175,6 +3355,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3257,6 +3446,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -3318,6 +3516,15 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3395,6 +3602,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -3424,6 +3640,15 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3483,6 +3708,15 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3552,6 +3786,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -3595,6 +3838,15 @@ export interface operations {
             };
             /** @description Wrong e-mail or password */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within 10 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3674,6 +3926,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -3713,6 +3974,15 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3770,6 +4040,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3836,6 +4115,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3918,6 +4206,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -3944,6 +4241,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PublicConfig"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description The venue is busy: try again */
@@ -3988,6 +4294,15 @@ export interface operations {
             };
             /** @description No valid session: sign in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4052,6 +4367,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -4102,6 +4426,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4166,6 +4499,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -4196,6 +4538,15 @@ export interface operations {
             };
             /** @description No valid session: sign in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4250,6 +4601,15 @@ export interface operations {
             };
             /** @description No valid session: sign in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4318,6 +4678,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB */
             413: {
                 headers: {
@@ -4338,6 +4707,15 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4387,6 +4765,15 @@ export interface operations {
             };
             /** @description No valid session: sign in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4462,6 +4849,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within 10 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4571,6 +4967,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -4634,6 +5039,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within 10 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4738,6 +5152,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -4796,6 +5219,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within 10 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4898,6 +5330,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5044,6 +5485,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -5142,6 +5592,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -5184,6 +5643,15 @@ export interface operations {
             };
             /** @description No valid session: sign in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5249,6 +5717,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within 10 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5351,6 +5828,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5468,6 +5954,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -5511,6 +6006,15 @@ export interface operations {
             };
             /** @description No valid session: sign in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5585,6 +6089,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within 10 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5691,6 +6204,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -5741,6 +6263,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5811,6 +6342,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within 10 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5939,6 +6479,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -6048,6 +6597,15 @@ export interface operations {
             };
             /** @description No such resource (or not visible to the caller) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within 10 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6168,6 +6726,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -6197,6 +6764,15 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6241,6 +6817,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -6277,6 +6862,15 @@ export interface operations {
             };
             /** @description The request or a field of it is not valid */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within 10 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6372,6 +6966,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The venue is busy: try again */
             503: {
                 headers: {
@@ -6415,6 +7018,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The link is no longer valid */
             410: {
                 headers: {
@@ -6444,6 +7056,15 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6522,6 +7143,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -6551,6 +7181,15 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -5,7 +5,10 @@
 # over 100,000 child orders and 20,000 matches), bench/run.sh logins sqlite | postgres
 # (200 parallel sign-ins: the server's memory and another user's answers meanwhile), or
 # bench/run.sh fix-latency sqlite | postgres (a match to the broker's TradeCaptureReport,
-# beside its e-mail)
+# beside its e-mail), or bench/run.sh stomp-capacity sqlite | postgres [stomp_capacity.py options]
+# (the server's memory per idle STOMP session, and a book push's fan-out p99 beside a raw
+# WebSocket broadcast), or bench/run.sh capacity postgres [capacity.py options] (mixed load
+# on one node, then twice and four times that rate over two nodes)
 #
 # Installs wrk (and pgbench for postgres) from Debian when missing, builds the release
 # binary (unless UPSTAIRS_BIN names another build), then runs bench/ratios.py: the
@@ -32,11 +35,17 @@ elif [ "${1:-}" = logins ]; then
 elif [ "${1:-}" = fix-latency ]; then
   script=fix_latency
   shift
+elif [ "${1:-}" = stomp-capacity ]; then
+  script=stomp_capacity
+  shift
+elif [ "${1:-}" = capacity ]; then
+  script=capacity
+  shift
 fi
 backend=${1:-}
 case "$backend" in
   sqlite | postgres) shift ;;
-  *) echo "usage: bench/run.sh [take-latency|admin|logins|fix-latency] sqlite|postgres [options of bench/ratios.py, take_latency.py, admin_area.py, logins.py or fix_latency.py]" >&2
+  *) echo "usage: bench/run.sh [take-latency|admin|logins|fix-latency|stomp-capacity|capacity] sqlite|postgres [options of bench/ratios.py, take_latency.py, admin_area.py, logins.py, fix_latency.py, stomp_capacity.py or capacity.py]" >&2
      exit 2 ;;
 esac
 cd "$(dirname "$0")/.."
@@ -69,5 +78,18 @@ if [ "$script" = fix_latency ]; then
   # QuickFIX and aiosmtpd come from the test peers' venv.
   [ -x .venv/bin/python ] && .venv/bin/python -c 'import quickfix, aiosmtpd' 2>/dev/null || make -s .venv/.installed
   exec .venv/bin/python bench/fix_latency.py "$backend" --bin "$UPSTAIRS_BIN" "$@"
+fi
+if [ "$script" = capacity ]; then
+  # The load generator is a Rust client of its own (bench/load).
+  if [ -z "${UPSTAIRS_LOAD_BIN:-}" ]; then
+    cargo build --release -p upstairs-load
+    UPSTAIRS_LOAD_BIN=${CARGO_TARGET_DIR:-target}/release/upstairs-load
+  fi
+  exec python3 bench/capacity.py "$backend" --bin "$UPSTAIRS_BIN" --load-bin "$UPSTAIRS_LOAD_BIN" "$@"
+fi
+if [ "$script" = stomp_capacity ]; then
+  # websockets (asyncio, thousands of sockets in one process) comes from the test peers' venv.
+  [ -x .venv/bin/python ] && .venv/bin/python -c 'import websockets, websocket' 2>/dev/null || make -s .venv/.installed
+  exec .venv/bin/python bench/stomp_capacity.py "$backend" --bin "$UPSTAIRS_BIN" "$@"
 fi
 exec python3 "bench/$script.py" "$backend" --bin "$UPSTAIRS_BIN" "$@"

@@ -6,7 +6,6 @@
 mod support;
 
 use reqwest::StatusCode;
-use serde_json::json;
 use std::time::Duration;
 use support::*;
 
@@ -53,27 +52,7 @@ async fn email_survives_sigkill(b: Backend) {
     let mut server = serve(&db, port, &failing.url(), &dir.path().join("mail")).await;
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
-    let login: serde_json::Value = client
-        .post(format!("{base}/api/auth/login"))
-        .json(&json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = login["token"].as_str().unwrap();
-    let me: serde_json::Value =
-        client.get(format!("{base}/api/users/me")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
-    let res = client
-        .post(format!("{base}/api/users"))
-        .bearer_auth(token)
-        .json(&json!({"email": "crash@halyard.test", "first_name": "Cora", "last_name": "Crash",
-                      "company_id": me["company_id"], "roles": ["trader"]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), StatusCode::CREATED);
+    admin_creates_trader(&base, "crash@halyard.test", "Cora", "Crash").await;
     let refused = failing.wait_for("rejected", 1, None).await;
     let message_id = header(&refused[0], "Message-ID").unwrap().to_owned();
     // Wait until the server has recorded the failure (and the retry, in the same

@@ -295,29 +295,7 @@ mod body {
         let one = free_port();
         let mut first = node(one, stall_url).await;
 
-        let client = reqwest::Client::new();
-        let base = format!("http://127.0.0.1:{one}");
-        let login: Value = client
-            .post(format!("{base}/api/auth/login"))
-            .json(&json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let token = login["token"].as_str().unwrap();
-        let me: Value =
-            client.get(format!("{base}/api/users/me")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
-        let created = client
-            .post(format!("{base}/api/users"))
-            .bearer_auth(token)
-            .json(&json!({"email": "kept@halyard.test", "first_name": "Kit", "last_name": "Kept",
-                          "company_id": me["company_id"], "roles": ["trader"]}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(created.status(), StatusCode::CREATED);
+        admin_creates_trader(&format!("http://127.0.0.1:{one}"), "kept@halyard.test", "Kit", "Kept").await;
         // Node 1 is mid-job: it claimed the e-mail and its SMTP conversation hangs.
         tokio::time::timeout(WAIT, accepted.recv()).await.expect("node 1 connects to its mail server");
         let held = pending_timers(&db).await;

@@ -631,3 +631,30 @@ pub async fn serve_binary(
     tokio::time::timeout(Duration::from_secs(30), ready).await.expect("server ready within 30 s");
     child
 }
+
+/// Signs the venue admin in at `base` (a real binary) and creates a trader `email` in the
+/// admin's company, which queues its activation e-mail.
+pub async fn admin_creates_trader(base: &str, email: &str, first_name: &str, last_name: &str) {
+    let client = reqwest::Client::new();
+    let login: Value = client
+        .post(format!("{base}/api/auth/login"))
+        .json(&json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = login["token"].as_str().unwrap();
+    let me: Value =
+        client.get(format!("{base}/api/users/me")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
+    let res = client
+        .post(format!("{base}/api/users"))
+        .bearer_auth(token)
+        .json(&json!({"email": email, "first_name": first_name, "last_name": last_name,
+                      "company_id": me["company_id"], "roles": ["trader"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::CREATED);
+}

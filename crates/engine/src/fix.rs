@@ -352,10 +352,13 @@ impl<S: Store> Engine<S> {
         Ok(())
     }
 
-    /// Every session no live node holds marked logged off (at a node's start).
+    /// Every session no live node holds marked logged off (at a node's start). Where no
+    /// other node can share the database, every hold was this node's before it stopped,
+    /// so a restart frees them at once rather than after [`FIX_HOLD`].
     pub async fn fix_log_off_all(&self) -> Result<(), EngineError> {
+        let lapsed_before = self.fanout.is_some().then(|| self.clock.now());
         let mut tx = self.store.write().await?;
-        tx.log_off_fix_sessions(self.clock.now()).await?;
+        tx.log_off_fix_sessions(lapsed_before).await?;
         tx.commit().await?;
         Ok(())
     }

@@ -484,8 +484,9 @@ pub trait FixRepo {
     async fn fix_sessions(&mut self) -> StoreResult<Vec<FixSessionListed>>;
     async fn company_by_fix_comp_id(&mut self, comp_id: &str) -> StoreResult<Option<CompanyId>>;
     /// Marks logged off (and held by no node) every session whose node's hold lapsed
-    /// before `now`, or that no node holds: what a node finds at its start.
-    async fn log_off_fix_sessions(&mut self, now: DateTime<Utc>) -> StoreResult<()>;
+    /// before `lapsed_before`, or that no node holds; with `None`, every session: what a
+    /// node finds at its start.
+    async fn log_off_fix_sessions(&mut self, lapsed_before: Option<DateTime<Utc>>) -> StoreResult<()>;
     async fn insert_fix_parent_order(
         &mut self,
         parent: ParentOrderId,

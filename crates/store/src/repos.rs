@@ -2194,12 +2194,12 @@ macro_rules! shared_repos {
                 Ok(id.map(CompanyId))
             }
 
-            async fn log_off_fix_sessions(&mut self, now: DateTime<Utc>) -> StoreResult<()> {
+            async fn log_off_fix_sessions(&mut self, lapsed_before: Option<DateTime<Utc>>) -> StoreResult<()> {
                 sqlx::query(
                     "update fix_session set logged_on = false, owner_node = null, owner_until = null \
-                     where logged_on and (owner_until is null or owner_until < $1)",
+                     where logged_on and ($1 is null or owner_until is null or owner_until < $1)",
                 )
-                .bind(Ts(now))
+                .bind(lapsed_before.map(Ts))
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;

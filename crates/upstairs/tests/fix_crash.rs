@@ -15,6 +15,7 @@ use std::time::Duration;
 use support::fix::*;
 use support::venue::*;
 use support::*;
+use upstairs_engine::fix::FIX_HOLD;
 use upstairs_fix::FixSettings;
 
 on_both_backends!(fix_survives_sigkill);
@@ -110,8 +111,11 @@ async fn fix_survives_sigkill(backend: Backend) {
         if i == MATCHES / 3 || i == 2 * MATCHES / 3 {
             server.kill().await.unwrap();
             server = serve(&v.app.database_url, port, fix_port, &mail_dir).await;
-            broker.logon().await;
-            ems.logon().await;
+            // On SQLite the new process frees the sessions at once (no other node can
+            // hold them); on PostgreSQL the killed node's hold must lapse first.
+            let within = WITHIN + FIX_HOLD.to_std().unwrap();
+            broker.logon_within(within).await;
+            ems.logon_within(within).await;
         }
     }
 

@@ -97,7 +97,11 @@ impl FixPeer {
     }
 
     pub async fn logon(&mut self) {
-        self.expect("logon", WITHIN, |e| e["event"] == "logon").await;
+        self.logon_within(WITHIN).await;
+    }
+
+    pub async fn logon_within(&mut self, within: Duration) {
+        self.expect("logon", within, |e| e["event"] == "logon").await;
     }
 
     pub async fn command(&mut self, cmd: Value) {

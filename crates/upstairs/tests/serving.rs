@@ -149,18 +149,26 @@ async fn slow_idle_and_surplus_connections_are_closed() {
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     drop(held);
     // Open WebSockets count too: two STOMP sessions fill the ceiling after their upgrade.
-    // (A place comes back once the server sees a connection close: the ones just dropped,
-    // and the client's pooled one the sign-in used, close by its idle deadline. A session
-    // refused meanwhile is tried again.)
-    let admin = app.admin_token().await;
+    // The sign-in's connection is not kept (a pooled one would hold a place until its idle
+    // deadline). A place comes back once the server sees its connection close, so a
+    // session refused meanwhile is tried again (a refused peer says so after 5 s).
+    let once = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap();
+    let signed_in = once
+        .post(format!("{}/api/auth/login", app.base))
+        .json(&serde_json::json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}))
+        .send()
+        .await
+        .unwrap();
+    let admin = signed_in.json::<serde_json::Value>().await.unwrap()["token"].as_str().unwrap().to_owned();
+    drop(once);
     let mut sockets = Vec::new();
-    let deadline = tokio::time::Instant::now() + within;
+    let deadline = tokio::time::Instant::now() + 3 * within;
     while sockets.len() < 2 {
         let mut peer = Peer::spawn(
             "stomp_client.py",
             &["127.0.0.1".into(), app.port().to_string(), admin.clone(), "/user/topic/orders".into()],
         );
-        match peer.next_json(within).await {
+        match peer.next_json(2 * within).await {
             Some(e) if e["event"] == "connected" => sockets.push(peer),
             said => assert!(tokio::time::Instant::now() < deadline, "no place for a STOMP session: {said:?}"),
         }

@@ -25,7 +25,6 @@ What one run does, on 127.0.0.1 only and bounded in time:
    prints; it never asserts.
 """
 
-import argparse
 import os
 import shutil
 import sqlite3
@@ -35,34 +34,18 @@ import tempfile
 from datetime import date
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ratios import PASSWORD, Client, expect, ms, psql, serving, wrk  # noqa: E402
+from ratios import (ADMIN, bench_args, create_broker, create_firm, create_instrument,  # noqa: E402
+                    create_trader, expect, ms, psql, serving, sign_in, wrk)
 
 
 def setup(port, env, args):
-    run_cli = lambda *a: subprocess.run([args.bin, *a], env=env, check=True, stdout=subprocess.DEVNULL)  # noqa: E731
-    admin = Client(port)
-    admin.token = expect(admin.call("POST", "/api/auth/login", {"email": "admin@bench.test", "password": PASSWORD}),
-                         200, "admin login")["token"]
-    broker = expect(admin.call("POST", "/api/admin/companies",
-                               {"name": "Broker", "full_name": "Bench Broker", "roles": ["broker"]}), 201, "broker")
-    ref = {"company_id": broker["company_id"]}
-    firms = []
-    for name in ("Alpha", "Beta"):
-        firms.append(expect(admin.call("POST", "/api/admin/companies", {
-            "name": name, "full_name": f"{name} LLP", "brokers": [ref], "default_broker": ref}), 201, name))
-    instrument = expect(admin.call("POST", "/api/admin/instruments", {
-        "name": "Bench Dec26-Mar27", "term": "Dec26-Mar27", "min_quantity": 1, "tick_size": 0.01, "exchange_id": "B",
-        "currency": "EUR", "min_tick_price": 94.0, "max_tick_price": 96.0}), 201, "instrument")["instrument_id"]
+    admin = sign_in(port, ADMIN)
+    broker = create_broker(admin)
+    firms = [create_firm(admin, name, broker["company_id"], f"{name} LLP") for name in ("Alpha", "Beta")]
+    instrument = create_instrument(admin, "Bench Dec26-Mar27", "Dec26-Mar27")
     parents = []
     for name, direction in (("Alpha", "BUY"), ("Beta", "SELL")):
-        email = f"trader@{name.lower()}.bench"
-        run_cli("user", "create", "--email", email, "--password", PASSWORD, "--role", "trader", "--company", name)
-        trader = Client(port)
-        trader.token = expect(trader.call("POST", "/api/auth/login", {"email": email, "password": PASSWORD}), 200,
-                              "trader login")["token"]
-        me = expect(trader.call("GET", "/api/users/me"), 200, "users/me")
-        expect(admin.call("PATCH", f"/api/users/{me['user_id']}", {"parent_order_limit_multiplier": 1_000_000_000}),
-               200, "parent order limit")
+        trader = create_trader(args.bin, env, port, admin, f"trader@{name.lower()}.bench", name)
         parents.append(expect(trader.call("POST", "/api/parent-orders", {
             "direction": direction, "instrument_id": instrument, "quantity": 1_000_000_000}), 201,
             "parent")["parent_order_id"])
@@ -152,11 +135,7 @@ def seed_sqlite(path, broker, parents, cancelled_each, matches):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("backend", choices=["sqlite", "postgres"])
-    ap.add_argument("--bin", default=os.environ.get("UPSTAIRS_BIN", "target/release/upstairs"))
-    ap.add_argument("--pg-url", default=os.environ.get("UPSTAIRS_TEST_POSTGRES_URL",
-                                                        "postgres://postgres@127.0.0.1:5432/test"))
+    ap = bench_args(__doc__)
     ap.add_argument("--duration", type=float, default=10, help="seconds per measured call (default 10)")
     ap.add_argument("--connections", type=int, default=16, help="wrk connections (16)")
     ap.add_argument("--threads", type=int, default=2, help="wrk threads (2)")

@@ -28,49 +28,19 @@ It prints; it never asserts.
 """
 
 import argparse
-import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from ratios import PASSWORD, Client, expect, free_port, psql  # noqa: E402
+from ratios import (ADMIN, create_broker, create_firm, create_instrument, create_trader, expect,  # noqa: E402
+                    fresh_database, sign_in, start_node, stop_node)
 
 MIX = [3, 4, 2, 1]
 PRICE = "95.00"
-
-
-def wait_ready(port, server, log):
-    deadline = time.time() + 30
-    while True:
-        try:
-            if Client(port).call("GET", "/readyz")[0] == 200:
-                return
-        except OSError:
-            pass
-        if server.poll() is not None or time.time() > deadline:
-            sys.exit(f"a node did not start; see {log}")
-        time.sleep(0.05)
-
-
-@contextlib.contextmanager
-def database(binary, pg_url, workdir):
-    """A fresh schema with a venue admin; yields the environment nodes run with."""
-    schema = f"capacity_{int(time.time())}_{os.getpid()}"
-    psql(pg_url, f"create schema {schema}")
-    db = f"{pg_url}{'&' if '?' in pg_url else '?'}options%5Bsearch_path%5D={schema}"
-    env = dict(os.environ, UPSTAIRS_DATABASE_URL=db, UPSTAIRS_MAIL_DIR=f"{workdir}/mail",
-               UPSTAIRS_WEB_DIR=f"{workdir}/web", UPSTAIRS_ALWAYS_OPEN="true", RUST_LOG="warn")
-    try:
-        subprocess.run([binary, "user", "create", "--email", "admin@bench.test", "--password", PASSWORD, "--role",
-                        "upstairs-admin"], env=env, check=True, stdout=subprocess.DEVNULL)
-        yield env, schema
-    finally:
-        psql(pg_url, f"drop schema {schema} cascade")
 
 
 class Nodes:
@@ -80,61 +50,35 @@ class Nodes:
         self.binary, self.env, self.workdir, self.procs, self.ports = binary, env, workdir, [], []
 
     def start(self):
-        port = free_port()
         log = os.path.join(self.workdir, f"node{len(self.procs) + 1}.log")
-        proc = subprocess.Popen([self.binary, "serve", "--bind", f"127.0.0.1:{port}"], env=self.env,
-                                stdout=open(log, "w"), stderr=subprocess.STDOUT)
+        proc, port = start_node(self.binary, self.env, log)
         self.procs.append(proc)
-        wait_ready(port, proc, log)
         self.ports.append(port)
         return port
 
     def stop(self):
         for p in self.procs:
-            p.terminate()
-        for p in self.procs:
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                p.kill()
+            stop_node(p)
 
 
 def build_world(binary, env, port, pairs):
-    run_cli = lambda *a: subprocess.run([binary, *a], env=env, check=True, stdout=subprocess.DEVNULL)
-    admin = Client(port)
-    admin.token = expect(admin.call("POST", "/api/auth/login", {"email": "admin@bench.test", "password": PASSWORD}),
-                         200, "admin login")["token"]
-    broker = expect(admin.call("POST", "/api/admin/companies",
-                               {"name": "Broker", "full_name": "Bench Broker", "roles": ["broker"]}), 201, "broker")
-    ref = {"company_id": broker["company_id"]}
+    admin = sign_in(port, ADMIN)
+    broker = create_broker(admin)["company_id"]
     for firm in ("Sellers", "Buyers"):
-        expect(admin.call("POST", "/api/admin/companies",
-                          {"name": firm, "full_name": f"Bench {firm}", "brokers": [ref], "default_broker": ref}),
-               201, firm)
+        create_firm(admin, firm, broker)
     world = []
     for n in range(pairs):
-        instrument = expect(admin.call("POST", "/api/admin/instruments", {
-            "name": f"Capacity {n} Dec26-Mar27", "term": "Dec26-Mar27", "min_quantity": 1, "tick_size": 0.01,
-            "exchange_id": "B", "currency": "EUR", "min_tick_price": 94.0, "max_tick_price": 96.0}), 201,
-            "instrument")["instrument_id"]
+        instrument = create_instrument(admin, f"Capacity {n} Dec26-Mar27", "Dec26-Mar27")
         pair = {"instrument_id": instrument}
         for side, firm, direction in (("seller", "Sellers", "SELL"), ("buyer", "Buyers", "BUY")):
-            email = f"{side}{n}@bench.test"
-            run_cli("user", "create", "--email", email, "--password", PASSWORD, "--role", "trader", "--company", firm)
-            trader = Client(port)
-            trader.token = expect(trader.call("POST", "/api/auth/login",
-                                              {"email": email, "password": PASSWORD, "rememberMe": True}),
-                                  200, "login")["token"]
-            me = expect(trader.call("GET", "/api/users/me"), 200, "users/me")
-            expect(admin.call("PATCH", f"/api/users/{me['user_id']}",
-                              {"parent_order_limit_multiplier": 1_000_000_000}), 200, "parent order limit")
+            trader = create_trader(binary, env, port, admin, f"{side}{n}@bench.test", firm)
             parent = expect(trader.call("POST", "/api/parent-orders",
                                         {"direction": direction, "instrument_id": instrument,
                                          "quantity": 1_000_000_000}), 201, "parent")["parent_order_id"]
             pair[side] = trader.token
             pair[f"{side}_parent"] = parent
         world.append(pair)
-    return {"broker_id": broker["company_id"], "price": PRICE, "lot": 1, "mix": MIX, "pairs": world}
+    return {"broker_id": broker, "price": PRICE, "lot": 1, "mix": MIX, "pairs": world}
 
 
 def load(args, world, ports, rate, seconds, workdir, phase):
@@ -197,7 +141,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="upstairs-capacity-")
     version = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     results = []
-    with database(args.bin, pg_url, workdir) as (env, schema):
+    with fresh_database(args.bin, "postgres", pg_url, workdir, throttle=True) as (env, schema):
         nodes = Nodes(args.bin, env, workdir)
         try:
             first = nodes.start()

@@ -29,7 +29,6 @@ What one run does, on 127.0.0.1 only and bounded in time:
    asserts.
 """
 
-import argparse
 import email
 import json
 import os
@@ -46,7 +45,8 @@ from aiosmtpd.controller import Controller
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from ratios import PASSWORD, Client, expect, free_port, ms, pct, serving  # noqa: E402
+from ratios import (ADMIN, bench_args, create_broker, create_firm, create_instrument,  # noqa: E402
+                    create_trader, expect, free_port, ms, pct, serving, sign_in)
 
 PEER = os.path.join(HERE, "..", "tests", "peers", "fix_peer.py")
 FIX_PASSWORD = "Bench-FIX-pass"
@@ -101,33 +101,14 @@ def read_reports(peer, stamps, logged_on):
 
 
 def setup(port, env, args):
-    run_cli = lambda *a: subprocess.run([args.bin, *a], env=env, check=True, stdout=subprocess.DEVNULL)
-    admin = Client(port)
-    admin.token = expect(admin.call("POST", "/api/auth/login", {"email": "admin@bench.test", "password": PASSWORD}),
-                         200, "admin login")["token"]
-    broker = expect(admin.call("POST", "/api/admin/companies", {
-        "name": "Broker", "full_name": "Bench Broker", "roles": ["broker"], "fix_comp_id": "BROKER",
-        "fix_password": FIX_PASSWORD, "trade_confirmation_email": "desk@broker.bench",
-        "trade_confirmation_via_email_enabled": True}), 201, "broker")
-    ref = {"company_id": broker["company_id"]}
+    admin = sign_in(port, ADMIN)
+    broker = create_broker(admin, fix_comp_id="BROKER", fix_password=FIX_PASSWORD,
+                           trade_confirmation_email="desk@broker.bench", trade_confirmation_via_email_enabled=True)
     for firm in ("Taker", "Responder"):
-        expect(admin.call("POST", "/api/admin/companies", {"name": firm, "full_name": f"Bench {firm}",
-                                                            "brokers": [ref], "default_broker": ref}), 201, firm)
-    instrument = expect(admin.call("POST", "/api/admin/instruments", {
-        "name": "Bench F Dec26-Mar27", "term": "Dec26-Mar27", "min_quantity": 1, "tick_size": 0.01,
-        "exchange_id": "B", "currency": "EUR", "min_tick_price": 94.0, "max_tick_price": 96.0}), 201,
-        "instrument")["instrument_id"]
-    clients = {}
-    for firm in ("Taker", "Responder"):
-        mail = f"{firm.lower()}@bench.test"
-        run_cli("user", "create", "--email", mail, "--password", PASSWORD, "--role", "trader", "--company", firm)
-        c = Client(port)
-        c.token = expect(c.call("POST", "/api/auth/login", {"email": mail, "password": PASSWORD,
-                                                            "rememberMe": True}), 200, "login")["token"]
-        me = expect(c.call("GET", "/api/users/me"), 200, "users/me")
-        expect(admin.call("PATCH", f"/api/users/{me['user_id']}", {"parent_order_limit_multiplier": 1_000_000_000}),
-               200, "parent order limit")
-        clients[firm] = c
+        create_firm(admin, firm, broker["company_id"])
+    instrument = create_instrument(admin, "Bench F Dec26-Mar27", "Dec26-Mar27")
+    clients = {firm: create_trader(args.bin, env, port, admin, f"{firm.lower()}@bench.test", firm)
+               for firm in ("Taker", "Responder")}
     sell = expect(clients["Responder"].call("POST", "/api/parent-orders", {
         "direction": "SELL", "instrument_id": instrument, "quantity": 1_000_000}), 201, "sell parent")
     expect(clients["Responder"].call("POST", "/api/orders", {
@@ -139,11 +120,7 @@ def setup(port, env, args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("backend", choices=["sqlite", "postgres"])
-    ap.add_argument("--bin", default=os.environ.get("UPSTAIRS_BIN", "target/release/upstairs"))
-    ap.add_argument("--pg-url", default=os.environ.get("UPSTAIRS_TEST_POSTGRES_URL",
-                                                        "postgres://postgres@127.0.0.1:5432/test"))
+    ap = bench_args(__doc__)
     ap.add_argument("--rate", type=float, default=5, help="matches per second (5)")
     ap.add_argument("--duration", type=float, default=30, help="seconds of matches (30)")
     args = ap.parse_args()

@@ -21,7 +21,6 @@ What one run does, on 127.0.0.1 only and bounded in time:
    flood beside its p50 before it. It prints; it never asserts.
 """
 
-import argparse
 import json
 import os
 import subprocess
@@ -33,7 +32,7 @@ from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from ratios import PASSWORD, Client, expect, ms, pct, serving  # noqa: E402
+from ratios import PASSWORD, Client, bench_args, expect, ms, pct, serving  # noqa: E402
 
 
 def status_kb(pid, field):
@@ -98,11 +97,7 @@ def flood(port, email, n, many_addresses):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("backend", choices=["sqlite", "postgres"])
-    ap.add_argument("--bin", default=os.environ.get("UPSTAIRS_BIN", "target/release/upstairs"))
-    ap.add_argument("--pg-url", default=os.environ.get("UPSTAIRS_TEST_POSTGRES_URL",
-                                                       "postgres://postgres@127.0.0.1:5432/test"))
+    ap = bench_args(__doc__, whole=True)
     ap.add_argument("--parallel", type=int, default=200)
     args = ap.parse_args()
     if not os.path.exists(args.bin):

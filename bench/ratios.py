@@ -56,6 +56,17 @@ LUA = os.path.join(HERE, "wrk", "api.lua")
 TICK_LO, TICK_HI, DECIMALS = 9400, 9600, 2
 
 
+def bench_args(doc, whole=False):
+    """The arguments every bench takes: the backend, the binary and PostgreSQL's address."""
+    ap = argparse.ArgumentParser(description=doc if whole else doc.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("backend", choices=["sqlite", "postgres"])
+    ap.add_argument("--bin", default=os.environ.get("UPSTAIRS_BIN", "target/release/upstairs"))
+    ap.add_argument("--pg-url", default=os.environ.get("UPSTAIRS_TEST_POSTGRES_URL",
+                                                        "postgres://postgres@127.0.0.1:5432/test"))
+    return ap
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -203,11 +214,15 @@ def wrk(args, port, path, script_args, duration, log_name, stop_when=None):
     return r
 
 
+ADMIN = "admin@bench.test"
+
+
 @contextlib.contextmanager
-def serving(binary, backend, pg_url, workdir):
-    """`upstairs serve --always-open` on a fresh database (a new SQLite file in `workdir`, or
-    a new schema of `pg_url`) with a venue admin (admin@bench.test); yields (port, env).
-    Stops the server and drops the schema afterwards."""
+def fresh_database(binary, backend, pg_url, workdir, throttle=False):
+    """A fresh database (a new SQLite file in `workdir`, or a new schema of `pg_url`) with a
+    venue admin (ADMIN); yields (env, schema) to run `upstairs` on it with. The per-user
+    write throttle is off unless `throttle`: most figures measure capacity, not it.
+    Drops the schema afterwards."""
     schema = None
     if backend == "postgres":
         schema = f"bench_{int(time.time())}_{os.getpid()}"
@@ -216,42 +231,97 @@ def serving(binary, backend, pg_url, workdir):
     else:
         db = f"sqlite://{workdir}/upstairs.db"
     env = dict(os.environ, UPSTAIRS_DATABASE_URL=db, UPSTAIRS_MAIL_DIR=f"{workdir}/mail",
-               UPSTAIRS_WEB_DIR=f"{workdir}/web", UPSTAIRS_ALWAYS_OPEN="true", RUST_LOG="warn",
-               # Capacity, not the per-user throttle, is what these figures measure.
-               UPSTAIRS_WRITES_PER_SECOND="0")
-    server = None
+               UPSTAIRS_WEB_DIR=f"{workdir}/web", UPSTAIRS_ALWAYS_OPEN="true", RUST_LOG="warn")
+    if not throttle:
+        env["UPSTAIRS_WRITES_PER_SECOND"] = "0"
     try:
-        subprocess.run([binary, "user", "create", "--email", "admin@bench.test", "--password", PASSWORD, "--role",
+        subprocess.run([binary, "user", "create", "--email", ADMIN, "--password", PASSWORD, "--role",
                         "upstairs-admin"], env=env, check=True, stdout=subprocess.DEVNULL)
-        port = free_port()
-        log = open(os.path.join(workdir, "server.log"), "w")
-        server = subprocess.Popen([binary, "serve", "--bind", f"127.0.0.1:{port}", "--always-open"], env=env,
-                                  stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 30
-        while True:
-            try:
-                if Client(port).call("GET", "/readyz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if server.poll() is not None or time.time() > deadline:
-                sys.exit(f"server did not start; see {workdir}/server.log")
-            time.sleep(0.05)
-        # For benchmarks that read the server's own figures (/proc/PID/status).
-        env["UPSTAIRS_BENCH_SERVER_PID"] = str(server.pid)
-        yield port, env
+        yield env, schema
     finally:
-        if server is not None:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
         if schema:
             psql(pg_url, f"drop schema {schema} cascade")
 
 
+def start_node(binary, env, log_path):
+    """`upstairs serve --always-open` on a free port of 127.0.0.1; returns (process, port)
+    once its /readyz answers 200 (exits, pointing at the log, if it does not within 30 s)."""
+    port = free_port()
+    proc = subprocess.Popen([binary, "serve", "--bind", f"127.0.0.1:{port}", "--always-open"], env=env,
+                            stdout=open(log_path, "w"), stderr=subprocess.STDOUT)
+    deadline = time.time() + 30
+    while True:
+        try:
+            if Client(port).call("GET", "/readyz")[0] == 200:
+                return proc, port
+        except OSError:
+            pass
+        if proc.poll() is not None or time.time() > deadline:
+            proc.kill()
+            sys.exit(f"a node did not start; see {log_path}")
+        time.sleep(0.05)
+
+
+def stop_node(proc):
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@contextlib.contextmanager
+def serving(binary, backend, pg_url, workdir):
+    """One node on a fresh database (`fresh_database`); yields (port, env). Stops it afterwards."""
+    with fresh_database(binary, backend, pg_url, workdir) as (env, _):
+        server, port = start_node(binary, env, os.path.join(workdir, "server.log"))
+        # For benchmarks that read the server's own figures (/proc/PID/status).
+        env["UPSTAIRS_BENCH_SERVER_PID"] = str(server.pid)
+        try:
+            yield port, env
+        finally:
+            stop_node(server)
+
+
 # ---------------------------------------------------------------- the venue
+
+
+def sign_in(port, email):
+    client = Client(port)
+    body = {"email": email, "password": PASSWORD, "rememberMe": True}
+    client.token = expect(client.call("POST", "/api/auth/login", body), 200, f"{email} sign-in")["token"]
+    return client
+
+
+def create_broker(admin, **fields):
+    return expect(admin.call("POST", "/api/admin/companies", {
+        "name": "Broker", "full_name": "Bench Broker", "roles": ["broker"], **fields}), 201, "broker")
+
+
+def create_firm(admin, name, broker_id, full_name=None):
+    ref = {"company_id": broker_id}
+    return expect(admin.call("POST", "/api/admin/companies", {
+        "name": name, "full_name": full_name or f"Bench {name}", "brokers": [ref], "default_broker": ref}), 201, name)
+
+
+def create_instrument(admin, name, term):
+    """An instrument of the bench's band: 94.00 … 96.00 by 0.01, one lot at the least."""
+    return expect(admin.call("POST", "/api/admin/instruments", {
+        "name": name, "term": term, "min_quantity": 1, "tick_size": 0.01, "exchange_id": "B", "currency": "EUR",
+        "min_tick_price": TICK_LO / 10 ** DECIMALS, "max_tick_price": TICK_HI / 10 ** DECIMALS}), 201,
+        "instrument")["instrument_id"]
+
+
+def create_trader(binary, env, port, admin, email, company):
+    """A trader of `company` made by the CLI (as an operator would), signed in, with the parent
+    order limit lifted: the default (100,000 lots) would stop a long run."""
+    subprocess.run([binary, "user", "create", "--email", email, "--password", PASSWORD, "--role", "trader",
+                    "--company", company], env=env, check=True, stdout=subprocess.DEVNULL)
+    trader = sign_in(port, email)
+    me = expect(trader.call("GET", "/api/users/me"), 200, "users/me")
+    expect(admin.call("PATCH", f"/api/users/{me['user_id']}", {"parent_order_limit_multiplier": 1_000_000_000}), 200,
+           "parent order limit")
+    return trader
 
 
 def resting(trader, instrument_id):
@@ -261,30 +331,13 @@ def resting(trader, instrument_id):
 
 
 def setup_venue(port, env, args):
-    run_cli = lambda *a: subprocess.run([args.bin, *a], env=env, check=True, stdout=subprocess.DEVNULL)
-    admin = Client(port)
-    admin.token = expect(admin.call("POST", "/api/auth/login", {"email": "admin@bench.test", "password": PASSWORD}),
-                         200, "admin login")["token"]
-    broker = expect(admin.call("POST", "/api/admin/companies",
-                               {"name": "Broker", "full_name": "Bench Broker", "roles": ["broker"]}), 201, "broker")
-    ref = {"company_id": broker["company_id"]}
-    expect(admin.call("POST", "/api/admin/companies",
-                      {"name": "Firm", "full_name": "Bench Firm", "brokers": [ref], "default_broker": ref}), 201, "firm")
-    instruments = []
-    for name, term in (("Bench A Dec26-Mar27", "Dec26-Mar27"), ("Bench B Mar27-Jun27", "Mar27-Jun27"),
-                       ("Bench C Jun27-Sep27", "Jun27-Sep27")):
-        instruments.append(expect(admin.call("POST", "/api/admin/instruments", {
-            "name": name, "term": term, "min_quantity": 1, "tick_size": 0.01, "exchange_id": "B", "currency": "EUR",
-            "min_tick_price": 94.0, "max_tick_price": 96.0}), 201, "instrument")["instrument_id"])
-    run_cli("user", "create", "--email", "trader@bench.test", "--password", PASSWORD, "--role", "trader",
-            "--company", "Firm")
-    trader = Client(port)
-    trader.token = expect(trader.call("POST", "/api/auth/login", {"email": "trader@bench.test", "password": PASSWORD,
-                                                                   "rememberMe": True}), 200, "trader login")["token"]
-    me = expect(trader.call("GET", "/api/users/me"), 200, "users/me")
-    # The default parent order limit (100,000 lots) would stop a fast POST run.
-    expect(admin.call("PATCH", f"/api/users/{me['user_id']}", {"parent_order_limit_multiplier": 1_000_000_000}), 200,
-           "parent order limit")
+    admin = sign_in(port, ADMIN)
+    broker = create_broker(admin)
+    create_firm(admin, "Firm", broker["company_id"])
+    instruments = [create_instrument(admin, name, term) for name, term in (
+        ("Bench A Dec26-Mar27", "Dec26-Mar27"), ("Bench B Mar27-Jun27", "Mar27-Jun27"),
+        ("Bench C Jun27-Sep27", "Jun27-Sep27"))]
+    trader = create_trader(args.bin, env, port, admin, "trader@bench.test", "Firm")
     # One parent per connection on each instrument: 16 connections are 16 order flows, as
     # 16 traders working their own parents would be (a parent's writes are serialised).
     parents = [[expect(trader.call("POST", "/api/parent-orders",
@@ -332,11 +385,7 @@ def ms(us):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("backend", choices=["sqlite", "postgres"])
-    ap.add_argument("--bin", default=os.environ.get("UPSTAIRS_BIN", "target/release/upstairs"))
-    ap.add_argument("--pg-url", default=os.environ.get("UPSTAIRS_TEST_POSTGRES_URL",
-                                                        "postgres://postgres@127.0.0.1:5432/test"))
+    ap = bench_args(__doc__)
     ap.add_argument("--duration", type=float, default=10, help="seconds per measured call (default 10)")
     ap.add_argument("--connections", type=int, default=16, help="wrk connections and pgbench clients (16)")
     ap.add_argument("--threads", type=int, default=2, help="wrk and pgbench threads (2)")

@@ -38,10 +38,8 @@ Both fan-outs are received by the same single Python process, whose own per-mess
 is part of both figures; the ratio is what compares them.
 """
 
-import argparse
 import asyncio
 import http.client
-import json
 import math
 import os
 import re
@@ -60,7 +58,9 @@ from websockets.exceptions import ConnectionClosed
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from logins import status_kb  # noqa: E402
-from ratios import PASSWORD, Client, expect, free_port, ms, pct, serving  # noqa: E402
+from ratios import (ADMIN, PASSWORD, Client, bench_args, create_broker, create_firm,  # noqa: E402
+                    create_instrument, create_trader, expect, ms, pct, serving, sign_in, start_node,
+                    stop_node)
 from take_latency import parse_frame, stomp_frame  # noqa: E402
 
 PER_USER = 16  # STOMP sessions per user per node (MAX_SESSIONS_PER_USER)
@@ -100,28 +100,13 @@ def setup(port, env, args, watchers):
     """Broker, firms, instruments A and B, the maker (with a BUY parent on B) and `watchers`
     signed-in watcher traders. Returns (admin token, maker token, broker id, parent id, A, B, tokens)."""
     run_cli = lambda *a: subprocess.run([args.bin, *a], env=env, check=True, stdout=subprocess.DEVNULL)
-    admin = Client(port)
-    admin.token = expect(admin.call("POST", "/api/auth/login", {"email": "admin@bench.test", "password": PASSWORD}),
-                         200, "admin login")["token"]
-    broker = expect(admin.call("POST", "/api/admin/companies",
-                               {"name": "Broker", "full_name": "Bench Broker", "roles": ["broker"]}), 201, "broker")
-    ref = {"company_id": broker["company_id"]}
+    admin = sign_in(port, ADMIN)
+    broker = create_broker(admin)
     for firm in ("Maker", "Watchers"):
-        expect(admin.call("POST", "/api/admin/companies", {"name": firm, "full_name": f"Bench {firm}",
-                                                            "brokers": [ref], "default_broker": ref}), 201, firm)
-    instruments = [expect(admin.call("POST", "/api/admin/instruments", {
-        "name": name, "term": term, "min_quantity": 1, "tick_size": 0.01, "exchange_id": "B", "currency": "EUR",
-        "min_tick_price": 94.0, "max_tick_price": 96.0}), 201, "instrument")["instrument_id"]
-        for name, term in (("Bench A Dec26-Mar27", "Dec26-Mar27"), ("Bench B Mar27-Jun27", "Mar27-Jun27"))]
-
-    run_cli("user", "create", "--email", "maker@bench.test", "--password", PASSWORD, "--role", "trader",
-            "--company", "Maker")
-    maker = Client(port)
-    maker.token = expect(maker.call("POST", "/api/auth/login", {"email": "maker@bench.test", "password": PASSWORD,
-                                                                "rememberMe": True}), 200, "maker login")["token"]
-    me = expect(maker.call("GET", "/api/users/me"), 200, "users/me")
-    expect(admin.call("PATCH", f"/api/users/{me['user_id']}", {"parent_order_limit_multiplier": 1_000_000_000}),
-           200, "parent order limit")
+        create_firm(admin, firm, broker["company_id"])
+    instruments = [create_instrument(admin, name, term)
+                   for name, term in (("Bench A Dec26-Mar27", "Dec26-Mar27"), ("Bench B Mar27-Jun27", "Mar27-Jun27"))]
+    maker = create_trader(args.bin, env, port, admin, "maker@bench.test", "Maker")
     parent = expect(maker.call("POST", "/api/parent-orders", {
         "direction": "BUY", "instrument_id": instruments[1], "quantity": 1_000_000}), 201, "parent")["parent_order_id"]
 
@@ -132,14 +117,14 @@ def setup(port, env, args, watchers):
                                         "--company", "Watchers"), emails))
     created = time.perf_counter() - t
 
-    def sign_in(i):
+    def watcher_token(i):
         c = client_from(port, f"127.0.0.{2 + i // LOGINS_PER_ADDRESS}")
         return expect(c.call("POST", "/api/auth/login", {"email": emails[i], "password": PASSWORD,
                                                          "rememberMe": True}), 200, f"{emails[i]} login")["token"]
 
     t = time.perf_counter()
     with ThreadPoolExecutor(4) as pool:
-        tokens = list(pool.map(sign_in, range(watchers)))
+        tokens = list(pool.map(watcher_token, range(watchers)))
     print(f"setup: {watchers} watchers created in {created:.1f} s (CLI), signed in in {time.perf_counter() - t:.1f} s "
           f"from {math.ceil(watchers / LOGINS_PER_ADDRESS)} loopback addresses", flush=True)
     return admin.token, maker.token, broker["company_id"], parent, instruments[0], instruments[1], tokens
@@ -457,22 +442,11 @@ def server_log_notes(workdir):
         print(f"\nserver log: {len(lines)} warnings or errors; first: {lines[0][:300]}")
 
 
-def ready(port):
-    try:
-        return Client(port).call("GET", "/readyz")[0] == 200
-    except OSError:
-        return False
-
-
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == RAW_SERVER:
         asyncio.run(raw_server())
         return
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("backend", choices=["sqlite", "postgres"])
-    ap.add_argument("--bin", default=os.environ.get("UPSTAIRS_BIN", "target/release/upstairs"))
-    ap.add_argument("--pg-url", default=os.environ.get("UPSTAIRS_TEST_POSTGRES_URL",
-                                                        "postgres://postgres@127.0.0.1:5432/test"))
+    ap = bench_args(__doc__)
     ap.add_argument("--sessions", type=int, default=10_000, help="idle STOMP sessions (10000)")
     ap.add_argument("--subscribers", type=int, default=1_000, help="subscribers of one book topic (1000)")
     ap.add_argument("--rounds", type=int, default=20, help="book changes measured (20)")
@@ -512,22 +486,14 @@ def main():
             idle = asyncio.run(idle_sessions(args, port, pid, tokens, a))
             ports, second = [port], None
             if args.nodes == 2:
-                ports.append(free_port())
-                log = open(os.path.join(workdir, "node2.log"), "w")
-                second = subprocess.Popen([args.bin, "serve", "--bind", f"127.0.0.1:{ports[1]}", "--always-open"],
-                                          env=env, stdout=log, stderr=subprocess.STDOUT)
-                deadline = time.time() + 30
-                while not ready(ports[1]):
-                    if second.poll() is not None or time.time() > deadline:
-                        sys.exit(f"the second node did not start; see {workdir}/node2.log")
-                    time.sleep(0.05)
+                second, second_port = start_node(args.bin, env, os.path.join(workdir, "node2.log"))
+                ports.append(second_port)
             print(f"fan-out rounds ({len(ports)} node(s))…", flush=True)
             try:
                 fan = asyncio.run(fan_out(args, ports, tokens, maker, broker, parent, b))
             finally:
                 if second is not None:
-                    second.terminate()
-                    second.wait(timeout=15)
+                    stop_node(second)
         report(idle, fan, args)
         server_log_notes(workdir)
     finally:

@@ -26,7 +26,6 @@ What one run does, on 127.0.0.1 only and bounded in time:
 5. Prints p50 and p99 of both, and their ratio. It prints; it never asserts.
 """
 
-import argparse
 import json
 import os
 import shutil
@@ -41,7 +40,8 @@ import websocket  # websocket-client, the transport stomp.py uses in the integra
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from ratios import PASSWORD, Client, expect, ms, pct, serving  # noqa: E402
+from ratios import (ADMIN, bench_args, create_broker, create_firm, create_instrument,  # noqa: E402
+                    create_trader, expect, ms, pct, serving, sign_in)
 
 
 def stomp_frame(command, headers, body=""):
@@ -108,31 +108,13 @@ def ping_round_trips(port, token, count):
 
 
 def setup(port, env, args):
-    run_cli = lambda *a: subprocess.run([args.bin, *a], env=env, check=True, stdout=subprocess.DEVNULL)
-    admin = Client(port)
-    admin.token = expect(admin.call("POST", "/api/auth/login", {"email": "admin@bench.test", "password": PASSWORD}),
-                         200, "admin login")["token"]
-    broker = expect(admin.call("POST", "/api/admin/companies",
-                               {"name": "Broker", "full_name": "Bench Broker", "roles": ["broker"]}), 201, "broker")
-    ref = {"company_id": broker["company_id"]}
+    admin = sign_in(port, ADMIN)
+    broker = create_broker(admin)
     for firm in ("Taker", "Responder"):
-        expect(admin.call("POST", "/api/admin/companies", {"name": firm, "full_name": f"Bench {firm}",
-                                                            "brokers": [ref], "default_broker": ref}), 201, firm)
-    instrument = expect(admin.call("POST", "/api/admin/instruments", {
-        "name": "Bench T Dec26-Mar27", "term": "Dec26-Mar27", "min_quantity": 1, "tick_size": 0.01,
-        "exchange_id": "B", "currency": "EUR", "min_tick_price": 94.0, "max_tick_price": 96.0}), 201,
-        "instrument")["instrument_id"]
-    clients = {}
-    for firm in ("Taker", "Responder"):
-        email = f"{firm.lower()}@bench.test"
-        run_cli("user", "create", "--email", email, "--password", PASSWORD, "--role", "trader", "--company", firm)
-        c = Client(port)
-        c.token = expect(c.call("POST", "/api/auth/login", {"email": email, "password": PASSWORD,
-                                                            "rememberMe": True}), 200, "login")["token"]
-        me = expect(c.call("GET", "/api/users/me"), 200, "users/me")
-        expect(admin.call("PATCH", f"/api/users/{me['user_id']}", {"parent_order_limit_multiplier": 1_000_000_000}),
-               200, "parent order limit")
-        clients[firm] = c
+        create_firm(admin, firm, broker["company_id"])
+    instrument = create_instrument(admin, "Bench T Dec26-Mar27", "Dec26-Mar27")
+    clients = {firm: create_trader(args.bin, env, port, admin, f"{firm.lower()}@bench.test", firm)
+               for firm in ("Taker", "Responder")}
     sell = expect(clients["Responder"].call("POST", "/api/parent-orders", {
         "direction": "SELL", "instrument_id": instrument, "quantity": 1_000_000}), 201, "sell parent")
     expect(clients["Responder"].call("POST", "/api/orders", {
@@ -144,11 +126,7 @@ def setup(port, env, args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("backend", choices=["sqlite", "postgres"])
-    ap.add_argument("--bin", default=os.environ.get("UPSTAIRS_BIN", "target/release/upstairs"))
-    ap.add_argument("--pg-url", default=os.environ.get("UPSTAIRS_TEST_POSTGRES_URL",
-                                                        "postgres://postgres@127.0.0.1:5432/test"))
+    ap = bench_args(__doc__)
     ap.add_argument("--rate", type=float, default=20, help="takes per second (20)")
     ap.add_argument("--duration", type=float, default=30, help="seconds of takes (30)")
     ap.add_argument("--pings", type=int, default=600, help="WebSocket round trips for the ceiling (600)")

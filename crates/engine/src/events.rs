@@ -6,7 +6,7 @@ use upstairs_domain::notification::Party;
 use upstairs_domain::rfq::RfqState;
 use upstairs_domain::{CompanyId, InstrumentId, RfqId, UserId};
 
-use crate::model::{ChildOrder, Instrument, Notification, ParentOrder};
+use crate::model::{ChildOrder, Instrument, Notification, ParentOrder, ParentState};
 
 /// Something that changed and that connected clients may want to hear about.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,31 +90,79 @@ impl EventPublisher for BroadcastPublisher {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "k", rename_all = "snake_case")]
 pub enum Announced {
-    Order { id: upstairs_domain::OrderId },
-    Parent { id: upstairs_domain::ParentOrderId },
-    Book { id: InstrumentId },
-    Instrument { id: InstrumentId },
-    Rfq { user: UserId, rfq: RfqId, state: RfqState, role: Party },
-    Notification { id: upstairs_domain::NotificationId },
-    Company { id: CompanyId },
-    SessionsEnded { user: UserId },
-    User { user: UserId },
+    // `user` (the one user who hears of it) and `active` let a node with no session of
+    // that user skip the read back; a node of an earlier version sends neither.
+    Order {
+        id: upstairs_domain::OrderId,
+        #[serde(default)]
+        user: Option<UserId>,
+    },
+    Parent {
+        id: upstairs_domain::ParentOrderId,
+        #[serde(default)]
+        user: Option<UserId>,
+        #[serde(default)]
+        active: Option<bool>,
+    },
+    Book {
+        id: InstrumentId,
+    },
+    Instrument {
+        id: InstrumentId,
+    },
+    Rfq {
+        user: UserId,
+        rfq: RfqId,
+        state: RfqState,
+        role: Party,
+    },
+    Notification {
+        id: upstairs_domain::NotificationId,
+        #[serde(default)]
+        user: Option<UserId>,
+    },
+    Company {
+        id: CompanyId,
+    },
+    SessionsEnded {
+        user: UserId,
+    },
+    User {
+        user: UserId,
+    },
 }
 
 impl Announced {
     pub fn of(event: &Event) -> Self {
         match event {
-            Event::OrderChanged { order, .. } => Self::Order { id: order.order_id },
-            Event::ParentOrderChanged { parent, .. } => Self::Parent { id: parent.parent_order_id },
+            Event::OrderChanged { user_id, order } => Self::Order { id: order.order_id, user: Some(*user_id) },
+            Event::ParentOrderChanged { user_id, parent } => Self::Parent {
+                id: parent.parent_order_id,
+                user: Some(*user_id),
+                active: Some(parent.state == ParentState::Active),
+            },
             Event::BookChanged { instrument_id } => Self::Book { id: *instrument_id },
             Event::InstrumentChanged { instrument } => Self::Instrument { id: instrument.instrument_id },
             Event::RfqChanged { user_id, rfq_id, state, role } => {
                 Self::Rfq { user: *user_id, rfq: *rfq_id, state: *state, role: *role }
             }
-            Event::NotificationChanged { notification, .. } => Self::Notification { id: notification.notification_id },
+            Event::NotificationChanged { user_id, notification } => {
+                Self::Notification { id: notification.notification_id, user: Some(*user_id) }
+            }
             Event::CompanyChanged { company_id } => Self::Company { id: *company_id },
             Event::SessionsEnded { user_id } => Self::SessionsEnded { user: *user_id },
             Event::UserChanged { user_id } => Self::User { user: *user_id },
+        }
+    }
+
+    /// The one user a change is for, when it can be skipped without a read back: a node
+    /// with no session of theirs has nothing to deliver, and no cache of its holds it (a
+    /// parent still active; one that ended is dropped from the caches all the same).
+    pub fn only_for(&self) -> Option<UserId> {
+        match self {
+            Self::Order { user, .. } | Self::Notification { user, .. } => *user,
+            Self::Parent { user, active: Some(_), .. } => *user,
+            _ => None,
         }
     }
 }
@@ -126,4 +174,27 @@ pub struct Announcement {
     pub node: String,
     #[serde(flatten)]
     pub what: Announced,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_announcement_names_its_one_user_unless_an_earlier_node_sent_it() {
+        let (id, user) = (upstairs_domain::OrderId::new(), UserId::new());
+        let a = Announcement { node: "n1".into(), what: Announced::Order { id, user: Some(user) } };
+        let wire = serde_json::to_string(&a).unwrap();
+        let back: Announcement = serde_json::from_str(&wire).unwrap();
+        assert_eq!(back, a);
+        assert_eq!(back.what.only_for(), Some(user));
+        // As a node of the version before sends it: no user, so it is read back.
+        let old: Announcement = serde_json::from_str(&format!(r#"{{"node":"n0","k":"order","id":"{id}"}}"#)).unwrap();
+        assert_eq!(old.what, Announced::Order { id, user: None });
+        assert_eq!(old.what.only_for(), None);
+        let parent = upstairs_domain::ParentOrderId::new();
+        let unsure = Announced::Parent { id: parent, user: Some(user), active: None };
+        assert_eq!(unsure.only_for(), None, "a parent that may have ended is read back");
+        assert_eq!(Announced::Book { id: InstrumentId::new() }.only_for(), None);
+    }
 }

@@ -32,6 +32,11 @@ impl<S: Store> Engine<S> {
         self.fanout.is_none() || self.listening.load(Ordering::Acquire)
     }
 
+    /// Who has a realtime session on this node (the hub counts them here).
+    pub fn presence(&self) -> &std::sync::Arc<crate::presence::Presence> {
+        &self.presence
+    }
+
     /// Announcements this node could not queue (its queue was full), since start.
     pub fn announcements_dropped(&self) -> u64 {
         self.fanout.as_ref().map_or(0, |f| f.dropped())
@@ -104,6 +109,17 @@ impl<S: Store> Engine<S> {
         if *a.node == *self.node {
             return;
         }
+        self.counters.announcements_heard.fetch_add(1, Ordering::Relaxed);
+        if let Some(user) = a.what.only_for()
+            && !self.presence.has(user)
+        {
+            // No session here hears of it: only what the caches hold matters.
+            if let Announced::Parent { id, active: Some(false), .. } = a.what {
+                self.caches.parents.drop_key(&id);
+            }
+            self.counters.announcements_skipped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
         match self.event_of(a.what).await {
             Ok(Some(event)) => {
                 self.caches.apply(&event);
@@ -123,8 +139,8 @@ impl<S: Store> Engine<S> {
     async fn event_of(&self, what: Announced) -> Result<Option<Event>, EngineError> {
         let read = || self.store.single();
         Ok(match what {
-            Announced::Order { id } => read().await?.order(id).await?.map(|o| Event::order_changed(&o)),
-            Announced::Parent { id } => {
+            Announced::Order { id, .. } => read().await?.order(id).await?.map(|o| Event::order_changed(&o)),
+            Announced::Parent { id, .. } => {
                 read().await?.parent_order(id).await?.map(|v| Event::parent_order_changed(&v.parent))
             }
             Announced::Book { id } => Some(Event::book_changed(id)),
@@ -132,7 +148,7 @@ impl<S: Store> Engine<S> {
             Announced::Rfq { user, rfq, state, role } => {
                 Some(Event::RfqChanged { user_id: user, rfq_id: rfq, state, role })
             }
-            Announced::Notification { id } => read()
+            Announced::Notification { id, .. } => read()
                 .await?
                 .notification(id)
                 .await?

@@ -21,6 +21,7 @@ pub mod newsletters;
 pub mod notifications;
 pub mod orders;
 pub mod ports;
+pub mod presence;
 pub mod ratelimit;
 pub mod reference;
 pub mod rfqs;
@@ -98,6 +99,8 @@ pub struct Engine<S: Store> {
     listening: Arc<std::sync::atomic::AtomicBool>,
     /// What this node did since it started, for `/metrics`.
     counters: Arc<Counters>,
+    /// Who has a realtime session on this node.
+    presence: Arc<presence::Presence>,
 }
 
 /// Counts of what one node did since it started (`/metrics`).
@@ -107,6 +110,10 @@ pub struct Counters {
     pub match_requests: std::sync::atomic::AtomicU64,
     /// Trades: match requests accepted and RFQ quotes accepted.
     pub matches: std::sync::atomic::AtomicU64,
+    /// The other nodes' changes this node heard.
+    pub announcements_heard: std::sync::atomic::AtomicU64,
+    /// Of those, the ones for one user with no session here: not read back.
+    pub announcements_skipped: std::sync::atomic::AtomicU64,
 }
 
 impl<S: Store> Clone for Engine<S> {
@@ -128,6 +135,7 @@ impl<S: Store> Clone for Engine<S> {
             node: self.node.clone(),
             listening: self.listening.clone(),
             counters: self.counters.clone(),
+            presence: self.presence.clone(),
         }
     }
 }
@@ -148,6 +156,7 @@ impl<S: Store> Engine<S> {
             node,
             listening: Arc::default(),
             counters: Arc::default(),
+            presence: Arc::default(),
             store,
             clock,
             events,

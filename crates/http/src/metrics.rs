@@ -153,6 +153,20 @@ pub async fn metrics<S: Store>(State(st): State<AppState<S>>) -> Response {
     );
     gauge(
         &mut out,
+        "upstairs_announcements_heard_total",
+        "Changes the other nodes announced that this node heard.",
+        "counter",
+        c.announcements_heard.load(Ordering::Relaxed),
+    );
+    gauge(
+        &mut out,
+        "upstairs_announcements_skipped_total",
+        "Of those, changes for one user with no session here: not read back.",
+        "counter",
+        c.announcements_skipped.load(Ordering::Relaxed),
+    );
+    gauge(
+        &mut out,
         "upstairs_announcements_dropped_total",
         "Changes this node could not announce to the other nodes.",
         "counter",

@@ -32,6 +32,7 @@ on_two_nodes!(
     a_session_ended_on_one_node_closes_its_socket_on_the_other,
     a_node_that_stops_hearing_the_others_is_not_ready_until_it_does,
     a_node_killed_mid_job_leaves_it_to_the_other,
+    a_node_reads_back_only_what_its_sessions_hear,
 );
 
 /// A STOMP client of `token` on `node`, subscribed to `topic`.
@@ -329,6 +330,35 @@ mod body {
         two.stop().await;
         v.app.stop().await;
     }
+
+    /// Another node's change for one user is read back only where that user has a
+    /// session: B's parent is counted and skipped on node 2 while B is away, and B's next
+    /// one reaches B's socket there once B connects.
+    pub async fn a_node_reads_back_only_what_its_sessions_hear() {
+        let v = venue(Backend::Postgres).await;
+        let two = v.app.spawn_node().await;
+        v.parent(&v.b, "BUY", 1000).await;
+        let deadline = std::time::Instant::now() + WAIT;
+        let skipped = loop {
+            let n = metric(&two, "upstairs_announcements_skipped_total").await;
+            if n > 0 {
+                break n;
+            }
+            assert!(std::time::Instant::now() < deadline, "node 2 never skipped B's parent");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        };
+
+        let mut b = listening(&two, &v.b, "/user/topic/orders").await;
+        let parent = v.parent(&v.b, "BUY", 1000).await;
+        let msg = b.next_json(WAIT).await.expect("node 2 reads B's parent back and delivers it");
+        assert_eq!(msg["body"]["type"], "PARENT_ORDER_UPDATED", "{msg}");
+        assert_eq!(msg["body"]["parent_order_id"], parent["parent_order_id"]);
+        assert_eq!(metric(&two, "upstairs_announcements_skipped_total").await, skipped, "nothing skipped for B now");
+        assert!(metric(&two, "upstairs_announcements_heard_total").await > skipped);
+        drop(b);
+        two.stop().await;
+        v.app.stop().await;
+    }
 }
 
 /// `/readyz` of `node`, until it answers `want` (within [`WAIT`]).
@@ -342,4 +372,12 @@ async fn readiness_becomes(node: &TestApp, want: StatusCode) {
         assert!(std::time::Instant::now() < deadline, "/readyz still {s}, want {want}");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+/// A counter or gauge of `node`'s `/metrics`.
+async fn metric(node: &TestApp, name: &str) -> u64 {
+    let text = node.client.get(format!("{}/metrics", node.base)).send().await.unwrap().text().await.unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
 }

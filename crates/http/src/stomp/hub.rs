@@ -2,11 +2,11 @@
 //! its STOMP destination and JSON once, conflates book pushes, and fans the result out
 //! to every session (which filters by user and subscription).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::task::JoinHandle;
 use upstairs_domain::UserId;
+use upstairs_engine::presence::{Presence, PresenceSlot};
 use upstairs_engine::{BroadcastPublisher, Engine, Event, Store};
 
 use super::book_push::{BookPusher, WINDOW};
@@ -22,25 +22,7 @@ const SESSION_BUFFER: usize = 1024;
 pub struct Hub {
     tx: broadcast::Sender<Outgoing>,
     _task: Arc<AbortOnDrop>,
-    sessions: Arc<std::sync::Mutex<HashMap<UserId, usize>>>,
-}
-
-/// One user's open session, counted while it lives.
-pub struct SessionSlot {
-    user: UserId,
-    sessions: Arc<std::sync::Mutex<HashMap<UserId, usize>>>,
-}
-
-impl Drop for SessionSlot {
-    fn drop(&mut self) {
-        let mut s = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(n) = s.get_mut(&self.user) {
-            *n -= 1;
-            if *n == 0 {
-                s.remove(&self.user);
-            }
-        }
-    }
+    presence: Arc<Presence>,
 }
 
 struct AbortOnDrop(JoinHandle<()>);
@@ -55,26 +37,21 @@ impl Hub {
     /// Starts listening to `events` (before returning, so no event after this call is missed).
     pub fn start<S: Store>(engine: Engine<S>, events: &BroadcastPublisher) -> Self {
         let rx = events.subscribe();
+        let presence = engine.presence().clone();
         let (tx, _) = broadcast::channel(SESSION_BUFFER);
         let books = BookPusher::new(engine, tx.clone(), WINDOW);
         let task = tokio::spawn(run(rx, tx.clone(), books));
-        Self { tx, _task: Arc::new(AbortOnDrop(task)), sessions: Arc::default() }
+        Self { tx, _task: Arc::new(AbortOnDrop(task)), presence }
     }
 
-    /// Counts a session of `user`; `None` when the user already has `max` open.
-    pub fn open_session(&self, user: UserId, max: usize) -> Option<SessionSlot> {
-        let mut s = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        let n = s.entry(user).or_insert(0);
-        if *n >= max {
-            return None;
-        }
-        *n += 1;
-        Some(SessionSlot { user, sessions: self.sessions.clone() })
+    /// Counts a session of `user`; `None` when the user already has `max` open here.
+    pub fn open_session(&self, user: UserId, max: usize) -> Option<PresenceSlot> {
+        self.presence.open(user, max)
     }
 
     /// Open STOMP sessions on this node.
     pub fn open_sessions(&self) -> usize {
-        self.sessions.lock().unwrap_or_else(|p| p.into_inner()).values().sum()
+        self.presence.total()
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Outgoing> {

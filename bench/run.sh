@@ -23,25 +23,15 @@
 set -euo pipefail
 
 script=ratios
-if [ "${1:-}" = take-latency ]; then
-  script=take_latency
-  shift
-elif [ "${1:-}" = admin ]; then
-  script=admin_area
-  shift
-elif [ "${1:-}" = logins ]; then
-  script=logins
-  shift
-elif [ "${1:-}" = fix-latency ]; then
-  script=fix_latency
-  shift
-elif [ "${1:-}" = stomp-capacity ]; then
-  script=stomp_capacity
-  shift
-elif [ "${1:-}" = capacity ]; then
-  script=capacity
-  shift
-fi
+case "${1:-}" in
+  take-latency) script=take_latency ;;
+  admin) script=admin_area ;;
+  logins) script=logins ;;
+  fix-latency) script=fix_latency ;;
+  stomp-capacity) script=stomp_capacity ;;
+  capacity) script=capacity ;;
+esac
+[ "$script" = ratios ] || shift
 backend=${1:-}
 case "$backend" in
   sqlite | postgres) shift ;;

@@ -356,7 +356,7 @@ impl<S: Store> Engine<S> {
     /// other node can share the database, every hold was this node's before it stopped,
     /// so a restart frees them at once rather than after [`FIX_HOLD`].
     pub async fn fix_log_off_all(&self) -> Result<(), EngineError> {
-        let lapsed_before = self.fanout.is_some().then(|| self.clock.now());
+        let lapsed_before = self.has_peers().then(|| self.clock.now());
         let mut tx = self.store.write().await?;
         tx.log_off_fix_sessions(lapsed_before).await?;
         tx.commit().await?;

@@ -8,6 +8,7 @@ pub mod match_request;
 pub mod notification;
 pub mod order;
 pub mod price;
+pub mod quantity;
 pub mod rfq;
 pub mod role;
 

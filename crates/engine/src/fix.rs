@@ -651,6 +651,10 @@ impl<S: Store> Engine<S> {
         let Some(quantity) = o.quantity else {
             return Ok(FixOrderAnswer::Refused("OrderQty is required".into()));
         };
+        let quantity = match upstairs_domain::quantity::Quantity::new(quantity) {
+            Ok(q) => q,
+            Err(e) => return Ok(FixOrderAnswer::Refused(format!("OrderQty: {e}"))),
+        };
         let Some(instrument) = self.fix_instrument(&o).await? else {
             return Ok(FixOrderAnswer::Refused("Unknown instrument".into()));
         };

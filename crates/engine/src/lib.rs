@@ -30,6 +30,7 @@ pub mod security;
 pub mod seed;
 pub mod users;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
@@ -54,6 +55,9 @@ pub struct EngineConfig {
     pub rate_limits: ratelimit::Limits,
     /// The trading day (the demo runs it always open).
     pub calendar: upstairs_domain::calendar::Calendar,
+    /// The largest order of any kind (parent, child, take, RFQ, quote), at most
+    /// [`upstairs_domain::quantity::QUANTITY_CEILING`] (ADR 0027).
+    pub max_order_quantity: i64,
 }
 
 impl Default for EngineConfig {
@@ -69,6 +73,7 @@ impl Default for EngineConfig {
             activation_link_ttl: Duration::from_secs(72 * 3600),
             rate_limits: ratelimit::Limits::default(),
             calendar: upstairs_domain::calendar::Calendar::default(),
+            max_order_quantity: upstairs_domain::quantity::DEFAULT_MAX_ORDER_QUANTITY,
         }
     }
 }
@@ -114,6 +119,21 @@ pub struct Counters {
     pub announcements_heard: std::sync::atomic::AtomicU64,
     /// Of those, the ones for one user with no session here: not read back.
     pub announcements_skipped: std::sync::atomic::AtomicU64,
+    /// Take previews per firm: (answered, refused by the throttle).
+    pub previews: std::sync::Mutex<HashMap<upstairs_domain::CompanyId, (u64, u64)>>,
+}
+
+impl Counters {
+    /// One more preview of `company`'s, answered or throttled.
+    pub fn count_preview(&self, company: upstairs_domain::CompanyId, answered: bool) {
+        let mut map = self.previews.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = map.entry(company).or_default();
+        if answered {
+            entry.0 += 1;
+        } else {
+            entry.1 += 1;
+        }
+    }
 }
 
 impl<S: Store> Clone for Engine<S> {

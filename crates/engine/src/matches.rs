@@ -8,6 +8,7 @@ use serde_json::json;
 use std::collections::{BTreeSet, HashMap};
 use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, reliability, transition as mr_transition};
 use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, transition};
+use upstairs_domain::quantity::allocate;
 use upstairs_domain::{AutoAccept, CompanyId, FieldError, MatchRequestId, OrderId, ParentOrderId, UserId};
 use uuid::Uuid;
 
@@ -36,7 +37,7 @@ const NOTHING_MATCHED: &str = "This trade could not be matched due to your trade
 pub struct Take {
     pub requesting_parent_order_id: ParentOrderId,
     pub price: Decimal,
-    pub quantity: i64,
+    pub quantity: upstairs_domain::quantity::Quantity,
     pub requesting_broker_id: CompanyId,
     pub residual: bool,
     pub dry_run: bool,
@@ -59,6 +60,14 @@ pub enum TakeOutcome {
     Requested(Vec<MatchRequest>),
 }
 
+/// How far a take reaches into a resting order: all of it, or (a preview) what the
+/// book shows of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reach {
+    Whole,
+    Shown,
+}
+
 /// Who asked for an answer: a user, or the venue (a timer, the band, the close).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum By {
@@ -73,7 +82,12 @@ impl<S: Store> Engine<S> {
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %take.requesting_parent_order_id))]
     pub async fn take(&self, actor: &Actor, take: Take) -> Result<TakeOutcome, EngineError> {
         Self::require_trade(actor)?;
-        if !take.dry_run {
+        if take.dry_run {
+            // Throttled like a write (ADR 0027): a preview costs a read of the book.
+            let allowed = self.throttle(actor, Write::Previews);
+            self.counters.count_preview(actor.user.company_id, allowed.is_ok());
+            allowed?;
+        } else {
             self.throttle(actor, Write::MatchRequests)?;
         }
         let now = self.clock.now();
@@ -84,15 +98,14 @@ impl<S: Store> Engine<S> {
             let mut tx = self.store.read().await?;
             let view = self.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
             let instrument = self.check_take(&mut tx, actor, &view, &take).await?;
-            let hits = self.hits(&mut tx, &instrument, &view.parent, &take, None).await?;
+            // A preview tells no more than the book shows (ADR 0027): it allocates against
+            // each iceberg's shown block, never its hidden size; the take itself may reach more.
+            let hits = self.hits(&mut tx, &instrument, &view.parent, &take, None, Reach::Shown).await?;
             let mut out = Vec::with_capacity(hits.len());
             for (o, quantity) in hits {
-                // An iceberg shows no more than the book does: a free preview must not
-                // reveal its hidden size (the take itself locks what it reaches).
-                let shown = if o.iceberg { quantity.min(instrument.min_quantity) } else { quantity };
                 out.push(Breakdown {
                     price: o.price.normalize(),
-                    quantity: shown,
+                    quantity,
                     responding_broker_name: self.broker_name(&mut tx, o.company_id, o.broker_id).await?,
                     responding_order_iceberg: o.iceberg,
                 });
@@ -106,7 +119,7 @@ impl<S: Store> Engine<S> {
         // Every parent whose orders change is locked in one order (ids ascending), so
         // two takes, or a take and an answer, never wait on each other in a cycle; then
         // the book is read again under the locks.
-        let first = self.hits(&mut tx, &instrument, &seen.parent, &take, None).await?;
+        let first = self.hits(&mut tx, &instrument, &seen.parent, &take, None, Reach::Whole).await?;
         let mut parents: BTreeSet<ParentOrderId> = first.iter().map(|(o, _)| o.parent_order_id).collect();
         parents.insert(seen.parent.parent_order_id);
         let mut locked = Vec::with_capacity(parents.len());
@@ -124,10 +137,10 @@ impl<S: Store> Engine<S> {
         if view.parent.state != ParentState::Active {
             return Err(conflict("This parent order is no longer active."));
         }
-        if take.quantity > tradable {
+        if take.quantity.get() > tradable {
             return Err(EngineError::invalid_many(vec![FieldError::new("quantity", "Exceeds available quantity")]));
         }
-        let hits = self.hits(&mut tx, &instrument, &view.parent, &take, Some(&parents)).await?;
+        let hits = self.hits(&mut tx, &instrument, &view.parent, &take, Some(&parents), Reach::Whole).await?;
         if hits.is_empty() {
             return Err(conflict(NOTHING_MATCHED));
         }
@@ -135,7 +148,7 @@ impl<S: Store> Engine<S> {
         let mut requests = Vec::with_capacity(hits.len());
         let mut changed = Vec::new();
         let mut notices = Vec::new();
-        let mut left = take.quantity;
+        let mut left = take.quantity.get();
         for (resting, quantity) in hits {
             left -= quantity;
             // The responder's side: the hit part locked, split off when partial.
@@ -510,8 +523,9 @@ impl<S: Store> Engine<S> {
 
     /// The resting orders `take` would hit, with how much of each: the other side at
     /// `take.price` or better, best price then oldest first, never the taker's company,
-    /// no allocation below the minimum block, and no resting order left with less than
-    /// one. `only` keeps the orders of locked parents.
+    /// allocated by the domain's rule ([`allocate`]) against each order's whole quantity
+    /// or, for a preview, what the book shows of it. `only` keeps the orders of locked
+    /// parents.
     async fn hits(
         &self,
         tx: &mut S::Tx,
@@ -519,6 +533,7 @@ impl<S: Store> Engine<S> {
         parent: &ParentOrder,
         take: &Take,
         only: Option<&BTreeSet<ParentOrderId>>,
+        reach: Reach,
     ) -> Result<Vec<(ChildOrder, i64)>, EngineError> {
         let side = parent.direction.opposite();
         // Orders left outside a moved band cannot match (DESIGN §4).
@@ -545,35 +560,31 @@ impl<S: Store> Engine<S> {
         // Orders placed up to the last close are over, even while its timer has yet to run
         // (a late close after a restart expires them; ADR 0017).
         let day_from = self.config.calendar.previous_close(self.clock.now());
-        let mut left = take.quantity;
+        let (wanted, block) = (take.quantity.get(), instrument.min_quantity);
+        let mut candidates: Vec<ChildOrder> = Vec::new();
         let mut hits = Vec::new();
         for price in prices {
             let orders = tx
                 .orders_at_level(instrument.instrument_id, side, price, OrderState::Working, parent.company_id)
                 .await?;
-            for o in orders {
-                if only.is_some_and(|locked| !locked.contains(&o.parent_order_id))
-                    || day_from.is_some_and(|close| o.created_at <= close)
-                {
-                    continue;
-                }
-                let mut quantity = left.min(o.quantity);
-                if o.quantity - quantity > 0 && o.quantity - quantity < instrument.min_quantity {
-                    // A remainder below the minimum block could never be taken: leave the
-                    // resting order a whole block, or pass it by when that is too little.
-                    quantity = o.quantity - instrument.min_quantity;
-                }
-                if quantity < instrument.min_quantity {
-                    continue;
-                }
-                left -= quantity;
-                hits.push((o, quantity));
-                if left < instrument.min_quantity {
-                    return Ok(hits);
-                }
+            candidates.extend(orders.into_iter().filter(|o| {
+                only.is_none_or(|locked| locked.contains(&o.parent_order_id))
+                    && day_from.is_none_or(|close| o.created_at > close)
+            }));
+            let reachable: Vec<i64> = candidates
+                .iter()
+                .map(|o| match reach {
+                    Reach::Shown if o.iceberg => o.quantity.min(block),
+                    _ => o.quantity,
+                })
+                .collect();
+            hits = allocate(wanted, block, &reachable);
+            let taken = hits.iter().try_fold(0i64, |sum, &(_, q)| sum.checked_add(q)).ok_or_else(|| internal("sum"))?;
+            if wanted - taken < block {
+                break;
             }
         }
-        Ok(hits)
+        Ok(hits.into_iter().map(|(i, q)| (candidates[i].clone(), q)).collect())
     }
 
     /// The checks of a take that need no lock: the parent, the broker, price and size.

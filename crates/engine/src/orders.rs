@@ -9,6 +9,7 @@ use upstairs_domain::calendar::Status;
 use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState};
 use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, transition};
 use upstairs_domain::price::on_tick;
+use upstairs_domain::quantity::{MAX_MULTIPLIER, Multiplier, Quantity};
 use upstairs_domain::{CompanyId, FieldError, InstrumentId, OrderId, ParentOrderId, Permission};
 use uuid::Uuid;
 
@@ -27,7 +28,7 @@ pub const DAY_CLOSE: &str = "day.close";
 pub struct NewParentOrder {
     pub direction: Option<Direction>,
     pub instrument_id: InstrumentId,
-    pub quantity: i64,
+    pub quantity: Quantity,
     pub broker_instructions: Option<String>,
     /// The client's key for this write (ADR 0023).
     pub idempotency: Option<IdempotencyKey>,
@@ -37,7 +38,7 @@ pub struct NewParentOrder {
 
 pub struct NewOrder {
     pub parent_order_id: ParentOrderId,
-    pub quantity: i64,
+    pub quantity: Quantity,
     pub price: Decimal,
     pub residual: bool,
     pub iceberg: bool,
@@ -51,7 +52,7 @@ pub struct NewOrder {
 
 #[derive(Default)]
 pub struct OrderEdit {
-    pub quantity: Option<i64>,
+    pub quantity: Option<Quantity>,
     pub price: Option<Decimal>,
     pub residual: Option<bool>,
     pub iceberg: Option<bool>,
@@ -271,13 +272,19 @@ impl<S: Store> Engine<S> {
         if input.direction.is_none() {
             errors.push(FieldError::new("direction", "Direction is required"));
         }
-        let max = actor
-            .user
-            .parent_order_limit_multiplier
-            .map_or(DEFAULT_MAX_PARENT_QUANTITY, |m| m.saturating_mul(instrument.min_quantity));
-        if input.quantity < instrument.min_quantity {
+        // Both factors are bounded (ADR 0027); a multiplier stored before the bound was
+        // set counts as the largest one.
+        let venue_max = self.config.max_order_quantity;
+        let max = match actor.user.parent_order_limit_multiplier {
+            None => DEFAULT_MAX_PARENT_QUANTITY.min(venue_max),
+            Some(m) => Multiplier::new(m.min(MAX_MULTIPLIER))
+                .ok_or_else(|| EngineError::Internal(format!("multiplier {m} stored")))?
+                .max_parent_quantity(instrument.min_quantity, venue_max),
+        };
+        let quantity = input.quantity.get();
+        if quantity < instrument.min_quantity {
             errors.push(FieldError::new("quantity", format!("The minimum block size is {}", instrument.min_quantity)));
-        } else if input.quantity > max {
+        } else if quantity > max {
             errors.push(FieldError::new("quantity", format!("The maximum quantity is {max}")));
         }
         let Some(direction) = input.direction.filter(|_| errors.is_empty()) else {
@@ -296,7 +303,7 @@ impl<S: Store> Engine<S> {
             created_by: actor.user.user_id,
             instrument_id: instrument.instrument_id,
             direction,
-            quantity: input.quantity,
+            quantity,
             broker_instructions: input.broker_instructions.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()),
             state: ParentState::Active,
             created_at: now,
@@ -437,13 +444,16 @@ impl<S: Store> Engine<S> {
         Ok(i.in_band(o.price))
     }
 
+    /// `available` is what is left of the parent (the statement that reserves it checks
+    /// again: ADR 0027).
     pub(crate) fn check_price_and_quantity(
         instrument: &Instrument,
         price: Decimal,
-        quantity: i64,
+        quantity: Quantity,
         available: i64,
         errors: &mut Vec<FieldError>,
     ) {
+        let quantity = quantity.get();
         if quantity < instrument.min_quantity {
             errors.push(FieldError::new("quantity", format!("Min block size: {}", instrument.min_quantity)));
         } else if quantity > available {
@@ -499,7 +509,7 @@ impl<S: Store> Engine<S> {
             direction: parent.direction,
             state: OrderState::Working,
             price: input.price.normalize(),
-            quantity: input.quantity,
+            quantity: input.quantity.get(),
             iceberg: input.iceberg,
             residual: input.residual,
             broker_id: input.broker_id,
@@ -563,14 +573,19 @@ impl<S: Store> Engine<S> {
         let before = o.clone();
         let instrument = self.instrument_in(&mut tx, o.instrument_id).await?;
         let tradable = Quantities::of(view.parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
-        let quantity = edit.quantity.unwrap_or(o.quantity);
+        let quantity = match edit.quantity {
+            Some(q) => q,
+            None => Quantity::new(o.quantity).map_err(|e| EngineError::Internal(format!("order {id}: {e}")))?,
+        };
         let price = edit.price.unwrap_or(o.price);
         let mut errors = Vec::new();
-        Self::check_price_and_quantity(&instrument, price, quantity, tradable + o.quantity, &mut errors);
+        // What is left of the parent with this order's own quantity back (both bounded).
+        let available = tradable.checked_add(o.quantity).ok_or_else(|| EngineError::Internal("overflow".into()))?;
+        Self::check_price_and_quantity(&instrument, price, quantity, available, &mut errors);
         if !errors.is_empty() {
             return Err(EngineError::invalid_many(errors));
         }
-        o.quantity = quantity;
+        o.quantity = quantity.get();
         o.price = price.normalize();
         o.residual = edit.residual.unwrap_or(o.residual);
         o.iceberg = edit.iceberg.unwrap_or(o.iceberg);

@@ -62,6 +62,8 @@ pub enum Write {
     MatchRequests,
     Rfqs,
     Quotes,
+    /// Take previews (dry runs): they write nothing, but each reads the book (ADR 0027).
+    Previews,
 }
 
 /// A refusal: try again after this long.

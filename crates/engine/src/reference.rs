@@ -505,6 +505,10 @@ fn apply_instrument_changes(i: &mut Instrument, ch: InstrumentChanges) -> Result
     if i.min_quantity <= 0 {
         errors.push(FieldError::new("min_quantity", "Minimum block size is required"));
     }
+    if i.min_quantity > upstairs_domain::quantity::QUANTITY_CEILING {
+        let most = upstairs_domain::quantity::QUANTITY_CEILING;
+        errors.push(FieldError::new("min_quantity", format!("Must be at most {most}")));
+    }
     if i.exchange_id.is_empty() {
         errors.push(FieldError::new("exchange_id", "Exchange is required"));
     }

@@ -42,7 +42,7 @@ pub const QUOTE_OUT_OF_BAND: &str = "The market has moved away from this quote: 
 #[derive(Clone, Debug)]
 pub struct NewRfq {
     pub parent_order_id: ParentOrderId,
-    pub quantity: i64,
+    pub quantity: upstairs_domain::quantity::Quantity,
     pub two_way: bool,
     pub anonymous: bool,
     pub liquidity_provider_ids: Vec<CompanyId>,
@@ -106,9 +106,10 @@ impl<S: Store> Engine<S> {
         let parent = self.cached_parent(actor, input.parent_order_id).await?;
         let instrument = self.cached_instrument(parent.instrument_id).await?;
         let mut errors = Vec::new();
-        if input.quantity < instrument.min_quantity {
+        let quantity = input.quantity.get();
+        if quantity < instrument.min_quantity {
             errors.push(FieldError::new("quantity", format!("Min block size: {}", instrument.min_quantity)));
-        } else if input.quantity > parent.quantity {
+        } else if quantity > parent.quantity {
             errors.push(FieldError::new("quantity", "Exceeds available quantity"));
         }
         let minutes = input.expires_in_seconds / 60;
@@ -141,7 +142,7 @@ impl<S: Store> Engine<S> {
         }
         self.require_trading(&mut tx, actor.user.company_id).await?;
         let tradable = Quantities::of(view.parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
-        if input.quantity > tradable {
+        if quantity > tradable {
             return Err(EngineError::invalid_many(vec![FieldError::new("quantity", "Exceeds available quantity")]));
         }
         let order = ChildOrder {
@@ -154,7 +155,7 @@ impl<S: Store> Engine<S> {
             state: OrderState::AwaitingRfqAcceptance,
             // No price until a quote is accepted; the order never rests.
             price: rust_decimal::Decimal::ZERO,
-            quantity: input.quantity,
+            quantity,
             iceberg: false,
             residual: false,
             broker_id: broker,
@@ -170,7 +171,7 @@ impl<S: Store> Engine<S> {
             direction: view.parent.direction,
             company_id: actor.user.company_id,
             user_id: actor.user.user_id,
-            quantity: input.quantity,
+            quantity,
             two_way: input.two_way,
             anonymous: input.anonymous,
             state: RfqState::Open,

@@ -124,9 +124,7 @@ impl<S: Store> Engine<S> {
         if input.roles.is_empty() {
             errors.push(FieldError::new("roles", "Select at least one role"));
         }
-        if matches!(input.parent_order_limit_multiplier, Some(m) if m <= 0) {
-            errors.push(FieldError::new("parent_order_limit_multiplier", "Must be greater than 0"));
-        }
+        check_multiplier(input.parent_order_limit_multiplier, &mut errors);
         let Some(email) = email.filter(|_| errors.is_empty()) else {
             return Err(EngineError::invalid_many(errors));
         };
@@ -351,9 +349,7 @@ impl<S: Store> Engine<S> {
         if let Some(v) = ch.parent_order_limit_multiplier {
             // The admin form sends -1 for "no multiplier".
             u.parent_order_limit_multiplier = v.filter(|m| *m != -1);
-            if matches!(u.parent_order_limit_multiplier, Some(m) if m <= 0) {
-                errors.push(FieldError::new("parent_order_limit_multiplier", "Must be greater than 0"));
-            }
+            check_multiplier(u.parent_order_limit_multiplier, &mut errors);
         }
         if let Some(a) = ch.auto_accept {
             u.auto_accept = Some(a);
@@ -429,4 +425,16 @@ fn ui_metadata_problem(entries: &[upstairs_domain::UiMetadataEntry]) -> Option<S
     }
     let bytes: usize = entries.iter().map(|e| e.key.len() + e.value.to_string().len()).sum();
     (bytes > MAX_UI_BYTES).then(|| format!("At most {} KB in all", MAX_UI_BYTES / 1024))
+}
+
+/// A parent-order limit multiplier is bounded (ADR 0027): `1..=MAX_MULTIPLIER`.
+fn check_multiplier(m: Option<i64>, errors: &mut Vec<FieldError>) {
+    use upstairs_domain::quantity::{MAX_MULTIPLIER, Multiplier};
+    match m {
+        Some(m) if m <= 0 => errors.push(FieldError::new("parent_order_limit_multiplier", "Must be greater than 0")),
+        Some(m) if Multiplier::new(m).is_none() => {
+            errors.push(FieldError::new("parent_order_limit_multiplier", format!("Must be at most {MAX_MULTIPLIER}")))
+        }
+        _ => {}
+    }
 }

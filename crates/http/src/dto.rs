@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use upstairs_domain::quantity::Quantity;
 use upstairs_domain::{AutoAccept, Role, UiMetadataEntry};
 use upstairs_engine::model::{LinkPurpose, UserView};
 use utoipa::ToSchema;
@@ -332,6 +333,16 @@ pub mod whole {
     pub fn query<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
         Option::<String>::deserialize(d)?.map(|s| checked(s.trim())).transpose()
     }
+}
+
+/// A quantity a request states (ADR 0027): a bounded [`Quantity`], else 400 naming `field`.
+pub fn quantity(field: &str, n: i64) -> Result<Quantity, crate::error::ApiError> {
+    Quantity::new(n).map_err(|e| upstairs_engine::EngineError::invalid(field, &e.to_string()).into())
+}
+
+/// [`quantity`] of an optional field.
+pub fn quantity_option(field: &str, n: Option<i64>) -> Result<Option<Quantity>, crate::error::ApiError> {
+    n.map(|n| quantity(field, n)).transpose()
 }
 
 /// Exact decimals in requests (prices, tick sizes), at most [`decimal::LIMIT`] in size. A
@@ -831,6 +842,7 @@ pub struct CreateParentOrderRequest {
     pub direction: Option<DirectionDto>,
     pub instrument_id: Uuid,
     #[serde(deserialize_with = "whole::deserialize")]
+    #[schema(minimum = 0, maximum = 1_000_000_000_000_i64)]
     pub quantity: i64,
     pub broker_instructions: Option<String>,
 }
@@ -893,6 +905,7 @@ impl From<upstairs_engine::orders::OrderDetail> for OrderDto {
 pub struct CreateOrderRequest {
     pub parent_order_id: Uuid,
     #[serde(deserialize_with = "whole::deserialize")]
+    #[schema(minimum = 0, maximum = 1_000_000_000_000_i64)]
     pub quantity: i64,
     #[serde(default, deserialize_with = "decimal::option")]
     #[schema(schema_with = request_decimal_schema)]
@@ -914,6 +927,7 @@ pub struct CreateOrderRequest {
 #[serde(deny_unknown_fields)]
 pub struct EditOrderRequest {
     #[serde(default, deserialize_with = "whole::option")]
+    #[schema(minimum = 0, maximum = 1_000_000_000_000_i64)]
     pub quantity: Option<i64>,
     #[serde(default, deserialize_with = "decimal::option")]
     #[schema(schema_with = request_decimal_schema)]

@@ -172,6 +172,17 @@ pub async fn metrics<S: Store>(State(st): State<AppState<S>>) -> Response {
         "counter",
         e.announcements_dropped(),
     );
+    out.push_str(
+        "# HELP upstairs_take_previews_total Take previews per firm, answered or refused by the throttle.\n\
+         # TYPE upstairs_take_previews_total counter\n",
+    );
+    let previews: Vec<_> = c.previews.lock().map(|m| m.iter().map(|(k, v)| (*k, *v)).collect()).unwrap_or_default();
+    for (company, (answered, throttled)) in previews {
+        use std::fmt::Write as _;
+        let _ = writeln!(out, "upstairs_take_previews_total{{company=\"{company}\",outcome=\"answered\"}} {answered}");
+        let _ =
+            writeln!(out, "upstairs_take_previews_total{{company=\"{company}\",outcome=\"throttled\"}} {throttled}");
+    }
     let now = e.clock().now();
     let age = |t: Option<chrono::DateTime<chrono::Utc>>| {
         t.map_or(0.0, |t| (now - t).num_milliseconds().max(0) as f64 / 1000.0)

@@ -53,6 +53,12 @@ pub(crate) fn map_err(e: sqlx::Error) -> StoreError {
                 _ => {}
             }
             let code = db.code().map(|c| c.into_owned()).unwrap_or_default();
+            // A bound a trigger keeps (SQLite's RAISE(ABORT): SQLITE_CONSTRAINT_TRIGGER) or a
+            // sum that left 64 bits (PostgreSQL's numeric_value_out_of_range): refused as a
+            // CHECK is (ADR 0027).
+            if code == "1811" || code == "22003" {
+                return StoreError::Check(db.message().to_owned());
+            }
             // SQLite BUSY/LOCKED; PostgreSQL serialization failure, deadlock, lock timeout,
             // statement timeout, idle transaction ended, server shutting down or starting.
             if matches!(

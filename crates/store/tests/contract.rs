@@ -42,6 +42,7 @@ contract!(
     order_writes_keep_counters_and_levels,
     stale_order_write_is_refused,
     database_refuses_negative_tradable,
+    database_refuses_unbounded_quantities,
     order_and_audit_in_one_write,
     concurrent_order_writes_keep_each_outcome,
     match_requests_and_notifications,
@@ -843,6 +844,35 @@ async fn database_refuses_negative_tradable<S: Store>(s: S) {
     let mut tx = s.read().await.unwrap();
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
     assert_eq!((view.working, view.matched), (0, 0), "the refused transaction left nothing");
+}
+
+/// No quantity above the ceiling, no counter that leaves 64 bits (ADR 0027): on SQLite a
+/// sum past `i64::MAX` would become a REAL that every CHECK compares as a float.
+async fn database_refuses_unbounded_quantities<S: Store>(s: S) {
+    const CEILING: i64 = 1_000_000_000_000;
+    let (parent, order) = parent_with_orders(&s, CEILING).await;
+    // A parent above the ceiling, and one at i64::MAX, are refused outright.
+    for quantity in [CEILING + 1, i64::MAX] {
+        let mut tx = s.write().await.unwrap();
+        let p = ParentOrder { parent_order_id: upstairs_domain::ParentOrderId::new(), quantity, ..parent.clone() };
+        assert!(matches!(tx.insert_parent_order(&p).await, Err(StoreError::Check(_))), "parent of {quantity}");
+    }
+    // At the ceiling: child orders up to it, and not one lot more, whatever their sum.
+    let mut tx = s.write().await.unwrap();
+    tx.insert_order(&order("-0.02", CEILING - 500, false)).await.unwrap();
+    tx.commit().await.unwrap();
+    for over in [501, CEILING, i64::MAX - CEILING + 600, i64::MAX] {
+        let mut tx = s.write().await.unwrap();
+        assert!(matches!(tx.insert_order(&order("-0.02", over, false)).await, Err(StoreError::Check(_))), "{over}");
+    }
+    let mut tx = s.write().await.unwrap();
+    tx.insert_order(&order("-0.02", 500, false)).await.unwrap();
+    tx.commit().await.unwrap();
+    let mut tx = s.read().await.unwrap();
+    let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
+    assert_eq!((view.working, view.matched), (CEILING, 0));
+    let shown: i64 = tx.book_rows(parent.instrument_id).await.unwrap().iter().map(|r| r.shown).sum();
+    assert_eq!(shown, CEILING);
 }
 
 /// The order path's single write: order and audit row together, or neither.

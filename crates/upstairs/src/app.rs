@@ -46,6 +46,8 @@ pub struct Settings {
     pub server_limits: ServerLimits,
     /// The FIX gateway, when it listens.
     pub fix: Option<upstairs_fix::FixSettings>,
+    /// The largest order of any kind (ADR 0027).
+    pub max_order_quantity: i64,
 }
 
 impl Default for Settings {
@@ -69,6 +71,7 @@ impl Default for Settings {
             trusted_proxies: Vec::new(),
             server_limits: ServerLimits::default(),
             fix: None,
+            max_order_quantity: e.max_order_quantity,
         }
     }
 }
@@ -155,6 +158,7 @@ fn engine_config(s: &Settings, public_url: &str) -> EngineConfig {
         support_phone: s.support_phone.clone(),
         calendar: s.calendar.clone(),
         rate_limits: s.rate_limits.clone(),
+        max_order_quantity: s.max_order_quantity,
         ..EngineConfig::default()
     }
 }

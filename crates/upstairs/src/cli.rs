@@ -123,6 +123,11 @@ pub struct ServeArgs {
     /// The certificate's PEM private key.
     #[arg(long, env = "UPSTAIRS_FIX_TLS_KEY", requires = "fix_tls_cert")]
     pub fix_tls_key: Option<PathBuf>,
+    /// The largest order of any kind (parent order, child order, take, RFQ, quote), in
+    /// lots: at most 10^12, the ceiling the database keeps (ADR 0027).
+    #[arg(long, env = "UPSTAIRS_MAX_ORDER_QUANTITY", default_value_t = upstairs_domain::quantity::DEFAULT_MAX_ORDER_QUANTITY,
+          value_parser = clap::value_parser!(i64).range(1..=upstairs_domain::quantity::QUANTITY_CEILING))]
+    pub max_order_quantity: i64,
 }
 
 /// An address or a CIDR block.
@@ -195,6 +200,7 @@ impl ServeArgs {
                 ..Default::default()
             },
             fix,
+            max_order_quantity: self.max_order_quantity,
         })
     }
 }

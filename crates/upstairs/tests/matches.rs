@@ -29,6 +29,8 @@ on_both_backends!(
     a_take_reaches_into_an_iceberg,
     an_accept_after_an_unswept_band_move_cancels,
     no_resting_order_is_left_below_a_block,
+    no_sequence_of_previews_finds_a_hidden_size,
+    previews_are_throttled_per_user,
 );
 
 /// A's SELL of `quantity` resting at `price`; B's BUY parent of `parent_quantity`.
@@ -897,5 +899,76 @@ async fn no_resting_order_is_left_below_a_block(b: Backend) {
     assert_eq!((s, dry), (StatusCode::OK, json!([])));
     let (s, dry) = take(&v, &buy, 800, "94.74", true, false).await;
     assert_eq!((s, dry[0]["quantity"].clone()), (StatusCode::OK, json!(800)), "{dry}");
+    v.app.stop().await;
+}
+
+/// The review's finding (issue 26, ADR 0027): an iceberg of 5000 shows 500 at 94.75 and a
+/// plain 2000 rests at 94.76; previews of 5000, 5500, 6000 and 7000 once showed 0, 500,
+/// 1000 and 2000 at 94.76, so the hidden size was 5000. A preview now allocates against
+/// what the book shows: every preview says the same, and no more than the book.
+async fn no_sequence_of_previews_finds_a_hidden_size(b: Backend) {
+    let v = venue(b).await;
+    let sell = v.parent(&v.a, "SELL", 7000).await;
+    let (s, o) = v.child(&v.a, &sell, 5000, p("94.75"), true).await;
+    assert_eq!(s, StatusCode::CREATED, "{o}");
+    let (s, o) = v.child(&v.a, &sell, 2000, p("94.76"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{o}");
+    let (_, book) = v.app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.b)).await;
+    let shown: i64 = book["levels"].as_array().unwrap().iter().map(|l| l["sell_quantity"].as_i64().unwrap()).sum();
+    assert_eq!(shown, 2500, "{book}");
+    let buy = v.parent(&v.b, "BUY", 10_000).await;
+    let mut previews = Vec::new();
+    for quantity in [2500, 5000, 5500, 6000, 7000, 10_000] {
+        let (s, dry) = take(&v, &buy, quantity, "94.76", true, false).await;
+        assert_eq!(s, StatusCode::OK, "{dry}");
+        let rows: Vec<(String, i64)> =
+            dry.as_array().unwrap().iter().map(|r| (r["price"].to_string(), r["quantity"].as_i64().unwrap())).collect();
+        previews.push(rows);
+    }
+    let expected = vec![("94.75".to_owned(), 500), ("94.76".to_owned(), 2000)];
+    assert!(previews.iter().all(|r| *r == expected), "{previews:?}");
+    // Smaller previews stop where the shown quantity does.
+    let (_, dry) = take(&v, &buy, 1000, "94.76", true, false).await;
+    assert_eq!(dry.as_array().unwrap().iter().map(|r| r["quantity"].as_i64().unwrap()).collect::<Vec<_>>(), [500, 500]);
+    // The take itself reaches into the iceberg and says so in its requests.
+    let (s, sent) = take(&v, &buy, 5500, "94.76", false, false).await;
+    assert_eq!(s, StatusCode::CREATED, "{sent}");
+    let reached: Vec<(i64, bool)> =
+        sent.as_array().unwrap().iter().map(|m| (m["quantity"].as_i64().unwrap(), m["iceberg"] == true)).collect();
+    assert_eq!(reached, [(5000, true), (500, false)]);
+    v.app.stop().await;
+}
+
+/// Previews write nothing but read the book: throttled per user like writes (429 with
+/// Retry-After), in a bucket of their own.
+async fn previews_are_throttled_per_user(b: Backend) {
+    let v = venue_with(b, |s| {
+        s.rate_limits.write_burst = 3;
+        s.rate_limits.writes_per_second = 1;
+    })
+    .await;
+    let (_, _, buy) = rest_and_parent(&v, 1000, "94.75", 1000).await;
+    for _ in 0..3 {
+        let (s, dry) = take(&v, &buy, 500, "94.75", true, false).await;
+        assert_eq!(s, StatusCode::OK, "{dry}");
+    }
+    let res = v
+        .app
+        .client
+        .post(format!("{}/api/order-match-requests", v.app.base))
+        .bearer_auth(&v.b)
+        .json(&json!({"requesting_parent_order_id": buy["parent_order_id"], "quantity": 500, "price": p("94.75").0,
+                      "requesting_broker_id": v.broker, "dry_run": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(res.headers()["retry-after"], "1");
+    // The take itself has its own bucket; a second later previews go on.
+    let (s, sent) = take(&v, &buy, 500, "94.75", false, false).await;
+    assert_eq!(s, StatusCode::CREATED, "{sent}");
+    v.app.clock.advance(Duration::seconds(1));
+    let (s, dry) = take(&v, &buy, 500, "94.75", true, false).await;
+    assert_eq!(s, StatusCode::OK, "{dry}");
     v.app.stop().await;
 }

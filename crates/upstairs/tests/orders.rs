@@ -22,6 +22,7 @@ on_both_backends!(
     edits_racing_the_close_never_revive_an_order,
     reference_changes_apply_to_the_next_call,
     a_late_close_spares_the_next_days_orders,
+    one_firm_cannot_break_an_instrument,
 );
 
 use support::venue::*;
@@ -671,4 +672,110 @@ async fn a_late_close_spares_the_next_days_orders(b: Backend) {
         app.get(&format!("/api/parent-orders/{}", parent["parent_order_id"].as_str().unwrap()), Some(&v.a)).await;
     assert_eq!(view["quantities"], json!({"tradable": 1500, "working": 500, "matched": 0}));
     v.app.stop().await;
+}
+
+/// The review's finding (issue 26, ADR 0027): a company admin gave a trader a multiplier of
+/// 9e18, a parent order of i64::MAX went in, and two child orders whose sum left 64 bits
+/// broke the book, market data, previews and the kill switch for every firm. Every number
+/// is bounded now, at the edge, in the engine and in the database.
+async fn one_firm_cannot_break_an_instrument(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let admin = app.admin_token().await;
+    let (_, me) = app.get("/api/users/me", Some(&v.a)).await;
+    let user = format!("/api/users/{}", me["user_id"].as_str().unwrap());
+    for m in [9_000_000_000_000_000_000_i64, i64::MAX, 1_000_001] {
+        let (s, r) = app.patch(&user, Some(&admin), json!({"parent_order_limit_multiplier": m})).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{m}: {r}");
+        assert_eq!(messages(&r), [("parent_order_limit_multiplier".into(), "Must be at most 1000000".into())]);
+    }
+    for m in [0, -2] {
+        let (s, r) = app.patch(&user, Some(&admin), json!({"parent_order_limit_multiplier": m})).await;
+        assert_eq!((s, messages(&r)[0].0.as_str()), (StatusCode::BAD_REQUEST, "parent_order_limit_multiplier"));
+    }
+    let (s, r) = app.patch(&user, Some(&admin), json!({"parent_order_limit_multiplier": 1_000_000})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let a = app.login_remembered("a@halyard.test", PW).await;
+
+    // The largest parent is the multiplier times the block (5e8 here), below the venue's
+    // maximum; past 64 bits the edge answers 400 naming the field.
+    let body = |q: Value| json!({"direction": "SELL", "instrument_id": v.instrument, "quantity": q});
+    let (_, r) = app.post("/api/parent-orders", Some(&a), body(json!(500_000_001))).await;
+    assert_eq!(messages(&r), [("quantity".into(), "The maximum quantity is 500000000".into())]);
+    for q in [json!(i64::MAX), json!(1_000_000_000_001_i64), json!(-1)] {
+        let (s, r) = app.post("/api/parent-orders", Some(&a), body(q.clone())).await;
+        assert_eq!((s, messages(&r)[0].0.as_str()), (StatusCode::BAD_REQUEST, "quantity"), "{q}: {r}");
+    }
+    let parent = v.parent(&a, "SELL", 500_000_000).await;
+
+    // Child orders are checked against what is left of the parent, not its whole quantity.
+    let (s, first) = v.child(&a, &parent, 499_999_500, p("94.75"), true).await;
+    assert_eq!(s, StatusCode::CREATED, "{first}");
+    let (s, r) = v.child(&a, &parent, 1000, p("94.75"), false).await;
+    assert_eq!(
+        (s, messages(&r)),
+        (StatusCode::BAD_REQUEST, vec![("quantity".into(), "Exceeds available quantity".into())])
+    );
+    for q in [i64::MAX, i64::MAX - 499_999_000] {
+        let (s, r) = v.child(&a, &parent, q, p("94.75"), false).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{q}: {r}");
+    }
+    let (s, r) = v.child(&a, &parent, 500, p("94.76"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{r}");
+    assert_eq!(quantities(&v, &a, &parent).await, json!({"tradable": 0, "working": 500_000_000, "matched": 0}));
+    let edit = format!("/api/orders/{}", first["order_id"].as_str().unwrap());
+    let (s, r) = app.patch(&edit, Some(&a), json!({"quantity": i64::MAX})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{r}");
+    let (s, r) = app.patch(&edit, Some(&a), json!({"quantity": 500_000_000})).await;
+    assert_eq!(
+        (s, messages(&r)),
+        (StatusCode::BAD_REQUEST, vec![("quantity".into(), "Exceeds available quantity".into())])
+    );
+
+    // Every firm still reads the book and market data, previews and takes; extreme takes
+    // and RFQs are refused with the field.
+    for token in [&a, &v.b] {
+        for what in ["book", "market-data"] {
+            let (s, r) = app.get(&format!("/api/instruments/{}/{what}", v.instrument), Some(token)).await;
+            assert_eq!(s, StatusCode::OK, "{what}: {r}");
+        }
+    }
+    let (_, book) = app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.b)).await;
+    let shown: i64 = book["levels"].as_array().unwrap().iter().map(|l| l["sell_quantity"].as_i64().unwrap()).sum();
+    assert_eq!(shown, 1000, "the iceberg shows one block: {book}");
+    let taker = v.parent(&v.b, "BUY", 100_000).await;
+    let take = |q: Value, dry_run: bool| {
+        json!({"requesting_parent_order_id": taker["parent_order_id"], "quantity": q, "price": p("94.76").0,
+               "requesting_broker_id": v.broker, "dry_run": dry_run})
+    };
+    for q in [json!(i64::MAX), json!(-5), json!(1_000_000_000_001_i64)] {
+        let (s, r) = app.post("/api/order-match-requests", Some(&v.b), take(q.clone(), true)).await;
+        assert_eq!((s, messages(&r)[0].0.as_str()), (StatusCode::BAD_REQUEST, "quantity"), "{q}: {r}");
+        let (s, r) = app
+            .post(
+                "/api/rfqs",
+                Some(&v.b),
+                json!({"parent_order_id": taker["parent_order_id"], "quantity": q,
+                   "liquidity_provider_ids": [me["company_id"]]}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{r}");
+        assert!(messages(&r).iter().any(|(f, _)| f == "quantity"), "{q}: {r}");
+    }
+    let (s, r) = app.post("/api/order-match-requests", Some(&v.b), take(json!(100_000), true)).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let (s, r) = app.post("/api/order-match-requests", Some(&v.b), take(json!(1000), false)).await;
+    assert_eq!(s, StatusCode::CREATED, "{r}");
+
+    // The firm's own reads and the kill switch work whatever it holds.
+    let pid = parent["parent_order_id"].as_str().unwrap();
+    let (s, r) = app.get(&format!("/api/parent-orders/{pid}"), Some(&a)).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let (s, r) = app
+        .post(&format!("/api/companies/{}/kill-switch", me["company_id"].as_str().unwrap()), Some(&admin), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let kids = children(&v, &a, &parent).await;
+    assert!(kids.iter().all(|(state, _)| state != "WORKING"), "{kids:?}");
+    assert_balanced_for(&v, &[&a, &v.b]).await;
 }

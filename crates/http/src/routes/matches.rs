@@ -35,6 +35,7 @@ pub fn router<S: Store>() -> ApiRouter<S> {
 pub struct MatchRequestRequest {
     pub requesting_parent_order_id: Uuid,
     #[serde(deserialize_with = "whole::deserialize")]
+    #[schema(minimum = 0, maximum = 1_000_000_000_000_i64)]
     pub quantity: i64,
     #[serde(deserialize_with = "decimal::deserialize")]
     #[schema(schema_with = request_decimal_schema)]
@@ -190,7 +191,7 @@ pub async fn create_match_request<S: Store>(
     let take = Take {
         requesting_parent_order_id: ParentOrderId(req.requesting_parent_order_id),
         price: req.price,
-        quantity: req.quantity,
+        quantity: crate::dto::quantity("quantity", req.quantity)?,
         requesting_broker_id: CompanyId(req.requesting_broker_id),
         residual: req.residual,
         dry_run: req.dry_run,

@@ -113,7 +113,7 @@ pub async fn create_parent_order<S: Store>(
     let input = NewParentOrder {
         direction: req.direction.map(Into::into),
         instrument_id: InstrumentId(req.instrument_id),
-        quantity: req.quantity,
+        quantity: crate::dto::quantity("quantity", req.quantity)?,
         broker_instructions: req.broker_instructions,
         idempotency: key.clone(),
         fix_cl_ord_id: None,
@@ -183,7 +183,7 @@ pub async fn create_order<S: Store>(
         .ok_or_else(|| ApiError::from(upstairs_engine::EngineError::invalid("limit_price", "Price is required")))?;
     let input = NewOrder {
         parent_order_id: ParentOrderId(req.parent_order_id),
-        quantity: req.quantity,
+        quantity: crate::dto::quantity("quantity", req.quantity)?,
         price,
         residual: req.residual,
         iceberg: req.iceberg,
@@ -228,8 +228,12 @@ pub async fn edit_order<S: Store>(
     let token = bearer(&headers).ok_or_else(|| ApiError::unauthorized("Sign in to continue."))?;
     let actor = st.engine.authenticate(token).await?;
     let req: EditOrderRequest = body_as(body)?;
-    let edit =
-        OrderEdit { quantity: req.quantity, price: req.limit_price, residual: req.residual, iceberg: req.iceberg };
+    let edit = OrderEdit {
+        quantity: crate::dto::quantity_option("quantity", req.quantity)?,
+        price: req.limit_price,
+        residual: req.residual,
+        iceberg: req.iceberg,
+    };
     Ok(Json(PatchOrderResponse::Order(st.engine.edit_order(&actor, id, edit).await?.into())))
 }
 

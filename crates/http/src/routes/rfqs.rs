@@ -239,6 +239,7 @@ fn seconds_left(deadline: DateTime<Utc>, now: DateTime<Utc>) -> i64 {
 pub struct CreateRfqRequest {
     pub parent_order_id: Uuid,
     #[serde(deserialize_with = "whole::deserialize")]
+    #[schema(minimum = 0, maximum = 1_000_000_000_000_i64)]
     pub quantity: i64,
     /// At least one liquidity provider.
     pub liquidity_provider_ids: Vec<Uuid>,
@@ -266,7 +267,7 @@ pub async fn create_rfq<S: Store>(
 ) -> ApiResult<(StatusCode, Json<RfqDto>)> {
     let input = NewRfq {
         parent_order_id: ParentOrderId(req.parent_order_id),
-        quantity: req.quantity,
+        quantity: crate::dto::quantity("quantity", req.quantity)?,
         two_way: req.two_way,
         anonymous: req.anonymous,
         liquidity_provider_ids: req.liquidity_provider_ids.into_iter().map(CompanyId).collect(),
@@ -376,11 +377,13 @@ pub struct AnswerRfqRequest {
     #[schema(schema_with = nullable_request_decimal_schema)]
     pub buy_price: Option<Decimal>,
     #[serde(default, deserialize_with = "whole::option")]
+    #[schema(minimum = 0, maximum = 1_000_000_000_000_i64)]
     pub buy_quantity: Option<i64>,
     #[serde(default, deserialize_with = "decimal::option")]
     #[schema(schema_with = nullable_request_decimal_schema)]
     pub sell_price: Option<Decimal>,
     #[serde(default, deserialize_with = "whole::option")]
+    #[schema(minimum = 0, maximum = 1_000_000_000_000_i64)]
     pub sell_quantity: Option<i64>,
     /// The provider's broker for the trade; the company's default when absent.
     pub broker_id: Option<Uuid>,
@@ -408,7 +411,10 @@ pub async fn answer_rfq<S: Store>(
         }
         None => {
             let side = |price: Option<Decimal>, quantity: Option<i64>, name: &str| match (price, quantity) {
-                (Some(price), Some(quantity)) => Ok(Some(QuoteSide { price, quantity })),
+                (Some(price), Some(quantity)) => {
+                    let quantity = crate::dto::quantity(&format!("{name}_quantity"), quantity)?.get();
+                    Ok(Some(QuoteSide { price, quantity }))
+                }
                 (None, None) => Ok(None),
                 (Some(_), None) => Err(ApiError::from(EngineError::invalid(&format!("{name}_quantity"), "Required"))),
                 (None, Some(_)) => Err(ApiError::from(EngineError::invalid(&format!("{name}_price"), "Required"))),

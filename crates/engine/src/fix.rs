@@ -176,8 +176,10 @@ pub struct CancelRefusal {
 impl<S: Store> Engine<S> {
     // ----- the session store -------------------------------------------------------
 
-    /// The company a Logon from `comp_id` with `password` (554) logs on as, or the text
-    /// of the Logout refusing it. A company without a FIX password cannot log on.
+    /// The company a Logon from `comp_id` with `password` (554) logs on as, or why it is
+    /// refused (for the venue's log: the peer is told nothing). A company without a FIX
+    /// password cannot log on. An unknown CompID costs the same hashing as a wrong
+    /// password, so timing does not tell which CompIDs exist.
     pub async fn fix_logon(
         &self,
         comp_id: &str,
@@ -190,13 +192,10 @@ impl<S: Store> Engine<S> {
                 None => None,
             }
         };
+        let stored = company.as_ref().and_then(|c| c.fix_password_hash.clone());
+        let ok = self.hashing.verify_password(password.unwrap_or_default().to_owned(), stored).await?;
         let Some(company) = company else { return Ok(Err(format!("Unknown SenderCompID {comp_id}"))) };
-        let stored = company.fix_password_hash.clone();
-        let ok = match (password, &stored) {
-            (Some(p), Some(_)) => self.hashing.verify_password(p.to_owned(), stored).await?,
-            _ => false,
-        };
-        if !ok {
+        if !ok || password.is_none() {
             return Ok(Err("Invalid Password (554) for this SenderCompID".into()));
         }
         Ok(Ok(company))

@@ -4,16 +4,17 @@
 //! reply goes through the FIX outbox, so it is numbered, filed and resent like the rest.
 
 use async_trait::async_trait;
+use chrono::{DateTime, TimeDelta, Utc};
 use ironfix_core::message::RawMessage;
 use ironfix_engine::OutboundMessage;
 use ironfix_engine::application::{Application, RejectReason, SessionId};
 use ironfix_engine::close::CloseReason;
 use rust_decimal::Decimal;
 use std::collections::{HashMap, HashSet};
+use std::net::IpAddr;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
 use upstairs_domain::CompanyId;
 use upstairs_domain::order::Direction;
 use upstairs_engine::fix::{
@@ -31,10 +32,26 @@ const RESET_SEQ_NUM_FLAG: u32 = 141;
 const ORDER_CANCEL_REJECT: &str = "9";
 const BUSINESS_MESSAGE_REJECT: &str = "j";
 
-/// Failed Logons of one company before its Logons are refused unheard for a while, so a
-/// password cannot be guessed at the speed of the hashing slots (which web sign-in needs).
+/// Failed Logons from one source address for one CompID before that address's Logons
+/// for it are refused unheard for a while (on the engine's clock), so a password cannot
+/// be guessed at the speed of the hashing slots (which web sign-in needs). Counted per
+/// address, so nobody can lock a company out from elsewhere (ADR 0027).
 const LOGON_FAILURES: u32 = 5;
-const LOGON_LOCKOUT: Duration = Duration::from_secs(60);
+const LOGON_LOCKOUT: TimeDelta = TimeDelta::seconds(60);
+/// How many counts are kept before the ones past the lockout are dropped.
+const FAILURES_KEPT: usize = 1024;
+/// What a peer that is not authenticated is refused with. ironfix sends it nothing (every
+/// session has a store), and our own log line says what really happened.
+const LOGON_REFUSED: &str = "Logon refused";
+
+tokio::task_local! {
+    /// The source address of the connection whose Logon is being read (set by the accept
+    /// loop around the handshake; absent in an established session's task).
+    pub static SOURCE: IpAddr;
+}
+
+/// Failed Logons of one CompID (as the peer named it, known or not) from one address.
+type FailureKey = (IpAddr, String);
 
 /// What every session of the gateway shares: which company each CompID's session was
 /// made for, which companies have a session logged on, and failed Logons.
@@ -42,7 +59,7 @@ const LOGON_LOCKOUT: Duration = Duration::from_secs(60);
 pub struct Shared {
     routes: Mutex<HashMap<String, CompanyId>>,
     live: Mutex<HashSet<CompanyId>>,
-    failures: Mutex<HashMap<CompanyId, (u32, Instant)>>,
+    failures: Mutex<HashMap<FailureKey, (u32, DateTime<Utc>)>>,
 }
 
 impl Shared {
@@ -64,28 +81,33 @@ impl Shared {
         self.live.lock().unwrap_or_else(PoisonError::into_inner).remove(&company);
     }
 
-    /// Whether the company's Logons are refused unheard now.
-    fn locked_out(&self, company: CompanyId) -> bool {
+    /// Whether Logons for this CompID from this address are refused unheard at `now`.
+    fn locked_out(&self, key: &FailureKey, now: DateTime<Utc>) -> bool {
         let failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
-        failures.get(&company).is_some_and(|(n, last)| *n >= LOGON_FAILURES && last.elapsed() < LOGON_LOCKOUT)
+        failures.get(key).is_some_and(|(n, last)| *n >= LOGON_FAILURES && now - *last < LOGON_LOCKOUT)
     }
 
-    fn failed(&self, company: CompanyId) {
+    /// Counts a failed Logon; returns the failures in a row (within the lockout).
+    fn failed(&self, key: FailureKey, now: DateTime<Utc>) -> u32 {
         let mut failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
-        let entry = failures.entry(company).or_insert((0, Instant::now()));
-        if entry.1.elapsed() >= LOGON_LOCKOUT {
+        if failures.len() >= FAILURES_KEPT {
+            failures.retain(|_, (_, last)| now - *last < LOGON_LOCKOUT);
+        }
+        let entry = failures.entry(key).or_insert((0, now));
+        if now - entry.1 >= LOGON_LOCKOUT {
             entry.0 = 0;
         }
-        *entry = (entry.0 + 1, Instant::now());
+        *entry = (entry.0.saturating_add(1), now);
+        entry.0
     }
 
-    fn succeeded(&self, company: CompanyId) {
-        self.failures.lock().unwrap_or_else(PoisonError::into_inner).remove(&company);
+    fn succeeded(&self, key: &FailureKey) {
+        self.failures.lock().unwrap_or_else(PoisonError::into_inner).remove(key);
     }
 }
 
 /// The venue's side of one session. `company` is `None` for a Logon from a CompID no
-/// company has: its only use is to refuse that Logon with a reason.
+/// company has: its only use is to refuse that Logon exactly as a wrong password is.
 pub struct VenueApp<S: Store> {
     engine: Engine<S>,
     company: Option<CompanyId>,
@@ -109,21 +131,39 @@ impl<S: Store> VenueApp<S> {
         Self { engine, company, shared, holds_claim: AtomicBool::new(false) }
     }
 
-    /// Authenticates a Logon and takes the company's live session.
-    async fn logon(&self, company: CompanyId, m: &RawMessage<'_>, comp_id: &str) -> Result<(), RejectReason> {
-        if self.shared.locked_out(company) {
-            return Err(RejectReason::new(0, "Too many failed Logons: try again in a minute"));
+    /// Authenticates a Logon and takes the company's live session. An unknown CompID, a
+    /// wrong password and an address locked out are refused alike (the peer sees the
+    /// connection closed, nothing more); the log says which it was.
+    async fn logon(&self, m: &RawMessage<'_>, comp_id: &str) -> Result<(), RejectReason> {
+        let refused = || RejectReason::new(0, LOGON_REFUSED);
+        let Ok(source) = SOURCE.try_with(|s| *s) else {
+            // Not a handshake: a Logon on a session already logged on.
+            return Err(RejectReason::new(0, "This company's FIX session is logged on already"));
+        };
+        let key = (source, comp_id.to_owned());
+        if self.shared.locked_out(&key, self.engine.clock().now()) {
+            let reason = "locked out: too many failed Logons from this address";
+            tracing::warn!(%source, comp_id, reason, "FIX Logon refused");
+            return Err(refused());
         }
-        let c = match self.engine.fix_logon(comp_id, m.get_field_str(PASSWORD)).await {
-            Ok(Ok(c)) if c.company_id == company => c,
-            Ok(Ok(_)) => return Err(RejectReason::new(0, format!("Unknown SenderCompID {comp_id}"))),
-            Ok(Err(text)) => {
-                self.shared.failed(company);
-                return Err(RejectReason::new(0, text));
+        let verdict = self.engine.fix_logon(comp_id, m.get_field_str(PASSWORD)).await;
+        let c = match verdict {
+            Ok(Ok(c)) if Some(c.company_id) == self.company => c,
+            Ok(Ok(c)) => {
+                // The CompID's company changed after this session was made.
+                let reason = "the CompID changed hands since its session was made";
+                tracing::warn!(%source, comp_id, company = %c.company_id, reason, "FIX Logon refused");
+                return Err(refused());
+            }
+            Ok(Err(why)) => {
+                let failures = self.shared.failed(key, self.engine.clock().now());
+                tracing::warn!(%source, comp_id, failures, reason = %why, "FIX Logon refused");
+                return Err(refused());
             }
             Err(e) => return Err(venue_failure(&e)),
         };
-        self.shared.succeeded(company);
+        let company = c.company_id;
+        self.shared.succeeded(&key);
         if m.get_field_str(RESET_SEQ_NUM_FLAG) == Some("Y") && !c.fix_reset_on_logon {
             return Err(RejectReason::new(0, "ResetSeqNumFlag (141) is not allowed for this company"));
         }
@@ -338,11 +378,7 @@ impl<S: Store> Application for VenueApp<S> {
         if m.msg_type().as_str() != "A" {
             return Ok(());
         }
-        let comp_id = &session.target_comp_id;
-        let Some(company) = self.company else {
-            return Err(RejectReason::new(0, format!("Unknown SenderCompID {comp_id}")));
-        };
-        self.logon(company, m, comp_id).await
+        self.logon(m, &session.target_comp_id).await
     }
 
     async fn to_app(&self, _: &mut OutboundMessage, _: &SessionId) {}

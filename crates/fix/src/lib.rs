@@ -18,6 +18,7 @@ use ironfix_engine::tls::rustls;
 use ironfix_engine::{
     Acceptor, AcceptorRegistry, Connection, OutboundMessage, SendOutcome, SessionConfig, StoreFailurePolicy,
 };
+use ironfix_store::MemoryStore;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -161,7 +162,8 @@ async fn accept_loop<S: Store>(
         let (engine, registry, tls, live, shared) =
             (engine.clone(), registry.clone(), tls.clone(), live.clone(), shared.clone());
         tokio::spawn(async move {
-            let served = serve(&registry, stream, tls).await;
+            // The Logon's checks count failures per source address (`app::SOURCE`).
+            let served = app::SOURCE.scope(peer.ip().to_canonical(), serve(&registry, stream, tls)).await;
             drop(permit);
             match served {
                 Ok(conn) => run_session(engine, conn, live, &shared).await,
@@ -286,7 +288,9 @@ async fn send<S: Store>(engine: &Engine<S>, company: CompanyId, conn: &Connectio
 }
 
 /// Finds the session of a Logon's SenderCompID: the company's, with its database store,
-/// or, for a CompID no company has, one that only refuses the Logon with a reason.
+/// or, for a CompID no company has, one that only refuses the Logon. That one has a
+/// store too (in memory, never touched), so ironfix closes it without a reply exactly as
+/// it does a wrong password: the peer cannot tell a CompID exists.
 struct Lookup<S: Store> {
     engine: Engine<S>,
     venue: CompId,
@@ -306,7 +310,7 @@ impl<S: Store> SessionLookup<VenueApp<S>> for Lookup<S> {
         let config = SessionConfig::new(self.venue.clone(), comp_id.clone(), BEGIN_STRING);
         let Some(company) = company else {
             let app = VenueApp::new(self.engine.clone(), None, self.shared.clone());
-            return Ok(Some(Acceptor::new(config, Arc::new(app))));
+            return Ok(Some(Acceptor::new(config, Arc::new(app)).with_store(Arc::new(MemoryStore::new()))));
         };
         let store = DbStore::open(self.engine.clone(), company.company_id)
             .await

@@ -4,7 +4,8 @@
 //! TradeCaptureReportAck (beside the e-mail links); an execution system creates and
 //! cancels parent orders and hears of their fills; sequence gaps both ways are recovered
 //! by resend; malformed frames are answered or dropped, never fatal; the sessions screen's
-//! call; Logons with an unknown CompID or a wrong password.
+//! call; Logons with an unknown CompID or a wrong password, refused alike, and failed
+//! Logons counted per source address.
 mod support;
 
 use reqwest::StatusCode;
@@ -24,6 +25,8 @@ on_both_backends!(
     sessions_over_tls,
     a_broker_declines_and_a_late_ack_is_told,
     logon_rules,
+    failed_logons_lock_out_their_address_only,
+    refused_logons_look_alike,
 );
 
 /// Several nodes share one PostgreSQL; SQLite is one node.
@@ -392,7 +395,7 @@ async fn logons_are_authenticated(b: Backend) {
     let (v, port) = fix_venue(b).await;
     let within = Duration::from_secs(10);
     // An unknown CompID and a wrong password: nothing is said to someone who cannot prove
-    // who they are.
+    // who they are (`refused_logons_look_alike`).
     let mut c = RawFix::connect(port, "STRANGER").await;
     c.send("A", &[(98, "0"), (108, "30"), (554, "whatever-pass")]).await;
     assert!(c.next(within).await.is_none(), "closed without a reply");
@@ -575,6 +578,64 @@ async fn logon_rules(b: Backend) {
     let mut c = RawFix::connect(port, "HALYARD2").await;
     c.send("A", &logon(false, FIRM_PW)).await;
     assert!(c.next(within).await.is_none(), "locked out for a minute");
+    v.app.stop().await;
+}
+
+/// A Logon for `sender` with `password` from the source address `source`: how the venue
+/// ended the connection (within a deadline).
+async fn refused_from(port: u16, sender: &str, password: &str, source: &str) -> Closed {
+    let mut c = RawFix::connect_from(port, sender, source).await;
+    c.send("A", &[(98, "0"), (108, "30"), (554, password)]).await;
+    c.until_closed(Duration::from_secs(10)).await.unwrap_or_else(|| panic!("{sender} from {source}: still open"))
+}
+
+/// Failed Logons count against the address they come from: six wrong passwords for
+/// BALTIC from 127.0.0.2 leave even the right one unheard there, while the broker logs
+/// on from 127.0.0.1; the lockout ends a minute later on the venue's clock.
+async fn failed_logons_lock_out_their_address_only(b: Backend) {
+    let (v, port) = fix_venue(b).await;
+    let attacker = "127.0.0.2";
+    let silent = Closed { said: String::new(), error: None };
+    for _ in 0..6 {
+        assert_eq!(refused_from(port, "BALTIC", "wrong-password", attacker).await, silent);
+    }
+    assert_eq!(refused_from(port, "BALTIC", BROKER_PW, attacker).await, silent, "locked out");
+
+    // The broker, a real QuickFIX initiator from 127.0.0.1, logs on all the same.
+    let dir = temp_dir();
+    let mut broker = FixPeer::spawn(port, "BALTIC", BROKER_PW, dir.path(), &[]);
+    broker.logon().await;
+    let (out, _) = broker.seq().await;
+    broker.stop().await;
+    // Its Logon did not lift the attacker's lockout.
+    assert_eq!(refused_from(port, "BALTIC", BROKER_PW, attacker).await, silent, "still locked out");
+
+    // A minute later by the venue's clock the address is heard again.
+    v.app.clock.advance(chrono::Duration::seconds(61));
+    let mut c = RawFix::connect_from(port, "BALTIC", attacker).await;
+    // Past the broker's numbers (its Logout took `out`): a gap is resent, a number too
+    // low would be refused.
+    c.seq = out + 5;
+    c.send("A", &[(98, "0"), (108, "30"), (554, BROKER_PW)]).await;
+    let ack = c.expect("A", Duration::from_secs(10)).await;
+    assert_eq!(tag(&ack, 56).as_deref(), Some("BALTIC"), "{ack:?}");
+    v.app.stop().await;
+}
+
+/// A refused Logon tells nobody whether its CompID exists: an unknown CompID, a known one
+/// with a wrong password and an address locked out all see the connection closed the
+/// same way, with nothing said.
+async fn refused_logons_look_alike(b: Backend) {
+    let (v, port) = fix_venue(b).await;
+    let unknown = refused_from(port, "STRANGER", "wrong-password", "127.0.0.1").await;
+    let wrong = refused_from(port, "BALTIC", "wrong-password", "127.0.0.1").await;
+    assert_eq!(unknown, wrong, "an unknown CompID against a wrong password");
+    assert_eq!(wrong, Closed { said: String::new(), error: None }, "nothing said");
+    for _ in 0..5 {
+        assert_eq!(refused_from(port, "BALTIC", "wrong-password", "127.0.0.3").await, wrong);
+    }
+    let locked = refused_from(port, "BALTIC", BROKER_PW, "127.0.0.3").await;
+    assert_eq!(locked, wrong, "locked out against a wrong password");
     v.app.stop().await;
 }
 

@@ -189,6 +189,36 @@ impl RawFix {
         RawFix { stream, buf: Vec::new(), seq: 1, sender: sender.to_owned() }
     }
 
+    /// [`RawFix::connect`] from the source address `source` (any of 127.0.0.0/8 is this
+    /// machine on Linux), so the venue sees another client.
+    pub async fn connect_from(port: u16, sender: &str, source: &str) -> RawFix {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        let from: std::net::SocketAddr = format!("{source}:0").parse().expect("a source address");
+        socket.bind(from).unwrap_or_else(|e| panic!("bind to {source}: {e}"));
+        let stream = socket.connect(([127, 0, 0, 1], port).into()).await.expect("connect to the FIX port");
+        RawFix { stream, buf: Vec::new(), seq: 1, sender: sender.to_owned() }
+    }
+
+    /// Everything the venue says until it closes the connection, and how it closes it;
+    /// None when it is still open after `within`.
+    pub async fn until_closed(&mut self, within: Duration) -> Option<Closed> {
+        let deadline = Instant::now() + within;
+        loop {
+            let mut chunk = [0u8; 4096];
+            let left = deadline.saturating_duration_since(Instant::now());
+            let error = match tokio::time::timeout(left, self.stream.read(&mut chunk)).await {
+                Ok(Ok(0)) => None,
+                Ok(Ok(n)) => {
+                    self.buf.extend_from_slice(&chunk[..n]);
+                    continue;
+                }
+                Ok(Err(e)) => Some(e.kind()),
+                Err(_) => return None,
+            };
+            return Some(Closed { said: String::from_utf8_lossy(&self.buf).replace('\x01', "|"), error });
+        }
+    }
+
     /// Sends a message with a correct header and the next sequence number.
     pub async fn send(&mut self, msg_type: &str, body: &[(u32, &str)]) {
         let seq = self.seq.to_string();
@@ -240,6 +270,14 @@ impl RawFix {
             }
         }
     }
+}
+
+/// How the venue ended a connection: what it said first (SOH shown as `|`), and the
+/// read error that ended it (None: an orderly close).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Closed {
+    pub said: String,
+    pub error: Option<std::io::ErrorKind>,
 }
 
 /// Where the first complete frame in `buf` ends (after `10=xxx<SOH>`).

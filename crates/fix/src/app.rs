@@ -35,7 +35,7 @@ const BUSINESS_MESSAGE_REJECT: &str = "j";
 /// Failed Logons from one source address for one CompID before that address's Logons
 /// for it are refused unheard for a while (on the engine's clock), so a password cannot
 /// be guessed at the speed of the hashing slots (which web sign-in needs). Counted per
-/// address, so nobody can lock a company out from elsewhere (ADR 0027).
+/// address, so nobody can lock a company out from elsewhere (ADR 0028).
 const LOGON_FAILURES: u32 = 5;
 const LOGON_LOCKOUT: TimeDelta = TimeDelta::seconds(60);
 /// How many counts are kept before the ones past the lockout are dropped.

@@ -81,6 +81,7 @@ pub struct UiMetadataDto {
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct LoginRequest {
     pub email: String,
     pub password: String,
@@ -207,6 +208,7 @@ pub struct CreateUserRequest {
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct EmailRequest {
     pub email: String,
 }
@@ -219,6 +221,7 @@ pub struct PasswordResetQuery {
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PasswordRequest {
     pub password: String,
     /// The page's kind of link: a link made for the other purpose is refused (410).
@@ -433,6 +436,7 @@ pub struct CompanyRefDto {
 
 /// A company named by id in a request (a name, if sent, is ignored).
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CompanyIdDto {
     pub company_id: Uuid,
     #[serde(default)]

@@ -232,7 +232,7 @@ async fn bad_input_answers_4xx_problems(b: Backend) {
             me_path.clone(),
             r#"{"password": "Sneaky-Pass-1"}"#,
             "application/json",
-            StatusCode::UNPROCESSABLE_ENTITY,
+            StatusCode::BAD_REQUEST,
         ),
         (
             Method::PATCH,

@@ -55,6 +55,7 @@ impl From<NewsletterRecipient> for NewsletterRecipientDto {
 
 /// What a newsletter's digest covers.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct NewsletterFilterDto {
     /// These instruments only; every active instrument when null.
     #[schema(required = true)]

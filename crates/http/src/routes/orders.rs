@@ -253,7 +253,11 @@ pub async fn order_confirmation<S: Store>(
 /// The body as the branch chosen by the query needs it: either shape is valid JSON for
 /// the operation, so the other one is a bad request (400), not a malformed body.
 fn body_as<T: serde::de::DeserializeOwned>(body: serde_json::Value) -> Result<T, ApiError> {
-    serde_json::from_value(body).map_err(|e| ApiError::bad_request(format!("The request body is not valid: {e}")))
+    serde_json::from_value(body).map_err(|e| {
+        let message = e.to_string();
+        crate::extract::unknown_field_error(&message)
+            .unwrap_or_else(|| ApiError::bad_request(format!("The request body is not valid: {message}")))
+    })
 }
 
 /// Cancels a working or awaiting-match order.

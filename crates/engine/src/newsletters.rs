@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use upstairs_domain::{CompanyId, FieldError, InstrumentId, Permission, UserId};
 use uuid::Uuid;
 
-use crate::context::{Actor, audit, require};
+use crate::context::{Actor, action_log, audit, require};
 use crate::error::EngineError;
 use crate::model::*;
 use crate::ports::*;
@@ -73,9 +73,20 @@ impl<S: Store> Engine<S> {
         Ok(self.store.read().await?.newsletters(scope).await?)
     }
 
+    /// One newsletter with its recipients, when in the actor's scope.
+    pub async fn newsletter(&self, actor: &Actor, id: Uuid) -> Result<Newsletter, EngineError> {
+        let scope = scope(actor)?;
+        scoped(&mut self.store.read().await?, scope, id).await
+    }
+
     /// Creates a newsletter; the texts are the spec's (section 5), its description
     /// message included as quoted.
-    pub async fn create_newsletter(&self, actor: &Actor, input: NewNewsletter) -> Result<Newsletter, EngineError> {
+    pub async fn create_newsletter(
+        &self,
+        actor: &Actor,
+        input: NewNewsletter,
+        key: Option<&IdempotencyKey>,
+    ) -> Result<Newsletter, EngineError> {
         let scope = scope(actor)?;
         let name = input.name.trim().to_owned();
         let description = input.description.trim().to_owned();
@@ -110,16 +121,15 @@ impl<S: Store> Engine<S> {
             last_sent_at: None,
         };
         tx.insert_newsletter(&n).await?;
-        audit(
-            &mut tx,
+        let log = action_log(
             now,
             Some(actor.user.user_id),
             "newsletter",
             Some(n.newsletter_id),
             "create",
             json!({"name": n.name, "description": n.description, "filter_criteria": n.filter_criteria}),
-        )
-        .await?;
+        );
+        tx.insert_action_log(&log.keyed(key, 0)).await?;
         tx.commit().await?;
         Ok(n)
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use upstairs_domain::price::{Band, BandError};
 use upstairs_domain::{CompanyId, Email, FieldError, InstrumentId, Permission, UserId};
 
-use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, audit, blank_to_none, require};
+use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, action_log, audit, blank_to_none, require};
 use crate::error::{EngineError, StoreError};
 use crate::events::Event;
 use crate::model::*;
@@ -108,23 +108,27 @@ impl<S: Store> Engine<S> {
     }
 
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
-    pub async fn create_company(&self, actor: &Actor, changes: CompanyChanges) -> Result<Company, EngineError> {
+    pub async fn create_company(
+        &self,
+        actor: &Actor,
+        changes: CompanyChanges,
+        key: Option<&IdempotencyKey>,
+    ) -> Result<Company, EngineError> {
         require(actor, Permission::Admin)?;
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
         let mut c = Company::named("", now);
         self.apply_company_changes(&mut tx, &mut c, changes).await?;
         tx.insert_company(&c).await?;
-        audit(
-            &mut tx,
+        let log = action_log(
             now,
             Some(actor.user.user_id),
             "company",
             Some(c.company_id.0),
             "create",
             json!({"after": company_json(&c)}),
-        )
-        .await?;
+        );
+        tx.insert_action_log(&log.keyed(key, 0)).await?;
         let c = tx.company(c.company_id).await?.ok_or_else(|| EngineError::Internal("company vanished".into()))?;
         tx.commit().await?;
         Ok(c)
@@ -298,7 +302,12 @@ impl<S: Store> Engine<S> {
     }
 
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
-    pub async fn create_instrument(&self, actor: &Actor, ch: InstrumentChanges) -> Result<Instrument, EngineError> {
+    pub async fn create_instrument(
+        &self,
+        actor: &Actor,
+        ch: InstrumentChanges,
+        key: Option<&IdempotencyKey>,
+    ) -> Result<Instrument, EngineError> {
         require(actor, Permission::Admin)?;
         let now = self.clock.now();
         let mut i = Instrument {
@@ -327,16 +336,15 @@ impl<S: Store> Engine<S> {
         apply_instrument_changes(&mut i, ch)?;
         let mut tx = self.store.write().await?;
         tx.insert_instrument(&i).await?;
-        audit(
-            &mut tx,
+        let log = action_log(
             now,
             Some(actor.user.user_id),
             "instrument",
             Some(i.instrument_id.0),
             "create",
             json!({"after": instrument_json(&i)}),
-        )
-        .await?;
+        );
+        tx.insert_action_log(&log.keyed(key, 0)).await?;
         tx.commit().await?;
         self.publish_instrument(&i);
         Ok(i)

@@ -5,7 +5,7 @@ use serde_json::json;
 use upstairs_domain::{AutoAccept, CompanyId, Email, FieldError, Password, Permission, Role, UserId};
 
 use crate::accounts::parse_email;
-use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, audit, blank_to_none, require};
+use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, action_log, audit, blank_to_none, require};
 use crate::error::{EngineError, StoreError};
 use crate::events::Event;
 use crate::model::*;
@@ -103,7 +103,12 @@ impl<S: Store> Engine<S> {
     /// Creates a user without a password and e-mails an activation link. Admins may
     /// create users in any company; company admins in their own.
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
-    pub async fn create_user(&self, actor: &Actor, input: NewUser) -> Result<UserView, EngineError> {
+    pub async fn create_user(
+        &self,
+        actor: &Actor,
+        input: NewUser,
+        key: Option<&IdempotencyKey>,
+    ) -> Result<UserView, EngineError> {
         let own_company = input.company_id == actor.user.company_id;
         if !(actor.can(Permission::Admin) || (own_company && actor.can(Permission::ManageOwnCompanyUsers))) {
             return Err(EngineError::Forbidden("You are not allowed to create users.".into()));
@@ -162,8 +167,7 @@ impl<S: Store> Engine<S> {
         if user.active {
             self.issue_link(&mut tx, &user, LinkPurpose::Activation, now).await?;
         }
-        audit(
-            &mut tx,
+        let log = action_log(
             now,
             Some(actor.user.user_id),
             "user",
@@ -171,8 +175,8 @@ impl<S: Store> Engine<S> {
             "create",
             json!({"after": {"email": user.email, "company_id": user.company_id, "roles": user.roles,
                              "first_name": user.first_name, "last_name": user.last_name, "active": user.active}}),
-        )
-        .await?;
+        );
+        tx.insert_action_log(&log.keyed(key, 0)).await?;
         tx.commit().await?;
         self.poke();
         Ok(UserView { user, company_name: company.name })

@@ -64,7 +64,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for KeyedJson<T> {
 
 /// Runs a keyed write once. A key seen before answers what its first run created, read
 /// back by `replay` (the ids in the order created); a new key or none runs `act`. Two
-/// runs racing with one key: the database lets one write, the other replays it.
+/// runs racing with one key: the database lets one write, the other replays it (also when
+/// the loser first trips over what the winner made, e.g. a user's e-mail: 409).
 pub async fn once<S, O, A, R, RF>(
     st: &AppState<S>,
     actor: &Actor,
@@ -85,12 +86,12 @@ where
         return Ok(replay(ids(rows)).await?);
     }
     match act.await {
-        Err(EngineError::Repeated) => {
+        Err(e @ (EngineError::Repeated | EngineError::Conflict { .. })) => {
             let rows = match key {
                 Some(k) => st.engine.keyed_write(actor, k).await?,
                 None => None,
             };
-            let rows = rows.ok_or(EngineError::Repeated)?;
+            let rows = rows.ok_or(e)?;
             Ok(replay(ids(rows)).await?)
         }
         r => Ok(r?),

@@ -16,8 +16,9 @@ use uuid::Uuid;
 use crate::AppState;
 use crate::dto::decimal_schema;
 use crate::error::ApiResult;
-use crate::error::responses::{BadRequest, Conflict, Forbidden, NotFound};
+use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound};
 use crate::extract::{ApiJson, ApiPath, Auth};
+use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, first, once};
 use crate::openapi::ApiRouter;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -117,11 +118,12 @@ pub struct CreateNewsletterRequest {
 }
 
 #[utoipa::path(post, path = "/api/admin/newsletters", tag = "admin", request_body = CreateNewsletterRequest,
-    responses((status = 201, body = NewsletterDto), BadRequest, Forbidden), security(("bearer" = [])))]
+    params(IdempotencyKeyHeader),
+    responses((status = 201, body = NewsletterDto), BadRequest, Forbidden, KeyReused), security(("bearer" = [])))]
 pub async fn create_newsletter<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiJson(req): ApiJson<CreateNewsletterRequest>,
+    KeyedJson { body: req, key }: KeyedJson<CreateNewsletterRequest>,
 ) -> ApiResult<(StatusCode, Json<NewsletterDto>)> {
     let input = NewNewsletter {
         name: req.name,
@@ -131,7 +133,12 @@ pub async fn create_newsletter<S: Store>(
             .and_then(|f| f.instrument_ids)
             .map(|ids| ids.into_iter().map(InstrumentId).collect()),
     };
-    Ok((StatusCode::CREATED, Json(st.engine.create_newsletter(&actor, input).await?.into())))
+    let engine = &st.engine;
+    let n = once(&st, &actor, key.as_ref(), engine.create_newsletter(&actor, input, key.as_ref()), |ids| async {
+        engine.newsletter(&actor, first(ids)?).await
+    })
+    .await?;
+    Ok((StatusCode::CREATED, Json(n.into())))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

@@ -9,9 +9,10 @@ use upstairs_engine::model::{InstrumentFilter, InstrumentSort};
 
 use crate::AppState;
 use crate::dto::*;
-use crate::error::responses::{BadRequest, Conflict, Forbidden, NotFound};
+use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
+use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, first, once};
 use crate::openapi::ApiRouter;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -52,14 +53,19 @@ pub async fn admin_companies<S: Store>(
 
 /// Creates a company (admin).
 #[utoipa::path(post, path = "/api/admin/companies", tag = "admin", request_body = CompanyRequest,
+    params(IdempotencyKeyHeader),
     responses((status = 201, body = CompanyDto), BadRequest, Forbidden,
-              Conflict), security(("bearer" = [])))]
+              Conflict, KeyReused), security(("bearer" = [])))]
 pub async fn create_company<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiJson(req): ApiJson<CompanyRequest>,
+    KeyedJson { body: req, key }: KeyedJson<CompanyRequest>,
 ) -> ApiResult<(StatusCode, Json<CompanyDto>)> {
-    let c = st.engine.create_company(&actor, req.into()).await?;
+    let engine = &st.engine;
+    let c = once(&st, &actor, key.as_ref(), engine.create_company(&actor, req.into(), key.as_ref()), |ids| async {
+        engine.company(&actor, CompanyId(first(ids)?)).await
+    })
+    .await?;
     Ok((StatusCode::CREATED, Json(with_score(&st, c).await?)))
 }
 
@@ -167,14 +173,20 @@ pub async fn admin_instruments<S: Store>(
 
 /// Creates an instrument (admin).
 #[utoipa::path(post, path = "/api/admin/instruments", tag = "admin", request_body = InstrumentRequest,
-    responses((status = 201, body = InstrumentDto), BadRequest, Forbidden),
+    params(IdempotencyKeyHeader),
+    responses((status = 201, body = InstrumentDto), BadRequest, Forbidden, KeyReused),
     security(("bearer" = [])))]
 pub async fn create_instrument<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiJson(req): ApiJson<InstrumentRequest>,
+    KeyedJson { body: req, key }: KeyedJson<InstrumentRequest>,
 ) -> ApiResult<(StatusCode, Json<InstrumentDto>)> {
-    Ok((StatusCode::CREATED, Json(st.engine.create_instrument(&actor, req.into()).await?.into())))
+    let engine = &st.engine;
+    let i = once(&st, &actor, key.as_ref(), engine.create_instrument(&actor, req.into(), key.as_ref()), |ids| async {
+        engine.instrument(&actor, InstrumentId(first(ids)?)).await
+    })
+    .await?;
+    Ok((StatusCode::CREATED, Json(i.into())))
 }
 
 /// Changes an instrument (admin).

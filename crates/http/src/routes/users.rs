@@ -10,8 +10,9 @@ use upstairs_engine::users::NewUser;
 use crate::AppState;
 use crate::dto::*;
 use crate::error::ApiResult;
-use crate::error::responses::{BadRequest, Conflict, Forbidden, Gone, NotFound, TooManyRequests};
+use crate::error::responses::{BadRequest, Conflict, Forbidden, Gone, KeyReused, NotFound, TooManyRequests};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth, Client};
+use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, first, once};
 use crate::openapi::ApiRouter;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -55,11 +56,13 @@ pub async fn update<S: Store>(
 
 /// Creates a user without a password and e-mails an activation link.
 #[utoipa::path(post, path = "/api/users", tag = "users", request_body = CreateUserRequest,
-    responses((status = 201, body = UserDto), BadRequest, Forbidden, NotFound, Conflict), security(("bearer" = [])))]
+    params(IdempotencyKeyHeader),
+    responses((status = 201, body = UserDto), BadRequest, Forbidden, NotFound, Conflict, KeyReused),
+    security(("bearer" = [])))]
 pub async fn create<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
-    ApiJson(req): ApiJson<CreateUserRequest>,
+    KeyedJson { body: req, key }: KeyedJson<CreateUserRequest>,
 ) -> ApiResult<(StatusCode, Json<UserDto>)> {
     let input = NewUser {
         email: req.email,
@@ -73,7 +76,11 @@ pub async fn create<S: Store>(
         fix_integration: req.fix_integration.unwrap_or(false),
         active: req.active.unwrap_or(true),
     };
-    let user = st.engine.create_user(&actor, input).await?;
+    let engine = &st.engine;
+    let user = once(&st, &actor, key.as_ref(), engine.create_user(&actor, input, key.as_ref()), |ids| async {
+        engine.user(&actor, UserId(first(ids)?)).await
+    })
+    .await?;
     Ok((StatusCode::CREATED, Json(with_score(&st, user).await?)))
 }
 

@@ -2259,7 +2259,13 @@ export interface operations {
     create_company: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One key per user action: a retry with the same key and body answers what the first
+                 *     try did without doing it again; the same key with another body answers 422.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2340,7 +2346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body does not have the documented shape */
+            /** @description The body does not have the documented shape, or the Idempotency-Key was already used with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2626,7 +2632,13 @@ export interface operations {
     create_instrument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One key per user action: a retry with the same key and body answers what the first
+                 *     try did without doing it again; the same key with another body answers 422.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2698,7 +2710,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body does not have the documented shape */
+            /** @description The body does not have the documented shape, or the Idempotency-Key was already used with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3015,7 +3027,13 @@ export interface operations {
     create_newsletter: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One key per user action: a retry with the same key and body answers what the first
+                 *     try did without doing it again; the same key with another body answers 422.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3087,7 +3105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body does not have the documented shape */
+            /** @description The body does not have the documented shape, or the Idempotency-Key was already used with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6672,7 +6690,13 @@ export interface operations {
     create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One key per user action: a retry with the same key and body answers what the first
+                 *     try did without doing it again; the same key with another body answers 422.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6762,7 +6786,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body does not have the documented shape */
+            /** @description The body does not have the documented shape, or the Idempotency-Key was already used with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -6,7 +6,7 @@ import { companiesQueryKey, companySchema } from './get-companies';
 export type CompanyRequest = components['schemas']['CompanyRequest'];
 
 export function createCompany(body: CompanyRequest) {
-  return apiFetch('/admin/companies', { method: 'POST', body, schema: companySchema });
+  return apiFetch('/admin/companies', { method: 'POST', idempotent: true, body, schema: companySchema });
 }
 
 /** POST /admin/companies; the list is refetched. */

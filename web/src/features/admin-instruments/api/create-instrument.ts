@@ -8,7 +8,7 @@ import { adminInstrumentsQueryKey } from './get-instruments';
 export type InstrumentRequest = components['schemas']['InstrumentRequest'];
 
 export function createInstrument(body: InstrumentRequest) {
-  return apiFetch('/admin/instruments', { method: 'POST', body, schema: instrumentSchema });
+  return apiFetch('/admin/instruments', { method: 'POST', idempotent: true, body, schema: instrumentSchema });
 }
 
 /** POST /admin/instruments; the admin list and the traders' instrument lists are refetched. */

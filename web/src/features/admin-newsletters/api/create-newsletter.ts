@@ -6,7 +6,7 @@ import { newsletterSchema, newslettersQueryKey } from './get-newsletters';
 export type CreateNewsletterRequest = components['schemas']['CreateNewsletterRequest'];
 
 export function createNewsletter(body: CreateNewsletterRequest) {
-  return apiFetch('/admin/newsletters', { method: 'POST', body, schema: newsletterSchema });
+  return apiFetch('/admin/newsletters', { method: 'POST', idempotent: true, body, schema: newsletterSchema });
 }
 
 /** POST /admin/newsletters {name, description}; the list is refetched. */

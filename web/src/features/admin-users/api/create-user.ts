@@ -5,7 +5,7 @@ import type { components } from '@/lib/api/schema';
 import { usersQueryKey } from './get-users';
 
 export function createUser(body: components['schemas']['CreateUserRequest']) {
-  return apiFetch('/users', { method: 'POST', body, schema: userSchema });
+  return apiFetch('/users', { method: 'POST', idempotent: true, body, schema: userSchema });
 }
 
 /** POST /users: the new user gets an activation e-mail; the list is refetched. */

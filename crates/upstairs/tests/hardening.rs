@@ -17,6 +17,9 @@ on_both_backends!(
     a_trusted_proxy_names_the_client,
     texts_and_settings_are_bounded,
     links_are_bound_to_their_purpose,
+    control_characters_are_refused_by_field,
+    unknown_keys_are_refused_by_name,
+    admin_creates_act_once_per_key,
 );
 
 fn order_body(v: &Venue, parent: &Value, quantity: i64, price: &str) -> Value {
@@ -260,6 +263,153 @@ async fn links_are_bound_to_their_purpose(b: Backend) {
     let (s, e) = v.app.post(&path, None, json!({"password": "Another-Pass-2", "purpose": "RESET"})).await;
     assert_eq!(s, StatusCode::NO_CONTENT, "{e}");
     v.app.login("a@halyard.test", "Another-Pass-2").await;
+}
+
+/// 400 naming `field`, as a problem with `errors: [{field, message}]`.
+#[track_caller]
+fn assert_refused(answer: &(StatusCode, Value), field: &str) {
+    let (s, e) = answer;
+    assert_eq!(*s, StatusCode::BAD_REQUEST, "{field}: {e}");
+    assert_eq!(e["errors"][0]["field"], field, "{e}");
+}
+
+async fn control_characters_are_refused_by_field(b: Backend) {
+    let v = venue(b).await;
+    let admin = v.app.admin_token().await;
+    let (_, me) = v.app.get("/api/users/me", Some(&admin)).await;
+    for bad in ["Night\u{0}owl", "Evil\u{1b}[31m", "Del\u{7f}ete", "Next\u{85}line", "Two\nlines", "\u{0}\u{0}"] {
+        let newsletter = json!({"name": bad, "description": "Daily rates"});
+        assert_refused(&v.app.post("/api/admin/newsletters", Some(&admin), newsletter).await, "name");
+        let company = json!({"name": bad, "full_name": "Evil Ltd"});
+        assert_refused(&v.app.post("/api/admin/companies", Some(&admin), company).await, "name");
+        let user = json!({"email": "eve@upstairs.test", "first_name": "Eve", "last_name": bad,
+                          "company_id": me["company_id"], "roles": ["trader"]});
+        assert_refused(&v.app.post("/api/users", Some(&admin), user).await, "last_name");
+        let instrument = json!({"name": bad, "term": "Dec26", "min_quantity": 500, "tick_size": 0.01,
+                                "exchange_id": "I", "currency": "EUR", "min_tick_price": 94.7, "max_tick_price": 94.8});
+        assert_refused(&v.app.post("/api/admin/instruments", Some(&admin), instrument).await, "name");
+        // In a nested object, through the keyed path, in an e-mail.
+        let nested =
+            json!({"name": "Osprey", "full_name": "Osprey Ltd", "brokers": [{"company_id": v.broker, "name": bad}]});
+        assert_refused(&v.app.post("/api/admin/companies", Some(&admin), nested).await, "name");
+        // (A parent order's instructions are multi-line: a line break is theirs.)
+        if !bad.contains('\n') {
+            let keyed = json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 1000,
+                               "broker_instructions": bad});
+            assert_refused(&v.app.post_keyed("/api/parent-orders", &v.a, "bad", keyed).await, "broker_instructions");
+        }
+        let email = json!({"email": format!("{bad}@upstairs.test")});
+        assert_refused(&v.app.post("/api/users/password-reset", None, email).await, "email");
+    }
+    // Nothing was stored.
+    let (_, newsletters) = v.app.get("/api/admin/newsletters", Some(&admin)).await;
+    assert_eq!(newsletters, json!([]));
+    let (_, users) = v.app.get("/api/admin/users?email=eve", Some(&admin)).await;
+    assert_eq!(users["total_items"], 0, "{users}");
+    let (_, parents) = v.app.get("/api/parent-orders", Some(&v.a)).await;
+    assert_eq!(parents, json!([]));
+
+    // A multi-line field keeps its line breaks and tabs, and nothing else.
+    let lines = "Line 1\nLine 2\r\n\tindented";
+    let (s, n) =
+        v.app.post("/api/admin/newsletters", Some(&admin), json!({"name": "Rates", "description": lines})).await;
+    assert_eq!((s, n["description"].as_str()), (StatusCode::CREATED, Some(lines)), "{n}");
+    let bad = json!({"name": "Rates 2", "description": "Line 1\u{0}"});
+    assert_refused(&v.app.post("/api/admin/newsletters", Some(&admin), bad).await, "description");
+    let parent = |text: &str| json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 1000, "broker_instructions": text});
+    let (s, p) = v.app.post("/api/parent-orders", Some(&v.a), parent("Work it slowly\nafter 11:00")).await;
+    assert_eq!((s, p["broker_instructions"].as_str()), (StatusCode::CREATED, Some("Work it slowly\nafter 11:00")));
+    assert_refused(&v.app.post("/api/parent-orders", Some(&v.a), parent("\u{1b}[2J")).await, "broker_instructions");
+
+    // Query and path text.
+    assert_refused(&v.app.get("/api/instruments?name=%00", Some(&v.a)).await, "name");
+    assert_refused(&v.app.get("/api/users/password-reset/ab%1Bcd", None).await, "hash");
+}
+
+async fn unknown_keys_are_refused_by_name(b: Backend) {
+    let v = venue(b).await;
+    let admin = v.app.admin_token().await;
+    // A nested object: the newsletter's filter.
+    let body =
+        json!({"name": "Rates", "description": "Daily", "filter_criteria": {"instrument_ids": null, "colour": "red"}});
+    assert_refused(&v.app.post("/api/admin/newsletters", Some(&admin), body).await, "colour");
+    let (_, newsletters) = v.app.get("/api/admin/newsletters", Some(&admin)).await;
+    assert_eq!(newsletters, json!([]));
+    // A trading write, with and without a key; an edit; a company's broker.
+    let parent = v.parent(&v.a, "BUY", 5000).await;
+    let mut order = order_body(&v, &parent, 1000, "94.75");
+    order["stop_price"] = json!(94.7);
+    assert_refused(&v.app.post("/api/orders", Some(&v.a), order.clone()).await, "stop_price");
+    assert_refused(&v.app.post_keyed("/api/orders", &v.a, "unknown", order).await, "stop_price");
+    let (s, o) = v.app.post("/api/orders", Some(&v.a), order_body(&v, &parent, 1000, "94.75")).await;
+    assert_eq!(s, StatusCode::CREATED, "{o}");
+    let path = format!("/api/orders/{}", o["order_id"].as_str().unwrap());
+    assert_refused(&v.app.patch(&path, Some(&v.a), json!({"quantity": 500, "hidden": true})).await, "hidden");
+    let company =
+        json!({"name": "Osprey", "full_name": "Osprey Ltd", "brokers": [{"company_id": v.broker, "lei": "x"}]});
+    assert_refused(&v.app.post("/api/admin/companies", Some(&admin), company).await, "lei");
+    // Sign-in and the password links.
+    let login = json!({"email": "a@halyard.test", "password": PW, "rememberMe": false, "otp": "1"});
+    assert_refused(&v.app.post("/api/auth/login", None, login).await, "otp");
+    let link = json!({"email": "a@halyard.test", "redirect": "https://example.test"});
+    assert_refused(&v.app.post("/api/users/password-reset", None, link).await, "redirect");
+    assert_eq!(quantities(&v, &v.a, &parent).await["working"], 1000);
+}
+
+async fn admin_creates_act_once_per_key(b: Backend) {
+    let v = venue(b).await;
+    let admin = v.app.admin_token().await;
+    let (_, me) = v.app.get("/api/users/me", Some(&admin)).await;
+    let instrument = |name: &str| {
+        json!({"name": name, "term": "Jun27", "min_quantity": 500, "tick_size": 0.01, "exchange_id": "I",
+               "currency": "EUR", "min_tick_price": 94.7, "max_tick_price": 94.8})
+    };
+    let user = |email: &str| json!({"email": email, "first_name": "Kay", "last_name": "Keyed", "company_id": me["company_id"], "roles": ["trader"]});
+    // (path, body, another body, the list that shows how many were made)
+    let creates = [
+        (
+            "/api/admin/companies",
+            json!({"name": "Osprey", "full_name": "Osprey Ltd", "roles": ["broker"]}),
+            json!({"name": "Osprey 2", "full_name": "Osprey Ltd", "roles": ["broker"]}),
+            "/api/admin/companies?size=200",
+        ),
+        (
+            "/api/admin/instruments",
+            instrument("Euribor Jun27"),
+            instrument("Euribor Sep27"),
+            "/api/admin/instruments?name=Euribor",
+        ),
+        (
+            "/api/admin/newsletters",
+            json!({"name": "Rates", "description": "Daily"}),
+            json!({"name": "Rates", "description": "Weekly"}),
+            "/api/admin/newsletters",
+        ),
+        ("/api/users", user("kay@upstairs.test"), user("kay2@upstairs.test"), "/api/admin/users?size=200"),
+    ];
+    for (path, body, other, list) in creates {
+        let count = |l: Value| l.get("items").unwrap_or(&l).as_array().unwrap().len();
+        let before = count(v.app.get(list, Some(&admin)).await.1);
+        // A key is the user's, for one action (of any kind): one per create here.
+        let key = format!("create:{path}");
+        let (s1, a1) = v.app.post_keyed(path, &admin, &key, body.clone()).await;
+        assert_eq!(s1, StatusCode::CREATED, "{path}: {a1}");
+        let (s2, a2) = v.app.post_keyed(path, &admin, &key, body.clone()).await;
+        assert_eq!((s2, &a2), (StatusCode::CREATED, &a1), "{path}");
+        assert_eq!(count(v.app.get(list, Some(&admin)).await.1), before + 1, "{path}");
+        // The same key with another body is refused and makes nothing.
+        let (s, e) = v.app.post_keyed(path, &admin, &key, other).await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{path}: {e}");
+        assert_eq!(e["detail"], "This Idempotency-Key was already used with a different request.");
+        assert_eq!(count(v.app.get(list, Some(&admin)).await.1), before + 1, "{path}");
+    }
+    // The user was made, audited and e-mailed once.
+    let (_, kay) = v.app.get("/api/admin/users?email=kay@", Some(&admin)).await;
+    assert_eq!(kay["total_items"], 1, "{kay}");
+    let (_, logs) = v.app.get("/api/admin/action-logs?size=500", Some(&admin)).await;
+    let audited = logs["items"].as_array().unwrap().iter().filter(|l| l["entity_id"] == kay["items"][0]["user_id"]);
+    assert_eq!(audited.count(), 1, "{logs}");
+    assert_eq!(v.app.mails_to("kay@upstairs.test", 1).await.len(), 1);
 }
 
 /// A node takes so many `/api` requests at once (here 2, held waiting on the database's

@@ -5,7 +5,8 @@ Starts `upstairs demo` on a fresh SQLite database in a temporary folder on a fre
 waits for /healthz (with a deadline), signs in as the venue admin and as a trader, and runs
 schemathesis with every check once per session, each with a bearer token made here (so the
 fuzzer never signs in with a real account and cannot lock it out). Any 5xx or contract
-failure fails the run. Every operation is fuzzed except the short list in EXCLUDED.
+failure fails the run. Every operation is fuzzed except the short list in EXCLUDED, and every
+counted whole number (quantities, multipliers, pages, sizes) also at its edges (hooks.py).
 
 Usage: run.py [path/to/upstairs] [--max-time SECONDS per session]
 """
@@ -109,7 +110,9 @@ def main() -> int:
                     cmd += ["--exclude-name", f"{method} {path}"]
                 print(f"== schemathesis as {name} ({email})", flush=True)
                 started = time.monotonic()
-                rc = subprocess.call(cmd, cwd=tmp)
+                # hooks.py: the edges of every counted whole number (issue 26).
+                fuzz_env = dict(os.environ, SCHEMATHESIS_HOOKS="hooks", PYTHONPATH=str(HERE))
+                rc = subprocess.call(cmd, cwd=tmp, env=fuzz_env)
                 print(f"== {name}: exit {rc} after {time.monotonic() - started:.0f} s", flush=True)
                 failed |= rc != 0
         finally:

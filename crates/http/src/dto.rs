@@ -215,6 +215,7 @@ pub struct EmailRequest {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct PasswordResetQuery {
     /// Ask for a new account-activation link instead of a reset link.
     pub new_account_email: Option<bool>,
@@ -248,6 +249,7 @@ impl From<LinkPurposeDto> for LinkPurpose {
 /// `?purpose=`: the page's kind of link.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct LinkPurposeQuery {
     /// A link made for the other purpose answers 410.
     pub purpose: Option<LinkPurposeDto>,
@@ -563,6 +565,7 @@ impl<T: ToSchema, U: Into<T>> From<upstairs_engine::model::Page<U>> for Page<T> 
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct PageQuery {
     /// From 0.
     #[serde(default, deserialize_with = "whole::query")]
@@ -575,6 +578,7 @@ pub struct PageQuery {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct UserListQuery {
     #[serde(default, deserialize_with = "whole::query")]
     pub page: Option<i64>,
@@ -736,6 +740,7 @@ pub enum SortOrder {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct InstrumentListQuery {
     #[serde(default, deserialize_with = "whole::query")]
     pub page: Option<i64>,
@@ -754,6 +759,7 @@ pub struct InstrumentListQuery {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct NameQuery {
     /// Part of the name.
     pub name: Option<String>,
@@ -853,6 +859,7 @@ pub struct CreateParentOrderRequest {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct StateQuery {
     /// Comma-separated states, e.g. `ACTIVE,FILLED`.
     pub state: Option<String>,
@@ -942,6 +949,7 @@ pub struct EditOrderRequest {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct OrdersQuery {
     pub instrument_id: Option<Uuid>,
     pub created_by: Option<Uuid>,
@@ -1091,6 +1099,7 @@ pub enum PatchOrderResponse {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct LinkTokenQuery {
     /// The token of a broker's e-mail link.
     pub token: Option<String>,
@@ -1098,6 +1107,7 @@ pub struct LinkTokenQuery {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct ConfirmationQuery {
     /// The token of a broker's e-mail link.
     pub token: String,

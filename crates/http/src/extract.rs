@@ -236,10 +236,22 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiQuer
         if let Some(field) = pairs.ok().and_then(|p| control_in(p.iter().map(|(k, v)| (k.as_str(), v.as_str())))) {
             return Err(TextProblem::Control.error(&field));
         }
-        axum::extract::Query::<T>::from_request_parts(parts, state)
-            .await
-            .map(|q| ApiQuery(q.0))
-            .map_err(|e: QueryRejection| ApiError::bad_request(format!("Invalid query: {}", e.body_text())))
+        axum::extract::Query::<T>::from_request_parts(parts, state).await.map(|q| ApiQuery(q.0)).map_err(
+            |e: QueryRejection| {
+                let text = e.body_text();
+                match unknown_field(&text) {
+                    // A parameter the call does not take: 400 naming it (issue 26).
+                    Some(field) => {
+                        let name: String = field.chars().filter(|c| !c.is_control()).take(64).collect();
+                        ApiError {
+                            errors: vec![FieldError::new(&name, "Unknown parameter")],
+                            ..ApiError::bad_request(format!("The query has an unknown parameter: {name}."))
+                        }
+                    }
+                    None => ApiError::bad_request(format!("Invalid query: {text}")),
+                }
+            },
+        )
     }
 }
 

@@ -92,6 +92,7 @@ impl From<ActionLogSortBy> for ActionLogSort {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct ActionLogListQuery {
     /// From 0 (default 0).
     #[serde(default, deserialize_with = "whole::query")]

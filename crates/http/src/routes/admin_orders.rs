@@ -92,6 +92,7 @@ impl From<AdminOrder> for AdminOrderDto {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct AdminOrdersQuery {
     /// From 0 (default 0).
     #[serde(default, deserialize_with = "whole::query")]

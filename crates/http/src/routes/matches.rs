@@ -219,6 +219,7 @@ pub async fn create_match_request<S: Store>(
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct MatchRequestQuery {
     /// Default `PENDING`.
     pub state: Option<MatchRequestStateDto>,

@@ -125,6 +125,7 @@ pub enum OrderByDto {
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct NotificationQuery {
     /// Only archived (`true`) or only not (`false`); both when absent.
     pub archived: Option<bool>,

@@ -285,6 +285,7 @@ pub async fn create_rfq<S: Store>(
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct RfqQuery {
     /// Default `OPEN`.
     pub state: Option<RfqStateDto>,
@@ -344,6 +345,7 @@ pub async fn cancel_rfq<S: Store>(
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct IncomingQuery {
     pub instrument_id: Option<Uuid>,
     /// The state of the caller's response. Without it: the open ones (`AWAITING_RESPONSE`

@@ -17,4 +17,4 @@ pub use id::{
     CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, RfqId, RfqResponseId, SessionId,
     UserId,
 };
-pub use role::{Permission, Role, has_permission};
+pub use role::{Permission, Role, has_permission, roles_problem};

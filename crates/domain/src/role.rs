@@ -37,12 +37,18 @@ impl Role {
         matches!(self, Role::UpstairsAdmin | Role::UpstairsSales)
     }
 
+    /// A role that trades (`trader`, `sandbox`): no user holds one beside a venue role.
+    pub fn is_trading_role(self) -> bool {
+        matches!(self, Role::Trader | Role::Sandbox)
+    }
+
     /// What holding this role allows.
     pub fn grants(self, permission: Permission) -> bool {
         use Permission::*;
         match self {
-            // Everything, but not the sandbox restriction (which is a limit, not a right).
-            Role::UpstairsAdmin => !matches!(permission, SandboxOnly),
+            // Everything but trading (the venue's staff see every firm's orders, so they
+            // never trade) and the sandbox restriction (a limit, not a right).
+            Role::UpstairsAdmin => !matches!(permission, Trade | SandboxOnly),
             Role::UpstairsSales => matches!(permission, OrderAdmin | BillingRead | AdminDrawer | Newsletters),
             Role::CompanyAdmin => matches!(permission, ManageOwnCompanyUsers | StopOwnCompany | Newsletters),
             Role::Trader => matches!(permission, Trade),
@@ -73,9 +79,22 @@ pub enum Permission {
     SandboxOnly,
 }
 
-/// True when any of `roles` grants `permission`.
+/// True when any of `roles` grants `permission`. A venue role withholds trading even
+/// beside a trading role (a user stored before the two were kept apart).
 pub fn has_permission(roles: &[Role], permission: Permission) -> bool {
+    if permission == Permission::Trade && roles.iter().any(|r| r.is_venue_role()) {
+        return false;
+    }
     roles.iter().any(|r| r.grants(permission))
+}
+
+/// What is wrong with holding `roles` together, if anything: a venue role beside a
+/// trading role would let the venue's staff, who see every firm's orders, trade.
+pub fn roles_problem(roles: &[Role]) -> Option<&'static str> {
+    let venue = roles.iter().any(|r| r.is_venue_role());
+    let trading = roles.iter().any(|r| r.is_trading_role());
+    (venue && trading)
+        .then_some("A venue role (upstairs-admin, upstairs-sales) cannot be held with a trading role (trader, sandbox)")
 }
 
 #[cfg(test)]
@@ -98,6 +117,10 @@ mod tests {
             (Role::UpstairsAdmin, Admin, true),
             (Role::UpstairsAdmin, OrderAdmin, true),
             (Role::UpstairsAdmin, SandboxOnly, false),
+            (Role::UpstairsAdmin, Trade, false),
+            (Role::UpstairsAdmin, StopOwnCompany, true),
+            (Role::UpstairsSales, Trade, false),
+            (Role::CompanyAdmin, Trade, false),
             (Role::UpstairsSales, Admin, false),
             (Role::UpstairsSales, OrderAdmin, true),
             (Role::UpstairsSales, AdminDrawer, true),
@@ -115,9 +138,42 @@ mod tests {
             (Role::Trader, Trade, true),
             (Role::Trader, SandboxOnly, false),
             (Role::Sandbox, SandboxOnly, true),
+            (Role::Sandbox, Trade, true),
         ];
         for &(role, perm, expected) in cases {
             assert_eq!(role.grants(perm), expected, "{role:?} {perm:?}");
         }
+    }
+
+    #[test]
+    fn trading_comes_from_trading_roles_alone() {
+        for r in Role::ALL {
+            assert_eq!(r.grants(Permission::Trade), r.is_trading_role(), "{r:?}");
+            assert!(!(r.is_venue_role() && r.is_trading_role()), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn a_venue_role_is_never_held_with_a_trading_role() {
+        use Role::*;
+        let refused: &[&[Role]] =
+            &[&[UpstairsAdmin, Trader], &[UpstairsSales, Sandbox], &[Trader, CompanyAdmin, UpstairsSales]];
+        for roles in refused {
+            assert!(roles_problem(roles).is_some(), "{roles:?}");
+        }
+        let allowed: &[&[Role]] = &[
+            &[UpstairsAdmin],
+            &[UpstairsAdmin, UpstairsSales, CompanyAdmin],
+            &[Trader, CompanyAdmin],
+            &[Sandbox, Trader],
+            &[],
+        ];
+        for roles in allowed {
+            assert_eq!(roles_problem(roles), None, "{roles:?}");
+        }
+        // A user stored with both before they were kept apart still cannot trade.
+        assert!(!has_permission(&[UpstairsAdmin, Trader], Permission::Trade));
+        assert!(!has_permission(&[UpstairsSales, Sandbox], Permission::Trade));
+        assert!(has_permission(&[CompanyAdmin, Trader], Permission::Trade));
     }
 }

@@ -2,7 +2,7 @@
 //! admin, the admin list, changes by admins and by users to their own preferences.
 
 use serde_json::json;
-use upstairs_domain::{AutoAccept, CompanyId, Email, FieldError, Password, Permission, Role, UserId};
+use upstairs_domain::{AutoAccept, CompanyId, Email, FieldError, Password, Permission, Role, UserId, roles_problem};
 
 use crate::accounts::parse_email;
 use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, action_log, audit, blank_to_none, require};
@@ -129,6 +129,9 @@ impl<S: Store> Engine<S> {
         if input.roles.is_empty() {
             errors.push(FieldError::new("roles", "Select at least one role"));
         }
+        if let Some(m) = roles_problem(&input.roles) {
+            errors.push(FieldError::new("roles", m));
+        }
         check_multiplier(input.parent_order_limit_multiplier, &mut errors);
         let Some(email) = email.filter(|_| errors.is_empty()) else {
             return Err(EngineError::invalid_many(errors));
@@ -192,6 +195,9 @@ impl<S: Store> Engine<S> {
         })?;
         if input.roles.is_empty() {
             return Err(EngineError::invalid("roles", "Select at least one role"));
+        }
+        if let Some(m) = roles_problem(&input.roles) {
+            return Err(EngineError::invalid("roles", m));
         }
         let hash = self.hashing.hash_password(password.expose().to_owned()).await?;
         let now = self.clock.now();
@@ -338,6 +344,9 @@ impl<S: Store> Engine<S> {
             if !is_admin && roles.iter().filter(|r| r.is_venue_role()).ne(u.roles.iter().filter(|r| r.is_venue_role()))
             {
                 return Err(EngineError::Forbidden("Only venue admins can grant or remove venue roles.".into()));
+            }
+            if let Some(m) = roles_problem(&roles) {
+                errors.push(FieldError::new("roles", m));
             }
             u.roles = roles;
         }

@@ -182,7 +182,7 @@ impl MatchRequestDto {
 #[utoipa::path(post, path = "/api/order-match-requests", tag = "matches", request_body = MatchRequestRequest,
     responses((status = 200, description = "The dry run", body = Vec<BreakdownDto>),
               (status = 201, description = "The match requests sent", body = Vec<MatchRequestDto>),
-              BadRequest, NotFound, Conflict, KeyReused, TooManyRequests), params(IdempotencyKeyHeader), security(("bearer" = [])))]
+              BadRequest, Forbidden, NotFound, Conflict, KeyReused, TooManyRequests), params(IdempotencyKeyHeader), security(("bearer" = [])))]
 pub async fn create_match_request<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,

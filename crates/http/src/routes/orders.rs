@@ -13,7 +13,7 @@ use upstairs_engine::orders::{NewOrder, NewParentOrder, OrderEdit};
 
 use crate::AppState;
 use crate::dto::*;
-use crate::error::responses::{BadRequest, Conflict, KeyReused, NotFound, TooManyRequests};
+use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound, TooManyRequests};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth, bearer};
 use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, first, once};
@@ -103,7 +103,7 @@ pub async fn parent_order<S: Store>(
 /// Creates a parent order (from 05:30 on trading days).
 #[utoipa::path(post, path = "/api/parent-orders", tag = "orders", request_body = CreateParentOrderRequest,
     params(IdempotencyKeyHeader),
-    responses((status = 201, body = ParentOrderDto), BadRequest, NotFound,
+    responses((status = 201, body = ParentOrderDto), BadRequest, Forbidden, NotFound,
               Conflict, KeyReused, TooManyRequests), security(("bearer" = [])))]
 pub async fn create_parent_order<S: Store>(
     State(st): State<AppState<S>>,
@@ -128,7 +128,7 @@ pub async fn create_parent_order<S: Store>(
 
 /// Cancels a parent order and its working child orders (refused once anything matched).
 #[utoipa::path(delete, path = "/api/parent-orders/{id}", tag = "orders", params(("id" = Uuid, Path)),
-    responses((status = 204), NotFound, Conflict, TooManyRequests), security(("bearer" = [])))]
+    responses((status = 204), Forbidden, NotFound, Conflict, TooManyRequests), security(("bearer" = [])))]
 pub async fn cancel_parent_order<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
@@ -170,7 +170,7 @@ pub async fn order<S: Store>(
 /// Works part of a parent order in the book (while the venue is open).
 #[utoipa::path(post, path = "/api/orders", tag = "orders", request_body = CreateOrderRequest,
     params(IdempotencyKeyHeader),
-    responses((status = 201, body = OrderDto), BadRequest, NotFound,
+    responses((status = 201, body = OrderDto), BadRequest, Forbidden, NotFound,
               Conflict, KeyReused, TooManyRequests), security(("bearer" = [])))]
 pub async fn create_order<S: Store>(
     State(st): State<AppState<S>>,
@@ -206,7 +206,7 @@ pub async fn create_order<S: Store>(
 /// when it was given before, 400 for a link that is not this order's or has expired).
 #[utoipa::path(patch, path = "/api/orders/{id}", tag = "orders", request_body = PatchOrderRequest,
     params(("id" = Uuid, Path), LinkTokenQuery),
-    responses((status = 200, body = PatchOrderResponse), BadRequest, NotFound,
+    responses((status = 200, body = PatchOrderResponse), BadRequest, Forbidden, NotFound,
               Conflict, TooManyRequests), security(("bearer" = []), ()))]
 pub async fn edit_order<S: Store>(
     State(st): State<AppState<S>>,
@@ -262,7 +262,7 @@ fn body_as<T: serde::de::DeserializeOwned>(body: serde_json::Value) -> Result<T,
 
 /// Cancels a working or awaiting-match order.
 #[utoipa::path(delete, path = "/api/orders/{id}", tag = "orders", params(("id" = Uuid, Path)),
-    responses((status = 200, body = OrderDto), NotFound, Conflict, TooManyRequests),
+    responses((status = 200, body = OrderDto), Forbidden, NotFound, Conflict, TooManyRequests),
     security(("bearer" = [])))]
 pub async fn cancel_order<S: Store>(
     State(st): State<AppState<S>>,

@@ -1,7 +1,9 @@
 import { within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { admin } from '@/testing/mocks/admin-handlers';
 import { db } from '@/testing/mocks/db';
+import { server } from '@/testing/mocks/server';
 import { renderApp, screen } from '@/testing/test-utils';
 
 const ADMIN = 'ada@upstairs.test';
@@ -68,5 +70,26 @@ describe('users panel', () => {
     expect(await screen.findByText('trader@acme.test updated.')).toBeInTheDocument();
     expect(db.userPatches.at(-1)).toMatchObject({ userId: 'u-1', body: { parent_order_limit_multiplier: -1, active: false } });
     expect(db.userPatches.at(-1)?.body).not.toHaveProperty('company_id');
+  });
+
+  it("shows the server's refusal of a venue role beside a trading role under Roles", async () => {
+    const message = 'A venue role (upstairs-admin, upstairs-sales) cannot be held with a trading role (trader, sandbox)';
+    let sent: unknown;
+    server.use(
+      http.patch('*/api/users/:id', async ({ request }) => {
+        sent = await request.json();
+        // As the server answers it: the field's message is also the detail.
+        return HttpResponse.json({ status: 400, detail: message, errors: [{ field: 'roles', message }] }, { status: 400 });
+      }),
+    );
+    const { user } = asAdmin('/admin/user');
+    await user.click(await screen.findByRole('button', { name: 'Edit trader@acme.test' }));
+    const form = await drawer('Edit trader@acme.test');
+    await choose(user, form, 'Roles', 'Upstairs admin');
+    await user.keyboard('{Escape}');
+    await user.click(within(form).getByRole('button', { name: 'Save changes' }));
+    expect(await within(form).findByRole('alert')).toHaveTextContent(message);
+    expect(sent).toMatchObject({ roles: ['trader', 'upstairs-admin'] });
+    expect(within(form).getByRole('combobox', { name: 'Roles' })).toHaveAccessibleDescription(message);
   });
 });

@@ -244,11 +244,14 @@ def fresh_database(binary, backend, pg_url, workdir, throttle=False):
 
 
 def start_node(binary, env, log_path):
-    """`upstairs serve --always-open` on a free port of 127.0.0.1; returns (process, port)
-    once its /readyz answers 200 (exits, pointing at the log, if it does not within 30 s)."""
-    port = free_port()
-    proc = subprocess.Popen([binary, "serve", "--bind", f"127.0.0.1:{port}", "--always-open"], env=env,
+    """`upstairs serve --always-open` on a free port of 127.0.0.1, its /metrics on another
+    (`proc.metrics_port`); returns (process, port) once its /readyz answers 200 (exits,
+    pointing at the log, if it does not within 30 s)."""
+    port, metrics_port = free_port(), free_port()
+    proc = subprocess.Popen([binary, "serve", "--bind", f"127.0.0.1:{port}", "--always-open",
+                             "--metrics-bind", f"127.0.0.1:{metrics_port}"], env=env,
                             stdout=open(log_path, "w"), stderr=subprocess.STDOUT)
+    proc.metrics_port = metrics_port
     deadline = time.time() + 30
     while True:
         try:
@@ -275,8 +278,9 @@ def serving(binary, backend, pg_url, workdir):
     """One node on a fresh database (`fresh_database`); yields (port, env). Stops it afterwards."""
     with fresh_database(binary, backend, pg_url, workdir) as (env, _):
         server, port = start_node(binary, env, os.path.join(workdir, "server.log"))
-        # For benchmarks that read the server's own figures (/proc/PID/status).
+        # For benchmarks that read the server's own figures (/proc/PID/status, /metrics).
         env["UPSTAIRS_BENCH_SERVER_PID"] = str(server.pid)
+        env["UPSTAIRS_BENCH_METRICS_PORT"] = str(server.metrics_port)
         try:
             yield port, env
         finally:

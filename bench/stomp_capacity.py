@@ -81,10 +81,11 @@ def client_from(port, address, token=None):
     return c
 
 
-def stomp_gauge(port):
-    """The server's `upstairs_stomp_sessions`, or the reason it could not be read."""
+def stomp_gauge(metrics_port):
+    """The server's `upstairs_stomp_sessions` (from its metrics address), or the reason it
+    could not be read."""
     try:
-        status, body = Client(port).call("GET", "/metrics")
+        status, body = Client(metrics_port).call("GET", "/metrics")
     except (OSError, http.client.HTTPException) as e:
         return None, f"/metrics not answered ({type(e).__name__})"
     m = re.search(r"^upstairs_stomp_sessions (\d+)$", body if isinstance(body, str) else "", re.M)
@@ -211,11 +212,11 @@ async def close_many(sessions):
     await asyncio.gather(*(one(s) for s in sessions))
 
 
-async def wait_gauge(port, want, seconds):
+async def wait_gauge(metrics_port, want, seconds):
     """Polls /metrics until the session gauge reads `want`; the last reading."""
     deadline = time.perf_counter() + seconds
     while True:
-        value, why = stomp_gauge(port)
+        value, why = stomp_gauge(metrics_port)
         if value == want or time.perf_counter() > deadline:
             return value, why
         await asyncio.sleep(0.2)
@@ -224,14 +225,14 @@ async def wait_gauge(port, want, seconds):
 # ---------------------------------------------------------------- 2. idle sessions
 
 
-async def idle_sessions(args, port, pid, tokens, instrument):
+async def idle_sessions(args, port, metrics_port, pid, tokens, instrument):
     errors = []
     destinations = [book_topic(instrument), NOTIFICATIONS]
     ignore = lambda *_: None
     # Warm-up: one user's worth opened and closed, so one-time allocations are not counted.
     warm = await open_many(PER_USER, lambda i: open_stomp(port, tokens[0], i, destinations, ignore, errors))
     await close_many(warm)
-    await wait_gauge(port, 0, 10)
+    await wait_gauge(metrics_port, 0, 10)
     await asyncio.sleep(1)
     before = status_kb(pid, "VmRSS")
     t = time.perf_counter()
@@ -240,14 +241,13 @@ async def idle_sessions(args, port, pid, tokens, instrument):
     opened_in = time.perf_counter() - t
     await asyncio.sleep(2)
     after = status_kb(pid, "VmRSS")
-    gauge, why = stomp_gauge(port)
+    gauge, why = stomp_gauge(metrics_port)
     gauge_note = ""
     if gauge is None and sessions:
-        # Should the server's connection cap count WebSockets, /metrics is turned away at
-        # 10,000 sessions: close one session and read again.
+        # /metrics did not answer: close one session and read again.
         one = sessions.pop()
         await close_many([one])
-        gauge, why2 = await wait_gauge(port, len(sessions), 10)
+        gauge, why2 = await wait_gauge(metrics_port, len(sessions), 10)
         gauge_note = f"{why}; read after closing one session: "
         why = why2
     if args.hold > 0:
@@ -256,7 +256,7 @@ async def idle_sessions(args, port, pid, tokens, instrument):
     alive_for = time.perf_counter() - t
     await close_many(sessions)
     after_close = status_kb(pid, "VmRSS")
-    left, _ = await wait_gauge(port, 0, 30)
+    left, _ = await wait_gauge(metrics_port, 0, 30)
     return {"before": before, "after": after, "after_close": after_close, "opened": len(sessions) + bool(gauge_note),
             "opened_in": opened_in, "gauge": gauge, "gauge_note": gauge_note + (why or ""), "dropped": dropped,
             "alive_for": alive_for, "errors": errors, "left": left}
@@ -478,12 +478,13 @@ def main():
     try:
         with serving(args.bin, args.backend, args.pg_url, workdir) as (port, env):
             pid = int(env["UPSTAIRS_BENCH_SERVER_PID"])
+            metrics_port = int(env["UPSTAIRS_BENCH_METRICS_PORT"])
             with open(f"/proc/{pid}/limits") as f:
                 limit = next((line.split()[3] for line in f if line.startswith("Max open files")), "?")
             print(f"server pid {pid}, open files limit {limit}", flush=True)
             _, maker, broker, parent, a, b, tokens = setup(port, env, args, watchers)
             print("opening the idle sessions…", flush=True)
-            idle = asyncio.run(idle_sessions(args, port, pid, tokens, a))
+            idle = asyncio.run(idle_sessions(args, port, metrics_port, pid, tokens, a))
             ports, second = [port], None
             if args.nodes == 2:
                 second, second_port = start_node(args.bin, env, os.path.join(workdir, "node2.log"))

@@ -84,6 +84,8 @@ def main() -> int:
             UPSTAIRS_DATABASE_URL=f"sqlite://{tmp}/db.sqlite",
             UPSTAIRS_MAIL_DIR=f"{tmp}/mail",
             UPSTAIRS_WEB_DIR=f"{tmp}/no-web",
+            # No metrics address: it may run beside other servers, and 127.0.0.1:9464 is one.
+            UPSTAIRS_METRICS_BIND="off",
             RUST_LOG=os.environ.get("RUST_LOG", "warn"),
         )
         log = open(f"{tmp}/server.log", "w")

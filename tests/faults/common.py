@@ -180,6 +180,8 @@ class Server:
         self.env = dict(os.environ, UPSTAIRS_DATABASE_URL=db.url, UPSTAIRS_MAIL_DIR=os.path.join(workdir, "mail"),
                         UPSTAIRS_WEB_DIR=os.path.join(workdir, "web"), UPSTAIRS_ALWAYS_OPEN="true",
                         UPSTAIRS_PUBLIC_URL=f"http://127.0.0.1:{self.port}",
+                        # No metrics address: the default (127.0.0.1:9464) is one for every run.
+                        UPSTAIRS_METRICS_BIND="off",
                         RUST_LOG=os.environ.get("RUST_LOG", "warn"))
         self.env.pop("UPSTAIRS_SMTP_URL", None)
         if smtp_port:

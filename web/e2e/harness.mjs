@@ -68,6 +68,8 @@ export async function startServer({ env: extraEnv = {}, demo = false } = {}) {
     UPSTAIRS_PUBLIC_URL: baseUrl,
     UPSTAIRS_WEB_DIR: DIST,
     UPSTAIRS_BIND: `127.0.0.1:${port}`,
+    // No metrics address: servers run side by side, and its default (127.0.0.1:9464) is one.
+    UPSTAIRS_METRICS_BIND: 'off',
     ...extraEnv,
   };
   const createAdmin = [

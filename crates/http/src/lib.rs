@@ -148,6 +148,12 @@ async fn api_not_found(method: Method, OriginalUri(uri): OriginalUri) -> ApiErro
     ApiError::new(axum::http::StatusCode::NOT_FOUND, format!("No such API endpoint: {method} {}", uri.path()))
 }
 
+/// `/metrics` is served on its own address (`metrics::router`), never on the app's port
+/// (where the web app would otherwise answer it with its page).
+async fn metrics_elsewhere() -> ApiError {
+    ApiError::new(axum::http::StatusCode::NOT_FOUND, "Not found.")
+}
+
 async fn api_method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -> ApiError {
     ApiError::new(axum::http::StatusCode::METHOD_NOT_ALLOWED, format!("{method} is not allowed on {}", uri.path()))
 }
@@ -238,7 +244,7 @@ pub fn router<S: Store>(state: AppState<S>, web_dir: Option<PathBuf>) -> Router 
         .route("/ws", get(stomp::session::ws_handler::<S>))
         .route("/healthz", get(meta::healthz))
         .route("/readyz", get(meta::readyz::<S>))
-        .route("/metrics", get(metrics::metrics::<S>))
+        .route("/metrics", axum::routing::any(metrics_elsewhere))
         .route_layer(axum::middleware::from_fn(metrics::mark_route))
         .fallback_service(web::spa(web_dir))
         .with_state(state);

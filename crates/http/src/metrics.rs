@@ -3,6 +3,10 @@
 //! due timers), pool use, matches and whether the other nodes are heard, read at each
 //! scrape. Routes are the matched templates (`/api/orders/{order_id}`), never raw paths,
 //! so the number of series stays bounded and no id or token reaches a label.
+//!
+//! It is served on its own address ([`router`], `--metrics-bind`), loopback by default,
+//! never on the application's port: trade and match-request counts are not for everyone
+//! who can reach the venue.
 
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{StatusCode, header};
@@ -112,6 +116,14 @@ pub async fn track(State(metrics): State<Arc<RequestMetrics>>, req: Request, nex
 
 fn gauge(out: &mut String, name: &str, help: &str, kind: &str, value: impl std::fmt::Display) {
     let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}");
+}
+
+/// The metrics address's whole app: `GET /metrics`, 404 for anything else.
+pub fn router<S: Store>(state: AppState<S>) -> axum::Router {
+    axum::Router::new()
+        .route("/metrics", axum::routing::get(metrics::<S>))
+        .fallback(|| async { StatusCode::NOT_FOUND })
+        .with_state(state)
 }
 
 /// `GET /metrics`.

@@ -48,6 +48,9 @@ pub struct Settings {
     pub fix: Option<upstairs_fix::FixSettings>,
     /// The largest order of any kind (ADR 0027).
     pub max_order_quantity: i64,
+    /// Where `/metrics` is served (`host:port`), apart from the app; `None`: nowhere.
+    /// The command line's default is `127.0.0.1:9464`.
+    pub metrics_bind: Option<String>,
 }
 
 impl Default for Settings {
@@ -72,6 +75,7 @@ impl Default for Settings {
             server_limits: ServerLimits::default(),
             fix: None,
             max_order_quantity: e.max_order_quantity,
+            metrics_bind: None,
         }
     }
 }
@@ -88,6 +92,9 @@ pub struct Running {
     pub fix: Option<Box<dyn upstairs_fix::FixGateway>>,
     /// The venue's FIX CompID.
     pub fix_comp_id: String,
+    /// Where `/metrics` is served, when it is.
+    pub metrics_addr: Option<SocketAddr>,
+    metrics: Option<JoinHandle<anyhow::Result<()>>>,
     run_due: Arc<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>,
     close: Arc<CloseFn>,
     shutdown: watch::Sender<bool>,
@@ -117,6 +124,9 @@ impl Running {
         if let Some(fix) = &self.fix {
             fix.stop().await;
         }
+        if let Some(metrics) = self.metrics {
+            let _ = metrics.await;
+        }
         let _ = self.jobs.await;
         r
     }
@@ -128,6 +138,9 @@ impl Running {
             fix.stop().await;
         }
         let _ = self.server.await;
+        if let Some(metrics) = self.metrics {
+            let _ = metrics.await;
+        }
         let _ = self.jobs.await;
     }
 }
@@ -208,17 +221,21 @@ impl upstairs_engine::Mailer for NoMail {
 /// Binds, migrates, (seeds), and starts serving and the job loop.
 pub async fn start(settings: Settings, clock: Arc<dyn Clock>) -> anyhow::Result<Running> {
     let listener = TcpListener::bind(&settings.bind).await.with_context(|| format!("bind {}", settings.bind))?;
+    let metrics = match &settings.metrics_bind {
+        Some(bind) => Some(TcpListener::bind(bind).await.with_context(|| format!("bind the metrics on {bind}"))?),
+        None => None,
+    };
     let addr = listener.local_addr()?;
     let public_url = settings.public_url.clone().unwrap_or_else(|| format!("http://localhost:{}", addr.port()));
     tracing::info!(database = %redact_url(&settings.database_url), "opening database");
     match backend_of(&settings.database_url).map_err(anyhow::Error::msg)? {
         Backend::Sqlite => {
             let store = SqliteStore::connect(&settings.database_url).await?;
-            start_with(store, settings, clock, listener, public_url).await
+            start_with(store, settings, clock, (listener, metrics), public_url).await
         }
         Backend::Postgres => {
             let store = PgStore::connect(&settings.database_url).await?;
-            start_with(store, settings, clock, listener, public_url).await
+            start_with(store, settings, clock, (listener, metrics), public_url).await
         }
     }
 }
@@ -227,7 +244,7 @@ async fn start_with<S: Store>(
     store: S,
     settings: Settings,
     clock: Arc<dyn Clock>,
-    listener: TcpListener,
+    (listener, metrics_listener): (TcpListener, Option<TcpListener>),
     public_url: String,
 ) -> anyhow::Result<Running> {
     let addr = listener.local_addr()?;
@@ -275,9 +292,25 @@ async fn start_with<S: Store>(
     let state = AppState::new(engine.clone(), realtime)
         .with_trusted_proxies(settings.trusted_proxies.clone())
         .with_limits(settings.server_limits.max_in_flight, settings.server_limits.body_read);
+    let metrics_app = upstairs_http::metrics::router(state.clone());
     let app = upstairs_http::router(state, settings.web_dir.clone());
     let backend = engine.store().backend();
     tracing::info!(%addr, %public_url, backend, "Upstairs is listening");
+    let (metrics_addr, metrics) = match metrics_listener {
+        Some(listener) => {
+            let at = listener.local_addr()?;
+            tracing::info!(%at, "metrics are served at /metrics");
+            let mut stop = shutdown_rx.clone();
+            let stopped = async move {
+                let _ = stop.changed().await;
+            };
+            // A scraper or two: a small connection ceiling of its own, apart from the app's.
+            let limits = ServerLimits { max_connections: 64, ..settings.server_limits.clone() };
+            let serve = upstairs_http::server::serve(listener, metrics_app, limits, stopped);
+            (Some(at), Some(tokio::spawn(async move { serve.await.context("serve the metrics") })))
+        }
+        None => (None, None),
+    };
     let mut stop = shutdown_rx;
     let limits = settings.server_limits.clone();
     let server = tokio::spawn(async move {
@@ -303,7 +336,21 @@ async fn start_with<S: Store>(
         })
     });
     let fix_comp_id = settings.fix.as_ref().map(|f| f.comp_id.clone()).unwrap_or_default();
-    Ok(Running { addr, public_url, events, wake, fix, fix_comp_id, run_due, close, shutdown, server, jobs })
+    Ok(Running {
+        addr,
+        public_url,
+        events,
+        wake,
+        fix,
+        fix_comp_id,
+        metrics_addr,
+        metrics,
+        run_due,
+        close,
+        shutdown,
+        server,
+        jobs,
+    })
 }
 
 /// The demo's market-data feed: moves the demo instruments' bands every few seconds.

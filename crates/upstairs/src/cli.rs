@@ -128,6 +128,10 @@ pub struct ServeArgs {
     #[arg(long, env = "UPSTAIRS_MAX_ORDER_QUANTITY", default_value_t = upstairs_domain::quantity::DEFAULT_MAX_ORDER_QUANTITY,
           value_parser = clap::value_parser!(i64).range(1..=upstairs_domain::quantity::QUANTITY_CEILING))]
     pub max_order_quantity: i64,
+    /// Where `/metrics` is served (`host:port`), apart from the app's port (which answers
+    /// it 404); `off` (or empty): nowhere. Keep it on loopback or a private network.
+    #[arg(long, env = "UPSTAIRS_METRICS_BIND", default_value = "127.0.0.1:9464")]
+    pub metrics_bind: String,
 }
 
 /// An address or a CIDR block.
@@ -154,7 +158,10 @@ impl ServeArgs {
             self.open_time.format("%H:%M"),
             self.close_time.format("%H:%M")
         );
-        for bind in std::iter::once(&self.bind).chain(&self.fix_bind) {
+        let metrics_bind = Some(self.metrics_bind.trim())
+            .filter(|b| !b.is_empty() && !b.eq_ignore_ascii_case("off"))
+            .map(str::to_owned);
+        for bind in std::iter::once(&self.bind).chain(&self.fix_bind).chain(&metrics_bind) {
             anyhow::ensure!(
                 !demo || self.public || loopback_only(bind),
                 "upstairs demo listens on loopback only (127.0.0.1, ::1 or localhost): its logins and \
@@ -201,6 +208,7 @@ impl ServeArgs {
             },
             fix,
             max_order_quantity: self.max_order_quantity,
+            metrics_bind,
         })
     }
 }
@@ -312,6 +320,17 @@ mod tests {
             serve_args(&["--bind", bind, "--public"]).unwrap().settings(true).unwrap();
             serve_args(&["--bind", bind]).unwrap().settings(false).unwrap();
         }
+    }
+
+    #[test]
+    fn metrics_listen_apart_on_loopback_unless_turned_off() {
+        let bind = |args: &[&str]| serve_args(args).unwrap().settings(false).unwrap().metrics_bind;
+        assert_eq!(bind(&[]).as_deref(), Some("127.0.0.1:9464"));
+        assert_eq!(bind(&["--metrics-bind", "10.0.0.11:9464"]).as_deref(), Some("10.0.0.11:9464"));
+        assert_eq!(bind(&["--metrics-bind", "off"]), None);
+        assert_eq!(bind(&["--metrics-bind", ""]), None);
+        let err = serve_args(&["--metrics-bind", "0.0.0.0:9464"]).unwrap().settings(true).unwrap_err();
+        assert!(err.to_string().contains("Pass --public"), "the demo's metrics stay on loopback too: {err}");
     }
 
     fn user_create(args: &[&str]) -> Result<UserCreateArgs, clap::Error> {

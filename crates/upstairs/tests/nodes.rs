@@ -376,7 +376,7 @@ async fn readiness_becomes(node: &TestApp, want: StatusCode) {
 
 /// A counter or gauge of `node`'s `/metrics`.
 async fn metric(node: &TestApp, name: &str) -> u64 {
-    let text = node.client.get(format!("{}/metrics", node.base)).send().await.unwrap().text().await.unwrap();
+    let text = node.client.get(node.metrics_url()).send().await.unwrap().text().await.unwrap();
     text.lines()
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
         .unwrap_or_else(|| panic!("no {name} in\n{text}"))

@@ -195,7 +195,9 @@ async fn slow_idle_and_surplus_connections_are_closed() {
 }
 
 /// `/metrics` counts requests under their route template (never a raw path), and shows
-/// sessions, the backlog and the pool; every response carries a request id, a proxy's kept.
+/// sessions, the backlog and the pool, on its own address only: the app's port answers it
+/// 404 (finding 5a: trade counts for anyone who reached the venue). Every response
+/// carries a request id, a proxy's kept.
 async fn metrics_and_request_ids(b: Backend) {
     let app = TestApp::spawn(b).await;
     let admin = app.admin_token().await;
@@ -205,7 +207,10 @@ async fn metrics_and_request_ids(b: Backend) {
         assert_eq!(app.get(&format!("/api/companies/{company}"), Some(&admin)).await.0, StatusCode::OK);
     }
     assert_eq!(app.get("/api/users/me", None).await.0, StatusCode::UNAUTHORIZED);
-    let res = app.client.get(format!("{}/metrics", app.base)).send().await.unwrap();
+    let (s, v) = app.get("/metrics", None).await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "/metrics on the app's port: {v}");
+    assert_ne!(app.metrics_url(), format!("{}/metrics", app.base));
+    let res = app.client.get(app.metrics_url()).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);
     assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/plain; version=0.0.4"));
     let text = res.text().await.unwrap();

@@ -198,10 +198,11 @@ pub fn init_test_logs() {
     }
 }
 
-/// A test node's settings: any free port, a job loop that polls often.
+/// A test node's settings: any free port (its metrics' too), a job loop that polls often.
 fn node_settings(database_url: &str, mail_dir: &Path) -> Settings {
     let mut settings = Settings {
         bind: "127.0.0.1:0".into(),
+        metrics_bind: Some("127.0.0.1:0".into()),
         database_url: database_url.into(),
         mail_dir: mail_dir.into(),
         web_dir: None,
@@ -297,6 +298,12 @@ impl TestApp {
 
     pub fn port(&self) -> u16 {
         self.running.as_ref().map(|r| r.addr.port()).unwrap_or(0)
+    }
+
+    /// `/metrics` on the node's metrics address (apart from [`Self::base`]).
+    pub fn metrics_url(&self) -> String {
+        let addr = self.running.as_ref().and_then(|r| r.metrics_addr).expect("the node serves metrics");
+        format!("http://{addr}/metrics")
     }
 
     /// Sends a request; returns the status and the JSON body (Null when empty).
@@ -597,10 +604,15 @@ pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-/// The real `upstairs` binary on `database_url`, warnings only, killed when dropped.
+/// The real `upstairs` binary on `database_url`, warnings only, killed when dropped. No
+/// metrics address: several run at once, and 127.0.0.1:9464 is only one.
 pub fn upstairs_binary(database_url: &str) -> tokio::process::Command {
     let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_upstairs"));
-    c.env("UPSTAIRS_DATABASE_URL", database_url).env("RUST_LOG", "warn").stdout(Stdio::null()).kill_on_drop(true);
+    c.env("UPSTAIRS_DATABASE_URL", database_url)
+        .env("UPSTAIRS_METRICS_BIND", "off")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .kill_on_drop(true);
     c
 }
 

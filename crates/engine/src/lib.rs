@@ -58,6 +58,9 @@ pub struct EngineConfig {
     /// The largest order of any kind (parent, child, take, RFQ, quote), at most
     /// [`upstairs_domain::quantity::QUANTITY_CEILING`] (ADR 0027).
     pub max_order_quantity: i64,
+    /// `upstairs demo`: the E-mail outbox shows its messages' links (its logins are public
+    /// anyway); anywhere else a live link would let the reader take an account over.
+    pub demo: bool,
 }
 
 impl Default for EngineConfig {
@@ -74,6 +77,7 @@ impl Default for EngineConfig {
             rate_limits: ratelimit::Limits::default(),
             calendar: upstairs_domain::calendar::Calendar::default(),
             max_order_quantity: upstairs_domain::quantity::DEFAULT_MAX_ORDER_QUANTITY,
+            demo: false,
         }
     }
 }

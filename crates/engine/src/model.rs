@@ -524,6 +524,11 @@ pub struct BrokerConfirmation {
     pub answered: Option<(DateTime<Utc>, bool)>,
 }
 
+/// What replaces a secret link in the copy kept after delivery.
+pub const REDACTED_LINK: &str = "[redacted after delivery]";
+/// What replaces a secret link where the outbox is shown outside the demo.
+pub const HIDDEN_LINK: &str = "[link hidden]";
+
 impl EmailTemplate {
     /// The links the e-mail carries, the main one first.
     pub fn links(&self) -> Vec<&str> {
@@ -538,7 +543,22 @@ impl EmailTemplate {
 
     /// The same message with its secret link removed, kept once the e-mail is sent.
     pub fn redacted(&self) -> Self {
-        let r = || "[redacted after delivery]".to_owned();
+        self.with_secret_links(REDACTED_LINK)
+    }
+
+    /// The same message with its secret links replaced by [`HIDDEN_LINK`], as the outbox
+    /// shows it outside the demo: that a link was sent, never the link.
+    pub fn links_hidden(&self) -> Self {
+        self.with_secret_links(HIDDEN_LINK)
+    }
+
+    /// Whether a link of the message was removed or hidden (it is not a URL any more).
+    pub fn has_hidden_links(&self) -> bool {
+        self.links().iter().any(|l| !l.starts_with("http"))
+    }
+
+    fn with_secret_links(&self, placeholder: &str) -> Self {
+        let r = || placeholder.to_owned();
         match self {
             EmailTemplate::PasswordReset { first_name, .. } => {
                 EmailTemplate::PasswordReset { first_name: first_name.clone(), link: r() }

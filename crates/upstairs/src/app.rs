@@ -172,6 +172,7 @@ fn engine_config(s: &Settings, public_url: &str) -> EngineConfig {
         calendar: s.calendar.clone(),
         rate_limits: s.rate_limits.clone(),
         max_order_quantity: s.max_order_quantity,
+        demo: s.demo,
         ..EngineConfig::default()
     }
 }

@@ -1,14 +1,72 @@
 #![allow(clippy::unwrap_used)]
 //! The e-mail outbox against a real SMTP server: temporary failures are retried with
 //! backoff on the injected clock, with the same Message-ID, and the sent copy keeps
-//! no secret link.
+//! no secret link. The admin's outbox page shows a live link in the demo only.
 
 mod support;
 
 use chrono::Duration;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
 use support::*;
 
-on_both_backends!(temporary_failure_is_retried_with_the_same_message_id);
+on_both_backends!(
+    temporary_failure_is_retried_with_the_same_message_id,
+    the_outbox_shows_no_live_link_outside_the_demo
+);
+
+/// The outbox's password-reset e-mails to `to`, as the venue admin reads them.
+async fn resets_to(app: &TestApp, admin: &str, to: &str) -> (Value, Vec<Value>) {
+    let (s, outbox) = app.get("/api/admin/outbox?page=0&size=50", Some(admin)).await;
+    assert_eq!(s, StatusCode::OK, "{outbox}");
+    let resets = outbox["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["kind"] == "PASSWORD_RESET" && m["to"] == to)
+        .cloned()
+        .collect();
+    (outbox, resets)
+}
+
+/// Finding 5b: a venue admin who read a trader's reset link in the outbox could take the
+/// account over. Outside `upstairs demo` the page says a link was sent, never the link,
+/// queued or delivered (the test's file transport keeps copies, as the demo's does).
+async fn the_outbox_shows_no_live_link_outside_the_demo(b: Backend) {
+    let app = TestApp::spawn(b).await;
+    let admin = app.admin_token().await;
+    app.create_user(&admin, "tess@halyard.test").await;
+    let (s, v) = app.post("/api/users/password-reset", None, json!({"email": "tess@halyard.test"})).await;
+    assert_eq!(s, StatusCode::NO_CONTENT, "{v}");
+    let queued = resets_to(&app, &admin, "tess@halyard.test").await;
+    let mails = app.mails_to("tess@halyard.test", 2).await;
+    let mail = mails.iter().find(|m| m.contains("/reset-password?hash=")).expect("the reset e-mail");
+    let token = link_token(mail, "/reset-password");
+    let sent = resets_to(&app, &admin, "tess@halyard.test").await;
+    for (outbox, resets) in [queued, sent] {
+        assert_eq!(resets.len(), 1, "{outbox}");
+        assert_eq!((resets[0]["links"].clone(), resets[0]["links_hidden"].clone()), (json!([]), json!(true)));
+        let text = outbox.to_string();
+        assert!(!text.contains(&token) && !text.contains("hash="), "a live link in the outbox: {text}");
+    }
+    app.stop().await;
+}
+
+/// The demo's outbox shows its links (its logins and password are public anyway), so its
+/// broker confirmations can be followed end to end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_outbox_shows_its_links() {
+    let app = TestApp::spawn_with(Backend::Sqlite, |s| s.demo = true).await;
+    let admin = app.login("admin@upstairs.demo", upstairs_engine::seed::DEMO_PASSWORD).await;
+    let (s, v) = app.post("/api/users/password-reset", None, json!({"email": "trader2@halyard.demo"})).await;
+    assert_eq!(s, StatusCode::NO_CONTENT, "{v}");
+    let (outbox, resets) = resets_to(&app, &admin, "trader2@halyard.demo").await;
+    assert_eq!(resets.len(), 1, "{outbox}");
+    let links = resets[0]["links"].as_array().unwrap();
+    assert!(links.len() == 1 && links[0].as_str().unwrap().contains("/reset-password?hash="), "{outbox}");
+    assert_eq!(resets[0]["links_hidden"], json!(false));
+    app.stop().await;
+}
 
 async fn temporary_failure_is_retried_with_the_same_message_id(b: Backend) {
     let sink_dir = temp_dir();

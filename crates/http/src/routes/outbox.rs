@@ -1,6 +1,6 @@
 //! The e-mail outbox as venue admins see it: every message, whether and when it went
-//! out, its attempts and last error, and (where the transport keeps copies, as the
-//! demo's files do) its links.
+//! out, its attempts and last error, and (in the demo, whose files keep copies) its
+//! links; elsewhere that a link was sent, never the link.
 
 use axum::Json;
 use axum::extract::State;
@@ -46,9 +46,12 @@ pub struct OutboxMessageDto {
     pub sent_at: Option<DateTime<Utc>>,
     pub attempts: i32,
     pub last_error: Option<String>,
-    /// The message's links, main one first; empty once delivered unless the transport
-    /// keeps copies.
+    /// The message's links, main one first: the public ones (sign-in, dashboard), and its
+    /// secret ones (password reset, activation, a broker's answer) in the demo only.
     pub links: Vec<String>,
+    /// The message carried a secret link that is not shown (outside the demo, or removed
+    /// after delivery).
+    pub links_hidden: bool,
 }
 
 impl From<OutboxMessage> for OutboxMessageDto {
@@ -90,6 +93,7 @@ impl From<OutboxMessage> for OutboxMessageDto {
             }
         };
         let links = m.email.template.links().into_iter().filter(|l| l.starts_with("http")).map(str::to_owned).collect();
+        let links_hidden = m.email.template.has_hidden_links();
         Self {
             outbox_id: m.outbox_id,
             message_id: m.email.message_id,
@@ -101,6 +105,7 @@ impl From<OutboxMessage> for OutboxMessageDto {
             attempts: m.attempts,
             last_error: m.last_error,
             links,
+            links_hidden,
         }
     }
 }

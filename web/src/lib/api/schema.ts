@@ -1610,10 +1610,15 @@ export interface components {
             kind: components["schemas"]["EmailKindDto"];
             last_error?: string | null;
             /**
-             * @description The message's links, main one first; empty once delivered unless the transport
-             *     keeps copies.
+             * @description The message's links, main one first: the public ones (sign-in, dashboard), and its
+             *     secret ones (password reset, activation, a broker's answer) in the demo only.
              */
             links: string[];
+            /**
+             * @description The message carried a secret link that is not shown (outside the demo, or removed
+             *     after delivery).
+             */
+            links_hidden: boolean;
             message_id: string;
             /** Format: uuid */
             outbox_id: string;
@@ -1805,10 +1810,15 @@ export interface components {
                 kind: components["schemas"]["EmailKindDto"];
                 last_error?: string | null;
                 /**
-                 * @description The message's links, main one first; empty once delivered unless the transport
-                 *     keeps copies.
+                 * @description The message's links, main one first: the public ones (sign-in, dashboard), and its
+                 *     secret ones (password reset, activation, a broker's answer) in the demo only.
                  */
                 links: string[];
+                /**
+                 * @description The message carried a secret link that is not shown (outside the demo, or removed
+                 *     after delivery).
+                 */
+                links_hidden: boolean;
                 message_id: string;
                 /** Format: uuid */
                 outbox_id: string;

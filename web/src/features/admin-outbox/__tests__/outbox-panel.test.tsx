@@ -9,7 +9,7 @@ const ADMIN = 'ada@upstairs.test';
 const link = (flag: string) => `http://localhost:8080/accept-order?order_id=o1&token=t&accepted=${flag}`;
 
 describe('e-mail outbox', () => {
-  it('lists each e-mail with its state and, when kept, its links', async () => {
+  it('lists each e-mail with its state and its links, or that they are hidden', async () => {
     db.addUser({ user_id: 'u-admin', email: ADMIN, roles: ['upstairs-admin'], company_id: 'c-upstairs', company_name: 'Upstairs' });
     const asked: string[] = [];
     server.use(
@@ -20,11 +20,11 @@ describe('e-mail outbox', () => {
           items: [
             {
               outbox_id: 'x1', message_id: '<x1@h>', to: 'ops@northgate.test', kind: 'TRADE_ACCEPTANCE', summary: 'Northgate: Halyard SELL 1500 Euribor at -0.02',
-              created_at: '2026-11-24T10:00:00Z', sent_at: '2026-11-24T10:00:01Z', attempts: 1, last_error: null, links: [link('true'), link('false')],
+              created_at: '2026-11-24T10:00:00Z', sent_at: '2026-11-24T10:00:01Z', attempts: 1, last_error: null, links: [link('true'), link('false')], links_hidden: false,
             },
             {
               outbox_id: 'x2', message_id: '<x2@h>', to: 'new@acme.test', kind: 'ACCOUNT_ACTIVATION', summary: 'Account activation for Tom',
-              created_at: '2026-11-24T09:00:00Z', sent_at: null, attempts: 2, last_error: 'connection refused', links: [],
+              created_at: '2026-11-24T09:00:00Z', sent_at: null, attempts: 2, last_error: 'connection refused', links: [], links_hidden: true,
             },
           ],
         });
@@ -39,6 +39,10 @@ describe('e-mail outbox', () => {
     expect(within(trade!).getByRole('link', { name: 'Decline' })).toHaveAttribute('href', link('false'));
     expect(within(activation!).getByText('Retrying')).toBeInTheDocument();
     expect(within(activation!).getByText('connection refused')).toBeInTheDocument();
+    // Outside the demo the server sends no secret link: the row says one was sent.
+    expect(within(activation!).getByText('Link hidden')).toBeInTheDocument();
+    expect(within(activation!).queryByRole('link')).not.toBeInTheDocument();
+    expect(within(trade!).queryByText('Link hidden')).not.toBeInTheDocument();
     expect(asked[0]).toBe('?page=0&size=25');
   });
 

@@ -17,6 +17,7 @@ const outboxMessageSchema = z.object({
   attempts: z.number(),
   last_error: z.string().nullable(),
   links: z.array(z.string()),
+  links_hidden: z.boolean(),
 }) satisfies z.ZodType<OutboxMessage>;
 
 const outboxPageSchema = pageSchema(outboxMessageSchema) satisfies z.ZodType<components['schemas']['Page_OutboxMessageDto']>;

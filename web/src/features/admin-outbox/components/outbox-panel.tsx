@@ -46,8 +46,9 @@ function State({ m }: { m: OutboxMessage }) {
 
 /**
  * The e-mail outbox for venue admins: every message with its delivery state, attempts and
- * last error; where the transport keeps copies (the demo's files) its links are clickable,
- * so the broker confirmation of a demo trade can be followed end to end.
+ * last error; in the demo its links are clickable, so the broker confirmation of a demo
+ * trade can be followed end to end. Elsewhere the server sends no secret link (with a reset
+ * or activation link the reader could take the account over): the row says one was sent.
  */
 export function OutboxPanel() {
   const [page, setPage] = useState(0);
@@ -97,9 +98,14 @@ export function OutboxPanel() {
                         {linkLabel(l)}
                       </Link>
                     ))}
-                    {m.links.length === 0 && (
+                    {m.links_hidden && (
+                      <Typography variant="caption" color="text.secondary" title="Links are shown in the demo only">
+                        Link hidden
+                      </Typography>
+                    )}
+                    {m.links.length === 0 && !m.links_hidden && (
                       <Typography variant="caption" color="text.secondary">
-                        {m.sent_at ? 'Removed after delivery' : '—'}
+                        —
                       </Typography>
                     )}
                   </Stack>

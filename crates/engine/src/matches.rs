@@ -599,6 +599,9 @@ impl<S: Store> Engine<S> {
             return Err(conflict("This parent order is no longer active."));
         }
         let instrument = self.instrument_in(tx, view.parent.instrument_id).await?;
+        if !Self::may_trade(actor, &instrument) {
+            return Err(not_found_parent());
+        }
         let mut errors = Vec::new();
         if !self.brokers_in(tx, actor.user.company_id).await?.iter().any(|b| b.company_id == take.requesting_broker_id)
         {

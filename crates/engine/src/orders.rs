@@ -483,6 +483,9 @@ impl<S: Store> Engine<S> {
         let eligible_brokers = self.cached_brokers(actor.user.company_id).await?;
         let parent = self.cached_parent(actor, input.parent_order_id).await?;
         let instrument = self.cached_instrument(parent.instrument_id).await?;
+        if !Self::may_trade(actor, &instrument) {
+            return Err(not_found_parent());
+        }
         let mut errors = Vec::new();
         if input.instrument_id.is_some_and(|i| i != parent.instrument_id) {
             errors.push(FieldError::new("instrument_id", "Must match the parent order"));

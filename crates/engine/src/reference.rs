@@ -429,6 +429,12 @@ impl<S: Store> Engine<S> {
             .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
     }
 
+    /// Whether the actor may trade this instrument: a sandbox user sandbox instruments
+    /// only, any other trader live ones only (a colleague's parent order included).
+    pub(crate) fn may_trade(actor: &Actor, instrument: &Instrument) -> bool {
+        instrument.is_sandbox == actor.can(Permission::SandboxOnly)
+    }
+
     /// The brokers a company's traders may route to, from the cache (ADR 0014).
     pub(crate) async fn cached_brokers(&self, company: CompanyId) -> Result<Arc<Vec<CompanyRef>>, EngineError> {
         let load =

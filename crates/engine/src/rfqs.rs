@@ -105,6 +105,9 @@ impl<S: Store> Engine<S> {
         }
         let parent = self.cached_parent(actor, input.parent_order_id).await?;
         let instrument = self.cached_instrument(parent.instrument_id).await?;
+        if !Self::may_trade(actor, &instrument) {
+            return Err(crate::orders::not_found_parent());
+        }
         let mut errors = Vec::new();
         let quantity = input.quantity.get();
         if quantity < instrument.min_quantity {

@@ -513,9 +513,8 @@ async fn permission_matrix(b: Backend) {
         (Method::PATCH, format!("/api/users/{me}"), Some(json!({"active": false})), [BAD, NO, NF, NF, NF, NF]),
         (Method::PATCH, format!("/api/users/{me}"), Some(json!({"roles": ["trader"]})), [BAD, NO, NF, NF, NF, NF]),
         // Trading comes from the trader and sandbox roles alone: the venue's staff, who see
-        // every firm's orders, place, take, ask and quote nothing (finding 4). (The sandbox
-        // user still acts on a colleague's parent of a live instrument: not this rule's to
-        // decide, recorded as it stands.)
+        // every firm's orders, place, take, ask and quote nothing (finding 4); a sandbox
+        // user trades sandbox instruments only, not through a colleague's live parent.
         (
             Method::POST,
             "/api/parent-orders".into(),
@@ -527,15 +526,15 @@ async fn permission_matrix(b: Backend) {
             "/api/orders".into(),
             Some(json!({"parent_order_id": tp, "quantity": 500, "limit_price": -0.03, "residual": true,
                         "iceberg": false, "broker_id": broker["company_id"], "instrument_id": i, "direction": "BUY"})),
-            [NO, NO, NEW, NO, NEW, NF],
+            [NO, NO, NEW, NO, NF, NF],
         ),
-        (Method::POST, "/api/order-match-requests".into(), Some(take(true)), [NO, NO, OK, NO, OK, NF]),
-        (Method::POST, "/api/order-match-requests".into(), Some(take(false)), [NO, NO, NEW, NO, NEW, NF]),
+        (Method::POST, "/api/order-match-requests".into(), Some(take(true)), [NO, NO, OK, NO, NF, NF]),
+        (Method::POST, "/api/order-match-requests".into(), Some(take(false)), [NO, NO, NEW, NO, NF, NF]),
         (
             Method::POST,
             "/api/rfqs".into(),
             Some(json!({"parent_order_id": tp, "quantity": 500, "liquidity_provider_ids": [lp["company_id"]]})),
-            [NO, NO, NEW, NO, NEW, NF],
+            [NO, NO, NEW, NO, NF, NF],
         ),
         (
             Method::POST,

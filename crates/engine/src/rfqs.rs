@@ -350,6 +350,9 @@ impl<S: Store> Engine<S> {
             Answer::Decline => ResponseEvent::Decline,
             Answer::Quote { buy, sell, broker_id } => {
                 let instrument = self.instrument_in(&mut tx, rfq.instrument_id).await?;
+                if !Self::may_trade(actor, &instrument) {
+                    return Err(not_found());
+                }
                 let mut errors = Vec::new();
                 check_quote(&rfq, &instrument, buy, sell, &mut errors);
                 let broker = self.trade_broker(&mut tx, actor.user.company_id, broker_id, &mut errors).await?;
@@ -460,6 +463,9 @@ impl<S: Store> Engine<S> {
         }
         // A band that moved away from the quote since it was given: no trade outside it.
         let band = tx.instrument(rfq.instrument_id).await?.ok_or_else(|| internal("instrument gone"))?;
+        if !Self::may_trade(actor, &band) {
+            return Err(not_found());
+        }
         if !band.in_band(side.price) {
             return Err(conflict(QUOTE_OUT_OF_BAND));
         }

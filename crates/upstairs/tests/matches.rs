@@ -965,6 +965,14 @@ async fn previews_are_throttled_per_user(b: Backend) {
         .unwrap();
     assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(res.headers()["retry-after"], "1");
+    // Counted per firm in the metrics.
+    let (_, me) = v.app.get("/api/users/me", Some(&v.b)).await;
+    let firm = me["company_id"].as_str().unwrap();
+    let metrics = v.app.client.get(v.app.metrics_url()).send().await.unwrap().text().await.unwrap();
+    for (outcome, n) in [("answered", 3), ("throttled", 1)] {
+        let line = format!("upstairs_take_previews_total{{company=\"{firm}\",outcome=\"{outcome}\"}} {n}");
+        assert!(metrics.lines().any(|l| l == line), "{line} in\n{metrics}");
+    }
     // The take itself has its own bucket; a second later previews go on.
     let (s, sent) = take(&v, &buy, 500, "94.75", false, false).await;
     assert_eq!(s, StatusCode::CREATED, "{sent}");

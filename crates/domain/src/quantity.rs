@@ -12,8 +12,9 @@ pub const QUANTITY_CEILING: i64 = 1_000_000_000_000;
 /// The venue's default largest order (parent order, child order, take, RFQ, quote).
 pub const DEFAULT_MAX_ORDER_QUANTITY: i64 = 1_000_000_000;
 
-/// The largest parent-order limit multiplier a user may be given.
-pub const MAX_MULTIPLIER: i64 = 1_000_000;
+/// The largest parent-order limit multiplier a user may be given: enough to reach the
+/// venue's default maximum on an instrument whose block is one lot, no more.
+pub const MAX_MULTIPLIER: i64 = 1_000_000_000;
 
 /// A quantity as a request states it: `0..=QUANTITY_CEILING` lots. Zero is a quantity
 /// (below every minimum block, which the use case says); a negative one is not.
@@ -69,9 +70,6 @@ impl std::fmt::Display for Quantity {
 pub struct Multiplier(i64);
 
 impl Multiplier {
-    /// The text of the field error for anything else.
-    pub const RANGE: &'static str = "Must be between 1 and 1000000";
-
     pub fn new(n: i64) -> Option<Multiplier> {
         (1..=MAX_MULTIPLIER).contains(&n).then_some(Multiplier(n))
     }

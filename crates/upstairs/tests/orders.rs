@@ -684,10 +684,10 @@ async fn one_firm_cannot_break_an_instrument(b: Backend) {
     let admin = app.admin_token().await;
     let (_, me) = app.get("/api/users/me", Some(&v.a)).await;
     let user = format!("/api/users/{}", me["user_id"].as_str().unwrap());
-    for m in [9_000_000_000_000_000_000_i64, i64::MAX, 1_000_001] {
+    for m in [9_000_000_000_000_000_000_i64, i64::MAX, 1_000_000_001] {
         let (s, r) = app.patch(&user, Some(&admin), json!({"parent_order_limit_multiplier": m})).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{m}: {r}");
-        assert_eq!(messages(&r), [("parent_order_limit_multiplier".into(), "Must be at most 1000000".into())]);
+        assert_eq!(messages(&r), [("parent_order_limit_multiplier".into(), "Must be at most 1000000000".into())]);
     }
     for m in [0, -2] {
         let (s, r) = app.patch(&user, Some(&admin), json!({"parent_order_limit_multiplier": m})).await;

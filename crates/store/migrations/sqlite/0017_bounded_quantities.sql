@@ -1,16 +1,16 @@
 -- Bounded quantities (ADR 0027): no quantity above 10^12 lots (the domain's
--- QUANTITY_CEILING), no counter above its order's quantity, no multiplier above 10^6.
+-- QUANTITY_CEILING), no counter above its order's quantity, no multiplier above 10^9.
 -- SQLite turns an integer sum that leaves 64 bits into a REAL, which every CHECK then
 -- compares as a float; so each row that a trigger's sum writes must still be an integer.
 -- SQLite cannot add a CHECK to a table, so these are triggers that abort the statement
 -- (the store reads SQLITE_CONSTRAINT_TRIGGER as a refused CHECK).
-update app_user set parent_order_limit_multiplier = 1000000 where parent_order_limit_multiplier > 1000000;
+update app_user set parent_order_limit_multiplier = 1000000000 where parent_order_limit_multiplier > 1000000000;
 
 create trigger app_user_multiplier_bounded_insert before insert on app_user
-when new.parent_order_limit_multiplier > 1000000
+when new.parent_order_limit_multiplier > 1000000000
 begin select raise(abort, 'app_user_multiplier_bounded'); end;
 create trigger app_user_multiplier_bounded_update before update of parent_order_limit_multiplier on app_user
-when new.parent_order_limit_multiplier > 1000000
+when new.parent_order_limit_multiplier > 1000000000
 begin select raise(abort, 'app_user_multiplier_bounded'); end;
 
 create trigger instrument_min_quantity_bounded_insert before insert on instrument

@@ -23,7 +23,7 @@ describe('requests for quote', () => {
     const parent = addParent({ direction: 'BUY', quantity: 3000 });
     const { user } = signIn();
     // The first render of the whole dashboard: slow on a loaded 2-core CI machine (it once took 5.3 s).
-    await user.click(await screen.findByRole('button', { name: 'Request quotes' }, { timeout: 15_000 }));
+    await user.click(await screen.findByRole('button', { name: 'Request quotes' }, { timeout: 10_000 }));
     const drawer = await screen.findByRole('heading', { name: 'Create RFQ' }).then((h) => h.closest('form') as HTMLElement);
     const send = within(drawer).getByRole('button', { name: 'Send RFQ' });
     const quantity = within(drawer).getByRole('textbox', { name: 'Quantity' });

@@ -172,6 +172,67 @@ pub fn transition(from: OrderState, event: OrderEvent) -> Result<OrderState, Tra
     Ok(to)
 }
 
+/// Parent order states, as the spec names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ParentState {
+    Active,
+    Filled,
+    Cancelled,
+}
+
+impl ParentState {
+    pub const ALL: [ParentState; 3] = [ParentState::Active, ParentState::Filled, ParentState::Cancelled];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParentState::Active => "ACTIVE",
+            ParentState::Filled => "FILLED",
+            ParentState::Cancelled => "CANCELLED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+}
+
+/// What can happen to a parent order. Its children's trades and declines move its matched
+/// quantity; the parent itself only follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParentEvent {
+    /// Its matched quantity is now `matched` of `quantity` (a trade, or a broker's decline
+    /// that put quantity back).
+    Settle { quantity: i64, matched: i64 },
+    /// Its owner, the kill switch or an operator cancels it; `matched` is what it traded.
+    Cancel { matched: i64 },
+}
+
+/// Why a parent order cannot take an event; the texts are what its owner is told.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParentTransitionError {
+    #[error("This parent order is no longer active.")]
+    NotActive,
+    #[error("A parent order with matched quantity cannot be cancelled.")]
+    Matched,
+}
+
+/// The parent-order lifecycle: active until everything is matched (filled), active again
+/// when a broker's decline puts quantity back, cancelled only while nothing has traded.
+pub fn parent_transition(from: ParentState, event: ParentEvent) -> Result<ParentState, ParentTransitionError> {
+    use ParentEvent as E;
+    use ParentState as S;
+    match (from, event) {
+        (S::Active, E::Settle { quantity, matched }) if matched >= quantity => Ok(S::Filled),
+        (S::Filled, E::Settle { quantity, matched }) if matched < quantity => Ok(S::Active),
+        (S::Active | S::Filled, E::Settle { .. }) => Ok(from),
+        (S::Cancelled, E::Settle { .. }) => Ok(S::Cancelled),
+        (S::Active, E::Cancel { matched: 0 }) => Ok(S::Cancelled),
+        (S::Active, E::Cancel { .. }) => Err(ParentTransitionError::Matched),
+        (S::Filled | S::Cancelled, E::Cancel { .. }) => Err(ParentTransitionError::NotActive),
+    }
+}
+
 /// A parent order's quantities; `tradable = quantity − working − matched`, never negative.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Quantities {
@@ -192,6 +253,35 @@ mod tests {
     use super::*;
     use OrderEvent as E;
     use OrderState as S;
+
+    #[test]
+    fn every_parent_state_and_event() {
+        use ParentEvent as P;
+        use ParentState as PS;
+        use ParentTransitionError as PE;
+        let settle = |quantity, matched| P::Settle { quantity, matched };
+        let table: &[(PS, P, Result<PS, PE>)] = &[
+            (PS::Active, settle(1000, 0), Ok(PS::Active)),
+            (PS::Active, settle(1000, 999), Ok(PS::Active)),
+            (PS::Active, settle(1000, 1000), Ok(PS::Filled)),
+            (PS::Filled, settle(1000, 1000), Ok(PS::Filled)),
+            (PS::Filled, settle(1000, 400), Ok(PS::Active)),
+            (PS::Filled, settle(1000, 0), Ok(PS::Active)),
+            (PS::Cancelled, settle(1000, 1000), Ok(PS::Cancelled)),
+            (PS::Cancelled, settle(1000, 0), Ok(PS::Cancelled)),
+            (PS::Active, P::Cancel { matched: 0 }, Ok(PS::Cancelled)),
+            (PS::Active, P::Cancel { matched: 1 }, Err(PE::Matched)),
+            (PS::Filled, P::Cancel { matched: 1000 }, Err(PE::NotActive)),
+            (PS::Cancelled, P::Cancel { matched: 0 }, Err(PE::NotActive)),
+        ];
+        for &(from, event, to) in table {
+            assert_eq!(parent_transition(from, event), to, "{from:?} on {event:?}");
+        }
+        assert_eq!(PE::Matched.to_string(), "A parent order with matched quantity cannot be cancelled.");
+        for s in PS::ALL {
+            assert_eq!(PS::parse(s.as_str()), Some(s));
+        }
+    }
 
     /// Every allowed transition; anything not listed is forbidden.
     const ALLOWED: &[(S, E, S)] = &[

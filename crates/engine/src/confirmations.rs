@@ -9,7 +9,7 @@ use serde_json::json;
 use std::collections::BTreeSet;
 use upstairs_domain::OrderId;
 use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, transition as mr_transition};
-use upstairs_domain::order::{OrderEvent, transition};
+use upstairs_domain::order::{OrderEvent, ParentEvent, parent_transition, transition};
 
 use crate::context::audit;
 use crate::error::{EngineError, StoreError};
@@ -189,9 +189,11 @@ impl<S: Store> Engine<S> {
             // The quantity is back on the parents: a filled parent works again.
             for p in &mut locked {
                 let v = tx.parent_order(p.parent_order_id).await?.ok_or_else(invalid_link)?;
-                if v.parent.state == ParentState::Filled && v.matched < v.parent.quantity {
-                    tx.update_parent_order_state(p.parent_order_id, ParentState::Active, now).await?;
-                    p.state = ParentState::Active;
+                let settle = ParentEvent::Settle { quantity: v.parent.quantity, matched: v.matched };
+                let to = parent_transition(v.parent.state, settle).map_err(|e| EngineError::Internal(e.to_string()))?;
+                if to != v.parent.state {
+                    tx.update_parent_order_state(p.parent_order_id, to, now).await?;
+                    p.state = to;
                 }
             }
             let undone: Vec<_> = changed.iter().map(|o| (o.clone(), true)).collect();

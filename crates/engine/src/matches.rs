@@ -7,7 +7,9 @@ use rust_decimal::Decimal;
 use serde_json::json;
 use std::collections::{BTreeSet, HashMap};
 use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, reliability, transition as mr_transition};
-use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, transition};
+use upstairs_domain::order::{
+    Direction, OrderEvent, OrderState, ParentEvent, Quantities, parent_transition, transition,
+};
 use upstairs_domain::quantity::allocate;
 use upstairs_domain::{AutoAccept, CompanyId, FieldError, MatchRequestId, OrderId, ParentOrderId, UserId};
 use uuid::Uuid;
@@ -405,9 +407,11 @@ impl<S: Store> Engine<S> {
             for p in &mut locked {
                 let id = p.parent_order_id;
                 let v = tx.parent_order(id).await?.ok_or_else(|| EngineError::Internal(format!("parent {id} gone")))?;
-                if v.matched == v.parent.quantity && v.parent.state == ParentState::Active {
-                    tx.update_parent_order_state(id, ParentState::Filled, now).await?;
-                    p.state = ParentState::Filled;
+                let settle = ParentEvent::Settle { quantity: v.parent.quantity, matched: v.matched };
+                let to = parent_transition(v.parent.state, settle).map_err(|e| EngineError::Internal(e.to_string()))?;
+                if to != v.parent.state {
+                    tx.update_parent_order_state(id, to, now).await?;
+                    p.state = to;
                 }
             }
         }

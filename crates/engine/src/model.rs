@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::notification::{NotificationType, Party};
+pub use upstairs_domain::order::ParentState;
 use upstairs_domain::order::{Direction, OrderState};
 use upstairs_domain::rfq::{ResponseState, RfqState};
 use upstairs_domain::{
@@ -607,28 +608,6 @@ pub struct Timer {
     /// At most one pending timer per key (e.g. the recurring clean-up).
     pub dedupe_key: Option<String>,
     pub attempts: i32,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum ParentState {
-    Active,
-    Filled,
-    Cancelled,
-}
-
-impl ParentState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ParentState::Active => "ACTIVE",
-            ParentState::Filled => "FILLED",
-            ParentState::Cancelled => "CANCELLED",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        [ParentState::Active, ParentState::Filled, ParentState::Cancelled].into_iter().find(|p| p.as_str() == s)
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

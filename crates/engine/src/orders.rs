@@ -6,8 +6,10 @@ use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use upstairs_domain::calendar::Status;
-use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState};
-use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, transition};
+use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, transition as match_transition};
+use upstairs_domain::order::{
+    Direction, OrderEvent, OrderState, ParentEvent, Quantities, parent_transition, transition,
+};
 use upstairs_domain::price::on_tick;
 use upstairs_domain::quantity::{MAX_MULTIPLIER, Multiplier, Quantity};
 use upstairs_domain::{CompanyId, FieldError, InstrumentId, OrderId, ParentOrderId, Permission};
@@ -360,18 +362,8 @@ impl<S: Store> Engine<S> {
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
         let view = self.own_parent(&mut tx, actor, id, true).await?;
-        if view.parent.state != ParentState::Active {
-            return Err(EngineError::Conflict {
-                detail: "This parent order is no longer active.".into(),
-                errors: vec![],
-            });
-        }
-        if view.matched > 0 {
-            return Err(EngineError::Conflict {
-                detail: "A parent order with matched quantity cannot be cancelled.".into(),
-                errors: vec![],
-            });
-        }
+        let to = parent_transition(view.parent.state, ParentEvent::Cancel { matched: view.matched })
+            .map_err(|e| EngineError::Conflict { detail: e.to_string(), errors: vec![] })?;
         let children = tx
             .orders(&OrderFilter {
                 parent_order_id: Some(id),
@@ -388,9 +380,9 @@ impl<S: Store> Engine<S> {
             tx.update_order(&before, &o).await?;
             touched.push(o);
         }
-        tx.update_parent_order_state(id, ParentState::Cancelled, now).await?;
+        tx.update_parent_order_state(id, to, now).await?;
         let mut cancelled = view.clone();
-        cancelled.parent.state = ParentState::Cancelled;
+        cancelled.parent.state = to;
         self.report_parent_state(&mut tx, &cancelled, fix_cl_ord_id, now).await?;
         audit(
             &mut tx,
@@ -729,8 +721,10 @@ impl<S: Store> Engine<S> {
             // Ended at the close, not by its own deadline: it does not count against the
             // responder's reliability (`received_by_state`).
             let at = close.min(now);
-            tx.update_match_request_state(m.match_request_id, m.state, MatchRequestState::TimedOut, at).await?;
-            let ended = MatchRequest { state: MatchRequestState::TimedOut, updated_at: at, ..m };
+            let to = match_transition(m.state, MatchRequestEvent::TimeOut)
+                .map_err(|e| EngineError::Internal(e.to_string()))?;
+            tx.update_match_request_state(m.match_request_id, m.state, to, at).await?;
+            let ended = MatchRequest { state: to, updated_at: at, ..m };
             notices.extend(self.notify_ended(&mut tx, &ended, MatchRequestEvent::TimeOut, now).await?);
         }
         tx.commit().await?;

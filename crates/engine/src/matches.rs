@@ -8,7 +8,7 @@ use serde_json::json;
 use std::collections::{BTreeSet, HashMap};
 use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, reliability, transition as mr_transition};
 use upstairs_domain::order::{
-    Direction, OrderEvent, OrderState, ParentEvent, Quantities, parent_transition, transition,
+    Direction, OrderEvent, OrderState, ParentEvent, Quantities, parent_transition, shown_quantity, transition,
 };
 use upstairs_domain::quantity::allocate;
 use upstairs_domain::{AutoAccept, CompanyId, FieldError, MatchRequestId, OrderId, ParentOrderId, UserId};
@@ -578,7 +578,7 @@ impl<S: Store> Engine<S> {
             let reachable: Vec<i64> = candidates
                 .iter()
                 .map(|o| match reach {
-                    Reach::Shown if o.iceberg => o.quantity.min(block),
+                    Reach::Shown => shown_quantity(o.quantity, o.iceberg, block),
                     _ => o.quantity,
                 })
                 .collect();

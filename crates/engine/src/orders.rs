@@ -792,7 +792,7 @@ mod tests {
                 price: o.price.normalize(),
                 direction: o.direction,
                 company_id: o.company_id,
-                shown: if o.iceberg { o.quantity.min(min_block) } else { o.quantity },
+                shown: upstairs_domain::order::shown_quantity(o.quantity, o.iceberg, min_block),
             })
             .collect()
     }

@@ -43,6 +43,8 @@ contract!(
     stale_order_write_is_refused,
     database_refuses_negative_tradable,
     database_refuses_unbounded_quantities,
+    levels_follow_the_domain_display_rule,
+    database_refuses_a_stopped_company_s_orders,
     order_and_audit_in_one_write,
     concurrent_order_writes_keep_each_outcome,
     match_requests_and_notifications,
@@ -802,6 +804,63 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
     assert!(levels(&mut tx, id, own).await.is_empty());
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
     assert_eq!((view.working, view.matched), (0, 2000));
+    tx.commit().await.unwrap();
+}
+
+/// The book's levels show what `shown_quantity` says for every kind of order, as orders
+/// are written and when the instrument's minimum block changes (the rule is written once in
+/// the domain and once per schema; this holds them together).
+async fn levels_follow_the_domain_display_rule<S: Store>(s: S) {
+    use upstairs_domain::order::shown_quantity;
+    let (parent, order) = parent_with_orders(&s, 1_000_000).await;
+    let (id, own) = (parent.instrument_id, parent.company_id);
+    // (price, quantity, iceberg): below, at and above the block of 500, and one lot.
+    let cases = [
+        ("-0.03", 1, true),
+        ("-0.025", 499, true),
+        ("-0.02", 500, true),
+        ("-0.015", 501, true),
+        ("-0.01", 10_000, true),
+        ("-0.005", 499, false),
+        ("0", 10_000, false),
+    ];
+    let mut tx = s.write().await.unwrap();
+    for (price, quantity, iceberg) in cases {
+        tx.insert_order(&order(price, quantity, iceberg)).await.unwrap();
+    }
+    let expect = |block: i64| -> Vec<(String, bool, i64)> {
+        cases.iter().map(|&(p, q, ice)| (p.to_owned(), true, shown_quantity(q, ice, block))).collect()
+    };
+    assert_eq!(levels(&mut tx, id, own).await, expect(500));
+    tx.commit().await.unwrap();
+    for block in [1, 499, 501, 20_000] {
+        let mut tx = s.write().await.unwrap();
+        let mut i = tx.instrument(id).await.unwrap().unwrap();
+        i.min_quantity = block;
+        tx.update_instrument(&i).await.unwrap();
+        assert_eq!(levels(&mut tx, id, own).await, expect(block), "min block {block}");
+        tx.commit().await.unwrap();
+    }
+}
+
+/// The kill switch is in both schemas (ADR 0021): whatever statement writes it, a stopped
+/// company's new working order is refused with the switch's name, and one without working
+/// quantity (an RFQ's matched leg) is not.
+async fn database_refuses_a_stopped_company_s_orders<S: Store>(s: S) {
+    use upstairs_domain::order::OrderState;
+    let (parent, order) = parent_with_orders(&s, 10_000).await;
+    let mut tx = s.write().await.unwrap();
+    tx.set_trading_stopped(parent.company_id, Some(t0()), t0()).await.unwrap();
+    tx.commit().await.unwrap();
+    let mut tx = s.write().await.unwrap();
+    match tx.insert_order(&order("-0.02", 1000, false)).await {
+        Err(StoreError::Check(c)) => assert_eq!(c, "company_trading_stopped"),
+        other => panic!("a stopped company's order was not refused: {other:?}"),
+    }
+    drop(tx);
+    let mut tx = s.write().await.unwrap();
+    let matched = ChildOrder { state: OrderState::Matched, ..order("-0.02", 1000, false) };
+    tx.insert_order(&matched).await.unwrap();
     tx.commit().await.unwrap();
 }
 

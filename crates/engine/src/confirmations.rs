@@ -6,7 +6,6 @@
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
-use std::collections::BTreeSet;
 use upstairs_domain::OrderId;
 use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, transition as mr_transition};
 use upstairs_domain::order::{OrderEvent, ParentEvent, parent_transition, transition};
@@ -84,7 +83,8 @@ impl<S: Store> Engine<S> {
                 tracing::warn!(order = %o.order_id, broker = %o.broker_id, "the broker takes no confirmations by e-mail");
                 continue;
             };
-            let trade = self.trade_details(tx, m, o).await?;
+            let other = orders.iter().find(|x| x.order_id != o.order_id);
+            let trade = self.trade_details(tx, m, o, other).await?;
             let (path, flag) = match step {
                 ConfirmationStep::Accept => ("accept-order", "accepted"),
                 ConfirmationStep::Fill => ("fill-order", "filled"),
@@ -113,7 +113,7 @@ impl<S: Store> Engine<S> {
             order_id: order,
             step,
             state: o.state,
-            trade: self.trade_details(&mut tx, &m, &o).await?,
+            trade: self.trade_details(&mut tx, &m, &o, None).await?,
             answer: c.answered.map(|(_, a)| a),
         })
     }
@@ -146,16 +146,10 @@ impl<S: Store> Engine<S> {
         if seen.answered.is_some() {
             return Err(already(answer.step));
         }
+        let mut locked: Vec<ParentOrder> =
+            tx.lock_parents_of_match_request(seen.match_request_id).await?.into_iter().map(|v| v.parent).collect();
         let m = tx.match_request(seen.match_request_id).await?.ok_or_else(invalid_link)?;
         let ids = [m.requesting_order_id, m.responding_order_id];
-        let mut parents = BTreeSet::new();
-        for id in ids {
-            parents.insert(tx.order(id).await?.ok_or_else(invalid_link)?.parent_order_id);
-        }
-        let mut locked = Vec::with_capacity(parents.len());
-        for p in &parents {
-            locked.extend(tx.lock_parent_order(*p).await?.map(|v| v.parent));
-        }
         // Under the locks: the answer is written once; a second click loses here.
         match tx.answer_broker_confirmation(&seen.token_hash, answer.yes, now).await {
             Err(StoreError::Stale(_)) => return Err(already(answer.step)),
@@ -219,7 +213,7 @@ impl<S: Store> Engine<S> {
         )
         .await?;
         let mine = changed.iter().find(|o| o.order_id == order).cloned().ok_or_else(invalid_link)?;
-        let trade = self.trade_details(&mut tx, &m, &mine).await?;
+        let trade = self.trade_details(&mut tx, &m, &mine, None).await?;
         tx.commit().await?;
         self.poke();
         for o in &changed {
@@ -249,10 +243,17 @@ impl<S: Store> Engine<S> {
         tx: &mut S::Tx,
         m: &MatchRequest,
         o: &ChildOrder,
+        other: Option<&ChildOrder>,
     ) -> Result<TradeDetails, EngineError> {
         let name = |c: Option<Company>| c.map(|c| c.name).unwrap_or_default();
-        let other = if o.order_id == m.requesting_order_id { m.responding_order_id } else { m.requesting_order_id };
-        let other = tx.order(other).await?.ok_or_else(invalid_link)?;
+        let other = match other {
+            Some(other) => other.clone(),
+            None => {
+                let id =
+                    if o.order_id == m.requesting_order_id { m.responding_order_id } else { m.requesting_order_id };
+                tx.order(id).await?.ok_or_else(invalid_link)?
+            }
+        };
         let trader = tx.user(o.created_by).await?;
         Ok(TradeDetails {
             broker_name: name(tx.company(o.broker_id).await?),

@@ -124,10 +124,7 @@ impl<S: Store> Engine<S> {
         let first = self.hits(&mut tx, &instrument, &seen.parent, &take, None, Reach::Whole).await?;
         let mut parents: BTreeSet<ParentOrderId> = first.iter().map(|(o, _)| o.parent_order_id).collect();
         parents.insert(seen.parent.parent_order_id);
-        let mut locked = Vec::with_capacity(parents.len());
-        for p in &parents {
-            locked.extend(tx.lock_parent_order(*p).await?);
-        }
+        let locked = tx.lock_parent_orders(&parents).await?;
         self.require_trading(&mut tx, actor.user.company_id).await?;
         let view = locked
             .iter()
@@ -351,19 +348,11 @@ impl<S: Store> Engine<S> {
     ) -> Result<MatchRequest, EngineError> {
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        let seen = tx.match_request(id).await?.ok_or_else(not_found)?;
-        let (mine, theirs) = (seen.requesting_order_id, seen.responding_order_id);
-        let parents: BTreeSet<ParentOrderId> = [
-            tx.order(mine).await?.ok_or_else(not_found_order)?.parent_order_id,
-            tx.order(theirs).await?.ok_or_else(not_found_order)?.parent_order_id,
-        ]
-        .into();
-        let mut locked = Vec::with_capacity(parents.len());
-        for p in &parents {
-            locked.extend(tx.lock_parent_order(*p).await?.map(|v| v.parent));
-        }
-        // Read again under the locks: what they are now is what the compare-and-sets expect.
+        let mut locked: Vec<ParentOrder> =
+            tx.lock_parents_of_match_request(id).await?.into_iter().map(|v| v.parent).collect();
+        // Read under the locks: what it is now is what the compare-and-sets expect.
         let m = tx.match_request(id).await?.ok_or_else(not_found)?;
+        let (mine, theirs) = (m.requesting_order_id, m.responding_order_id);
         // A band that moved away from the price since (its sweep of pending requests runs
         // after the move commits) cancels instead of matching.
         let event = match event {

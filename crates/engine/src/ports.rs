@@ -139,6 +139,15 @@ pub trait OrderRepo {
     /// Reads a parent order and serialises changes to its quantities until commit (a
     /// row lock on PostgreSQL; SQLite's write transaction already holds the only write lock).
     async fn lock_parent_order(&mut self, id: ParentOrderId) -> StoreResult<Option<ParentOrderView>>;
+    /// [`Self::lock_parent_order`] for several parents in one statement, locked in id
+    /// order (as every path locking several parents does).
+    async fn lock_parent_orders(
+        &mut self,
+        ids: &std::collections::BTreeSet<ParentOrderId>,
+    ) -> StoreResult<Vec<ParentOrderView>>;
+    /// [`Self::lock_parent_orders`] of the parents of both orders of a match request;
+    /// none when there is no such request.
+    async fn lock_parents_of_match_request(&mut self, id: MatchRequestId) -> StoreResult<Vec<ParentOrderView>>;
     async fn insert_parent_order(&mut self, p: &ParentOrder) -> StoreResult<()>;
     async fn update_parent_order_state(
         &mut self,

@@ -41,3 +41,24 @@ impl<DB: Database> DerefMut for Conn<DB> {
         }
     }
 }
+
+/// What one transaction read of the venue's reference data (companies with their brokers,
+/// users with their company's name), so a use case that needs a row several times reads it
+/// once, and the timers it made sure of. Kept only inside a real transaction (one snapshot); any write of a company or a
+/// user through the transaction forgets it all.
+#[derive(Default)]
+pub struct Memo {
+    pub companies: std::collections::HashMap<upstairs_domain::CompanyId, Option<upstairs_engine::model::Company>>,
+    pub users: std::collections::HashMap<upstairs_domain::UserId, Option<upstairs_engine::model::UserView>>,
+    /// Dedupe keys of timers this transaction already inserted or found pending: another
+    /// insert under one of them would do nothing (`on conflict do nothing`).
+    pub timers: std::collections::HashSet<String>,
+}
+
+impl Memo {
+    /// A company or a user was written: what was read of either may be stale.
+    pub fn forget(&mut self) {
+        self.companies.clear();
+        self.users.clear();
+    }
+}

@@ -107,6 +107,7 @@ impl PgStore {
 
 pub struct PgTx {
     tx: Conn<Postgres>,
+    memo: crate::conn::Memo,
 }
 
 #[async_trait]
@@ -114,15 +115,15 @@ impl Store for PgStore {
     type Tx = PgTx;
 
     async fn write(&self) -> StoreResult<PgTx> {
-        Ok(PgTx { tx: Conn::Tx(self.pool.begin().await.map_err(map_err)?) })
+        Ok(PgTx { tx: Conn::Tx(self.pool.begin().await.map_err(map_err)?), memo: Default::default() })
     }
 
     async fn read(&self) -> StoreResult<PgTx> {
-        Ok(PgTx { tx: Conn::Tx(self.pool.begin().await.map_err(map_err)?) })
+        Ok(PgTx { tx: Conn::Tx(self.pool.begin().await.map_err(map_err)?), memo: Default::default() })
     }
 
     async fn single(&self) -> StoreResult<PgTx> {
-        Ok(PgTx { tx: Conn::Single(self.pool.acquire().await.map_err(map_err)?) })
+        Ok(PgTx { tx: Conn::Single(self.pool.acquire().await.map_err(map_err)?), memo: Default::default() })
     }
 
     async fn insert_order_audited(

@@ -225,6 +225,7 @@ macro_rules! shared_repos {
             }
 
             async fn write_brokers(&mut self, c: &Company) -> StoreResult<()> {
+                self.memo.forget();
                 sqlx::query("delete from company_broker where company_id = $1")
                     .bind(c.company_id.0)
                     .execute(&mut *self.tx)
@@ -246,6 +247,7 @@ macro_rules! shared_repos {
         #[async_trait]
         impl CompanyRepo for $tx {
             async fn insert_company(&mut self, c: &Company) -> StoreResult<()> {
+                self.memo.forget();
                 sqlx::query(
                     "insert into company (company_id, name, full_name, roles, ems_identifier, account, \
                      trade_confirmation_email, trade_confirmation_via_email_enabled, default_broker_id, created_at, \
@@ -273,6 +275,7 @@ macro_rules! shared_repos {
             }
 
             async fn update_company(&mut self, c: &Company) -> StoreResult<()> {
+                self.memo.forget();
                 sqlx::query(
                     "update company set name = $1, full_name = $2, roles = $3, ems_identifier = $4, account = $5, \
                      trade_confirmation_email = $6, trade_confirmation_via_email_enabled = $7, \
@@ -300,12 +303,20 @@ macro_rules! shared_repos {
             }
 
             async fn company(&mut self, id: CompanyId) -> StoreResult<Option<Company>> {
+                let in_tx = matches!(self.tx, Conn::Tx(_));
+                if let Some(known) = self.memo.companies.get(&id).filter(|_| in_tx) {
+                    return Ok(known.clone());
+                }
                 let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!("{} where c.company_id = $1", sql::COMPANY_SELECT)))
                     .bind(id.0)
                     .fetch_all(&mut *self.tx)
                     .await
                     .map_err(map_err)?;
-                Ok(self.load_companies(rows).await?.pop())
+                let company = self.load_companies(rows).await?.pop();
+                if in_tx {
+                    self.memo.companies.insert(id, company.clone());
+                }
+                Ok(company)
             }
 
             async fn company_by_name(&mut self, name: &str) -> StoreResult<Option<Company>> {
@@ -353,6 +364,7 @@ macro_rules! shared_repos {
                 since: Option<DateTime<Utc>>,
                 at: DateTime<Utc>,
             ) -> StoreResult<()> {
+                self.memo.forget();
                 sqlx::query("update company set trading_stopped_at = $1, updated_at = $2 where company_id = $3")
                     .bind(since.map(Ts))
                     .bind(Ts(at))
@@ -526,6 +538,7 @@ macro_rules! shared_repos {
         #[async_trait]
         impl UserRepo for $tx {
             async fn insert_user(&mut self, u: &User) -> StoreResult<()> {
+                self.memo.forget();
                 sqlx::query(
                     "insert into app_user (user_id, company_id, email, first_name, last_name, roles, password_hash, \
                      active, verified, auto_accept, parent_order_limit_multiplier, ui_metadata, fix_integration, \
@@ -555,6 +568,7 @@ macro_rules! shared_repos {
             }
 
             async fn update_user(&mut self, u: &User) -> StoreResult<()> {
+                self.memo.forget();
                 sqlx::query(
                     "update app_user set email = $1, first_name = $2, last_name = $3, roles = $4, password_hash = $5, \
                      active = $6, verified = $7, auto_accept = $8, parent_order_limit_multiplier = $9, \
@@ -582,13 +596,21 @@ macro_rules! shared_repos {
             }
 
             async fn user(&mut self, id: UserId) -> StoreResult<Option<UserView>> {
-                sqlx::query_as::<_, UserRow>(sqlx::AssertSqlSafe(format!("{} where u.user_id = $1", sql::USER_SELECT)))
+                let in_tx = matches!(self.tx, Conn::Tx(_));
+                if let Some(known) = self.memo.users.get(&id).filter(|_| in_tx) {
+                    return Ok(known.clone());
+                }
+                let user = sqlx::query_as::<_, UserRow>(sqlx::AssertSqlSafe(format!("{} where u.user_id = $1", sql::USER_SELECT)))
                     .bind(id.0)
                     .fetch_optional(&mut *self.tx)
                     .await
                     .map_err(map_err)?
                     .map(UserRow::into_model)
-                    .transpose()
+                    .transpose()?;
+                if in_tx {
+                    self.memo.users.insert(id, user.clone());
+                }
+                Ok(user)
             }
 
             async fn user_by_email(&mut self, email: &str) -> StoreResult<Option<UserView>> {
@@ -1053,6 +1075,12 @@ macro_rules! shared_repos {
             }
 
             async fn insert_timer(&mut self, t: &Timer) -> StoreResult<bool> {
+                let in_tx = matches!(self.tx, Conn::Tx(_));
+                if let Some(key) = t.dedupe_key.as_ref().filter(|_| in_tx) {
+                    if !self.memo.timers.insert(key.clone()) {
+                        return Ok(false);
+                    }
+                }
                 let r = sqlx::query(
                     "insert into timer (timer_id, kind, payload, due_at, dedupe_key, attempts) \
                      values ($1, $2, $3, $4, $5, $6) on conflict do nothing",
@@ -1119,6 +1147,8 @@ macro_rules! shared_repos {
             }
 
             async fn delete_timer(&mut self, id: Uuid) -> StoreResult<()> {
+                // Its dedupe key may be free again.
+                self.memo.timers.clear();
                 sqlx::query("delete from timer where timer_id = $1")
                     .bind(id)
                     .execute(&mut *self.tx)
@@ -1174,6 +1204,37 @@ macro_rules! shared_repos {
                 .map_err(map_err)?
                 .map(ParentOrderRow::into_model)
                 .transpose()
+            }
+
+            async fn lock_parent_orders(&mut self, ids: &std::collections::BTreeSet<ParentOrderId>) -> StoreResult<Vec<ParentOrderView>> {
+                if ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let sql = format!(
+                    "select * from parent_order where parent_order_id in ({}) order by parent_order_id{FOR_UPDATE}",
+                    sql::placeholders(1, ids.len())
+                );
+                let mut query = sqlx::query_as::<_, ParentOrderRow>(sqlx::AssertSqlSafe(sql));
+                for id in ids {
+                    query = query.bind(id.0);
+                }
+                query.fetch_all(&mut *self.tx).await.map_err(map_err)?.into_iter().map(ParentOrderRow::into_model).collect()
+            }
+
+            async fn lock_parents_of_match_request(&mut self, id: MatchRequestId) -> StoreResult<Vec<ParentOrderView>> {
+                sqlx::query_as::<_, ParentOrderRow>(sqlx::AssertSqlSafe(format!(
+                    "select * from parent_order where parent_order_id in \
+                     (select c.parent_order_id from match_request m join child_order c \
+                      on c.order_id in (m.requesting_order_id, m.responding_order_id) where m.match_request_id = $1) \
+                     order by parent_order_id{FOR_UPDATE}"
+                )))
+                .bind(id.0)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?
+                .into_iter()
+                .map(ParentOrderRow::into_model)
+                .collect()
             }
 
             async fn insert_parent_order(&mut self, p: &ParentOrder) -> StoreResult<()> {

@@ -221,6 +221,7 @@ async fn end_transaction(conn: &mut sqlx::pool::PoolConnection<Sqlite>) -> bool 
 
 pub struct SqliteTx {
     tx: Conn<Sqlite>,
+    memo: crate::conn::Memo,
 }
 
 #[async_trait]
@@ -239,15 +240,15 @@ impl Store for SqliteStore {
             }
             other => other,
         };
-        Ok(SqliteTx { tx: Conn::Tx(tx.map_err(map_err)?) })
+        Ok(SqliteTx { tx: Conn::Tx(tx.map_err(map_err)?), memo: Default::default() })
     }
 
     async fn read(&self) -> StoreResult<SqliteTx> {
-        Ok(SqliteTx { tx: Conn::Tx(self.readers.begin().await.map_err(map_err)?) })
+        Ok(SqliteTx { tx: Conn::Tx(self.readers.begin().await.map_err(map_err)?), memo: Default::default() })
     }
 
     async fn single(&self) -> StoreResult<SqliteTx> {
-        Ok(SqliteTx { tx: Conn::Single(self.readers.acquire().await.map_err(map_err)?) })
+        Ok(SqliteTx { tx: Conn::Single(self.readers.acquire().await.map_err(map_err)?), memo: Default::default() })
     }
 
     async fn insert_order_audited(

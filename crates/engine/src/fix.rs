@@ -3,19 +3,21 @@
 //!
 //! - a company's session: sequence numbers both ways and the frames it sent, so a resend
 //!   after a restart replays them;
-//! - the FIX outbox: TradeCaptureReports to brokers and ExecutionReports to execution
-//!   systems, written in the transaction of the change that caused them, marked sent in
-//!   the write that files the frame under its sequence number (so exactly once);
+//! - the FIX outbox: trade reports to brokers and execution reports to execution
+//!   systems, written as data ([`FixReport`]; `crates/fix` alone writes their FIX, ADR
+//!   0030) in the transaction of the change that caused them, marked sent by the
+//!   statement that files the frame under its sequence number (so exactly once);
 //! - a broker's TradeCaptureReportAck, answered like the e-mail link
 //!   ([`Engine::fix_confirm_trade`]), and an execution system's NewOrderSingle and
 //!   OrderCancelRequest, which create and cancel parent orders as the API does.
 
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::BTreeSet;
 use upstairs_domain::order::Direction;
-use upstairs_domain::{CompanyId, OrderId, ParentOrderId, Permission};
+use upstairs_domain::{CompanyId, MatchRequestId, OrderId, ParentOrderId, Permission};
 use uuid::Uuid;
 
 use crate::confirmations::{Answer, TradeConfirmation};
@@ -26,84 +28,18 @@ use crate::orders::NewParentOrder;
 use crate::ports::*;
 use crate::{Engine, Store};
 
-pub const TRADE_CAPTURE_REPORT: &str = "AE";
-pub const EXECUTION_REPORT: &str = "8";
-/// Tags the engine writes into messages.
-pub mod tag {
-    pub const AVG_PX: u32 = 6;
-    pub const CL_ORD_ID: u32 = 11;
-    pub const CUM_QTY: u32 = 14;
-    pub const EXEC_ID: u32 = 17;
-    pub const SECURITY_ID_SOURCE: u32 = 22;
-    pub const LAST_PX: u32 = 31;
-    pub const LAST_QTY: u32 = 32;
-    pub const ORDER_ID: u32 = 37;
-    pub const ORDER_QTY: u32 = 38;
-    pub const ORD_STATUS: u32 = 39;
-    pub const ORIG_CL_ORD_ID: u32 = 41;
-    pub const SECURITY_ID: u32 = 48;
-    pub const SIDE: u32 = 54;
-    pub const SYMBOL: u32 = 55;
-    pub const TEXT: u32 = 58;
-    pub const TRANSACT_TIME: u32 = 60;
-    pub const TRADE_DATE: u32 = 75;
-    pub const ORD_TYPE: u32 = 40;
-    pub const EXEC_TYPE: u32 = 150;
-    pub const LEAVES_QTY: u32 = 151;
-    pub const SECURITY_EXCHANGE: u32 = 207;
-    pub const PARTY_ID_SOURCE: u32 = 447;
-    pub const PARTY_ID: u32 = 448;
-    pub const PARTY_ROLE: u32 = 452;
-    pub const NO_PARTY_IDS: u32 = 453;
-    pub const TRADE_REPORT_TRANS_TYPE: u32 = 487;
-    pub const NO_SIDES: u32 = 552;
-    pub const PREVIOUSLY_REPORTED: u32 = 570;
-    pub const TRADE_REPORT_ID: u32 = 571;
-    pub const TRADE_REPORT_REF_ID: u32 = 572;
-    pub const TRADE_REPORT_TYPE: u32 = 856;
-    pub const TRD_MATCH_ID: u32 = 880;
-    pub const TRD_RPT_STATUS: u32 = 939;
-}
-
-/// PartyRole (452) values used here.
-pub const ROLE_EXECUTING_FIRM: &str = "1";
-pub const ROLE_CLIENT_ID: &str = "3";
-pub const ROLE_ORDER_ORIGINATION_TRADER: &str = "11";
-pub const ROLE_CONTRA_FIRM: &str = "17";
-
-/// How many unsent messages a session takes from the outbox at a time.
 /// How long a node holds a company's FIX session without renewing it (ADR 0026): a node
 /// that dies leaves the session to another after this.
 pub const FIX_HOLD: chrono::TimeDelta = chrono::TimeDelta::seconds(30);
 /// How often a node renews its hold, well inside [`FIX_HOLD`].
 pub const FIX_HOLD_RENEW: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// How many unsent messages a session takes from the outbox at a time.
 pub const OUTBOX_BATCH: i64 = 100;
 
 /// A CompID a company may have: 1 to 32 letters, digits, `.`, `_` or `-`.
 pub fn valid_comp_id(id: &str) -> bool {
     (1..=32).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
-}
-
-/// The value of the first `tag` of a FIX frame (tag=value fields split by SOH).
-pub fn frame_field(frame: &[u8], tag: u32) -> Option<&str> {
-    let prefix = format!("{tag}=");
-    frame
-        .split(|b| *b == 0x01)
-        .find_map(|f| f.strip_prefix(prefix.as_bytes()))
-        .and_then(|v| std::str::from_utf8(v).ok())
-}
-
-/// FIX's UTCTimestamp with milliseconds.
-pub fn utc_timestamp(t: DateTime<Utc>) -> String {
-    t.format("%Y%m%d-%H:%M:%S%.3f").to_string()
-}
-
-fn side(d: Direction) -> &'static str {
-    match d {
-        Direction::Buy => "1",
-        Direction::Sell => "2",
-    }
 }
 
 /// The TradeReportID of an order's report for a step: the order id and `A` (accept) or
@@ -125,17 +61,6 @@ pub fn parse_trade_report_id(id: &str) -> Option<(OrderId, ConfirmationStep)> {
         _ => return None,
     };
     Some((OrderId(Uuid::parse_str(order).ok()?), step))
-}
-
-/// The instrument fields of a message: Symbol (the Bloomberg code, else the name), and the
-/// exchange's own id when the instrument has one.
-fn instrument_fields(i: &Instrument, f: &mut Vec<(u32, String)>) {
-    f.push((tag::SYMBOL, i.bbg_code.clone().unwrap_or_else(|| i.name.clone())));
-    if let Some(id) = &i.exchange_instrument_id {
-        f.push((tag::SECURITY_ID, id.clone()));
-        f.push((tag::SECURITY_ID_SOURCE, "8".into()));
-    }
-    f.push((tag::SECURITY_EXCHANGE, i.exchange_id.clone()));
 }
 
 /// An execution system's order as the gateway read it; `None` where a field was missing
@@ -167,10 +92,187 @@ pub enum FixOrderAnswer {
 /// Why an OrderCancelRequest was refused (an OrderCancelReject's reason and text).
 #[derive(Debug, PartialEq, Eq)]
 pub struct CancelRefusal {
-    /// CxlRejReason (102): 0 too late to cancel, 1 unknown order.
-    pub reason: u8,
+    pub reason: CancelRefusalReason,
     pub text: String,
     pub parent: Option<ParentOrderId>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CancelRefusalReason {
+    /// The order exists but can no longer be cancelled.
+    TooLate,
+    /// No order of this company has that ClOrdID (or its trader left).
+    UnknownOrder,
+}
+
+// ----- what the venue tells a FIX session ------------------------------------------
+//
+// The engine writes these as business content, as it writes e-mails as data the mail
+// crate renders; `crates/fix` turns each into its message (MsgType, tags, codes,
+// timestamp formats). They are stored in the FIX outbox as JSON (ADR 0030).
+
+/// A message waiting for a company's FIX session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FixReport {
+    /// A trade to a broker, at the match or when it is to be filled.
+    Trade(TradeReport),
+    /// A parent order an execution system sent, as it stands after a change.
+    Execution(ExecutionReport),
+    /// A NewOrderSingle refused.
+    OrderRefused(RefusedOrder),
+    /// An OrderCancelRequest refused.
+    CancelRefused(RefusedCancel),
+    /// A broker's answer to a trade that changed nothing (answered already).
+    AnswerRefused(RefusedAnswer),
+}
+
+impl FixReport {
+    /// The name the outbox row files it under (for a reader of the table).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Trade(_) => "trade",
+            Self::Execution(_) => "execution",
+            Self::OrderRefused(_) => "order_refused",
+            Self::CancelRefused(_) => "cancel_refused",
+            Self::AnswerRefused(_) => "answer_refused",
+        }
+    }
+}
+
+/// An instrument as a report names it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportedInstrument {
+    /// The Bloomberg code, else the name.
+    pub symbol: String,
+    /// The exchange's own id, when the instrument has one.
+    pub exchange_instrument_id: Option<String>,
+    pub exchange_id: String,
+}
+
+impl From<&Instrument> for ReportedInstrument {
+    fn from(i: &Instrument) -> Self {
+        Self {
+            symbol: i.bbg_code.clone().unwrap_or_else(|| i.name.clone()),
+            exchange_instrument_id: i.exchange_instrument_id.clone(),
+            exchange_id: i.exchange_id.clone(),
+        }
+    }
+}
+
+/// One side's trade, to that side's broker (the two steps of ADR 0018).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TradeReport {
+    pub order_id: OrderId,
+    pub step: ConfirmationStep,
+    pub match_request_id: MatchRequestId,
+    pub instrument: ReportedInstrument,
+    pub side: Direction,
+    pub quantity: i64,
+    #[serde(with = "rust_decimal::serde::str")]
+    pub price: Decimal,
+    /// When the match request last changed: the trade's date and time.
+    pub traded_at: DateTime<Utc>,
+    /// The broker itself, by its CompID.
+    pub executing_firm: String,
+    /// The other side's broker, by name (its CompID is half of its credentials).
+    pub contra_firm: String,
+    /// The client: its account, else its name.
+    pub client: String,
+}
+
+/// What happened to a parent order an execution report tells of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExecutionKind {
+    New,
+    Cancelled,
+    /// A child order matched.
+    Fill,
+    /// A child order's match was undone (a breakdown).
+    FillUndone,
+    /// The order as it stands, asked again.
+    Status,
+}
+
+/// Where a parent order stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OrderStatus {
+    New,
+    PartiallyFilled,
+    Filled,
+    Cancelled,
+    /// Never accepted (a cancel of an unknown order).
+    Rejected,
+}
+
+/// A child order's match: its quantity and exact price.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LastFill {
+    pub quantity: i64,
+    #[serde(with = "rust_decimal::serde::str")]
+    pub price: Decimal,
+}
+
+/// A parent order an execution system sent, as it stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExecutionReport {
+    pub kind: ExecutionKind,
+    pub order_id: ParentOrderId,
+    /// The ClOrdID of the request answered (the cancel's own, for a cancel).
+    pub cl_ord_id: String,
+    /// The order's ClOrdID, when the request answered was a cancel.
+    pub orig_cl_ord_id: Option<String>,
+    pub status: OrderStatus,
+    pub side: Direction,
+    pub instrument: ReportedInstrument,
+    pub quantity: i64,
+    pub cum_quantity: i64,
+    pub leaves_quantity: i64,
+    /// The matched children's price weighted by their quantity (0 with none).
+    #[serde(with = "rust_decimal::serde::str")]
+    pub avg_price: Decimal,
+    /// The match that made this report, for a fill.
+    pub last: Option<LastFill>,
+    pub transact_time: DateTime<Utc>,
+}
+
+/// A NewOrderSingle refused: what it asked, as it was received, and why.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedOrder {
+    pub cl_ord_id: String,
+    /// The side, quantity and instrument as the request wrote them (they may be what
+    /// was wrong with it).
+    pub side: String,
+    pub quantity: String,
+    pub symbol: Option<String>,
+    pub security_id: Option<String>,
+    pub security_id_source: Option<String>,
+    pub exchange: Option<String>,
+    pub text: String,
+}
+
+/// An OrderCancelRequest refused.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedCancel {
+    /// The order, when the request named one of this company's.
+    pub order_id: Option<ParentOrderId>,
+    pub cl_ord_id: String,
+    pub orig_cl_ord_id: String,
+    pub status: OrderStatus,
+    pub reason: CancelRefusalReason,
+    pub text: String,
+}
+
+/// A broker's answer to a trade that came after the trade was answered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedAnswer {
+    /// The sequence number of the broker's message.
+    pub ref_seq_num: i64,
+    pub trade_report_id: String,
+    pub text: String,
 }
 
 impl<S: Store> Engine<S> {
@@ -245,36 +347,29 @@ impl<S: Store> Engine<S> {
         Ok(())
     }
 
-    /// Files a frame about to be sent under `seq`, with the next number, in one write; a
-    /// message from the outbox is marked sent in the same write, so a crash either sends
-    /// it again from the outbox (nothing was filed) or replays the filed frame on a
-    /// ResendRequest, never both.
+    /// Files a frame about to be sent under `seq`, in one statement (ADR 0030): the
+    /// session's next number becomes `seq + 1`, and the outbox message the frame carries,
+    /// if any (its id handed over beside the frame, never read back from it), is marked
+    /// sent by the same statement. So a crash either sends the message again from the
+    /// outbox (nothing was filed) or replays the filed frame on a ResendRequest, never
+    /// both.
     pub async fn fix_file_outbound(
         &self,
         company: CompanyId,
         seq: i64,
         msg_type: &str,
         frame: &[u8],
-        next_sender: i64,
+        outbox_id: Option<&str>,
     ) -> Result<(), EngineError> {
-        let now = self.clock.now();
-        let mut tx = self.store.write().await?;
-        let mut s = tx.fix_session(company, now).await?;
-        tx.insert_fix_message(company, &StoredFixMessage { seq, msg_type: msg_type.into(), frame: frame.to_vec() })
-            .await?;
-        let own_id = match msg_type {
-            TRADE_CAPTURE_REPORT => frame_field(frame, tag::TRADE_REPORT_ID),
-            EXECUTION_REPORT => frame_field(frame, tag::EXEC_ID),
-            _ => None,
+        let filed = FiledFixMessage {
+            company_id: company,
+            seq,
+            msg_type: msg_type.to_owned(),
+            frame: frame.to_vec(),
+            fix_outbox_id: outbox_id.map(str::to_owned),
+            created_at: self.clock.now(),
         };
-        if let Some(id) = own_id {
-            tx.mark_fix_outbox_sent(company, id, seq, now).await?;
-        }
-        s.next_sender_seq = next_sender;
-        s.last_message_at = Some(now);
-        tx.update_fix_session(&s).await?;
-        tx.commit().await?;
-        Ok(())
+        Ok(self.store.file_fix_message(&filed).await?)
     }
 
     /// A sequence reset: the frames are forgotten and both counters set.
@@ -309,18 +404,12 @@ impl<S: Store> Engine<S> {
     }
 
     /// Refuses a NewOrderSingle: its ClOrdID stays refused (a resend gets the same
-    /// answer), and its ExecutionReport (Rejected, `fields`) goes out, in one write.
-    pub async fn fix_refuse_order(
-        &self,
-        company: CompanyId,
-        cl_ord_id: &str,
-        reason: &str,
-        fields: Vec<(u32, String)>,
-    ) -> Result<(), EngineError> {
+    /// answer), and the refusal goes out, in one write.
+    pub async fn fix_refuse_order(&self, company: CompanyId, refused: RefusedOrder) -> Result<(), EngineError> {
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        tx.refuse_fix_order(company, cl_ord_id, reason, now).await?;
-        self.enqueue_fix(&mut tx, company, EXECUTION_REPORT, fields, now).await?;
+        tx.refuse_fix_order(company, &refused.cl_ord_id, &refused.text, now).await?;
+        enqueue_fix(&mut tx, company, FixReport::OrderRefused(refused), now).await?;
         tx.commit().await?;
         self.poke();
         Ok(())
@@ -328,25 +417,20 @@ impl<S: Store> Engine<S> {
 
     /// A reply to a message the session received (a refusal, a state asked again), through
     /// the outbox like every other message, so that it is numbered and resent alike.
-    pub async fn fix_reply(
-        &self,
-        company: CompanyId,
-        msg_type: &str,
-        fields: Vec<(u32, String)>,
-    ) -> Result<(), EngineError> {
+    pub async fn fix_reply(&self, company: CompanyId, report: FixReport) -> Result<(), EngineError> {
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        self.enqueue_fix(&mut tx, company, msg_type, fields, now).await?;
+        enqueue_fix(&mut tx, company, report, now).await?;
         tx.commit().await?;
         self.poke();
         Ok(())
     }
 
-    /// Records that an outbox message went out under `seq` (already done, for a message
-    /// whose frame carries its id: then this changes nothing).
-    pub async fn fix_mark_sent(&self, company: CompanyId, id: &str, seq: i64) -> Result<(), EngineError> {
+    /// Sets aside an outbox message that can never be sent (under number 0), rather than
+    /// hold up the company's queue for good.
+    pub async fn fix_set_aside(&self, company: CompanyId, id: &str) -> Result<(), EngineError> {
         let mut tx = self.store.write().await?;
-        tx.mark_fix_outbox_sent(company, id, seq, self.clock.now()).await?;
+        tx.mark_fix_outbox_sent(company, id, 0, self.clock.now()).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -433,47 +517,25 @@ impl<S: Store> Engine<S> {
         let contra = tx.company(other.broker_id).await?;
         let client = tx.company(o.company_id).await?;
         let instrument = self.instrument_in(tx, o.instrument_id).await?;
-        let id = trade_report_id(o.order_id, step);
-        let mut f = vec![(tag::TRADE_REPORT_ID, id.clone())];
-        match step {
-            ConfirmationStep::Accept => f.push((tag::TRADE_REPORT_TRANS_TYPE, "0".into())),
-            ConfirmationStep::Fill => {
-                f.push((tag::TRADE_REPORT_TRANS_TYPE, "2".into()));
-                f.push((tag::TRADE_REPORT_REF_ID, trade_report_id(o.order_id, ConfirmationStep::Accept)));
-            }
-        }
-        f.extend([
-            (tag::TRADE_REPORT_TYPE, "0".into()),
-            (tag::TRD_MATCH_ID, m.match_request_id.to_string()),
-            (tag::EXEC_ID, id.clone()),
-            (tag::PREVIOUSLY_REPORTED, "N".into()),
-        ]);
-        instrument_fields(&instrument, &mut f);
-        f.extend([
-            (tag::LAST_QTY, o.quantity.to_string()),
-            (tag::LAST_PX, o.price.normalize().to_string()),
-            (tag::TRADE_DATE, m.updated_at.format("%Y%m%d").to_string()),
-            (tag::TRANSACT_TIME, utc_timestamp(m.updated_at)),
-            (tag::NO_SIDES, "1".into()),
-            (tag::SIDE, side(o.direction).into()),
-            (tag::ORDER_ID, o.order_id.to_string()),
-            (tag::NO_PARTY_IDS, "3".into()),
-        ]);
-        let party = |f: &mut Vec<(u32, String)>, id: String, role: &str| {
-            f.extend([(tag::PARTY_ID, id), (tag::PARTY_ID_SOURCE, "D".into()), (tag::PARTY_ROLE, role.into())]);
-        };
-        party(&mut f, broker_comp_id, ROLE_EXECUTING_FIRM);
         // The other broker by name, as the e-mail names it: its CompID is half of its
         // FIX credentials and stays between it and the venue.
-        let contra_id = contra.map(|c| c.name).unwrap_or_default();
-        party(&mut f, contra_id, ROLE_CONTRA_FIRM);
-        let client_id = client.map(|c| c.account.unwrap_or(c.name)).unwrap_or_default();
-        party(&mut f, client_id, ROLE_CLIENT_ID);
+        let report = TradeReport {
+            order_id: o.order_id,
+            step,
+            match_request_id: m.match_request_id,
+            instrument: ReportedInstrument::from(&*instrument),
+            side: o.direction,
+            quantity: o.quantity,
+            price: o.price,
+            traded_at: m.updated_at,
+            executing_firm: broker_comp_id,
+            contra_firm: contra.map(|c| c.name).unwrap_or_default(),
+            client: client.map(|c| c.account.unwrap_or(c.name)).unwrap_or_default(),
+        };
         tx.insert_fix_outbox(&FixOutboxMessage {
-            fix_outbox_id: id,
+            fix_outbox_id: trade_report_id(o.order_id, step),
             company_id: broker.company_id,
-            msg_type: TRADE_CAPTURE_REPORT.into(),
-            fields: clean(f),
+            report: FixReport::Trade(report),
             created_at: now,
             sent_seq: None,
         })
@@ -493,43 +555,37 @@ impl<S: Store> Engine<S> {
         for (o, undone) in trades {
             let Some((company, cl_ord_id)) = tx.fix_parent_order(o.parent_order_id).await? else { continue };
             let Some(v) = tx.parent_order(o.parent_order_id).await? else { continue };
-            let (exec_type, last) = if *undone { ("H", None) } else { ("F", Some(o)) };
-            let mut f = self.execution_report_fields(tx, &v, &cl_ord_id, exec_type, last).await?;
-            f.push((tag::TRANSACT_TIME, utc_timestamp(now)));
-            self.enqueue_fix(tx, company, EXECUTION_REPORT, f, now).await?;
+            let (kind, last) = if *undone { (ExecutionKind::FillUndone, None) } else { (ExecutionKind::Fill, Some(o)) };
+            let report = self.execution_report(tx, &v, &cl_ord_id, kind, last, now).await?;
+            enqueue_fix(tx, company, FixReport::Execution(report), now).await?;
         }
         Ok(())
     }
 
-    /// An ExecutionReport's fields for a parent order as it stands, without ExecID (the
-    /// outbox row's id) and TransactTime. AvgPx is the matched children's price weighted by
-    /// their quantity (0 with nothing matched).
-    async fn execution_report_fields(
+    /// The report of a parent order as it stands. AvgPx is the matched children's price
+    /// weighted by their quantity (0 with nothing matched).
+    async fn execution_report(
         &self,
         tx: &mut S::Tx,
         v: &ParentOrderView,
         cl_ord_id: &str,
-        exec_type: &str,
+        kind: ExecutionKind,
         last: Option<&ChildOrder>,
-    ) -> Result<Vec<(u32, String)>, EngineError> {
+        now: DateTime<Utc>,
+    ) -> Result<ExecutionReport, EngineError> {
         let p = &v.parent;
         let status = match p.state {
-            ParentState::Cancelled => "4",
-            ParentState::Filled => "2",
-            _ if v.matched >= p.quantity => "2",
-            _ if v.matched > 0 => "1",
-            _ => "0",
+            ParentState::Cancelled => OrderStatus::Cancelled,
+            ParentState::Filled => OrderStatus::Filled,
+            _ if v.matched >= p.quantity => OrderStatus::Filled,
+            _ if v.matched > 0 => OrderStatus::PartiallyFilled,
+            _ => OrderStatus::New,
         };
         let instrument = self.instrument_in(tx, p.instrument_id).await?;
-        let mut f = vec![
-            (tag::ORDER_ID, p.parent_order_id.to_string()),
-            (tag::CL_ORD_ID, cl_ord_id.to_owned()),
-            (tag::EXEC_TYPE, exec_type.into()),
-            (tag::ORD_STATUS, status.into()),
-            (tag::SIDE, side(p.direction).into()),
-        ];
-        instrument_fields(&instrument, &mut f);
-        let leaves = if matches!(status, "2" | "4") { 0 } else { p.quantity - v.matched };
+        let leaves = match status {
+            OrderStatus::Filled | OrderStatus::Cancelled => 0,
+            _ => p.quantity - v.matched,
+        };
         let children =
             tx.orders(&OrderFilter { parent_order_id: Some(p.parent_order_id), ..Default::default() }).await?;
         let (mut qty, mut notional) = (Decimal::ZERO, Decimal::ZERO);
@@ -538,43 +594,21 @@ impl<S: Store> Engine<S> {
             notional += o.price * Decimal::from(o.quantity);
         }
         let avg = if qty.is_zero() { Decimal::ZERO } else { (notional / qty).round_dp(10).normalize() };
-        f.extend([
-            (tag::ORDER_QTY, p.quantity.to_string()),
-            (tag::CUM_QTY, v.matched.to_string()),
-            (tag::LEAVES_QTY, leaves.max(0).to_string()),
-            (tag::AVG_PX, avg.to_string()),
-        ]);
-        if let Some(o) = last {
-            f.push((tag::LAST_QTY, o.quantity.to_string()));
-            f.push((tag::LAST_PX, o.price.normalize().to_string()));
-        }
-        Ok(f)
-    }
-
-    /// Puts a message for a company's session in the outbox; an ExecutionReport's id is
-    /// its ExecID.
-    async fn enqueue_fix(
-        &self,
-        tx: &mut S::Tx,
-        company: CompanyId,
-        msg_type: &str,
-        mut fields: Vec<(u32, String)>,
-        now: DateTime<Utc>,
-    ) -> Result<(), EngineError> {
-        let id = Uuid::now_v7().to_string();
-        if msg_type == EXECUTION_REPORT {
-            fields.insert(0, (tag::EXEC_ID, id.clone()));
-        }
-        tx.insert_fix_outbox(&FixOutboxMessage {
-            fix_outbox_id: id,
-            company_id: company,
-            msg_type: msg_type.into(),
-            fields: clean(fields),
-            created_at: now,
-            sent_seq: None,
+        Ok(ExecutionReport {
+            kind,
+            order_id: p.parent_order_id,
+            cl_ord_id: cl_ord_id.to_owned(),
+            orig_cl_ord_id: None,
+            status,
+            side: p.direction,
+            instrument: ReportedInstrument::from(&*instrument),
+            quantity: p.quantity,
+            cum_quantity: v.matched,
+            leaves_quantity: leaves.max(0),
+            avg_price: avg,
+            last: last.map(|o| LastFill { quantity: o.quantity, price: o.price }),
+            transact_time: now,
         })
-        .await?;
-        Ok(())
     }
 
     /// In the transaction creating or cancelling a parent an execution system sent: its
@@ -589,14 +623,13 @@ impl<S: Store> Engine<S> {
         let Some((company, cl_ord_id)) = tx.fix_parent_order(v.parent.parent_order_id).await? else {
             return Ok(());
         };
-        let exec_type = if v.parent.state == ParentState::Cancelled { "4" } else { "0" };
+        let kind = if v.parent.state == ParentState::Cancelled { ExecutionKind::Cancelled } else { ExecutionKind::New };
         let own = cancel_cl_ord_id.unwrap_or(&cl_ord_id);
-        let mut f = self.execution_report_fields(tx, v, own, exec_type, None).await?;
+        let mut report = self.execution_report(tx, v, own, kind, None, now).await?;
         if cancel_cl_ord_id.is_some() {
-            f.push((tag::ORIG_CL_ORD_ID, cl_ord_id.clone()));
+            report.orig_cl_ord_id = Some(cl_ord_id);
         }
-        f.push((tag::TRANSACT_TIME, utc_timestamp(now)));
-        self.enqueue_fix(tx, company, EXECUTION_REPORT, f, now).await
+        enqueue_fix(tx, company, FixReport::Execution(report), now).await
     }
 
     // ----- messages the gateway receives ---------------------------------------------
@@ -682,7 +715,8 @@ impl<S: Store> Engine<S> {
         cl_ord_id: &str,
     ) -> Result<Result<ParentOrderId, CancelRefusal>, EngineError> {
         let parent = self.store.single().await?.fix_parent_by_cl_ord_id(company, orig_cl_ord_id).await?;
-        let unknown = |parent| CancelRefusal { reason: 1, text: "Unknown order".into(), parent };
+        let unknown =
+            |parent| CancelRefusal { reason: CancelRefusalReason::UnknownOrder, text: "Unknown order".into(), parent };
         let Some(parent) = parent else { return Ok(Err(unknown(None))) };
         let creator = self.store.single().await?.parent_order(parent).await?.map(|v| v.parent.created_by);
         let user = match creator {
@@ -695,7 +729,7 @@ impl<S: Store> Engine<S> {
         let state = self.store.single().await?.parent_order(parent).await?.map(|v| v.parent.state);
         if state == Some(ParentState::Cancelled) {
             if let Some(report) = self.fix_parent_report(parent).await? {
-                self.fix_reply(company, EXECUTION_REPORT, report).await?;
+                self.fix_reply(company, FixReport::Execution(report)).await?;
             }
             return Ok(Ok(parent));
         }
@@ -704,21 +738,21 @@ impl<S: Store> Engine<S> {
         match self.cancel_parent_order_from(&actor, parent, Some(cl_ord_id)).await {
             Ok(()) => Ok(Ok(parent)),
             Err(e) => match refusal_text(&e) {
-                Some(text) => Ok(Err(CancelRefusal { reason: 0, text, parent: Some(parent) })),
+                Some(text) => {
+                    Ok(Err(CancelRefusal { reason: CancelRefusalReason::TooLate, text, parent: Some(parent) }))
+                }
                 None => Err(e),
             },
         }
     }
 
     /// The state of a parent an execution system sent, for a repeated ClOrdID.
-    pub async fn fix_parent_report(&self, parent: ParentOrderId) -> Result<Option<Vec<(u32, String)>>, EngineError> {
+    pub async fn fix_parent_report(&self, parent: ParentOrderId) -> Result<Option<ExecutionReport>, EngineError> {
         let mut tx = self.store.read().await?;
         let Some((_, cl_ord_id)) = tx.fix_parent_order(parent).await? else { return Ok(None) };
         let Some(v) = tx.parent_order(parent).await? else { return Ok(None) };
-        // OrderStatus (I): the order as it stands.
-        let mut f = self.execution_report_fields(&mut tx, &v, &cl_ord_id, "I", None).await?;
-        f.push((tag::TRANSACT_TIME, utc_timestamp(self.clock.now())));
-        Ok(Some(f))
+        let now = self.clock.now();
+        Ok(Some(self.execution_report(&mut tx, &v, &cl_ord_id, ExecutionKind::Status, None, now).await?))
     }
 
     /// The active user of `company` whose EMS trader id is `trader` and who may trade by
@@ -768,16 +802,23 @@ impl<S: Store> Engine<S> {
     }
 }
 
-/// Values a FIX field can carry: no control characters (SOH ends a field), never empty.
-fn clean(fields: Vec<(u32, String)>) -> Vec<(u32, String)> {
-    fields
-        .into_iter()
-        .map(|(t, v)| {
-            let v: String = v.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-            let v = v.trim();
-            (t, if v.is_empty() { "-".to_owned() } else { v.to_owned() })
-        })
-        .collect()
+/// Puts a message for a company's session in the outbox, under a new id (which is the
+/// ExecID of an execution report).
+async fn enqueue_fix<T: crate::ports::Tx>(
+    tx: &mut T,
+    company: CompanyId,
+    report: FixReport,
+    now: DateTime<Utc>,
+) -> Result<(), EngineError> {
+    tx.insert_fix_outbox(&FixOutboxMessage {
+        fix_outbox_id: Uuid::now_v7().to_string(),
+        company_id: company,
+        report,
+        created_at: now,
+        sent_seq: None,
+    })
+    .await?;
+    Ok(())
 }
 
 /// The text a refused request gets back; `None` for a failure of the venue itself.
@@ -791,13 +832,6 @@ fn refusal_text(e: &EngineError) -> Option<String> {
         EngineError::TooManyRequests { detail, .. } => Some(detail.clone()),
         _ => None,
     }
-}
-
-/// Decimal quantities are not allowed: FIX's Qty may carry a fraction, a block may not.
-pub fn whole_quantity(q: Decimal) -> Option<i64> {
-    (q.fract().is_zero() && q > Decimal::ZERO)
-        .then(|| i64::try_from(q.mantissa() / 10i128.pow(q.scale())).ok())
-        .flatten()
 }
 
 #[cfg(test)]
@@ -822,22 +856,5 @@ mod tests {
         }
         assert_eq!(parse_trade_report_id("nope-A"), None);
         assert_eq!(parse_trade_report_id(&format!("{o}-X")), None);
-    }
-
-    #[test]
-    fn frame_fields_are_found_by_tag() {
-        let frame = b"8=FIX.4.4\x019=20\x0135=AE\x01571=abc-A\x01117=x\x0110=000\x01";
-        assert_eq!(frame_field(frame, 571), Some("abc-A"));
-        assert_eq!(frame_field(frame, 17), None);
-        assert_eq!(frame_field(frame, 35), Some("AE"));
-    }
-
-    #[test]
-    fn quantities_must_be_whole() {
-        assert_eq!(whole_quantity(Decimal::new(500, 0)), Some(500));
-        assert_eq!(whole_quantity(Decimal::new(5000, 1)), Some(500));
-        assert_eq!(whole_quantity(Decimal::new(5005, 1)), None);
-        assert_eq!(whole_quantity(Decimal::ZERO), None);
-        assert_eq!(whole_quantity(Decimal::new(-5, 0)), None);
     }
 }

@@ -826,17 +826,28 @@ pub struct FixSessionListed {
     pub session: Option<FixSession>,
 }
 
-/// An application message waiting for a company's FIX session: its fields in wire order
-/// after the standard header (repeating groups flattened), fixed when it was written.
+/// A message waiting for a company's FIX session, as the engine wrote it (ADR 0030: the
+/// gateway turns it into FIX when it sends it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FixOutboxMessage {
-    /// Also the message's own id on the wire (TradeReportID or ExecID).
+    /// Also the message's own id on the wire (a trade report's or an execution report's).
     pub fix_outbox_id: String,
     pub company_id: CompanyId,
-    pub msg_type: String,
-    pub fields: Vec<(u32, String)>,
+    pub report: crate::fix::FixReport,
     pub created_at: DateTime<Utc>,
     pub sent_seq: Option<i64>,
+}
+
+/// A frame about to be sent, to be filed under its number with the outbox message it
+/// carries, if any (ADR 0030).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FiledFixMessage {
+    pub company_id: CompanyId,
+    pub seq: i64,
+    pub msg_type: String,
+    pub frame: Vec<u8>,
+    pub fix_outbox_id: Option<String>,
+    pub created_at: DateTime<Utc>,
 }
 
 /// A sequenced message the venue sent, kept for ResendRequests.

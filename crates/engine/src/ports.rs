@@ -34,6 +34,12 @@ pub trait Store: Clone + Send + Sync + 'static {
     /// reads. Never use it for two statements that must agree, nor for a write.
     async fn single(&self) -> StoreResult<Self::Tx>;
 
+    /// Files a frame of a company's FIX session under its number (replacing one filed
+    /// there before), in one statement that is its own transaction: the session's next
+    /// number becomes at least `seq + 1`, and the outbox message the frame carries is
+    /// marked sent under `seq` (ADR 0030).
+    async fn file_fix_message(&self, m: &FiledFixMessage) -> StoreResult<()>;
+
     /// Puts a child order in, only into a parent in `parent_state`, together with its
     /// audit row: one transaction in one round trip, the order path's only write (ADR
     /// 0019). False, with nothing written, when the parent is in another state;
@@ -466,8 +472,6 @@ pub trait FixRepo {
     async fn fix_refusal(&mut self, company: CompanyId, cl_ord_id: &str) -> StoreResult<Option<String>>;
     /// Writes the session's counters, markers and state.
     async fn update_fix_session(&mut self, s: &FixSession) -> StoreResult<()>;
-    /// Files a sent frame under its number, replacing one filed there before.
-    async fn insert_fix_message(&mut self, company: CompanyId, m: &StoredFixMessage) -> StoreResult<()>;
     /// Forgets every frame of the company's session (a sequence reset).
     async fn delete_fix_messages(&mut self, company: CompanyId) -> StoreResult<()>;
     /// The frames filed in `begin..=end`, in order, at most `limit`.

@@ -14,23 +14,19 @@ use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use upstairs_domain::CompanyId;
-use upstairs_domain::order::Direction;
 use upstairs_engine::fix::{
-    CancelRefusal, EXECUTION_REPORT, FixNewOrder, FixOrderAnswer, ROLE_ORDER_ORIGINATION_TRADER, tag, whole_quantity,
+    CancelRefusal, FixNewOrder, FixOrderAnswer, FixReport, OrderStatus, RefusedAnswer, RefusedCancel, RefusedOrder,
 };
 use upstairs_engine::{Engine, EngineError, Store};
+
+use crate::messages::{ROLE_ORDER_ORIGINATION_TRADER, msg_type, read_side, tag, whole_quantity};
 
 /// SessionRejectReason (373) codes used here.
 const REQUIRED_TAG_MISSING: u32 = 1;
 const INCORRECT_VALUE: u32 = 5;
 const INVALID_MSG_TYPE: u32 = 11;
-
-const PASSWORD: u32 = 554;
-const RESET_SEQ_NUM_FLAG: u32 = 141;
-const ORDER_CANCEL_REJECT: &str = "9";
-const BUSINESS_MESSAGE_REJECT: &str = "j";
 
 /// Failed Logons from one source address for one CompID before that address's Logons
 /// for it are refused unheard for a while (on the engine's clock), so a password cannot
@@ -60,6 +56,37 @@ pub struct Shared {
     routes: Mutex<HashMap<String, CompanyId>>,
     live: Mutex<HashSet<CompanyId>>,
     failures: Mutex<HashMap<FailureKey, (u32, DateTime<Utc>)>>,
+    carried: Mutex<HashMap<CompanyId, Arc<Carried>>>,
+}
+
+/// The outbox message a company's session is sending, handed to its store beside the
+/// frame (ADR 0030): the sender loop puts it here just before the send, and the store
+/// takes it as it files the next frame of that MsgType. Only the sender loop sends
+/// application messages, one at a time, so that frame is this message's.
+#[derive(Default)]
+pub struct Carried(Mutex<Option<(String, &'static str)>>);
+
+impl Carried {
+    /// The message `id`, about to be sent as `msg_type`.
+    pub fn put(&self, id: &str, msg_type: &'static str) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some((id.to_owned(), msg_type));
+    }
+
+    /// The id of the message a frame of `msg_type` carries, if it is the one put here.
+    pub fn take(&self, msg_type: &str) -> Option<String> {
+        let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match slot.take() {
+            Some((id, t)) if t == msg_type => Some(id),
+            other => {
+                *slot = other;
+                None
+            }
+        }
+    }
+
+    pub fn clear(&self) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take();
+    }
 }
 
 impl Shared {
@@ -70,6 +97,11 @@ impl Shared {
 
     pub fn company_of(&self, comp_id: &str) -> Option<CompanyId> {
         self.routes.lock().unwrap_or_else(PoisonError::into_inner).get(comp_id).copied()
+    }
+
+    /// Where the company's session hands the store the outbox message it sends.
+    pub fn carried(&self, company: CompanyId) -> Arc<Carried> {
+        self.carried.lock().unwrap_or_else(PoisonError::into_inner).entry(company).or_default().clone()
     }
 
     /// Takes the company's one live session; false when another CompID of it holds it.
@@ -111,7 +143,7 @@ impl Shared {
 pub struct VenueApp<S: Store> {
     engine: Engine<S>,
     company: Option<CompanyId>,
-    shared: std::sync::Arc<Shared>,
+    shared: Arc<Shared>,
     /// Whether this session holds its company's live claim.
     holds_claim: AtomicBool,
 }
@@ -127,7 +159,7 @@ fn venue_failure(e: &EngineError) -> RejectReason {
 }
 
 impl<S: Store> VenueApp<S> {
-    pub fn new(engine: Engine<S>, company: Option<CompanyId>, shared: std::sync::Arc<Shared>) -> Self {
+    pub fn new(engine: Engine<S>, company: Option<CompanyId>, shared: Arc<Shared>) -> Self {
         Self { engine, company, shared, holds_claim: AtomicBool::new(false) }
     }
 
@@ -146,7 +178,7 @@ impl<S: Store> VenueApp<S> {
             tracing::warn!(%source, comp_id, reason, "FIX Logon refused");
             return Err(refused());
         }
-        let verdict = self.engine.fix_logon(comp_id, m.get_field_str(PASSWORD)).await;
+        let verdict = self.engine.fix_logon(comp_id, m.get_field_str(tag::PASSWORD)).await;
         let c = match verdict {
             Ok(Ok(c)) if Some(c.company_id) == self.company => c,
             Ok(Ok(c)) => {
@@ -164,7 +196,7 @@ impl<S: Store> VenueApp<S> {
         };
         let company = c.company_id;
         self.shared.succeeded(&key);
-        if m.get_field_str(RESET_SEQ_NUM_FLAG) == Some("Y") && !c.fix_reset_on_logon {
+        if m.get_field_str(tag::RESET_SEQ_NUM_FLAG) == Some("Y") && !c.fix_reset_on_logon {
             return Err(RejectReason::new(0, "ResetSeqNumFlag (141) is not allowed for this company"));
         }
         let taken = || RejectReason::new(0, "This company's FIX session is logged on already");
@@ -214,15 +246,13 @@ impl<S: Store> VenueApp<S> {
             // and the broker is told why this one changed nothing.
             Err(EngineError::Conflict { detail, .. }) => {
                 tracing::info!(%company, trade_report = id, %detail, "FIX ack after the trade was answered");
-                let f = vec![
-                    (45, m.get_field_str(34).unwrap_or("0").to_owned()),
-                    (372, "AR".to_owned()),
-                    (379, id.to_owned()),
-                    // BusinessRejectReason 0: other.
-                    (380, "0".to_owned()),
-                    (tag::TEXT, detail),
-                ];
-                self.engine.fix_reply(company, BUSINESS_MESSAGE_REJECT, f).await.map_err(|e| venue_failure(&e))
+                let report = RefusedAnswer {
+                    ref_seq_num: m.get_field_str(tag::MSG_SEQ_NUM).and_then(|n| n.parse().ok()).unwrap_or(0),
+                    trade_report_id: id.to_owned(),
+                    text: detail,
+                };
+                let report = FixReport::AnswerRefused(report);
+                self.engine.fix_reply(company, report).await.map_err(|e| venue_failure(&e))
             }
             Err(EngineError::NotFound(text)) => {
                 Err(RejectReason::new(INCORRECT_VALUE, text).with_ref_tag(tag::TRADE_REPORT_ID))
@@ -238,11 +268,7 @@ impl<S: Store> VenueApp<S> {
         let mut order = FixNewOrder {
             cl_ord_id: cl_ord_id.to_owned(),
             trader: trader(m),
-            side: match side {
-                "1" => Some(Direction::Buy),
-                "2" => Some(Direction::Sell),
-                _ => None,
-            },
+            side: read_side(side),
             quantity: Decimal::from_str(qty).ok().and_then(whole_quantity),
             symbol: m.get_field_str(tag::SYMBOL).map(str::to_owned),
             security_id: m.get_field_str(tag::SECURITY_ID).map(str::to_owned),
@@ -264,31 +290,25 @@ impl<S: Store> VenueApp<S> {
         match answer {
             FixOrderAnswer::Created(_) => Ok(()),
             FixOrderAnswer::Known(parent) => {
-                let report = self.engine.fix_parent_report(parent).await.map_err(|e| venue_failure(&e))?;
-                let report = report.unwrap_or_default();
-                self.engine.fix_reply(company, EXECUTION_REPORT, report).await.map_err(|e| venue_failure(&e))
+                // A parent an execution system sent always has its ClOrdID.
+                let Some(report) = self.engine.fix_parent_report(parent).await.map_err(|e| venue_failure(&e))? else {
+                    return Ok(());
+                };
+                let report = FixReport::Execution(report);
+                self.engine.fix_reply(company, report).await.map_err(|e| venue_failure(&e))
             }
             FixOrderAnswer::Refused(text) => {
-                let mut f = vec![
-                    (tag::ORDER_ID, "NONE".to_owned()),
-                    (tag::CL_ORD_ID, cl_ord_id.to_owned()),
-                    (tag::EXEC_TYPE, "8".into()),
-                    (tag::ORD_STATUS, "8".into()),
-                    (tag::SIDE, side.to_owned()),
-                ];
-                for t in [tag::SYMBOL, tag::SECURITY_ID, tag::SECURITY_ID_SOURCE, tag::SECURITY_EXCHANGE] {
-                    if let Some(v) = m.get_field_str(t) {
-                        f.push((t, v.to_owned()));
-                    }
-                }
-                f.extend([
-                    (tag::ORDER_QTY, qty.to_owned()),
-                    (tag::CUM_QTY, "0".into()),
-                    (tag::LEAVES_QTY, "0".into()),
-                    (tag::AVG_PX, "0".into()),
-                    (tag::TEXT, text.clone()),
-                ]);
-                self.engine.fix_refuse_order(company, cl_ord_id, &text, f).await.map_err(|e| venue_failure(&e))
+                let refused = RefusedOrder {
+                    cl_ord_id: cl_ord_id.to_owned(),
+                    side: side.to_owned(),
+                    quantity: qty.to_owned(),
+                    symbol: m.get_field_str(tag::SYMBOL).map(str::to_owned),
+                    security_id: m.get_field_str(tag::SECURITY_ID).map(str::to_owned),
+                    security_id_source: m.get_field_str(tag::SECURITY_ID_SOURCE).map(str::to_owned),
+                    exchange: m.get_field_str(tag::SECURITY_EXCHANGE).map(str::to_owned),
+                    text,
+                };
+                self.engine.fix_refuse_order(company, refused).await.map_err(|e| venue_failure(&e))
             }
         }
     }
@@ -306,21 +326,15 @@ impl<S: Store> VenueApp<S> {
             Some(p) => self.engine.fix_parent_report(p).await.map_err(|e| venue_failure(&e))?,
             None => None,
         };
-        let status = report
-            .as_ref()
-            .and_then(|f| f.iter().find(|(t, _)| *t == tag::ORD_STATUS))
-            .map_or_else(|| "8".to_owned(), |(_, v)| v.clone());
-        let f = vec![
-            (tag::ORDER_ID, parent.map_or_else(|| "NONE".to_owned(), |p| p.to_string())),
-            (tag::CL_ORD_ID, cl_ord_id.to_owned()),
-            (tag::ORIG_CL_ORD_ID, orig.to_owned()),
-            (tag::ORD_STATUS, status),
-            // CxlRejResponseTo: 1, an OrderCancelRequest.
-            (434, "1".into()),
-            (102, reason.to_string()),
-            (tag::TEXT, text),
-        ];
-        self.engine.fix_reply(company, ORDER_CANCEL_REJECT, f).await.map_err(|e| venue_failure(&e))
+        let report = RefusedCancel {
+            order_id: parent,
+            cl_ord_id: cl_ord_id.to_owned(),
+            orig_cl_ord_id: orig.to_owned(),
+            status: report.map_or(OrderStatus::Rejected, |r| r.status),
+            reason,
+            text,
+        };
+        self.engine.fix_reply(company, FixReport::CancelRefused(report)).await.map_err(|e| venue_failure(&e))
     }
 }
 
@@ -375,7 +389,7 @@ impl<S: Store> Application for VenueApp<S> {
     /// the company's FIX password, its ResetSeqNumFlag allowed by the company, and no
     /// other session of the company logged on.
     async fn from_admin(&self, m: &RawMessage<'_>, session: &SessionId) -> Result<(), RejectReason> {
-        if m.msg_type().as_str() != "A" {
+        if m.msg_type().as_str() != msg_type::LOGON {
             return Ok(());
         }
         self.logon(m, &session.target_comp_id).await
@@ -388,13 +402,11 @@ impl<S: Store> Application for VenueApp<S> {
             return Err(RejectReason::new(INVALID_MSG_TYPE, "Not logged on"));
         };
         match m.msg_type().as_str() {
-            "AR" => self.trade_ack(company, m).await,
-            "D" => self.new_order(company, m).await,
-            "F" => self.cancel(company, m).await,
-            other => {
-                Err(RejectReason::new(INVALID_MSG_TYPE, format!("MsgType {other} is not supported here"))
-                    .with_ref_tag(35))
-            }
+            msg_type::TRADE_CAPTURE_REPORT_ACK => self.trade_ack(company, m).await,
+            msg_type::NEW_ORDER_SINGLE => self.new_order(company, m).await,
+            msg_type::ORDER_CANCEL_REQUEST => self.cancel(company, m).await,
+            other => Err(RejectReason::new(INVALID_MSG_TYPE, format!("MsgType {other} is not supported here"))
+                .with_ref_tag(tag::MSG_TYPE)),
         }
     }
 }

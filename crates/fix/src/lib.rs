@@ -7,6 +7,7 @@
 //! The binary sees only [`FixGateway`]; ironfix's types stay in this crate.
 
 mod app;
+pub mod messages;
 mod store;
 
 use async_trait::async_trait;
@@ -27,11 +28,11 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 use upstairs_domain::CompanyId;
-use upstairs_engine::fix::{EXECUTION_REPORT, FIX_HOLD, FIX_HOLD_RENEW, TRADE_CAPTURE_REPORT};
+use upstairs_engine::fix::{FIX_HOLD, FIX_HOLD_RENEW};
 use upstairs_engine::model::FixOutboxMessage;
 use upstairs_engine::{Engine, Store};
 
-use crate::app::{Shared, VenueApp};
+use crate::app::{Carried, Shared, VenueApp};
 use crate::store::DbStore;
 
 pub const BEGIN_STRING: &str = "FIX.4.4";
@@ -198,6 +199,7 @@ async fn run_session<S: Store>(
         return;
     };
     live.lock().unwrap_or_else(PoisonError::into_inner).push(conn.clone());
+    let carried = shared.carried(company);
     let mut changes = engine.fix_outbox_changes();
     // This node's hold on the session (ADR 0026): renewed while it lives; a session whose
     // hold is lost or lapses ends, so two nodes never speak for one company.
@@ -212,7 +214,7 @@ async fn run_session<S: Store>(
                 let full = pending.len() as i64 >= upstairs_engine::fix::OUTBOX_BATCH;
                 let mut all_sent = true;
                 for m in pending {
-                    if !send(&engine, company, &conn, &m).await {
+                    if !send(&engine, company, &conn, &carried, &m).await {
                         all_sent = false;
                         break;
                     }
@@ -247,32 +249,34 @@ async fn run_session<S: Store>(
     live.lock().unwrap_or_else(PoisonError::into_inner).retain(|c| !c.is_closed());
 }
 
-/// Sends one outbox message; false when the session can take no more.
-async fn send<S: Store>(engine: &Engine<S>, company: CompanyId, conn: &Connection, m: &FixOutboxMessage) -> bool {
-    let Ok(msg_type) = MsgType::new(&m.msg_type) else {
-        tracing::error!(id = %m.fix_outbox_id, msg_type = %m.msg_type, "an outbox message has no valid MsgType");
+/// Sends one outbox message, its id carried to the store beside the frame (which marks
+/// it sent as it files the frame); false when the session can take no more.
+async fn send<S: Store>(
+    engine: &Engine<S>,
+    company: CompanyId,
+    conn: &Connection,
+    carried: &Carried,
+    m: &FixOutboxMessage,
+) -> bool {
+    let message = messages::encode(&m.fix_outbox_id, &m.report);
+    let Ok(msg_type) = MsgType::new(message.msg_type) else {
+        tracing::error!(id = %m.fix_outbox_id, msg_type = message.msg_type, "no valid MsgType");
         return true;
     };
     let mut out = OutboundMessage::new(msg_type);
-    for (t, v) in &m.fields {
+    for (t, v) in &message.fields {
         out.push_str(*t, v);
     }
-    match conn.send_tracked(out).await {
-        SendOutcome::Sent { seq, .. } => {
-            // A report or execution report was marked sent as its frame was filed.
-            if m.msg_type != TRADE_CAPTURE_REPORT && m.msg_type != EXECUTION_REPORT {
-                let seq = i64::try_from(seq).unwrap_or(i64::MAX);
-                if let Err(e) = engine.fix_mark_sent(company, &m.fix_outbox_id, seq).await {
-                    tracing::warn!(%company, error = %e, "could not mark a FIX message sent");
-                }
-            }
-            true
-        }
+    carried.put(&m.fix_outbox_id, message.msg_type);
+    let outcome = conn.send_tracked(out).await;
+    carried.clear();
+    match outcome {
+        SendOutcome::Sent { .. } => true,
         SendOutcome::NotSent { reason: NotSentReason::Invalid { detail, .. }, .. } => {
-            // Never sendable (the engine cleans every value, so this is a bug): set aside
-            // under number 0 rather than holding up the company's queue for good.
+            // Never sendable (every value is cleaned, so this is a bug): set aside under
+            // number 0 rather than holding up the company's queue for good.
             tracing::error!(%company, id = %m.fix_outbox_id, %detail, "a FIX outbox message cannot be encoded");
-            if let Err(e) = engine.fix_mark_sent(company, &m.fix_outbox_id, 0).await {
+            if let Err(e) = engine.fix_set_aside(company, &m.fix_outbox_id).await {
                 tracing::warn!(%company, error = %e, "could not set a FIX message aside");
             }
             true
@@ -312,7 +316,7 @@ impl<S: Store> SessionLookup<VenueApp<S>> for Lookup<S> {
             let app = VenueApp::new(self.engine.clone(), None, self.shared.clone());
             return Ok(Some(Acceptor::new(config, Arc::new(app)).with_store(Arc::new(MemoryStore::new()))));
         };
-        let store = DbStore::open(self.engine.clone(), company.company_id)
+        let store = DbStore::open(self.engine.clone(), company.company_id, self.shared.carried(company.company_id))
             .await
             .map_err(|e| LookupError::new(e.to_string()))?;
         self.shared.bind(comp_id.as_str(), company.company_id);

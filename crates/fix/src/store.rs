@@ -7,15 +7,19 @@ use bytes::Bytes;
 use ironfix_core::error::StoreError;
 use ironfix_core::message::MsgType;
 use ironfix_store::{MessageStore, StoredMessage};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::SystemTime;
 use upstairs_domain::CompanyId;
 use upstairs_engine::model::FixSession;
 use upstairs_engine::{Engine, EngineError, Store};
 
+use crate::app::Carried;
+
 pub struct DbStore<S: Store> {
     engine: Engine<S>,
     company: CompanyId,
+    carried: Arc<Carried>,
     next_sender: AtomicU64,
     next_target: AtomicU64,
     watermark: AtomicU64,
@@ -38,10 +42,11 @@ fn failed(seq_num: u64, e: &EngineError) -> StoreError {
 impl<S: Store> DbStore<S> {
     /// The company's session as stored (nothing is written: the peer is not
     /// authenticated yet), or a new one at 1 and 1.
-    pub async fn open(engine: Engine<S>, company: CompanyId) -> Result<Self, EngineError> {
+    pub async fn open(engine: Engine<S>, company: CompanyId, carried: Arc<Carried>) -> Result<Self, EngineError> {
         let store = Self {
             engine,
             company,
+            carried,
             next_sender: AtomicU64::new(1),
             next_target: AtomicU64::new(1),
             watermark: AtomicU64::new(0),
@@ -97,10 +102,10 @@ impl<S: Store> DbStore<S> {
 
 #[async_trait]
 impl<S: Store> MessageStore for DbStore<S> {
-    /// Files a frame without moving the next number (ironfix files through
-    /// `file_outbound`; this is the trait's single-purpose form).
+    /// Files a frame (ironfix files through `file_outbound`; this is the trait's
+    /// single-purpose form). The stored next number never goes back.
     async fn store(&self, seq_num: u64, msg_type: &MsgType, message: &[u8]) -> Result<(), StoreError> {
-        let next = self.next_sender.load(Ordering::Acquire);
+        let next = self.next_sender.load(Ordering::Acquire).max(seq_num + 1);
         self.file_outbound(seq_num, msg_type, message, next).await
     }
 
@@ -130,10 +135,16 @@ impl<S: Store> MessageStore for DbStore<S> {
         message: &[u8],
         next_sender: u64,
     ) -> Result<(), StoreError> {
+        // One statement files the frame, moves the stored next number to `seq_num + 1`
+        // (ironfix always asks for that) and marks the outbox message carried sent.
+        let carried = self.carried.take(msg_type.as_str());
         self.engine
-            .fix_file_outbound(self.company, db(seq_num), msg_type.as_str(), message, db(next_sender))
+            .fix_file_outbound(self.company, db(seq_num), msg_type.as_str(), message, carried.as_deref())
             .await
             .map_err(|e| failed(seq_num, &e))?;
+        if next_sender != seq_num + 1 {
+            self.change(next_sender, move |s| s.next_sender_seq = db(next_sender)).await?;
+        }
         self.next_sender.store(next_sender, Ordering::Release);
         Ok(())
     }

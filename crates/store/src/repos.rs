@@ -14,6 +14,14 @@ pub(crate) fn placeholders(from: usize, n: usize) -> String {
     (from..from + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
 }
 
+/// Files a sent frame under its number, replacing one filed there before; the
+/// `fix_message` triggers move the session's next number and mark the outbox message the
+/// frame carries sent (ADR 0030). One statement, run outside any transaction.
+pub(crate) const FILE_FIX_MESSAGE: &str = "insert into fix_message (company_id, seq, msg_type, frame, fix_outbox_id, created_at) \
+     values ($1, $2, $3, $4, $5, $6) on conflict (company_id, seq) do update set \
+     msg_type = excluded.msg_type, frame = excluded.frame, fix_outbox_id = excluded.fix_outbox_id, \
+     created_at = excluded.created_at";
+
 pub(crate) const COMPANY_SELECT: &str = "select c.*, d.name as default_broker_name from company c \
      left join company d on d.company_id = c.default_broker_id";
 
@@ -2137,21 +2145,6 @@ macro_rules! shared_repos {
                 Ok(())
             }
 
-            async fn insert_fix_message(&mut self, company: CompanyId, m: &StoredFixMessage) -> StoreResult<()> {
-                sqlx::query(
-                    "insert into fix_message (company_id, seq, msg_type, frame) values ($1, $2, $3, $4) \
-                     on conflict (company_id, seq) do update set msg_type = excluded.msg_type, frame = excluded.frame",
-                )
-                .bind(company.0)
-                .bind(m.seq)
-                .bind(&m.msg_type)
-                .bind(&m.frame)
-                .execute(&mut *self.tx)
-                .await
-                .map_err(map_err)?;
-                Ok(())
-            }
-
             async fn delete_fix_messages(&mut self, company: CompanyId) -> StoreResult<()> {
                 sqlx::query("delete from fix_message where company_id = $1")
                     .bind(company.0)
@@ -2184,13 +2177,13 @@ macro_rules! shared_repos {
 
             async fn insert_fix_outbox(&mut self, m: &FixOutboxMessage) -> StoreResult<()> {
                 sqlx::query(
-                    "insert into fix_outbox (fix_outbox_id, company_id, msg_type, fields, created_at) \
+                    "insert into fix_outbox (fix_outbox_id, company_id, kind, report, created_at) \
                      values ($1, $2, $3, $4, $5)",
                 )
                 .bind(&m.fix_outbox_id)
                 .bind(m.company_id.0)
-                .bind(&m.msg_type)
-                .bind(Json(&m.fields))
+                .bind(m.report.kind())
+                .bind(Json(&m.report))
                 .bind(Ts(m.created_at))
                 .execute(&mut *self.tx)
                 .await
@@ -2200,7 +2193,7 @@ macro_rules! shared_repos {
 
             async fn pending_fix_outbox(&mut self, company: CompanyId, limit: i64) -> StoreResult<Vec<FixOutboxMessage>> {
                 let rows = sqlx::query_as::<_, FixOutboxRow>(
-                    "select fix_outbox_id, company_id, msg_type, fields, created_at, sent_seq from fix_outbox \
+                    "select fix_outbox_id, company_id, report, created_at, sent_seq from fix_outbox \
                      where company_id = $1 and sent_seq is null order by created_at, fix_outbox_id limit $2",
                 )
                 .bind(company.0)

@@ -812,8 +812,7 @@ impl FixSessionListedRow {
 pub struct FixOutboxRow {
     fix_outbox_id: String,
     company_id: Uuid,
-    msg_type: String,
-    fields: Json<Vec<(u32, String)>>,
+    report: Json<upstairs_engine::fix::FixReport>,
     created_at: Ts,
     sent_seq: Option<i64>,
 }
@@ -823,8 +822,7 @@ impl FixOutboxRow {
         FixOutboxMessage {
             fix_outbox_id: self.fix_outbox_id,
             company_id: CompanyId(self.company_id),
-            msg_type: self.msg_type,
-            fields: self.fields.0,
+            report: self.report.0,
             created_at: self.created_at.0,
             sent_seq: self.sent_seq,
         }

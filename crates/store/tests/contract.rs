@@ -24,6 +24,7 @@ macro_rules! contract {
 }
 
 contract!(
+    fix_frames_are_filed_in_one_statement,
     users_round_trip,
     email_is_unique,
     sessions,
@@ -369,6 +370,87 @@ async fn outbox_lifecycle<S: Store>(s: S) {
     assert_eq!(got.email, redacted);
     assert_eq!(got.email.message_id, "<m1@test>");
     assert_eq!(tx.outbox_messages(0, 5).await.unwrap().items.len(), 1);
+}
+
+/// A frame filed moves the session's next number and marks the outbox message it carries
+/// sent, in the one statement of `file_fix_message` (ADR 0030); filed again under its
+/// number, it replaces the frame and never moves the number back.
+async fn fix_frames_are_filed_in_one_statement<S: Store>(s: S) {
+    use upstairs_engine::fix::{FixReport, RefusedAnswer};
+    let (c, _) = seeded(&s).await;
+    let report = |n: i64| {
+        FixReport::AnswerRefused(RefusedAnswer {
+            ref_seq_num: n,
+            trade_report_id: format!("T{n}"),
+            text: "Order already accepted".into(),
+        })
+    };
+    let mut tx = s.write().await.unwrap();
+    let mut session = tx.fix_session(c.company_id, t0()).await.unwrap();
+    session.next_target_seq = 7;
+    tx.update_fix_session(&session).await.unwrap();
+    for id in ["r1", "r2"] {
+        let m = FixOutboxMessage {
+            fix_outbox_id: id.into(),
+            company_id: c.company_id,
+            report: report(if id == "r1" { 1 } else { 2 }),
+            created_at: t0(),
+            sent_seq: None,
+        };
+        tx.insert_fix_outbox(&m).await.unwrap();
+    }
+    tx.commit().await.unwrap();
+    let file = |seq: i64, frame: &str, id: Option<&str>, at: i64| FiledFixMessage {
+        company_id: c.company_id,
+        seq,
+        msg_type: "x".into(),
+        frame: frame.as_bytes().to_vec(),
+        fix_outbox_id: id.map(Into::into),
+        created_at: t0() + Duration::seconds(at),
+    };
+    let state = || async {
+        let mut tx = s.read().await.unwrap();
+        let session = tx.read_fix_session(c.company_id).await.unwrap().unwrap();
+        let pending: Vec<String> =
+            tx.pending_fix_outbox(c.company_id, 10).await.unwrap().into_iter().map(|m| m.fix_outbox_id).collect();
+        let frames: Vec<Vec<u8>> =
+            tx.fix_messages(c.company_id, 1, 10, 10).await.unwrap().into_iter().map(|m| m.frame).collect();
+        (session, pending, frames)
+    };
+
+    let (_, pending, _) = state().await;
+    assert_eq!(pending, ["r1", "r2"]);
+    let read = s.single().await.unwrap().pending_fix_outbox(c.company_id, 10).await.unwrap();
+    assert_eq!(read[0].report, report(1), "the report reads back as written");
+
+    s.file_fix_message(&file(1, "admin", None, 1)).await.unwrap();
+    let (session, pending, frames) = state().await;
+    assert_eq!((session.next_sender_seq, session.next_target_seq), (2, 7));
+    assert_eq!(session.last_message_at, Some(t0() + Duration::seconds(1)));
+    assert_eq!(pending, ["r1", "r2"], "a frame carrying no message marks none");
+    assert_eq!(frames, [b"admin".to_vec()]);
+
+    s.file_fix_message(&file(2, "first", Some("r1"), 2)).await.unwrap();
+    let (session, pending, _) = state().await;
+    assert_eq!(session.next_sender_seq, 3);
+    assert_eq!(pending, ["r2"]);
+
+    // Filed again under 2 (a filing whose success was not heard): the frame is replaced,
+    // and the message it now carries is marked.
+    s.file_fix_message(&file(2, "again", Some("r2"), 3)).await.unwrap();
+    // An old number filed again: the next number does not go back.
+    s.file_fix_message(&file(1, "admin2", None, 4)).await.unwrap();
+    let (session, pending, frames) = state().await;
+    assert_eq!((session.next_sender_seq, session.next_target_seq), (3, 7));
+    assert!(pending.is_empty());
+    assert_eq!(frames, [b"admin2".to_vec(), b"again".to_vec()]);
+    // A frame naming a message sent already still moves the number, and nothing is
+    // pending to mark.
+    s.file_fix_message(&file(5, "late", Some("r1"), 5)).await.unwrap();
+    let mut tx = s.write().await.unwrap();
+    assert!(!tx.mark_fix_outbox_sent(c.company_id, "r1", 9, t0()).await.unwrap());
+    assert!(!tx.mark_fix_outbox_sent(c.company_id, "r2", 9, t0()).await.unwrap());
+    assert_eq!(tx.read_fix_session(c.company_id).await.unwrap().unwrap().next_sender_seq, 6);
 }
 
 fn timer(kind: &str, due: DateTime<Utc>, key: Option<&str>) -> Timer {

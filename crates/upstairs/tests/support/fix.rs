@@ -153,6 +153,21 @@ pub async fn seqs_agree(app: &super::TestApp, admin: &str, comp_id: &str, peer: 
     }
 }
 
+/// Waits until the sessions screen shows `comp_id` logged off.
+pub async fn logged_off(app: &super::TestApp, admin: &str, comp_id: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, sessions) = app.get("/api/admin/fix-sessions", Some(admin)).await;
+        let row = sessions["items"].as_array().into_iter().flatten().find(|i| i["fix_comp_id"] == comp_id).cloned();
+        let state = row.unwrap_or_else(|| panic!("no session row for {comp_id}: {sessions}"))["state"].clone();
+        if state == "LOGGED_OFF" {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{comp_id} still {state}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// A NewOrderSingle's fields and its Parties group naming `trader`.
 pub fn new_order(cl_ord_id: &str, side: &str, qty: i64, symbol: &str, trader: &str) -> (Value, Value) {
     let fields = json!([

@@ -18,13 +18,18 @@ pub struct Calendar {
     pub always_open: bool,
 }
 
+/// The trading day's default hours (`HH:MM`, Europe/London), as the command line shows them.
+pub const DEFAULT_OPEN: &str = "09:00";
+pub const DEFAULT_CLOSE: &str = "17:00";
+
 impl Default for Calendar {
     fn default() -> Self {
         let t = |h, m| NaiveTime::from_hms_opt(h, m, 0).unwrap_or_default();
+        let hhmm = |s: &str| NaiveTime::parse_from_str(s, "%H:%M").unwrap_or_default();
         Self {
             time_zone: chrono_tz::Europe::London,
-            open: t(9, 0),
-            close: t(17, 0),
+            open: hhmm(DEFAULT_OPEN),
+            close: hhmm(DEFAULT_CLOSE),
             parent_orders_from: t(5, 30),
             days: vec![Weekday::Mon, Weekday::Tue, Weekday::Wed, Weekday::Thu, Weekday::Fri],
             holidays: vec![],

@@ -40,6 +40,17 @@ pub use error::{EngineError, StoreError};
 pub use events::{BroadcastPublisher, Event, EventPublisher};
 pub use ports::{Fanout, FanoutListener, Mailer, Store, Tx};
 
+/// The defaults of the venue's settings, said once: [`EngineConfig::default`], the mail
+/// settings and the command line (`upstairs --help`) take them from here.
+pub mod defaults {
+    pub const PRODUCT_NAME: &str = "Upstairs";
+    /// Base of links in e-mails when none is configured.
+    pub const PUBLIC_URL: &str = "http://localhost:8080";
+    pub const SUPPORT_EMAIL: &str = "support@upstairs.example";
+    pub const SUPPORT_PHONE: &str = "+44 20 7946 0000";
+    pub const MAIL_FROM: &str = "Upstairs <no-reply@upstairs.local>";
+}
+
 /// Settings the use cases depend on.
 #[derive(Clone, Debug)]
 pub struct EngineConfig {
@@ -66,10 +77,10 @@ pub struct EngineConfig {
 impl Default for EngineConfig {
     fn default() -> Self {
         Self {
-            public_url: "http://localhost:8080".into(),
-            product_name: "Upstairs".into(),
-            support_email: "support@upstairs.example".into(),
-            support_phone: "+44 20 7946 0000".into(),
+            public_url: defaults::PUBLIC_URL.into(),
+            product_name: defaults::PRODUCT_NAME.into(),
+            support_email: defaults::SUPPORT_EMAIL.into(),
+            support_phone: defaults::SUPPORT_PHONE.into(),
             session_ttl: Duration::from_secs(12 * 3600),
             remember_me_ttl: Duration::from_secs(30 * 24 * 3600),
             reset_link_ttl: Duration::from_secs(3600),

@@ -37,6 +37,10 @@ pub struct Limits {
     pub max_keys: usize,
 }
 
+/// Each user's writes per second per kind, and the burst before the rate applies.
+pub const DEFAULT_WRITES_PER_SECOND: u32 = 20;
+pub const DEFAULT_WRITE_BURST: u32 = 100;
+
 impl Default for Limits {
     fn default() -> Self {
         Self {
@@ -48,8 +52,8 @@ impl Default for Limits {
             reset_per_account: 5,
             reset_per_address: 30,
             window: Duration::minutes(15),
-            writes_per_second: 20,
-            write_burst: 100,
+            writes_per_second: DEFAULT_WRITES_PER_SECOND,
+            write_burst: DEFAULT_WRITE_BURST,
             max_keys: 100_000,
         }
     }

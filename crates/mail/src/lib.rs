@@ -30,13 +30,14 @@ pub struct MailSettings {
 }
 
 impl Default for MailSettings {
-    /// Demo defaults that match the engine's default configuration.
+    /// The venue's defaults (`upstairs_engine::defaults`).
     fn default() -> Self {
+        use upstairs_engine::defaults;
         Self {
-            product_name: "Upstairs".into(),
-            from: "Upstairs <no-reply@upstairs.local>".into(),
-            support_email: "support@upstairs.example".into(),
-            support_phone: "+44 20 7946 0000".into(),
+            product_name: defaults::PRODUCT_NAME.into(),
+            from: defaults::MAIL_FROM.into(),
+            support_email: defaults::SUPPORT_EMAIL.into(),
+            support_phone: defaults::SUPPORT_PHONE.into(),
         }
     }
 }

@@ -17,6 +17,17 @@ use upstairs_http::server::ServerLimits;
 use upstairs_mail::MailSettings;
 use upstairs_store::{Backend, PgStore, SqliteStore, backend_of, redact_url};
 
+/// The defaults of the binary's own settings, said once: [`Settings::default`] and the
+/// command line take them from here (the engine's from `upstairs_engine::defaults`).
+pub mod defaults {
+    pub const BIND: &str = "127.0.0.1:8080";
+    pub const DATABASE_URL: &str = "sqlite://data/upstairs.db";
+    pub const MAIL_DIR: &str = "data/outbox";
+    pub const WEB_DIR: &str = "web/dist";
+    pub const FIX_COMP_ID: &str = "UPSTAIRS";
+    pub const METRICS_BIND: &str = "127.0.0.1:9464";
+}
+
 /// Everything `serve` and `demo` need.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -49,7 +60,6 @@ pub struct Settings {
     /// The largest order of any kind (ADR 0027).
     pub max_order_quantity: i64,
     /// Where `/metrics` is served (`host:port`), apart from the app; `None`: nowhere.
-    /// The command line's default is `127.0.0.1:9464`.
     pub metrics_bind: Option<String>,
 }
 
@@ -57,13 +67,13 @@ impl Default for Settings {
     fn default() -> Self {
         let e = EngineConfig::default();
         Self {
-            bind: "127.0.0.1:8080".into(),
-            database_url: "sqlite://data/upstairs.db".into(),
+            bind: defaults::BIND.into(),
+            database_url: defaults::DATABASE_URL.into(),
             public_url: None,
             smtp_url: None,
-            mail_dir: "data/outbox".into(),
-            mail_from: "Upstairs <no-reply@upstairs.local>".into(),
-            web_dir: Some("web/dist".into()),
+            mail_dir: defaults::MAIL_DIR.into(),
+            mail_from: upstairs_engine::defaults::MAIL_FROM.into(),
+            web_dir: Some(defaults::WEB_DIR.into()),
             calendar: Calendar::default(),
             support_email: e.support_email,
             support_phone: e.support_phone,
@@ -75,7 +85,7 @@ impl Default for Settings {
             server_limits: ServerLimits::default(),
             fix: None,
             max_order_quantity: e.max_order_quantity,
-            metrics_bind: None,
+            metrics_bind: Some(defaults::METRICS_BIND.into()),
         }
     }
 }
@@ -201,7 +211,7 @@ fn command_engine<S: Store>(store: S, s: &Settings) -> Engine<S> {
         Arc::new(upstairs_engine::SystemClock),
         Arc::new(BroadcastPublisher::new(16)),
         mailer,
-        engine_config(s, "http://localhost:8080"),
+        engine_config(s, upstairs_engine::defaults::PUBLIC_URL),
     )
 }
 

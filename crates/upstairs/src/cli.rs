@@ -3,10 +3,10 @@
 use chrono::{NaiveDate, NaiveTime};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
-use std::time::Duration;
 
-use crate::app::Settings;
-use upstairs_domain::calendar::Calendar;
+use crate::app::{Settings, defaults};
+use upstairs_domain::calendar::{self, Calendar};
+use upstairs_engine::defaults as engine_defaults;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -39,7 +39,7 @@ pub enum Command {
 #[derive(Args, Debug, Clone)]
 pub struct DbArgs {
     /// sqlite://PATH (created if missing) or postgres://…
-    #[arg(long, env = "UPSTAIRS_DATABASE_URL", default_value = "sqlite://data/upstairs.db", hide_env_values = true)]
+    #[arg(long, env = "UPSTAIRS_DATABASE_URL", default_value = defaults::DATABASE_URL, hide_env_values = true)]
     pub database_url: String,
 }
 
@@ -54,7 +54,7 @@ pub struct BackupArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
-    #[arg(long, env = "UPSTAIRS_BIND", default_value = "127.0.0.1:8080")]
+    #[arg(long, env = "UPSTAIRS_BIND", default_value = defaults::BIND)]
     pub bind: String,
     #[command(flatten)]
     pub db: DbArgs,
@@ -65,12 +65,12 @@ pub struct ServeArgs {
     #[arg(long, env = "UPSTAIRS_SMTP_URL", hide_env_values = true)]
     pub smtp_url: Option<String>,
     /// Folder for .eml files when no SMTP URL is set.
-    #[arg(long, env = "UPSTAIRS_MAIL_DIR", default_value = "data/outbox")]
+    #[arg(long, env = "UPSTAIRS_MAIL_DIR", default_value = defaults::MAIL_DIR)]
     pub mail_dir: PathBuf,
-    #[arg(long, env = "UPSTAIRS_MAIL_FROM", default_value = "Upstairs <no-reply@upstairs.local>")]
+    #[arg(long, env = "UPSTAIRS_MAIL_FROM", default_value = engine_defaults::MAIL_FROM)]
     pub mail_from: String,
     /// The built web app.
-    #[arg(long, env = "UPSTAIRS_WEB_DIR", default_value = "web/dist")]
+    #[arg(long, env = "UPSTAIRS_WEB_DIR", default_value = defaults::WEB_DIR)]
     pub web_dir: PathBuf,
     /// Keep the venue open around the clock (always on in `demo`).
     #[arg(long, env = "UPSTAIRS_ALWAYS_OPEN", default_value_t = false)]
@@ -80,17 +80,17 @@ pub struct ServeArgs {
     #[arg(long, env = "UPSTAIRS_CLOCK_FILE", hide = true)]
     pub clock_file: Option<std::path::PathBuf>,
     /// Opening time of the trading day, `HH:MM` in Europe/London.
-    #[arg(long, env = "UPSTAIRS_OPEN_TIME", default_value = "09:00", value_parser = parse_time)]
+    #[arg(long, env = "UPSTAIRS_OPEN_TIME", default_value = calendar::DEFAULT_OPEN, value_parser = parse_time)]
     pub open_time: NaiveTime,
     /// Closing time of the trading day, `HH:MM` in Europe/London.
-    #[arg(long, env = "UPSTAIRS_CLOSE_TIME", default_value = "17:00", value_parser = parse_time)]
+    #[arg(long, env = "UPSTAIRS_CLOSE_TIME", default_value = calendar::DEFAULT_CLOSE, value_parser = parse_time)]
     pub close_time: NaiveTime,
     /// Days the venue is closed, `YYYY-MM-DD`, comma-separated.
     #[arg(long, env = "UPSTAIRS_HOLIDAYS", value_delimiter = ',', value_parser = parse_date)]
     pub holidays: Vec<NaiveDate>,
-    #[arg(long, env = "UPSTAIRS_SUPPORT_EMAIL", default_value = "support@upstairs.example")]
+    #[arg(long, env = "UPSTAIRS_SUPPORT_EMAIL", default_value = engine_defaults::SUPPORT_EMAIL)]
     pub support_email: String,
-    #[arg(long, env = "UPSTAIRS_SUPPORT_PHONE", default_value = "+44 20 7946 0000")]
+    #[arg(long, env = "UPSTAIRS_SUPPORT_PHONE", default_value = engine_defaults::SUPPORT_PHONE)]
     pub support_phone: String,
     /// `demo` only: serve the demo on an address other hosts can reach. Its logins and
     /// their password are in the README, so it listens on loopback unless told this.
@@ -98,10 +98,10 @@ pub struct ServeArgs {
     pub public: bool,
     /// Each user's order, match-request, RFQ and quote writes per second, per kind
     /// (0: no throttle); over it the answer is 429 with Retry-After.
-    #[arg(long, env = "UPSTAIRS_WRITES_PER_SECOND", default_value_t = 20)]
+    #[arg(long, env = "UPSTAIRS_WRITES_PER_SECOND", default_value_t = upstairs_engine::ratelimit::DEFAULT_WRITES_PER_SECOND)]
     pub writes_per_second: u32,
     /// How many of those writes a user may send at once before the rate applies.
-    #[arg(long, env = "UPSTAIRS_WRITE_BURST", default_value_t = 100)]
+    #[arg(long, env = "UPSTAIRS_WRITE_BURST", default_value_t = upstairs_engine::ratelimit::DEFAULT_WRITE_BURST)]
     pub write_burst: u32,
     /// `/api` requests this node handles at once; one more waits up to 250 ms for a
     /// place, then answers 429 with Retry-After (sign-in has its own queue).
@@ -115,7 +115,7 @@ pub struct ServeArgs {
     #[arg(long, env = "UPSTAIRS_FIX_BIND")]
     pub fix_bind: Option<String>,
     /// The venue's FIX CompID: the TargetCompID of every Logon.
-    #[arg(long, env = "UPSTAIRS_FIX_COMP_ID", default_value = "UPSTAIRS")]
+    #[arg(long, env = "UPSTAIRS_FIX_COMP_ID", default_value = defaults::FIX_COMP_ID)]
     pub fix_comp_id: String,
     /// A PEM certificate chain: TLS on the FIX port (with --fix-tls-key).
     #[arg(long, env = "UPSTAIRS_FIX_TLS_CERT", requires = "fix_tls_key")]
@@ -130,7 +130,7 @@ pub struct ServeArgs {
     pub max_order_quantity: i64,
     /// Where `/metrics` is served (`host:port`), apart from the app's port (which answers
     /// it 404); `off` (or empty): nowhere. Keep it on loopback or a private network.
-    #[arg(long, env = "UPSTAIRS_METRICS_BIND", default_value = "127.0.0.1:9464")]
+    #[arg(long, env = "UPSTAIRS_METRICS_BIND", default_value = defaults::METRICS_BIND)]
     pub metrics_bind: String,
 }
 
@@ -173,7 +173,7 @@ impl ServeArgs {
             comp_id: self.fix_comp_id,
             tls: self.fix_tls_cert.zip(self.fix_tls_key),
         });
-        let defaults = Calendar::default();
+        let defaults = Settings::default();
         Ok(Settings {
             bind: self.bind,
             database_url: self.db.database_url,
@@ -188,23 +188,23 @@ impl ServeArgs {
                 holidays: self.holidays,
                 always_open: self.always_open || demo,
                 // Parent orders open at 05:30, or with the venue when it opens earlier.
-                parent_orders_from: defaults.parent_orders_from.min(self.open_time),
-                ..defaults
+                parent_orders_from: defaults.calendar.parent_orders_from.min(self.open_time),
+                ..defaults.calendar
             },
             support_email: self.support_email,
             support_phone: self.support_phone,
             demo,
-            scheduler_poll: Duration::from_secs(1),
+            scheduler_poll: defaults.scheduler_poll,
             clock_file: self.clock_file,
             rate_limits: upstairs_engine::ratelimit::Limits {
                 writes_per_second: self.writes_per_second,
                 write_burst: self.write_burst,
-                ..Default::default()
+                ..defaults.rate_limits
             },
             trusted_proxies: self.trusted_proxies,
             server_limits: upstairs_http::server::ServerLimits {
                 max_in_flight: self.max_in_flight,
-                ..Default::default()
+                ..defaults.server_limits
             },
             fix,
             max_order_quantity: self.max_order_quantity,
@@ -289,6 +289,23 @@ mod tests {
             Command::Serve(a) => Ok(a),
             _ => unreachable!("parsed serve"),
         }
+    }
+
+    /// The defaults are said once: a bare `upstairs serve` is `Settings::default()`, which
+    /// takes the engine's and the mail's from the same constants.
+    #[test]
+    fn a_bare_serve_has_the_default_settings() {
+        let from_cli = serve_args(&[]).unwrap().settings(false).unwrap();
+        assert_eq!(format!("{from_cli:?}"), format!("{:?}", Settings::default()));
+        let engine = upstairs_engine::EngineConfig::default();
+        let mail = upstairs_mail::MailSettings::default();
+        assert_eq!(
+            (&from_cli.support_email, &from_cli.support_phone, &from_cli.mail_from),
+            (&engine.support_email, &engine.support_phone, &mail.from)
+        );
+        assert_eq!((&mail.support_email, &mail.product_name), (&engine.support_email, &engine.product_name));
+        assert_eq!(from_cli.calendar.open, Calendar::default().open);
+        assert_eq!(from_cli.max_order_quantity, engine.max_order_quantity);
     }
 
     #[test]

@@ -64,7 +64,7 @@ pub(crate) fn checked_page(page: i64, size: i64) -> Result<i64, EngineError> {
 }
 
 /// Writes the action-log row of a change, in the transaction that makes it.
-pub(crate) async fn audit<T: Tx>(
+pub async fn audit<T: Tx>(
     tx: &mut T,
     now: DateTime<Utc>,
     actor: Option<UserId>,

@@ -27,7 +27,6 @@ pub mod reference;
 pub mod rfqs;
 pub mod scheduler;
 pub mod security;
-pub mod seed;
 pub mod users;
 
 use std::collections::HashMap;
@@ -221,6 +220,11 @@ impl<S: Store> Engine<S> {
 
     pub fn events(&self) -> &Arc<dyn EventPublisher> {
         &self.events
+    }
+
+    /// A secret hashed as passwords are (argon2, off the async runtime, ADR 0024).
+    pub async fn hash_password(&self, secret: String) -> Result<String, EngineError> {
+        self.hashing.hash_password(secret).await
     }
 
     pub fn counters(&self) -> &Counters {

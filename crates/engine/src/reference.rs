@@ -406,7 +406,7 @@ impl<S: Store> Engine<S> {
     }
 
     /// An instrument, from the cache (ADR 0014).
-    pub(crate) async fn cached_instrument(&self, id: InstrumentId) -> Result<Arc<Instrument>, EngineError> {
+    pub async fn cached_instrument(&self, id: InstrumentId) -> Result<Arc<Instrument>, EngineError> {
         let load = || async { self.store.single().await?.instrument(id).await };
         self.caches
             .instruments

@@ -272,7 +272,7 @@ async fn start_with<S: Store>(
     )
     .map_err(anyhow::Error::msg)?;
     let engine = Engine::new(store, clock, Arc::new(events.clone()), mailer, engine_config(&settings, &public_url));
-    if settings.demo && engine.seed_demo().await? {
+    if settings.demo && crate::demo::seed_demo(&engine).await? {
         tracing::info!("loaded the demo data set");
     }
     engine.on_start().await?;
@@ -366,12 +366,12 @@ async fn start_with<S: Store>(
 
 /// The demo's market-data feed: moves the demo instruments' bands every few seconds.
 async fn simulate_bands<S: Store>(engine: Engine<S>, mut stop: watch::Receiver<bool>) {
-    let mut sim = upstairs_engine::seed::BandSimulator::default();
+    let mut sim = crate::demo::BandSimulator::default();
     let mut every = tokio::time::interval(Duration::from_secs(3));
     loop {
         tokio::select! {
             _ = every.tick() => {
-                if let Err(e) = engine.simulate_band_step(&mut sim).await {
+                if let Err(e) = crate::demo::simulate_band_step(&engine, &mut sim).await {
                     tracing::warn!(error = %e, "band simulator step failed");
                 }
             }
@@ -386,7 +386,7 @@ async fn demo_quotes<S: Store>(engine: Engine<S>, mut stop: watch::Receiver<bool
     loop {
         tokio::select! {
             _ = every.tick() => {
-                if let Err(e) = engine.demo_quote_step().await {
+                if let Err(e) = crate::demo::demo_quote_step(&engine).await {
                     tracing::warn!(error = %e, "demo quoting step failed");
                 }
             }

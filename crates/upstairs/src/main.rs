@@ -2,7 +2,7 @@ use clap::Parser;
 use std::sync::Arc;
 use upstairs::app;
 use upstairs::cli::{Cli, Command, UserCommand};
-use upstairs_engine::seed;
+use upstairs::demo as seed;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {

@@ -57,7 +57,7 @@ async fn the_outbox_shows_no_live_link_outside_the_demo(b: Backend) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_outbox_shows_its_links() {
     let app = TestApp::spawn_with(Backend::Sqlite, |s| s.demo = true).await;
-    let admin = app.login("admin@upstairs.demo", upstairs_engine::seed::DEMO_PASSWORD).await;
+    let admin = app.login("admin@upstairs.demo", upstairs::demo::DEMO_PASSWORD).await;
     let (s, v) = app.post("/api/users/password-reset", None, json!({"email": "trader2@halyard.demo"})).await;
     assert_eq!(s, StatusCode::NO_CONTENT, "{v}");
     let (outbox, resets) = resets_to(&app, &admin, "trader2@halyard.demo").await;

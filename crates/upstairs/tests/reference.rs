@@ -650,7 +650,7 @@ mod demo {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn demo_books_are_not_crossed() {
         let app = TestApp::spawn_with(Backend::Sqlite, |s| s.demo = true).await;
-        let t = app.login("trader2@kestrel.demo", upstairs_engine::seed::DEMO_PASSWORD).await;
+        let t = app.login("trader2@kestrel.demo", upstairs::demo::DEMO_PASSWORD).await;
         let (_, list) = app.get("/api/instruments", Some(&t)).await;
         assert_eq!(list.as_array().unwrap().len(), 5, "five non-sandbox demo instruments");
         for i in list.as_array().unwrap() {

@@ -434,7 +434,7 @@ async fn rfq_and_quote_rules(b: Backend) {
 /// other, inside the band; the requester accepts one and the trade goes to the brokers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn demo_providers_quote_by_themselves() {
-    use upstairs_engine::seed::DEMO_PASSWORD;
+    use upstairs::demo::DEMO_PASSWORD;
     let app = TestApp::spawn_with(Backend::Sqlite, |s| s.demo = true).await;
     let start = upstairs_engine::Clock::now(&*app.clock);
     let t = app.login("trader1@kestrel.demo", DEMO_PASSWORD).await;

@@ -168,6 +168,24 @@ impl BookLevels {
         }
         levels
     }
+
+    /// Each company's share of the book, per price (best first): what `seen_by` marks as
+    /// its own, so a company's sessions can be told their share without the others'.
+    pub fn shares(&self) -> HashMap<CompanyId, Vec<(Decimal, i64, i64)>> {
+        self.shares
+            .iter()
+            .map(|(company, parts)| {
+                let mut by_level: BTreeMap<usize, (i64, i64)> = BTreeMap::new();
+                for &(i, buy, sell) in parts {
+                    let e = by_level.entry(i).or_default();
+                    e.0 += buy;
+                    e.1 += sell;
+                }
+                let levels = by_level.into_iter().map(|(i, (b, s))| (self.levels[i].price, b, s)).collect();
+                (*company, levels)
+            })
+            .collect()
+    }
 }
 
 pub(crate) fn not_found_order() -> EngineError {

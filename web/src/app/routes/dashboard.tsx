@@ -51,12 +51,23 @@ export default function DashboardRoute() {
   // The book the trader asked for last (from a parent card or a new parent order) is shown first.
   const [pinned, setPinned] = useState<string | null>(null);
 
-  // Our own order changes arrive at once; the 15 s polls stay as the fallback.
+  // Our own order changes arrive at once; the lists are polled only while the socket is down.
   // A child order's change moves its parent's quantities too; a parent's alone leaves the child orders as they are.
-  useTopic('/user/topic/orders', (message) => {
-    void queryClient.invalidateQueries({ queryKey: tradingKeys.parentOrders });
-    if (message.type === 'ORDER_UPDATED') void queryClient.invalidateQueries({ queryKey: tradingKeys.orders });
-  });
+  // One write sends a child's and its parent's frame after its commit: a read under way
+  // since the first is current, so the second joins it rather than starting another (ADR 0029).
+  const lists = { cancelRefetch: false };
+  useTopic(
+    '/user/topic/orders',
+    (message) => {
+      void queryClient.invalidateQueries({ queryKey: tradingKeys.parentOrders }, lists);
+      if (message.type === 'ORDER_UPDATED') void queryClient.invalidateQueries({ queryKey: tradingKeys.orders }, lists);
+    },
+    (since) => {
+      const older = { predicate: (q: { state: { dataUpdatedAt: number } }) => q.state.dataUpdatedAt < since };
+      void queryClient.invalidateQueries({ queryKey: tradingKeys.parentOrders, ...older }, lists);
+      void queryClient.invalidateQueries({ queryKey: tradingKeys.orders, ...older }, lists);
+    },
+  );
 
   const drawerOpen = creating || target !== null || rfqParent !== null;
   // The first-parent-order tip belongs to the empty dashboard; with orders, the book's tip comes next.

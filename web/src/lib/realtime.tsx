@@ -58,19 +58,21 @@ export function RealtimeProvider({ token, children }: { token: string; children:
   const listeners = useRef(new Map<string, Set<Listener>>());
   const resyncs = useRef(new Map<string, Set<Resync>>());
   const subscriptions = useRef(new Map<string, StompSubscription>());
+  // The last `seq` seen per destination on this connection.
+  const seqs = useRef(new Map<string, number>());
   // Subscribes a destination on the live connection; null while disconnected.
   const openRef = useRef<((destination: string) => void) | null>(null);
 
   useEffect(() => {
     const subs = subscriptions.current;
-    const seqs = new Map<string, number>();
+    const seen = seqs.current;
     const open = (client: Client, destination: string) => {
       if (subs.has(destination)) return;
       subs.set(
         destination,
         client.subscribe(destination, (message) => {
           const body = parse(message.body);
-          const missed = missedFrame(seqs, destination, body);
+          const missed = missedFrame(seen, destination, body);
           listeners.current.get(destination)?.forEach((l) => l(body));
           // The frame is applied, and whatever it did not carry of the missed ones is read again.
           if (missed) resyncs.current.get(destination)?.forEach((r) => r(Number.POSITIVE_INFINITY));
@@ -83,7 +85,7 @@ export function RealtimeProvider({ token, children }: { token: string; children:
       reconnectDelay: RECONNECT_MS,
       onConnect: () => {
         subs.clear();
-        seqs.clear();
+        seen.clear();
         openRef.current = (destination) => open(client, destination);
         const since = Date.now();
         listeners.current.forEach((_, destination) => open(client, destination));
@@ -123,10 +125,12 @@ export function RealtimeProvider({ token, children }: { token: string; children:
       }
       return () => {
         if (resync) resyncSet.delete(resync);
-        if (resyncSet.size === 0) resyncs.current.delete(destination);
         set.delete(listener);
         if (set.size > 0) return;
         listeners.current.delete(destination);
+        resyncs.current.delete(destination);
+        // A later subscription counts afresh: the frames in between were never for it.
+        seqs.current.delete(destination);
         const sub = subscriptions.current.get(destination);
         subscriptions.current.delete(destination);
         if (sub && openRef.current) sub.unsubscribe();

@@ -26,7 +26,7 @@ import type { Order } from '@/lib/api/dto';
 import { useCurrentUser } from '@/lib/api/get-me';
 import { usePlatformStatus } from '@/lib/api/get-platform-status';
 import { instrumentQueryOptions } from '@/lib/api/get-instrument';
-import { tradingKeys } from '@/lib/api/trading-keys';
+import { refreshOrderLists, tradingKeys } from '@/lib/api/trading-keys';
 import type { Decimal } from '@/lib/decimal';
 import type { LadderRow } from '@/lib/trading-format';
 import { useTopic } from '@/lib/realtime';
@@ -51,21 +51,17 @@ export default function DashboardRoute() {
   // The book the trader asked for last (from a parent card or a new parent order) is shown first.
   const [pinned, setPinned] = useState<string | null>(null);
 
-  // Our own order changes arrive at once; the lists are polled only while the socket is down.
-  // A child order's change moves its parent's quantities too; a parent's alone leaves the child orders as they are.
-  // One write sends a child's and its parent's frame after its commit: a read under way
-  // since the first is current, so the second joins it rather than starting another (ADR 0029).
-  const lists = { cancelRefetch: false };
+  // Our own order changes arrive at once; a write's frames and its answer are read once
+  // together. The lists still poll every 15 s: a child's `matchable` moves with the band,
+  // which no order frame tells.
   useTopic(
     '/user/topic/orders',
-    (message) => {
-      void queryClient.invalidateQueries({ queryKey: tradingKeys.parentOrders }, lists);
-      if (message.type === 'ORDER_UPDATED') void queryClient.invalidateQueries({ queryKey: tradingKeys.orders }, lists);
-    },
+    (message) => refreshOrderLists(queryClient, message.type === 'ORDER_UPDATED' ? ['parentOrders', 'orders'] : ['parentOrders']),
     (since) => {
+      // A read under way since the subscription is current: it is not started again.
       const older = { predicate: (q: { state: { dataUpdatedAt: number } }) => q.state.dataUpdatedAt < since };
-      void queryClient.invalidateQueries({ queryKey: tradingKeys.parentOrders, ...older }, lists);
-      void queryClient.invalidateQueries({ queryKey: tradingKeys.orders, ...older }, lists);
+      void queryClient.invalidateQueries({ queryKey: tradingKeys.parentOrders, ...older }, { cancelRefetch: false });
+      void queryClient.invalidateQueries({ queryKey: tradingKeys.orders, ...older }, { cancelRefetch: false });
     },
   );
 

@@ -5,7 +5,6 @@ import { apiFetch } from '@/lib/api-client';
 import { companyRefSchema, directionSchema } from '@/lib/api/dto';
 import type { components } from '@/lib/api/schema';
 import { tradingKeys } from '@/lib/api/trading-keys';
-import { useRealtimeConnected } from '@/lib/realtime';
 
 export type ParentOrder = components['schemas']['ParentOrderDto'];
 
@@ -27,10 +26,10 @@ export function getParentOrders(signal?: AbortSignal) {
   return apiFetch('/parent-orders?state=ACTIVE,FILLED', { schema: z.array(parentOrderSchema), signal });
 }
 
-export const parentOrdersQueryOptions = (poll = true) =>
-  queryOptions({ queryKey: tradingKeys.parentOrders, queryFn: ({ signal }) => getParentOrders(signal), refetchInterval: poll ? POLL_MS : false });
+export const parentOrdersQueryOptions = () =>
+  queryOptions({ queryKey: tradingKeys.parentOrders, queryFn: ({ signal }) => getParentOrders(signal), refetchInterval: POLL_MS });
 
-/** GET /parent-orders?state=ACTIVE,FILLED: the list of spec section 4, polled every 15 s while the socket is down. */
+/** GET /parent-orders?state=ACTIVE,FILLED: the list of spec section 4, polled every 15 s. */
 export function useParentOrders() {
-  return useQuery(parentOrdersQueryOptions(!useRealtimeConnected()));
+  return useQuery(parentOrdersQueryOptions());
 }

@@ -43,9 +43,9 @@ export function ActiveRfqs() {
   // Every change to our RFQs (a quote, a decline, the deadline) arrives at once; the poll is the fallback.
   useTopic(
     '/user/topic/rfqs',
-    // Both RFQ panels hear each frame: the second joins the read the first started.
-    () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }, { cancelRefetch: false }),
-    () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }, { cancelRefetch: false }),
+    // A fresh read (a poll under way may predate the change); the incoming panel joins it.
+    () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }),
+    () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }),
   );
   const [expired, setExpired] = useState<Set<string>>(new Set());
   const live = (rfqs.data ?? []).filter((r) => r.expires_in_seconds > 0 && !expired.has(r.rfq_id));

@@ -50,7 +50,8 @@ export function IncomingRfqs() {
   const incoming = useIncomingRfqs(true);
   useTopic(
     '/user/topic/rfqs',
-    // Both RFQ panels hear each frame: the second joins the read the first started.
+    // Both RFQ panels hear each frame: this one joins the read the active panel started
+    // (the poll every 5 s catches up when that panel is not shown).
     () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }, { cancelRefetch: false }),
     () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }, { cancelRefetch: false }),
   );

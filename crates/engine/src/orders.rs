@@ -170,6 +170,24 @@ impl BookLevels {
         }
         levels
     }
+
+    /// Each company's share of the book, per price (best first): what `seen_by` marks as
+    /// its own, so a company's sessions can be told their share without the others'.
+    pub fn shares(&self) -> HashMap<CompanyId, Vec<(Decimal, i64, i64)>> {
+        self.shares
+            .iter()
+            .map(|(company, parts)| {
+                let mut by_level: BTreeMap<usize, (i64, i64)> = BTreeMap::new();
+                for &(i, buy, sell) in parts {
+                    let e = by_level.entry(i).or_default();
+                    e.0 += buy;
+                    e.1 += sell;
+                }
+                let levels = by_level.into_iter().map(|(i, (b, s))| (self.levels[i].price, b, s)).collect();
+                (*company, levels)
+            })
+            .collect()
+    }
 }
 
 pub(crate) fn not_found_order() -> EngineError {
@@ -819,5 +837,31 @@ mod tests {
         assert_eq!((levels[1].buy_quantity, levels[1].own_buy_quantity), (1500, 1000), "iceberg shows the min block");
         let anon = book_levels(&rows, None);
         assert!(anon.iter().all(|l| l.own_buy_quantity == 0 && l.own_sell_quantity == 0));
+    }
+
+    #[test]
+    fn each_company_share_is_what_its_view_marks_as_own() {
+        let (a, b) = (CompanyId::new(), CompanyId::new());
+        let orders = vec![
+            o(Direction::Buy, "94.70", 1000, false, a, OrderState::Working),
+            o(Direction::Buy, "94.70", 600, false, a, OrderState::Working),
+            o(Direction::Buy, "94.700", 5000, true, b, OrderState::Working),
+            o(Direction::Sell, "94.75", 700, false, b, OrderState::Working),
+        ];
+        let book = BookLevels::of(&as_rows(&orders, 500));
+        let shares = book.shares();
+        assert_eq!(shares.len(), 2);
+        for (company, share) in &shares {
+            let marked: Vec<_> = book
+                .seen_by(Some(*company))
+                .into_iter()
+                .filter(|l| l.own_buy_quantity + l.own_sell_quantity > 0)
+                .map(|l| (l.price, l.own_buy_quantity, l.own_sell_quantity))
+                .collect();
+            assert_eq!(share, &marked);
+        }
+        let p = |s: &str| Decimal::from_str(s).unwrap();
+        assert_eq!(shares[&a], vec![(p("94.7"), 1600, 0)], "one entry per price");
+        assert_eq!(shares[&b], vec![(p("94.75"), 0, 700), (p("94.7"), 500, 0)], "best first, an iceberg at its block");
     }
 }

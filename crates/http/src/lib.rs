@@ -94,7 +94,7 @@ impl<S: Store> Clone for AppState<S> {
     info(title = "Upstairs API", description = "Block trading venue: accounts, orders, match requests, RFQs."),
     // The realtime payloads: no route returns them, the STOMP topics carry them.
     components(schemas(
-        stomp::messages::BookMessage, stomp::messages::OrderMessage,
+        stomp::messages::BookMessage, stomp::messages::BookShareMessage, stomp::messages::OrderMessage,
         stomp::messages::RfqMessage, routes::notifications::NotificationDto,
     )),
     modifiers(&BearerAuth),

@@ -17,6 +17,7 @@ on_both_backends!(
     other_companies_see_nothing,
     close_expires_working_orders,
     book_topic_reaches_subscribers,
+    book_frames_carry_the_state_and_shares_reach_only_their_company,
     quantities_stay_exact_under_random_calls,
     concurrent_writers_keep_counters_exact,
     edits_racing_the_close_never_revive_an_order,
@@ -378,6 +379,116 @@ async fn book_topic_reaches_subscribers(b: Backend) {
     assert_eq!(peer.next_json(StdDuration::from_secs(10)).await.unwrap()["event"], "connected");
     let err = peer.next_json(StdDuration::from_secs(10)).await.unwrap();
     assert_eq!((err["event"].as_str(), err["message"].as_str()), (Some("error"), Some("unknown destination")));
+    v.app.stop().await;
+}
+
+/// Connects `token`'s STOMP client to `destination` and waits until it is subscribed.
+async fn subscribed(app: &TestApp, token: &str, destination: &str) -> Peer {
+    let mut peer =
+        Peer::spawn("stomp_client.py", &["127.0.0.1".into(), app.port().to_string(), token.into(), destination.into()]);
+    assert_eq!(peer.next_json(StdDuration::from_secs(10)).await.unwrap()["event"], "connected");
+    assert_eq!(peer.next_json(StdDuration::from_secs(10)).await.unwrap()["event"], "subscribed");
+    peer
+}
+
+/// The next frame's body on `peer`.
+async fn frame(peer: &mut Peer) -> Value {
+    let msg = peer.next_json(StdDuration::from_secs(10)).await.expect("a frame");
+    assert_eq!(msg["event"], "message", "{msg}");
+    msg["body"].clone()
+}
+
+/// A book frame is what the REST book shows anyone without a share, plus the market data,
+/// numbered 1, 2, 3 …; each company's own share comes on its own destination only when it
+/// changes, and an iceberg's hidden size is in no frame (ADR 0029).
+async fn book_frames_carry_the_state_and_shares_reach_only_their_company(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let topic = format!("/topic/instruments/{}/book", v.instrument);
+    let mut book_b = subscribed(app, &v.b, &topic).await;
+    let mut shares_a = subscribed(app, &v.a, "/user/topic/book-shares").await;
+    let mut shares_b = subscribed(app, &v.b, "/user/topic/book-shares").await;
+    let book_path = format!("/api/instruments/{}/book", v.instrument);
+    let md_path = format!("/api/instruments/{}/market-data", v.instrument);
+
+    // A rests an iceberg of 2,000 that shows 500.
+    let sell = v.parent(&v.a, "SELL", 2000).await;
+    let (s, order) = v.child(&v.a, &sell, 2000, p("94.79"), true).await;
+    assert_eq!(s, StatusCode::CREATED, "{order}");
+    let f = frame(&mut book_b).await;
+    let (_, rest_b) = app.get(&book_path, Some(&v.b)).await;
+    let (_, md) = app.get(&md_path, Some(&v.b)).await;
+    assert_eq!(f["seq"], 1);
+    assert_eq!(f["levels"], json!([{"price": 94.79, "buy_quantity": 0, "sell_quantity": 500}]));
+    for l in rest_b["levels"].as_array().unwrap() {
+        assert_eq!((l["own_buy_quantity"].clone(), l["own_sell_quantity"].clone()), (json!(0), json!(0)));
+    }
+    let anonymous: Vec<Value> = rest_b["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| json!({"price": l["price"], "buy_quantity": l["buy_quantity"], "sell_quantity": l["sell_quantity"]}))
+        .collect();
+    assert_eq!(f["levels"], json!(anonymous), "the frame is the REST book without any share");
+    for k in ["best_buy_price", "best_sell_price", "min_tick_price", "max_tick_price"] {
+        assert_eq!(f[k], md[k], "{k} as GET market-data answers it");
+    }
+    assert_eq!(f["tick_size"], json!(0.01));
+    let text = f.to_string();
+    assert!(
+        !text.contains("2000") && !text.contains("own") && !text.contains(order["order_id"].as_str().unwrap()),
+        "{text}"
+    );
+
+    // A's own share, as A's REST book marks it, reaches A's company alone.
+    let (_, rest_a) = app.get(&book_path, Some(&v.a)).await;
+    let share = frame(&mut shares_a).await;
+    assert_eq!(share["seq"], 1);
+    assert_eq!(share["instrument_id"], json!(v.instrument));
+    assert_eq!(
+        share["levels"],
+        json!([{"price": rest_a["levels"][0]["price"], "own_buy_quantity": rest_a["levels"][0]["own_buy_quantity"],
+                "own_sell_quantity": rest_a["levels"][0]["own_sell_quantity"]}])
+    );
+    assert_eq!(share["levels"][0]["own_sell_quantity"], json!(500), "the iceberg shows its block to its owner too");
+
+    // B rests a buy: B hears its own share first (nothing of A's came before it); the book moves on to 2.
+    let buy = v.parent(&v.b, "BUY", 1000).await;
+    let (s, _) = v.child(&v.b, &buy, 1000, p("94.72"), false).await;
+    assert_eq!(s, StatusCode::CREATED);
+    let f = frame(&mut book_b).await;
+    assert_eq!((f["seq"].clone(), f["best_buy_price"].clone()), (json!(2), json!(94.72)));
+    assert_eq!(
+        frame(&mut shares_b).await,
+        json!({"seq": 1, "instrument_id": v.instrument,
+               "levels": [{"price": 94.72, "own_buy_quantity": 1000, "own_sell_quantity": 0}]})
+    );
+
+    // A band move reaches the book with the band and market data, numbered on; no share moved.
+    let admin = app.admin_token().await;
+    let (s, _) = app
+        .post(
+            &format!("/api/admin/instruments/{}/band", v.instrument),
+            Some(&admin),
+            json!({"min_tick_price": 94.71, "max_tick_price": 94.81}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let f = frame(&mut book_b).await;
+    assert_eq!(
+        (f["seq"].clone(), f["min_tick_price"].clone(), f["max_tick_price"].clone(), f["best_sell_price"].clone()),
+        (json!(3), json!(94.71), json!(94.81), json!(94.79))
+    );
+
+    // A cancels: A hears its share is gone as its very next share frame (the band move sent none).
+    let (s, _) = app
+        .call(Method::DELETE, &format!("/api/orders/{}", order["order_id"].as_str().unwrap()), Some(&v.a), None)
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(frame(&mut shares_a).await, json!({"seq": 2, "instrument_id": v.instrument, "levels": []}));
+    let f = frame(&mut book_b).await;
+    assert_eq!((f["seq"].clone(), f["best_sell_price"].clone()), (json!(4), Value::Null));
+    drop((book_b, shares_a, shares_b));
     v.app.stop().await;
 }
 

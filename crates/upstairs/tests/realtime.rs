@@ -110,7 +110,7 @@ async fn messages_reach_only_their_user(b: Backend) {
     assert_eq!(got["subscription"], "sub-0");
     assert_eq!(
         got["body"],
-        json!({"type": "ORDER_UPDATED", "order_id": mine.order_id, "parent_order_id": mine.parent_order_id,
+        json!({"type": "ORDER_UPDATED", "seq": 1, "order_id": mine.order_id, "parent_order_id": mine.parent_order_id,
                "instrument_id": mine.instrument_id, "state": "WORKING"})
     );
 
@@ -119,7 +119,7 @@ async fn messages_reach_only_their_user(b: Backend) {
     events.publish(Event::parent_order_changed(&parent));
     assert_eq!(
         peer.next_json(WAIT).await.unwrap()["body"],
-        json!({"type": "PARENT_ORDER_UPDATED", "parent_order_id": parent.parent_order_id, "state": "CANCELLED"})
+        json!({"type": "PARENT_ORDER_UPDATED", "seq": 2, "parent_order_id": parent.parent_order_id, "state": "CANCELLED"})
     );
     drop(peer);
     app.stop().await;

@@ -575,20 +575,21 @@ async fn realtime_reaches_only_the_parties(b: Backend) {
     let mut gull = rfq_socket(v, &r.gull).await;
     let buy = v.parent(&v.b, "BUY", 3000).await;
     let (_, first) = send(&r, &buy, json!({"anonymous": true, "liquidity_provider_ids": [r.fathom_id]})).await;
-    let want = |role: &str, rfq: &Value| json!({"type": "RFQ_UPDATED", "rfq_id": rfq["rfq_id"], "state": "OPEN", "role": role});
-    assert_eq!(fathom.next_json(wait).await.unwrap()["body"], want("RESPONDER", &first));
-    assert_eq!(requester.next_json(wait).await.unwrap()["body"], want("REQUESTER", &first));
+    // Each user's frames are numbered 1, 2, 3 … (ADR 0029).
+    let want = |role: &str, rfq: &Value, seq: u64| json!({"type": "RFQ_UPDATED", "seq": seq, "rfq_id": rfq["rfq_id"], "state": "OPEN", "role": role});
+    assert_eq!(fathom.next_json(wait).await.unwrap()["body"], want("RESPONDER", &first, 1));
+    assert_eq!(requester.next_json(wait).await.unwrap()["body"], want("REQUESTER", &first, 1));
     // Gull was not asked: the first message it gets is of the RFQ sent to it next.
     let (_, second) = send(&r, &buy, json!({"quantity": 500, "liquidity_provider_ids": [r.gull_id]})).await;
-    assert_eq!(gull.next_json(wait).await.unwrap()["body"], want("RESPONDER", &second));
-    assert_eq!(requester.next_json(wait).await.unwrap()["body"], want("REQUESTER", &second));
+    assert_eq!(gull.next_json(wait).await.unwrap()["body"], want("RESPONDER", &second, 1));
+    assert_eq!(requester.next_json(wait).await.unwrap()["body"], want("REQUESTER", &second, 2));
     // A quote reaches the requester and the provider's own colleagues, not the others.
     assert_eq!(
         quote(&r, &r.fathom, &first, json!({"sell_price": 94.75, "sell_quantity": 1000})).await.0,
         StatusCode::OK
     );
-    assert_eq!(requester.next_json(wait).await.unwrap()["body"], want("REQUESTER", &first));
-    assert_eq!(fathom.next_json(wait).await.unwrap()["body"], want("RESPONDER", &first));
+    assert_eq!(requester.next_json(wait).await.unwrap()["body"], want("REQUESTER", &first, 3));
+    assert_eq!(fathom.next_json(wait).await.unwrap()["body"], want("RESPONDER", &first, 2));
     let id = second["rfq_id"].as_str().unwrap();
     assert_eq!(
         v.app.patch(&format!("/api/rfqs/{id}"), Some(&v.b), json!({"state": "CANCELLED"})).await.0,
@@ -596,7 +597,7 @@ async fn realtime_reaches_only_the_parties(b: Backend) {
     );
     let cancelled = gull.next_json(wait).await.unwrap();
     assert_eq!(cancelled["body"]["rfq_id"], second["rfq_id"], "Gull heard nothing of Fathom's RFQ: {cancelled}");
-    assert_eq!(cancelled["body"]["state"], "CANCELLED");
+    assert_eq!((cancelled["body"]["state"].clone(), cancelled["body"]["seq"].clone()), (json!("CANCELLED"), json!(2)));
     drop((requester, fathom, gull));
     r.v.app.stop().await;
 }
@@ -712,7 +713,9 @@ async fn accepting_one_quote_rejects_the_others(b: Backend) {
         vec![pair("RFQ_QUOTE_ACCEPTED", "ACCEPTED"), pair("RFQ_RECEIVED", "ACCEPTED")]
     );
     // The provider that never answered hears over STOMP that the RFQ is over.
-    let msg = hake_socket.next_json(wait).await.unwrap();
+    let mut msg = hake_socket.next_json(wait).await.unwrap();
+    assert!(msg["body"]["seq"].as_u64().is_some_and(|n| n > 1), "numbered after the OPEN frame: {msg}");
+    msg["body"].as_object_mut().unwrap().remove("seq");
     assert_eq!(
         msg["body"],
         json!({"type": "RFQ_UPDATED", "rfq_id": rfq["rfq_id"], "state": "COMPLETED", "role": "RESPONDER"})

@@ -1,6 +1,8 @@
 //! Book pushes conflated per instrument (ADR 0011): a write only says "the book of this
 //! instrument changed"; here the book is read back and pushed at most once per window
 //! per instrument, and the last push always shows the state after the last change.
+//! Each push is numbered per instrument, and each company whose own share changed is told
+//! its new share on its users' own destination (ADR 0029).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -8,27 +10,57 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
-use upstairs_domain::InstrumentId;
+use upstairs_domain::{CompanyId, InstrumentId};
 use upstairs_engine::{Engine, Store};
 
-use super::messages::{Audience, BookMessage, Outgoing, book_destination};
+use super::messages::{
+    Audience, BOOK_SHARES, BookMessage, BookShareLevel, BookShareMessage, Outgoing, Sequences, book_destination,
+};
 
 /// Shortest time between two pushes of one instrument's book.
 pub const WINDOW: Duration = Duration::from_millis(50);
 
-/// Reads the shared (anonymous) book of an instrument.
+/// Each company's share of one book, per price, best first.
+pub type Shares = HashMap<CompanyId, Vec<BookShareLevel>>;
+
+/// Reads the shared (anonymous) book of an instrument, and each company's share of it.
 pub trait BookSource: Send + Sync + 'static {
-    fn read(&self, instrument_id: InstrumentId) -> impl Future<Output = Result<BookMessage, String>> + Send;
+    fn read(&self, instrument_id: InstrumentId) -> impl Future<Output = Result<(BookMessage, Shares), String>> + Send;
 }
 
 impl<S: Store> BookSource for Engine<S> {
-    async fn read(&self, instrument_id: InstrumentId) -> Result<BookMessage, String> {
-        self.anonymous_book(instrument_id).await.map(|b| BookMessage::from(&b)).map_err(|e| e.to_string())
+    async fn read(&self, instrument_id: InstrumentId) -> Result<(BookMessage, Shares), String> {
+        let b = self.anonymous_book(instrument_id).await.map_err(|e| e.to_string())?;
+        let shares = b
+            .snapshot
+            .shares()
+            .into_iter()
+            .map(|(company, levels)| {
+                let levels = levels
+                    .into_iter()
+                    .map(|(price, buy, sell)| BookShareLevel {
+                        price: price.normalize(),
+                        own_buy_quantity: buy,
+                        own_sell_quantity: sell,
+                    })
+                    .collect();
+                (company, levels)
+            })
+            .collect();
+        Ok((BookMessage::from(&b), shares))
     }
 }
 
 /// Instruments with a pusher task, each with whether a change came since its last read.
 type Pending = Arc<Mutex<HashMap<InstrumentId, bool>>>;
+
+/// What was pushed of each instrument: its last number and the shares it showed.
+#[derive(Default)]
+struct Pushed {
+    books: HashMap<InstrumentId, (u64, Shares)>,
+    /// Numbers of each company's share frames (one sequence across instruments).
+    shares: Sequences<CompanyId>,
+}
 
 /// Turns `changed(instrument)` calls into book pushes on `/topic/instruments/{id}/book`.
 ///
@@ -40,18 +72,25 @@ pub struct BookPusher<B> {
     source: Arc<B>,
     out: broadcast::Sender<Outgoing>,
     pending: Pending,
+    pushed: Arc<Mutex<Pushed>>,
     window: Duration,
 }
 
 impl<B> Clone for BookPusher<B> {
     fn clone(&self) -> Self {
-        Self { source: self.source.clone(), out: self.out.clone(), pending: self.pending.clone(), window: self.window }
+        Self {
+            source: self.source.clone(),
+            out: self.out.clone(),
+            pending: self.pending.clone(),
+            pushed: self.pushed.clone(),
+            window: self.window,
+        }
     }
 }
 
 impl<B: BookSource> BookPusher<B> {
     pub fn new(source: B, out: broadcast::Sender<Outgoing>, window: Duration) -> Self {
-        Self { source: Arc::new(source), out, pending: Arc::default(), window }
+        Self { source: Arc::new(source), out, pending: Arc::default(), pushed: Arc::default(), window }
     }
 
     /// The book of `instrument_id` changed: push it soon.
@@ -84,16 +123,35 @@ impl<B: BookSource> BookPusher<B> {
                 *dirty = false;
             }
             match self.source.read(instrument_id).await {
-                Ok(book) => {
-                    if let Some(m) = Outgoing::message(Audience::Subscribers, &destination, &book) {
-                        // No receiver means no session is connected.
-                        let _ = self.out.send(m);
-                    }
-                }
+                Ok((book, shares)) => self.push(instrument_id, &destination, book, shares),
                 Err(e) => tracing::warn!(error = %e, %instrument_id, "could not read the book to push"),
             }
             next = Instant::now() + self.window;
         }
+    }
+
+    /// Sends the book numbered, then the share of each company whose share changed since
+    /// the last push: under one lock, so the numbers reach the channel in their order.
+    fn push(&self, instrument_id: InstrumentId, destination: &str, mut book: BookMessage, shares: Shares) {
+        let mut pushed = self.pushed.lock().unwrap_or_else(PoisonError::into_inner);
+        let Pushed { books, shares: share_seqs } = &mut *pushed;
+        let (seq, before) = books.entry(instrument_id).or_default();
+        *seq += 1;
+        book.seq = *seq;
+        // No receiver means no session is connected.
+        if let Some(m) = Outgoing::message(Audience::Subscribers, destination, &book) {
+            let _ = self.out.send(m);
+        }
+        let gone = before.keys().filter(|c| !shares.contains_key(c)).copied().collect::<Vec<_>>();
+        let changed = shares.iter().filter(|(c, levels)| before.get(c) != Some(levels)).map(|(c, l)| (*c, l.clone()));
+        for (company, levels) in changed.chain(gone.into_iter().map(|c| (c, Vec::new()))).collect::<Vec<_>>() {
+            let message =
+                BookShareMessage { seq: share_seqs.next(company, BOOK_SHARES), instrument_id: instrument_id.0, levels };
+            if let Some(m) = Outgoing::message(Audience::Company(company), BOOK_SHARES, &message) {
+                let _ = self.out.send(m);
+            }
+        }
+        *before = shares;
     }
 }
 
@@ -110,24 +168,108 @@ mod tests {
         quantity: Arc<AtomicI64>,
         reads: Arc<Mutex<Vec<Instant>>>,
         read_takes: Duration,
+        /// The company whose order the level is, if any.
+        owner: Arc<Mutex<Option<CompanyId>>>,
     }
 
     impl BookSource for FakeBook {
-        async fn read(&self, instrument_id: InstrumentId) -> Result<BookMessage, String> {
+        async fn read(&self, instrument_id: InstrumentId) -> Result<(BookMessage, Shares), String> {
             self.reads.lock().unwrap().push(Instant::now());
             let quantity = self.quantity.load(Ordering::SeqCst);
+            let owner = *self.owner.lock().unwrap();
             tokio::time::sleep(self.read_takes).await;
-            Ok(BookMessage {
+            let book = BookMessage {
+                seq: 0,
                 instrument_id: instrument_id.0,
+                tick_size: Decimal::ONE,
                 min_tick_price: Decimal::ONE,
                 max_tick_price: Decimal::TEN,
+                best_buy_price: Some(Decimal::TWO),
+                best_sell_price: None,
                 levels: vec![super::super::messages::BookMessageLevel {
                     price: Decimal::TWO,
                     buy_quantity: quantity,
                     sell_quantity: 0,
                 }],
-            })
+            };
+            let share =
+                |c| (c, vec![BookShareLevel { price: Decimal::TWO, own_buy_quantity: quantity, own_sell_quantity: 0 }]);
+            Ok((book, owner.into_iter().map(share).collect()))
         }
+    }
+
+    /// Everything sent so far: (audience, destination, body).
+    fn sent(rx: &mut broadcast::Receiver<Outgoing>) -> Vec<(Audience, String, serde_json::Value)> {
+        std::iter::from_fn(|| rx.try_recv().ok())
+            .map(|o| match o {
+                Outgoing::Message { destination, body, audience } => {
+                    (audience, destination.to_string(), serde_json::from_slice(&body).unwrap())
+                }
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn pushes_are_numbered_per_instrument_and_shares_go_to_their_company_when_they_change() {
+        let book = FakeBook::default();
+        let (pusher, mut rx) = pusher(&book);
+        let (a, b) = (InstrumentId::new(), InstrumentId::new());
+        let (mine, theirs) = (CompanyId::new(), CompanyId::new());
+        let step = |q: i64, owner: Option<CompanyId>, id: InstrumentId| {
+            book.quantity.store(q, Ordering::SeqCst);
+            *book.owner.lock().unwrap() = owner;
+            pusher.changed(id);
+        };
+        step(5, Some(mine), a);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let share = |seq: u64, id: InstrumentId, q: Option<i64>| {
+            let levels = q.map_or(
+                serde_json::json!([]),
+                |q| serde_json::json!([{"price": 2, "own_buy_quantity": q, "own_sell_quantity": 0}]),
+            );
+            serde_json::json!({"seq": seq, "instrument_id": id, "levels": levels})
+        };
+        let got = sent(&mut rx);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!((got[0].0, got[0].2["seq"].clone()), (Audience::Subscribers, serde_json::json!(1)));
+        assert!(
+            got[0].2.get("own_buy_quantity").is_none() && !got[0].2.to_string().contains("own"),
+            "anonymous: {got:?}"
+        );
+        assert_eq!(
+            (got[1].0, got[1].1.as_str(), got[1].2.clone()),
+            (Audience::Company(mine), BOOK_SHARES, share(1, a, Some(5)))
+        );
+
+        // The same share again (a band move): a book frame only.
+        step(5, Some(mine), a);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let got = sent(&mut rx);
+        assert_eq!(
+            got.iter().map(|g| (g.0, g.2["seq"].as_u64().unwrap())).collect::<Vec<_>>(),
+            vec![(Audience::Subscribers, 2)]
+        );
+
+        // Another instrument counts from 1; the company's shares count on across instruments.
+        step(7, Some(mine), b);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let got = sent(&mut rx);
+        assert_eq!(got[0].2["seq"], 1);
+        assert_eq!(got[1].2, share(2, b, Some(7)));
+
+        // The level passes to another company: the first hears its share is gone.
+        step(7, Some(theirs), b);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let got = sent(&mut rx);
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert_eq!(got[0].2["seq"], 2);
+        let mut shares: Vec<_> = got[1..].iter().map(|g| (g.0, g.2.clone())).collect();
+        shares.sort_by_key(|s| s.0 != Audience::Company(theirs));
+        assert_eq!(
+            shares,
+            vec![(Audience::Company(theirs), share(1, b, Some(7))), (Audience::Company(mine), share(3, b, None))]
+        );
     }
 
     /// The buy quantities of the pushes received so far, per destination.

@@ -10,7 +10,7 @@ use upstairs_engine::presence::{Presence, PresenceSlot};
 use upstairs_engine::{BroadcastPublisher, Engine, Event, Store};
 
 use super::book_push::{BookPusher, WINDOW};
-use super::messages::Outgoing;
+use super::messages::{Outgoing, Sequences};
 
 /// How many encoded messages a slow session may fall behind before it drops some
 /// (its screens poll as the fallback).
@@ -64,11 +64,13 @@ async fn run<S: Store>(
     tx: broadcast::Sender<Outgoing>,
     books: BookPusher<Engine<S>>,
 ) {
+    // Numbers of each user's frames per destination (ADR 0029): this task alone sends them.
+    let mut seqs = Sequences::default();
     loop {
         match rx.recv().await {
             Ok(Event::BookChanged { instrument_id }) => books.changed(instrument_id),
             Ok(event) => {
-                if let Some(out) = Outgoing::of(&event) {
+                if let Some(out) = Outgoing::of(&event, &mut seqs) {
                     // No receiver means no session is connected.
                     let _ = tx.send(out);
                 }

@@ -4,15 +4,17 @@
 
 use rust_decimal::Decimal;
 use serde::Serialize;
+use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::Arc;
-use upstairs_domain::{InstrumentId, UserId};
+use upstairs_domain::{CompanyId, InstrumentId, UserId};
 use upstairs_engine::Event;
 use upstairs_engine::model::{ChildOrder, ParentOrder};
 use upstairs_engine::orders::Book;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::dto::decimal_schema;
+use crate::dto::{decimal_schema, nullable_decimal_schema};
 
 /// Per-user destination of order and parent order changes.
 pub const ORDERS: &str = "/user/topic/orders";
@@ -28,18 +30,39 @@ pub fn book_destination(instrument_id: InstrumentId) -> String {
     format!("/topic/instruments/{instrument_id}/book")
 }
 
+/// Per-user destination of the user's company's own share of the books it rests orders
+/// in (`BookShareMessage`): what the REST book marks as own, which the shared topic never
+/// carries.
+pub const BOOK_SHARES: &str = "/user/topic/book-shares";
+
 /// `/topic/instruments/{id}/book`: the anonymous book of one instrument, best price
-/// first, without any company's own share. Pushed at most about every 50 ms per
-/// instrument, always ending on the latest state (ADR 0011).
+/// first, without any company's own share, with the band and the best prices (what
+/// `GET .../market-data` answers). Pushed at most about every 50 ms per instrument,
+/// always ending on the latest state (ADR 0011); the client writes it into its cache
+/// (ADR 0029).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct BookMessage {
+    /// 1, 2, 3 … per instrument on the node that sent it: a number skipped means a frame
+    /// was missed, and the client reads the book again (ADR 0029).
+    pub seq: u64,
     pub instrument_id: Uuid,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub tick_size: Decimal,
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = decimal_schema)]
     pub min_tick_price: Decimal,
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = decimal_schema)]
     pub max_tick_price: Decimal,
+    /// The highest price with a buy quantity; null while no one buys.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = nullable_decimal_schema, required = true)]
+    pub best_buy_price: Option<Decimal>,
+    /// The lowest price with a sell quantity; null while no one sells.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = nullable_decimal_schema, required = true)]
+    pub best_sell_price: Option<Decimal>,
     pub levels: Vec<BookMessageLevel>,
 }
 
@@ -54,13 +77,19 @@ pub struct BookMessageLevel {
 }
 
 impl From<&Book> for BookMessage {
+    /// The anonymous view (whatever `own` the book was read with); `seq` is set by the pusher.
     fn from(b: &Book) -> Self {
         Self {
+            seq: 0,
             instrument_id: b.instrument.instrument_id.0,
+            tick_size: b.instrument.tick_size.normalize(),
             min_tick_price: b.instrument.min_tick_price.normalize(),
             max_tick_price: b.instrument.max_tick_price.normalize(),
+            best_buy_price: b.best_buy().map(|p| p.normalize()),
+            best_sell_price: b.best_sell().map(|p| p.normalize()),
             levels: b
-                .levels()
+                .snapshot
+                .seen_by(None)
                 .iter()
                 .map(|l| BookMessageLevel {
                     price: l.price.normalize(),
@@ -72,8 +101,31 @@ impl From<&Book> for BookMessage {
     }
 }
 
+/// `/user/topic/book-shares`: the user's company's share of one instrument's book changed
+/// (sent after the book frame of the same read). `levels` lists every price where the
+/// company rests something, as the REST book's `own_*_quantity` shows it; an empty list
+/// means nothing any more. Only that company's sessions receive it.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct BookShareMessage {
+    /// 1, 2, 3 … per company on the node that sent it (across instruments): a number
+    /// skipped means a frame was missed, and the client reads its books again.
+    pub seq: u64,
+    pub instrument_id: Uuid,
+    pub levels: Vec<BookShareLevel>,
+}
+
+/// The company's own quantity at one price.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct BookShareLevel {
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub price: Decimal,
+    pub own_buy_quantity: i64,
+    pub own_sell_quantity: i64,
+}
+
 /// `/user/topic/orders`: one of the user's child or parent orders changed; the client
-/// refetches what it shows.
+/// refetches its order lists (the frame names the order and its state).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum OrderMessage {
@@ -84,6 +136,9 @@ pub enum OrderMessage {
 /// A child order changed (created, edited, cancelled, expired).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct OrderUpdated {
+    /// 1, 2, 3 … per user on the node that sent it, shared by `/user/topic/orders`'s
+    /// frames: a number skipped means a frame was missed (ADR 0029).
+    pub seq: u64,
     pub order_id: Uuid,
     pub parent_order_id: Uuid,
     pub instrument_id: Uuid,
@@ -94,25 +149,27 @@ pub struct OrderUpdated {
 /// A parent order changed (created, cancelled, or its quantities moved).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ParentOrderUpdated {
+    /// As `OrderUpdated::seq` (one sequence for the destination).
+    pub seq: u64,
     pub parent_order_id: Uuid,
     /// ACTIVE, FILLED or CANCELLED.
     pub state: String,
 }
 
-impl From<&ChildOrder> for OrderMessage {
-    fn from(o: &ChildOrder) -> Self {
+impl OrderMessage {
+    fn child(o: &ChildOrder, seq: u64) -> Self {
         Self::OrderUpdated(OrderUpdated {
+            seq,
             order_id: o.order_id.0,
             parent_order_id: o.parent_order_id.0,
             instrument_id: o.instrument_id.0,
             state: o.state.as_str().into(),
         })
     }
-}
 
-impl From<&ParentOrder> for OrderMessage {
-    fn from(p: &ParentOrder) -> Self {
+    fn parent(p: &ParentOrder, seq: u64) -> Self {
         Self::ParentOrderUpdated(ParentOrderUpdated {
+            seq,
             parent_order_id: p.parent_order_id.0,
             state: p.state.as_str().into(),
         })
@@ -130,6 +187,8 @@ pub enum RfqMessage {
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct RfqUpdated {
+    /// 1, 2, 3 … per user on the node that sent it: a number skipped means a frame was missed.
+    pub seq: u64,
     pub rfq_id: Uuid,
     /// OPEN, COMPLETED, EXPIRED or CANCELLED.
     pub state: String,
@@ -142,6 +201,8 @@ pub struct RfqUpdated {
 pub enum Audience {
     /// Only this user's sessions (a `/user/...` destination).
     User(UserId),
+    /// The sessions of this company's users (a `/user/...` destination: its own share).
+    Company(CompanyId),
     /// Every session subscribed to the topic (subscribing checked the caller may see it).
     Subscribers,
 }
@@ -168,20 +229,25 @@ impl Outgoing {
         }
     }
 
-    /// The message an engine event becomes; `None` for a book change, whose book is read
-    /// back by the conflating pusher.
-    pub fn of(event: &Event) -> Option<Self> {
+    /// The message an engine event becomes, numbered from `seqs`; `None` for a book or
+    /// instrument change, whose book is read back by the conflating pusher.
+    pub fn of(event: &Event, seqs: &mut Sequences<UserId>) -> Option<Self> {
         match event {
-            Event::OrderChanged { user_id, order } => {
-                Self::message(Audience::User(*user_id), ORDERS, &OrderMessage::from(order))
-            }
-            Event::ParentOrderChanged { user_id, parent } => {
-                Self::message(Audience::User(*user_id), ORDERS, &OrderMessage::from(parent))
-            }
+            Event::OrderChanged { user_id, order } => Self::message(
+                Audience::User(*user_id),
+                ORDERS,
+                &OrderMessage::child(order, seqs.next(*user_id, ORDERS)),
+            ),
+            Event::ParentOrderChanged { user_id, parent } => Self::message(
+                Audience::User(*user_id),
+                ORDERS,
+                &OrderMessage::parent(parent, seqs.next(*user_id, ORDERS)),
+            ),
             Event::RfqChanged { user_id, rfq_id, state, role } => Self::message(
                 Audience::User(*user_id),
                 RFQS,
                 &RfqMessage::RfqUpdated(RfqUpdated {
+                    seq: seqs.next(*user_id, RFQS),
                     rfq_id: rfq_id.0,
                     state: state.as_str().into(),
                     role: role.as_str().into(),
@@ -194,10 +260,31 @@ impl Outgoing {
             ),
             // A changed account is checked again like an ended session: its roles may have moved.
             Event::SessionsEnded { user_id } | Event::UserChanged { user_id } => Some(Self::SessionsEnded(*user_id)),
-            // An instrument's band reaches subscribers through its book (which carries the band);
-            // no topic of its own, so nothing is published where no one could subscribe.
+            // An instrument's band and tick reach subscribers in its book frame: a change of
+            // them also says its book changed (`Engine::move_band`), so none is pushed twice.
             Event::BookChanged { .. } | Event::CompanyChanged { .. } | Event::InstrumentChanged { .. } => None,
         }
+    }
+}
+
+/// The next sequence number of each (owner, destination) on this node: 1, 2, 3 … with no
+/// gap, so a client that sees one skipped knows it missed a frame (ADR 0029).
+#[derive(Debug)]
+pub struct Sequences<K> {
+    last: HashMap<(K, &'static str), u64>,
+}
+
+impl<K> Default for Sequences<K> {
+    fn default() -> Self {
+        Self { last: HashMap::new() }
+    }
+}
+
+impl<K: Hash + Eq> Sequences<K> {
+    pub fn next(&mut self, owner: K, destination: &'static str) -> u64 {
+        let n = self.last.entry((owner, destination)).or_insert(0);
+        *n += 1;
+        *n
     }
 }
 
@@ -248,15 +335,21 @@ mod tests {
             created_at: now,
             updated_at: now,
         };
-        let out = Outgoing::of(&Event::order_changed(&order)).unwrap();
+        let mut seqs = Sequences::default();
+        let out = Outgoing::of(&Event::order_changed(&order), &mut seqs).unwrap();
         let Outgoing::Message { audience, destination, .. } = &out else { panic!("{out:?}") };
         assert_eq!((*audience, &**destination), (Audience::User(user), ORDERS));
         assert_eq!(
             body(&out),
-            json!({"type": "ORDER_UPDATED", "order_id": order.order_id, "parent_order_id": order.parent_order_id,
+            json!({"type": "ORDER_UPDATED", "seq": 1, "order_id": order.order_id, "parent_order_id": order.parent_order_id,
                    "instrument_id": order.instrument_id, "state": "WORKING"})
         );
-        assert_eq!(Outgoing::of(&Event::sessions_ended(user)), Some(Outgoing::SessionsEnded(user)));
-        assert_eq!(Outgoing::of(&Event::book_changed(order.instrument_id)), None);
+        assert_eq!(Outgoing::of(&Event::sessions_ended(user), &mut seqs), Some(Outgoing::SessionsEnded(user)));
+        assert_eq!(Outgoing::of(&Event::book_changed(order.instrument_id), &mut seqs), None);
+        // One sequence per user and destination: the next order frame of this user is 2,
+        // another user's first is 1.
+        assert_eq!(body(&Outgoing::of(&Event::order_changed(&order), &mut seqs).unwrap())["seq"], 2);
+        let other = ChildOrder { created_by: UserId::new(), ..order.clone() };
+        assert_eq!(body(&Outgoing::of(&Event::order_changed(&other), &mut seqs).unwrap())["seq"], 1);
     }
 }

@@ -33,7 +33,8 @@ pub const MAX_SUBSCRIPTIONS: usize = 64;
 pub const MAX_SESSIONS_PER_USER: usize = 16;
 
 /// Per-user destinations a client may subscribe to.
-pub const USER_DESTINATIONS: &[&str] = &["/user/topic/notifications", "/user/topic/orders", "/user/topic/rfqs"];
+pub const USER_DESTINATIONS: &[&str] =
+    &["/user/topic/notifications", "/user/topic/orders", "/user/topic/rfqs", "/user/topic/book-shares"];
 
 /// `GET /ws`: checks the Origin, then upgrades with the STOMP sub-protocols.
 pub async fn ws_handler<S: Store>(
@@ -347,6 +348,11 @@ fn messages_for(actor: &Actor, subs: &HashMap<String, String>, out: &Outgoing, s
     let (dest, body) = match out {
         Outgoing::Message { audience: Audience::User(user_id), destination, body }
             if *user_id == actor.user.user_id =>
+        {
+            (&**destination, body)
+        }
+        Outgoing::Message { audience: Audience::Company(company_id), destination, body }
+            if *company_id == actor.user.company_id =>
         {
             (&**destination, body)
         }

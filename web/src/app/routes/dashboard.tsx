@@ -26,7 +26,7 @@ import type { Order } from '@/lib/api/dto';
 import { useCurrentUser } from '@/lib/api/get-me';
 import { usePlatformStatus } from '@/lib/api/get-platform-status';
 import { instrumentQueryOptions } from '@/lib/api/get-instrument';
-import { tradingKeys } from '@/lib/api/trading-keys';
+import { refreshOrderLists, tradingKeys } from '@/lib/api/trading-keys';
 import type { Decimal } from '@/lib/decimal';
 import type { LadderRow } from '@/lib/trading-format';
 import { useTopic } from '@/lib/realtime';
@@ -51,12 +51,19 @@ export default function DashboardRoute() {
   // The book the trader asked for last (from a parent card or a new parent order) is shown first.
   const [pinned, setPinned] = useState<string | null>(null);
 
-  // Our own order changes arrive at once; the 15 s polls stay as the fallback.
-  // A child order's change moves its parent's quantities too; a parent's alone leaves the child orders as they are.
-  useTopic('/user/topic/orders', (message) => {
-    void queryClient.invalidateQueries({ queryKey: tradingKeys.parentOrders });
-    if (message.type === 'ORDER_UPDATED') void queryClient.invalidateQueries({ queryKey: tradingKeys.orders });
-  });
+  // Our own order changes arrive at once; a write's frames and its answer are read once
+  // together. The lists still poll every 15 s: a child's `matchable` moves with the band,
+  // which no order frame tells.
+  useTopic(
+    '/user/topic/orders',
+    (message) => refreshOrderLists(queryClient, message.type === 'ORDER_UPDATED' ? ['parentOrders', 'orders'] : ['parentOrders']),
+    (since) => {
+      // A read under way since the subscription is current: it is not started again.
+      const older = { predicate: (q: { state: { dataUpdatedAt: number } }) => q.state.dataUpdatedAt < since };
+      void queryClient.invalidateQueries({ queryKey: tradingKeys.parentOrders, ...older }, { cancelRefetch: false });
+      void queryClient.invalidateQueries({ queryKey: tradingKeys.orders, ...older }, { cancelRefetch: false });
+    },
+  );
 
   const drawerOpen = creating || target !== null || rfqParent !== null;
   // The first-parent-order tip belongs to the empty dashboard; with orders, the book's tip comes next.

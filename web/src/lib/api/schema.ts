@@ -1005,10 +1005,16 @@ export interface components {
         };
         /**
          * @description `/topic/instruments/{id}/book`: the anonymous book of one instrument, best price
-         *     first, without any company's own share. Pushed at most about every 50 ms per
-         *     instrument, always ending on the latest state (ADR 0011).
+         *     first, without any company's own share, with the band and the best prices (what
+         *     `GET .../market-data` answers). Pushed at most about every 50 ms per instrument,
+         *     always ending on the latest state (ADR 0011); the client writes it into its cache
+         *     (ADR 0029).
          */
         BookMessage: {
+            /** @description exact decimal */
+            best_buy_price: number | null;
+            /** @description exact decimal */
+            best_sell_price: number | null;
             /** Format: uuid */
             instrument_id: string;
             levels: components["schemas"]["BookMessageLevel"][];
@@ -1016,6 +1022,14 @@ export interface components {
             max_tick_price: number;
             /** @description exact decimal */
             min_tick_price: number;
+            /**
+             * Format: int64
+             * @description 1, 2, 3 … per instrument on the node that sent it: a number skipped means a frame
+             *     was missed, and the client reads the book again (ADR 0029).
+             */
+            seq: number;
+            /** @description exact decimal */
+            tick_size: number;
         };
         /** @description One price level of the shared book. */
         BookMessageLevel: {
@@ -1025,6 +1039,32 @@ export interface components {
             price: number;
             /** Format: int64 */
             sell_quantity: number;
+        };
+        /** @description The company's own quantity at one price. */
+        BookShareLevel: {
+            /** Format: int64 */
+            own_buy_quantity: number;
+            /** Format: int64 */
+            own_sell_quantity: number;
+            /** @description exact decimal */
+            price: number;
+        };
+        /**
+         * @description `/user/topic/book-shares`: the user's company's share of one instrument's book changed
+         *     (sent after the book frame of the same read). `levels` lists every price where the
+         *     company rests something, as the REST book's `own_*_quantity` shows it; an empty list
+         *     means nothing any more. Only that company's sessions receive it.
+         */
+        BookShareMessage: {
+            /** Format: uuid */
+            instrument_id: string;
+            levels: components["schemas"]["BookShareLevel"][];
+            /**
+             * Format: int64
+             * @description 1, 2, 3 … per company on the node that sent it (across instruments): a number
+             *     skipped means a frame was missed, and the client reads its books again.
+             */
+            seq: number;
         };
         /**
          * @description One resting order a take would hit (the dry run): its price, how much of it, its
@@ -1582,7 +1622,7 @@ export interface components {
         };
         /**
          * @description `/user/topic/orders`: one of the user's child or parent orders changed; the client
-         *     refetches what it shows.
+         *     refetches its order lists (the frame names the order and its state).
          */
         OrderMessage: (components["schemas"]["OrderUpdated"] & {
             /** @enum {string} */
@@ -1599,6 +1639,12 @@ export interface components {
             order_id: string;
             /** Format: uuid */
             parent_order_id: string;
+            /**
+             * Format: int64
+             * @description 1, 2, 3 … per user on the node that sent it, shared by `/user/topic/orders`'s
+             *     frames: a number skipped means a frame was missed (ADR 0029).
+             */
+            seq: number;
             /** @description The child order's state, e.g. WORKING or CANCELLED. */
             state: string;
         };
@@ -1893,6 +1939,11 @@ export interface components {
         ParentOrderUpdated: {
             /** Format: uuid */
             parent_order_id: string;
+            /**
+             * Format: int64
+             * @description As `OrderUpdated::seq` (one sequence for the destination).
+             */
+            seq: number;
             /** @description ACTIVE, FILLED or CANCELLED. */
             state: string;
         };
@@ -2042,6 +2093,11 @@ export interface components {
             rfq_id: string;
             /** @description REQUESTER when the user sent it, RESPONDER when their company was asked. */
             role: string;
+            /**
+             * Format: int64
+             * @description 1, 2, 3 … per user on the node that sent it: a number skipped means a frame was missed.
+             */
+            seq: number;
             /** @description OPEN, COMPLETED, EXPIRED or CANCELLED. */
             state: string;
         };

@@ -128,7 +128,8 @@ describe('working and editing child orders', () => {
     expect(await screen.findByText('Order cancelled.')).toBeInTheDocument();
     expect(lastRequest('DELETE', '/api/orders/o-9')).toBeDefined();
 
-    await user.click(screen.getByRole('button', { name: 'Cancel parent order' }));
+    // The lists are read again once the write's frames and answer are in (a few ms later).
+    await user.click(await screen.findByRole('button', { name: 'Cancel parent order' }));
     await user.click(within(await screen.findByRole('dialog', { name: 'Cancel parent order?' })).getByRole('button', { name: 'Yes, cancel' }));
     expect(await screen.findByRole('heading', { name: 'Getting started' })).toBeInTheDocument();
   });

@@ -85,16 +85,43 @@ describe('order book', () => {
     expect(within(form).getByRole('textbox', { name: 'Limit price' })).toHaveValue('-0.030');
   });
 
-  it('refreshes the book at once when its topic pushes a change', async () => {
+  it('writes pushed frames into the screen without reading again, and reads again after a missed frame', async () => {
     addParent();
+    trading.levels.set('i-1', [{ price: -0.025, buy_quantity: 2000, sell_quantity: 0, own_buy_quantity: 1000, own_sell_quantity: 0 }]);
     signIn();
     const region = await book('Euribor 3M Dec26-Mar27');
     await expect.poll(() => stomp.subscriptions.map((s) => s.destination)).toContain('/topic/instruments/i-1/book');
+    await expect.poll(() => stomp.subscriptions.map((s) => s.destination)).toContain('/user/topic/book-shares');
     expect(stomp.connectHeaders[0]?.Authorization).toMatch(/^Bearer /);
+    await within(region).findByRole('button', { name: 'Price -0.025, buy 2k' });
+    const reads = () => trading.requests.filter((r) => r.method === 'GET' && /^\/api\/instruments\/i-1(\/book|\/market-data)?$/.test(r.path)).length;
+    const before = reads();
     expect(within(region).queryByText('3k')).not.toBeInTheDocument();
-    trading.levels.set('i-1', [{ price: -0.03, buy_quantity: 0, sell_quantity: 3000, own_buy_quantity: 0, own_sell_quantity: 0 }]);
-    stomp.publish('/topic/instruments/i-1/book', { instrument_id: 'i-1', levels: [] });
-    expect(await within(region).findByText('3k', {}, { timeout: 3000 })).toBeInTheDocument();
+    // Another firm sells 3,000 at -0.030 and the band moves: the frame carries it all.
+    const frame = (seq: number, sell: number) => ({
+      seq, instrument_id: 'i-1', tick_size: 0.005, min_tick_price: -0.045, max_tick_price: -0.02, best_buy_price: -0.025, best_sell_price: -0.03,
+      levels: [
+        { price: -0.025, buy_quantity: 2000, sell_quantity: 0 },
+        { price: -0.03, buy_quantity: 0, sell_quantity: sell },
+      ],
+    });
+    stomp.publish('/topic/instruments/i-1/book', frame(1, 3000));
+    expect(await within(region).findByRole('button', { name: 'Price -0.030, sell 3k' })).toBeInTheDocument();
+    // The own share read before stays marked; the band's new low edge shows its rows.
+    expect(within(within(region).getByRole('button', { name: 'Price -0.025, buy 2k' })).getByLabelText('Includes your orders')).toBeInTheDocument();
+    expect(await within(region).findByRole('button', { name: /^Price -0\.045/ })).toBeInTheDocument();
+    // Our share leaves: its frame says so, still with no read.
+    stomp.publish('/user/topic/book-shares', { seq: 1, instrument_id: 'i-1', levels: [] });
+    await expect.poll(() => within(region).queryByLabelText('Includes your orders')).toBeNull();
+    stomp.publish('/topic/instruments/i-1/book', frame(2, 4000));
+    expect(await within(region).findByRole('button', { name: 'Price -0.030, sell 4k' })).toBeInTheDocument();
+    expect(reads()).toBe(before);
+
+    // Frame 3 never came: after frame 4 the screen reads the book, market data and instrument again.
+    trading.levels.set('i-1', [{ price: -0.03, buy_quantity: 0, sell_quantity: 6000, own_buy_quantity: 0, own_sell_quantity: 0 }]);
+    stomp.publish('/topic/instruments/i-1/book', frame(4, 5000));
+    expect(await within(region).findByRole('button', { name: 'Price -0.030, sell 6k' })).toBeInTheDocument();
+    await expect.poll(() => reads()).toBeGreaterThanOrEqual(before + 3);
   });
 
   it('overlays the closed message and offers no row outside hours', async () => {

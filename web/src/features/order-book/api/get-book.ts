@@ -4,6 +4,7 @@ import { POLL_MS } from '@/config/constants';
 import { apiFetch } from '@/lib/api-client';
 import type { components } from '@/lib/api/schema';
 import { tradingKeys } from '@/lib/api/trading-keys';
+import { useRealtimeConnected } from '@/lib/realtime';
 
 type Schemas = components['schemas'];
 
@@ -22,14 +23,19 @@ const bookSchema = z.object({
   levels: z.array(levelSchema),
 }) satisfies z.ZodType<Schemas['BookDto']>;
 
+export type Book = z.infer<typeof bookSchema>;
+
 export function getBook(instrumentId: string, signal?: AbortSignal) {
   return apiFetch(`/instruments/${encodeURIComponent(instrumentId)}/book`, { schema: bookSchema, signal });
 }
 
-export const bookQueryOptions = (instrumentId: string) =>
-  queryOptions({ queryKey: tradingKeys.book(instrumentId), queryFn: ({ signal }) => getBook(instrumentId, signal), refetchInterval: POLL_MS });
+export const bookQueryOptions = (instrumentId: string, poll = true) =>
+  queryOptions({ queryKey: tradingKeys.book(instrumentId), queryFn: ({ signal }) => getBook(instrumentId, signal), refetchInterval: poll ? POLL_MS : false });
 
-/** GET /instruments/{id}/book: the anonymous book, polled every 15 s and pushed by its topic. */
+/**
+ * GET /instruments/{id}/book: the book with our own share, kept current by its topic's
+ * frames (ADR 0029); polled every 15 s only while the socket is down.
+ */
 export function useBook(instrumentId: string) {
-  return useQuery(bookQueryOptions(instrumentId));
+  return useQuery(bookQueryOptions(instrumentId, !useRealtimeConnected()));
 }

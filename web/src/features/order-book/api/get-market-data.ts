@@ -4,6 +4,7 @@ import { POLL_MS } from '@/config/constants';
 import { apiFetch } from '@/lib/api-client';
 import type { components } from '@/lib/api/schema';
 import { tradingKeys } from '@/lib/api/trading-keys';
+import { useRealtimeConnected } from '@/lib/realtime';
 
 /**
  * The best prices are null while the book has no order on that side. The server sends
@@ -26,10 +27,14 @@ export function getMarketData(instrumentId: string, signal?: AbortSignal) {
   return apiFetch(`/instruments/${encodeURIComponent(instrumentId)}/market-data`, { schema: marketDataSchema, signal });
 }
 
-export const marketDataQueryOptions = (instrumentId: string) =>
-  queryOptions({ queryKey: tradingKeys.marketData(instrumentId), queryFn: ({ signal }) => getMarketData(instrumentId, signal), refetchInterval: POLL_MS });
+export const marketDataQueryOptions = (instrumentId: string, poll = true) =>
+  queryOptions({
+    queryKey: tradingKeys.marketData(instrumentId),
+    queryFn: ({ signal }) => getMarketData(instrumentId, signal),
+    refetchInterval: poll ? POLL_MS : false,
+  });
 
-/** GET /instruments/{id}/market-data: the best bid and offer of the book. */
+/** GET /instruments/{id}/market-data: the best bid and offer of the book; its topic's frames carry it, so it is polled only while the socket is down. */
 export function useMarketData(instrumentId: string) {
-  return useQuery(marketDataQueryOptions(instrumentId));
+  return useQuery(marketDataQueryOptions(instrumentId, !useRealtimeConnected()));
 }

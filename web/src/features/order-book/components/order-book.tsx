@@ -17,7 +17,8 @@ import { instrumentQueryOptions, useInstrument } from '@/lib/api/get-instrument'
 import type { components } from '@/lib/api/schema';
 import { tradingKeys } from '@/lib/api/trading-keys';
 import { buildLadder, formatHour, formatK, formatPrice, legLabels, operatingHours, truncateName, type LadderRow } from '@/lib/trading-format';
-import { useBook } from '../api/get-book';
+import { useBook, type Book } from '../api/get-book';
+import { applyBookFrame, applyInstrumentBand, applyShareFrame, marketDataOf, type BookFrame } from '../lib/book-frames';
 import { useMarketData } from '../api/get-market-data';
 
 type PlatformStatus = components['schemas']['PlatformStatusDto'];
@@ -134,12 +135,37 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
   const book = useBook(instrumentId);
   const market = useMarketData(instrumentId);
 
-  // The topic carries the anonymous book; the REST book adds our own share, so refetch both.
-  useTopic(`/topic/instruments/${instrumentId}/book`, () => {
-    void queryClient.invalidateQueries({ queryKey: tradingKeys.book(instrumentId) });
-    void queryClient.invalidateQueries({ queryKey: tradingKeys.marketData(instrumentId) });
-    void queryClient.invalidateQueries({ queryKey: instrumentQueryOptions(instrumentId).queryKey });
-  });
+  // Frames carry the state (ADR 0029): the anonymous book with the band and best prices,
+  // and our company's own share on our own destination; they are written into the cache.
+  // Only a missed frame or a reconnect reads the book, market data and instrument again.
+  const resync = (since: number) => {
+    const older = { predicate: (q: { state: { dataUpdatedAt: number } }) => q.state.dataUpdatedAt < since };
+    for (const queryKey of [tradingKeys.book(instrumentId), tradingKeys.marketData(instrumentId), instrumentQueryOptions(instrumentId).queryKey]) {
+      // A read under way since the subscription is current: it is not started again.
+      void queryClient.invalidateQueries({ queryKey, ...older }, { cancelRefetch: false });
+    }
+  };
+  useTopic(
+    `/topic/instruments/${instrumentId}/book`,
+    (message) => {
+      const frame = message as BookFrame;
+      queryClient.setQueryData(tradingKeys.book(instrumentId), (old: Book | undefined) => applyBookFrame(old, frame));
+      queryClient.setQueryData(tradingKeys.marketData(instrumentId), marketDataOf(frame));
+      const key = instrumentQueryOptions(instrumentId).queryKey;
+      const { instrument: next, stale } = applyInstrumentBand(queryClient.getQueryData(key), frame);
+      if (next) queryClient.setQueryData(key, next);
+      if (stale) void queryClient.invalidateQueries({ queryKey: key });
+    },
+    resync,
+  );
+  useTopic(
+    '/user/topic/book-shares',
+    (frame) => {
+      if (frame.instrument_id !== instrumentId) return;
+      queryClient.setQueryData(tradingKeys.book(instrumentId), (old: Book | undefined) => applyShareFrame(old, frame));
+    },
+    resync,
+  );
 
   const tick = instrument.data?.tick_size;
   const rows = useMemo(() => (book.data && tick !== undefined ? buildLadder(book.data, tick) : []), [book.data, tick]);

@@ -41,7 +41,12 @@ export function ActiveRfqs() {
   const rfqs = useOpenRfqs();
   const [minimised, setMinimised] = useState(false);
   // Every change to our RFQs (a quote, a decline, the deadline) arrives at once; the poll is the fallback.
-  useTopic('/user/topic/rfqs', () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }));
+  useTopic(
+    '/user/topic/rfqs',
+    // A fresh read (a poll under way may predate the change); the incoming panel joins it.
+    () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }),
+    () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }),
+  );
   const [expired, setExpired] = useState<Set<string>>(new Set());
   const live = (rfqs.data ?? []).filter((r) => r.expires_in_seconds > 0 && !expired.has(r.rfq_id));
   if (live.length === 0) return null;

@@ -48,7 +48,13 @@ const ENDED_MAX_HEIGHT = 320;
 export function IncomingRfqs() {
   const queryClient = useQueryClient();
   const incoming = useIncomingRfqs(true);
-  useTopic('/user/topic/rfqs', () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }));
+  useTopic(
+    '/user/topic/rfqs',
+    // Both RFQ panels hear each frame: this one joins the read the active panel started
+    // (the poll every 5 s catches up when that panel is not shown).
+    () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }, { cancelRefetch: false }),
+    () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }, { cancelRefetch: false }),
+  );
   // RFQs whose countdown reached zero here, before the server says they ended.
   const [expired, setExpired] = useState<ReadonlySet<string>>(() => new Set());
   const onExpired = useCallback((id: string) => setExpired((s) => (s.has(id) ? s : new Set(s).add(id))), []);

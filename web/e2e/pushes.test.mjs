@@ -1,0 +1,151 @@
+// Pushes carry the state (ADR 0029): a trader watches a book on the dashboard while
+// another firm rests 100 orders and the band moves 20 times; the ladder follows every
+// change with no read of the book, market data or instrument. Then the socket drops: the
+// screen reads them again once it is back, and shows a change made while it was away.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ADMIN, api, launchBrowser, login, newPage, shot, signIn, startServer, until, waitForMail } from './harness.mjs';
+
+const PASSWORD = 'Trader-Pass-2026';
+const T = 'pushes';
+const TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
+const ORDERS = 100;
+const BAND_MOVES = 20;
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+/** A broker, two firms using it, an instrument, one trader per firm with the tips read; the admin's token. */
+async function seedVenue(server) {
+  const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
+  const post = (path, body) => api(server.baseUrl, path, { token: admin, method: 'POST', body });
+  const broker = await post('/admin/companies', { name: 'Northgate', full_name: 'Northgate Clearing LLP', roles: ['broker'], trade_confirmation_email: 'ops@northgate.test' });
+  const brokers = [{ company_id: broker.company_id }];
+  const firms = {};
+  for (const name of ['Halyard', 'Kestrel']) {
+    firms[name] = await post('/admin/companies', { name, full_name: `${name} Capital LLP`, brokers, default_broker: brokers[0] });
+  }
+  const instrument = await post('/admin/instruments', {
+    name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', min_quantity: 500, tick_size: 0.005, exchange_id: 'I', currency: 'EUR',
+    min_tick_price: -0.04, max_tick_price: -0.015,
+  });
+  const traders = {};
+  for (const [firm, email, first_name] of [['Halyard', 'anna@halyard.test', 'Anna'], ['Kestrel', 'ben@kestrel.test', 'Ben']]) {
+    const user = await post('/users', { email, first_name, last_name: 'Trader', company_id: firms[firm].company_id, roles: ['trader'] });
+    const { link } = await waitForMail(server.mailDir, email, { pathPrefix: '/account-activate' });
+    await api(server.baseUrl, `/users/password-reset/${new URL(link).searchParams.get('hash')}`, { method: 'POST', body: { password: PASSWORD } });
+    const token = await login(server.baseUrl, email, PASSWORD);
+    await api(server.baseUrl, `/users/${user.user_id}`, {
+      token, method: 'PATCH', body: { auto_accept: 'INSTANT', ui_metadata: [{ key: 'TOOLTIPS', value: TIPS.map((key) => ({ key, read: true })) }] },
+    });
+    traders[first_name] = { email, token, user };
+  }
+  return { admin, broker, instrument, traders };
+}
+
+test('a watched book follows 100 orders and 20 band moves with no read, and reads again after the socket drops', async () => {
+  // 100 orders in a few seconds: above the default burst of writes per user.
+  const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true', UPSTAIRS_WRITE_BURST: '1000', UPSTAIRS_WRITES_PER_SECOND: '1000' } });
+  const { page } = await newPage(browser);
+  try {
+    const { admin, broker, instrument, traders } = await seedVenue(server);
+    const id = instrument.instrument_id;
+    const as = (t) => (path, body, method = 'POST') => api(server.baseUrl, path, { token: traders[t].token, method, body });
+    const order = (t, parent, direction, quantity, price) =>
+      as(t)('/orders', { parent_order_id: parent.parent_order_id, instrument_id: id, direction, quantity, limit_price: price, residual: false, iceberg: false, broker_id: broker.company_id });
+
+    // Anna's buy parent puts the book on her dashboard; one of her orders rests in it.
+    const annaParent = await as('Anna')('/parent-orders', { direction: 'BUY', instrument_id: id, quantity: 5000 });
+    await order('Anna', annaParent, 'BUY', 1000, -0.04);
+
+    // Every read of the book, its market data or its instrument the page makes.
+    const watched = new RegExp(`^/api/instruments/${id}(/book|/market-data)?$`);
+    const reads = [];
+    page.on('request', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (r.method() === 'GET' && watched.test(path)) reads.push(path);
+    });
+    // The socket, routed so the test can drop it; its STOMP frames counted.
+    const sockets = [];
+    let connects = 0;
+    await page.routeWebSocket(/\/ws$/, (ws) => {
+      const upstream = ws.connectToServer();
+      ws.onMessage((m) => upstream.send(m));
+      upstream.onMessage((m) => {
+        if (String(m).startsWith('CONNECTED')) connects += 1;
+        ws.send(m);
+      });
+      sockets.push({ ws, upstream });
+    });
+
+    await signIn(page, server.baseUrl, traders.Anna.email, PASSWORD);
+    const book = page.getByRole('region', { name: `Order book ${instrument.name}` });
+    await book.getByRole('button', { name: 'Price -0.040, buy 1k' }).waitFor();
+    await until(() => connects === 1, { what: 'the STOMP session' });
+    // The first load (and the reads its connect asks for) settles.
+    let settled = -1;
+    await until(
+      () => {
+        const done = reads.length === settled;
+        settled = reads.length;
+        return done;
+      },
+      { intervalMs: 1500, what: 'the first load to settle' },
+    );
+    const firstLoad = reads.length;
+    reads.length = 0;
+
+    // Ben rests 100 sell orders over three prices, then 20 band moves end on [-0.055, -0.015].
+    const benParent = await as('Ben')('/parent-orders', { direction: 'SELL', instrument_id: id, quantity: 500 * ORDERS + 10_000 });
+    const prices = ['-0.025', '-0.020', '-0.015'];
+    const totals = new Map(prices.map((p) => [p, 0]));
+    for (let n = 0; n < ORDERS; n++) {
+      const price = prices[n % prices.length];
+      // The last one large, to find its level on screen.
+      const quantity = n === ORDERS - 1 ? 7000 : 500;
+      await order('Ben', benParent, 'SELL', quantity, Number(price));
+      totals.set(price, totals.get(price) + quantity);
+    }
+    for (let k = 1; k <= BAND_MOVES; k++) {
+      const band = k === BAND_MOVES ? [-0.055, -0.015] : k % 2 ? [-0.045, -0.01] : [-0.05, -0.015];
+      await api(server.baseUrl, `/admin/instruments/${id}/band`, { token: admin, method: 'POST', body: { min_tick_price: band[0], max_tick_price: band[1] } });
+    }
+
+    // The ladder shows every level's total, the new band's edge rows and the best offer.
+    const k = (q) => `${q / 1000}k`;
+    for (const [price, total] of totals) {
+      await book.getByRole('button', { name: `Price ${price}, sell ${k(total)}` }).waitFor({ timeout: 15_000 });
+    }
+    await book.locator('[data-price="-0.065"]').waitFor();
+    assert.equal(await book.locator('[data-price="-0.070"]').count(), 0, 'the ladder ends two ticks under the band');
+    await until(async () => (await book.getByTestId('best-sell').textContent()) === '-0.025', { what: 'the best offer' });
+    // Anna's own level is still marked as hers.
+    await book.getByRole('button', { name: 'Price -0.040, buy 1k' }).getByLabel('Includes your orders').waitFor();
+    await shot(page, T, '01-after-100-orders-and-20-band-moves');
+    console.log(`reads of the book, market data and instrument: ${firstLoad} at the first load, ${reads.length} during ${ORDERS} orders and ${BAND_MOVES} band moves`);
+    assert.deepEqual(reads, [], 'no read while the frames carry the state');
+
+    // The socket drops; Ben rests one more order meanwhile; the page reconnects (5 s) and reads again.
+    for (const { ws, upstream } of sockets) {
+      await ws.close();
+      await upstream.close();
+    }
+    await order('Ben', benParent, 'SELL', 3000, -0.035);
+    await until(() => connects === 2, { timeoutMs: 20_000, what: 'the reconnect' });
+    await book.getByRole('button', { name: 'Price -0.035, sell 3k' }).waitFor({ timeout: 15_000 });
+    const after = [...reads];
+    console.log(`reads after the reconnect: ${after.length} (${after.join(', ')})`);
+    for (const path of [`/api/instruments/${id}/book`, `/api/instruments/${id}/market-data`, `/api/instruments/${id}`]) {
+      assert.ok(after.includes(path), `${path} read again after the reconnect: ${after}`);
+    }
+    await shot(page, T, '02-after-reconnect');
+  } finally {
+    await page.context().close();
+    await server.stop();
+  }
+});

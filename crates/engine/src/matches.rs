@@ -81,8 +81,7 @@ impl<S: Store> Engine<S> {
     /// The dry run (`dry_run`), or one match request per resting order hit, in one
     /// transaction: the hit part of each resting order is locked (`AWAITING_MATCH`, split
     /// off when partial), the taker gets one `AWAITING_MATCH` child order per request.
-    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %take.requesting_parent_order_id))]
-    pub async fn take(&self, actor: &Actor, take: Take) -> Result<TakeOutcome, EngineError> {
+    pub(crate) async fn take_inner(&self, actor: &Actor, take: Take) -> Result<TakeOutcome, EngineError> {
         Self::require_trade(actor)?;
         if take.dry_run {
             // Throttled like a write (ADR 0027): a preview costs a read of the book.

@@ -81,7 +81,7 @@ impl<S: Store> Engine<S> {
 
     /// Creates a newsletter; the texts are the spec's (section 5), its description
     /// message included as quoted.
-    pub async fn create_newsletter(
+    pub(crate) async fn create_newsletter_inner(
         &self,
         actor: &Actor,
         input: NewNewsletter,

@@ -279,8 +279,7 @@ impl<S: Store> Engine<S> {
         self.detail(v).await
     }
 
-    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
-    pub async fn create_parent_order(
+    pub(crate) async fn create_parent_order_inner(
         &self,
         actor: &Actor,
         input: NewParentOrder,
@@ -477,8 +476,7 @@ impl<S: Store> Engine<S> {
     }
 
     /// Works part of a parent order in the book at a price (from 05:30; it waits for the open).
-    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %input.parent_order_id))]
-    pub async fn create_order(&self, actor: &Actor, input: NewOrder) -> Result<OrderDetail, EngineError> {
+    pub(crate) async fn create_order_inner(&self, actor: &Actor, input: NewOrder) -> Result<OrderDetail, EngineError> {
         Self::require_trade(actor)?;
         self.throttle(actor, Write::Orders)?;
         let now = self.clock.now();

@@ -107,8 +107,7 @@ impl<S: Store> Engine<S> {
         Ok(tx.companies_of_type(COMPANY_LIQUIDITY_PROVIDER).await?)
     }
 
-    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
-    pub async fn create_company(
+    pub(crate) async fn create_company_inner(
         &self,
         actor: &Actor,
         changes: CompanyChanges,
@@ -301,8 +300,7 @@ impl<S: Store> Engine<S> {
         Ok((*self.visible_instrument(actor, id).await?).clone())
     }
 
-    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
-    pub async fn create_instrument(
+    pub(crate) async fn create_instrument_inner(
         &self,
         actor: &Actor,
         ch: InstrumentChanges,

@@ -97,8 +97,7 @@ impl<S: Store> Engine<S> {
     /// Sends an RFQ: its quantity reserved from the parent by one child order
     /// (`AWAITING_RFQ_ACCEPTANCE`), one response per provider awaiting it, the deadline
     /// timer, and a notification to every trader of each provider.
-    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %input.parent_order_id))]
-    pub async fn create_rfq(&self, actor: &Actor, input: NewRfq) -> Result<RfqView, EngineError> {
+    pub(crate) async fn create_rfq_inner(&self, actor: &Actor, input: NewRfq) -> Result<RfqView, EngineError> {
         Self::require_trade(actor)?;
         self.throttle(actor, Write::Rfqs)?;
         let now = self.clock.now();
@@ -325,8 +324,7 @@ impl<S: Store> Engine<S> {
     }
 
     /// A provider quotes (again) or declines, while the RFQ is open.
-    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, rfq = %id))]
-    pub async fn answer_rfq(
+    pub(crate) async fn answer_rfq_inner(
         &self,
         actor: &Actor,
         id: RfqId,

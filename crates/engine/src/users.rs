@@ -102,8 +102,7 @@ impl<S: Store> Engine<S> {
 
     /// Creates a user without a password and e-mails an activation link. Admins may
     /// create users in any company; company admins in their own.
-    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
-    pub async fn create_user(
+    pub(crate) async fn create_user_inner(
         &self,
         actor: &Actor,
         input: NewUser,

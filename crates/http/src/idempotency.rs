@@ -1,18 +1,13 @@
 //! `Idempotency-Key` on the writes a client may need to retry (ADR 0023): the key and a
-//! digest of the request go to the engine with the write; a retry answers with what the
-//! first run created, without acting twice.
+//! digest of the request go to the engine with the write, which runs it once per key (a
+//! retry answers with what the first run created, without acting twice).
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use serde::de::DeserializeOwned;
-use std::future::Future;
-use upstairs_engine::context::Actor;
-use upstairs_engine::model::{IdempotencyKey, KeyedWrite};
-use upstairs_engine::{EngineError, Store};
-use uuid::Uuid;
+use upstairs_engine::model::IdempotencyKey;
 
-use crate::AppState;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiError;
 use crate::extract::ApiJson;
 
 pub const HEADER: &str = "idempotency-key";
@@ -60,47 +55,6 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for KeyedJson<T> {
         let ApiJson(body) = ApiJson::<T>::from_request(again, state).await?;
         Ok(KeyedJson { body, key: Some(IdempotencyKey { key, request_hash }) })
     }
-}
-
-/// Runs a keyed write once. A key seen before answers what its first run created, read
-/// back by `replay` (the ids in the order created); a new key or none runs `act`. Two
-/// runs racing with one key: the database lets one write, the other replays it (also when
-/// the loser first trips over what the winner made, e.g. a user's e-mail: 409).
-pub async fn once<S, O, A, R, RF>(
-    st: &AppState<S>,
-    actor: &Actor,
-    key: Option<&IdempotencyKey>,
-    act: A,
-    replay: R,
-) -> ApiResult<O>
-where
-    S: Store,
-    A: Future<Output = Result<O, EngineError>>,
-    R: FnOnce(Vec<Uuid>) -> RF,
-    RF: Future<Output = Result<O, EngineError>>,
-{
-    let ids = |rows: Vec<KeyedWrite>| rows.into_iter().filter_map(|r| r.entity_id).collect::<Vec<_>>();
-    if let Some(k) = key
-        && let Some(rows) = st.engine.keyed_write(actor, k).await?
-    {
-        return Ok(replay(ids(rows)).await?);
-    }
-    match act.await {
-        Err(e @ (EngineError::Repeated | EngineError::Conflict { .. })) => {
-            let rows = match key {
-                Some(k) => st.engine.keyed_write(actor, k).await?,
-                None => None,
-            };
-            let rows = rows.ok_or(e)?;
-            Ok(replay(ids(rows)).await?)
-        }
-        r => Ok(r?),
-    }
-}
-
-/// The first entity a keyed write created.
-pub fn first(ids: Vec<Uuid>) -> Result<Uuid, EngineError> {
-    ids.into_iter().next().ok_or(EngineError::Repeated)
 }
 
 /// The header, as the OpenAPI document shows it on each keyed write.

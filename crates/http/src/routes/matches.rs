@@ -19,7 +19,7 @@ use crate::dto::{DirectionDto, decimal, decimal_schema, request_decimal_schema, 
 use crate::error::ApiResult;
 use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound, TooManyRequests};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
-use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, once};
+use crate::idempotency::{IdempotencyKeyHeader, KeyedJson};
 use crate::openapi::ApiRouter;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -197,16 +197,7 @@ pub async fn create_match_request<S: Store>(
         dry_run: req.dry_run,
         idempotency: key.clone().filter(|_| !req.dry_run),
     };
-    let engine = &st.engine;
-    let key = take.idempotency.clone();
-    let outcome = once(&st, &actor, key.as_ref(), engine.take(&actor, take), |ids| async {
-        let mut requests = Vec::with_capacity(ids.len());
-        for id in ids {
-            requests.push(engine.match_request(&actor, MatchRequestId(id)).await?);
-        }
-        Ok(TakeOutcome::Requested(requests))
-    })
-    .await?;
+    let outcome = st.engine.take(&actor, take).await?;
     Ok(match outcome {
         TakeOutcome::DryRun(hits) => Json(hits.into_iter().map(BreakdownDto::from).collect::<Vec<_>>()).into_response(),
         TakeOutcome::Requested(requests) => {

@@ -18,7 +18,7 @@ use crate::dto::decimal_schema;
 use crate::error::ApiResult;
 use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound};
 use crate::extract::{ApiJson, ApiPath, Auth};
-use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, first, once};
+use crate::idempotency::{IdempotencyKeyHeader, KeyedJson};
 use crate::openapi::ApiRouter;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -133,11 +133,7 @@ pub async fn create_newsletter<S: Store>(
             .and_then(|f| f.instrument_ids)
             .map(|ids| ids.into_iter().map(InstrumentId).collect()),
     };
-    let engine = &st.engine;
-    let n = once(&st, &actor, key.as_ref(), engine.create_newsletter(&actor, input, key.as_ref()), |ids| async {
-        engine.newsletter(&actor, first(ids)?).await
-    })
-    .await?;
+    let n = st.engine.create_newsletter(&actor, input, key.as_ref()).await?;
     Ok((StatusCode::CREATED, Json(n.into())))
 }
 

@@ -16,7 +16,7 @@ use crate::dto::*;
 use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound, TooManyRequests};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth, bearer};
-use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, first, once};
+use crate::idempotency::{IdempotencyKeyHeader, KeyedJson};
 use crate::openapi::ApiRouter;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -118,11 +118,7 @@ pub async fn create_parent_order<S: Store>(
         idempotency: key.clone(),
         fix_cl_ord_id: None,
     };
-    let engine = &st.engine;
-    let created = once(&st, &actor, key.as_ref(), engine.create_parent_order(&actor, input), |ids| async {
-        engine.parent_order(&actor, ParentOrderId(first(ids)?)).await
-    })
-    .await?;
+    let created = st.engine.create_parent_order(&actor, input).await?;
     Ok((StatusCode::CREATED, Json(created.into())))
 }
 
@@ -192,11 +188,7 @@ pub async fn create_order<S: Store>(
         direction: req.direction.map(Into::into),
         idempotency: key.clone(),
     };
-    let engine = &st.engine;
-    let created = once(&st, &actor, key.as_ref(), engine.create_order(&actor, input), |ids| async {
-        engine.order(&actor, OrderId(first(ids)?)).await
-    })
-    .await?;
+    let created = st.engine.create_order(&actor, input).await?;
     Ok((StatusCode::CREATED, Json(created.into())))
 }
 

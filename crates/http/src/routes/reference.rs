@@ -12,7 +12,7 @@ use crate::dto::*;
 use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
-use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, first, once};
+use crate::idempotency::{IdempotencyKeyHeader, KeyedJson};
 use crate::openapi::ApiRouter;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -61,11 +61,7 @@ pub async fn create_company<S: Store>(
     Auth(actor): Auth,
     KeyedJson { body: req, key }: KeyedJson<CompanyRequest>,
 ) -> ApiResult<(StatusCode, Json<CompanyDto>)> {
-    let engine = &st.engine;
-    let c = once(&st, &actor, key.as_ref(), engine.create_company(&actor, req.into(), key.as_ref()), |ids| async {
-        engine.company(&actor, CompanyId(first(ids)?)).await
-    })
-    .await?;
+    let c = st.engine.create_company(&actor, req.into(), key.as_ref()).await?;
     Ok((StatusCode::CREATED, Json(with_score(&st, c).await?)))
 }
 
@@ -181,11 +177,7 @@ pub async fn create_instrument<S: Store>(
     Auth(actor): Auth,
     KeyedJson { body: req, key }: KeyedJson<InstrumentRequest>,
 ) -> ApiResult<(StatusCode, Json<InstrumentDto>)> {
-    let engine = &st.engine;
-    let i = once(&st, &actor, key.as_ref(), engine.create_instrument(&actor, req.into(), key.as_ref()), |ids| async {
-        engine.instrument(&actor, InstrumentId(first(ids)?)).await
-    })
-    .await?;
+    let i = st.engine.create_instrument(&actor, req.into(), key.as_ref()).await?;
     Ok((StatusCode::CREATED, Json(i.into())))
 }
 

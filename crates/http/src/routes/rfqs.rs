@@ -19,7 +19,7 @@ use crate::dto::{DirectionDto, decimal, nullable_decimal_schema, nullable_reques
 use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound, TooManyRequests};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
-use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, first, once};
+use crate::idempotency::{IdempotencyKeyHeader, KeyedJson};
 use crate::openapi::ApiRouter;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -275,11 +275,7 @@ pub async fn create_rfq<S: Store>(
         broker_id: req.broker_id.map(CompanyId),
         idempotency: key.clone(),
     };
-    let engine = &st.engine;
-    let v = once(&st, &actor, key.as_ref(), engine.create_rfq(&actor, input), |ids| async {
-        engine.rfq(&actor, RfqId(first(ids)?)).await
-    })
-    .await?;
+    let v = st.engine.create_rfq(&actor, input).await?;
     Ok((StatusCode::CREATED, Json(RfqDto::new(v, st.engine.clock().now()))))
 }
 
@@ -428,13 +424,7 @@ pub async fn answer_rfq<S: Store>(
             }
         }
     };
-    let engine = &st.engine;
-    let r = once(&st, &actor, key.as_ref(), engine.answer_rfq(&actor, id, answer, key.clone()), |ids| async {
-        let response = RfqResponseId(first(ids)?);
-        let v = engine.rfq_response_of(&actor, id, response).await?;
-        Ok(v)
-    })
-    .await?;
+    let r = st.engine.answer_rfq(&actor, id, answer, key).await?;
     Ok(Json(RfqResponseDto::new(r, actor.company_name.clone())))
 }
 

@@ -12,7 +12,7 @@ use crate::dto::*;
 use crate::error::ApiResult;
 use crate::error::responses::{BadRequest, Conflict, Forbidden, Gone, KeyReused, NotFound, TooManyRequests};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth, Client};
-use crate::idempotency::{IdempotencyKeyHeader, KeyedJson, first, once};
+use crate::idempotency::{IdempotencyKeyHeader, KeyedJson};
 use crate::openapi::ApiRouter;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -76,11 +76,7 @@ pub async fn create<S: Store>(
         fix_integration: req.fix_integration.unwrap_or(false),
         active: req.active.unwrap_or(true),
     };
-    let engine = &st.engine;
-    let user = once(&st, &actor, key.as_ref(), engine.create_user(&actor, input, key.as_ref()), |ids| async {
-        engine.user(&actor, UserId(first(ids)?)).await
-    })
-    .await?;
+    let user = st.engine.create_user(&actor, input, key.as_ref()).await?;
     Ok((StatusCode::CREATED, Json(with_score(&st, user).await?)))
 }
 

@@ -8,7 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 use upstairs_domain::OrderId;
 use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, transition as mr_transition};
-use upstairs_domain::order::{OrderEvent, ParentEvent, parent_transition, transition};
+use upstairs_domain::order::{OrderEvent, transition};
 
 use crate::context::audit;
 use crate::error::{EngineError, StoreError};
@@ -181,15 +181,7 @@ impl<S: Store> Engine<S> {
         }
         if !answer.yes {
             // The quantity is back on the parents: a filled parent works again.
-            for p in &mut locked {
-                let v = tx.parent_order(p.parent_order_id).await?.ok_or_else(invalid_link)?;
-                let settle = ParentEvent::Settle { quantity: v.parent.quantity, matched: v.matched };
-                let to = parent_transition(v.parent.state, settle).map_err(|e| EngineError::Internal(e.to_string()))?;
-                if to != v.parent.state {
-                    tx.update_parent_order_state(p.parent_order_id, to, now).await?;
-                    p.state = to;
-                }
-            }
+            self.settle_parents(&mut tx, &mut locked, now).await?;
             let undone: Vec<_> = changed.iter().map(|o| (o.clone(), true)).collect();
             self.report_parent_fills(&mut tx, &undone, now).await?;
         }

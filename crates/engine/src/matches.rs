@@ -7,9 +7,7 @@ use rust_decimal::Decimal;
 use serde_json::json;
 use std::collections::{BTreeSet, HashMap};
 use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, reliability, transition as mr_transition};
-use upstairs_domain::order::{
-    Direction, OrderEvent, OrderState, ParentEvent, Quantities, parent_transition, shown_quantity, transition,
-};
+use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, shown_quantity, transition};
 use upstairs_domain::quantity::allocate;
 use upstairs_domain::{AutoAccept, CompanyId, FieldError, MatchRequestId, OrderId, ParentOrderId, UserId};
 use uuid::Uuid;
@@ -392,16 +390,7 @@ impl<S: Store> Engine<S> {
         }
         if event == MatchRequestEvent::Accept {
             self.ask_brokers(&mut tx, &ended, &changed, ConfirmationStep::Accept, now).await?;
-            for p in &mut locked {
-                let id = p.parent_order_id;
-                let v = tx.parent_order(id).await?.ok_or_else(|| EngineError::Internal(format!("parent {id} gone")))?;
-                let settle = ParentEvent::Settle { quantity: v.parent.quantity, matched: v.matched };
-                let to = parent_transition(v.parent.state, settle).map_err(|e| EngineError::Internal(e.to_string()))?;
-                if to != v.parent.state {
-                    tx.update_parent_order_state(id, to, now).await?;
-                    p.state = to;
-                }
-            }
+            self.settle_parents(&mut tx, &mut locked, now).await?;
         }
         let actor = match by {
             By::User(u) => Some(u),

@@ -562,6 +562,33 @@ impl<S: Store> Engine<S> {
         Ok(self.order_detail(order, true))
     }
 
+    /// After a trade or a broker's decline moved their matched quantity: each of the
+    /// `locked` parents (locked by this transaction) filled or active again as the
+    /// parent lifecycle says, read in one statement (locking them again waits for nothing).
+    pub(crate) async fn settle_parents(
+        &self,
+        tx: &mut S::Tx,
+        locked: &mut [ParentOrder],
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<(), EngineError> {
+        let ids: std::collections::BTreeSet<ParentOrderId> = locked.iter().map(|p| p.parent_order_id).collect();
+        let seen = tx.lock_parent_orders(&ids).await?;
+        for p in locked.iter_mut() {
+            let id = p.parent_order_id;
+            let v = seen
+                .iter()
+                .find(|v| v.parent.parent_order_id == id)
+                .ok_or_else(|| EngineError::Internal(format!("parent {id} gone")))?;
+            let settle = ParentEvent::Settle { quantity: v.parent.quantity, matched: v.matched };
+            let to = parent_transition(v.parent.state, settle).map_err(|e| EngineError::Internal(e.to_string()))?;
+            if to != v.parent.state {
+                tx.update_parent_order_state(id, to, now).await?;
+                p.state = to;
+            }
+        }
+        Ok(())
+    }
+
     /// Changes a working order's quantity, price, residual or iceberg (from 05:30 to the close).
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, order = %id))]
     pub async fn edit_order(&self, actor: &Actor, id: OrderId, edit: OrderEdit) -> Result<OrderDetail, EngineError> {

@@ -9,9 +9,7 @@ use serde_json::json;
 use std::collections::HashMap;
 use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::notification::{NotificationType, Party};
-use upstairs_domain::order::{
-    Direction, OrderEvent, OrderState, ParentEvent, Quantities, parent_transition, transition as order_transition,
-};
+use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, transition as order_transition};
 use upstairs_domain::price::on_tick;
 use upstairs_domain::rfq::{
     DEADLINE_MINUTES, ResponseEvent, ResponseState, RfqEvent, RfqState, response_transition, transition,
@@ -556,13 +554,7 @@ impl<S: Store> Engine<S> {
         tx.update_rfq_state(id, rfq.state, done, now).await?;
         let rfq = Rfq { state: done, updated_at: now, ..rfq };
         let mut parent = locked.parent.clone();
-        let v = tx.parent_order(parent.parent_order_id).await?.ok_or_else(not_found_parent)?;
-        let settle = ParentEvent::Settle { quantity: v.parent.quantity, matched: v.matched };
-        let to = parent_transition(v.parent.state, settle).map_err(internal)?;
-        if to != v.parent.state {
-            tx.update_parent_order_state(parent.parent_order_id, to, now).await?;
-            parent.state = to;
-        }
+        self.settle_parents(&mut tx, std::slice::from_mut(&mut parent), now).await?;
 
         // The winner's and the requester's notices say it traded; the other providers'
         // that theirs were not taken.

@@ -97,5 +97,5 @@ async fn a_take_and_its_accept_count_their_statements(backend: Backend) {
     println!("{backend:?} accept: {accept:?}");
     let (take, accept) = (take["take"], accept["answer_match_request"]);
     assert!(take <= 15, "a take now costs {take} statements");
-    assert!(accept <= 34, "an accept now costs {accept} statements");
+    assert!(accept <= 33, "an accept now costs {accept} statements");
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Upstairs performance as ratios in one run: bench/run.sh sqlite | postgres [ratios.py options],
 # bench/run.sh take-latency sqlite | postgres [take_latency.py options], or
+# bench/run.sh take-vs-order sqlite | postgres [take_vs_order.py options] (a take the responder
+# accepts at once beside an order write, sequential medians), or
 # bench/run.sh admin sqlite | postgres [admin_area.py options] (the Orders panel and billing
 # over 100,000 child orders and 20,000 matches), bench/run.sh logins sqlite | postgres
 # (200 parallel sign-ins: the server's memory and another user's answers meanwhile), or
@@ -25,6 +27,7 @@ set -euo pipefail
 script=ratios
 case "${1:-}" in
   take-latency) script=take_latency ;;
+  take-vs-order) script=take_vs_order ;;
   admin) script=admin_area ;;
   logins) script=logins ;;
   fix-latency) script=fix_latency ;;
@@ -35,7 +38,7 @@ esac
 backend=${1:-}
 case "$backend" in
   sqlite | postgres) shift ;;
-  *) echo "usage: bench/run.sh [take-latency|admin|logins|fix-latency|stomp-capacity|capacity] sqlite|postgres [options of bench/ratios.py, take_latency.py, admin_area.py, logins.py, fix_latency.py, stomp_capacity.py or capacity.py]" >&2
+  *) echo "usage: bench/run.sh [take-latency|take-vs-order|admin|logins|fix-latency|stomp-capacity|capacity] sqlite|postgres [options of bench/ratios.py, take_latency.py, take_vs_order.py, admin_area.py, logins.py, fix_latency.py, stomp_capacity.py or capacity.py]" >&2
      exit 2 ;;
 esac
 cd "$(dirname "$0")/.."

@@ -480,7 +480,14 @@ async fn book_frames_carry_the_state_and_shares_reach_only_their_company(b: Back
         (json!(3), json!(94.71), json!(94.81), json!(94.79))
     );
 
-    // A cancels: A hears its share is gone as its very next share frame (the band move sent none).
+    // A takes 200 off its iceberg's hidden size: it still shows 500, so no watcher hears of
+    // it at all (a frame would tell every firm something unseen moved at 94.79).
+    let order_path = format!("/api/orders/{}", order["order_id"].as_str().unwrap());
+    let (s, edited) = app.patch(&order_path, Some(&v.a), json!({"quantity": 1800})).await;
+    assert_eq!((s, edited["quantity"].clone()), (StatusCode::OK, json!(1800)), "{edited}");
+
+    // A cancels: A hears its share is gone as its very next share frame (the band move and
+    // the hidden edit sent none), and the book's next frame is the cancel's.
     let (s, _) = app
         .call(Method::DELETE, &format!("/api/orders/{}", order["order_id"].as_str().unwrap()), Some(&v.a), None)
         .await;

@@ -2,7 +2,10 @@
 //! instrument changed"; here the book is read back and pushed at most once per window
 //! per instrument, and the last push always shows the state after the last change.
 //! Each push is numbered per instrument, and each company whose own share changed is told
-//! its new share on its users' own destination (ADR 0029).
+//! its new share on its users' own destination (ADR 0029). A change that leaves the
+//! anonymous book as it was (a take into an iceberg's hidden part, a firm's own shares
+//! moving) pushes no book frame: a frame nobody can explain by the book would tell
+//! every watcher that something unseen happened at that instrument.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -54,10 +57,10 @@ impl<S: Store> BookSource for Engine<S> {
 /// Instruments with a pusher task, each with whether a change came since its last read.
 type Pending = Arc<Mutex<HashMap<InstrumentId, bool>>>;
 
-/// What was pushed of each instrument: its last number and the shares it showed.
+/// What was pushed of each instrument: its last frame (numbered) and the shares it showed.
 #[derive(Default)]
 struct Pushed {
-    books: HashMap<InstrumentId, (u64, Shares)>,
+    books: HashMap<InstrumentId, (Option<BookMessage>, Shares)>,
     /// Numbers of each company's share frames (one sequence across instruments).
     shares: Sequences<CompanyId>,
 }
@@ -130,17 +133,22 @@ impl<B: BookSource> BookPusher<B> {
         }
     }
 
-    /// Sends the book numbered, then the share of each company whose share changed since
-    /// the last push: under one lock, so the numbers reach the channel in their order.
+    /// Sends the book numbered when it differs from the last one sent, then the share of
+    /// each company whose share changed since the last push: under one lock, so the
+    /// numbers reach the channel in their order.
     fn push(&self, instrument_id: InstrumentId, destination: &str, mut book: BookMessage, shares: Shares) {
         let mut pushed = self.pushed.lock().unwrap_or_else(PoisonError::into_inner);
         let Pushed { books, shares: share_seqs } = &mut *pushed;
-        let (seq, before) = books.entry(instrument_id).or_default();
-        *seq += 1;
-        book.seq = *seq;
-        // No receiver means no session is connected.
-        if let Some(m) = Outgoing::message(Audience::Subscribers, destination, &book) {
-            let _ = self.out.send(m);
+        let (last, before) = books.entry(instrument_id).or_default();
+        let seq = last.as_ref().map_or(0, |l| l.seq);
+        book.seq = seq;
+        if last.as_ref() != Some(&book) {
+            book.seq = seq + 1;
+            // No receiver means no session is connected.
+            if let Some(m) = Outgoing::message(Audience::Subscribers, destination, &book) {
+                let _ = self.out.send(m);
+            }
+            *last = Some(book);
         }
         let gone = before.keys().filter(|c| !shares.contains_key(c)).copied().collect::<Vec<_>>();
         let changed = shares.iter().filter(|(c, levels)| before.get(c) != Some(levels)).map(|(c, l)| (*c, l.clone()));
@@ -170,6 +178,8 @@ mod tests {
         read_takes: Duration,
         /// The company whose order the level is, if any.
         owner: Arc<Mutex<Option<CompanyId>>>,
+        /// Added to the band's top (a band move).
+        band: Arc<AtomicI64>,
     }
 
     impl BookSource for FakeBook {
@@ -183,7 +193,7 @@ mod tests {
                 instrument_id: instrument_id.0,
                 tick_size: Decimal::ONE,
                 min_tick_price: Decimal::ONE,
-                max_tick_price: Decimal::TEN,
+                max_tick_price: Decimal::TEN + Decimal::from(self.band.load(Ordering::SeqCst)),
                 best_buy_price: Some(Decimal::TWO),
                 best_sell_price: None,
                 levels: vec![super::super::messages::BookMessageLevel {
@@ -243,6 +253,7 @@ mod tests {
         );
 
         // The same share again (a band move): a book frame only.
+        book.band.store(1, Ordering::SeqCst);
         step(5, Some(mine), a);
         tokio::time::sleep(Duration::from_secs(1)).await;
         let got = sent(&mut rx);
@@ -250,6 +261,7 @@ mod tests {
             got.iter().map(|g| (g.0, g.2["seq"].as_u64().unwrap())).collect::<Vec<_>>(),
             vec![(Audience::Subscribers, 2)]
         );
+        book.band.store(0, Ordering::SeqCst);
 
         // Another instrument counts from 1; the company's shares count on across instruments.
         step(7, Some(mine), b);
@@ -258,18 +270,51 @@ mod tests {
         assert_eq!(got[0].2["seq"], 1);
         assert_eq!(got[1].2, share(2, b, Some(7)));
 
-        // The level passes to another company: the first hears its share is gone.
+        // The level passes to another company at the same size: the first hears its share
+        // is gone, the second of its own; the anonymous book did not change, so no book frame.
         step(7, Some(theirs), b);
         tokio::time::sleep(Duration::from_secs(1)).await;
         let got = sent(&mut rx);
-        assert_eq!(got.len(), 3, "{got:?}");
-        assert_eq!(got[0].2["seq"], 2);
-        let mut shares: Vec<_> = got[1..].iter().map(|g| (g.0, g.2.clone())).collect();
+        assert_eq!(got.len(), 2, "{got:?}");
+        let mut shares: Vec<_> = got.iter().map(|g| (g.0, g.2.clone())).collect();
         shares.sort_by_key(|s| s.0 != Audience::Company(theirs));
         assert_eq!(
             shares,
             vec![(Audience::Company(theirs), share(1, b, Some(7))), (Audience::Company(mine), share(3, b, None))]
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_change_the_anonymous_book_does_not_show_pushes_no_book_frame() {
+        let book = FakeBook::default();
+        let (pusher, mut rx) = pusher(&book);
+        let id = InstrumentId::new();
+        let (mine, theirs) = (CompanyId::new(), CompanyId::new());
+        book.quantity.store(5, Ordering::SeqCst);
+        *book.owner.lock().unwrap() = Some(mine);
+        pusher.changed(id);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert_eq!(sent(&mut rx).len(), 2, "the first book and its owner's share");
+
+        // Something changed that leaves the anonymous book as it was (an iceberg's hidden
+        // part traded): nothing goes out, to anyone.
+        pusher.changed(id);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert_eq!(sent(&mut rx), vec![]);
+
+        // The level passes to another firm at the same size: the firms hear of their
+        // shares, every watcher sees no book frame, and the next real change follows on.
+        *book.owner.lock().unwrap() = Some(theirs);
+        pusher.changed(id);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let got = sent(&mut rx);
+        assert!(got.iter().all(|g| g.0 != Audience::Subscribers), "{got:?}");
+        assert_eq!(got.len(), 2, "{got:?}");
+        book.quantity.store(6, Ordering::SeqCst);
+        pusher.changed(id);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let got = sent(&mut rx);
+        assert_eq!((got[0].0, got[0].2["seq"].clone()), (Audience::Subscribers, serde_json::json!(2)));
     }
 
     /// The buy quantities of the pushes received so far, per destination.

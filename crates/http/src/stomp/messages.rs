@@ -40,7 +40,7 @@ pub const BOOK_SHARES: &str = "/user/topic/book-shares";
 /// `GET .../market-data` answers). Pushed at most about every 50 ms per instrument,
 /// always ending on the latest state (ADR 0011); the client writes it into its cache
 /// (ADR 0029).
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct BookMessage {
     /// 1, 2, 3 … per instrument on the node that sent it: a number skipped means a frame
     /// was missed, and the client reads the book again (ADR 0029).
@@ -67,7 +67,7 @@ pub struct BookMessage {
 }
 
 /// One price level of the shared book.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct BookMessageLevel {
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = decimal_schema)]

@@ -5,13 +5,14 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use upstairs_domain::{Email, FieldError, Password, SessionId};
 
+use crate::Store;
 use crate::context::{Actor, ClientInfo, audit};
+use crate::core::service;
 use crate::error::EngineError;
 use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
 use crate::security;
-use crate::{Engine, Store};
 
 pub struct LoginInput {
     pub email: String,
@@ -21,7 +22,7 @@ pub struct LoginInput {
 
 pub const INVALID_LOGIN: &str = "Invalid email or password.";
 pub const TOO_MANY: &str = "Too many attempts. Please wait a minute and try again.";
-pub const TOO_MANY_WRITES: &str = "Too many requests in a short time. Please wait a moment and try again.";
+pub use crate::core::TOO_MANY_WRITES;
 pub const LINK_EXPIRED: &str = "This link has expired or has already been used.";
 
 pub(crate) fn parse_email(raw: &str) -> Result<Email, EngineError> {
@@ -32,7 +33,12 @@ fn to_chrono(d: std::time::Duration) -> chrono::Duration {
     chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX)
 }
 
-impl<S: Store> Engine<S> {
+service!(
+    /// Signing in and out, sessions, and the links that set a password (spec: login, reset).
+    Accounts {}
+);
+
+impl<S: Store> Accounts<S> {
     /// Signs in and returns a new bearer token. Success and failure are both audited.
     #[tracing::instrument(skip_all)]
     pub async fn login(&self, input: LoginInput, client: &ClientInfo) -> Result<String, EngineError> {

@@ -3,20 +3,22 @@
 
 use upstairs_domain::Permission;
 
+use crate::Store;
 use crate::context::{Actor, blank_to_none, checked_page, require};
+use crate::core::service;
 use crate::error::EngineError;
 use crate::model::*;
 use crate::ports::*;
-use crate::{Engine, Store};
 
-impl<S: Store> Engine<S> {
+service!(
+    /// The audit trail as the admin area reads it.
+    ActionLogs {}
+);
+
+impl<S: Store> ActionLogs<S> {
     /// One page of the action log (the admin permission only).
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
-    pub async fn action_logs(
-        &self,
-        actor: &Actor,
-        mut filter: ActionLogFilter,
-    ) -> Result<Page<ActionLogEntry>, EngineError> {
+    pub async fn list(&self, actor: &Actor, mut filter: ActionLogFilter) -> Result<Page<ActionLogEntry>, EngineError> {
         require(actor, Permission::Admin)?;
         filter.page = checked_page(filter.page, filter.size)?;
         filter.email = blank_to_none(filter.email).map(|e| e.to_lowercase());

@@ -9,21 +9,23 @@ use upstairs_domain::order::{OrderEvent, transition};
 use upstairs_domain::price::on_tick;
 use upstairs_domain::{OrderId, Permission};
 
+use crate::Store;
 use crate::context::{Actor, audit, checked_page, require};
+use crate::core::service;
 use crate::error::EngineError;
 use crate::model::*;
 use crate::orders::not_found_order;
 use crate::ports::*;
-use crate::{Engine, Store};
 
-impl<S: Store> Engine<S> {
+service!(
+    /// The admin's orders list, its price corrections, and billing.
+    AdminOrders {}
+);
+
+impl<S: Store> AdminOrders<S> {
     /// One page of every company's child orders, newest first (the order-admin
     /// permission: venue admins and sales).
-    pub async fn admin_orders(
-        &self,
-        actor: &Actor,
-        mut filter: AdminOrderFilter,
-    ) -> Result<Page<AdminOrder>, EngineError> {
+    pub async fn list(&self, actor: &Actor, mut filter: AdminOrderFilter) -> Result<Page<AdminOrder>, EngineError> {
         require(actor, Permission::OrderAdmin)?;
         filter.page = checked_page(filter.page, filter.size)?;
         if let (Some(from), Some(until)) = (filter.from, filter.until)

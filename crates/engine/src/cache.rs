@@ -12,9 +12,9 @@ use std::sync::{Arc, Mutex};
 
 use upstairs_domain::{CompanyId, InstrumentId, ParentOrderId};
 
+use crate::book::BookLevels;
 use crate::events::Event;
 use crate::model::{CompanyRef, Instrument, ParentOrder, ParentState, Session, UserView};
-use crate::orders::BookLevels;
 
 pub(crate) struct Cache<K, V> {
     slots: Mutex<HashMap<K, Slot<V>>>,

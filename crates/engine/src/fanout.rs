@@ -10,12 +10,12 @@ use tokio::task::JoinHandle;
 
 use crate::events::{Announced, Announcement, Event};
 use crate::ports::{FanoutListener, InstrumentRepo, NotificationRepo, OrderRepo, Store};
-use crate::{Engine, EngineError};
+use crate::{Core, EngineError};
 
 /// How long a node waits before listening again after its connection broke.
 const RELISTEN: Duration = Duration::from_secs(1);
 
-impl<S: Store> Engine<S> {
+impl<S: Store> Core<S> {
     /// This node's name in announcements and logs.
     pub fn node(&self) -> &str {
         &self.node
@@ -30,11 +30,6 @@ impl<S: Store> Engine<S> {
     /// connection broke); `/readyz` says so.
     pub fn hears_peers(&self) -> bool {
         self.fanout.is_none() || self.listening.load(Ordering::Acquire)
-    }
-
-    /// Who has a realtime session on this node (the hub counts them here).
-    pub fn presence(&self) -> &std::sync::Arc<crate::presence::Presence> {
-        &self.presence
     }
 
     /// Announcements this node could not queue (its queue was full), since start.
@@ -58,10 +53,22 @@ impl<S: Store> Engine<S> {
         let Some(fanout) = self.fanout.clone() else { return Ok(None) };
         let first = fanout.listen().await?;
         self.listening.store(true, Ordering::Release);
-        let engine = self.clone();
-        Ok(Some(tokio::spawn(async move { engine.keep_hearing(first, stop).await })))
+        let hearing = Hearing(self.clone());
+        Ok(Some(tokio::spawn(async move { hearing.keep_hearing(first, stop).await })))
     }
+}
 
+/// The task that hears the other nodes, over the core it publishes to.
+struct Hearing<S: Store>(Core<S>);
+
+impl<S: Store> std::ops::Deref for Hearing<S> {
+    type Target = Core<S>;
+    fn deref(&self) -> &Core<S> {
+        &self.0
+    }
+}
+
+impl<S: Store> Hearing<S> {
     async fn keep_hearing(self, mut listener: Box<dyn FanoutListener>, mut stop: watch::Receiver<bool>) {
         let Some(fanout) = self.fanout.clone() else { return };
         loop {

@@ -18,7 +18,7 @@ use upstairs_domain::{CompanyId, Permission, UserId};
 use uuid::Uuid;
 
 use crate::context::{Actor, audit, require};
-use crate::error::{EngineError, trading_stopped};
+use crate::error::EngineError;
 use crate::events::Event;
 use crate::matches::By;
 use crate::model::*;
@@ -124,15 +124,6 @@ impl<S: Store> Engine<S> {
         company.trading_stopped_at = None;
         company.updated_at = now;
         Ok(company)
-    }
-
-    /// Refuses a trading call of a stopped company; read in the caller's transaction,
-    /// after its locks, so that it sees a stop committed before them.
-    pub(crate) async fn require_trading(&self, tx: &mut S::Tx, company: CompanyId) -> Result<(), EngineError> {
-        match tx.trading_stopped_since(company).await? {
-            Some(_) => Err(trading_stopped()),
-            None => Ok(()),
-        }
     }
 
     /// Since when the caller's company is stopped, if it is (what its traders are shown).

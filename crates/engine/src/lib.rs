@@ -5,15 +5,18 @@
 pub mod accounts;
 pub mod action_logs;
 pub mod admin_orders;
+pub mod book;
 mod cache;
 pub mod clock;
 pub mod confirmations;
 pub mod context;
+pub mod core;
 pub mod error;
 pub mod events;
 pub mod fanout;
 pub mod fix;
 pub mod idempotency;
+pub mod keyed;
 pub mod kill_switch;
 pub mod matches;
 pub mod model;
@@ -32,9 +35,9 @@ pub mod users;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Notify;
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use core::Core;
 pub use error::{EngineError, StoreError};
 pub use events::{BroadcastPublisher, Event, EventPublisher};
 pub use ports::{Fanout, FanoutListener, Mailer, Store, Tx};
@@ -92,34 +95,66 @@ impl Default for EngineConfig {
     }
 }
 
-/// The application core: cheap to clone, shared by the HTTP edge and the job loops.
+/// The venue's use cases: the shared core and one service per feature (ADR 0032). The
+/// features not yet on their own service are still written on `Engine` itself, reaching
+/// the core through it.
 pub struct Engine<S: Store> {
-    store: S,
-    clock: Arc<dyn Clock>,
-    events: Arc<dyn EventPublisher>,
-    mailer: Arc<dyn Mailer>,
-    config: Arc<EngineConfig>,
-    limiter: Arc<ratelimit::RateLimiter>,
-    /// Password hashing's slots and queue (ADR 0024).
-    hashing: Arc<security::Hashing>,
-    /// Poked after a commit that created due work, so the scheduler runs at once.
-    wake: Arc<Notify>,
-    /// Counts commits that may have put messages in the FIX outbox; each FIX session
-    /// watches it (ADR 0025).
-    fix_wake: Arc<tokio::sync::watch::Sender<u64>>,
-    caches: Arc<cache::Caches>,
-    heartbeat: Arc<scheduler::Heartbeat>,
-    lane_passes: Arc<scheduler::LanePasses>,
-    /// The other nodes on this database, when there can be any (ADR 0026).
-    fanout: Option<Arc<dyn ports::Fanout>>,
-    /// This node's name in announcements (random per start), so it skips its own.
-    node: Arc<str>,
-    /// Whether this node hears the other nodes' announcements now.
-    listening: Arc<std::sync::atomic::AtomicBool>,
-    /// What this node did since it started, for `/metrics`.
-    counters: Arc<Counters>,
-    /// Who has a realtime session on this node.
-    presence: Arc<presence::Presence>,
+    core: Core<S>,
+    pub accounts: accounts::Accounts<S>,
+    pub users: users::Users<S>,
+    pub notifications: notifications::Notifications<S>,
+    pub newsletters: newsletters::Newsletters<S>,
+    pub admin_orders: admin_orders::AdminOrders<S>,
+    pub action_logs: action_logs::ActionLogs<S>,
+}
+
+impl<S: Store> Clone for Engine<S> {
+    fn clone(&self) -> Self {
+        Self {
+            core: self.core.clone(),
+            accounts: self.accounts.clone(),
+            users: self.users.clone(),
+            notifications: self.notifications.clone(),
+            newsletters: self.newsletters.clone(),
+            admin_orders: self.admin_orders.clone(),
+            action_logs: self.action_logs.clone(),
+        }
+    }
+}
+
+impl<S: Store> std::ops::Deref for Engine<S> {
+    type Target = Core<S>;
+    fn deref(&self) -> &Core<S> {
+        &self.core
+    }
+}
+
+impl<S: Store> Engine<S> {
+    pub fn new(
+        store: S,
+        clock: Arc<dyn Clock>,
+        events: Arc<dyn EventPublisher>,
+        mailer: Arc<dyn Mailer>,
+        config: EngineConfig,
+    ) -> Self {
+        let core = Core::new(store, clock, events, mailer, config);
+        let accounts = accounts::Accounts::new(&core);
+        let users = users::Users::new(&core, &accounts);
+        Self {
+            notifications: notifications::Notifications::new(&core),
+            newsletters: newsletters::Newsletters::new(&core),
+            admin_orders: admin_orders::AdminOrders::new(&core),
+            action_logs: action_logs::ActionLogs::new(&core),
+            accounts,
+            users,
+            core,
+        }
+    }
+
+    /// The shared core (for the edge's own reads of ports and settings).
+    pub fn core(&self) -> &Core<S> {
+        &self.core
+    }
 }
 
 /// Counts of what one node did since it started (`/metrics`).
@@ -147,110 +182,5 @@ impl Counters {
         } else {
             entry.1 += 1;
         }
-    }
-}
-
-impl<S: Store> Clone for Engine<S> {
-    fn clone(&self) -> Self {
-        Self {
-            store: self.store.clone(),
-            clock: self.clock.clone(),
-            events: self.events.clone(),
-            mailer: self.mailer.clone(),
-            config: self.config.clone(),
-            limiter: self.limiter.clone(),
-            hashing: self.hashing.clone(),
-            wake: self.wake.clone(),
-            fix_wake: self.fix_wake.clone(),
-            caches: self.caches.clone(),
-            heartbeat: self.heartbeat.clone(),
-            lane_passes: self.lane_passes.clone(),
-            fanout: self.fanout.clone(),
-            node: self.node.clone(),
-            listening: self.listening.clone(),
-            counters: self.counters.clone(),
-            presence: self.presence.clone(),
-        }
-    }
-}
-
-impl<S: Store> Engine<S> {
-    pub fn new(
-        store: S,
-        clock: Arc<dyn Clock>,
-        events: Arc<dyn EventPublisher>,
-        mailer: Arc<dyn Mailer>,
-        config: EngineConfig,
-    ) -> Self {
-        let limiter = Arc::new(ratelimit::RateLimiter::new(config.rate_limits.clone()));
-        let fanout = store.fanout();
-        let node = uuid::Uuid::new_v4().simple().to_string()[..12].into();
-        Self {
-            fanout,
-            node,
-            listening: Arc::default(),
-            counters: Arc::default(),
-            presence: Arc::default(),
-            store,
-            clock,
-            events,
-            mailer,
-            config: Arc::new(config),
-            limiter,
-            hashing: Arc::default(),
-            wake: Arc::new(Notify::new()),
-            fix_wake: Arc::new(tokio::sync::watch::channel(0).0),
-            caches: Arc::default(),
-            heartbeat: Arc::default(),
-            lane_passes: Arc::default(),
-        }
-    }
-
-    pub fn config(&self) -> &EngineConfig {
-        &self.config
-    }
-
-    pub fn store(&self) -> &S {
-        &self.store
-    }
-
-    pub fn clock(&self) -> &Arc<dyn Clock> {
-        &self.clock
-    }
-
-    pub fn events(&self) -> &Arc<dyn EventPublisher> {
-        &self.events
-    }
-
-    /// A secret hashed as passwords are (argon2, off the async runtime, ADR 0024).
-    pub async fn hash_password(&self, secret: String) -> Result<String, EngineError> {
-        self.hashing.hash_password(secret).await
-    }
-
-    pub fn counters(&self) -> &Counters {
-        &self.counters
-    }
-
-    /// What waits in the database now (`/metrics`).
-    pub async fn backlog(&self) -> Result<model::Backlog, EngineError> {
-        use ports::TimerRepo;
-        Ok(self.store.single().await?.backlog(self.clock.now()).await?)
-    }
-
-    pub fn wake_handle(&self) -> Arc<Notify> {
-        self.wake.clone()
-    }
-
-    /// Changes whenever a commit may have put messages in the FIX outbox.
-    pub fn fix_outbox_changes(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.fix_wake.subscribe()
-    }
-
-    /// Publishes what a commit changed, after dropping the cache entries it makes
-    /// stale: the caller's next read sees its own write.
-    fn publish(&self, event: Event) {
-        self.caches.apply(&event);
-        self.announce(&event);
-        self.events.publish(event);
     }
 }

@@ -210,7 +210,7 @@ impl<S: Store> Engine<S> {
             };
             tx.insert_match_request(&request).await?;
             self.schedule_answers(&mut tx, &request).await?;
-            notices.push(self.notify_received(&mut tx, &request).await?);
+            notices.push(self.notifications.notify_received(&mut tx, &request).await?);
             let log = action_log(
                 now,
                 Some(actor.user.user_id),
@@ -251,7 +251,7 @@ impl<S: Store> Engine<S> {
         self.counters.match_requests.fetch_add(requests.len() as u64, std::sync::atomic::Ordering::Relaxed);
         self.poke();
         self.publish_changes(&changed, locked.into_iter().map(|v| v.parent));
-        self.publish_notifications(notices);
+        self.notifications.publish_notifications(notices);
         Ok(TakeOutcome::Requested(requests))
     }
 
@@ -359,7 +359,7 @@ impl<S: Store> Engine<S> {
         let to = mr_transition(m.state, event).map_err(|_| conflict("This match request is no longer pending."))?;
         tx.update_match_request_state(id, m.state, to, now).await?;
         let ended = MatchRequest { state: to, updated_at: now, ..m };
-        let notices = self.notify_ended(&mut tx, &ended, event, now).await?;
+        let notices = self.notifications.notify_ended(&mut tx, &ended, event, now).await?;
         let requesting = tx.order(mine).await?.ok_or_else(not_found_order)?;
         let responding = tx.order(theirs).await?.ok_or_else(not_found_order)?;
         let (for_requesting, for_responding) = match event {
@@ -404,7 +404,7 @@ impl<S: Store> Engine<S> {
             self.poke();
         }
         self.publish_changes(&changed, locked);
-        self.publish_notifications(notices);
+        self.notifications.publish_notifications(notices);
         Ok(ended)
     }
 

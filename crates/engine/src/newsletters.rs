@@ -9,11 +9,13 @@ use std::collections::BTreeSet;
 use upstairs_domain::{CompanyId, FieldError, InstrumentId, Permission, UserId};
 use uuid::Uuid;
 
+use crate::Store;
 use crate::context::{Actor, action_log, audit, require};
+use crate::core::service;
 use crate::error::EngineError;
+use crate::keyed::first;
 use crate::model::*;
 use crate::ports::*;
-use crate::{Engine, Store};
 
 /// The most recipients one call adds (the panel fetches users 200 at a time).
 pub const MAX_RECIPIENTS_PER_CALL: usize = 200;
@@ -65,10 +67,15 @@ async fn scoped<T: NewsletterRepo + Send>(
     }
 }
 
-impl<S: Store> Engine<S> {
+service!(
+    /// Newsletters: recipient lists and the digest of resting interest.
+    Newsletters {}
+);
+
+impl<S: Store> Newsletters<S> {
     /// Every newsletter with its recipients for venue staff; a company admin's own
     /// company's.
-    pub async fn newsletters(&self, actor: &Actor) -> Result<Vec<Newsletter>, EngineError> {
+    pub async fn list(&self, actor: &Actor) -> Result<Vec<Newsletter>, EngineError> {
         let scope = scope(actor)?;
         Ok(self.store.read().await?.newsletters(scope).await?)
     }
@@ -81,6 +88,19 @@ impl<S: Store> Engine<S> {
 
     /// Creates a newsletter; the texts are the spec's (section 5), its description
     /// message included as quoted.
+    /// Runs once per `key` (ADR 0023): a retry answers what the first run created.
+    pub async fn create_newsletter(
+        &self,
+        actor: &Actor,
+        input: NewNewsletter,
+        key: Option<&IdempotencyKey>,
+    ) -> Result<Newsletter, EngineError> {
+        self.once(actor, key, self.create_newsletter_inner(actor, input, key), |ids| async move {
+            self.newsletter(actor, first(ids)?).await
+        })
+        .await
+    }
+
     pub(crate) async fn create_newsletter_inner(
         &self,
         actor: &Actor,

@@ -7,12 +7,13 @@ use upstairs_domain::NotificationId;
 use upstairs_domain::match_request::MatchRequestEvent;
 use upstairs_domain::notification::{NotificationType, Party, told_of};
 
+use crate::Store;
 use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, audit};
+use crate::core::service;
 use crate::error::EngineError;
 use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
-use crate::{Engine, Store};
 
 /// What a caller may change on one of their notifications.
 #[derive(Clone, Copy, Debug, Default)]
@@ -21,7 +22,12 @@ pub struct NotificationChanges {
     pub archived: Option<bool>,
 }
 
-impl<S: Store> Engine<S> {
+service!(
+    /// Each user's notifications: written in the change's transaction, listed, read, archived.
+    Notifications {}
+);
+
+impl<S: Store> Notifications<S> {
     /// The responder hears of a new match request.
     pub(crate) async fn notify_received(&self, tx: &mut S::Tx, m: &MatchRequest) -> Result<Notification, EngineError> {
         let n = new(m, Party::Responder, NotificationType::MatchRequestReceived, m.created_at);
@@ -62,7 +68,7 @@ impl<S: Store> Engine<S> {
     }
 
     /// The caller's notifications (archived or not, when asked), newest first unless not.
-    pub async fn notifications(
+    pub async fn list(
         &self,
         actor: &Actor,
         archived: Option<bool>,
@@ -76,7 +82,7 @@ impl<S: Store> Engine<S> {
     }
 
     /// Marks one of the caller's notifications read or archived (another's: not found).
-    pub async fn change_notification(
+    pub async fn change(
         &self,
         actor: &Actor,
         id: NotificationId,

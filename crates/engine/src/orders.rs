@@ -3,7 +3,6 @@
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde_json::json;
-use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use upstairs_domain::calendar::Status;
 use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, transition as match_transition};
@@ -15,9 +14,9 @@ use upstairs_domain::quantity::{MAX_MULTIPLIER, Multiplier, Quantity};
 use upstairs_domain::{CompanyId, FieldError, InstrumentId, OrderId, ParentOrderId, Permission};
 use uuid::Uuid;
 
+pub use crate::book::{Book, BookLevels, Level, book_levels};
 use crate::context::{Actor, action_log, audit};
 use crate::error::{COMPANY_TRADING_STOPPED, EngineError, StoreError, trading_stopped};
-use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
 use crate::ratelimit::Write;
@@ -79,117 +78,6 @@ pub struct OrderDetail {
     pub waiting_for_open: bool,
 }
 
-/// One price level of the anonymous book.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Level {
-    pub price: Decimal,
-    pub buy_quantity: i64,
-    pub sell_quantity: i64,
-    /// The caller's company's share of the level (zero on the shared topic).
-    pub own_buy_quantity: i64,
-    pub own_sell_quantity: i64,
-}
-
-#[derive(Clone, Debug)]
-pub struct Book {
-    pub instrument: Arc<Instrument>,
-    /// The levels as cached (ADR 0014): the same `Arc` until the book or its instrument
-    /// changes, so the edge may keep what it rendered from it.
-    pub snapshot: Arc<BookLevels>,
-    /// Whose share `levels` marks (none on the shared topic).
-    pub own: Option<CompanyId>,
-}
-
-impl Book {
-    /// Best (highest) price first, the `own` company's share marked.
-    pub fn levels(&self) -> Vec<Level> {
-        self.snapshot.seen_by(self.own)
-    }
-
-    pub fn best_buy(&self) -> Option<Decimal> {
-        self.snapshot.levels.iter().filter(|l| l.buy_quantity > 0).map(|l| l.price).max()
-    }
-
-    pub fn best_sell(&self) -> Option<Decimal> {
-        self.snapshot.levels.iter().filter(|l| l.sell_quantity > 0).map(|l| l.price).min()
-    }
-}
-
-/// Folds the per-company book rows into price levels, best (highest) price first,
-/// marking the `own` company's share.
-pub fn book_levels(rows: &[BookRow], own: Option<CompanyId>) -> Vec<Level> {
-    BookLevels::of(rows).seen_by(own)
-}
-
-/// A book's levels with every company's share set apart, so that each caller's view
-/// (its own share marked) is a copy and a few additions (cached: ADR 0014).
-#[derive(Debug)]
-pub struct BookLevels {
-    /// Best (highest) price first, no own shares.
-    levels: Vec<Level>,
-    /// Per company: (index into `levels`, buy, sell).
-    shares: HashMap<CompanyId, Vec<(usize, i64, i64)>>,
-}
-
-impl BookLevels {
-    pub fn of(rows: &[BookRow]) -> Self {
-        let mut by_price: BTreeMap<Decimal, Level> = BTreeMap::new();
-        for o in rows {
-            let l = by_price.entry(o.price.normalize()).or_insert(Level {
-                price: o.price.normalize(),
-                buy_quantity: 0,
-                sell_quantity: 0,
-                own_buy_quantity: 0,
-                own_sell_quantity: 0,
-            });
-            match o.direction {
-                Direction::Buy => l.buy_quantity += o.shown,
-                Direction::Sell => l.sell_quantity += o.shown,
-            }
-        }
-        let levels: Vec<Level> = by_price.into_values().rev().collect();
-        let mut shares: HashMap<CompanyId, Vec<(usize, i64, i64)>> = HashMap::new();
-        for o in rows {
-            let price = o.price.normalize();
-            let i = levels.partition_point(|l| l.price > price);
-            let (buy, sell) = match o.direction {
-                Direction::Buy => (o.shown, 0),
-                Direction::Sell => (0, o.shown),
-            };
-            shares.entry(o.company_id).or_default().push((i, buy, sell));
-        }
-        Self { levels, shares }
-    }
-
-    /// The levels as `own` sees them (its share marked); `None` for the shared topic.
-    pub fn seen_by(&self, own: Option<CompanyId>) -> Vec<Level> {
-        let mut levels = self.levels.clone();
-        for &(i, buy, sell) in own.and_then(|c| self.shares.get(&c)).into_iter().flatten() {
-            levels[i].own_buy_quantity += buy;
-            levels[i].own_sell_quantity += sell;
-        }
-        levels
-    }
-
-    /// Each company's share of the book, per price (best first): what `seen_by` marks as
-    /// its own, so a company's sessions can be told their share without the others'.
-    pub fn shares(&self) -> HashMap<CompanyId, Vec<(Decimal, i64, i64)>> {
-        self.shares
-            .iter()
-            .map(|(company, parts)| {
-                let mut by_level: BTreeMap<usize, (i64, i64)> = BTreeMap::new();
-                for &(i, buy, sell) in parts {
-                    let e = by_level.entry(i).or_default();
-                    e.0 += buy;
-                    e.1 += sell;
-                }
-                let levels = by_level.into_iter().map(|(i, (b, s))| (self.levels[i].price, b, s)).collect();
-                (*company, levels)
-            })
-            .collect()
-    }
-}
-
 pub(crate) fn not_found_order() -> EngineError {
     EngineError::NotFound("Order not found.".into())
 }
@@ -210,14 +98,6 @@ fn order_json(o: &ChildOrder) -> serde_json::Value {
 impl<S: Store> Engine<S> {
     pub fn platform_status(&self) -> Status {
         self.config.calendar.status(self.clock.now())
-    }
-
-    /// One of the user's writes of this kind, within their throttle (ADR 0024; MiFID II
-    /// RTS 7 asks venues to limit message rates per member).
-    pub(crate) fn throttle(&self, actor: &Actor, kind: crate::ratelimit::Write) -> Result<(), EngineError> {
-        self.limiter
-            .write(actor.user.user_id, kind, self.clock.now())
-            .map_err(|w| EngineError::too_many(crate::accounts::TOO_MANY_WRITES, w))
     }
 
     pub(crate) fn require_trade(actor: &Actor) -> Result<(), EngineError> {
@@ -694,28 +574,6 @@ impl<S: Store> Engine<S> {
         Ok(Book { instrument, snapshot, own: None })
     }
 
-    /// The levels of a book, from the cache (ADR 0014): read in O(levels) on a miss.
-    pub(crate) async fn cached_levels(&self, instrument_id: InstrumentId) -> Result<Arc<BookLevels>, EngineError> {
-        let load = || async {
-            let rows = self.store.single().await?.book_rows(instrument_id).await?;
-            Ok::<_, StoreError>(Some(BookLevels::of(&rows)))
-        };
-        Ok(self.caches.books.get(instrument_id, load).await?.expect("a book is never absent"))
-    }
-
-    /// Says the book of an instrument changed; the edge reads it back, conflated (ADR 0011).
-    pub fn publish_book(&self, instrument_id: InstrumentId) {
-        self.publish(Event::book_changed(instrument_id));
-    }
-
-    pub(crate) fn publish_order(&self, o: &ChildOrder) {
-        self.publish(Event::order_changed(o));
-    }
-
-    pub(crate) fn publish_parent(&self, p: &ParentOrder) {
-        self.publish(Event::parent_order_changed(p));
-    }
-
     /// The close at `close`: every working, locked or reserved child order placed up to
     /// then expires and its quantity returns to its parent; pending match requests made
     /// up to then time out. A late run (after a restart or a retry) never touches what
@@ -768,10 +626,10 @@ impl<S: Store> Engine<S> {
                 .map_err(|e| EngineError::Internal(e.to_string()))?;
             tx.update_match_request_state(m.match_request_id, m.state, to, at).await?;
             let ended = MatchRequest { state: to, updated_at: at, ..m };
-            notices.extend(self.notify_ended(&mut tx, &ended, MatchRequestEvent::TimeOut, now).await?);
+            notices.extend(self.notifications.notify_ended(&mut tx, &ended, MatchRequestEvent::TimeOut, now).await?);
         }
         tx.commit().await?;
-        self.publish_notifications(notices);
+        self.notifications.publish_notifications(notices);
         let mut instruments: Vec<InstrumentId> = expired.iter().map(|o| o.instrument_id).collect();
         instruments.sort();
         instruments.dedup();

@@ -3,12 +3,11 @@
 
 use rust_decimal::Decimal;
 use serde_json::json;
-use std::sync::Arc;
 use upstairs_domain::price::{Band, BandError};
 use upstairs_domain::{CompanyId, Email, FieldError, InstrumentId, Permission, UserId};
 
 use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, action_log, audit, blank_to_none, require};
-use crate::error::{EngineError, StoreError};
+use crate::error::EngineError;
 use crate::events::Event;
 use crate::model::*;
 use crate::ports::*;
@@ -403,63 +402,10 @@ impl<S: Store> Engine<S> {
         self.publish(Event::instrument_changed(i));
     }
 
-    /// An instrument, from the cache (ADR 0014).
-    pub async fn cached_instrument(&self, id: InstrumentId) -> Result<Arc<Instrument>, EngineError> {
-        let load = || async { self.store.single().await?.instrument(id).await };
-        self.caches
-            .instruments
-            .get(id, load)
-            .await?
-            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
-    }
-
-    /// An instrument the caller may see (admins see every one; others the active ones
-    /// of their kind, sandbox or not).
-    pub(crate) async fn visible_instrument(
-        &self,
-        actor: &Actor,
-        id: InstrumentId,
-    ) -> Result<Arc<Instrument>, EngineError> {
-        Some(self.cached_instrument(id).await?)
-            .filter(|i| {
-                actor.can(Permission::Admin) || (i.active && i.is_sandbox == actor.can(Permission::SandboxOnly))
-            })
-            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
-    }
-
     /// Whether the actor may trade this instrument: a sandbox user sandbox instruments
     /// only, any other trader live ones only (a colleague's parent order included).
     pub(crate) fn may_trade(actor: &Actor, instrument: &Instrument) -> bool {
         instrument.is_sandbox == actor.can(Permission::SandboxOnly)
-    }
-
-    /// The brokers a company's traders may route to, from the cache (ADR 0014).
-    pub(crate) async fn cached_brokers(&self, company: CompanyId) -> Result<Arc<Vec<CompanyRef>>, EngineError> {
-        let load =
-            || async { Ok::<_, StoreError>(self.store.read().await?.company(company).await?.map(|c| c.brokers)) };
-        Ok(self.caches.brokers.get(company, load).await?.unwrap_or_default())
-    }
-
-    /// [`Self::cached_instrument`] inside a transaction: a miss reads through `tx`, never
-    /// through a second connection (a burst of transactions each waiting for a second
-    /// connection of a spent pool would wait on each other until the pool times out).
-    pub(crate) async fn instrument_in(&self, tx: &mut S::Tx, id: InstrumentId) -> Result<Arc<Instrument>, EngineError> {
-        let load = || async move { tx.instrument(id).await };
-        self.caches
-            .instruments
-            .get(id, load)
-            .await?
-            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
-    }
-
-    /// [`Self::cached_brokers`] inside a transaction (see [`Self::instrument_in`]).
-    pub(crate) async fn brokers_in(
-        &self,
-        tx: &mut S::Tx,
-        company: CompanyId,
-    ) -> Result<Arc<Vec<CompanyRef>>, EngineError> {
-        let load = || async move { Ok::<_, StoreError>(tx.company(company).await?.map(|c| c.brokers)) };
-        Ok(self.caches.brokers.get(company, load).await?.unwrap_or_default())
     }
 }
 

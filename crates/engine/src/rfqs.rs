@@ -233,7 +233,7 @@ impl<S: Store> Engine<S> {
         self.publish_order(&order);
         self.publish_parent(&view.parent);
         self.publish_rfq(&rfq, &listeners);
-        self.publish_notifications(notices);
+        self.notifications.publish_notifications(notices);
         Ok(RfqView { rfq, responses })
     }
 
@@ -411,7 +411,7 @@ impl<S: Store> Engine<S> {
         let listeners = self.rfq_listeners(&mut tx, rfq, &[before.company_id]).await?;
         tx.commit().await?;
         self.publish_rfq(rfq, &listeners);
-        self.publish_notifications(notices);
+        self.notifications.publish_notifications(notices);
         Ok(after)
     }
 
@@ -601,7 +601,7 @@ impl<S: Store> Engine<S> {
         self.publish_parent(&parent);
         self.publish_parent(&lp_parent);
         self.publish_rfq(&rfq, &listeners);
-        self.publish_notifications(notices);
+        self.notifications.publish_notifications(notices);
         Ok(RfqView { rfq, responses: ended.into_iter().zip(names).collect() })
     }
 
@@ -709,7 +709,7 @@ impl<S: Store> Engine<S> {
         }
         self.publish_parent(&parent.parent);
         self.publish_rfq(&rfq, &listeners);
-        self.publish_notifications(notices);
+        self.notifications.publish_notifications(notices);
         Ok(RfqView { rfq, responses: ended.into_iter().zip(names).collect() })
     }
 

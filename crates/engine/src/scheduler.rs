@@ -13,7 +13,7 @@ use crate::model::*;
 use crate::ports::*;
 use crate::{Engine, Store};
 
-pub const OUTBOX_DELIVER: &str = "outbox.deliver";
+pub use crate::core::OUTBOX_DELIVER;
 pub const CLEANUP: &str = "cleanup.tokens";
 const CLEANUP_KEY: &str = "cleanup.tokens";
 const CLEANUP_EVERY: Duration = Duration::hours(1);
@@ -41,37 +41,9 @@ pub struct RunReport {
 }
 
 impl<S: Store> Engine<S> {
-    /// Queues an e-mail inside the caller's transaction. Callers poke the scheduler
-    /// after commit (`wake`) so it goes out at once.
-    pub(crate) async fn enqueue_email(
-        &self,
-        tx: &mut S::Tx,
-        now: DateTime<Utc>,
-        to: &str,
-        template: EmailTemplate,
-    ) -> Result<Uuid, EngineError> {
-        let outbox_id = Uuid::now_v7();
-        let email =
-            OutgoingEmail { message_id: format!("<{outbox_id}@{}>", self.mail_domain()), to: to.to_owned(), template };
-        tx.insert_outbox(&OutboxMessage {
-            outbox_id,
-            email,
-            created_at: now,
-            sent_at: None,
-            attempts: 0,
-            last_error: None,
-        })
-        .await?;
-        tx.insert_timer(&Timer {
-            timer_id: Uuid::now_v7(),
-            kind: OUTBOX_DELIVER.into(),
-            payload: json!({ "outbox_id": outbox_id }),
-            due_at: now,
-            dedupe_key: None,
-            attempts: 0,
-        })
-        .await?;
-        Ok(outbox_id)
+    /// What waits in the database now (`/metrics`).
+    pub async fn backlog(&self) -> Result<Backlog, EngineError> {
+        Ok(self.store.single().await?.backlog(self.clock.now()).await?)
     }
 
     /// The e-mail outbox, newest first, for venue admins: each message, its delivery state
@@ -94,13 +66,6 @@ impl<S: Store> Engine<S> {
             }
         }
         Ok(messages)
-    }
-
-    pub(crate) fn mail_domain(&self) -> String {
-        let url = self.config.public_url.as_str();
-        let rest = url.split_once("://").map_or(url, |(_, r)| r);
-        let host = rest.split(['/', ':']).next().unwrap_or("");
-        if host.is_empty() { "upstairs.local".into() } else { host.to_owned() }
     }
 
     /// Run at start: makes sure the recurring jobs exist (idempotent), and retries
@@ -190,13 +155,6 @@ impl<S: Store> Engine<S> {
                 }
             }
         }
-    }
-
-    /// Wakes every lane's loop (new due work was committed).
-    pub(crate) fn poke(&self) {
-        self.wake.notify_waiters();
-        self.wake.notify_one();
-        self.fix_wake.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// The lane whose loop has not beaten for longer than `limit` (dead or stuck), if any.

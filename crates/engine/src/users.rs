@@ -4,13 +4,16 @@
 use serde_json::json;
 use upstairs_domain::{AutoAccept, CompanyId, Email, FieldError, Password, Permission, Role, UserId, roles_problem};
 
+use crate::Store;
+use crate::accounts::Accounts;
 use crate::accounts::parse_email;
 use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, action_log, audit, blank_to_none, require};
+use crate::core::service;
 use crate::error::{EngineError, StoreError};
 use crate::events::Event;
+use crate::keyed::first;
 use crate::model::*;
 use crate::ports::*;
-use crate::{Engine, Store};
 
 #[derive(Debug)]
 pub struct NewUser {
@@ -83,7 +86,12 @@ fn check_name(field: &str, label: &str, v: &str, errors: &mut Vec<FieldError>) {
     }
 }
 
-impl<S: Store> Engine<S> {
+service!(
+    /// Users: the admin's list and forms, a user's own profile, bootstrap.
+    Users { accounts: Accounts }
+);
+
+impl<S: Store> Users<S> {
     /// A user the caller may see: themselves, a user of their own company when they
     /// manage its users, or anyone for an admin.
     pub async fn user(&self, actor: &Actor, id: UserId) -> Result<UserView, EngineError> {
@@ -102,6 +110,20 @@ impl<S: Store> Engine<S> {
 
     /// Creates a user without a password and e-mails an activation link. Admins may
     /// create users in any company; company admins in their own.
+    /// Runs once per `key` (ADR 0023): a retry answers what the first run created.
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
+    pub async fn create_user(
+        &self,
+        actor: &Actor,
+        input: NewUser,
+        key: Option<&IdempotencyKey>,
+    ) -> Result<UserView, EngineError> {
+        self.once(actor, key, self.create_user_inner(actor, input, key), |ids| async move {
+            self.user(actor, UserId(first(ids)?)).await
+        })
+        .await
+    }
+
     pub(crate) async fn create_user_inner(
         &self,
         actor: &Actor,
@@ -167,7 +189,7 @@ impl<S: Store> Engine<S> {
         };
         tx.insert_user(&user).await?;
         if user.active {
-            self.issue_link(&mut tx, &user, LinkPurpose::Activation, now).await?;
+            self.accounts.issue_link(&mut tx, &user, LinkPurpose::Activation, now).await?;
         }
         let log = action_log(
             now,

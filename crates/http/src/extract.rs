@@ -269,7 +269,7 @@ impl<S: Store> FromRequestParts<AppState<S>> for Auth {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState<S>) -> Result<Self, ApiError> {
         let token = bearer(&parts.headers).ok_or_else(|| ApiError::unauthorized("Sign in to continue."))?;
-        Ok(Auth(state.engine.authenticate(token).await?))
+        Ok(Auth(state.engine.accounts.authenticate(token).await?))
     }
 }
 

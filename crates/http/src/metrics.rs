@@ -141,7 +141,7 @@ pub async fn metrics<S: Store>(State(st): State<AppState<S>>) -> Response {
     let (in_use, open) = e.store().pool_use();
     gauge(&mut out, "upstairs_db_connections_in_use", "Database connections in use.", "gauge", in_use);
     gauge(&mut out, "upstairs_db_connections_open", "Database connections open.", "gauge", open);
-    let c = e.counters();
+    let c = &e.counters;
     gauge(
         &mut out,
         "upstairs_match_requests_total",

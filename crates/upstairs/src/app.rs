@@ -419,7 +419,7 @@ impl AsyncEngineFn<upstairs_engine::model::UserView> for Bootstrap {
     async fn call<S: Store>(self, engine: Engine<S>) -> anyhow::Result<upstairs_engine::model::UserView> {
         use upstairs_engine::EngineError;
         let email = self.0.email.clone();
-        match engine.bootstrap_user(self.0).await {
+        match engine.users.bootstrap_user(self.0).await {
             Ok(u) => Ok(u),
             Err(EngineError::Invalid { detail, .. } | EngineError::Conflict { detail, .. }) => {
                 anyhow::bail!("cannot create {email}: {detail}")

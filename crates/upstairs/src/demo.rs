@@ -185,6 +185,7 @@ pub async fn seed_demo<S: Store>(engine: &Engine<S>) -> Result<bool, EngineError
     for u in USERS {
         users.push(
             engine
+                .users
                 .bootstrap_user(BootstrapUser {
                     email: u.email.into(),
                     password: DEMO_PASSWORD.into(),

@@ -127,5 +127,5 @@ pub async fn action_logs<S: Store>(
     };
     let filter =
         ActionLogFilter { email: q.email, sort, descending, page: q.page.unwrap_or(0), size: q.size.unwrap_or(50) };
-    Ok(Json(st.engine.action_logs(&actor, filter).await?.into()))
+    Ok(Json(st.engine.action_logs.list(&actor, filter).await?.into()))
 }

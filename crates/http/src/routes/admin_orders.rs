@@ -132,7 +132,7 @@ pub async fn admin_orders<S: Store>(
         page: q.page.unwrap_or(0),
         size: q.size.unwrap_or(50),
     };
-    Ok(Json(st.engine.admin_orders(&actor, filter).await?.into()))
+    Ok(Json(st.engine.admin_orders.list(&actor, filter).await?.into()))
 }
 
 /// The limit-price correction.
@@ -157,7 +157,7 @@ pub async fn correct_order_price<S: Store>(
     ApiPath(id): ApiPath<OrderId>,
     ApiJson(req): ApiJson<CorrectPriceRequest>,
 ) -> ApiResult<Json<AdminOrderDto>> {
-    Ok(Json(st.engine.correct_order_price(&actor, id, req.limit_price).await?.into()))
+    Ok(Json(st.engine.admin_orders.correct_order_price(&actor, id, req.limit_price).await?.into()))
 }
 
 /// One side of a trade (the billing item of admin spec section 3).
@@ -228,6 +228,6 @@ pub struct BillingDto {
 #[utoipa::path(get, path = "/api/billing", tag = "admin",
     responses((status = 200, body = BillingDto), Forbidden), security(("bearer" = [])))]
 pub async fn billing<S: Store>(State(st): State<AppState<S>>, Auth(actor): Auth) -> ApiResult<Json<BillingDto>> {
-    let items = st.engine.billing(&actor).await?.into_iter().map(Into::into).collect();
+    let items = st.engine.admin_orders.billing(&actor).await?.into_iter().map(Into::into).collect();
     Ok(Json(BillingDto { items }))
 }

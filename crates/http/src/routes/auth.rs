@@ -28,6 +28,7 @@ pub async fn login<S: Store>(
 ) -> ApiResult<Json<TokenResponse>> {
     let token = st
         .engine
+        .accounts
         .login(LoginInput { email: req.email, password: req.password, remember_me: req.remember_me }, &client)
         .await?;
     Ok(Json(TokenResponse { token }))
@@ -37,6 +38,6 @@ pub async fn login<S: Store>(
 #[utoipa::path(delete, path = "/api/auth/session", tag = "auth",
     responses((status = 204, description = "Signed out")), security(("bearer" = [])))]
 pub async fn logout<S: Store>(State(st): State<AppState<S>>, Auth(actor): Auth) -> ApiResult<StatusCode> {
-    st.engine.logout(&actor).await?;
+    st.engine.accounts.logout(&actor).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -102,7 +102,7 @@ pub async fn newsletters<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
 ) -> ApiResult<Json<Vec<NewsletterDto>>> {
-    Ok(Json(st.engine.newsletters(&actor).await?.into_iter().map(Into::into).collect()))
+    Ok(Json(st.engine.newsletters.list(&actor).await?.into_iter().map(Into::into).collect()))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -133,7 +133,7 @@ pub async fn create_newsletter<S: Store>(
             .and_then(|f| f.instrument_ids)
             .map(|ids| ids.into_iter().map(InstrumentId).collect()),
     };
-    let n = st.engine.create_newsletter(&actor, input, key.as_ref()).await?;
+    let n = st.engine.newsletters.create_newsletter(&actor, input, key.as_ref()).await?;
     Ok((StatusCode::CREATED, Json(n.into())))
 }
 
@@ -155,7 +155,7 @@ pub async fn add_recipients<S: Store>(
     ApiJson(req): ApiJson<AddRecipientsRequest>,
 ) -> ApiResult<Json<NewsletterDto>> {
     let users = req.recipient_ids.into_iter().map(UserId).collect();
-    Ok(Json(st.engine.add_newsletter_recipients(&actor, id, users).await?.into()))
+    Ok(Json(st.engine.newsletters.add_newsletter_recipients(&actor, id, users).await?.into()))
 }
 
 /// Removes one recipient.
@@ -167,7 +167,7 @@ pub async fn remove_recipient<S: Store>(
     Auth(actor): Auth,
     ApiPath((id, user)): ApiPath<(Uuid, Uuid)>,
 ) -> ApiResult<Json<NewsletterDto>> {
-    Ok(Json(st.engine.remove_newsletter_recipient(&actor, id, UserId(user)).await?.into()))
+    Ok(Json(st.engine.newsletters.remove_newsletter_recipient(&actor, id, UserId(user)).await?.into()))
 }
 
 /// A price level of the digest: the size shown at a price, no firm.
@@ -233,7 +233,7 @@ pub async fn preview_newsletter<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<Uuid>,
 ) -> ApiResult<Json<NewsletterPreviewDto>> {
-    Ok(Json(st.engine.preview_newsletter(&actor, id).await?.into()))
+    Ok(Json(st.engine.newsletters.preview_newsletter(&actor, id).await?.into()))
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -252,6 +252,6 @@ pub async fn send_newsletter<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<Uuid>,
 ) -> ApiResult<(StatusCode, Json<NewsletterSentDto>)> {
-    let queued = st.engine.send_newsletter(&actor, id).await?;
+    let queued = st.engine.newsletters.send_newsletter(&actor, id).await?;
     Ok((StatusCode::ACCEPTED, Json(NewsletterSentDto { queued })))
 }

@@ -148,8 +148,11 @@ pub async fn notifications<S: Store>(
     ApiQuery(q): ApiQuery<NotificationQuery>,
 ) -> ApiResult<Json<Page<NotificationDto>>> {
     let newest_first = !matches!(q.order_by, Some(OrderByDto::Asc));
-    let page =
-        st.engine.notifications(&actor, q.archived, newest_first, q.page.unwrap_or(0), q.size.unwrap_or(50)).await?;
+    let page = st
+        .engine
+        .notifications
+        .list(&actor, q.archived, newest_first, q.page.unwrap_or(0), q.size.unwrap_or(50))
+        .await?;
     Ok(Json(page.into()))
 }
 
@@ -171,5 +174,5 @@ pub async fn change_notification<S: Store>(
     ApiJson(req): ApiJson<NotificationChange>,
 ) -> ApiResult<Json<NotificationDto>> {
     let changes = NotificationChanges { read: req.read, archived: req.archived };
-    Ok(Json(st.engine.change_notification(&actor, id, changes).await?.into()))
+    Ok(Json(st.engine.notifications.change(&actor, id, changes).await?.into()))
 }

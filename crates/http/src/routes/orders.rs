@@ -218,7 +218,7 @@ pub async fn edit_order<S: Store>(
         return Ok(Json(PatchOrderResponse::Confirmation(c.into())));
     }
     let token = bearer(&headers).ok_or_else(|| ApiError::unauthorized("Sign in to continue."))?;
-    let actor = st.engine.authenticate(token).await?;
+    let actor = st.engine.accounts.authenticate(token).await?;
     let req: EditOrderRequest = body_as(body)?;
     let edit = OrderEdit {
         quantity: crate::dto::quantity_option("quantity", req.quantity)?,

@@ -50,7 +50,7 @@ pub async fn update<S: Store>(
     ApiPath(id): ApiPath<UserId>,
     ApiJson(req): ApiJson<UpdateUserRequest>,
 ) -> ApiResult<Json<UserDto>> {
-    let view = st.engine.update_user(&actor, id, req.into()).await?;
+    let view = st.engine.users.update_user(&actor, id, req.into()).await?;
     Ok(Json(with_score(&st, view).await?))
 }
 
@@ -76,7 +76,7 @@ pub async fn create<S: Store>(
         fix_integration: req.fix_integration.unwrap_or(false),
         active: req.active.unwrap_or(true),
     };
-    let user = st.engine.create_user(&actor, input, key.as_ref()).await?;
+    let user = st.engine.users.create_user(&actor, input, key.as_ref()).await?;
     Ok((StatusCode::CREATED, Json(with_score(&st, user).await?)))
 }
 
@@ -91,7 +91,7 @@ pub async fn request_link<S: Store>(
     ApiQuery(q): ApiQuery<PasswordResetQuery>,
     ApiJson(req): ApiJson<EmailRequest>,
 ) -> ApiResult<StatusCode> {
-    st.engine.request_password_link(&req.email, q.new_account_email.unwrap_or(false), &client).await?;
+    st.engine.accounts.request_password_link(&req.email, q.new_account_email.unwrap_or(false), &client).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -104,7 +104,7 @@ pub async fn check_link<S: Store>(
     ApiPath(hash): ApiPath<String>,
     ApiQuery(q): ApiQuery<LinkPurposeQuery>,
 ) -> ApiResult<Json<LinkStatus>> {
-    Ok(Json(st.engine.check_link(&hash, q.purpose.map(Into::into)).await?.into()))
+    Ok(Json(st.engine.accounts.check_link(&hash, q.purpose.map(Into::into)).await?.into()))
 }
 
 /// Sets a new password through a link; signs the user out everywhere.
@@ -116,7 +116,7 @@ pub async fn set_password<S: Store>(
     ApiPath(hash): ApiPath<String>,
     ApiJson(req): ApiJson<PasswordRequest>,
 ) -> ApiResult<StatusCode> {
-    st.engine.set_password_with_link(&hash, &req.password, req.purpose.map(Into::into)).await?;
+    st.engine.accounts.set_password_with_link(&hash, &req.password, req.purpose.map(Into::into)).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -136,7 +136,7 @@ pub async fn admin_list<S: Store>(
         page: q.page.unwrap_or(0),
         size: q.size.unwrap_or(200),
     };
-    let page = st.engine.admin_users(&actor, filter).await?;
+    let page = st.engine.users.admin_users(&actor, filter).await?;
     let ids: Vec<UserId> = page.items.iter().map(|v| v.user.user_id).collect();
     let scores = st.engine.reliability_scores(&ids).await?;
     let items = page.items.into_iter().map(|v| {

@@ -37,7 +37,7 @@ impl Hub {
     /// Starts listening to `events` (before returning, so no event after this call is missed).
     pub fn start<S: Store>(engine: Engine<S>, events: &BroadcastPublisher) -> Self {
         let rx = events.subscribe();
-        let presence = engine.presence().clone();
+        let presence = engine.presence.clone();
         let (tx, _) = broadcast::channel(SESSION_BUFFER);
         let books = BookPusher::new(engine, tx.clone(), WINDOW);
         let task = tokio::spawn(run(rx, tx.clone(), books));

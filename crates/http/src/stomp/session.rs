@@ -159,7 +159,7 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
         send(&mut sink, &error_frame("unauthorized", "Send Authorization: Bearer <token> in CONNECT.")).await?;
         return Ok(());
     };
-    let mut actor: Actor = match st.engine.authenticate(&token).await {
+    let mut actor: Actor = match st.engine.accounts.authenticate(&token).await {
         Ok(a) => a,
         Err(_) => {
             send(&mut sink, &error_frame("unauthorized", "The session is not valid. Sign in again.")).await?;
@@ -245,7 +245,7 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
                 match ev {
                     // The user changed (roles, company, active) or sessions ended: read them again.
                     Ok(Outgoing::SessionsEnded(user_id)) if user_id == actor.user.user_id => {
-                        match st.engine.authenticate(&token).await {
+                        match st.engine.accounts.authenticate(&token).await {
                             Ok(now) => actor = now,
                             Err(_) => {
                                 send(&mut sink, &error_frame("session ended", "The session has ended. Sign in again.")).await?;
@@ -272,7 +272,7 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
                 }
             }
             _ = revalidate.tick() => {
-                match st.engine.authenticate(&token).await {
+                match st.engine.accounts.authenticate(&token).await {
                     Ok(now) => actor = now,
                     Err(_) => {
                         send(&mut sink, &error_frame("session ended", "The session has ended. Sign in again.")).await?;

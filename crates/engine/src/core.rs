@@ -1,0 +1,318 @@
+//! The shared core of the engine (ADR 0032): the ports, settings, caches and wake-ups
+//! every feature service holds, and the steps every use case takes with them: publishing
+//! a change after commit, throttling a writer, reading the reference data through the
+//! caches, queueing an e-mail, refusing a stopped firm.
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use std::sync::Arc;
+use tokio::sync::Notify;
+use upstairs_domain::{CompanyId, InstrumentId, Permission};
+use uuid::Uuid;
+
+use crate::book::BookLevels;
+use crate::context::Actor;
+use crate::error::trading_stopped;
+use crate::model::*;
+use crate::ports::*;
+use crate::*;
+
+/// A writer over its throttle (ADR 0024).
+pub const TOO_MANY_WRITES: &str = "Too many requests in a short time. Please wait a moment and try again.";
+
+/// The timer kind that delivers one queued e-mail.
+pub const OUTBOX_DELIVER: &str = "outbox.deliver";
+
+/// What every feature shares (ADR 0032): the ports, the settings, the caches and the
+/// wake-ups, with the checks and publications every use case makes. Cheap to clone.
+pub struct Core<S: Store> {
+    pub(crate) store: S,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) events: Arc<dyn EventPublisher>,
+    pub(crate) mailer: Arc<dyn Mailer>,
+    pub(crate) config: Arc<EngineConfig>,
+    pub(crate) limiter: Arc<ratelimit::RateLimiter>,
+    /// Password hashing's slots and queue (ADR 0024).
+    pub(crate) hashing: Arc<security::Hashing>,
+    /// Poked after a commit that created due work, so the scheduler runs at once.
+    pub(crate) wake: Arc<Notify>,
+    /// Counts commits that may have put messages in the FIX outbox; each FIX session
+    /// watches it (ADR 0025).
+    pub(crate) fix_wake: Arc<tokio::sync::watch::Sender<u64>>,
+    pub(crate) caches: Arc<cache::Caches>,
+    pub(crate) heartbeat: Arc<scheduler::Heartbeat>,
+    pub(crate) lane_passes: Arc<scheduler::LanePasses>,
+    /// The other nodes on this database, when there can be any (ADR 0026).
+    pub(crate) fanout: Option<Arc<dyn ports::Fanout>>,
+    /// This node's name in announcements (random per start), so it skips its own.
+    pub(crate) node: Arc<str>,
+    /// Whether this node hears the other nodes' announcements now.
+    pub(crate) listening: Arc<std::sync::atomic::AtomicBool>,
+    /// What this node did since it started, for `/metrics`.
+    pub counters: Arc<Counters>,
+    /// Who has a realtime session on this node.
+    pub presence: Arc<presence::Presence>,
+}
+
+impl<S: Store> Clone for Core<S> {
+    fn clone(&self) -> Self {
+        Self {
+            store: self.store.clone(),
+            clock: self.clock.clone(),
+            events: self.events.clone(),
+            mailer: self.mailer.clone(),
+            config: self.config.clone(),
+            limiter: self.limiter.clone(),
+            hashing: self.hashing.clone(),
+            wake: self.wake.clone(),
+            fix_wake: self.fix_wake.clone(),
+            caches: self.caches.clone(),
+            heartbeat: self.heartbeat.clone(),
+            lane_passes: self.lane_passes.clone(),
+            fanout: self.fanout.clone(),
+            node: self.node.clone(),
+            listening: self.listening.clone(),
+            counters: self.counters.clone(),
+            presence: self.presence.clone(),
+        }
+    }
+}
+
+impl<S: Store> Core<S> {
+    pub fn new(
+        store: S,
+        clock: Arc<dyn Clock>,
+        events: Arc<dyn EventPublisher>,
+        mailer: Arc<dyn Mailer>,
+        config: EngineConfig,
+    ) -> Self {
+        let limiter = Arc::new(ratelimit::RateLimiter::new(config.rate_limits.clone()));
+        let fanout = store.fanout();
+        let node = uuid::Uuid::new_v4().simple().to_string()[..12].into();
+        Self {
+            fanout,
+            node,
+            listening: Arc::default(),
+            counters: Arc::default(),
+            presence: Arc::default(),
+            store,
+            clock,
+            events,
+            mailer,
+            config: Arc::new(config),
+            limiter,
+            hashing: Arc::default(),
+            wake: Arc::new(Notify::new()),
+            fix_wake: Arc::new(tokio::sync::watch::channel(0).0),
+            caches: Arc::default(),
+            heartbeat: Arc::default(),
+            lane_passes: Arc::default(),
+        }
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    /// A secret hashed as passwords are (argon2, off the async runtime, ADR 0024).
+    pub async fn hash_password(&self, secret: String) -> Result<String, EngineError> {
+        self.hashing.hash_password(secret).await
+    }
+
+    pub fn wake_handle(&self) -> Arc<Notify> {
+        self.wake.clone()
+    }
+
+    /// Changes whenever a commit may have put messages in the FIX outbox.
+    pub fn fix_outbox_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.fix_wake.subscribe()
+    }
+
+    /// Publishes what a commit changed, after dropping the cache entries it makes
+    /// stale: the caller's next read sees its own write.
+    pub(crate) fn publish(&self, event: Event) {
+        self.caches.apply(&event);
+        self.announce(&event);
+        self.events.publish(event);
+    }
+
+    /// Queues an e-mail inside the caller's transaction. Callers poke the scheduler
+    /// after commit (`wake`) so it goes out at once.
+    pub(crate) async fn enqueue_email(
+        &self,
+        tx: &mut S::Tx,
+        now: DateTime<Utc>,
+        to: &str,
+        template: EmailTemplate,
+    ) -> Result<Uuid, EngineError> {
+        let outbox_id = Uuid::now_v7();
+        let email =
+            OutgoingEmail { message_id: format!("<{outbox_id}@{}>", self.mail_domain()), to: to.to_owned(), template };
+        tx.insert_outbox(&OutboxMessage {
+            outbox_id,
+            email,
+            created_at: now,
+            sent_at: None,
+            attempts: 0,
+            last_error: None,
+        })
+        .await?;
+        tx.insert_timer(&Timer {
+            timer_id: Uuid::now_v7(),
+            kind: OUTBOX_DELIVER.into(),
+            payload: json!({ "outbox_id": outbox_id }),
+            due_at: now,
+            dedupe_key: None,
+            attempts: 0,
+        })
+        .await?;
+        Ok(outbox_id)
+    }
+
+    pub(crate) fn mail_domain(&self) -> String {
+        let url = self.config.public_url.as_str();
+        let rest = url.split_once("://").map_or(url, |(_, r)| r);
+        let host = rest.split(['/', ':']).next().unwrap_or("");
+        if host.is_empty() { "upstairs.local".into() } else { host.to_owned() }
+    }
+
+    /// Wakes every lane's loop (new due work was committed).
+    pub(crate) fn poke(&self) {
+        self.wake.notify_waiters();
+        self.wake.notify_one();
+        self.fix_wake.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// One of the user's writes of this kind, within their throttle (ADR 0024; MiFID II
+    /// RTS 7 asks venues to limit message rates per member).
+    pub(crate) fn throttle(&self, actor: &Actor, kind: crate::ratelimit::Write) -> Result<(), EngineError> {
+        self.limiter
+            .write(actor.user.user_id, kind, self.clock.now())
+            .map_err(|w| EngineError::too_many(TOO_MANY_WRITES, w))
+    }
+
+    /// The levels of a book, from the cache (ADR 0014): read in O(levels) on a miss.
+    pub(crate) async fn cached_levels(&self, instrument_id: InstrumentId) -> Result<Arc<BookLevels>, EngineError> {
+        let load = || async {
+            let rows = self.store.single().await?.book_rows(instrument_id).await?;
+            Ok::<_, StoreError>(Some(BookLevels::of(&rows)))
+        };
+        Ok(self.caches.books.get(instrument_id, load).await?.expect("a book is never absent"))
+    }
+
+    /// Says the book of an instrument changed; the edge reads it back, conflated (ADR 0011).
+    pub fn publish_book(&self, instrument_id: InstrumentId) {
+        self.publish(Event::book_changed(instrument_id));
+    }
+
+    pub(crate) fn publish_order(&self, o: &ChildOrder) {
+        self.publish(Event::order_changed(o));
+    }
+
+    pub(crate) fn publish_parent(&self, p: &ParentOrder) {
+        self.publish(Event::parent_order_changed(p));
+    }
+
+    /// An instrument, from the cache (ADR 0014).
+    pub async fn cached_instrument(&self, id: InstrumentId) -> Result<Arc<Instrument>, EngineError> {
+        let load = || async { self.store.single().await?.instrument(id).await };
+        self.caches
+            .instruments
+            .get(id, load)
+            .await?
+            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
+    }
+
+    /// An instrument the caller may see (admins see every one; others the active ones
+    /// of their kind, sandbox or not).
+    pub(crate) async fn visible_instrument(
+        &self,
+        actor: &Actor,
+        id: InstrumentId,
+    ) -> Result<Arc<Instrument>, EngineError> {
+        Some(self.cached_instrument(id).await?)
+            .filter(|i| {
+                actor.can(Permission::Admin) || (i.active && i.is_sandbox == actor.can(Permission::SandboxOnly))
+            })
+            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
+    }
+
+    /// The brokers a company's traders may route to, from the cache (ADR 0014).
+    pub(crate) async fn cached_brokers(&self, company: CompanyId) -> Result<Arc<Vec<CompanyRef>>, EngineError> {
+        let load =
+            || async { Ok::<_, StoreError>(self.store.read().await?.company(company).await?.map(|c| c.brokers)) };
+        Ok(self.caches.brokers.get(company, load).await?.unwrap_or_default())
+    }
+
+    /// [`Self::cached_instrument`] inside a transaction: a miss reads through `tx`, never
+    /// through a second connection (a burst of transactions each waiting for a second
+    /// connection of a spent pool would wait on each other until the pool times out).
+    pub(crate) async fn instrument_in(&self, tx: &mut S::Tx, id: InstrumentId) -> Result<Arc<Instrument>, EngineError> {
+        let load = || async move { tx.instrument(id).await };
+        self.caches
+            .instruments
+            .get(id, load)
+            .await?
+            .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
+    }
+
+    /// [`Self::cached_brokers`] inside a transaction (see [`Self::instrument_in`]).
+    pub(crate) async fn brokers_in(
+        &self,
+        tx: &mut S::Tx,
+        company: CompanyId,
+    ) -> Result<Arc<Vec<CompanyRef>>, EngineError> {
+        let load = || async move { Ok::<_, StoreError>(tx.company(company).await?.map(|c| c.brokers)) };
+        Ok(self.caches.brokers.get(company, load).await?.unwrap_or_default())
+    }
+
+    /// Refuses a trading call of a stopped company; read in the caller's transaction,
+    /// after its locks, so that it sees a stop committed before them.
+    pub(crate) async fn require_trading(&self, tx: &mut S::Tx, company: CompanyId) -> Result<(), EngineError> {
+        match tx.trading_stopped_since(company).await? {
+            Some(_) => Err(trading_stopped()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Declares a feature service (ADR 0032): the shared core, reached through `Deref`, and
+/// as fields the services of earlier features it calls, never a later one's
+/// (`tests/layering.rs` holds the order).
+macro_rules! service {
+    ($(#[$meta:meta])* $name:ident { $($field:ident: $feature:ident),* $(,)? }) => {
+        $(#[$meta])*
+        pub struct $name<S: crate::Store> {
+            core: crate::Core<S>,
+            $(pub(crate) $field: $feature<S>,)*
+        }
+
+        impl<S: crate::Store> Clone for $name<S> {
+            fn clone(&self) -> Self {
+                Self { core: self.core.clone(), $($field: self.$field.clone(),)* }
+            }
+        }
+
+        impl<S: crate::Store> std::ops::Deref for $name<S> {
+            type Target = crate::Core<S>;
+            fn deref(&self) -> &crate::Core<S> {
+                &self.core
+            }
+        }
+
+        impl<S: crate::Store> $name<S> {
+            pub(crate) fn new(core: &crate::Core<S>, $($field: &$feature<S>),*) -> Self {
+                Self { core: core.clone(), $($field: $field.clone(),)* }
+            }
+        }
+    };
+}
+pub(crate) use service;

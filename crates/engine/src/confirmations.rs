@@ -56,11 +56,11 @@ impl<S: Store> Engine<S> {
     ) -> Result<(), EngineError> {
         if step == ConfirmationStep::Accept {
             let trades: Vec<_> = orders.iter().map(|o| (o.clone(), false)).collect();
-            self.report_parent_fills(tx, &trades, now).await?;
+            self.fix_reports.report_parent_fills(tx, &trades, now).await?;
         }
         for o in orders {
             if let Some(other) = orders.iter().find(|x| x.order_id != o.order_id) {
-                self.report_trade(tx, m, o, other, step, now).await?;
+                self.fix_reports.report_trade(tx, m, o, other, step, now).await?;
             }
             let token = security::new_token();
             tx.insert_broker_confirmation(&BrokerConfirmation {
@@ -183,7 +183,7 @@ impl<S: Store> Engine<S> {
             // The quantity is back on the parents: a filled parent works again.
             self.settle_parents(&mut tx, &mut locked, now).await?;
             let undone: Vec<_> = changed.iter().map(|o| (o.clone(), true)).collect();
-            self.report_parent_fills(&mut tx, &undone, now).await?;
+            self.fix_reports.report_parent_fills(&mut tx, &undone, now).await?;
         }
         let m = MatchRequest { state: to, updated_at: now, ..m };
         if answer.step == ConfirmationStep::Accept && answer.yes && all {

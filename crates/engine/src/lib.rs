@@ -27,6 +27,7 @@ pub mod ports;
 pub mod presence;
 pub mod ratelimit;
 pub mod reference;
+pub mod reports;
 pub mod rfqs;
 pub mod scheduler;
 pub mod security;
@@ -100,6 +101,7 @@ impl Default for EngineConfig {
 /// the core through it.
 pub struct Engine<S: Store> {
     core: Core<S>,
+    pub(crate) fix_reports: reports::FixReports<S>,
     pub accounts: accounts::Accounts<S>,
     pub users: users::Users<S>,
     pub notifications: notifications::Notifications<S>,
@@ -112,6 +114,7 @@ impl<S: Store> Clone for Engine<S> {
     fn clone(&self) -> Self {
         Self {
             core: self.core.clone(),
+            fix_reports: self.fix_reports.clone(),
             accounts: self.accounts.clone(),
             users: self.users.clone(),
             notifications: self.notifications.clone(),
@@ -141,6 +144,7 @@ impl<S: Store> Engine<S> {
         let accounts = accounts::Accounts::new(&core);
         let users = users::Users::new(&core, &accounts);
         Self {
+            fix_reports: reports::FixReports::new(&core),
             notifications: notifications::Notifications::new(&core),
             newsletters: newsletters::Newsletters::new(&core),
             admin_orders: admin_orders::AdminOrders::new(&core),

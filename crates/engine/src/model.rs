@@ -833,7 +833,7 @@ pub struct FixOutboxMessage {
     /// Also the message's own id on the wire (a trade report's or an execution report's).
     pub fix_outbox_id: String,
     pub company_id: CompanyId,
-    pub report: crate::fix::FixReport,
+    pub report: crate::reports::FixReport,
     pub created_at: DateTime<Utc>,
     pub sent_seq: Option<i64>,
 }

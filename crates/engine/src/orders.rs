@@ -223,7 +223,7 @@ impl<S: Store> Engine<S> {
         let view = ParentOrderView { parent, working: 0, matched: 0 };
         if let Some((company, cl_ord_id)) = &input.fix_cl_ord_id {
             tx.insert_fix_parent_order(view.parent.parent_order_id, *company, cl_ord_id).await?;
-            self.report_parent_state(&mut tx, &view, None, now).await?;
+            self.fix_reports.report_parent_state(&mut tx, &view, None, now).await?;
         }
         let detail = self.detail(view).await?;
         tx.commit().await?;
@@ -280,7 +280,7 @@ impl<S: Store> Engine<S> {
         tx.update_parent_order_state(id, to, now).await?;
         let mut cancelled = view.clone();
         cancelled.parent.state = to;
-        self.report_parent_state(&mut tx, &cancelled, fix_cl_ord_id, now).await?;
+        self.fix_reports.report_parent_state(&mut tx, &cancelled, fix_cl_ord_id, now).await?;
         audit(
             &mut tx,
             now,

@@ -209,7 +209,7 @@ impl<S: Store> Engine<S> {
             c.fix_comp_id = blank_to_none(v);
         }
         if let Some(id) = &c.fix_comp_id
-            && !crate::fix::valid_comp_id(id)
+            && !crate::reports::valid_comp_id(id)
         {
             errors.push(FieldError::new("fix_comp_id", "A FIX CompID is 1 to 32 letters, digits, '.', '_' or '-'"));
         }

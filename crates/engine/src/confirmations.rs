@@ -1,8 +1,8 @@
 //! After a match (DESIGN §4, §7; ADR 0018): each side's broker confirms the trade by
 //! e-mail link, first accepting it, then confirming the fill. A link is a random token
 //! stored hashed, bound to one order and one step, expiring, answered once. Opening it
-//! changes nothing ([`Engine::broker_confirmation`]); only the answer
-//! ([`Engine::confirm_trade`]) does.
+//! changes nothing ([`Confirmations::broker_confirmation`]); only the answer
+//! ([`Confirmations::confirm_trade`]) does.
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
@@ -10,12 +10,15 @@ use upstairs_domain::OrderId;
 use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, transition as mr_transition};
 use upstairs_domain::order::{OrderEvent, transition};
 
+use crate::Store;
 use crate::context::audit;
+use crate::core::service;
 use crate::error::{EngineError, StoreError};
 use crate::model::*;
+use crate::orders::Orders;
 use crate::ports::*;
+use crate::reports::FixReports;
 use crate::security;
-use crate::{Engine, Store};
 
 /// How long a broker's link stays usable.
 pub const LINK_LIFETIME: Duration = Duration::days(7);
@@ -42,7 +45,12 @@ pub struct TradeConfirmation {
     pub answer: Option<bool>,
 }
 
-impl<S: Store> Engine<S> {
+service!(
+    /// The brokers' confirmations of a trade: asked, answered by link or FIX.
+    Confirmations { fix_reports: FixReports, orders: Orders }
+);
+
+impl<S: Store> Confirmations<S> {
     /// Inside the transaction that matched `m`: one accept link per side, e-mailed to
     /// the side's broker, and a TradeCaptureReport to a broker with a FIX session (ADR
     /// 0025); at the match, an ExecutionReport to the execution systems of the parents.
@@ -181,7 +189,7 @@ impl<S: Store> Engine<S> {
         }
         if !answer.yes {
             // The quantity is back on the parents: a filled parent works again.
-            self.settle_parents(&mut tx, &mut locked, now).await?;
+            self.orders.settle_parents(&mut tx, &mut locked, now).await?;
             let undone: Vec<_> = changed.iter().map(|o| (o.clone(), true)).collect();
             self.fix_reports.report_parent_fills(&mut tx, &undone, now).await?;
         }

@@ -97,3 +97,13 @@ pub(crate) fn action_log(
         keyed: None,
     }
 }
+
+pub(crate) fn require_trade(actor: &Actor) -> Result<(), EngineError> {
+    if actor.can(Permission::Trade) { Ok(()) } else { Err(EngineError::Forbidden("Your account cannot trade.".into())) }
+}
+
+/// Whether the actor may trade this instrument: a sandbox user sandbox instruments
+/// only, any other trader live ones only (a colleague's parent order included).
+pub(crate) fn may_trade(actor: &Actor, instrument: &Instrument) -> bool {
+    instrument.is_sandbox == actor.can(Permission::SandboxOnly)
+}

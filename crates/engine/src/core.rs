@@ -24,8 +24,19 @@ pub const TOO_MANY_WRITES: &str = "Too many requests in a short time. Please wai
 pub const OUTBOX_DELIVER: &str = "outbox.deliver";
 
 /// What every feature shares (ADR 0032): the ports, the settings, the caches and the
-/// wake-ups, with the checks and publications every use case makes. Cheap to clone.
-pub struct Core<S: Store> {
+/// wake-ups ([`Shared`]), with the checks and publications every use case makes. One
+/// pointer: every service holds a clone, and services hold the services they call.
+pub struct Core<S: Store>(Arc<Shared<S>>);
+
+impl<S: Store> std::ops::Deref for Core<S> {
+    type Target = Shared<S>;
+    fn deref(&self) -> &Shared<S> {
+        &self.0
+    }
+}
+
+/// The parts of the [`Core`], made once per node.
+pub struct Shared<S: Store> {
     pub(crate) store: S,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) events: Arc<dyn EventPublisher>,
@@ -56,25 +67,7 @@ pub struct Core<S: Store> {
 
 impl<S: Store> Clone for Core<S> {
     fn clone(&self) -> Self {
-        Self {
-            store: self.store.clone(),
-            clock: self.clock.clone(),
-            events: self.events.clone(),
-            mailer: self.mailer.clone(),
-            config: self.config.clone(),
-            limiter: self.limiter.clone(),
-            hashing: self.hashing.clone(),
-            wake: self.wake.clone(),
-            fix_wake: self.fix_wake.clone(),
-            caches: self.caches.clone(),
-            heartbeat: self.heartbeat.clone(),
-            lane_passes: self.lane_passes.clone(),
-            fanout: self.fanout.clone(),
-            node: self.node.clone(),
-            listening: self.listening.clone(),
-            counters: self.counters.clone(),
-            presence: self.presence.clone(),
-        }
+        Self(self.0.clone())
     }
 }
 
@@ -89,7 +82,7 @@ impl<S: Store> Core<S> {
         let limiter = Arc::new(ratelimit::RateLimiter::new(config.rate_limits.clone()));
         let fanout = store.fanout();
         let node = uuid::Uuid::new_v4().simple().to_string()[..12].into();
-        Self {
+        Self(Arc::new(Shared {
             fanout,
             node,
             listening: Arc::default(),
@@ -107,7 +100,7 @@ impl<S: Store> Core<S> {
             caches: Arc::default(),
             heartbeat: Arc::default(),
             lane_passes: Arc::default(),
-        }
+        }))
     }
 
     pub fn config(&self) -> &EngineConfig {

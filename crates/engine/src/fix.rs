@@ -8,7 +8,7 @@
 //!   0030) in the transaction of the change that caused them, marked sent by the
 //!   statement that files the frame under its sequence number (so exactly once);
 //! - a broker's TradeCaptureReportAck, answered like the e-mail link
-//!   ([`Engine::fix_confirm_trade`]), and an execution system's NewOrderSingle and
+//!   ([`Fix::fix_confirm_trade`]), and an execution system's NewOrderSingle and
 //!   OrderCancelRequest, which create and cancel parent orders as the API does.
 
 use serde_json::json;
@@ -16,19 +16,24 @@ use std::collections::BTreeSet;
 use upstairs_domain::order::Direction;
 use upstairs_domain::{CompanyId, ParentOrderId, Permission};
 
+use crate::Store;
+use crate::confirmations::Confirmations;
 use crate::confirmations::{Answer, TradeConfirmation};
 use crate::context::{Actor, audit, require};
+use crate::core::service;
 use crate::error::EngineError;
 use crate::model::*;
 use crate::orders::NewParentOrder;
+use crate::orders::Orders;
 use crate::ports::*;
+use crate::reports::FixReports;
 use crate::reports::enqueue_fix;
 pub use crate::reports::{
     CancelRefusal, CancelRefusalReason, ExecutionKind, ExecutionReport, FixReport, LastFill, OrderStatus,
     RefusedAnswer, RefusedCancel, RefusedOrder, ReportedInstrument, TradeReport, parse_trade_report_id,
     trade_report_id, valid_comp_id,
 };
-use crate::{Engine, Store};
+use crate::withdrawals::Withdrawals;
 
 /// How long a node holds a company's FIX session without renewing it (ADR 0026): a node
 /// that dies leaves the session to another after this.
@@ -65,7 +70,12 @@ pub enum FixOrderAnswer {
     Refused(String),
 }
 
-impl<S: Store> Engine<S> {
+service!(
+    /// The FIX gateway's use cases: sessions, outbox, orders and answers by FIX.
+    Fix { fix_reports: FixReports, orders: Orders, confirmations: Confirmations, withdrawals: Withdrawals }
+);
+
+impl<S: Store> Fix<S> {
     // ----- the session store -------------------------------------------------------
 
     /// The company a Logon from `comp_id` with `password` (554) logs on as, or why it is
@@ -312,7 +322,7 @@ impl<S: Store> Engine<S> {
                 errors: vec![],
             });
         }
-        self.answer_confirmation(seen, Answer { step, yes }).await
+        self.confirmations.answer_confirmation(seen, Answer { step, yes }).await
     }
 
     /// An execution system's NewOrderSingle: a parent order of the trader it names, with
@@ -355,7 +365,7 @@ impl<S: Store> Engine<S> {
             idempotency: None,
             fix_cl_ord_id: Some((company, o.cl_ord_id.clone())),
         };
-        match self.create_parent_order(&actor, input).await {
+        match self.orders.create_parent_order(&actor, input).await {
             Ok(d) => Ok(FixOrderAnswer::Created(d.view.parent.parent_order_id)),
             Err(e) => match refusal_text(&e) {
                 Some(text) => Ok(FixOrderAnswer::Refused(text)),
@@ -392,7 +402,7 @@ impl<S: Store> Engine<S> {
         }
         let actor =
             Actor { user: user.user, company_name: user.company_name, session_id: upstairs_domain::SessionId::new() };
-        match self.cancel_parent_order_from(&actor, parent, Some(cl_ord_id)).await {
+        match self.withdrawals.cancel_parent_order_from(&actor, parent, Some(cl_ord_id)).await {
             Ok(()) => Ok(Ok(parent)),
             Err(e) => match refusal_text(&e) {
                 Some(text) => {

@@ -17,14 +17,17 @@ use upstairs_domain::rfq::{ResponseEvent, ResponseState, RfqEvent, RfqState};
 use upstairs_domain::{CompanyId, Permission, UserId};
 use uuid::Uuid;
 
+use crate::Store;
 use crate::context::{Actor, audit, require};
+use crate::core::service;
 use crate::error::EngineError;
 use crate::events::Event;
 use crate::matches::By;
+use crate::matches::Matches;
 use crate::model::*;
 use crate::orders::not_found_order;
 use crate::ports::*;
-use crate::{Engine, Store};
+use crate::rfqs::Rfqs;
 
 /// The timer kind of the sweep's durable backstop.
 pub const KILL_SWEEP: &str = "kill_switch.sweep";
@@ -45,7 +48,12 @@ fn not_found_company() -> EngineError {
     EngineError::NotFound("Company not found.".into())
 }
 
-impl<S: Store> Engine<S> {
+service!(
+    /// The kill switch: a firm stopped, its orders swept, released.
+    KillSwitch { matches: Matches, rfqs: Rfqs }
+);
+
+impl<S: Store> KillSwitch<S> {
     /// Stops a company's trading and ends everything it has open. Pressing it again
     /// keeps the first stop's time and sweeps again.
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, company = %id))]
@@ -184,7 +192,7 @@ impl<S: Store> Engine<S> {
         // Its own RFQs: withdrawn, the reserved quantity back to the parent, providers told.
         let rfqs = self.store.single().await?.rfqs_of_company(id, RfqState::Open, None).await?;
         for r in rfqs {
-            let done = self.end_rfq(r.rfq_id, RfqEvent::Cancel, by, now).await.map(|_| ());
+            let done = self.rfqs.end_rfq(r.rfq_id, RfqEvent::Cancel, by, now).await.map(|_| ());
             tolerated(done, &mut swept.rfqs)?;
         }
         // Its quotes to other firms' RFQs: declined, the requesters told.
@@ -201,7 +209,7 @@ impl<S: Store> Engine<S> {
         for m in pending.into_iter().filter(|m| crate::matches::party(m, id)) {
             let event =
                 if m.requesting_company_id == id { MatchRequestEvent::Cancel } else { MatchRequestEvent::Reject };
-            let done = self.end_match_request(m.match_request_id, event, who).await.map(|_| ());
+            let done = self.matches.end_match_request(m.match_request_id, event, who).await.map(|_| ());
             tolerated(done, &mut swept.match_requests)?;
         }
         swept.orders = self.cancel_working_orders_of(id, by).await?;
@@ -223,7 +231,7 @@ impl<S: Store> Engine<S> {
             .find(|r| r.rfq_response_id == seen.rfq_response_id)
             .ok_or_else(|| EngineError::NotFound("Response not found.".into()))?;
         let after = RfqResponse { updated_at: now, ..before.clone() };
-        self.record_answer(tx, &rfq, (before, after), ResponseEvent::Decline, by, now, None).await.map(|_| ())
+        self.rfqs.record_answer(tx, &rfq, (before, after), ResponseEvent::Decline, by, now, None).await.map(|_| ())
     }
 
     /// Cancels a stopped company's working child orders, their quantity back to their

@@ -15,7 +15,6 @@ pub mod error;
 pub mod events;
 pub mod fanout;
 pub mod fix;
-pub mod idempotency;
 pub mod keyed;
 pub mod kill_switch;
 pub mod matches;
@@ -32,6 +31,7 @@ pub mod rfqs;
 pub mod scheduler;
 pub mod security;
 pub mod users;
+pub mod withdrawals;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -96,18 +96,27 @@ impl Default for EngineConfig {
     }
 }
 
-/// The venue's use cases: the shared core and one service per feature (ADR 0032). The
-/// features not yet on their own service are still written on `Engine` itself, reaching
-/// the core through it.
+/// The venue's use cases: the shared core and one service per feature, each a public
+/// field (`engine.orders.create_order(…)`), in the order they depend on each other
+/// (ADR 0032). The core's steps are reached through it too (`engine.clock()`).
 pub struct Engine<S: Store> {
     core: Core<S>,
     pub(crate) fix_reports: reports::FixReports<S>,
     pub accounts: accounts::Accounts<S>,
     pub users: users::Users<S>,
     pub notifications: notifications::Notifications<S>,
+    pub orders: orders::Orders<S>,
+    pub confirmations: confirmations::Confirmations<S>,
+    pub matches: matches::Matches<S>,
+    pub rfqs: rfqs::Rfqs<S>,
+    pub reference: reference::Reference<S>,
+    pub withdrawals: withdrawals::Withdrawals<S>,
+    pub kill_switch: kill_switch::KillSwitch<S>,
+    pub fix: fix::Fix<S>,
     pub newsletters: newsletters::Newsletters<S>,
     pub admin_orders: admin_orders::AdminOrders<S>,
     pub action_logs: action_logs::ActionLogs<S>,
+    pub scheduler: scheduler::Scheduler<S>,
 }
 
 impl<S: Store> Clone for Engine<S> {
@@ -118,9 +127,18 @@ impl<S: Store> Clone for Engine<S> {
             accounts: self.accounts.clone(),
             users: self.users.clone(),
             notifications: self.notifications.clone(),
+            orders: self.orders.clone(),
+            confirmations: self.confirmations.clone(),
+            matches: self.matches.clone(),
+            rfqs: self.rfqs.clone(),
+            reference: self.reference.clone(),
+            withdrawals: self.withdrawals.clone(),
+            kill_switch: self.kill_switch.clone(),
+            fix: self.fix.clone(),
             newsletters: self.newsletters.clone(),
             admin_orders: self.admin_orders.clone(),
             action_logs: self.action_logs.clone(),
+            scheduler: self.scheduler.clone(),
         }
     }
 }
@@ -133,6 +151,7 @@ impl<S: Store> std::ops::Deref for Engine<S> {
 }
 
 impl<S: Store> Engine<S> {
+    /// The core, then each feature in the order they depend on each other (ADR 0032).
     pub fn new(
         store: S,
         clock: Arc<dyn Clock>,
@@ -141,17 +160,40 @@ impl<S: Store> Engine<S> {
         config: EngineConfig,
     ) -> Self {
         let core = Core::new(store, clock, events, mailer, config);
+        let fix_reports = reports::FixReports::new(&core);
         let accounts = accounts::Accounts::new(&core);
         let users = users::Users::new(&core, &accounts);
+        let notifications = notifications::Notifications::new(&core);
+        let orders = orders::Orders::new(&core, &fix_reports);
+        let confirmations = confirmations::Confirmations::new(&core, &fix_reports, &orders);
+        let matches = matches::Matches::new(&core, &notifications, &orders, &confirmations);
+        let rfqs = rfqs::Rfqs::new(&core, &notifications, &orders, &confirmations);
+        let reference = reference::Reference::new(&core, &matches);
+        let withdrawals = withdrawals::Withdrawals::new(&core, &fix_reports, &notifications, &orders, &matches, &rfqs);
+        let kill_switch = kill_switch::KillSwitch::new(&core, &matches, &rfqs);
+        let fix = fix::Fix::new(&core, &fix_reports, &orders, &confirmations, &withdrawals);
+        let newsletters = newsletters::Newsletters::new(&core);
+        let admin_orders = admin_orders::AdminOrders::new(&core);
+        let action_logs = action_logs::ActionLogs::new(&core);
+        let scheduler = scheduler::Scheduler::new(&core, &orders, &matches, &rfqs, &withdrawals, &kill_switch);
         Self {
-            fix_reports: reports::FixReports::new(&core),
-            notifications: notifications::Notifications::new(&core),
-            newsletters: newsletters::Newsletters::new(&core),
-            admin_orders: admin_orders::AdminOrders::new(&core),
-            action_logs: action_logs::ActionLogs::new(&core),
+            core,
+            fix_reports,
             accounts,
             users,
-            core,
+            notifications,
+            orders,
+            confirmations,
+            matches,
+            rfqs,
+            reference,
+            withdrawals,
+            kill_switch,
+            fix,
+            newsletters,
+            admin_orders,
+            action_logs,
+            scheduler,
         }
     }
 

@@ -12,13 +12,17 @@ use upstairs_domain::quantity::allocate;
 use upstairs_domain::{AutoAccept, CompanyId, FieldError, MatchRequestId, OrderId, ParentOrderId, UserId};
 use uuid::Uuid;
 
+use crate::Store;
+use crate::confirmations::Confirmations;
 use crate::context::{Actor, action_log, audit};
+use crate::core::service;
 use crate::error::EngineError;
 use crate::model::*;
+use crate::notifications::Notifications;
+use crate::orders::Orders;
 use crate::orders::{closed, not_found_order, not_found_parent};
 use crate::ports::*;
 use crate::ratelimit::Write;
-use crate::{Engine, Store};
 
 /// A match request's responder has this long to answer.
 pub const RESPONSE_TIME: Duration = Duration::minutes(5);
@@ -75,12 +79,30 @@ pub(crate) enum By {
     Venue,
 }
 
-impl<S: Store> Engine<S> {
+service!(
+    /// Taking liquidity: match requests sent, answered, timed out; reliability.
+    Matches { notifications: Notifications, orders: Orders, confirmations: Confirmations }
+);
+
+impl<S: Store> Matches<S> {
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %take.requesting_parent_order_id))]
+    pub async fn take(&self, actor: &Actor, take: Take) -> Result<TakeOutcome, EngineError> {
+        let key = take.idempotency.clone().filter(|_| !take.dry_run);
+        self.once(actor, key.as_ref(), self.take_inner(actor, take), |ids| async move {
+            let mut requests = Vec::with_capacity(ids.len());
+            for id in ids {
+                requests.push(self.match_request(actor, upstairs_domain::MatchRequestId(id)).await?);
+            }
+            Ok(TakeOutcome::Requested(requests))
+        })
+        .await
+    }
+
     /// The dry run (`dry_run`), or one match request per resting order hit, in one
     /// transaction: the hit part of each resting order is locked (`AWAITING_MATCH`, split
     /// off when partial), the taker gets one `AWAITING_MATCH` child order per request.
     pub(crate) async fn take_inner(&self, actor: &Actor, take: Take) -> Result<TakeOutcome, EngineError> {
-        Self::require_trade(actor)?;
+        crate::context::require_trade(actor)?;
         if take.dry_run {
             // Throttled like a write (ADR 0027): a preview costs a read of the book.
             let allowed = self.throttle(actor, Write::Previews);
@@ -95,7 +117,7 @@ impl<S: Store> Engine<S> {
         }
         if take.dry_run {
             let mut tx = self.store.read().await?;
-            let view = self.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
+            let view = self.orders.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
             let instrument = self.check_take(&mut tx, actor, &view, &take).await?;
             // A preview tells no more than the book shows (ADR 0027): it allocates against
             // each iceberg's shown block, never its hidden size; the take itself may reach more.
@@ -113,7 +135,7 @@ impl<S: Store> Engine<S> {
         }
 
         let mut tx = self.store.write().await?;
-        let seen = self.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
+        let seen = self.orders.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
         let instrument = self.check_take(&mut tx, actor, &seen, &take).await?;
         // Every parent whose orders change is locked in one order (ids ascending), so
         // two takes, or a take and an answer, never wait on each other in a cycle; then
@@ -303,7 +325,7 @@ impl<S: Store> Engine<S> {
         id: MatchRequestId,
         state: MatchRequestState,
     ) -> Result<MatchRequest, EngineError> {
-        Self::require_trade(actor)?;
+        crate::context::require_trade(actor)?;
         self.throttle(actor, Write::MatchRequests)?;
         let m = self.match_request(actor, id).await?;
         let event = match state {
@@ -389,8 +411,8 @@ impl<S: Store> Engine<S> {
             changed.push(after);
         }
         if event == MatchRequestEvent::Accept {
-            self.ask_brokers(&mut tx, &ended, &changed, ConfirmationStep::Accept, now).await?;
-            self.settle_parents(&mut tx, &mut locked, now).await?;
+            self.confirmations.ask_brokers(&mut tx, &ended, &changed, ConfirmationStep::Accept, now).await?;
+            self.orders.settle_parents(&mut tx, &mut locked, now).await?;
         }
         let actor = match by {
             By::User(u) => Some(u),
@@ -580,7 +602,7 @@ impl<S: Store> Engine<S> {
             return Err(conflict("This parent order is no longer active."));
         }
         let instrument = self.instrument_in(tx, view.parent.instrument_id).await?;
-        if !Self::may_trade(actor, &instrument) {
+        if !crate::context::may_trade(actor, &instrument) {
             return Err(not_found_parent());
         }
         let mut errors = Vec::new();
@@ -589,7 +611,7 @@ impl<S: Store> Engine<S> {
             errors.push(FieldError::new("requesting_broker_id", "Choose one of the eligible brokers"));
         }
         let tradable = Quantities::of(view.parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
-        Self::check_price_and_quantity(&instrument, take.price, take.quantity, tradable, &mut errors);
+        crate::orders::check_price_and_quantity(&instrument, take.price, take.quantity, tradable, &mut errors);
         for e in &mut errors {
             if e.field == "limit_price" {
                 e.field = "price".into();

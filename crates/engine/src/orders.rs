@@ -5,22 +5,24 @@ use rust_decimal::Decimal;
 use serde_json::json;
 use std::sync::Arc;
 use upstairs_domain::calendar::Status;
-use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, transition as match_transition};
 use upstairs_domain::order::{
     Direction, OrderEvent, OrderState, ParentEvent, Quantities, parent_transition, transition,
 };
 use upstairs_domain::price::on_tick;
 use upstairs_domain::quantity::{MAX_MULTIPLIER, Multiplier, Quantity};
-use upstairs_domain::{CompanyId, FieldError, InstrumentId, OrderId, ParentOrderId, Permission};
+use upstairs_domain::{CompanyId, FieldError, InstrumentId, OrderId, ParentOrderId};
 use uuid::Uuid;
 
+use crate::Store;
 pub use crate::book::{Book, BookLevels, Level, book_levels};
 use crate::context::{Actor, action_log, audit};
+use crate::core::service;
 use crate::error::{COMPANY_TRADING_STOPPED, EngineError, StoreError, trading_stopped};
+use crate::keyed::first;
 use crate::model::*;
 use crate::ports::*;
 use crate::ratelimit::Write;
-use crate::{Engine, Store};
+use crate::reports::FixReports;
 
 /// Largest parent order without a per-user multiplier.
 pub const DEFAULT_MAX_PARENT_QUANTITY: i64 = 100_000;
@@ -78,6 +80,29 @@ pub struct OrderDetail {
     pub waiting_for_open: bool,
 }
 
+/// The price and quantity rules every order and take meets (errors by field).
+/// `available` is what is left of the parent (the statement that reserves it checks
+/// again: ADR 0027).
+pub(crate) fn check_price_and_quantity(
+    instrument: &Instrument,
+    price: Decimal,
+    quantity: Quantity,
+    available: i64,
+    errors: &mut Vec<FieldError>,
+) {
+    let quantity = quantity.get();
+    if quantity < instrument.min_quantity {
+        errors.push(FieldError::new("quantity", format!("Min block size: {}", instrument.min_quantity)));
+    } else if quantity > available {
+        errors.push(FieldError::new("quantity", "Exceeds available quantity"));
+    }
+    if !on_tick(price, instrument.tick_size) {
+        errors.push(FieldError::new("limit_price", "Invalid tick value"));
+    } else if !instrument.in_band(price) {
+        errors.push(FieldError::new("limit_price", "Must be between electronic price"));
+    }
+}
+
 pub(crate) fn not_found_order() -> EngineError {
     EngineError::NotFound("Order not found.".into())
 }
@@ -95,17 +120,36 @@ fn order_json(o: &ChildOrder) -> serde_json::Value {
            "residual": o.residual, "broker_id": o.broker_id, "parent_order_id": o.parent_order_id})
 }
 
-impl<S: Store> Engine<S> {
-    pub fn platform_status(&self) -> Status {
-        self.config.calendar.status(self.clock.now())
+service!(
+    /// Parent and child orders: creating, editing, reading them and the book.
+    Orders { fix_reports: FixReports }
+);
+
+impl<S: Store> Orders<S> {
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
+    pub async fn create_parent_order(
+        &self,
+        actor: &Actor,
+        input: NewParentOrder,
+    ) -> Result<ParentOrderDetail, EngineError> {
+        let key = input.idempotency.clone();
+        self.once(actor, key.as_ref(), self.create_parent_order_inner(actor, input), |ids| async move {
+            self.parent_order(actor, ParentOrderId(first(ids)?)).await
+        })
+        .await
     }
 
-    pub(crate) fn require_trade(actor: &Actor) -> Result<(), EngineError> {
-        if actor.can(Permission::Trade) {
-            Ok(())
-        } else {
-            Err(EngineError::Forbidden("Your account cannot trade.".into()))
-        }
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %input.parent_order_id))]
+    pub async fn create_order(&self, actor: &Actor, input: NewOrder) -> Result<OrderDetail, EngineError> {
+        let key = input.idempotency.clone();
+        self.once(actor, key.as_ref(), self.create_order_inner(actor, input), |ids| async move {
+            self.order(actor, OrderId(first(ids)?)).await
+        })
+        .await
+    }
+
+    pub fn platform_status(&self) -> Status {
+        self.config.calendar.status(self.clock.now())
     }
 
     async fn detail(&self, view: ParentOrderView) -> Result<ParentOrderDetail, EngineError> {
@@ -164,9 +208,9 @@ impl<S: Store> Engine<S> {
         actor: &Actor,
         input: NewParentOrder,
     ) -> Result<ParentOrderDetail, EngineError> {
-        Self::require_trade(actor)?;
+        crate::context::require_trade(actor)?;
         self.throttle(actor, Write::Orders)?;
-        let instrument = self.instrument(actor, input.instrument_id).await?;
+        let instrument = self.visible_instrument(actor, input.instrument_id).await?;
         let mut errors = Vec::new();
         if input.direction.is_none() {
             errors.push(FieldError::new("direction", "Direction is required"));
@@ -234,75 +278,6 @@ impl<S: Store> Engine<S> {
         Ok(detail)
     }
 
-    /// Cancels a parent order and its working child orders; refused once anything matched.
-    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %id))]
-    pub async fn cancel_parent_order(&self, actor: &Actor, id: ParentOrderId) -> Result<(), EngineError> {
-        self.cancel_parent_order_from(actor, id, None).await
-    }
-
-    /// [`Self::cancel_parent_order`], asked by an execution system with the cancel's own
-    /// ClOrdID when it came by FIX.
-    pub(crate) async fn cancel_parent_order_from(
-        &self,
-        actor: &Actor,
-        id: ParentOrderId,
-        fix_cl_ord_id: Option<&str>,
-    ) -> Result<(), EngineError> {
-        Self::require_trade(actor)?;
-        self.throttle(actor, Write::Orders)?;
-        // Its open RFQs are withdrawn first, each in its own transaction, when the
-        // parent can be cancelled at all.
-        let seen = self.own_parent(&mut self.store.single().await?, actor, id, false).await?;
-        if seen.parent.state == ParentState::Active && seen.matched == 0 {
-            self.cancel_rfqs_of(actor, id).await?;
-        }
-        let now = self.clock.now();
-        let mut tx = self.store.write().await?;
-        let view = self.own_parent(&mut tx, actor, id, true).await?;
-        let to = parent_transition(view.parent.state, ParentEvent::Cancel { matched: view.matched })
-            .map_err(|e| EngineError::Conflict { detail: e.to_string(), errors: vec![] })?;
-        let children = tx
-            .orders(&OrderFilter {
-                parent_order_id: Some(id),
-                states: vec![OrderState::Working, OrderState::AwaitingMatch],
-                ..Default::default()
-            })
-            .await?;
-        let mut touched = Vec::new();
-        for before in children {
-            let mut o = before.clone();
-            o.state = transition(o.state, OrderEvent::Cancel)
-                .map_err(|e| EngineError::Conflict { detail: e.to_string(), errors: vec![] })?;
-            o.updated_at = now;
-            tx.update_order(&before, &o).await?;
-            touched.push(o);
-        }
-        tx.update_parent_order_state(id, to, now).await?;
-        let mut cancelled = view.clone();
-        cancelled.parent.state = to;
-        self.fix_reports.report_parent_state(&mut tx, &cancelled, fix_cl_ord_id, now).await?;
-        audit(
-            &mut tx,
-            now,
-            Some(actor.user.user_id),
-            "parent_order",
-            Some(id.0),
-            "cancel",
-            json!({"cancelled_orders": touched.iter().map(|o| o.order_id).collect::<Vec<_>>()}),
-        )
-        .await?;
-        tx.commit().await?;
-        self.poke();
-        for o in &touched {
-            self.publish_order(o);
-        }
-        if let Some(o) = touched.first() {
-            self.publish_book(o.instrument_id);
-        }
-        self.publish_parent(&cancelled.parent);
-        Ok(())
-    }
-
     pub async fn orders(&self, actor: &Actor, mut filter: OrderFilter) -> Result<Vec<OrderDetail>, EngineError> {
         filter.company_id = Some(actor.user.company_id);
         let orders = self.store.single().await?.orders(&filter).await?;
@@ -322,7 +297,7 @@ impl<S: Store> Engine<S> {
     }
 
     /// An order as its owner sees it now: matchable in the band once the venue is open.
-    fn order_detail(&self, order: ChildOrder, in_band: bool) -> OrderDetail {
+    pub(crate) fn order_detail(&self, order: ChildOrder, in_band: bool) -> OrderDetail {
         let waiting_for_open = order.state == OrderState::Working && !self.config.calendar.is_open(self.clock.now());
         OrderDetail { matchable: in_band && !waiting_for_open, waiting_for_open, order }
     }
@@ -333,31 +308,9 @@ impl<S: Store> Engine<S> {
         Ok(i.in_band(o.price))
     }
 
-    /// `available` is what is left of the parent (the statement that reserves it checks
-    /// again: ADR 0027).
-    pub(crate) fn check_price_and_quantity(
-        instrument: &Instrument,
-        price: Decimal,
-        quantity: Quantity,
-        available: i64,
-        errors: &mut Vec<FieldError>,
-    ) {
-        let quantity = quantity.get();
-        if quantity < instrument.min_quantity {
-            errors.push(FieldError::new("quantity", format!("Min block size: {}", instrument.min_quantity)));
-        } else if quantity > available {
-            errors.push(FieldError::new("quantity", "Exceeds available quantity"));
-        }
-        if !on_tick(price, instrument.tick_size) {
-            errors.push(FieldError::new("limit_price", "Invalid tick value"));
-        } else if !instrument.in_band(price) {
-            errors.push(FieldError::new("limit_price", "Must be between electronic price"));
-        }
-    }
-
     /// Works part of a parent order in the book at a price (from 05:30; it waits for the open).
     pub(crate) async fn create_order_inner(&self, actor: &Actor, input: NewOrder) -> Result<OrderDetail, EngineError> {
-        Self::require_trade(actor)?;
+        crate::context::require_trade(actor)?;
         self.throttle(actor, Write::Orders)?;
         let now = self.clock.now();
         // From the parent-order opening (05:30): an order worked before the open waits for it.
@@ -371,7 +324,7 @@ impl<S: Store> Engine<S> {
         let eligible_brokers = self.cached_brokers(actor.user.company_id).await?;
         let parent = self.cached_parent(actor, input.parent_order_id).await?;
         let instrument = self.cached_instrument(parent.instrument_id).await?;
-        if !Self::may_trade(actor, &instrument) {
+        if !crate::context::may_trade(actor, &instrument) {
             return Err(not_found_parent());
         }
         let mut errors = Vec::new();
@@ -384,7 +337,7 @@ impl<S: Store> Engine<S> {
         if !eligible_brokers.iter().any(|b| b.company_id == input.broker_id) {
             errors.push(FieldError::new("broker_id", "Choose one of the eligible brokers"));
         }
-        Self::check_price_and_quantity(&instrument, input.price, input.quantity, parent.quantity, &mut errors);
+        crate::orders::check_price_and_quantity(&instrument, input.price, input.quantity, parent.quantity, &mut errors);
         if !errors.is_empty() {
             return Err(EngineError::invalid_many(errors));
         }
@@ -472,7 +425,7 @@ impl<S: Store> Engine<S> {
     /// Changes a working order's quantity, price, residual or iceberg (from 05:30 to the close).
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, order = %id))]
     pub async fn edit_order(&self, actor: &Actor, id: OrderId, edit: OrderEdit) -> Result<OrderDetail, EngineError> {
-        Self::require_trade(actor)?;
+        crate::context::require_trade(actor)?;
         self.throttle(actor, Write::Orders)?;
         let now = self.clock.now();
         if !self.config.calendar.parent_orders_open(now) {
@@ -499,7 +452,7 @@ impl<S: Store> Engine<S> {
         let mut errors = Vec::new();
         // What is left of the parent with this order's own quantity back (both bounded).
         let available = tradable.checked_add(o.quantity).ok_or_else(|| EngineError::Internal("overflow".into()))?;
-        Self::check_price_and_quantity(&instrument, price, quantity, available, &mut errors);
+        crate::orders::check_price_and_quantity(&instrument, price, quantity, available, &mut errors);
         if !errors.is_empty() {
             return Err(EngineError::invalid_many(errors));
         }
@@ -526,40 +479,6 @@ impl<S: Store> Engine<S> {
         Ok(self.order_detail(o, true))
     }
 
-    /// Cancels a working (or awaiting-match) order; its quantity returns to the parent.
-    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, order = %id))]
-    pub async fn cancel_order(&self, actor: &Actor, id: OrderId) -> Result<OrderDetail, EngineError> {
-        Self::require_trade(actor)?;
-        self.throttle(actor, Write::Orders)?;
-        let now = self.clock.now();
-        let mut tx = self.store.write().await?;
-        let current =
-            tx.order(id).await?.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
-        let view = self.own_parent(&mut tx, actor, current.parent_order_id, true).await?;
-        let before = tx.order(id).await?.ok_or_else(not_found_order)?;
-        if before.state == OrderState::AwaitingMatch {
-            // Its match request ends: withdrawn by the taker, rejected by the responder.
-            drop(tx);
-            self.end_match_requests_of(actor, id).await?;
-            let o = self.store.single().await?.order(id).await?.ok_or_else(not_found_order)?;
-            return Ok(self.order_detail(o, false));
-        }
-        let mut o = before.clone();
-        o.state = transition(o.state, OrderEvent::Cancel).map_err(|_| EngineError::Conflict {
-            detail: "Only a working or awaiting-match order can be cancelled.".into(),
-            errors: vec![],
-        })?;
-        o.updated_at = now;
-        tx.update_order(&before, &o).await?;
-        audit(&mut tx, now, Some(actor.user.user_id), "order", Some(id.0), "cancel", json!({"quantity": o.quantity}))
-            .await?;
-        tx.commit().await?;
-        self.publish_order(&o);
-        self.publish_parent(&view.parent);
-        self.publish_book(o.instrument_id);
-        Ok(self.order_detail(o, false))
-    }
-
     /// The anonymous book of an instrument the caller may see, with its own share marked.
     pub async fn book(&self, actor: &Actor, instrument_id: InstrumentId) -> Result<Book, EngineError> {
         let instrument = self.visible_instrument(actor, instrument_id).await?;
@@ -572,74 +491,6 @@ impl<S: Store> Engine<S> {
         let instrument = self.cached_instrument(instrument_id).await?;
         let snapshot = self.cached_levels(instrument_id).await?;
         Ok(Book { instrument, snapshot, own: None })
-    }
-
-    /// The close at `close`: every working, locked or reserved child order placed up to
-    /// then expires and its quantity returns to its parent; pending match requests made
-    /// up to then time out. A late run (after a restart or a retry) never touches what
-    /// was placed after `close`. Returns how many orders expired.
-    pub async fn expire_day(&self, close: DateTime<Utc>) -> Result<usize, EngineError> {
-        // Open RFQs end first, each with its responses and reserved order.
-        self.expire_rfqs(close).await?;
-        let now = self.clock.now();
-        let mut tx = self.store.write().await?;
-        let states = [OrderState::Working, OrderState::AwaitingMatch, OrderState::AwaitingRfqAcceptance];
-        let open = tx.orders_in_states(&states, close).await?;
-        let mut expired = Vec::new();
-        let mut locked = std::collections::HashSet::new();
-        for seen in open {
-            // Lock the parent as every other writer of its orders does, then read the
-            // order again: what it is now is what the compare-and-set expects.
-            if locked.insert(seen.parent_order_id) {
-                tx.lock_parent_order(seen.parent_order_id).await?;
-            }
-            let Some(before) = tx.order(seen.order_id).await? else { continue };
-            if transition(before.state, OrderEvent::Expire).is_err() {
-                continue;
-            }
-            let mut o = before.clone();
-            o.state = transition(o.state, OrderEvent::Expire).map_err(|e| EngineError::Internal(e.to_string()))?;
-            o.updated_at = now;
-            tx.update_order(&before, &o).await?;
-            expired.push(o);
-        }
-        if !expired.is_empty() {
-            audit(
-                &mut tx,
-                now,
-                None,
-                "order",
-                None,
-                "expire_at_close",
-                json!({"orders": expired.iter().map(|o| o.order_id).collect::<Vec<_>>()}),
-            )
-            .await?;
-        }
-        // Pending match requests end with the day; their orders expired above.
-        let mut notices = Vec::new();
-        let pending = tx.match_requests_in_state(MatchRequestState::Pending).await?;
-        for m in pending.into_iter().filter(|m| m.created_at <= close) {
-            // Ended at the close, not by its own deadline: it does not count against the
-            // responder's reliability (`received_by_state`).
-            let at = close.min(now);
-            let to = match_transition(m.state, MatchRequestEvent::TimeOut)
-                .map_err(|e| EngineError::Internal(e.to_string()))?;
-            tx.update_match_request_state(m.match_request_id, m.state, to, at).await?;
-            let ended = MatchRequest { state: to, updated_at: at, ..m };
-            notices.extend(self.notifications.notify_ended(&mut tx, &ended, MatchRequestEvent::TimeOut, now).await?);
-        }
-        tx.commit().await?;
-        self.notifications.publish_notifications(notices);
-        let mut instruments: Vec<InstrumentId> = expired.iter().map(|o| o.instrument_id).collect();
-        instruments.sort();
-        instruments.dedup();
-        for o in &expired {
-            self.publish_order(o);
-        }
-        for i in instruments {
-            self.publish_book(i);
-        }
-        Ok(expired.len())
     }
 
     /// Schedules the next close (idempotent); nothing when the venue is always open.

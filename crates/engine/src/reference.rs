@@ -6,12 +6,15 @@ use serde_json::json;
 use upstairs_domain::price::{Band, BandError};
 use upstairs_domain::{CompanyId, Email, FieldError, InstrumentId, Permission, UserId};
 
+use crate::Store;
 use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, action_log, audit, blank_to_none, require};
+use crate::core::service;
 use crate::error::EngineError;
 use crate::events::Event;
+use crate::keyed::first;
+use crate::matches::Matches;
 use crate::model::*;
 use crate::ports::*;
-use crate::{Engine, Store};
 
 /// Changes to a company; `None` leaves a field as it is. Creation needs name, full name
 /// and (unless the company is a broker) a default broker.
@@ -81,7 +84,38 @@ fn instrument_json(i: &Instrument) -> serde_json::Value {
     })
 }
 
-impl<S: Store> Engine<S> {
+service!(
+    /// Reference data: companies, instruments and their bands.
+    Reference { matches: Matches }
+);
+
+impl<S: Store> Reference<S> {
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
+    pub async fn create_company(
+        &self,
+        actor: &Actor,
+        changes: CompanyChanges,
+        key: Option<&IdempotencyKey>,
+    ) -> Result<Company, EngineError> {
+        self.once(actor, key, self.create_company_inner(actor, changes, key), |ids| async move {
+            self.company(actor, CompanyId(first(ids)?)).await
+        })
+        .await
+    }
+
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id))]
+    pub async fn create_instrument(
+        &self,
+        actor: &Actor,
+        changes: InstrumentChanges,
+        key: Option<&IdempotencyKey>,
+    ) -> Result<Instrument, EngineError> {
+        self.once(actor, key, self.create_instrument_inner(actor, changes, key), |ids| async move {
+            self.instrument(actor, InstrumentId(first(ids)?)).await
+        })
+        .await
+    }
+
     // ----- companies -------------------------------------------------------------
 
     /// Every company (venue admins; sales read it too, for the Orders panel's filter).
@@ -394,18 +428,12 @@ impl<S: Store> Engine<S> {
         self.publish_instrument(&i);
         // The book carries the band: subscribers see the move at once.
         self.publish_book(id);
-        self.cancel_out_of_band(&i).await?;
+        self.matches.cancel_out_of_band(&i).await?;
         Ok(i)
     }
 
     fn publish_instrument(&self, i: &Instrument) {
         self.publish(Event::instrument_changed(i));
-    }
-
-    /// Whether the actor may trade this instrument: a sandbox user sandbox instruments
-    /// only, any other trader live ones only (a colleague's parent order included).
-    pub(crate) fn may_trade(actor: &Actor, instrument: &Instrument) -> bool {
-        instrument.is_sandbox == actor.can(Permission::SandboxOnly)
     }
 }
 

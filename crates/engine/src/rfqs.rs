@@ -20,14 +20,19 @@ use upstairs_domain::{
 };
 use uuid::Uuid;
 
+use crate::Store;
+use crate::confirmations::Confirmations;
 use crate::context::{Actor, action_log, audit};
+use crate::core::service;
 use crate::error::EngineError;
 use crate::events::Event;
+use crate::keyed::first;
 use crate::model::*;
+use crate::notifications::Notifications;
+use crate::orders::Orders;
 use crate::orders::{closed, not_found_parent};
 use crate::ports::*;
 use crate::ratelimit::Write;
-use crate::{Engine, Store};
 
 /// Timer kind: an RFQ's deadline.
 pub const EXPIRE: &str = "rfq.expire";
@@ -91,20 +96,49 @@ pub struct IncomingRfq {
     pub response: RfqResponse,
 }
 
-impl<S: Store> Engine<S> {
+service!(
+    /// Requests for quotes: sent, answered, accepted, ended.
+    Rfqs { notifications: Notifications, orders: Orders, confirmations: Confirmations }
+);
+
+impl<S: Store> Rfqs<S> {
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %input.parent_order_id))]
+    pub async fn create_rfq(&self, actor: &Actor, input: NewRfq) -> Result<RfqView, EngineError> {
+        let key = input.idempotency.clone();
+        self.once(actor, key.as_ref(), self.create_rfq_inner(actor, input), |ids| async move {
+            self.rfq(actor, RfqId(first(ids)?)).await
+        })
+        .await
+    }
+
+    #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, rfq = %id))]
+    pub async fn answer_rfq(
+        &self,
+        actor: &Actor,
+        id: RfqId,
+        answer: Answer,
+        key: Option<IdempotencyKey>,
+    ) -> Result<RfqResponse, EngineError> {
+        let k = key.clone();
+        self.once(actor, k.as_ref(), self.answer_rfq_inner(actor, id, answer, key), |ids| async move {
+            self.rfq_response_of(actor, id, RfqResponseId(first(ids)?)).await
+        })
+        .await
+    }
+
     /// Sends an RFQ: its quantity reserved from the parent by one child order
     /// (`AWAITING_RFQ_ACCEPTANCE`), one response per provider awaiting it, the deadline
     /// timer, and a notification to every trader of each provider.
     pub(crate) async fn create_rfq_inner(&self, actor: &Actor, input: NewRfq) -> Result<RfqView, EngineError> {
-        Self::require_trade(actor)?;
+        crate::context::require_trade(actor)?;
         self.throttle(actor, Write::Rfqs)?;
         let now = self.clock.now();
         if !self.config.calendar.is_open(now) {
             return Err(closed());
         }
-        let parent = self.cached_parent(actor, input.parent_order_id).await?;
+        let parent = self.orders.cached_parent(actor, input.parent_order_id).await?;
         let instrument = self.cached_instrument(parent.instrument_id).await?;
-        if !Self::may_trade(actor, &instrument) {
+        if !crate::context::may_trade(actor, &instrument) {
             return Err(crate::orders::not_found_parent());
         }
         let mut errors = Vec::new();
@@ -138,7 +172,7 @@ impl<S: Store> Engine<S> {
         }
 
         let mut tx = self.store.write().await?;
-        let view = self.own_parent(&mut tx, actor, input.parent_order_id, true).await?;
+        let view = self.orders.own_parent(&mut tx, actor, input.parent_order_id, true).await?;
         if view.parent.state != ParentState::Active {
             return Err(conflict("This parent order is no longer active."));
         }
@@ -329,7 +363,7 @@ impl<S: Store> Engine<S> {
         answer: Answer,
         key: Option<IdempotencyKey>,
     ) -> Result<RfqResponse, EngineError> {
-        Self::require_trade(actor)?;
+        crate::context::require_trade(actor)?;
         self.throttle(actor, Write::Quotes)?;
         let now = self.clock.now();
         if !self.config.calendar.is_open(now) {
@@ -348,7 +382,7 @@ impl<S: Store> Engine<S> {
             Answer::Decline => ResponseEvent::Decline,
             Answer::Quote { buy, sell, broker_id } => {
                 let instrument = self.instrument_in(&mut tx, rfq.instrument_id).await?;
-                if !Self::may_trade(actor, &instrument) {
+                if !crate::context::may_trade(actor, &instrument) {
                     return Err(not_found());
                 }
                 let mut errors = Vec::new();
@@ -425,7 +459,7 @@ impl<S: Store> Engine<S> {
         response_id: RfqResponseId,
         seen_quote: Option<QuoteSide>,
     ) -> Result<RfqView, EngineError> {
-        Self::require_trade(actor)?;
+        crate::context::require_trade(actor)?;
         self.throttle(actor, Write::Rfqs)?;
         let now = self.clock.now();
         if !self.config.calendar.is_open(now) {
@@ -461,7 +495,7 @@ impl<S: Store> Engine<S> {
         }
         // A band that moved away from the quote since it was given: no trade outside it.
         let band = tx.instrument(rfq.instrument_id).await?.ok_or_else(|| internal("instrument gone"))?;
-        if !Self::may_trade(actor, &band) {
+        if !crate::context::may_trade(actor, &band) {
             return Err(not_found());
         }
         if !band.in_band(side.price) {
@@ -528,7 +562,9 @@ impl<S: Store> Engine<S> {
             rfq_id: Some(rfq.rfq_id),
         };
         tx.insert_match_request(&m).await?;
-        self.ask_brokers(&mut tx, &m, &[mine.clone(), theirs.clone()], ConfirmationStep::Accept, now).await?;
+        self.confirmations
+            .ask_brokers(&mut tx, &m, &[mine.clone(), theirs.clone()], ConfirmationStep::Accept, now)
+            .await?;
 
         let mut ended = Vec::with_capacity(responses.len());
         for before in &responses {
@@ -554,7 +590,7 @@ impl<S: Store> Engine<S> {
         tx.update_rfq_state(id, rfq.state, done, now).await?;
         let rfq = Rfq { state: done, updated_at: now, ..rfq };
         let mut parent = locked.parent.clone();
-        self.settle_parents(&mut tx, std::slice::from_mut(&mut parent), now).await?;
+        self.orders.settle_parents(&mut tx, std::slice::from_mut(&mut parent), now).await?;
 
         // The winner's and the requester's notices say it traded; the other providers'
         // that theirs were not taken.
@@ -608,7 +644,7 @@ impl<S: Store> Engine<S> {
     /// The requester withdraws an open RFQ: its quantity returns to the parent.
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, rfq = %id))]
     pub async fn cancel_rfq(&self, actor: &Actor, id: RfqId) -> Result<RfqView, EngineError> {
-        Self::require_trade(actor)?;
+        crate::context::require_trade(actor)?;
         self.throttle(actor, Write::Rfqs)?;
         let rfq = self.store.single().await?.rfq(id).await?;
         rfq.filter(|r| r.company_id == actor.user.company_id).ok_or_else(not_found)?;

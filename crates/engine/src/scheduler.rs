@@ -8,10 +8,16 @@ use serde_json::json;
 use std::time::Duration as StdDuration;
 use uuid::Uuid;
 
+use crate::Store;
+use crate::core::service;
 use crate::error::EngineError;
+use crate::kill_switch::KillSwitch;
+use crate::matches::Matches;
 use crate::model::*;
+use crate::orders::Orders;
 use crate::ports::*;
-use crate::{Engine, Store};
+use crate::rfqs::Rfqs;
+use crate::withdrawals::Withdrawals;
 
 pub use crate::core::OUTBOX_DELIVER;
 pub const CLEANUP: &str = "cleanup.tokens";
@@ -40,7 +46,12 @@ pub struct RunReport {
     pub retried: usize,
 }
 
-impl<S: Store> Engine<S> {
+service!(
+    /// The timers' lanes: e-mail delivery, time-outs, the close, the sweeps.
+    Scheduler { orders: Orders, matches: Matches, rfqs: Rfqs, withdrawals: Withdrawals, kill_switch: KillSwitch }
+);
+
+impl<S: Store> Scheduler<S> {
     /// What waits in the database now (`/metrics`).
     pub async fn backlog(&self) -> Result<Backlog, EngineError> {
         Ok(self.store.single().await?.backlog(self.clock.now()).await?)
@@ -86,7 +97,7 @@ impl<S: Store> Engine<S> {
             attempts: 0,
         })
         .await?;
-        self.schedule_close(&mut tx, self.clock.now()).await?;
+        self.orders.schedule_close(&mut tx, self.clock.now()).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -195,15 +206,15 @@ impl<S: Store> Engine<S> {
                 Ok(Outcome::Done)
             }
             crate::kill_switch::KILL_SWEEP => {
-                self.run_kill_sweep_timer(timer).await.map_err(|e| e.to_string())?;
+                self.kill_switch.run_kill_sweep_timer(timer).await.map_err(|e| e.to_string())?;
                 self.finish_timer(timer.timer_id).await
             }
             crate::rfqs::EXPIRE => {
-                self.run_rfq_timer(timer).await.map_err(|e| e.to_string())?;
+                self.rfqs.run_rfq_timer(timer).await.map_err(|e| e.to_string())?;
                 self.finish_timer(timer.timer_id).await
             }
             crate::matches::EXPIRE | crate::matches::AUTO_RESPONSE => {
-                self.run_match_request_timer(timer).await.map_err(|e| e.to_string())?;
+                self.matches.run_match_request_timer(timer).await.map_err(|e| e.to_string())?;
                 self.finish_timer(timer.timer_id).await
             }
             crate::orders::DAY_CLOSE => {
@@ -218,11 +229,11 @@ impl<S: Store> Engine<S> {
                 let n = if self.config.calendar.always_open {
                     0
                 } else {
-                    self.expire_day(close).await.map_err(|e| e.to_string())?
+                    self.withdrawals.expire_day(close).await.map_err(|e| e.to_string())?
                 };
                 let mut tx = self.store.write().await.map_err(|e| e.to_string())?;
                 tx.delete_timer(timer.timer_id).await.map_err(|e| e.to_string())?;
-                self.schedule_close(&mut tx, now).await.map_err(|e| e.to_string())?;
+                self.orders.schedule_close(&mut tx, now).await.map_err(|e| e.to_string())?;
                 tx.commit().await.map_err(|e| e.to_string())?;
                 tracing::info!(expired = n, "the venue closed; working orders expired");
                 Ok(Outcome::Done)

@@ -178,7 +178,7 @@ impl<S: Store> VenueApp<S> {
             tracing::warn!(%source, comp_id, reason, "FIX Logon refused");
             return Err(refused());
         }
-        let verdict = self.engine.fix_logon(comp_id, m.get_field_str(tag::PASSWORD)).await;
+        let verdict = self.engine.fix.fix_logon(comp_id, m.get_field_str(tag::PASSWORD)).await;
         let c = match verdict {
             Ok(Ok(c)) if Some(c.company_id) == self.company => c,
             Ok(Ok(c)) => {
@@ -204,7 +204,7 @@ impl<S: Store> VenueApp<S> {
             return Err(taken());
         }
         // The other nodes' sessions too (ADR 0026).
-        match self.engine.fix_take_session(company).await {
+        match self.engine.fix.fix_take_session(company).await {
             Ok(true) => {}
             Ok(false) => {
                 self.shared.release(company);
@@ -221,7 +221,7 @@ impl<S: Store> VenueApp<S> {
 
     async fn set_logged_on(&self, on: bool) {
         let Some(company) = self.company else { return };
-        if let Err(e) = self.engine.fix_logged(company, on).await {
+        if let Err(e) = self.engine.fix.fix_logged(company, on).await {
             tracing::warn!(%company, error = %e, "could not record the FIX session's state");
         }
     }
@@ -237,7 +237,7 @@ impl<S: Store> VenueApp<S> {
             }
             None => return Err(missing(tag::TRD_RPT_STATUS, "TrdRptStatus")),
         };
-        match self.engine.fix_confirm_trade(company, id, yes).await {
+        match self.engine.fix.fix_confirm_trade(company, id, yes).await {
             Ok(c) => {
                 tracing::info!(%company, order = %c.order_id, step = ?c.step, yes, "broker answered by FIX");
                 Ok(())
@@ -252,7 +252,7 @@ impl<S: Store> VenueApp<S> {
                     text: detail,
                 };
                 let report = FixReport::AnswerRefused(report);
-                self.engine.fix_reply(company, report).await.map_err(|e| venue_failure(&e))
+                self.engine.fix.fix_reply(company, report).await.map_err(|e| venue_failure(&e))
             }
             Err(EngineError::NotFound(text)) => {
                 Err(RejectReason::new(INCORRECT_VALUE, text).with_ref_tag(tag::TRADE_REPORT_ID))
@@ -284,18 +284,19 @@ impl<S: Store> VenueApp<S> {
             Some(text) => FixOrderAnswer::Refused(text),
             None => {
                 order.text = order.text.filter(|t| !t.trim().is_empty());
-                self.engine.fix_new_parent_order(company, order).await.map_err(|e| venue_failure(&e))?
+                self.engine.fix.fix_new_parent_order(company, order).await.map_err(|e| venue_failure(&e))?
             }
         };
         match answer {
             FixOrderAnswer::Created(_) => Ok(()),
             FixOrderAnswer::Known(parent) => {
                 // A parent an execution system sent always has its ClOrdID.
-                let Some(report) = self.engine.fix_parent_report(parent).await.map_err(|e| venue_failure(&e))? else {
+                let Some(report) = self.engine.fix.fix_parent_report(parent).await.map_err(|e| venue_failure(&e))?
+                else {
                     return Ok(());
                 };
                 let report = FixReport::Execution(report);
-                self.engine.fix_reply(company, report).await.map_err(|e| venue_failure(&e))
+                self.engine.fix.fix_reply(company, report).await.map_err(|e| venue_failure(&e))
             }
             FixOrderAnswer::Refused(text) => {
                 let refused = RefusedOrder {
@@ -308,7 +309,7 @@ impl<S: Store> VenueApp<S> {
                     exchange: m.get_field_str(tag::SECURITY_EXCHANGE).map(str::to_owned),
                     text,
                 };
-                self.engine.fix_refuse_order(company, refused).await.map_err(|e| venue_failure(&e))
+                self.engine.fix.fix_refuse_order(company, refused).await.map_err(|e| venue_failure(&e))
             }
         }
     }
@@ -316,14 +317,14 @@ impl<S: Store> VenueApp<S> {
     async fn cancel(&self, company: CompanyId, m: &RawMessage<'_>) -> Result<(), RejectReason> {
         let orig = m.get_field_str(tag::ORIG_CL_ORD_ID).ok_or_else(|| missing(tag::ORIG_CL_ORD_ID, "OrigClOrdID"))?;
         let cl_ord_id = m.get_field_str(tag::CL_ORD_ID).ok_or_else(|| missing(tag::CL_ORD_ID, "ClOrdID"))?;
-        let refusal = match self.engine.fix_cancel_parent_order(company, orig, cl_ord_id).await {
+        let refusal = match self.engine.fix.fix_cancel_parent_order(company, orig, cl_ord_id).await {
             Ok(Ok(_)) => return Ok(()),
             Ok(Err(r)) => r,
             Err(e) => return Err(venue_failure(&e)),
         };
         let CancelRefusal { reason, text, parent } = refusal;
         let report = match parent {
-            Some(p) => self.engine.fix_parent_report(p).await.map_err(|e| venue_failure(&e))?,
+            Some(p) => self.engine.fix.fix_parent_report(p).await.map_err(|e| venue_failure(&e))?,
             None => None,
         };
         let report = RefusedCancel {
@@ -334,7 +335,7 @@ impl<S: Store> VenueApp<S> {
             reason,
             text,
         };
-        self.engine.fix_reply(company, FixReport::CancelRefused(report)).await.map_err(|e| venue_failure(&e))
+        self.engine.fix.fix_reply(company, FixReport::CancelRefused(report)).await.map_err(|e| venue_failure(&e))
     }
 }
 
@@ -375,7 +376,7 @@ impl<S: Store> Application for VenueApp<S> {
         if self.holds_claim.swap(false, Ordering::AcqRel)
             && let Some(company) = self.company
         {
-            if let Err(e) = self.engine.fix_release_session(company).await {
+            if let Err(e) = self.engine.fix.fix_release_session(company).await {
                 // Another node may take it once this node's hold lapses.
                 tracing::warn!(%company, error = %e, "could not let go of the FIX session");
             }

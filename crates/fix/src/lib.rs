@@ -71,7 +71,7 @@ pub async fn start<S: Store>(engine: Engine<S>, settings: FixSettings) -> std::i
         .map_err(|e| std::io::Error::other(format!("FIX CompID {}: {e}", settings.comp_id)))?;
     let listener = TcpListener::bind(&settings.bind).await?;
     let addr = listener.local_addr()?;
-    if let Err(e) = engine.fix_log_off_all().await {
+    if let Err(e) = engine.fix.fix_log_off_all().await {
         tracing::warn!(error = %e, "could not mark the FIX sessions logged off");
     }
     let shared = Arc::new(Shared::default());
@@ -209,7 +209,7 @@ async fn run_session<S: Store>(
     let hold = FIX_HOLD.to_std().unwrap_or_default().saturating_sub(FIX_HOLD_RENEW);
     let mut held_until = Instant::now() + hold;
     loop {
-        match engine.fix_pending(company).await {
+        match engine.fix.fix_pending(company).await {
             Ok(pending) => {
                 let full = pending.len() as i64 >= upstairs_engine::fix::OUTBOX_BATCH;
                 let mut all_sent = true;
@@ -230,7 +230,7 @@ async fn run_session<S: Store>(
             _ = changes.changed() => {}
             _ = conn.wait_closed() => break,
             _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-            _ = renew.tick() => match engine.fix_renew_session(company).await {
+            _ = renew.tick() => match engine.fix.fix_renew_session(company).await {
                 Ok(true) => held_until = Instant::now() + hold,
                 Ok(false) => {
                     tracing::warn!(%company, "another node holds this FIX session now: logging out");
@@ -276,7 +276,7 @@ async fn send<S: Store>(
             // Never sendable (every value is cleaned, so this is a bug): set aside under
             // number 0 rather than holding up the company's queue for good.
             tracing::error!(%company, id = %m.fix_outbox_id, %detail, "a FIX outbox message cannot be encoded");
-            if let Err(e) = engine.fix_set_aside(company, &m.fix_outbox_id).await {
+            if let Err(e) = engine.fix.fix_set_aside(company, &m.fix_outbox_id).await {
                 tracing::warn!(%company, error = %e, "could not set a FIX message aside");
             }
             true
@@ -308,7 +308,8 @@ impl<S: Store> SessionLookup<VenueApp<S>> for Lookup<S> {
             return Ok(None);
         }
         let comp_id = identity.sender_comp_id().clone();
-        let company = self.engine.fix_company(comp_id.as_str()).await.map_err(|e| LookupError::new(e.to_string()))?;
+        let company =
+            self.engine.fix.fix_company(comp_id.as_str()).await.map_err(|e| LookupError::new(e.to_string()))?;
         // The venue never resets on its own: a peer's ResetSeqNumFlag is honoured when its
         // company allows it (checked at each Logon, `VenueApp::from_admin`).
         let config = SessionConfig::new(self.venue.clone(), comp_id.clone(), BEGIN_STRING);

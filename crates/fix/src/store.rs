@@ -64,7 +64,7 @@ impl<S: Store> DbStore<S> {
     /// gateway, which acts on each idempotently, acts on them now (ADR 0025). The stored
     /// number follows at the next inbound message.
     async fn load(&self) -> Result<(), EngineError> {
-        let Some(s) = self.engine.fix_session_stored(self.company).await? else { return Ok(()) };
+        let Some(s) = self.engine.fix.fix_session_stored(self.company).await? else { return Ok(()) };
         let mut target = s.next_target_seq;
         if s.app_watermark > 0 && s.app_watermark + 1 < target {
             tracing::warn!(company = %self.company, watermark = s.app_watermark, target, "inbound FIX messages will be asked again");
@@ -81,6 +81,7 @@ impl<S: Store> DbStore<S> {
     async fn read(&self, begin: u64, end: u64, limit: i64) -> Result<Vec<StoredMessage>, StoreError> {
         let frames = self
             .engine
+            .fix
             .fix_sent(self.company, db(begin), db(end), limit)
             .await
             .map_err(|e| StoreError::RetrieveFailed { seq_num: begin, reason: e.to_string() })?;
@@ -96,7 +97,7 @@ impl<S: Store> DbStore<S> {
     /// Writes one change to the stored session (the row is locked while it is read and
     /// written back, so concurrent changes never undo each other).
     async fn change(&self, at: u64, f: impl FnOnce(&mut FixSession) + Send) -> Result<(), StoreError> {
-        self.engine.fix_update_session(self.company, f).await.map(drop).map_err(|e| failed(at, &e))
+        self.engine.fix.fix_update_session(self.company, f).await.map(drop).map_err(|e| failed(at, &e))
     }
 }
 
@@ -139,6 +140,7 @@ impl<S: Store> MessageStore for DbStore<S> {
         // (ironfix always asks for that) and marks the outbox message carried sent.
         let carried = self.carried.take(msg_type.as_str());
         self.engine
+            .fix
             .fix_file_outbound(self.company, db(seq_num), msg_type.as_str(), message, carried.as_deref())
             .await
             .map_err(|e| failed(seq_num, &e))?;
@@ -180,6 +182,7 @@ impl<S: Store> MessageStore for DbStore<S> {
 
     async fn reset_to(&self, next_sender: u64, next_target: u64) -> Result<(), StoreError> {
         self.engine
+            .fix
             .fix_reset(self.company, db(next_sender), db(next_target))
             .await
             .map_err(|e| failed(next_sender, &e))?;

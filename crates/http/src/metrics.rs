@@ -199,7 +199,7 @@ pub async fn metrics<S: Store>(State(st): State<AppState<S>>) -> Response {
     let age = |t: Option<chrono::DateTime<chrono::Utc>>| {
         t.map_or(0.0, |t| (now - t).num_milliseconds().max(0) as f64 / 1000.0)
     };
-    match e.backlog().await {
+    match e.scheduler.backlog().await {
         Ok(b) => {
             gauge(&mut out, "upstairs_outbox_emails", "E-mails not yet delivered.", "gauge", b.emails);
             gauge(

@@ -275,7 +275,7 @@ async fn start_with<S: Store>(
     if settings.demo && crate::demo::seed_demo(&engine).await? {
         tracing::info!("loaded the demo data set");
     }
-    engine.on_start().await?;
+    engine.scheduler.on_start().await?;
 
     let (shutdown, shutdown_rx) = watch::channel(false);
     if settings.demo {
@@ -286,7 +286,7 @@ async fn start_with<S: Store>(
     // after the first request here goes unheard.
     let peers = engine.hear_peers(shutdown_rx.clone()).await.context("listen to the other nodes")?;
     let wake = engine.wake_handle();
-    let scheduler = engine.clone().run_scheduler(settings.scheduler_poll, shutdown_rx.clone());
+    let scheduler = engine.scheduler.clone().run_scheduler(settings.scheduler_poll, shutdown_rx.clone());
     let jobs = tokio::spawn(async move {
         scheduler.await;
         if let Some(peers) = peers {
@@ -336,12 +336,12 @@ async fn start_with<S: Store>(
     let closing = engine.clone();
     let close = Arc::new(move |at| -> BoxFuture<'static, Result<usize, EngineError>> {
         let engine = closing.clone();
-        Box::pin(async move { engine.expire_day(at).await })
+        Box::pin(async move { engine.withdrawals.expire_day(at).await })
     });
     let run_due = Arc::new(move || -> BoxFuture<'static, ()> {
         let engine = engine.clone();
         Box::pin(async move {
-            if let Err(e) = engine.run_due_timers().await {
+            if let Err(e) = engine.scheduler.run_due_timers().await {
                 tracing::error!(error = %e, "scheduler pass failed");
             }
         })

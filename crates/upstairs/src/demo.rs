@@ -312,7 +312,7 @@ pub async fn simulate_band_step<S: Store>(engine: &Engine<S>, sim: &mut BandSimu
         }
         let min = add_ticks(i.min_tick_price, i.tick_size, step);
         let max = add_ticks(i.max_tick_price, i.tick_size, step);
-        engine.move_band(None, i.instrument_id, min, max).await?;
+        engine.reference.move_band(None, i.instrument_id, min, max).await?;
         moved += 1;
     }
     Ok(moved)
@@ -337,7 +337,7 @@ pub async fn demo_quote_step<S: Store>(engine: &Engine<S>) -> Result<usize, Engi
     for (n, company) in providers.iter().enumerate() {
         let n = i64::try_from(n).unwrap_or(0);
         let Some(actor) = first_trader(engine, company).await? else { continue };
-        let waiting = engine.incoming_rfqs(&actor, Some(ResponseState::AwaitingResponse), None).await?;
+        let waiting = engine.rfqs.incoming_rfqs(&actor, Some(ResponseState::AwaitingResponse), None).await?;
         for rfq in waiting.into_iter().filter(|r| r.created_at + DEMO_QUOTE_AFTER * (n as i32 + 1) <= now) {
             let i = engine.cached_instrument(rfq.instrument_id).await?;
             let inside = (n + 1).min(ticks_between(i.min_tick_price, i.max_tick_price, i.tick_size).unwrap_or(0) / 2);
@@ -354,7 +354,7 @@ pub async fn demo_quote_step<S: Store>(engine: &Engine<S>) -> Result<usize, Engi
                 Some(Direction::Buy) => (None, Some(offer)),
                 Some(Direction::Sell) => (Some(bid), None),
             };
-            match engine.answer_rfq(&actor, rfq.rfq_id, Answer::Quote { buy, sell, broker_id: None }, None).await {
+            match engine.rfqs.answer_rfq(&actor, rfq.rfq_id, Answer::Quote { buy, sell, broker_id: None }, None).await {
                 Ok(_) => sent += 1,
                 // Answered by hand meanwhile, or the RFQ ended: nothing to do.
                 Err(EngineError::Conflict { .. }) => {}

@@ -78,6 +78,6 @@ pub async fn fix_sessions<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
 ) -> ApiResult<Json<FixSessionList>> {
-    let items = st.engine.fix_sessions(&actor).await?.into_iter().map(Into::into).collect();
+    let items = st.engine.fix.fix_sessions(&actor).await?.into_iter().map(Into::into).collect();
     Ok(Json(FixSessionList { items }))
 }

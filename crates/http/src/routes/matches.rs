@@ -197,7 +197,7 @@ pub async fn create_match_request<S: Store>(
         dry_run: req.dry_run,
         idempotency: key.clone().filter(|_| !req.dry_run),
     };
-    let outcome = st.engine.take(&actor, take).await?;
+    let outcome = st.engine.matches.take(&actor, take).await?;
     Ok(match outcome {
         TakeOutcome::DryRun(hits) => Json(hits.into_iter().map(BreakdownDto::from).collect::<Vec<_>>()).into_response(),
         TakeOutcome::Requested(requests) => {
@@ -227,7 +227,7 @@ pub async fn match_requests<S: Store>(
 ) -> ApiResult<Json<Vec<MatchRequestDto>>> {
     let state = q.state.map_or(MatchRequestState::Pending, Into::into);
     let company = actor.user.company_id;
-    let list = st.engine.match_requests(&actor, state).await?;
+    let list = st.engine.matches.match_requests(&actor, state).await?;
     Ok(Json(list.into_iter().map(|m| MatchRequestDto::seen_by(m, company)).collect()))
 }
 
@@ -239,7 +239,7 @@ pub async fn match_request<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<MatchRequestId>,
 ) -> ApiResult<Json<MatchRequestDto>> {
-    let m = st.engine.match_request(&actor, id).await?;
+    let m = st.engine.matches.match_request(&actor, id).await?;
     Ok(Json(MatchRequestDto::seen_by(m, actor.user.company_id)))
 }
 
@@ -261,6 +261,6 @@ pub async fn answer_match_request<S: Store>(
     ApiPath(id): ApiPath<MatchRequestId>,
     ApiJson(req): ApiJson<AnswerMatchRequest>,
 ) -> ApiResult<Json<MatchRequestDto>> {
-    let m = st.engine.answer_match_request(&actor, id, req.state.into()).await?;
+    let m = st.engine.matches.answer_match_request(&actor, id, req.state.into()).await?;
     Ok(Json(MatchRequestDto::seen_by(m, actor.user.company_id)))
 }

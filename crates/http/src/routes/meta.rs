@@ -34,7 +34,7 @@ pub async fn healthz() -> &'static str {
 pub async fn readyz<S: Store>(State(st): State<AppState<S>>) -> (StatusCode, String) {
     // A lane loop that has not shown life for longer than its longest job and some: dead or stuck.
     let limit = upstairs_engine::scheduler::JOB_LIMIT + std::time::Duration::from_secs(30);
-    if let Some(lane) = st.engine.stalled_lane(limit) {
+    if let Some(lane) = st.engine.scheduler.stalled_lane(limit) {
         tracing::warn!(lane, "not ready: a scheduler lane stalled");
         return (StatusCode::SERVICE_UNAVAILABLE, format!("scheduler stalled ({lane} timers)"));
     }

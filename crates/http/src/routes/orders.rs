@@ -56,9 +56,9 @@ pub async fn platform_status<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
 ) -> ApiResult<Json<PlatformStatusDto>> {
-    let s = st.engine.platform_status();
+    let s = st.engine.orders.platform_status();
     let c = &st.engine.config().calendar;
-    let trading_stopped_at = st.engine.own_trading_stopped_since(&actor).await?;
+    let trading_stopped_at = st.engine.kill_switch.own_trading_stopped_since(&actor).await?;
     Ok(Json(PlatformStatusDto {
         open: s.open,
         parent_orders_open: s.parent_orders_open,
@@ -86,7 +86,7 @@ pub async fn parent_orders<S: Store>(
     if states.is_empty() {
         states = vec![ParentState::Active, ParentState::Filled];
     }
-    let list = st.engine.parent_orders(&actor, &states).await?;
+    let list = st.engine.orders.parent_orders(&actor, &states).await?;
     Ok(Json(list.into_iter().map(Into::into).collect()))
 }
 
@@ -97,7 +97,7 @@ pub async fn parent_order<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<ParentOrderId>,
 ) -> ApiResult<Json<ParentOrderDto>> {
-    Ok(Json(st.engine.parent_order(&actor, id).await?.into()))
+    Ok(Json(st.engine.orders.parent_order(&actor, id).await?.into()))
 }
 
 /// Creates a parent order (from 05:30 on trading days).
@@ -118,7 +118,7 @@ pub async fn create_parent_order<S: Store>(
         idempotency: key.clone(),
         fix_cl_ord_id: None,
     };
-    let created = st.engine.create_parent_order(&actor, input).await?;
+    let created = st.engine.orders.create_parent_order(&actor, input).await?;
     Ok((StatusCode::CREATED, Json(created.into())))
 }
 
@@ -130,7 +130,7 @@ pub async fn cancel_parent_order<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<ParentOrderId>,
 ) -> ApiResult<StatusCode> {
-    st.engine.cancel_parent_order(&actor, id).await?;
+    st.engine.withdrawals.cancel_parent_order(&actor, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -150,7 +150,7 @@ pub async fn orders<S: Store>(
         states: parse_list(q.state.as_deref(), OrderState::parse, "order")?,
         limit: Some(MAX_ORDERS_LISTED),
     };
-    Ok(Json(st.engine.orders(&actor, filter).await?.into_iter().map(Into::into).collect()))
+    Ok(Json(st.engine.orders.orders(&actor, filter).await?.into_iter().map(Into::into).collect()))
 }
 
 #[utoipa::path(get, path = "/api/orders/{id}", tag = "orders", params(("id" = Uuid, Path)),
@@ -160,7 +160,7 @@ pub async fn order<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<OrderId>,
 ) -> ApiResult<Json<OrderDto>> {
-    Ok(Json(st.engine.order(&actor, id).await?.into()))
+    Ok(Json(st.engine.orders.order(&actor, id).await?.into()))
 }
 
 /// Works part of a parent order in the book (while the venue is open).
@@ -188,7 +188,7 @@ pub async fn create_order<S: Store>(
         direction: req.direction.map(Into::into),
         idempotency: key.clone(),
     };
-    let created = st.engine.create_order(&actor, input).await?;
+    let created = st.engine.orders.create_order(&actor, input).await?;
     Ok((StatusCode::CREATED, Json(created.into())))
 }
 
@@ -214,7 +214,7 @@ pub async fn edit_order<S: Store>(
             (None, Some(yes)) => Answer { step: ConfirmationStep::Fill, yes },
             _ => return Err(ApiError::bad_request("Send exactly one of accepted and filled.")),
         };
-        let c = st.engine.confirm_trade(id, &token, answer).await?;
+        let c = st.engine.confirmations.confirm_trade(id, &token, answer).await?;
         return Ok(Json(PatchOrderResponse::Confirmation(c.into())));
     }
     let token = bearer(&headers).ok_or_else(|| ApiError::unauthorized("Sign in to continue."))?;
@@ -226,7 +226,7 @@ pub async fn edit_order<S: Store>(
         residual: req.residual,
         iceberg: req.iceberg,
     };
-    Ok(Json(PatchOrderResponse::Order(st.engine.edit_order(&actor, id, edit).await?.into())))
+    Ok(Json(PatchOrderResponse::Order(st.engine.orders.edit_order(&actor, id, edit).await?.into())))
 }
 
 /// The trade a broker's e-mail link stands for, as the link's page shows it before the
@@ -239,7 +239,7 @@ pub async fn order_confirmation<S: Store>(
     ApiPath(id): ApiPath<OrderId>,
     ApiQuery(q): ApiQuery<ConfirmationQuery>,
 ) -> ApiResult<Json<OrderConfirmationDto>> {
-    Ok(Json(st.engine.broker_confirmation(id, &q.token, q.step.into()).await?.into()))
+    Ok(Json(st.engine.confirmations.broker_confirmation(id, &q.token, q.step.into()).await?.into()))
 }
 
 /// The body as the branch chosen by the query needs it: either shape is valid JSON for
@@ -261,7 +261,7 @@ pub async fn cancel_order<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<OrderId>,
 ) -> ApiResult<Json<OrderDto>> {
-    Ok(Json(st.engine.cancel_order(&actor, id).await?.into()))
+    Ok(Json(st.engine.withdrawals.cancel_order(&actor, id).await?.into()))
 }
 
 /// The anonymous book of an instrument, with the caller's company's share marked.
@@ -272,7 +272,7 @@ pub async fn book<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<InstrumentId>,
 ) -> ApiResult<Response> {
-    let b = st.engine.book(&actor, id).await?;
+    let b = st.engine.orders.book(&actor, id).await?;
     let body = st.books.body(&b, |b| {
         let dto = BookDto {
             instrument_id: b.instrument.instrument_id.0,
@@ -303,7 +303,7 @@ pub async fn market_data<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<InstrumentId>,
 ) -> ApiResult<Json<MarketDataDto>> {
-    let b = st.engine.book(&actor, id).await?;
+    let b = st.engine.orders.book(&actor, id).await?;
     Ok(Json(MarketDataDto {
         best_buy_price: b.best_buy(),
         best_sell_price: b.best_sell(),

@@ -118,5 +118,5 @@ pub async fn outbox<S: Store>(
     Auth(actor): Auth,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> ApiResult<Json<Page<OutboxMessageDto>>> {
-    Ok(Json(st.engine.outbox(&actor, q.page.unwrap_or(0), q.size.unwrap_or(50)).await?.into()))
+    Ok(Json(st.engine.scheduler.outbox(&actor, q.page.unwrap_or(0), q.size.unwrap_or(50)).await?.into()))
 }

@@ -41,9 +41,9 @@ pub async fn admin_companies<S: Store>(
     Auth(actor): Auth,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> ApiResult<Json<Page<CompanyDto>>> {
-    let page = st.engine.admin_companies(&actor, q.page.unwrap_or(0), q.size.unwrap_or(200)).await?;
+    let page = st.engine.reference.admin_companies(&actor, q.page.unwrap_or(0), q.size.unwrap_or(200)).await?;
     let ids: Vec<CompanyId> = page.items.iter().map(|c| c.company_id).collect();
-    let scores = st.engine.company_reliability_scores(&ids).await?;
+    let scores = st.engine.matches.company_reliability_scores(&ids).await?;
     let items = page.items.into_iter().map(|c| {
         let score = scores.get(&c.company_id).copied().unwrap_or(100);
         CompanyDto::new(c, score)
@@ -61,7 +61,7 @@ pub async fn create_company<S: Store>(
     Auth(actor): Auth,
     KeyedJson { body: req, key }: KeyedJson<CompanyRequest>,
 ) -> ApiResult<(StatusCode, Json<CompanyDto>)> {
-    let c = st.engine.create_company(&actor, req.into(), key.as_ref()).await?;
+    let c = st.engine.reference.create_company(&actor, req.into(), key.as_ref()).await?;
     Ok((StatusCode::CREATED, Json(with_score(&st, c).await?)))
 }
 
@@ -76,7 +76,7 @@ pub async fn update_company<S: Store>(
     ApiPath(id): ApiPath<CompanyId>,
     ApiJson(req): ApiJson<CompanyRequest>,
 ) -> ApiResult<Json<CompanyDto>> {
-    let c = st.engine.update_company(&actor, id, req.into()).await?;
+    let c = st.engine.reference.update_company(&actor, id, req.into()).await?;
     Ok(Json(with_score(&st, c).await?))
 }
 
@@ -88,7 +88,7 @@ pub async fn company<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<CompanyId>,
 ) -> ApiResult<Json<CompanyDto>> {
-    let c = st.engine.company(&actor, id).await?;
+    let c = st.engine.reference.company(&actor, id).await?;
     Ok(Json(with_score(&st, c).await?))
 }
 
@@ -103,7 +103,7 @@ pub async fn stop_company<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<CompanyId>,
 ) -> ApiResult<Json<CompanyDto>> {
-    let c = st.engine.stop_company(&actor, id).await?;
+    let c = st.engine.kill_switch.stop_company(&actor, id).await?;
     Ok(Json(with_score(&st, c).await?))
 }
 
@@ -116,14 +116,14 @@ pub async fn release_company<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<CompanyId>,
 ) -> ApiResult<Json<CompanyDto>> {
-    let c = st.engine.release_company(&actor, id).await?;
+    let c = st.engine.kill_switch.release_company(&actor, id).await?;
     Ok(Json(with_score(&st, c).await?))
 }
 
 /// A company's DTO with its reliability score.
 async fn with_score<S: Store>(st: &AppState<S>, c: upstairs_engine::model::Company) -> ApiResult<CompanyDto> {
     let id = c.company_id;
-    let score = st.engine.company_reliability_scores(&[id]).await?.get(&id).copied().unwrap_or(100);
+    let score = st.engine.matches.company_reliability_scores(&[id]).await?.get(&id).copied().unwrap_or(100);
     Ok(CompanyDto::new(c, score))
 }
 
@@ -134,7 +134,7 @@ pub async fn liquidity_providers<S: Store>(
     State(st): State<AppState<S>>,
     Auth(actor): Auth,
 ) -> ApiResult<Json<Vec<CompanyRefDto>>> {
-    let lps = st.engine.liquidity_providers(&actor).await?;
+    let lps = st.engine.reference.liquidity_providers(&actor).await?;
     Ok(Json(lps.into_iter().map(|c| CompanyRefDto { company_id: c.company_id.0, name: c.name }).collect()))
 }
 
@@ -163,7 +163,7 @@ pub async fn admin_instruments<S: Store>(
         page: q.page.unwrap_or(0),
         size: q.size.unwrap_or(200),
     };
-    let page = st.engine.admin_instruments(&actor, filter).await?;
+    let page = st.engine.reference.admin_instruments(&actor, filter).await?;
     Ok(Json(page.into()))
 }
 
@@ -177,7 +177,7 @@ pub async fn create_instrument<S: Store>(
     Auth(actor): Auth,
     KeyedJson { body: req, key }: KeyedJson<InstrumentRequest>,
 ) -> ApiResult<(StatusCode, Json<InstrumentDto>)> {
-    let i = st.engine.create_instrument(&actor, req.into(), key.as_ref()).await?;
+    let i = st.engine.reference.create_instrument(&actor, req.into(), key.as_ref()).await?;
     Ok((StatusCode::CREATED, Json(i.into())))
 }
 
@@ -192,7 +192,7 @@ pub async fn update_instrument<S: Store>(
     ApiPath(id): ApiPath<InstrumentId>,
     ApiJson(req): ApiJson<InstrumentRequest>,
 ) -> ApiResult<Json<InstrumentDto>> {
-    Ok(Json(st.engine.update_instrument(&actor, id, req.into()).await?.into()))
+    Ok(Json(st.engine.reference.update_instrument(&actor, id, req.into()).await?.into()))
 }
 
 /// Moves the electronic band (the exchange's best bid and offer) of an instrument.
@@ -206,7 +206,7 @@ pub async fn move_band<S: Store>(
     ApiPath(id): ApiPath<InstrumentId>,
     ApiJson(req): ApiJson<BandRequest>,
 ) -> ApiResult<Json<InstrumentDto>> {
-    let i = st.engine.move_band(Some(&actor), id, req.min_tick_price, req.max_tick_price).await?;
+    let i = st.engine.reference.move_band(Some(&actor), id, req.min_tick_price, req.max_tick_price).await?;
     Ok(Json(i.into()))
 }
 
@@ -218,7 +218,7 @@ pub async fn instruments<S: Store>(
     Auth(actor): Auth,
     ApiQuery(q): ApiQuery<NameQuery>,
 ) -> ApiResult<Json<Vec<InstrumentDto>>> {
-    Ok(Json(st.engine.tradable_instruments(&actor, q.name).await?.into_iter().map(Into::into).collect()))
+    Ok(Json(st.engine.reference.tradable_instruments(&actor, q.name).await?.into_iter().map(Into::into).collect()))
 }
 
 /// One instrument the caller may see.
@@ -229,5 +229,5 @@ pub async fn instrument<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<InstrumentId>,
 ) -> ApiResult<Json<InstrumentDto>> {
-    Ok(Json(st.engine.instrument(&actor, id).await?.into()))
+    Ok(Json(st.engine.reference.instrument(&actor, id).await?.into()))
 }

@@ -275,7 +275,7 @@ pub async fn create_rfq<S: Store>(
         broker_id: req.broker_id.map(CompanyId),
         idempotency: key.clone(),
     };
-    let v = st.engine.create_rfq(&actor, input).await?;
+    let v = st.engine.rfqs.create_rfq(&actor, input).await?;
     Ok((StatusCode::CREATED, Json(RfqDto::new(v, st.engine.clock().now()))))
 }
 
@@ -298,7 +298,7 @@ pub async fn rfqs<S: Store>(
     ApiQuery(q): ApiQuery<RfqQuery>,
 ) -> ApiResult<Json<Vec<RfqDto>>> {
     let state = q.state.map_or(RfqState::Open, Into::into);
-    let list = st.engine.rfqs(&actor, state, q.parent_order_id.map(ParentOrderId)).await?;
+    let list = st.engine.rfqs.rfqs(&actor, state, q.parent_order_id.map(ParentOrderId)).await?;
     let now = st.engine.clock().now();
     Ok(Json(list.into_iter().map(|v| RfqDto::new(v, now)).collect()))
 }
@@ -311,7 +311,7 @@ pub async fn rfq<S: Store>(
     Auth(actor): Auth,
     ApiPath(id): ApiPath<RfqId>,
 ) -> ApiResult<Json<RfqDto>> {
-    let v = st.engine.rfq(&actor, id).await?;
+    let v = st.engine.rfqs.rfq(&actor, id).await?;
     Ok(Json(RfqDto::new(v, st.engine.clock().now())))
 }
 
@@ -335,7 +335,7 @@ pub async fn cancel_rfq<S: Store>(
     if req.state != RfqStateDto::Cancelled {
         return Err(ApiError::from(EngineError::invalid("state", "Must be CANCELLED")));
     }
-    let v = st.engine.cancel_rfq(&actor, id).await?;
+    let v = st.engine.rfqs.cancel_rfq(&actor, id).await?;
     Ok(Json(RfqDto::new(v, st.engine.clock().now())))
 }
 
@@ -360,7 +360,7 @@ pub async fn incoming_rfqs<S: Store>(
     Auth(actor): Auth,
     ApiQuery(q): ApiQuery<IncomingQuery>,
 ) -> ApiResult<Json<Vec<IncomingRfqDto>>> {
-    let list = st.engine.incoming_rfqs(&actor, q.state.map(Into::into), q.instrument_id.map(InstrumentId)).await?;
+    let list = st.engine.rfqs.incoming_rfqs(&actor, q.state.map(Into::into), q.instrument_id.map(InstrumentId)).await?;
     let now = st.engine.clock().now();
     let own = actor.company_name.clone();
     Ok(Json(list.into_iter().map(|i| IncomingRfqDto::new(i, own.clone(), now)).collect()))
@@ -424,7 +424,7 @@ pub async fn answer_rfq<S: Store>(
             }
         }
     };
-    let r = st.engine.answer_rfq(&actor, id, answer, key).await?;
+    let r = st.engine.rfqs.answer_rfq(&actor, id, answer, key).await?;
     Ok(Json(RfqResponseDto::new(r, actor.company_name.clone())))
 }
 
@@ -465,6 +465,6 @@ pub async fn accept_quote<S: Store>(
         (Some(_), None) => return Err(ApiError::from(EngineError::invalid("quantity", "Required with price"))),
         (None, Some(_)) => return Err(ApiError::from(EngineError::invalid("price", "Required with quantity"))),
     };
-    let v = st.engine.accept_quote(&actor, id, response_id, seen).await?;
+    let v = st.engine.rfqs.accept_quote(&actor, id, response_id, seen).await?;
     Ok(Json(RfqDto::new(v, st.engine.clock().now())))
 }

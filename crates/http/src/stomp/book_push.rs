@@ -33,7 +33,7 @@ pub trait BookSource: Send + Sync + 'static {
 
 impl<S: Store> BookSource for Engine<S> {
     async fn read(&self, instrument_id: InstrumentId) -> Result<(BookMessage, Shares), String> {
-        let b = self.anonymous_book(instrument_id).await.map_err(|e| e.to_string())?;
+        let b = self.orders.anonymous_book(instrument_id).await.map_err(|e| e.to_string())?;
         let shares = b
             .snapshot
             .shares()

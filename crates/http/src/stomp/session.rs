@@ -214,7 +214,7 @@ async fn run<S: Store>(socket: WebSocket, st: AppState<S>) -> Result<(), String>
                     let Item::Frame(f) = item else { continue };
                     let reply = match topic_instrument(&f) {
                         // A book topic: only for instruments the caller may see.
-                        Some(Ok(id)) if st.engine.instrument(&actor, id).await.is_err() => {
+                        Some(Ok(id)) if st.engine.reference.instrument(&actor, id).await.is_err() => {
                             Reply::Error("unknown destination", "No such instrument.".into())
                         }
                         Some(Err(dest)) => Reply::Error("unknown destination", format!("No such destination: {dest}")),

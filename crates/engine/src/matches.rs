@@ -382,8 +382,9 @@ impl<S: Store> Matches<S> {
         tx.update_match_request_state(id, m.state, to, now).await?;
         let ended = MatchRequest { state: to, updated_at: now, ..m };
         let notices = self.notifications.notify_ended(&mut tx, &ended, event, now).await?;
-        let requesting = tx.order(mine).await?.ok_or_else(not_found_order)?;
-        let responding = tx.order(theirs).await?.ok_or_else(not_found_order)?;
+        let both = tx.orders_by_id(&[mine, theirs]).await?;
+        let find = |id| both.iter().find(|o| o.order_id == id).cloned().ok_or_else(not_found_order);
+        let (requesting, responding) = (find(mine)?, find(theirs)?);
         let (for_requesting, for_responding) = match event {
             MatchRequestEvent::Accept => (OrderEvent::Match, OrderEvent::Match),
             MatchRequestEvent::Reject | MatchRequestEvent::TimeOut => {

@@ -44,15 +44,14 @@ impl<S: Store> Notifications<S> {
         event: MatchRequestEvent,
         now: DateTime<Utc>,
     ) -> Result<Vec<Notification>, EngineError> {
-        let mut out = Vec::new();
-        for mut n in tx.notifications_of_match_request(m.match_request_id).await? {
-            if n.notification_type == NotificationType::MatchRequestReceived {
-                n.status = m.state;
-                n.updated_at = now;
-                tx.set_notification_status(n.notification_id, n.status, now).await?;
-                out.push(n);
-            }
-        }
+        let mut out = tx
+            .set_match_request_notifications_status(
+                m.match_request_id,
+                NotificationType::MatchRequestReceived,
+                m.state,
+                now,
+            )
+            .await?;
         for (party, t) in told_of(event) {
             let n = new(m, party, t, now);
             tx.insert_notification(&n).await?;

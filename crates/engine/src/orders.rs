@@ -406,6 +406,7 @@ impl<S: Store> Orders<S> {
     ) -> Result<(), EngineError> {
         let ids: std::collections::BTreeSet<ParentOrderId> = locked.iter().map(|p| p.parent_order_id).collect();
         let seen = tx.lock_parent_orders(&ids).await?;
+        let mut changes = Vec::new();
         for p in locked.iter_mut() {
             let id = p.parent_order_id;
             let v = seen
@@ -415,10 +416,11 @@ impl<S: Store> Orders<S> {
             let settle = ParentEvent::Settle { quantity: v.parent.quantity, matched: v.matched };
             let to = parent_transition(v.parent.state, settle).map_err(|e| EngineError::Internal(e.to_string()))?;
             if to != v.parent.state {
-                tx.update_parent_order_state(id, to, now).await?;
+                changes.push((id, to));
                 p.state = to;
             }
         }
+        tx.update_parent_order_states(&changes, now).await?;
         Ok(())
     }
 

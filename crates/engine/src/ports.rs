@@ -161,6 +161,12 @@ pub trait OrderRepo {
         state: ParentState,
         at: DateTime<Utc>,
     ) -> StoreResult<()>;
+    /// [`Self::update_parent_order_state`] of several parents, in one statement.
+    async fn update_parent_order_states(
+        &mut self,
+        changes: &[(ParentOrderId, ParentState)],
+        at: DateTime<Utc>,
+    ) -> StoreResult<()>;
     async fn parent_order(&mut self, id: ParentOrderId) -> StoreResult<Option<ParentOrderView>>;
     /// A company's parent orders in the given states, newest first.
     async fn parent_orders(&mut self, company: CompanyId, states: &[ParentState]) -> StoreResult<Vec<ParentOrderView>>;
@@ -173,6 +179,8 @@ pub trait OrderRepo {
     /// from `before` to `after`.
     async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder) -> StoreResult<()>;
     async fn order(&mut self, id: OrderId) -> StoreResult<Option<ChildOrder>>;
+    /// Child orders by id, in one statement: those found, in no particular order.
+    async fn orders_by_id(&mut self, ids: &[OrderId]) -> StoreResult<Vec<ChildOrder>>;
     /// Newest first.
     async fn orders(&mut self, filter: &OrderFilter) -> StoreResult<Vec<ChildOrder>>;
     /// The book of an instrument as its kept levels: resting quantity per price, side
@@ -387,6 +395,15 @@ pub trait NotificationRepo {
         status: MatchRequestState,
         at: DateTime<Utc>,
     ) -> StoreResult<()>;
+    /// [`Self::set_notification_status`] of a match request's notifications of one type,
+    /// in one statement: those changed, as they are now.
+    async fn set_match_request_notifications_status(
+        &mut self,
+        id: MatchRequestId,
+        of_type: upstairs_domain::notification::NotificationType,
+        status: MatchRequestState,
+        at: DateTime<Utc>,
+    ) -> StoreResult<Vec<Notification>>;
     async fn notification(&mut self, id: NotificationId) -> StoreResult<Option<Notification>>;
     /// A user's notifications (only archived or only not, when given), by creation time.
     async fn notifications_of_user(
@@ -508,6 +525,12 @@ pub trait FixRepo {
     ) -> StoreResult<()>;
     /// The company and ClOrdID of a parent order an execution system sent.
     async fn fix_parent_order(&mut self, parent: ParentOrderId) -> StoreResult<Option<(CompanyId, String)>>;
+    /// [`Self::fix_parent_order`] of several parents in one statement: (parent, company,
+    /// ClOrdID) of those an execution system sent.
+    async fn fix_parent_orders(
+        &mut self,
+        parents: &[ParentOrderId],
+    ) -> StoreResult<Vec<(ParentOrderId, CompanyId, String)>>;
     async fn fix_parent_by_cl_ord_id(
         &mut self,
         company: CompanyId,

@@ -286,11 +286,14 @@ impl<S: Store> FixReports<S> {
         trades: &[(ChildOrder, bool)],
         now: DateTime<Utc>,
     ) -> Result<(), EngineError> {
+        let parents: Vec<ParentOrderId> = trades.iter().map(|(o, _)| o.parent_order_id).collect();
+        let sent = tx.fix_parent_orders(&parents).await?;
         for (o, undone) in trades {
-            let Some((company, cl_ord_id)) = tx.fix_parent_order(o.parent_order_id).await? else { continue };
+            let Some((_, company, cl_ord_id)) = sent.iter().find(|s| s.0 == o.parent_order_id) else { continue };
+            let (company, cl_ord_id) = (*company, cl_ord_id.as_str());
             let Some(v) = tx.parent_order(o.parent_order_id).await? else { continue };
             let (kind, last) = if *undone { (ExecutionKind::FillUndone, None) } else { (ExecutionKind::Fill, Some(o)) };
-            let report = self.execution_report(tx, &v, &cl_ord_id, kind, last, now).await?;
+            let report = self.execution_report(tx, &v, cl_ord_id, kind, last, now).await?;
             enqueue_fix(tx, company, FixReport::Execution(report), now).await?;
         }
         Ok(())

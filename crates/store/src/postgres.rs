@@ -34,6 +34,9 @@ const SKIP_LOCKED: &str = " for update skip locked";
 const STRPOS: &str = "strpos";
 const HAS_COMPANY_TYPE: &str = "c.roles @> jsonb_build_array($1::text)";
 /// A book's levels as one JSON array of `[side, price, company id, shown]`.
+/// A company's brokers in order as one JSON array of `[id, name]` (read with the company).
+const COMPANY_BROKERS: &str = "(select coalesce(json_agg(json_build_array(b.company_id::text, b.name) order by cb.position), \
+     '[]'::json) from company_broker cb join company b on b.company_id = cb.broker_id where cb.company_id = c.company_id)";
 const BOOK_LEVELS: &str =
     "coalesce(json_agg(json_build_array(direction, price::text, company_id::text, shown)), '[]'::json)";
 

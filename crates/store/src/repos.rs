@@ -22,7 +22,9 @@ pub(crate) const FILE_FIX_MESSAGE: &str = "insert into fix_message (company_id, 
      msg_type = excluded.msg_type, frame = excluded.frame, fix_outbox_id = excluded.fix_outbox_id, \
      created_at = excluded.created_at";
 
-pub(crate) const COMPANY_SELECT: &str = "select c.*, d.name as default_broker_name from company c \
+/// A company with its default broker's name and, through the backend's `COMPANY_BROKERS`,
+/// its brokers in order: one statement per read (`{}` takes that expression).
+pub(crate) const COMPANY_SELECT: &str = "select c.*, d.name as default_broker_name, {} as brokers from company c \
      left join company d on d.company_id = c.default_broker_id";
 
 pub(crate) const USER_SELECT: &str =
@@ -211,27 +213,6 @@ macro_rules! shared_repos {
         }
 
         impl $tx {
-            async fn load_companies(&mut self, rows: Vec<CompanyRow>) -> StoreResult<Vec<Company>> {
-                let mut out = Vec::with_capacity(rows.len());
-                for row in rows {
-                    let mut c = row.into_model();
-                    c.brokers = sqlx::query_as::<_, CompanyRefRow>(
-                        "select b.company_id, b.name from company_broker cb \
-                         join company b on b.company_id = cb.broker_id \
-                         where cb.company_id = $1 order by cb.position",
-                    )
-                    .bind(c.company_id.0)
-                    .fetch_all(&mut *self.tx)
-                    .await
-                    .map_err(map_err)?
-                    .into_iter()
-                    .map(CompanyRefRow::into_model)
-                    .collect();
-                    out.push(c);
-                }
-                Ok(out)
-            }
-
             async fn write_brokers(&mut self, c: &Company) -> StoreResult<()> {
                 self.memo.forget();
                 sqlx::query("delete from company_broker where company_id = $1")
@@ -315,12 +296,12 @@ macro_rules! shared_repos {
                 if let Some(known) = self.memo.companies.get(&id).filter(|_| in_tx) {
                     return Ok(known.clone());
                 }
-                let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!("{} where c.company_id = $1", sql::COMPANY_SELECT)))
+                let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!("{} where c.company_id = $1", sql::COMPANY_SELECT.replace("{}", COMPANY_BROKERS))))
                     .bind(id.0)
                     .fetch_all(&mut *self.tx)
                     .await
                     .map_err(map_err)?;
-                let company = self.load_companies(rows).await?.pop();
+                let company = convert(rows, CompanyRow::into_model)?.pop();
                 if in_tx {
                     self.memo.companies.insert(id, company.clone());
                 }
@@ -328,12 +309,12 @@ macro_rules! shared_repos {
             }
 
             async fn company_by_name(&mut self, name: &str) -> StoreResult<Option<Company>> {
-                let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!("{} where c.name = $1", sql::COMPANY_SELECT)))
+                let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!("{} where c.name = $1", sql::COMPANY_SELECT.replace("{}", COMPANY_BROKERS))))
                     .bind(name)
                     .fetch_all(&mut *self.tx)
                     .await
                     .map_err(map_err)?;
-                Ok(self.load_companies(rows).await?.pop())
+                Ok(convert(rows, CompanyRow::into_model)?.pop())
             }
 
             async fn count_companies(&mut self) -> StoreResult<i64> {
@@ -344,26 +325,26 @@ macro_rules! shared_repos {
                 let total_items = self.count_companies().await?;
                 let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!(
                     "{} order by c.name limit $1 offset $2",
-                    sql::COMPANY_SELECT
+                    sql::COMPANY_SELECT.replace("{}", COMPANY_BROKERS)
                 )))
                 .bind(size)
                 .bind(page * size)
                 .fetch_all(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
-                Ok(Page { items: self.load_companies(rows).await?, total_items })
+                Ok(Page { items: convert(rows, CompanyRow::into_model)?, total_items })
             }
 
             async fn companies_of_type(&mut self, company_type: &str) -> StoreResult<Vec<Company>> {
                 let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!(
                     "{} where {HAS_COMPANY_TYPE} order by c.name",
-                    sql::COMPANY_SELECT
+                    sql::COMPANY_SELECT.replace("{}", COMPANY_BROKERS)
                 )))
                 .bind(company_type)
                 .fetch_all(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
-                self.load_companies(rows).await
+                convert(rows, CompanyRow::into_model)
             }
 
             async fn set_trading_stopped(
@@ -1283,6 +1264,34 @@ macro_rules! shared_repos {
                 Ok(())
             }
 
+            async fn update_parent_order_states(
+                &mut self,
+                changes: &[(ParentOrderId, ParentState)],
+                at: DateTime<Utc>,
+            ) -> StoreResult<()> {
+                if changes.is_empty() {
+                    return Ok(());
+                }
+                let n = changes.len();
+                let cases = (0..n).map(|i| format!("when ${} then ${}", 2 * i + 1, 2 * i + 2)).collect::<Vec<_>>().join(" ");
+                let sql = format!(
+                    "update parent_order set state = case parent_order_id {cases} end, updated_at = ${} \
+                     where parent_order_id in ({})",
+                    2 * n + 1,
+                    sql::placeholders(2 * n + 2, n)
+                );
+                let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+                for (id, state) in changes {
+                    query = query.bind(id.0).bind(state.as_str());
+                }
+                query = query.bind(Ts(at));
+                for (id, _) in changes {
+                    query = query.bind(id.0);
+                }
+                query.execute(&mut *self.tx).await.map_err(map_err)?;
+                Ok(())
+            }
+
             async fn parent_order(&mut self, id: ParentOrderId) -> StoreResult<Option<ParentOrderView>> {
                 sqlx::query_as::<_, ParentOrderRow>("select * from parent_order where parent_order_id = $1")
                     .bind(id.0)
@@ -1356,6 +1365,18 @@ macro_rules! shared_repos {
                     .map_err(map_err)?
                     .map(ChildOrderRow::into_model)
                     .transpose()
+            }
+
+            async fn orders_by_id(&mut self, ids: &[OrderId]) -> StoreResult<Vec<ChildOrder>> {
+                if ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let sql = format!("select * from child_order where order_id in ({})", sql::placeholders(1, ids.len()));
+                let mut query = sqlx::query_as::<_, ChildOrderRow>(sqlx::AssertSqlSafe(sql));
+                for id in ids {
+                    query = query.bind(id.0);
+                }
+                convert(query.fetch_all(&mut *self.tx).await.map_err(map_err)?, ChildOrderRow::into_model)
             }
 
             async fn orders(&mut self, f: &OrderFilter) -> StoreResult<Vec<ChildOrder>> {
@@ -1841,6 +1862,29 @@ macro_rules! shared_repos {
                 Ok(Page { items: convert(rows, NotificationRow::into_model)?, total_items })
             }
 
+            async fn set_match_request_notifications_status(
+                &mut self,
+                id: MatchRequestId,
+                of_type: upstairs_domain::notification::NotificationType,
+                status: MatchRequestState,
+                at: DateTime<Utc>,
+            ) -> StoreResult<Vec<Notification>> {
+                let rows = sqlx::query_as::<_, NotificationRow>(
+                    "update notification set status = $1, updated_at = $2 where match_request_id = $3 and type = $4 \
+                     returning *",
+                )
+                .bind(status.as_str())
+                .bind(Ts(at))
+                .bind(id.0)
+                .bind(of_type.as_str())
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                let mut changed = convert(rows, NotificationRow::into_model)?;
+                changed.sort_by_key(|n| (n.created_at, n.notification_id));
+                Ok(changed)
+            }
+
             async fn notifications_of_match_request(&mut self, id: MatchRequestId) -> StoreResult<Vec<Notification>> {
                 let rows = sqlx::query_as::<_, NotificationRow>(
                     "select * from notification where match_request_id = $1 order by created_at, notification_id",
@@ -2284,6 +2328,25 @@ macro_rules! shared_repos {
                         .await
                         .map_err(map_err)?;
                 Ok(row.map(|(c, id)| (CompanyId(c), id)))
+            }
+
+            async fn fix_parent_orders(
+                &mut self,
+                parents: &[ParentOrderId],
+            ) -> StoreResult<Vec<(ParentOrderId, CompanyId, String)>> {
+                if parents.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let sql = format!(
+                    "select parent_order_id, company_id, cl_ord_id from fix_parent_order where parent_order_id in ({})",
+                    sql::placeholders(1, parents.len())
+                );
+                let mut query = sqlx::query_as::<_, (Uuid, Uuid, String)>(sqlx::AssertSqlSafe(sql));
+                for id in parents {
+                    query = query.bind(id.0);
+                }
+                let rows = query.fetch_all(&mut *self.tx).await.map_err(map_err)?;
+                Ok(rows.into_iter().map(|(p, c, id)| (ParentOrderId(p), CompanyId(c), id)).collect())
             }
 
             async fn fix_parent_by_cl_ord_id(

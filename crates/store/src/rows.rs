@@ -43,12 +43,16 @@ pub struct CompanyRow {
     trading_stopped_at: Option<Ts>,
     created_at: Ts,
     updated_at: Ts,
+    /// Its brokers in their order, `[[id, name], …]`, aggregated in the same statement.
+    brokers: Json<Vec<(String, String)>>,
 }
 
 impl CompanyRow {
-    /// The company without its broker list (read separately).
-    pub fn into_model(self) -> Company {
-        Company {
+    pub fn into_model(self) -> StoreResult<Company> {
+        let brokers = convert(self.brokers.0, |(id, name)| {
+            Ok(CompanyRef { company_id: CompanyId(stored("broker id", &id, Uuid::parse_str(&id).ok())?), name })
+        })?;
+        Ok(Company {
             company_id: CompanyId(self.company_id),
             name: self.name,
             full_name: self.full_name,
@@ -64,23 +68,11 @@ impl CompanyRow {
                 .default_broker_id
                 .zip(self.default_broker_name)
                 .map(|(id, name)| CompanyRef { company_id: CompanyId(id), name }),
-            brokers: vec![],
+            brokers,
             trading_stopped_at: self.trading_stopped_at.map(|t| t.0),
             created_at: self.created_at.0,
             updated_at: self.updated_at.0,
-        }
-    }
-}
-
-#[derive(sqlx::FromRow)]
-pub struct CompanyRefRow {
-    company_id: Uuid,
-    name: String,
-}
-
-impl CompanyRefRow {
-    pub fn into_model(self) -> CompanyRef {
-        CompanyRef { company_id: CompanyId(self.company_id), name: self.name }
+        })
     }
 }
 

@@ -34,6 +34,9 @@ const SKIP_LOCKED: &str = "";
 const STRPOS: &str = "instr";
 const HAS_COMPANY_TYPE: &str = "exists (select 1 from json_each(c.roles) where value = $1)";
 /// A book's levels as one JSON array of `[side, price, company id, shown]`.
+/// A company's brokers in order as one JSON array of `[id, name]` (read with the company).
+const COMPANY_BROKERS: &str = "(select json_group_array(json_array(lower(hex(b.company_id)), b.name) order by cb.position) \
+     from company_broker cb join company b on b.company_id = cb.broker_id where cb.company_id = c.company_id)";
 const BOOK_LEVELS: &str = "json_group_array(json_array(direction, price, lower(hex(company_id)), shown))";
 
 /// Read connections: enough for the two cores' worth of request handlers, plus slack.

@@ -623,6 +623,11 @@ async fn companies_with_brokers<S: Store>(s: S) {
     let got = tx.company(firm.company_id).await.unwrap().unwrap();
     assert_eq!(got.brokers.len(), 1);
     assert_eq!(got.full_name, "Halyard Capital");
+    firm.brokers = [&north, &baltic].map(|b| CompanyRef { company_id: b.company_id, name: String::new() }).to_vec();
+    tx.update_company(&firm).await.unwrap();
+    let got = tx.company(firm.company_id).await.unwrap().unwrap();
+    let names: Vec<&str> = got.brokers.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["Northgate", "Baltic"], "read in the order given, in the company's own statement");
 
     let page = tx.companies(0, 2).await.unwrap();
     assert_eq!(page.total_items, 4);
@@ -886,6 +891,22 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
     assert!(levels(&mut tx, id, own).await.is_empty());
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
     assert_eq!((view.working, view.matched), (0, 2000));
+
+    // Several orders read, and several parents' states written, each in one statement.
+    let mut got = tx.orders_by_id(&[a.order_id, b.order_id, upstairs_domain::OrderId::new()]).await.unwrap();
+    got.sort_by_key(|o| o.quantity);
+    assert_eq!(got, vec![a3, b2]);
+    assert!(tx.orders_by_id(&[]).await.unwrap().is_empty());
+    let other = ParentOrder { parent_order_id: upstairs_domain::ParentOrderId::new(), ..parent.clone() };
+    tx.insert_parent_order(&other).await.unwrap();
+    let at = t0() + Duration::hours(1);
+    let want = [(parent.parent_order_id, ParentState::Filled), (other.parent_order_id, ParentState::Cancelled)];
+    tx.update_parent_order_states(&want, at).await.unwrap();
+    for (id, state) in want {
+        let v = tx.parent_order(id).await.unwrap().unwrap();
+        assert_eq!((v.parent.state, v.parent.updated_at), (state, at));
+    }
+    tx.update_parent_order_states(&[], at).await.unwrap();
     tx.commit().await.unwrap();
 }
 
@@ -1276,6 +1297,28 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
     );
     assert!(tx.notifications_of_user(taker.user_id, None, true, 0, 10).await.unwrap().items.is_empty());
     assert_eq!(tx.notifications_of_match_request(m.match_request_id).await.unwrap().len(), 3);
+    // One statement changes the status of every notification of a type, and answers them
+    // as they now are; the others stay.
+    let mut other = notice(4);
+    other.notification_type = NotificationType::MatchRequestAccepted;
+    tx.insert_notification(&other).await.unwrap();
+    let at = t0() + Duration::minutes(2);
+    let changed = tx
+        .set_match_request_notifications_status(
+            m.match_request_id,
+            NotificationType::MatchRequestReceived,
+            M::Rejected,
+            at,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        changed.iter().map(|n| n.notification_id).collect::<Vec<_>>(),
+        ns.iter().map(|n| n.notification_id).collect::<Vec<_>>()
+    );
+    assert!(changed.iter().all(|n| n.status == M::Rejected && n.updated_at == at));
+    assert!(changed[0].read, "the reader's flags stay");
+    assert_eq!(tx.notification(other.notification_id).await.unwrap(), Some(other));
     tx.commit().await.unwrap();
 }
 

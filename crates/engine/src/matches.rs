@@ -549,12 +549,14 @@ impl<S: Store> Matches<S> {
                     Direction::Sell => p >= take.price,
                 }
         };
-        let mut prices: Vec<Decimal> = tx
-            .book_rows(instrument.instrument_id)
-            .await?
-            .into_iter()
-            .filter(|r| r.direction == side && r.company_id != parent.company_id && acceptable(r.price))
-            .map(|r| r.price.normalize())
+        let (wanted, block) = (take.quantity.get(), instrument.min_quantity);
+        // One read of the side: its prices the book shows, in reach, best first for the
+        // taker; then each price's orders, oldest first, until the take is met.
+        let working = tx.orders_on_side(instrument.instrument_id, side, OrderState::Working, parent.company_id).await?;
+        let mut prices: Vec<Decimal> = working
+            .iter()
+            .filter(|o| shown_quantity(o.quantity, o.iceberg, block) > 0 && acceptable(o.price))
+            .map(|o| o.price.normalize())
             .collect();
         prices.sort();
         prices.dedup();
@@ -564,17 +566,19 @@ impl<S: Store> Matches<S> {
         // Orders placed up to the last close are over, even while its timer has yet to run
         // (a late close after a restart expires them; ADR 0017).
         let day_from = self.config.calendar.previous_close(self.clock.now());
-        let (wanted, block) = (take.quantity.get(), instrument.min_quantity);
         let mut candidates: Vec<ChildOrder> = Vec::new();
         let mut hits = Vec::new();
         for price in prices {
-            let orders = tx
-                .orders_at_level(instrument.instrument_id, side, price, OrderState::Working, parent.company_id)
-                .await?;
-            candidates.extend(orders.into_iter().filter(|o| {
-                only.is_none_or(|locked| locked.contains(&o.parent_order_id))
-                    && day_from.is_none_or(|close| o.created_at > close)
-            }));
+            candidates.extend(
+                working
+                    .iter()
+                    .filter(|o| {
+                        o.price.normalize() == price
+                            && only.is_none_or(|locked| locked.contains(&o.parent_order_id))
+                            && day_from.is_none_or(|close| o.created_at > close)
+                    })
+                    .cloned(),
+            );
             let reachable: Vec<i64> = candidates
                 .iter()
                 .map(|o| match reach {

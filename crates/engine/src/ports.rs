@@ -3,7 +3,6 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use rust_decimal::Decimal;
 use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::order::{Direction, OrderState};
 use upstairs_domain::rfq::{ResponseState, RfqState};
@@ -187,13 +186,12 @@ pub trait OrderRepo {
     /// and company, an iceberg counting as at most the instrument's minimum block.
     /// O(levels), whatever the number of resting orders.
     async fn book_rows(&mut self, instrument: InstrumentId) -> StoreResult<Vec<BookRow>>;
-    /// Every order in one of the states, any instrument, oldest first (the close).
-    /// The orders of one book level in `state` (oldest first), other companies' only.
-    async fn orders_at_level(
+    /// The orders of one side of a book in `state` (oldest first), other companies' only:
+    /// what a take may reach, in one statement.
+    async fn orders_on_side(
         &mut self,
         instrument: InstrumentId,
         direction: Direction,
-        price: Decimal,
         state: OrderState,
         not_company: CompanyId,
     ) -> StoreResult<Vec<ChildOrder>>;

@@ -1413,21 +1413,19 @@ macro_rules! shared_repos {
                 convert(levels.0, BookLevelJson::into_model)
             }
 
-            async fn orders_at_level(
+            async fn orders_on_side(
                 &mut self,
                 instrument: InstrumentId,
                 direction: Direction,
-                price: Decimal,
                 state: OrderState,
                 not_company: CompanyId,
             ) -> StoreResult<Vec<ChildOrder>> {
                 let rows = sqlx::query_as::<_, ChildOrderRow>(
-                    "select * from child_order where instrument_id = $1 and direction = $2 and price = $3 \
-                     and state = $4 and company_id <> $5 order by created_at, order_id",
+                    "select * from child_order where instrument_id = $1 and direction = $2 \
+                     and state = $3 and company_id <> $4 order by created_at, order_id",
                 )
                 .bind(instrument.0)
                 .bind(direction.as_str())
-                .bind(Dec(price))
                 .bind(state.as_str())
                 .bind(not_company.0)
                 .fetch_all(&mut *self.tx)

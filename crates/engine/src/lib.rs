@@ -101,7 +101,6 @@ impl Default for EngineConfig {
 /// (ADR 0032). The core's steps are reached through it too (`engine.clock()`).
 pub struct Engine<S: Store> {
     core: Core<S>,
-    pub(crate) fix_reports: reports::FixReports<S>,
     pub accounts: accounts::Accounts<S>,
     pub users: users::Users<S>,
     pub notifications: notifications::Notifications<S>,
@@ -123,7 +122,6 @@ impl<S: Store> Clone for Engine<S> {
     fn clone(&self) -> Self {
         Self {
             core: self.core.clone(),
-            fix_reports: self.fix_reports.clone(),
             accounts: self.accounts.clone(),
             users: self.users.clone(),
             notifications: self.notifications.clone(),
@@ -178,7 +176,6 @@ impl<S: Store> Engine<S> {
         let scheduler = scheduler::Scheduler::new(&core, &orders, &matches, &rfqs, &withdrawals, &kill_switch);
         Self {
             core,
-            fix_reports,
             accounts,
             users,
             notifications,
@@ -195,11 +192,6 @@ impl<S: Store> Engine<S> {
             action_logs,
             scheduler,
         }
-    }
-
-    /// The shared core (for the edge's own reads of ports and settings).
-    pub fn core(&self) -> &Core<S> {
-        &self.core
     }
 }
 

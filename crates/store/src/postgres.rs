@@ -129,17 +129,7 @@ impl Store for PgStore {
     }
 
     async fn file_fix_message(&self, m: &FiledFixMessage) -> StoreResult<()> {
-        sqlx::query(sql::FILE_FIX_MESSAGE)
-            .bind(m.company_id.0)
-            .bind(m.seq)
-            .bind(&m.msg_type)
-            .bind(&m.frame)
-            .bind(m.fix_outbox_id.as_deref())
-            .bind(Ts(m.created_at))
-            .execute(&self.pool)
-            .await
-            .map_err(map_err)?;
-        Ok(())
+        file_fix_message_on(&self.pool, m).await
     }
 
     async fn insert_order_audited(

@@ -169,6 +169,24 @@ pub(crate) const INSERT_ACTION_LOG_SELECT: &str = "insert into action_log \
 
 macro_rules! shared_repos {
     ($tx:ty, $db:ty) => {
+        /// Files a sent FIX frame in one statement on `db` ([`sql::FILE_FIX_MESSAGE`]).
+        async fn file_fix_message_on<'e, E>(db: E, m: &'e FiledFixMessage) -> StoreResult<()>
+        where
+            E: sqlx::Executor<'e, Database = $db>,
+        {
+            sqlx::query(sql::FILE_FIX_MESSAGE)
+                .bind(m.company_id.0)
+                .bind(m.seq)
+                .bind(&m.msg_type)
+                .bind(&m.frame)
+                .bind(m.fix_outbox_id.as_deref())
+                .bind(Ts(m.created_at))
+                .execute(db)
+                .await
+                .map_err(map_err)?;
+            Ok(())
+        }
+
         /// Binds a child order's columns in the order of [`sql::ORDER_COLUMNS`]; the row
         /// carries what it adds to its parent's counters and whether it rests (ADR 0019).
         fn bind_order<'q>(

@@ -254,17 +254,7 @@ impl Store for SqliteStore {
     }
 
     async fn file_fix_message(&self, m: &FiledFixMessage) -> StoreResult<()> {
-        sqlx::query(sql::FILE_FIX_MESSAGE)
-            .bind(m.company_id.0)
-            .bind(m.seq)
-            .bind(&m.msg_type)
-            .bind(&m.frame)
-            .bind(m.fix_outbox_id.as_deref())
-            .bind(Ts(m.created_at))
-            .execute(&self.writer)
-            .await
-            .map_err(map_err)?;
-        Ok(())
+        file_fix_message_on(&self.writer, m).await
     }
 
     async fn insert_order_audited(

@@ -263,3 +263,37 @@ export async function clearPreference(server, email) {
   const script = 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("update app_user set auto_accept = null where email = ?", (sys.argv[2],)); c.commit()';
   await promisify(execFile)('python3', ['-c', script, server.database, email]);
 }
+
+/** The password of the traders `seedTwoFirms` makes. */
+export const TRADER_PASSWORD = 'Trader-Pass-2026';
+
+/**
+ * A broker (Northgate), two trading firms using it (Halyard, Kestrel), an instrument (the
+ * Euribor spread on a 0.005 tick, band -0.04 to -0.015, block 500), and one activated
+ * trader per firm (Anna, Ben) who answers match requests at once, with `tips` read.
+ */
+export async function seedTwoFirms(server, { tips = [] } = {}) {
+  const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
+  const post = (path, body) => api(server.baseUrl, path, { token: admin, method: 'POST', body });
+  const broker = await post('/admin/companies', { name: 'Northgate', full_name: 'Northgate Clearing LLP', roles: ['broker'], trade_confirmation_email: 'ops@northgate.test' });
+  const brokers = [{ company_id: broker.company_id }];
+  const firms = {};
+  for (const name of ['Halyard', 'Kestrel']) {
+    firms[name] = await post('/admin/companies', { name, full_name: `${name} Capital LLP`, brokers, default_broker: brokers[0] });
+  }
+  const instrument = await post('/admin/instruments', {
+    name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', min_quantity: 500, tick_size: 0.005, exchange_id: 'I', currency: 'EUR',
+    min_tick_price: -0.04, max_tick_price: -0.015,
+  });
+  const traders = {};
+  for (const [firm, email, first_name] of [['Halyard', 'anna@halyard.test', 'Anna'], ['Kestrel', 'ben@kestrel.test', 'Ben']]) {
+    const user = await post('/users', { email, first_name, last_name: 'Trader', company_id: firms[firm].company_id, roles: ['trader'] });
+    const { link } = await waitForMail(server.mailDir, email, { pathPrefix: '/account-activate' });
+    await api(server.baseUrl, `/users/password-reset/${new URL(link).searchParams.get('hash')}`, { method: 'POST', body: { password: TRADER_PASSWORD } });
+    const token = await login(server.baseUrl, email, TRADER_PASSWORD);
+    const ui_metadata = tips.length > 0 ? [{ key: 'TOOLTIPS', value: tips.map((key) => ({ key, read: true })) }] : undefined;
+    await api(server.baseUrl, `/users/${user.user_id}`, { token, method: 'PATCH', body: { auto_accept: 'INSTANT', ...(ui_metadata ? { ui_metadata } : {}) } });
+    traders[first_name] = { email, token, user, firm: firms[firm] };
+  }
+  return { admin, broker, instrument, traders };
+}

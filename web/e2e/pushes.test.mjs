@@ -4,9 +4,8 @@
 // screen reads them again once it is back, and shows a change made while it was away.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN, api, launchBrowser, login, newPage, shot, signIn, startServer, until, waitForMail } from './harness.mjs';
+import { api, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD, until } from './harness.mjs';
 
-const PASSWORD = 'Trader-Pass-2026';
 const T = 'pushes';
 const TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
 const ORDERS = 100;
@@ -20,40 +19,12 @@ after(async () => {
   await browser?.close();
 });
 
-/** A broker, two firms using it, an instrument, one trader per firm with the tips read; the admin's token. */
-async function seedVenue(server) {
-  const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
-  const post = (path, body) => api(server.baseUrl, path, { token: admin, method: 'POST', body });
-  const broker = await post('/admin/companies', { name: 'Northgate', full_name: 'Northgate Clearing LLP', roles: ['broker'], trade_confirmation_email: 'ops@northgate.test' });
-  const brokers = [{ company_id: broker.company_id }];
-  const firms = {};
-  for (const name of ['Halyard', 'Kestrel']) {
-    firms[name] = await post('/admin/companies', { name, full_name: `${name} Capital LLP`, brokers, default_broker: brokers[0] });
-  }
-  const instrument = await post('/admin/instruments', {
-    name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', min_quantity: 500, tick_size: 0.005, exchange_id: 'I', currency: 'EUR',
-    min_tick_price: -0.04, max_tick_price: -0.015,
-  });
-  const traders = {};
-  for (const [firm, email, first_name] of [['Halyard', 'anna@halyard.test', 'Anna'], ['Kestrel', 'ben@kestrel.test', 'Ben']]) {
-    const user = await post('/users', { email, first_name, last_name: 'Trader', company_id: firms[firm].company_id, roles: ['trader'] });
-    const { link } = await waitForMail(server.mailDir, email, { pathPrefix: '/account-activate' });
-    await api(server.baseUrl, `/users/password-reset/${new URL(link).searchParams.get('hash')}`, { method: 'POST', body: { password: PASSWORD } });
-    const token = await login(server.baseUrl, email, PASSWORD);
-    await api(server.baseUrl, `/users/${user.user_id}`, {
-      token, method: 'PATCH', body: { auto_accept: 'INSTANT', ui_metadata: [{ key: 'TOOLTIPS', value: TIPS.map((key) => ({ key, read: true })) }] },
-    });
-    traders[first_name] = { email, token, user };
-  }
-  return { admin, broker, instrument, traders };
-}
-
 test('a watched book follows 100 orders and 20 band moves with no read, and reads again after the socket drops', async () => {
   // 100 orders in a few seconds: above the default burst of writes per user.
   const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true', UPSTAIRS_WRITE_BURST: '1000', UPSTAIRS_WRITES_PER_SECOND: '1000' } });
   const { page } = await newPage(browser);
   try {
-    const { admin, broker, instrument, traders } = await seedVenue(server);
+    const { admin, broker, instrument, traders } = await seedTwoFirms(server, { tips: TIPS });
     const id = instrument.instrument_id;
     const as = (t) => (path, body, method = 'POST') => api(server.baseUrl, path, { token: traders[t].token, method, body });
     const order = (t, parent, direction, quantity, price) =>
@@ -83,7 +54,7 @@ test('a watched book follows 100 orders and 20 band moves with no read, and read
       sockets.push({ ws, upstream });
     });
 
-    await signIn(page, server.baseUrl, traders.Anna.email, PASSWORD);
+    await signIn(page, server.baseUrl, traders.Anna.email, TRADER_PASSWORD);
     const book = page.getByRole('region', { name: `Order book ${instrument.name}` });
     await book.getByRole('button', { name: 'Price -0.040, buy 1k' }).waitFor();
     await until(() => connects === 1, { what: 'the STOMP session' });

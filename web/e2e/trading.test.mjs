@@ -4,9 +4,8 @@
 // cancels it. Screenshots of the dashboard in its states.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN, api, launchBrowser, newPage, shot, startServer, until, waitForMail } from './harness.mjs';
+import { api, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD, until } from './harness.mjs';
 
-const PASSWORD = 'Trader-Pass-2026';
 const T = 'trading';
 const ALL_TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
 
@@ -18,52 +17,12 @@ after(async () => {
   await browser?.close();
 });
 
-async function login(baseUrl, email, password) {
-  const { token } = await api(baseUrl, '/auth/login', { method: 'POST', body: { email, password, rememberMe: false } });
-  return token;
-}
-
-/** A broker, two trading firms using it, an instrument, and one activated trader per firm. */
-async function seedVenue(server) {
-  const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
-  const post = (path, body) => api(server.baseUrl, path, { token: admin, method: 'POST', body });
-  const broker = await post('/admin/companies', { name: 'Northgate', full_name: 'Northgate Clearing LLP', roles: ['broker'], trade_confirmation_email: 'ops@northgate.test' });
-  const brokers = [{ company_id: broker.company_id }];
-  const firms = {};
-  for (const name of ['Halyard', 'Kestrel']) {
-    firms[name] = await post('/admin/companies', { name, full_name: `${name} Capital LLP`, brokers, default_broker: brokers[0] });
-  }
-  const instrument = await post('/admin/instruments', {
-    name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', min_quantity: 500, tick_size: 0.005, exchange_id: 'I', currency: 'EUR',
-    min_tick_price: -0.04, max_tick_price: -0.015,
-  });
-  const traders = {};
-  for (const [firm, email, first_name] of [['Halyard', 'anna@halyard.test', 'Anna'], ['Kestrel', 'ben@kestrel.test', 'Ben']]) {
-    const user = await post('/users', { email, first_name, last_name: 'Trader', company_id: firms[firm].company_id, roles: ['trader'] });
-    const { link } = await waitForMail(server.mailDir, email, { pathPrefix: '/account-activate' });
-    const hash = new URL(link).searchParams.get('hash');
-    await api(server.baseUrl, `/users/password-reset/${hash}`, { method: 'POST', body: { password: PASSWORD } });
-    const token = await login(server.baseUrl, email, PASSWORD);
-    await api(server.baseUrl, `/users/${user.user_id}`, { token, method: 'PATCH', body: { auto_accept: 'INSTANT' } });
-    traders[first_name] = { email, token, user, firm: firms[firm] };
-  }
-  return { instrument, traders };
-}
-
-async function signIn(page, baseUrl, email) {
-  await page.goto(`${baseUrl}/login`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-}
-
 test('two traders: work, see at once, edit and cancel a child order', async () => {
   const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true' } });
   const a = await newPage(browser);
   const b = await newPage(browser);
   try {
-    const { instrument, traders } = await seedVenue(server);
+    const { instrument, traders } = await seedTwoFirms(server);
     // B's socket: every book push for this instrument, to show the level arrives by the topic.
     const pushes = [];
     b.page.on('websocket', (ws) =>
@@ -78,7 +37,7 @@ test('two traders: work, see at once, edit and cancel a child order', async () =
     });
 
     // A: empty dashboard with the first tooltip, then the Create Parent order drawer.
-    await signIn(a.page, server.baseUrl, traders.Anna.email);
+    await signIn(a.page, server.baseUrl, traders.Anna.email, TRADER_PASSWORD);
     await a.page.getByRole('heading', { name: 'Getting started' }).waitFor();
     await a.page.getByTestId('tip-FIRST_PARENT_ORDER').waitFor();
     await shot(a.page, T, '01-empty-with-tip');
@@ -103,7 +62,7 @@ test('two traders: work, see at once, edit and cancel a child order', async () =
     await a.page.getByTestId('tip-INTERACT_WITH_ORDERBOOK').getByRole('button', { name: 'Got it' }).click();
 
     // B opens the same book by hand: empty, no identity anywhere.
-    await signIn(b.page, server.baseUrl, traders.Ben.email);
+    await signIn(b.page, server.baseUrl, traders.Ben.email, TRADER_PASSWORD);
     await b.page.getByRole('button', { name: 'Add order book' }).click();
     await b.page.getByRole('combobox', { name: 'Instrument' }).fill('euribor');
     await b.page.getByRole('option', { name: /Euribor 3M Dec26-Mar27/ }).click();
@@ -194,7 +153,7 @@ test('outside hours the books show the closed overlay', async () => {
   const server = await startServer({ env: { UPSTAIRS_HOLIDAYS: `${today},${tomorrow}`, UPSTAIRS_OPEN_TIME: '08:30', UPSTAIRS_CLOSE_TIME: '16:30' } });
   const a = await newPage(browser);
   try {
-    const { instrument, traders } = await seedVenue(server);
+    const { instrument, traders } = await seedTwoFirms(server);
     const { token } = traders.Anna;
     await api(server.baseUrl, `/users/${traders.Anna.user.user_id}`, {
       token, method: 'PATCH', body: { ui_metadata: [{ key: 'TOOLTIPS', value: ALL_TIPS.map((key) => ({ key, read: true })) }] },
@@ -202,7 +161,7 @@ test('outside hours the books show the closed overlay', async () => {
     const status = await api(server.baseUrl, '/platform/status', { token });
     assert.equal(status.open, false);
 
-    await signIn(a.page, server.baseUrl, traders.Anna.email);
+    await signIn(a.page, server.baseUrl, traders.Anna.email, TRADER_PASSWORD);
     await a.page.getByRole('heading', { name: 'Upstairs is closed' }).waitFor();
     const hours = 'Operating hours are 8:30 AM to 4:30 PM (UK time, Monday to Friday only).';
     await a.page.getByText(hours).waitFor();
@@ -269,8 +228,7 @@ async function booksLayout(page) {
 test('four order books fit beside the parent orders at 1440×900 and 1280×720', async () => {
   const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true' } });
   try {
-    const { instrument, traders } = await seedVenue(server);
-    const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
+    const { admin, instrument, traders } = await seedTwoFirms(server);
     // Wide prices on purpose: five digits and a half tick, four decimals, a long name.
     const others = [
       { name: 'FTSE 100 Index Dec26-Mar27', term: 'Dec26-Mar27', min_quantity: 100, tick_size: 0.5, min_tick_price: 18123.5, max_tick_price: 18128.5 },
@@ -300,7 +258,7 @@ test('four order books fit beside the parent orders at 1440×900 and 1280×720',
     for (const [width, height] of [[1440, 900], [1280, 720]]) {
       const a = await newPage(browser, { width, height });
       try {
-        await signIn(a.page, server.baseUrl, traders.Anna.email);
+        await signIn(a.page, server.baseUrl, traders.Anna.email, TRADER_PASSWORD);
         // The demo says it never closes, in the top bar and on the dashboard.
         await a.page.getByTestId('trading-hours').filter({ hasText: 'Demo: open around the clock' }).waitFor();
         await a.page.getByTestId('always-open-notice').waitFor();

@@ -552,7 +552,9 @@ impl<S: Store> Matches<S> {
         let (wanted, block) = (take.quantity.get(), instrument.min_quantity);
         // One read of the side: its prices the book shows, in reach, best first for the
         // taker; then each price's orders, oldest first, until the take is met.
-        let working = tx.orders_on_side(instrument.instrument_id, side, OrderState::Working, parent.company_id).await?;
+        let working = tx
+            .orders_on_side(instrument.instrument_id, side, take.price, OrderState::Working, parent.company_id)
+            .await?;
         let mut prices: Vec<Decimal> = working
             .iter()
             .filter(|o| shown_quantity(o.quantity, o.iceberg, block) > 0 && acceptable(o.price))

@@ -186,12 +186,14 @@ pub trait OrderRepo {
     /// and company, an iceberg counting as at most the instrument's minimum block.
     /// O(levels), whatever the number of resting orders.
     async fn book_rows(&mut self, instrument: InstrumentId) -> StoreResult<Vec<BookRow>>;
-    /// The orders of one side of a book in `state` (oldest first), other companies' only:
-    /// what a take may reach, in one statement.
+    /// The orders of one side of a book in `state` (oldest first), other companies' only,
+    /// priced no worse than `limit` for the other side (a sell at or below it, a buy at or
+    /// above it; a few beyond it may come too): what a take may reach, in one statement.
     async fn orders_on_side(
         &mut self,
         instrument: InstrumentId,
         direction: Direction,
+        limit: rust_decimal::Decimal,
         state: OrderState,
         not_company: CompanyId,
     ) -> StoreResult<Vec<ChildOrder>>;

@@ -31,6 +31,9 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres
 const FOR_UPDATE: &str = " for update";
 const SKIP_LOCKED: &str = " for update skip locked";
 const STRPOS: &str = "strpos";
+/// A stored price, and the bound `$5`, as numbers to compare.
+const PRICE_AS_NUMBER: &str = "price";
+const LIMIT_AS_NUMBER: &str = "$5";
 const HAS_COMPANY_TYPE: &str = "c.roles @> jsonb_build_array($1::text)";
 /// A book's levels as one JSON array of `[side, price, company id, shown]`.
 /// A company's brokers in order as one JSON array of `[id, name]` (read with the company).

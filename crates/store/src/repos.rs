@@ -1435,17 +1435,24 @@ macro_rules! shared_repos {
                 &mut self,
                 instrument: InstrumentId,
                 direction: Direction,
+                limit: rust_decimal::Decimal,
                 state: OrderState,
                 not_company: CompanyId,
             ) -> StoreResult<Vec<ChildOrder>> {
-                let rows = sqlx::query_as::<_, ChildOrderRow>(
+                let within = match direction {
+                    Direction::Sell => "<=",
+                    Direction::Buy => ">=",
+                };
+                let rows = sqlx::query_as::<_, ChildOrderRow>(sqlx::AssertSqlSafe(format!(
                     "select * from child_order where instrument_id = $1 and direction = $2 \
-                     and state = $3 and company_id <> $4 order by created_at, order_id",
-                )
+                     and state = $3 and company_id <> $4 and {PRICE_AS_NUMBER} {within} {LIMIT_AS_NUMBER} \
+                     order by created_at, order_id"
+                )))
                 .bind(instrument.0)
                 .bind(direction.as_str())
                 .bind(state.as_str())
                 .bind(not_company.0)
+                .bind(Dec(limit))
                 .fetch_all(&mut *self.tx)
                 .await
                 .map_err(map_err)?;

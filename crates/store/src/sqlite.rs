@@ -31,6 +31,11 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite")
 const FOR_UPDATE: &str = "";
 const SKIP_LOCKED: &str = "";
 const STRPOS: &str = "instr";
+/// A stored price (text), and the bound `$5`, as numbers to compare: binary floating point,
+/// whose rounding keeps the order of the exact values (p ≤ q gives real(p) ≤ real(q)), so
+/// the comparison lets through every order within the bound; the engine's exact one decides.
+const PRICE_AS_NUMBER: &str = "cast(price as real)";
+const LIMIT_AS_NUMBER: &str = "cast($5 as real)";
 const HAS_COMPANY_TYPE: &str = "exists (select 1 from json_each(c.roles) where value = $1)";
 /// A book's levels as one JSON array of `[side, price, company id, shown]`.
 /// A company's brokers in order as one JSON array of `[id, name]` (read with the company).

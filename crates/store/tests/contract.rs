@@ -892,20 +892,19 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
     assert_eq!((view.working, view.matched), (0, 2000));
 
-    // A take's read of one side: working orders only, other companies' only, oldest first.
+    // A take's read of one side: working orders only, other companies' only, oldest first,
+    // none priced beyond the taker's limit (sells above it; an equal price written otherwise
+    // is within).
     let c = order("-0.01", 700, false);
     tx.insert_order(&c).await.unwrap();
     let side = |o: &ChildOrder| (o.order_id, o.state);
-    let got =
-        tx.orders_on_side(id, parent.direction, OrderState::Working, upstairs_domain::CompanyId::new()).await.unwrap();
+    let other = upstairs_domain::CompanyId::new();
+    let (sell, buy) = (parent.direction, parent.direction.opposite());
+    let got = tx.orders_on_side(id, sell, d("-0.0100"), OrderState::Working, other).await.unwrap();
     assert_eq!(got.iter().map(side).collect::<Vec<_>>(), vec![side(&c)]);
-    assert!(tx.orders_on_side(id, parent.direction, OrderState::Working, own).await.unwrap().is_empty());
-    assert!(
-        tx.orders_on_side(id, parent.direction.opposite(), OrderState::Working, upstairs_domain::CompanyId::new())
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    assert!(tx.orders_on_side(id, sell, d("-0.015"), OrderState::Working, other).await.unwrap().is_empty());
+    assert!(tx.orders_on_side(id, sell, d("0"), OrderState::Working, own).await.unwrap().is_empty());
+    assert!(tx.orders_on_side(id, buy, d("-1"), OrderState::Working, other).await.unwrap().is_empty());
 
     // Several orders read, and several parents' states written, each in one statement.
     let mut got = tx.orders_by_id(&[a.order_id, b.order_id, upstairs_domain::OrderId::new()]).await.unwrap();

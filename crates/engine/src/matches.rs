@@ -121,9 +121,10 @@ impl<S: Store> Matches<S> {
             let instrument = self.check_take(&mut tx, actor, &view, &take).await?;
             // A preview tells no more than the book shows (ADR 0027): it allocates against
             // each iceberg's shown block, never its hidden size; the take itself may reach more.
-            let hits = self.hits(&mut tx, &instrument, &view.parent, &take, None, Reach::Shown).await?;
+            let facing = tx.orders_facing(view.parent.parent_order_id, actor.user.company_id, take.price).await?;
+            let hits = self.hits(&instrument, view.parent.direction, &take, &facing, None, Reach::Shown)?;
             let mut out = Vec::with_capacity(hits.len());
-            for (o, quantity) in hits {
+            for (FacingOrder { order: o, .. }, quantity) in hits {
                 out.push(Breakdown {
                     price: o.price.normalize(),
                     quantity,
@@ -135,30 +136,25 @@ impl<S: Store> Matches<S> {
         }
 
         let mut tx = self.store.write().await?;
-        let seen = self.orders.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
-        let instrument = self.check_take(&mut tx, actor, &seen, &take).await?;
-        // Every parent whose orders change is locked in one order (ids ascending), so
-        // two takes, or a take and an answer, never wait on each other in a cycle; then
-        // the book is read again under the locks.
-        let first = self.hits(&mut tx, &instrument, &seen.parent, &take, None, Reach::Whole).await?;
-        let mut parents: BTreeSet<ParentOrderId> = first.iter().map(|(o, _)| o.parent_order_id).collect();
-        parents.insert(seen.parent.parent_order_id);
-        let locked = tx.lock_parent_orders(&parents).await?;
-        self.require_trading(&mut tx, actor.user.company_id).await?;
-        let view = locked
-            .iter()
-            .find(|v| v.parent.parent_order_id == take.requesting_parent_order_id)
-            .filter(|v| v.parent.company_id == actor.user.company_id)
-            .cloned()
-            .ok_or_else(not_found_parent)?;
-        let tradable = Quantities::of(view.parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
-        if view.parent.state != ParentState::Active {
-            return Err(conflict("This parent order is no longer active."));
+        let (own, company) = (take.requesting_parent_order_id, actor.user.company_id);
+        // One read of the side the take may reach names the parents it would change; they
+        // are locked with the taker's own in one order (ids ascending), so two takes, or a
+        // take and an answer, never wait on each other in a cycle; then the side is read
+        // again under the locks. The checks run on the locked parent.
+        let seen = tx.orders_facing(own, company, take.price).await?;
+        let mut parents = BTreeSet::new();
+        if let Some(first) = seen.first() {
+            let instrument = self.instrument_in(&mut tx, first.order.instrument_id).await?;
+            let direction = first.order.direction.opposite();
+            let first = self.hits(&instrument, direction, &take, &seen, None, Reach::Whole)?;
+            parents.extend(first.iter().map(|(o, _)| o.order.parent_order_id));
         }
-        if take.quantity.get() > tradable {
-            return Err(EngineError::invalid_many(vec![FieldError::new("quantity", "Exceeds available quantity")]));
-        }
-        let hits = self.hits(&mut tx, &instrument, &view.parent, &take, Some(&parents), Reach::Whole).await?;
+        let locked = tx.lock_take_parents(company, own, &parents).await?;
+        let view = locked.iter().find(|v| v.parent.parent_order_id == own).cloned().ok_or_else(not_found_parent)?;
+        let instrument = self.check_take(&mut tx, actor, &view, &take).await?;
+        self.require_trading(&mut tx, company).await?;
+        let facing = if parents.is_empty() { Vec::new() } else { tx.orders_facing(own, company, take.price).await? };
+        let hits = self.hits(&instrument, view.parent.direction, &take, &facing, Some(&parents), Reach::Whole)?;
         if hits.is_empty() {
             return Err(conflict(NOTHING_MATCHED));
         }
@@ -167,7 +163,7 @@ impl<S: Store> Matches<S> {
         let mut changed = Vec::new();
         let mut notices = Vec::new();
         let mut left = take.quantity.get();
-        for (resting, quantity) in hits {
+        for (FacingOrder { order: resting, auto_accept }, quantity) in hits {
             left -= quantity;
             // The responder's side: the hit part locked, split off when partial.
             let locked = if quantity == resting.quantity {
@@ -230,9 +226,7 @@ impl<S: Store> Matches<S> {
                 updated_at: now,
                 rfq_id: None,
             };
-            tx.insert_match_request(&request).await?;
-            self.schedule_answers(&mut tx, &request).await?;
-            notices.push(self.notifications.notify_received(&mut tx, &request).await?);
+            let notice = crate::notifications::received(&request);
             let log = action_log(
                 now,
                 Some(actor.user.user_id),
@@ -243,7 +237,10 @@ impl<S: Store> Matches<S> {
                        "responding_order_id": locked.order_id}),
             );
             let part = i32::try_from(requests.len()).unwrap_or(i32::MAX);
-            tx.insert_action_log(&log.keyed(take.idempotency.as_ref(), part)).await?;
+            let timers = answer_timers(&request, auto_accept);
+            tx.insert_match_request_told(&request, &timers, &notice, &log.keyed(take.idempotency.as_ref(), part))
+                .await?;
+            notices.push(notice);
             changed.push(locked);
             changed.push(mine);
             requests.push(request);
@@ -489,92 +486,54 @@ impl<S: Store> Matches<S> {
         Ok(())
     }
 
-    /// The expiry, and the responder's auto-response when they chose one.
-    async fn schedule_answers(&self, tx: &mut S::Tx, m: &MatchRequest) -> Result<(), EngineError> {
-        let payload = |accept: Option<bool>| match accept {
-            Some(a) => json!({"match_request_id": m.match_request_id, "accept": a}),
-            None => json!({"match_request_id": m.match_request_id}),
-        };
-        tx.insert_timer(&Timer {
-            timer_id: Uuid::now_v7(),
-            kind: EXPIRE.into(),
-            payload: payload(None),
-            due_at: m.expires_at,
-            dedupe_key: None,
-            attempts: 0,
-        })
-        .await?;
-        let responder = tx.user(m.responding_user_id).await?.map(|v| v.user.auto_accept);
-        let auto = match responder.flatten() {
-            Some(AutoAccept::Instant) => Some((m.created_at, true)),
-            Some(AutoAccept::AcceptWithDelay) => Some((m.created_at + AUTO_RESPONSE_DELAY, true)),
-            Some(AutoAccept::RejectWithDelay) => Some((m.created_at + AUTO_RESPONSE_DELAY, false)),
-            None => None,
-        };
-        if let Some((due_at, accept)) = auto {
-            tx.insert_timer(&Timer {
-                timer_id: Uuid::now_v7(),
-                kind: AUTO_RESPONSE.into(),
-                payload: payload(Some(accept)),
-                due_at,
-                dedupe_key: None,
-                attempts: 0,
-            })
-            .await?;
-        }
-        Ok(())
-    }
-
     /// The resting orders `take` would hit, with how much of each: the other side at
     /// `take.price` or better, best price then oldest first, never the taker's company,
     /// allocated by the domain's rule ([`allocate`]) against each order's whole quantity
     /// or, for a preview, what the book shows of it. `only` keeps the orders of locked
     /// parents.
-    async fn hits(
+    fn hits(
         &self,
-        tx: &mut S::Tx,
         instrument: &Instrument,
-        parent: &ParentOrder,
+        direction: Direction,
         take: &Take,
+        working: &[FacingOrder],
         only: Option<&BTreeSet<ParentOrderId>>,
         reach: Reach,
-    ) -> Result<Vec<(ChildOrder, i64)>, EngineError> {
-        let side = parent.direction.opposite();
+    ) -> Result<Vec<(FacingOrder, i64)>, EngineError> {
         // Orders left outside a moved band cannot match (DESIGN §4).
         let acceptable = |p: Decimal| {
             let in_band = instrument.in_band(p);
             in_band
-                && match parent.direction {
+                && match direction {
                     Direction::Buy => p <= take.price,
                     Direction::Sell => p >= take.price,
                 }
         };
         let (wanted, block) = (take.quantity.get(), instrument.min_quantity);
-        // One read of the side: its prices the book shows, in reach, best first for the
+        // The side as read: its prices the book shows, in reach, best first for the
         // taker; then each price's orders, oldest first, until the take is met.
-        let working = tx
-            .orders_on_side(instrument.instrument_id, side, take.price, OrderState::Working, parent.company_id)
-            .await?;
         let mut prices: Vec<Decimal> = working
             .iter()
+            .map(|f| &f.order)
             .filter(|o| shown_quantity(o.quantity, o.iceberg, block) > 0 && acceptable(o.price))
             .map(|o| o.price.normalize())
             .collect();
         prices.sort();
         prices.dedup();
-        if parent.direction == Direction::Sell {
+        if direction == Direction::Sell {
             prices.reverse();
         }
         // Orders placed up to the last close are over, even while its timer has yet to run
         // (a late close after a restart expires them; ADR 0017).
         let day_from = self.config.calendar.previous_close(self.clock.now());
-        let mut candidates: Vec<ChildOrder> = Vec::new();
+        let mut candidates: Vec<FacingOrder> = Vec::new();
         let mut hits = Vec::new();
         for price in prices {
             candidates.extend(
                 working
                     .iter()
-                    .filter(|o| {
+                    .filter(|f| {
+                        let o = &f.order;
                         o.price.normalize() == price
                             && only.is_none_or(|locked| locked.contains(&o.parent_order_id))
                             && day_from.is_none_or(|close| o.created_at > close)
@@ -583,9 +542,9 @@ impl<S: Store> Matches<S> {
             );
             let reachable: Vec<i64> = candidates
                 .iter()
-                .map(|o| match reach {
-                    Reach::Shown => shown_quantity(o.quantity, o.iceberg, block),
-                    _ => o.quantity,
+                .map(|f| match reach {
+                    Reach::Shown => shown_quantity(f.order.quantity, f.order.iceberg, block),
+                    _ => f.order.quantity,
                 })
                 .collect();
             hits = allocate(wanted, block, &reachable);
@@ -597,7 +556,7 @@ impl<S: Store> Matches<S> {
         Ok(hits.into_iter().map(|(i, q)| (candidates[i].clone(), q)).collect())
     }
 
-    /// The checks of a take that need no lock: the parent, the broker, price and size.
+    /// The checks of a take on its (locked) parent: the parent, the broker, price and size.
     async fn check_take(
         &self,
         tx: &mut S::Tx,
@@ -672,4 +631,33 @@ fn conflict(detail: &str) -> EngineError {
 
 fn internal(e: impl std::fmt::Display) -> EngineError {
     EngineError::Internal(e.to_string())
+}
+
+/// The expiry of a new match request, and the responder's auto-answer (`auto`) when they
+/// chose one.
+fn answer_timers(m: &MatchRequest, auto: Option<AutoAccept>) -> Vec<Timer> {
+    let payload = |accept: Option<bool>| match accept {
+        Some(a) => json!({"match_request_id": m.match_request_id, "accept": a}),
+        None => json!({"match_request_id": m.match_request_id}),
+    };
+    let timer = |kind: &str, due_at, accept| Timer {
+        timer_id: Uuid::now_v7(),
+        kind: kind.into(),
+        payload: payload(accept),
+        due_at,
+        dedupe_key: None,
+        attempts: 0,
+    };
+    let mut timers = vec![timer(EXPIRE, m.expires_at, None)];
+    match auto {
+        Some(AutoAccept::Instant) => timers.push(timer(AUTO_RESPONSE, m.created_at, Some(true))),
+        Some(AutoAccept::AcceptWithDelay) => {
+            timers.push(timer(AUTO_RESPONSE, m.created_at + AUTO_RESPONSE_DELAY, Some(true)))
+        }
+        Some(AutoAccept::RejectWithDelay) => {
+            timers.push(timer(AUTO_RESPONSE, m.created_at + AUTO_RESPONSE_DELAY, Some(false)))
+        }
+        None => {}
+    }
+    timers
 }

@@ -633,6 +633,13 @@ pub struct ParentOrderView {
     pub matched: i64,
 }
 
+/// A resting order a take may reach, with its creator's auto-answer preference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FacingOrder {
+    pub order: ChildOrder,
+    pub auto_accept: Option<AutoAccept>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChildOrder {
     pub order_id: OrderId,

@@ -28,13 +28,6 @@ service!(
 );
 
 impl<S: Store> Notifications<S> {
-    /// The responder hears of a new match request.
-    pub(crate) async fn notify_received(&self, tx: &mut S::Tx, m: &MatchRequest) -> Result<Notification, EngineError> {
-        let n = new(m, Party::Responder, NotificationType::MatchRequestReceived, m.created_at);
-        tx.insert_notification(&n).await?;
-        Ok(n)
-    }
-
     /// A match request ended by `event` (`m` in its new state): the responder's received
     /// notification takes the new state, and each party `told_of` the event gets one.
     pub(crate) async fn notify_ended(
@@ -133,4 +126,9 @@ fn new(m: &MatchRequest, party: Party, t: NotificationType, now: DateTime<Utc>) 
         expired_at: m.expires_at,
         updated_at: now,
     }
+}
+
+/// The responder's notification of a new match request, to write with it.
+pub(crate) fn received(m: &MatchRequest) -> Notification {
+    new(m, Party::Responder, NotificationType::MatchRequestReceived, m.created_at)
 }

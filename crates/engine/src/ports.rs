@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use upstairs_domain::match_request::MatchRequestState;
-use upstairs_domain::order::{Direction, OrderState};
+use upstairs_domain::order::OrderState;
 use upstairs_domain::rfq::{ResponseState, RfqState};
 use upstairs_domain::{
     CompanyId, InstrumentId, MatchRequestId, NotificationId, OrderId, ParentOrderId, RfqId, SessionId, UserId,
@@ -150,6 +150,14 @@ pub trait OrderRepo {
         &mut self,
         ids: &std::collections::BTreeSet<ParentOrderId>,
     ) -> StoreResult<Vec<ParentOrderView>>;
+    /// The parents a take changes, locked in id order in one statement: `own` when it is
+    /// `company`'s, and those of `others` that are not `company`'s.
+    async fn lock_take_parents(
+        &mut self,
+        company: CompanyId,
+        own: ParentOrderId,
+        others: &std::collections::BTreeSet<ParentOrderId>,
+    ) -> StoreResult<Vec<ParentOrderView>>;
     /// [`Self::lock_parent_orders`] of the parents of both orders of a match request;
     /// none when there is no such request.
     async fn lock_parents_of_match_request(&mut self, id: MatchRequestId) -> StoreResult<Vec<ParentOrderView>>;
@@ -186,17 +194,17 @@ pub trait OrderRepo {
     /// and company, an iceberg counting as at most the instrument's minimum block.
     /// O(levels), whatever the number of resting orders.
     async fn book_rows(&mut self, instrument: InstrumentId) -> StoreResult<Vec<BookRow>>;
-    /// The orders of one side of a book in `state` (oldest first), other companies' only,
-    /// priced no worse than `limit` for the other side (a sell at or below it, a buy at or
-    /// above it; a few beyond it may come too): what a take may reach, in one statement.
-    async fn orders_on_side(
+    /// The working orders a take through the parent `parent` may reach, oldest first:
+    /// on the other side of its instrument, of other companies than `company`, priced no
+    /// worse than `limit` for the parent (a sell at or below it for a buy, a buy at or
+    /// above it for a sell; a few beyond it may come too); none when the parent is not
+    /// `company`'s. Each with its creator's auto-answer preference, in one statement.
+    async fn orders_facing(
         &mut self,
-        instrument: InstrumentId,
-        direction: Direction,
+        parent: ParentOrderId,
+        company: CompanyId,
         limit: rust_decimal::Decimal,
-        state: OrderState,
-        not_company: CompanyId,
-    ) -> StoreResult<Vec<ChildOrder>>;
+    ) -> StoreResult<Vec<FacingOrder>>;
     /// One page of every company's child orders, newest first, with who placed each,
     /// for which company, on which instrument and through which broker; and how many match.
     async fn admin_orders(&mut self, filter: &AdminOrderFilter) -> StoreResult<Page<AdminOrder>>;
@@ -319,6 +327,16 @@ pub trait Mailer: Send + Sync + 'static {
 #[async_trait]
 pub trait MatchRequestRepo {
     async fn insert_match_request(&mut self, m: &MatchRequest) -> StoreResult<()>;
+    /// A new match request with its timers, the notification that tells of it and its
+    /// audit row: one statement where the backend can write several tables in one
+    /// (PostgreSQL), else one after the other.
+    async fn insert_match_request_told(
+        &mut self,
+        m: &MatchRequest,
+        timers: &[Timer],
+        notification: &Notification,
+        log: &ActionLog,
+    ) -> StoreResult<()>;
     /// Moves a match request from `from` to `to` (compare-and-set: `StoreError::Stale`
     /// when it is no longer in `from`).
     async fn update_match_request_state(

@@ -29,6 +29,8 @@ use crate::rows::*;
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
 const FOR_UPDATE: &str = " for update";
+/// Whether one statement may write several tables (data-modifying CTEs).
+const WRITES_IN_ONE_STATEMENT: bool = true;
 const SKIP_LOCKED: &str = " for update skip locked";
 const STRPOS: &str = "strpos";
 /// A stored price, and the bound `$5`, as numbers to compare.

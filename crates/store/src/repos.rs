@@ -3,7 +3,7 @@
 //! Both dialects accept the same SQL here: `$N` placeholders (sqlx's SQLite driver
 //! takes them too), `on conflict … do update`, `returning`. What really differs lives
 //! in each backend's module as a few constants that this macro's body names:
-//! `FOR_UPDATE` (row locks), `SKIP_LOCKED` (timer claims), `STRPOS` (substring
+//! `FOR_UPDATE` (row locks), `WRITES_IN_ONE_STATEMENT`, `SKIP_LOCKED` (timer claims), `STRPOS` (substring
 //! search), `HAS_COMPANY_TYPE` (JSON containment) and `BOOK_LEVELS` (a JSON aggregate), and in the column adapters of
 //! [`crate::adapt`]. The macro is expanded once per backend, on its transaction type,
 //! because sqlx's executor traits cannot be named generically over both drivers
@@ -160,6 +160,26 @@ pub(crate) fn shift_placeholders(sql: &str, by: usize) -> String {
     out
 }
 
+/// A match request's columns `$1`–`$18` as `bind_match_request` binds them.
+pub(crate) const INSERT_MATCH_REQUEST: &str = "insert into match_request (match_request_id, instrument_id, direction, \
+     price, quantity, requesting_order_id, requesting_company_id, requesting_user_id, responding_order_id, \
+     responding_company_id, responding_user_id, iceberg, state, created_at, expires_at, updated_at, take_price, rfq_id) \
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)";
+
+/// A timer's columns `$1`–`$6` as `bind_timer` binds them; one already there stays.
+pub(crate) const INSERT_TIMER: &str = "insert into timer (timer_id, kind, payload, due_at, dedupe_key, attempts) \
+     values ($1, $2, $3, $4, $5, $6) on conflict do nothing";
+
+/// A notification's columns `$1`–`$13` as `bind_notification` binds them.
+pub(crate) const INSERT_NOTIFICATION: &str = "insert into notification (notification_id, user_id, type, status, \
+     instrument_id, match_request_id, role, read, archived, created_at, expired_at, updated_at, rfq_id) \
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+
+/// An audit row's columns `$1`–`$10` as `bind_action_log` binds them.
+pub(crate) const INSERT_ACTION_LOG: &str = "insert into action_log (action_log_id, entity, entity_id, operation, \
+     user_id, created_at, details, idempotency_key, idempotency_part, request_hash) \
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+
 /// An audit row from `$19`–`$28` as `bind_action_log` binds them, selected so that the
 /// caller adds the condition (`from` a CTE, or a `where`).
 pub(crate) const INSERT_ACTION_LOG_SELECT: &str = "insert into action_log \
@@ -230,7 +250,80 @@ macro_rules! shared_repos {
                 .bind(a.keyed.as_ref().map(|k| k.key.request_hash.as_str()))
         }
 
+        /// Binds a match request's columns in the order of [`sql::INSERT_MATCH_REQUEST`].
+        fn bind_match_request<'q>(
+            q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments>,
+            m: &MatchRequest,
+        ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments> {
+            q.bind(m.match_request_id.0)
+                .bind(m.instrument_id.0)
+                .bind(m.direction.as_str())
+                .bind(Dec(m.price))
+                .bind(m.quantity)
+                .bind(m.requesting_order_id.0)
+                .bind(m.requesting_company_id.0)
+                .bind(m.requesting_user_id.0)
+                .bind(m.responding_order_id.0)
+                .bind(m.responding_company_id.0)
+                .bind(m.responding_user_id.0)
+                .bind(m.iceberg)
+                .bind(m.state.as_str())
+                .bind(Ts(m.created_at))
+                .bind(Ts(m.expires_at))
+                .bind(Ts(m.updated_at))
+                .bind(Dec(m.take_price))
+                .bind(m.rfq_id.map(|r| r.0))
+        }
+
+        /// Binds a timer's columns in the order of [`sql::INSERT_TIMER`].
+        fn bind_timer<'q>(
+            q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments>,
+            t: &'q Timer,
+        ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments> {
+            q.bind(t.timer_id)
+                .bind(t.kind.as_str())
+                .bind(Json(&t.payload))
+                .bind(Ts(t.due_at))
+                .bind(t.dedupe_key.as_deref())
+                .bind(t.attempts)
+        }
+
+        /// Binds a notification's columns in the order of [`sql::INSERT_NOTIFICATION`].
+        fn bind_notification<'q>(
+            q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments>,
+            n: &Notification,
+        ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments> {
+            q.bind(n.notification_id.0)
+                .bind(n.user_id.0)
+                .bind(n.notification_type.as_str())
+                .bind(n.status.as_str())
+                .bind(n.instrument_id.0)
+                .bind(match n.subject {
+                    Subject::MatchRequest(m) => Some(m.0),
+                    Subject::Rfq(_) => None,
+                })
+                .bind(n.role.as_str())
+                .bind(n.read)
+                .bind(n.archived)
+                .bind(Ts(n.created_at))
+                .bind(Ts(n.expired_at))
+                .bind(Ts(n.updated_at))
+                .bind(match n.subject {
+                    Subject::Rfq(r) => Some(r.0),
+                    Subject::MatchRequest(_) => None,
+                })
+        }
+
         impl $tx {
+            /// Whether a timer is new to this transaction: one with a dedupe key already
+            /// written in it is not written again (outside a transaction, always).
+            fn remember_timer(&mut self, t: &Timer) -> bool {
+                match t.dedupe_key.as_ref().filter(|_| matches!(self.tx, Conn::Tx(_))) {
+                    Some(key) => self.memo.timers.insert(key.clone()),
+                    None => true,
+                }
+            }
+
             async fn write_brokers(&mut self, c: &Company) -> StoreResult<()> {
                 self.memo.forget();
                 sqlx::query("delete from company_broker where company_id = $1")
@@ -792,14 +885,7 @@ macro_rules! shared_repos {
         #[async_trait]
         impl AuditRepo for $tx {
             async fn insert_action_log(&mut self, a: &ActionLog) -> StoreResult<()> {
-                bind_action_log(
-                    sqlx::query(
-                        "insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, \
-                         details, idempotency_key, idempotency_part, request_hash) \
-                         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                    ),
-                    a,
-                )
+                bind_action_log(sqlx::query(sql::INSERT_ACTION_LOG), a)
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
@@ -1082,25 +1168,10 @@ macro_rules! shared_repos {
             }
 
             async fn insert_timer(&mut self, t: &Timer) -> StoreResult<bool> {
-                let in_tx = matches!(self.tx, Conn::Tx(_));
-                if let Some(key) = t.dedupe_key.as_ref().filter(|_| in_tx) {
-                    if !self.memo.timers.insert(key.clone()) {
-                        return Ok(false);
-                    }
+                if !self.remember_timer(t) {
+                    return Ok(false);
                 }
-                let r = sqlx::query(
-                    "insert into timer (timer_id, kind, payload, due_at, dedupe_key, attempts) \
-                     values ($1, $2, $3, $4, $5, $6) on conflict do nothing",
-                )
-                .bind(t.timer_id)
-                .bind(&t.kind)
-                .bind(Json(&t.payload))
-                .bind(Ts(t.due_at))
-                .bind(&t.dedupe_key)
-                .bind(t.attempts)
-                .execute(&mut *self.tx)
-                .await
-                .map_err(map_err)?;
+                let r = bind_timer(sqlx::query(sql::INSERT_TIMER), t).execute(&mut *self.tx).await.map_err(map_err)?;
                 Ok(r.rows_affected() == 1)
             }
 
@@ -1223,6 +1294,28 @@ macro_rules! shared_repos {
                 );
                 let mut query = sqlx::query_as::<_, ParentOrderRow>(sqlx::AssertSqlSafe(sql));
                 for id in ids {
+                    query = query.bind(id.0);
+                }
+                query.fetch_all(&mut *self.tx).await.map_err(map_err)?.into_iter().map(ParentOrderRow::into_model).collect()
+            }
+
+            async fn lock_take_parents(
+                &mut self,
+                company: CompanyId,
+                own: ParentOrderId,
+                others: &std::collections::BTreeSet<ParentOrderId>,
+            ) -> StoreResult<Vec<ParentOrderView>> {
+                let others_clause = if others.is_empty() {
+                    String::new()
+                } else {
+                    format!(" or (company_id <> $2 and parent_order_id in ({}))", sql::placeholders(3, others.len()))
+                };
+                let sql = format!(
+                    "select * from parent_order where (parent_order_id = $1 and company_id = $2){others_clause} \
+                     order by parent_order_id{FOR_UPDATE}"
+                );
+                let mut query = sqlx::query_as::<_, ParentOrderRow>(sqlx::AssertSqlSafe(sql)).bind(own.0).bind(company.0);
+                for id in others {
                     query = query.bind(id.0);
                 }
                 query.fetch_all(&mut *self.tx).await.map_err(map_err)?.into_iter().map(ParentOrderRow::into_model).collect()
@@ -1431,32 +1524,32 @@ macro_rules! shared_repos {
                 convert(levels.0, BookLevelJson::into_model)
             }
 
-            async fn orders_on_side(
+            async fn orders_facing(
                 &mut self,
-                instrument: InstrumentId,
-                direction: Direction,
+                parent: ParentOrderId,
+                company: CompanyId,
                 limit: rust_decimal::Decimal,
-                state: OrderState,
-                not_company: CompanyId,
-            ) -> StoreResult<Vec<ChildOrder>> {
-                let within = match direction {
-                    Direction::Sell => "<=",
-                    Direction::Buy => ">=",
-                };
-                let rows = sqlx::query_as::<_, ChildOrderRow>(sqlx::AssertSqlSafe(format!(
-                    "select * from child_order where instrument_id = $1 and direction = $2 \
-                     and state = $3 and company_id <> $4 and {PRICE_AS_NUMBER} {within} {LIMIT_AS_NUMBER} \
-                     order by created_at, order_id"
+            ) -> StoreResult<Vec<FacingOrder>> {
+                let rows = sqlx::query_as::<_, FacingOrderRow>(sqlx::AssertSqlSafe(format!(
+                    "select c.*, u.auto_accept as creator_auto_accept from parent_order own \
+                     join child_order c on c.instrument_id = own.instrument_id \
+                     and c.direction = case own.direction when $4 then $6 else $4 end \
+                     join app_user u on u.user_id = c.created_by \
+                     where own.parent_order_id = $1 and own.company_id = $2 and c.state = $3 and c.company_id <> $2 \
+                     and case own.direction when $4 then {PRICE_AS_NUMBER} <= {LIMIT_AS_NUMBER} \
+                     else {PRICE_AS_NUMBER} >= {LIMIT_AS_NUMBER} end \
+                     order by c.created_at, c.order_id"
                 )))
-                .bind(instrument.0)
-                .bind(direction.as_str())
-                .bind(state.as_str())
-                .bind(not_company.0)
+                .bind(parent.0)
+                .bind(company.0)
+                .bind(OrderState::Working.as_str())
+                .bind(Direction::Buy.as_str())
                 .bind(Dec(limit))
+                .bind(Direction::Sell.as_str())
                 .fetch_all(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
-                convert(rows, ChildOrderRow::into_model)
+                convert(rows, FacingOrderRow::into_model)
             }
 
             async fn admin_orders(&mut self, f: &AdminOrderFilter) -> StoreResult<Page<AdminOrder>> {
@@ -1532,34 +1625,44 @@ macro_rules! shared_repos {
         #[async_trait]
         impl MatchRequestRepo for $tx {
             async fn insert_match_request(&mut self, m: &MatchRequest) -> StoreResult<()> {
-                sqlx::query(
-                    "insert into match_request (match_request_id, instrument_id, direction, price, quantity, \
-                     requesting_order_id, requesting_company_id, requesting_user_id, responding_order_id, \
-                     responding_company_id, responding_user_id, iceberg, state, created_at, expires_at, updated_at, \
-                     take_price, rfq_id) \
-                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
-                )
-                .bind(m.match_request_id.0)
-                .bind(m.instrument_id.0)
-                .bind(m.direction.as_str())
-                .bind(Dec(m.price))
-                .bind(m.quantity)
-                .bind(m.requesting_order_id.0)
-                .bind(m.requesting_company_id.0)
-                .bind(m.requesting_user_id.0)
-                .bind(m.responding_order_id.0)
-                .bind(m.responding_company_id.0)
-                .bind(m.responding_user_id.0)
-                .bind(m.iceberg)
-                .bind(m.state.as_str())
-                .bind(Ts(m.created_at))
-                .bind(Ts(m.expires_at))
-                .bind(Ts(m.updated_at))
-                .bind(Dec(m.take_price))
-                .bind(m.rfq_id.map(|r| r.0))
-                .execute(&mut *self.tx)
-                .await
-                .map_err(map_err)?;
+                bind_match_request(sqlx::query(sql::INSERT_MATCH_REQUEST), m)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn insert_match_request_told(
+                &mut self,
+                m: &MatchRequest,
+                timers: &[Timer],
+                notification: &Notification,
+                log: &ActionLog,
+            ) -> StoreResult<()> {
+                let timers: Vec<&Timer> = timers.iter().filter(|t| self.remember_timer(t)).collect();
+                if !WRITES_IN_ONE_STATEMENT {
+                    self.insert_match_request(m).await?;
+                    for t in timers {
+                        bind_timer(sqlx::query(sql::INSERT_TIMER), t).execute(&mut *self.tx).await.map_err(map_err)?;
+                    }
+                    self.insert_notification(notification).await?;
+                    return self.insert_action_log(log).await;
+                }
+                // Data-modifying CTEs: every part sees the same snapshot and the foreign
+                // keys are checked at the statement's end, when all rows are there.
+                let mut query = format!("with m as ({})", sql::INSERT_MATCH_REQUEST);
+                let mut at = 18;
+                for (i, _) in timers.iter().enumerate() {
+                    query.push_str(&format!(", t{i} as ({})", sql::shift_placeholders(sql::INSERT_TIMER, at)));
+                    at += 6;
+                }
+                query.push_str(&format!(", n as ({}) ", sql::shift_placeholders(sql::INSERT_NOTIFICATION, at)));
+                query.push_str(&sql::shift_placeholders(sql::INSERT_ACTION_LOG, at + 13));
+                let mut q = bind_match_request(sqlx::query(sqlx::AssertSqlSafe(query)), m);
+                for t in timers {
+                    q = bind_timer(q, t);
+                }
+                bind_action_log(bind_notification(q, notification), log).execute(&mut *self.tx).await.map_err(map_err)?;
                 Ok(())
             }
 
@@ -1786,33 +1889,10 @@ macro_rules! shared_repos {
         #[async_trait]
         impl NotificationRepo for $tx {
             async fn insert_notification(&mut self, n: &Notification) -> StoreResult<()> {
-                sqlx::query(
-                    "insert into notification (notification_id, user_id, type, status, instrument_id, \
-                     match_request_id, role, read, archived, created_at, expired_at, updated_at, rfq_id) \
-                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-                )
-                .bind(n.notification_id.0)
-                .bind(n.user_id.0)
-                .bind(n.notification_type.as_str())
-                .bind(n.status.as_str())
-                .bind(n.instrument_id.0)
-                .bind(match n.subject {
-                    Subject::MatchRequest(m) => Some(m.0),
-                    Subject::Rfq(_) => None,
-                })
-                .bind(n.role.as_str())
-                .bind(n.read)
-                .bind(n.archived)
-                .bind(Ts(n.created_at))
-                .bind(Ts(n.expired_at))
-                .bind(Ts(n.updated_at))
-                .bind(match n.subject {
-                    Subject::Rfq(r) => Some(r.0),
-                    Subject::MatchRequest(_) => None,
-                })
-                .execute(&mut *self.tx)
-                .await
-                .map_err(map_err)?;
+                bind_notification(sqlx::query(sql::INSERT_NOTIFICATION), n)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
                 Ok(())
             }
 

@@ -389,6 +389,21 @@ impl ChildOrderRow {
 }
 
 #[derive(sqlx::FromRow)]
+pub struct FacingOrderRow {
+    #[sqlx(flatten)]
+    order: ChildOrderRow,
+    creator_auto_accept: Option<String>,
+}
+
+impl FacingOrderRow {
+    pub fn into_model(self) -> StoreResult<FacingOrder> {
+        let auto_accept =
+            self.creator_auto_accept.map(|a| stored("auto_accept", &a, AutoAccept::parse(&a))).transpose()?;
+        Ok(FacingOrder { order: self.order.into_model()?, auto_accept })
+    }
+}
+
+#[derive(sqlx::FromRow)]
 pub struct AdminOrderRow {
     #[sqlx(flatten)]
     order: ChildOrderRow,

@@ -29,6 +29,9 @@ use crate::rows::*;
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
 const FOR_UPDATE: &str = "";
+/// Whether one statement may write several tables: not in SQLite, whose statements cost
+/// no round trip anyway.
+const WRITES_IN_ONE_STATEMENT: bool = false;
 const SKIP_LOCKED: &str = "";
 const STRPOS: &str = "instr";
 /// A stored price (text), and the bound `$5`, as numbers to compare: binary floating point,

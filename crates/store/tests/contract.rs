@@ -892,19 +892,63 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
     assert_eq!((view.working, view.matched), (0, 2000));
 
-    // A take's read of one side: working orders only, other companies' only, oldest first,
-    // none priced beyond the taker's limit (sells above it; an equal price written otherwise
-    // is within).
+    // A take's read of the side it faces: working orders only, other companies' only,
+    // oldest first, none priced beyond the taker's limit (sells above it for a buy; an
+    // equal price written otherwise is within), each with its creator's auto-answer; none
+    // through a parent of another company than the caller's, or through a seller.
     let c = order("-0.01", 700, false);
     tx.insert_order(&c).await.unwrap();
-    let side = |o: &ChildOrder| (o.order_id, o.state);
-    let other = upstairs_domain::CompanyId::new();
-    let (sell, buy) = (parent.direction, parent.direction.opposite());
-    let got = tx.orders_on_side(id, sell, d("-0.0100"), OrderState::Working, other).await.unwrap();
-    assert_eq!(got.iter().map(side).collect::<Vec<_>>(), vec![side(&c)]);
-    assert!(tx.orders_on_side(id, sell, d("-0.015"), OrderState::Working, other).await.unwrap().is_empty());
-    assert!(tx.orders_on_side(id, sell, d("0"), OrderState::Working, own).await.unwrap().is_empty());
-    assert!(tx.orders_on_side(id, buy, d("-1"), OrderState::Working, other).await.unwrap().is_empty());
+    let taker = company("Kestrel");
+    let mut trader = user(&taker, "bo@kestrel.test");
+    trader.auto_accept = Some(AutoAccept::Instant);
+    tx.insert_company(&taker).await.unwrap();
+    tx.insert_user(&trader).await.unwrap();
+    let buying = ParentOrder {
+        parent_order_id: upstairs_domain::ParentOrderId::new(),
+        company_id: taker.company_id,
+        created_by: trader.user_id,
+        direction: parent.direction.opposite(),
+        ..parent.clone()
+    };
+    tx.insert_parent_order(&buying).await.unwrap();
+    let side = |f: &FacingOrder| (f.order.order_id, f.order.state, f.auto_accept);
+    let (them, me) = (buying.parent_order_id, taker.company_id);
+    let got = tx.orders_facing(them, me, d("-0.0100")).await.unwrap();
+    assert_eq!(got.iter().map(side).collect::<Vec<_>>(), vec![(c.order_id, OrderState::Working, None)]);
+    assert!(tx.orders_facing(them, me, d("-0.015")).await.unwrap().is_empty());
+    assert!(tx.orders_facing(them, own, d("0")).await.unwrap().is_empty());
+    assert!(tx.orders_facing(parent.parent_order_id, own, d("-1")).await.unwrap().is_empty());
+    // A seller faces the buys at or above its limit, with their creators' preference.
+    let mut bid = order("-0.03", 500, false);
+    bid = ChildOrder {
+        parent_order_id: them,
+        company_id: me,
+        created_by: trader.user_id,
+        direction: buying.direction,
+        ..bid
+    };
+    tx.insert_order(&bid).await.unwrap();
+    let got = tx.orders_facing(parent.parent_order_id, own, d("-0.03")).await.unwrap();
+    assert_eq!(
+        got.iter().map(side).collect::<Vec<_>>(),
+        vec![(bid.order_id, OrderState::Working, Some(AutoAccept::Instant))]
+    );
+    assert!(tx.orders_facing(parent.parent_order_id, own, d("-0.025")).await.unwrap().is_empty());
+
+    // A take's locks: its own parent only when the caller's, the others only when not.
+    let ids = |v: Vec<ParentOrderView>| v.into_iter().map(|v| v.parent.parent_order_id).collect::<Vec<_>>();
+    let both = std::collections::BTreeSet::from([parent.parent_order_id]);
+    let mut expect = vec![them, parent.parent_order_id];
+    expect.sort();
+    assert_eq!(ids(tx.lock_take_parents(me, them, &both).await.unwrap()), expect);
+    assert_eq!(
+        ids(tx.lock_take_parents(own, them, &both).await.unwrap()),
+        Vec::<upstairs_domain::ParentOrderId>::new()
+    );
+    assert_eq!(ids(tx.lock_take_parents(me, them, &Default::default()).await.unwrap()), vec![them]);
+    let mine = std::collections::BTreeSet::from([them]);
+    assert_eq!(ids(tx.lock_take_parents(me, them, &mine).await.unwrap()), vec![them]);
+    tx.update_order(&bid, &ChildOrder { state: OrderState::Cancelled, ..bid.clone() }).await.unwrap();
 
     // Several orders read, and several parents' states written, each in one statement.
     let mut got = tx.orders_by_id(&[a.order_id, b.order_id, upstairs_domain::OrderId::new()]).await.unwrap();
@@ -1334,6 +1378,39 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
     assert!(changed[0].read, "the reader's flags stay");
     assert_eq!(tx.notification(other.notification_id).await.unwrap(), Some(other));
     tx.commit().await.unwrap();
+
+    // A new request with its two timers, its notification and its audit row in one write;
+    // a timer with a dedupe key this transaction wrote already is not written again.
+    let told = request(M::Pending, 40);
+    let notice = Notification {
+        subject: Subject::MatchRequest(told.match_request_id),
+        created_at: told.created_at,
+        ..notice(40)
+    };
+    let log = ActionLog {
+        action_log_id: Uuid::now_v7(),
+        entity: "match_request".into(),
+        entity_id: Some(told.match_request_id.0),
+        operation: "create".into(),
+        user_id: Some(taker.user_id),
+        created_at: told.created_at,
+        details: json!({"quantity": 500}),
+        keyed: None,
+    };
+    let timers = [timer("expire", told.expires_at, None), timer("auto", told.created_at, Some("once"))];
+    let mut tx = s.write().await.unwrap();
+    tx.insert_timer(&timer("auto", told.created_at, Some("once"))).await.unwrap();
+    let before = tx.pending_timers().await.unwrap().len();
+    tx.insert_match_request_told(&told, &timers, &notice, &log).await.unwrap();
+    tx.commit().await.unwrap();
+    let mut tx = s.read().await.unwrap();
+    assert_eq!(tx.match_request(told.match_request_id).await.unwrap(), Some(told.clone()));
+    assert_eq!(tx.notification(notice.notification_id).await.unwrap(), Some(notice));
+    let pending = tx.pending_timers().await.unwrap();
+    assert_eq!(pending.len(), before + 1);
+    assert!(pending.iter().any(|t| t.timer_id == timers[0].timer_id && t.payload == timers[0].payload));
+    assert!(!pending.iter().any(|t| t.timer_id == timers[1].timer_id));
+    assert!(tx.action_logs(100).await.unwrap().contains(&log));
 }
 
 async fn rfqs_and_responses<S: Store>(s: S) {

@@ -8,8 +8,11 @@
 //! parents in one statement; then a company came with its brokers in one statement, and an
 //! accept read both orders, the FIX origins of both parents, and changed both parents and
 //! the received notification, each in one statement (26); a take read the side of the book
-//! it may reach in one statement instead of its levels and then each level (13). The bounds
-//! keep what was won.
+//! it may reach in one statement instead of its levels and then each level (13); then a
+//! take read that side through its parent, with each resting order's creator's auto-answer,
+//! before locking, locked its parents in one statement and wrote the match request, its
+//! timers, notification and audit row in one (8 on PostgreSQL, half of 16; 10 on SQLite,
+//! which writes them one by one in process). The bounds keep what was won.
 mod support;
 
 use reqwest::StatusCode;
@@ -100,6 +103,7 @@ async fn a_take_and_its_accept_count_their_statements(backend: Backend) {
     println!("{backend:?} take: {take:?}");
     println!("{backend:?} accept: {accept:?}");
     let (take, accept) = (take["take"], accept["answer_match_request"]);
-    assert!(take <= 13, "a take now costs {take} statements");
+    let most = if matches!(backend, Backend::Postgres) { 8 } else { 10 };
+    assert!(take <= most, "a take now costs {take} statements");
     assert!(accept <= 26, "an accept now costs {accept} statements");
 }

@@ -95,7 +95,7 @@ impl<S: Store> Clone for AppState<S> {
     // The realtime payloads: no route returns them, the STOMP topics carry them.
     components(schemas(
         stomp::messages::BookMessage, stomp::messages::BookShareMessage, stomp::messages::OrderMessage,
-        stomp::messages::RfqMessage, routes::notifications::NotificationDto,
+        stomp::messages::RfqMessage, stomp::messages::NotificationMessage,
     )),
     modifiers(&BearerAuth),
     tags((name = "auth"), (name = "users"), (name = "companies"), (name = "instruments"), (name = "orders"), (name = "matches"), (name = "rfqs"), (name = "notifications"), (name = "admin"), (name = "meta"))

@@ -402,6 +402,7 @@ async fn notifications_tell_each_party_at_once(b: Backend) {
     );
     assert_eq!(body["order_match_request_id"], sent[0]["order_match_request_id"]);
     assert_eq!(body["expired_at"], sent[0]["expired_at"]);
+    assert_eq!(body["seq"], 1, "the user's notification frames are numbered");
     assert!(!body.to_string().contains("Kestrel"), "nothing names the taker's firm: {body}");
     assert_eq!(notices(&v, &v.b).await, vec![]);
 
@@ -411,6 +412,7 @@ async fn notifications_tell_each_party_at_once(b: Backend) {
         (msg["body"]["type"].clone(), msg["body"]["status"].clone()),
         (json!("MATCH_REQUEST_RECEIVED"), json!("REJECTED"))
     );
+    assert_eq!(msg["body"]["seq"], 2);
     assert_eq!(notices(&v, &v.a).await, vec![notice("MATCH_REQUEST_RECEIVED", "REJECTED", "RESPONDER")]);
     assert_eq!(notices(&v, &v.b).await, vec![notice("MATCH_REQUEST_REJECTED", "REJECTED", "REQUESTER")]);
 

@@ -151,7 +151,7 @@ export type TopicMessage<D extends string> = D extends '/user/topic/orders'
     : D extends '/user/topic/book-shares'
       ? components['schemas']['BookShareMessage']
     : D extends '/user/topic/notifications'
-      ? components['schemas']['NotificationDto']
+      ? components['schemas']['NotificationMessage']
       : D extends '/user/topic/rfqs'
         ? components['schemas']['RfqMessage']
         : unknown;

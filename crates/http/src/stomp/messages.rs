@@ -22,7 +22,7 @@ pub const ORDERS: &str = "/user/topic/orders";
 /// Per-user destination of RFQ changes (`RfqMessage`).
 pub const RFQS: &str = "/user/topic/rfqs";
 
-/// Per-user destination of notifications (`NotificationDto`), new or changed.
+/// Per-user destination of notifications (`NotificationMessage`), new or changed.
 pub const NOTIFICATIONS: &str = "/user/topic/notifications";
 
 /// The shared topic of one instrument's anonymous book.
@@ -196,6 +196,17 @@ pub struct RfqUpdated {
     pub role: String,
 }
 
+/// `/user/topic/notifications`: one of the user's notifications as `GET /notifications`
+/// lists it, new or changed (its status, its flags); the client writes it into the list
+/// it holds and reads the list again only when a number was skipped or on reconnect.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct NotificationMessage {
+    /// 1, 2, 3 … per user on the node that sent it: a number skipped means a frame was missed.
+    pub seq: u64,
+    #[serde(flatten)]
+    pub notification: crate::routes::notifications::NotificationDto,
+}
+
 /// Who receives a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Audience {
@@ -256,7 +267,10 @@ impl Outgoing {
             Event::NotificationChanged { user_id, notification } => Self::message(
                 Audience::User(*user_id),
                 NOTIFICATIONS,
-                &crate::routes::notifications::NotificationDto::from(notification),
+                &NotificationMessage {
+                    seq: seqs.next(*user_id, NOTIFICATIONS),
+                    notification: crate::routes::notifications::NotificationDto::from(notification),
+                },
             ),
             // A changed account is checked again like an ended session: its roles may have moved.
             Event::SessionsEnded { user_id } | Event::UserChanged { user_id } => Some(Self::SessionsEnded(*user_id)),

@@ -1559,6 +1559,18 @@ export interface components {
             status: components["schemas"]["MatchRequestStateDto"];
             type: components["schemas"]["NotificationTypeDto"];
         };
+        /**
+         * @description `/user/topic/notifications`: one of the user's notifications as `GET /notifications`
+         *     lists it, new or changed (its status, its flags); the client writes it into the list
+         *     it holds and reads the list again only when a number was skipped or on reconnect.
+         */
+        NotificationMessage: components["schemas"]["NotificationDto"] & {
+            /**
+             * Format: int64
+             * @description 1, 2, 3 … per user on the node that sent it: a number skipped means a frame was missed.
+             */
+            seq: number;
+        };
         /** @enum {string} */
         NotificationTypeDto: "MATCH_REQUEST_ACCEPTED" | "MATCH_REQUEST_CANCELLED" | "MATCH_REQUEST_RECEIVED" | "MATCH_REQUEST_REJECTED" | "MATCH_REQUEST_TIMED_OUT" | "MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE" | "RFQ_RECEIVED" | "RFQ_QUOTE_RECEIVED" | "RFQ_QUOTE_ACCEPTED";
         /** @description A trade as its broker's link shows it: the client's side, and the other side's broker. */

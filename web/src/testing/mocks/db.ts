@@ -43,8 +43,11 @@ export const db = {
   config: { product_name: 'Upstairs', support_email: SUPPORT_EMAIL, support_phone: SUPPORT_PHONE, always_open: true },
   /** The signed-in user's notifications, newest first. */
   notifications: [] as MockNotification[],
+  /** How many times the list of notifications was read. */
+  notificationReads: 0,
   reset() {
     this.notifications = [];
+    this.notificationReads = 0;
     this.users = [makeUser()];
     this.sessions = new Map();
     this.links = new Map();

@@ -86,6 +86,7 @@ export const handlers = [
 
   http.get('*/api/notifications', ({ request }) => {
     if (!authed(request)) return problem(401, 'Sign in to continue.');
+    db.notificationReads += 1;
     return HttpResponse.json({ items: db.notifications.filter((n) => !n.archived), total_items: db.notifications.length });
   }),
 

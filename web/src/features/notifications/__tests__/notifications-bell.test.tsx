@@ -81,13 +81,37 @@ describe('notifications bell', () => {
     expect(await screen.findByRole('dialog', { name: title })).toHaveTextContent(text);
   });
 
-  it('hears of a new notification on its topic without a reload', async () => {
-    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+  it('writes a pushed notification into the list without reading it again', async () => {
+    const { queryClient } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
     expect(await screen.findByRole('button', { name: 'Notifications' })).toBeInTheDocument();
     await waitFor(() => expect(stomp.subscriptions.some((s) => s.destination === '/user/topic/notifications')).toBe(true));
-    const n = notification();
-    db.notifications.push(n);
-    stomp.publish('/user/topic/notifications', n);
+    await waitFor(() => expect(queryClient.isFetching({ queryKey: ['notifications'] })).toBe(0));
+    const reads = db.notificationReads;
+    expect(reads).toBeGreaterThan(0);
+    // Not in the mock server's list: only the frames can tell these.
+    stomp.publish('/user/topic/notifications', { seq: 1, ...notification({ read: true }) });
     expect(await screen.findByRole('button', { name: 'Notifications: 1 pending' })).toBeInTheDocument();
+    // Its change (rejected) replaces it in place; then a second request comes in.
+    stomp.publish('/user/topic/notifications', { seq: 2, ...notification({ notification_id: 'n-1', status: 'REJECTED', read: true }) });
+    expect(await screen.findByRole('button', { name: 'Notifications' })).toBeInTheDocument();
+    const next = notification({ notification_id: 'n-2', order_match_request_id: 'm-2', created_at: '2026-11-23T10:01:00Z', read: true });
+    stomp.publish('/user/topic/notifications', { seq: 3, ...next });
+    expect(await screen.findByRole('button', { name: 'Notifications: 1 pending' })).toBeInTheDocument();
+    const held = queryClient.getQueryData<{ items: { notification_id: string }[] }>(['notifications']);
+    expect(held?.items.map((n) => n.notification_id)).toEqual(['n-2', 'n-1']);
+    expect(db.notificationReads).toBe(reads);
+  });
+
+  it('reads the list again when a notification frame was missed', async () => {
+    const { queryClient } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    await waitFor(() => expect(stomp.subscriptions.some((s) => s.destination === '/user/topic/notifications')).toBe(true));
+    await waitFor(() => expect(queryClient.isFetching({ queryKey: ['notifications'] })).toBe(0));
+    stomp.publish('/user/topic/notifications', { seq: 1, ...notification({ notification_id: 'n-9', read: true }) });
+    expect(await screen.findByRole('button', { name: 'Notifications: 1 pending' })).toBeInTheDocument();
+    const reads = db.notificationReads;
+    // Frame 2 never came: the list the server holds is the truth (here, empty).
+    stomp.publish('/user/topic/notifications', { seq: 3, ...notification({ notification_id: 'n-10', read: true }) });
+    await waitFor(() => expect(db.notificationReads).toBe(reads + 1));
+    expect(await screen.findByRole('button', { name: 'Notifications' })).toBeInTheDocument();
   });
 });

@@ -29,15 +29,43 @@ export const notificationSchema = z.object({
 
 const notificationPageSchema = pageSchema(notificationSchema) satisfies z.ZodType<components['schemas']['Page_NotificationDto']>;
 
+type NotificationPage = z.infer<typeof notificationPageSchema>;
+type Listed = z.infer<typeof notificationSchema>;
+
 export const notificationsQueryKey = ['notifications'] as const;
+
+/** How many notifications the list holds (its one page). */
+const LISTED = 100;
 
 /** GET /notifications?archived=false&order_by=DESC: the caller's notifications, newest first. */
 export const notificationsQueryOptions = () =>
   queryOptions({
     queryKey: notificationsQueryKey,
     queryFn: ({ signal }) =>
-      apiFetch('/notifications?archived=false&order_by=DESC&size=100', { schema: notificationPageSchema, signal }),
+      apiFetch(`/notifications?archived=false&order_by=DESC&size=${LISTED}`, { schema: notificationPageSchema, signal }),
   });
+
+/**
+ * The list held with a pushed notification written in (ADR 0029): a changed one replaced
+ * where it stands, a new one in its place by time (newest first, the page's length kept),
+ * an archived one taken out. Nothing held yet: nothing to write into.
+ */
+export function withNotification(page: NotificationPage | undefined, n: Listed): NotificationPage | undefined {
+  if (!page) return page;
+  const at = page.items.findIndex((x) => x.notification_id === n.notification_id);
+  if (n.archived) {
+    return at < 0 ? page : { items: page.items.filter((_, i) => i !== at), total_items: Math.max(0, page.total_items - 1) };
+  }
+  if (at >= 0) return { ...page, items: page.items.map((x, i) => (i === at ? n : x)) };
+  const items = [n, ...page.items].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at)).slice(0, LISTED);
+  return { items, total_items: page.total_items + 1 };
+}
+
+/** Reads a notification frame's payload: the notification, or null when it is not one. */
+export function pushedNotification(body: unknown): Listed | null {
+  const parsed = notificationSchema.safeParse(body);
+  return parsed.success ? parsed.data : null;
+}
 
 export function useNotifications() {
   return useQuery(notificationsQueryOptions());

@@ -17,7 +17,14 @@ import { useInstrument } from '@/lib/api/get-instrument';
 import { formatDateTime } from '@/lib/format-date';
 import { useTopic } from '@/lib/realtime';
 import { truncateName } from '@/lib/trading-format';
-import { notificationsQueryKey, notificationsQueryOptions, useNotifications, type Notification } from '../api/get-notifications';
+import {
+  notificationsQueryKey,
+  notificationsQueryOptions,
+  pushedNotification,
+  useNotifications,
+  withNotification,
+  type Notification,
+} from '../api/get-notifications';
 import { useMarkRead } from '../api/mark-read';
 import { MatchRequestDrawer } from './match-request-drawer';
 import { NotificationView } from './notification-view';
@@ -221,10 +228,25 @@ export function NotificationsBell() {
   // whatever it says next, and a second notice telling the same thing (the responder's
   // notice of a request, now timed out, and the time-out's own) does not open either.
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(() => new Set());
-  useTopic('/user/topic/notifications', () => {
-    void queryClient.invalidateQueries({ queryKey: notificationsQueryKey });
-    void queryClient.invalidateQueries({ queryKey: ['order-match-requests'] });
-  });
+  // A frame carries the notification as the list shows it: written in, not read again
+  // (ADR 0029); the list is read again only on a reconnect or a missed frame.
+  useTopic(
+    '/user/topic/notifications',
+    (body) => {
+      const n = pushedNotification(body);
+      // A read under way may answer from before the frame: it is read again instead.
+      if (n && queryClient.isFetching({ queryKey: notificationsQueryKey }) === 0) {
+        queryClient.setQueryData(notificationsQueryOptions().queryKey, (page) => withNotification(page, n));
+      } else void queryClient.invalidateQueries({ queryKey: notificationsQueryKey });
+      // What the notification tells of changed: a request under review reads it again.
+      void queryClient.invalidateQueries({ queryKey: ['order-match-requests'] });
+    },
+    (since) =>
+      void queryClient.invalidateQueries(
+        { queryKey: notificationsQueryKey, predicate: (q) => q.state.dataUpdatedAt < since },
+        { cancelRefetch: false },
+      ),
+  );
 
   const items = useMemo(() => notifications.data?.items ?? [], [notifications.data]);
   const active = items.filter((n) => n.status === 'PENDING');

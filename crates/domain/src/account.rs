@@ -115,6 +115,7 @@ impl Password {
 /// How the user answers match requests addressed to them when they do not act.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum AutoAccept {
     Instant,
     AcceptWithDelay,

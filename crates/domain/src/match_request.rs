@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// The states the spec names (section 3). The broker states follow a match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum MatchRequestState {
     Pending,
     Accepted,

@@ -8,6 +8,7 @@ use crate::match_request::MatchRequestEvent;
 /// The types the spec names (section 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum NotificationType {
     MatchRequestAccepted,
     MatchRequestCancelled,
@@ -60,6 +61,7 @@ impl NotificationType {
 /// Which side of a match request a user is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Party {
     /// The taker.
     Requester,

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// An RFQ as a whole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum RfqState {
     /// Waiting for quotes, or for the requester to accept one.
     Open,
@@ -40,6 +41,7 @@ impl RfqState {
 /// One addressed provider's answer (spec section 4, RFQ response states).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum ResponseState {
     AwaitingResponse,
     Responded,

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 /// A role a user holds; a user may hold several.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Role {
     Trader,
     UpstairsAdmin,

@@ -220,6 +220,7 @@ pub struct Session {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum LinkPurpose {
     Reset,
     Activation,
@@ -489,6 +490,7 @@ pub struct TradeDetails {
 /// The two steps a broker confirms, each with its own link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum ConfirmationStep {
     Accept,
     Fill,

@@ -2,75 +2,13 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use upstairs_domain::order::Direction;
 use upstairs_domain::quantity::Quantity;
 use upstairs_domain::{AutoAccept, Role, UiMetadataEntry};
+use upstairs_engine::model::ConfirmationStep;
 use upstairs_engine::model::{LinkPurpose, UserView};
 use utoipa::ToSchema;
 use uuid::Uuid;
-
-/// A user's role.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum RoleDto {
-    Trader,
-    UpstairsAdmin,
-    CompanyAdmin,
-    UpstairsSales,
-    Sandbox,
-}
-
-impl From<RoleDto> for Role {
-    fn from(r: RoleDto) -> Self {
-        match r {
-            RoleDto::Trader => Role::Trader,
-            RoleDto::UpstairsAdmin => Role::UpstairsAdmin,
-            RoleDto::CompanyAdmin => Role::CompanyAdmin,
-            RoleDto::UpstairsSales => Role::UpstairsSales,
-            RoleDto::Sandbox => Role::Sandbox,
-        }
-    }
-}
-
-impl From<Role> for RoleDto {
-    fn from(r: Role) -> Self {
-        match r {
-            Role::Trader => RoleDto::Trader,
-            Role::UpstairsAdmin => RoleDto::UpstairsAdmin,
-            Role::CompanyAdmin => RoleDto::CompanyAdmin,
-            Role::UpstairsSales => RoleDto::UpstairsSales,
-            Role::Sandbox => RoleDto::Sandbox,
-        }
-    }
-}
-
-/// How match requests addressed to the user are answered when they do not act.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum AutoAcceptDto {
-    Instant,
-    AcceptWithDelay,
-    RejectWithDelay,
-}
-
-impl From<AutoAcceptDto> for AutoAccept {
-    fn from(a: AutoAcceptDto) -> Self {
-        match a {
-            AutoAcceptDto::Instant => AutoAccept::Instant,
-            AutoAcceptDto::AcceptWithDelay => AutoAccept::AcceptWithDelay,
-            AutoAcceptDto::RejectWithDelay => AutoAccept::RejectWithDelay,
-        }
-    }
-}
-
-impl From<AutoAccept> for AutoAcceptDto {
-    fn from(a: AutoAccept) -> Self {
-        match a {
-            AutoAccept::Instant => AutoAcceptDto::Instant,
-            AutoAccept::AcceptWithDelay => AutoAcceptDto::AcceptWithDelay,
-            AutoAccept::RejectWithDelay => AutoAcceptDto::RejectWithDelay,
-        }
-    }
-}
 
 /// One entry of the user's UI state; `TOOLTIPS` holds a list of `{key, read}`.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -104,10 +42,10 @@ pub struct UserDto {
     pub email: String,
     pub first_name: String,
     pub last_name: String,
-    pub roles: Vec<RoleDto>,
+    pub roles: Vec<Role>,
     /// Null until the user has chosen a preference.
     #[schema(required = true)]
-    pub auto_accept: Option<AutoAcceptDto>,
+    pub auto_accept: Option<AutoAccept>,
     #[schema(required = true)]
     pub parent_order_limit_multiplier: Option<i64>,
     pub ui_metadata: Vec<UiMetadataDto>,
@@ -133,8 +71,8 @@ impl UserDto {
             email: u.email,
             first_name: u.first_name,
             last_name: u.last_name,
-            roles: u.roles.into_iter().map(Into::into).collect(),
-            auto_accept: u.auto_accept.map(Into::into),
+            roles: u.roles,
+            auto_accept: u.auto_accept,
             parent_order_limit_multiplier: u.parent_order_limit_multiplier,
             ui_metadata: u.ui_metadata.into_iter().map(|e| UiMetadataDto { key: e.key, value: e.value }).collect(),
             active: u.active,
@@ -153,13 +91,13 @@ impl UserDto {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateUserRequest {
-    pub auto_accept: Option<AutoAcceptDto>,
+    pub auto_accept: Option<AutoAccept>,
     /// Entries replace stored entries of the same key; other keys are kept.
     pub ui_metadata: Option<Vec<UiMetadataDto>>,
     pub first_name: Option<String>,
     pub last_name: Option<String>,
     pub email: Option<String>,
-    pub roles: Option<Vec<RoleDto>>,
+    pub roles: Option<Vec<Role>>,
     pub active: Option<bool>,
     pub fix_integration: Option<bool>,
     #[serde(default, deserialize_with = "double_option")]
@@ -177,13 +115,13 @@ impl From<UpdateUserRequest> for upstairs_engine::users::UserChanges {
             first_name: r.first_name,
             last_name: r.last_name,
             email: r.email,
-            roles: r.roles.map(|v| v.into_iter().map(Into::into).collect()),
+            roles: r.roles,
             active: r.active,
             fix_integration: r.fix_integration,
             ems_trader_id: r.ems_trader_id,
             parent_order_limit_multiplier: r.parent_order_limit_multiplier,
             company_id: r.company_id.map(upstairs_domain::CompanyId),
-            auto_accept: r.auto_accept.map(Into::into),
+            auto_accept: r.auto_accept,
             ui_metadata: r
                 .ui_metadata
                 .map(|v| v.into_iter().map(|e| UiMetadataEntry { key: e.key, value: e.value }).collect()),
@@ -198,7 +136,7 @@ pub struct CreateUserRequest {
     pub first_name: String,
     pub last_name: String,
     pub company_id: Uuid,
-    pub roles: Vec<RoleDto>,
+    pub roles: Vec<Role>,
     pub ems_trader_id: Option<String>,
     /// Greater than 0; -1 or null for none.
     #[serde(default, deserialize_with = "whole::option")]
@@ -227,23 +165,7 @@ pub struct PasswordRequest {
     pub password: String,
     /// The page's kind of link: a link made for the other purpose is refused (410).
     #[serde(default)]
-    pub purpose: Option<LinkPurposeDto>,
-}
-
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum LinkPurposeDto {
-    Reset,
-    Activation,
-}
-
-impl From<LinkPurposeDto> for LinkPurpose {
-    fn from(p: LinkPurposeDto) -> Self {
-        match p {
-            LinkPurposeDto::Reset => LinkPurpose::Reset,
-            LinkPurposeDto::Activation => LinkPurpose::Activation,
-        }
-    }
+    pub purpose: Option<LinkPurpose>,
 }
 
 /// `?purpose=`: the page's kind of link.
@@ -252,23 +174,18 @@ impl From<LinkPurposeDto> for LinkPurpose {
 #[serde(deny_unknown_fields)]
 pub struct LinkPurposeQuery {
     /// A link made for the other purpose answers 410.
-    pub purpose: Option<LinkPurposeDto>,
+    pub purpose: Option<LinkPurpose>,
 }
 
 /// A link that can still be used.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LinkStatus {
-    pub purpose: LinkPurposeDto,
+    pub purpose: LinkPurpose,
 }
 
 impl From<LinkPurpose> for LinkStatus {
     fn from(p: LinkPurpose) -> Self {
-        Self {
-            purpose: match p {
-                LinkPurpose::Reset => LinkPurposeDto::Reset,
-                LinkPurpose::Activation => LinkPurposeDto::Activation,
-            },
-        }
+        Self { purpose: p }
     }
 }
 
@@ -767,31 +684,6 @@ pub struct NameQuery {
 
 // ----- orders --------------------------------------------------------------------
 
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum DirectionDto {
-    Buy,
-    Sell,
-}
-
-impl From<DirectionDto> for upstairs_domain::order::Direction {
-    fn from(d: DirectionDto) -> Self {
-        match d {
-            DirectionDto::Buy => Self::Buy,
-            DirectionDto::Sell => Self::Sell,
-        }
-    }
-}
-
-impl From<upstairs_domain::order::Direction> for DirectionDto {
-    fn from(d: upstairs_domain::order::Direction) -> Self {
-        match d {
-            upstairs_domain::order::Direction::Buy => Self::Buy,
-            upstairs_domain::order::Direction::Sell => Self::Sell,
-        }
-    }
-}
-
 /// `tradable = quantity − working − matched`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct QuantitiesDto {
@@ -804,7 +696,7 @@ pub struct QuantitiesDto {
 pub struct ParentOrderDto {
     pub parent_order_id: Uuid,
     pub instrument_id: Uuid,
-    pub direction: DirectionDto,
+    pub direction: Direction,
     pub quantity: i64,
     pub quantities: QuantitiesDto,
     /// ACTIVE, FILLED or CANCELLED.
@@ -824,7 +716,7 @@ impl From<upstairs_engine::orders::ParentOrderDetail> for ParentOrderDto {
         Self {
             parent_order_id: p.parent_order_id.0,
             instrument_id: p.instrument_id.0,
-            direction: p.direction.into(),
+            direction: p.direction,
             quantity: p.quantity,
             quantities: QuantitiesDto {
                 tradable: d.quantities.tradable,
@@ -849,7 +741,7 @@ impl From<upstairs_engine::orders::ParentOrderDetail> for ParentOrderDto {
 #[serde(deny_unknown_fields)]
 pub struct CreateParentOrderRequest {
     /// Required ('Direction is required').
-    pub direction: Option<DirectionDto>,
+    pub direction: Option<Direction>,
     pub instrument_id: Uuid,
     #[serde(deserialize_with = "whole::deserialize")]
     #[schema(minimum = 0, maximum = 1_000_000_000_000_i64)]
@@ -875,7 +767,7 @@ pub struct OrderDto {
     #[schema(schema_with = decimal_schema)]
     pub price: rust_decimal::Decimal,
     pub quantity: i64,
-    pub direction: DirectionDto,
+    pub direction: Direction,
     pub iceberg: bool,
     pub residual: bool,
     pub broker_id: Uuid,
@@ -898,7 +790,7 @@ impl From<upstairs_engine::orders::OrderDetail> for OrderDto {
             state: o.state.as_str().into(),
             price: o.price.normalize(),
             quantity: o.quantity,
-            direction: o.direction.into(),
+            direction: o.direction,
             iceberg: o.iceberg,
             residual: o.residual,
             broker_id: o.broker_id.0,
@@ -931,7 +823,7 @@ pub struct CreateOrderRequest {
     pub iceberg: bool,
     pub broker_id: Uuid,
     pub instrument_id: Option<Uuid>,
-    pub direction: Option<DirectionDto>,
+    pub direction: Option<Direction>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -1112,39 +1004,14 @@ pub struct ConfirmationQuery {
     /// The token of a broker's e-mail link.
     pub token: String,
     /// Which link: `ACCEPT` (`/accept-order`) or `FILL` (`/fill-order`).
-    pub step: ConfirmationStepDto,
-}
-
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum ConfirmationStepDto {
-    Accept,
-    Fill,
-}
-
-impl From<ConfirmationStepDto> for upstairs_engine::model::ConfirmationStep {
-    fn from(s: ConfirmationStepDto) -> Self {
-        match s {
-            ConfirmationStepDto::Accept => Self::Accept,
-            ConfirmationStepDto::Fill => Self::Fill,
-        }
-    }
-}
-
-impl From<upstairs_engine::model::ConfirmationStep> for ConfirmationStepDto {
-    fn from(s: upstairs_engine::model::ConfirmationStep) -> Self {
-        match s {
-            upstairs_engine::model::ConfirmationStep::Accept => Self::Accept,
-            upstairs_engine::model::ConfirmationStep::Fill => Self::Fill,
-        }
-    }
+    pub step: ConfirmationStep,
 }
 
 /// A trade as its broker's link shows it: the client's side, and the other side's broker.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct OrderConfirmationDto {
     pub order_id: Uuid,
-    pub step: ConfirmationStepDto,
+    pub step: ConfirmationStep,
     /// The order's state now.
     pub state: String,
     /// The broker's answer to this step; null while open.
@@ -1153,7 +1020,7 @@ pub struct OrderConfirmationDto {
     pub client_name: String,
     pub trader_name: String,
     pub instrument_name: String,
-    pub direction: DirectionDto,
+    pub direction: Direction,
     pub quantity: i64,
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = decimal_schema)]
@@ -1167,14 +1034,14 @@ impl From<upstairs_engine::confirmations::TradeConfirmation> for OrderConfirmati
         let t = c.trade;
         Self {
             order_id: c.order_id.0,
-            step: c.step.into(),
+            step: c.step,
             state: c.state.as_str().into(),
             answer: c.answer,
             broker_name: t.broker_name,
             client_name: t.client_name,
             trader_name: t.trader_name,
             instrument_name: t.instrument_name,
-            direction: t.direction.into(),
+            direction: t.direction,
             quantity: t.quantity,
             price: t.price.normalize(),
             counterparty_broker_name: t.counterparty_broker_name,

@@ -6,6 +6,7 @@ use axum::Json;
 use axum::extract::State;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use upstairs_domain::order::Direction;
 use upstairs_domain::order::OrderState;
 use upstairs_domain::{CompanyId, InstrumentId, OrderId};
 use upstairs_engine::Store;
@@ -14,7 +15,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::AppState;
-use crate::dto::{DirectionDto, Page, decimal, decimal_schema, request_decimal_schema, whole};
+use crate::dto::{Page, decimal, decimal_schema, request_decimal_schema, whole};
 use crate::error::ApiResult;
 use crate::error::responses::{BadRequest, Conflict, Forbidden, NotFound};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
@@ -52,7 +53,7 @@ pub struct AdminOrderDto {
     pub created_by: OrderCreatorDto,
     pub instrument: NamedRefDto,
     pub quantity: i64,
-    pub direction: DirectionDto,
+    pub direction: Direction,
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = decimal_schema)]
     pub price: rust_decimal::Decimal,
@@ -78,7 +79,7 @@ impl From<AdminOrder> for AdminOrderDto {
             },
             instrument: NamedRefDto { id: o.instrument_id.0, name: a.instrument_name },
             quantity: o.quantity,
-            direction: o.direction.into(),
+            direction: o.direction,
             price: o.price.normalize(),
             state: o.state.as_str().into(),
             iceberg: o.iceberg,
@@ -185,7 +186,7 @@ pub struct BillingItemDto {
     #[schema(schema_with = decimal_schema)]
     pub tick_size: rust_decimal::Decimal,
     pub term: String,
-    pub direction: DirectionDto,
+    pub direction: Direction,
     pub quantity: i64,
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = decimal_schema)]
@@ -212,7 +213,7 @@ impl From<BillingItem> for BillingItemDto {
             exchange_iso_code: b.exchange_iso_code,
             tick_size: b.tick_size.normalize(),
             term: b.term,
-            direction: b.direction.into(),
+            direction: b.direction,
             quantity: b.quantity,
             price: b.price.normalize(),
         }

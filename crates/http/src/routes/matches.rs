@@ -7,6 +7,8 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use upstairs_domain::match_request::MatchRequestState;
+use upstairs_domain::notification::Party;
+use upstairs_domain::order::Direction;
 use upstairs_domain::{CompanyId, MatchRequestId, ParentOrderId};
 use upstairs_engine::Store;
 use upstairs_engine::matches::{Breakdown, Take, TakeOutcome};
@@ -15,7 +17,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::AppState;
-use crate::dto::{DirectionDto, decimal, decimal_schema, request_decimal_schema, whole};
+use crate::dto::{decimal, decimal_schema, request_decimal_schema, whole};
 use crate::error::ApiResult;
 use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound, TooManyRequests};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
@@ -70,85 +72,21 @@ impl From<Breakdown> for BreakdownDto {
     }
 }
 
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum MatchRequestStateDto {
-    Pending,
-    Accepted,
-    PartialBrokerAccepted,
-    BrokerAccepted,
-    PartialBrokerFilled,
-    Cancelled,
-    SystemCancelledPriceOutOfTick,
-    Rejected,
-    TimedOut,
-    BrokerFilled,
-    Breakdown,
-}
-
-impl From<MatchRequestStateDto> for MatchRequestState {
-    fn from(s: MatchRequestStateDto) -> Self {
-        use MatchRequestStateDto as D;
-        match s {
-            D::Pending => Self::Pending,
-            D::Accepted => Self::Accepted,
-            D::PartialBrokerAccepted => Self::PartialBrokerAccepted,
-            D::BrokerAccepted => Self::BrokerAccepted,
-            D::PartialBrokerFilled => Self::PartialBrokerFilled,
-            D::Cancelled => Self::Cancelled,
-            D::SystemCancelledPriceOutOfTick => Self::SystemCancelledPriceOutOfTick,
-            D::Rejected => Self::Rejected,
-            D::TimedOut => Self::TimedOut,
-            D::BrokerFilled => Self::BrokerFilled,
-            D::Breakdown => Self::Breakdown,
-        }
-    }
-}
-
-impl From<MatchRequestState> for MatchRequestStateDto {
-    fn from(s: MatchRequestState) -> Self {
-        use MatchRequestState as S;
-        match s {
-            S::Pending => Self::Pending,
-            S::Accepted => Self::Accepted,
-            S::PartialBrokerAccepted => Self::PartialBrokerAccepted,
-            S::BrokerAccepted => Self::BrokerAccepted,
-            S::PartialBrokerFilled => Self::PartialBrokerFilled,
-            S::Cancelled => Self::Cancelled,
-            S::SystemCancelledPriceOutOfTick => Self::SystemCancelledPriceOutOfTick,
-            S::Rejected => Self::Rejected,
-            S::TimedOut => Self::TimedOut,
-            S::BrokerFilled => Self::BrokerFilled,
-            S::Breakdown => Self::Breakdown,
-        }
-    }
-}
-
-/// Which side of a match request the caller is on.
-#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum MatchRoleDto {
-    /// The taker.
-    Requester,
-    /// The owner of the resting order.
-    Responder,
-}
-
 /// A match request as one of its two parties sees it. `direction` is the caller's
 /// side; nothing names the other party's firm, user or broker.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MatchRequestDto {
     pub order_match_request_id: Uuid,
     pub instrument_id: Uuid,
-    pub role: MatchRoleDto,
-    pub direction: DirectionDto,
+    pub role: Party,
+    pub direction: Direction,
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = decimal_schema)]
     pub price: rust_decimal::Decimal,
     pub quantity: i64,
     /// Whether the resting order is an iceberg.
     pub iceberg: bool,
-    pub state: MatchRequestStateDto,
+    pub state: MatchRequestState,
     /// The caller's own child order in this match.
     pub order_id: Uuid,
     pub created_at: DateTime<Utc>,
@@ -163,12 +101,12 @@ impl MatchRequestDto {
         Self {
             order_match_request_id: m.match_request_id.0,
             instrument_id: m.instrument_id.0,
-            role: if requester { MatchRoleDto::Requester } else { MatchRoleDto::Responder },
-            direction: if requester { m.direction.into() } else { m.direction.opposite().into() },
+            role: if requester { Party::Requester } else { Party::Responder },
+            direction: if requester { m.direction } else { m.direction.opposite() },
             price: m.price.normalize(),
             quantity: m.quantity,
             iceberg: m.iceberg,
-            state: m.state.into(),
+            state: m.state,
             order_id: if requester { m.requesting_order_id.0 } else { m.responding_order_id.0 },
             created_at: m.created_at,
             expired_at: m.expires_at,
@@ -213,7 +151,7 @@ pub async fn create_match_request<S: Store>(
 #[serde(deny_unknown_fields)]
 pub struct MatchRequestQuery {
     /// Default `PENDING`.
-    pub state: Option<MatchRequestStateDto>,
+    pub state: Option<MatchRequestState>,
 }
 
 /// The caller's match requests in a state (default `PENDING`), as taker or responder,
@@ -247,7 +185,7 @@ pub async fn match_request<S: Store>(
 #[serde(deny_unknown_fields)]
 pub struct AnswerMatchRequest {
     /// `ACCEPTED` or `REJECTED` by the responder, `CANCELLED` by the taker.
-    pub state: MatchRequestStateDto,
+    pub state: MatchRequestState,
 }
 
 /// The responder accepts or rejects; the taker withdraws.
@@ -261,6 +199,6 @@ pub async fn answer_match_request<S: Store>(
     ApiPath(id): ApiPath<MatchRequestId>,
     ApiJson(req): ApiJson<AnswerMatchRequest>,
 ) -> ApiResult<Json<MatchRequestDto>> {
-    let m = st.engine.matches.answer_match_request(&actor, id, req.state.into()).await?;
+    let m = st.engine.matches.answer_match_request(&actor, id, req.state).await?;
     Ok(Json(MatchRequestDto::seen_by(m, actor.user.company_id)))
 }

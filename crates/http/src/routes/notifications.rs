@@ -6,6 +6,7 @@ use axum::extract::State;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use upstairs_domain::NotificationId;
+use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::notification::{NotificationType, Party};
 use upstairs_engine::Store;
 use upstairs_engine::model::{Notification, Subject};
@@ -19,7 +20,6 @@ use crate::error::ApiResult;
 use crate::error::responses::NotFound;
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
 use crate::openapi::ApiRouter;
-use crate::routes::matches::{MatchRequestStateDto, MatchRoleDto};
 
 pub fn router<S: Store>() -> ApiRouter<S> {
     ApiRouter::new()
@@ -27,54 +27,23 @@ pub fn router<S: Store>() -> ApiRouter<S> {
         .route::<__path_change_notification, _, _>(change_notification::<S>)
 }
 
-#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum NotificationTypeDto {
-    MatchRequestAccepted,
-    MatchRequestCancelled,
-    MatchRequestReceived,
-    MatchRequestRejected,
-    MatchRequestTimedOut,
-    MatchRequestSystemCancelledOutOfTickPrice,
-    RfqReceived,
-    RfqQuoteReceived,
-    RfqQuoteAccepted,
-}
-
-impl From<NotificationType> for NotificationTypeDto {
-    fn from(t: NotificationType) -> Self {
-        use NotificationType as T;
-        match t {
-            T::MatchRequestAccepted => Self::MatchRequestAccepted,
-            T::MatchRequestCancelled => Self::MatchRequestCancelled,
-            T::MatchRequestReceived => Self::MatchRequestReceived,
-            T::MatchRequestRejected => Self::MatchRequestRejected,
-            T::MatchRequestTimedOut => Self::MatchRequestTimedOut,
-            T::MatchRequestSystemCancelledOutOfTickPrice => Self::MatchRequestSystemCancelledOutOfTickPrice,
-            T::RfqReceived => Self::RfqReceived,
-            T::RfqQuoteReceived => Self::RfqQuoteReceived,
-            T::RfqQuoteAccepted => Self::RfqQuoteAccepted,
-        }
-    }
-}
-
 /// One notification; also the payload pushed on `/user/topic/notifications`.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct NotificationDto {
     pub notification_id: Uuid,
     #[serde(rename = "type")]
-    pub notification_type: NotificationTypeDto,
+    pub notification_type: NotificationType,
     /// The state of the match request when the notification last changed; for an RFQ
     /// the same names: `PENDING` while open, then `ACCEPTED`, `REJECTED`, `TIMED_OUT`
     /// or `CANCELLED`.
-    pub status: MatchRequestStateDto,
+    pub status: MatchRequestState,
     pub instrument_id: Uuid,
     /// The match request it tells of; null for an RFQ's.
     pub order_match_request_id: Option<Uuid>,
     /// The RFQ it tells of (`RFQ_*` types); null for a match request's.
     pub rfq_id: Option<Uuid>,
     /// The recipient's side of the match request or RFQ.
-    pub role: MatchRoleDto,
+    pub role: Party,
     pub read: bool,
     pub archived: bool,
     pub created_at: DateTime<Utc>,
@@ -86,8 +55,8 @@ impl From<&Notification> for NotificationDto {
     fn from(n: &Notification) -> Self {
         Self {
             notification_id: n.notification_id.0,
-            notification_type: n.notification_type.into(),
-            status: n.status.into(),
+            notification_type: n.notification_type,
+            status: n.status,
             instrument_id: n.instrument_id.0,
             order_match_request_id: match n.subject {
                 Subject::MatchRequest(m) => Some(m.0),
@@ -98,8 +67,8 @@ impl From<&Notification> for NotificationDto {
                 Subject::MatchRequest(_) => None,
             },
             role: match n.role {
-                Party::Requester => MatchRoleDto::Requester,
-                Party::Responder => MatchRoleDto::Responder,
+                Party::Requester => Party::Requester,
+                Party::Responder => Party::Responder,
             },
             read: n.read,
             archived: n.archived,

@@ -111,7 +111,7 @@ pub async fn create_parent_order<S: Store>(
     KeyedJson { body: req, key }: KeyedJson<CreateParentOrderRequest>,
 ) -> ApiResult<(StatusCode, Json<ParentOrderDto>)> {
     let input = NewParentOrder {
-        direction: req.direction.map(Into::into),
+        direction: req.direction,
         instrument_id: InstrumentId(req.instrument_id),
         quantity: crate::dto::quantity("quantity", req.quantity)?,
         broker_instructions: req.broker_instructions,
@@ -185,7 +185,7 @@ pub async fn create_order<S: Store>(
         iceberg: req.iceberg,
         broker_id: upstairs_domain::CompanyId(req.broker_id),
         instrument_id: req.instrument_id.map(InstrumentId),
-        direction: req.direction.map(Into::into),
+        direction: req.direction,
         idempotency: key.clone(),
     };
     let created = st.engine.orders.create_order(&actor, input).await?;
@@ -239,7 +239,7 @@ pub async fn order_confirmation<S: Store>(
     ApiPath(id): ApiPath<OrderId>,
     ApiQuery(q): ApiQuery<ConfirmationQuery>,
 ) -> ApiResult<Json<OrderConfirmationDto>> {
-    Ok(Json(st.engine.confirmations.broker_confirmation(id, &q.token, q.step.into()).await?.into()))
+    Ok(Json(st.engine.confirmations.broker_confirmation(id, &q.token, q.step).await?.into()))
 }
 
 /// The body as the branch chosen by the query needs it: either shape is valid JSON for

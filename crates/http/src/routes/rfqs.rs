@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use upstairs_domain::order::Direction;
 use upstairs_domain::rfq::{DEFAULT_DEADLINE_MINUTES, ResponseState, RfqState};
 use upstairs_domain::{CompanyId, InstrumentId, ParentOrderId, RfqId, RfqResponseId};
 use upstairs_engine::model::{QuoteSide, RfqResponse};
@@ -15,7 +16,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::AppState;
-use crate::dto::{DirectionDto, decimal, nullable_decimal_schema, nullable_request_decimal_schema, whole};
+use crate::dto::{decimal, nullable_decimal_schema, nullable_request_decimal_schema, whole};
 use crate::error::responses::{BadRequest, Conflict, Forbidden, KeyReused, NotFound, TooManyRequests};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
@@ -33,87 +34,13 @@ pub fn router<S: Store>() -> ApiRouter<S> {
         .route::<__path_accept_quote, _, _>(accept_quote::<S>)
 }
 
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum RfqStateDto {
-    Open,
-    Completed,
-    Expired,
-    Cancelled,
-}
-
-impl From<RfqState> for RfqStateDto {
-    fn from(s: RfqState) -> Self {
-        match s {
-            RfqState::Open => Self::Open,
-            RfqState::Completed => Self::Completed,
-            RfqState::Expired => Self::Expired,
-            RfqState::Cancelled => Self::Cancelled,
-        }
-    }
-}
-
-impl From<RfqStateDto> for RfqState {
-    fn from(s: RfqStateDto) -> Self {
-        match s {
-            RfqStateDto::Open => Self::Open,
-            RfqStateDto::Completed => Self::Completed,
-            RfqStateDto::Expired => Self::Expired,
-            RfqStateDto::Cancelled => Self::Cancelled,
-        }
-    }
-}
-
-/// Spec section 4: Pending, Received, Completed, Rejected, Expired, Cancelled.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum ResponseStateDto {
-    AwaitingResponse,
-    Responded,
-    Accepted,
-    RejectedByRequester,
-    RejectedByResponder,
-    Expired,
-    Cancelled,
-}
-
-impl From<ResponseState> for ResponseStateDto {
-    fn from(s: ResponseState) -> Self {
-        use ResponseState as S;
-        match s {
-            S::AwaitingResponse => Self::AwaitingResponse,
-            S::Responded => Self::Responded,
-            S::Accepted => Self::Accepted,
-            S::RejectedByRequester => Self::RejectedByRequester,
-            S::RejectedByResponder => Self::RejectedByResponder,
-            S::Expired => Self::Expired,
-            S::Cancelled => Self::Cancelled,
-        }
-    }
-}
-
-impl From<ResponseStateDto> for ResponseState {
-    fn from(s: ResponseStateDto) -> Self {
-        use ResponseStateDto as D;
-        match s {
-            D::AwaitingResponse => Self::AwaitingResponse,
-            D::Responded => Self::Responded,
-            D::Accepted => Self::Accepted,
-            D::RejectedByRequester => Self::RejectedByRequester,
-            D::RejectedByResponder => Self::RejectedByResponder,
-            D::Expired => Self::Expired,
-            D::Cancelled => Self::Cancelled,
-        }
-    }
-}
-
 /// One provider's response: its quote once given. `buy_*` is the provider buying (the
 /// requester sells), `sell_*` the provider selling.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RfqResponseDto {
     pub rfq_response_id: Uuid,
     pub rfq_id: Uuid,
-    pub state: ResponseStateDto,
+    pub state: ResponseState,
     /// The provider's name.
     pub company_name: String,
     #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
@@ -133,7 +60,7 @@ impl RfqResponseDto {
         Self {
             rfq_response_id: r.rfq_response_id.0,
             rfq_id: r.rfq_id.0,
-            state: r.state.into(),
+            state: r.state,
             company_name,
             buy_price: r.buy.map(|s| s.price.normalize()),
             buy_quantity: r.buy.map(|s| s.quantity),
@@ -153,11 +80,11 @@ pub struct RfqDto {
     /// The child order reserving the quantity, then matched when a quote is accepted.
     pub order_id: Uuid,
     pub instrument_id: Uuid,
-    pub direction: DirectionDto,
+    pub direction: Direction,
     pub quantity: i64,
     pub two_way: bool,
     pub anonymous: bool,
-    pub state: RfqStateDto,
+    pub state: RfqState,
     pub liquidity_provider_ids: Vec<Uuid>,
     pub responses_ids: Vec<Uuid>,
     pub responses: Vec<RfqResponseDto>,
@@ -176,11 +103,11 @@ impl RfqDto {
             parent_order_id: r.parent_order_id.0,
             order_id: r.order_id.0,
             instrument_id: r.instrument_id.0,
-            direction: r.direction.into(),
+            direction: r.direction,
             quantity: r.quantity,
             two_way: r.two_way,
             anonymous: r.anonymous,
-            state: r.state.into(),
+            state: r.state,
             liquidity_provider_ids: v.responses.iter().map(|(x, _)| x.company_id.0).collect(),
             responses_ids: v.responses.iter().map(|(x, _)| x.rfq_response_id.0).collect(),
             responses: v.responses.into_iter().map(|(x, name)| RfqResponseDto::new(x, name)).collect(),
@@ -199,12 +126,12 @@ pub struct IncomingRfqDto {
     pub rfq_id: Uuid,
     pub instrument_id: Uuid,
     /// The requester's side; null for a two-way RFQ.
-    pub direction: Option<DirectionDto>,
+    pub direction: Option<Direction>,
     pub quantity: i64,
     pub two_way: bool,
     /// Null when the RFQ is anonymous.
     pub requester_company_name: Option<String>,
-    pub state: RfqStateDto,
+    pub state: RfqState,
     pub created_at: DateTime<Utc>,
     pub expired_at: DateTime<Utc>,
     pub expires_in_seconds: i64,
@@ -217,11 +144,11 @@ impl IncomingRfqDto {
         Self {
             rfq_id: i.rfq_id.0,
             instrument_id: i.instrument_id.0,
-            direction: i.direction.map(Into::into),
+            direction: i.direction,
             quantity: i.quantity,
             two_way: i.two_way,
             requester_company_name: i.requester_name,
-            state: i.state.into(),
+            state: i.state,
             created_at: i.created_at,
             expired_at: i.expires_at,
             expires_in_seconds: seconds_left(i.expires_at, now),
@@ -284,7 +211,7 @@ pub async fn create_rfq<S: Store>(
 #[serde(deny_unknown_fields)]
 pub struct RfqQuery {
     /// Default `OPEN`.
-    pub state: Option<RfqStateDto>,
+    pub state: Option<RfqState>,
     pub parent_order_id: Option<Uuid>,
 }
 
@@ -319,7 +246,7 @@ pub async fn rfq<S: Store>(
 #[serde(deny_unknown_fields)]
 pub struct ChangeRfqRequest {
     /// `CANCELLED`: the requester withdraws the RFQ.
-    pub state: RfqStateDto,
+    pub state: RfqState,
 }
 
 /// The requester withdraws an open RFQ; its quantity returns to the parent.
@@ -332,7 +259,7 @@ pub async fn cancel_rfq<S: Store>(
     ApiPath(id): ApiPath<RfqId>,
     ApiJson(req): ApiJson<ChangeRfqRequest>,
 ) -> ApiResult<Json<RfqDto>> {
-    if req.state != RfqStateDto::Cancelled {
+    if req.state != RfqState::Cancelled {
         return Err(ApiError::from(EngineError::invalid("state", "Must be CANCELLED")));
     }
     let v = st.engine.rfqs.cancel_rfq(&actor, id).await?;
@@ -347,7 +274,7 @@ pub struct IncomingQuery {
     /// The state of the caller's response. Without it: the open ones (`AWAITING_RESPONSE`
     /// and `RESPONDED`), then the ended ones of RFQs sent since the start of the venue's
     /// day (Europe/London), so that a provider sees what became of their quotes.
-    pub state: Option<ResponseStateDto>,
+    pub state: Option<ResponseState>,
 }
 
 /// For liquidity providers: the RFQs addressed to the caller's company whose response is
@@ -360,7 +287,7 @@ pub async fn incoming_rfqs<S: Store>(
     Auth(actor): Auth,
     ApiQuery(q): ApiQuery<IncomingQuery>,
 ) -> ApiResult<Json<Vec<IncomingRfqDto>>> {
-    let list = st.engine.rfqs.incoming_rfqs(&actor, q.state.map(Into::into), q.instrument_id.map(InstrumentId)).await?;
+    let list = st.engine.rfqs.incoming_rfqs(&actor, q.state, q.instrument_id.map(InstrumentId)).await?;
     let now = st.engine.clock().now();
     let own = actor.company_name.clone();
     Ok(Json(list.into_iter().map(|i| IncomingRfqDto::new(i, own.clone(), now)).collect()))
@@ -370,7 +297,7 @@ pub async fn incoming_rfqs<S: Store>(
 #[serde(deny_unknown_fields)]
 pub struct AnswerRfqRequest {
     /// `REJECTED_BY_RESPONDER` declines; absent, the body is a quote.
-    pub state: Option<ResponseStateDto>,
+    pub state: Option<ResponseState>,
     #[serde(default, deserialize_with = "decimal::option")]
     #[schema(schema_with = nullable_request_decimal_schema)]
     pub buy_price: Option<Decimal>,
@@ -400,7 +327,7 @@ pub async fn answer_rfq<S: Store>(
     KeyedJson { body: req, key }: KeyedJson<AnswerRfqRequest>,
 ) -> ApiResult<Json<RfqResponseDto>> {
     let answer = match req.state {
-        Some(ResponseStateDto::RejectedByResponder) => Answer::Decline,
+        Some(ResponseState::RejectedByResponder) => Answer::Decline,
         Some(_) => {
             return Err(ApiError::from(EngineError::invalid(
                 "state",
@@ -432,7 +359,7 @@ pub async fn answer_rfq<S: Store>(
 #[serde(deny_unknown_fields)]
 pub struct AcceptQuoteRequest {
     /// `ACCEPTED`.
-    pub state: ResponseStateDto,
+    pub state: ResponseState,
     /// The quote's price as the requester saw it (the side they trade against); when
     /// given with `quantity`, a quote changed since is refused (409) instead of matched.
     #[serde(default, deserialize_with = "decimal::option")]
@@ -456,7 +383,7 @@ pub async fn accept_quote<S: Store>(
     ApiPath((id, response_id)): ApiPath<(RfqId, RfqResponseId)>,
     ApiJson(req): ApiJson<AcceptQuoteRequest>,
 ) -> ApiResult<Json<RfqDto>> {
-    if req.state != ResponseStateDto::Accepted {
+    if req.state != ResponseState::Accepted {
         return Err(ApiError::from(EngineError::invalid("state", "Must be ACCEPTED")));
     }
     let seen = match (req.price, req.quantity) {

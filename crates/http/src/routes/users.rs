@@ -69,7 +69,7 @@ pub async fn create<S: Store>(
         first_name: req.first_name,
         last_name: req.last_name,
         company_id: CompanyId(req.company_id),
-        roles: req.roles.into_iter().map(Into::into).collect(),
+        roles: req.roles.into_iter().collect(),
         ems_trader_id: req.ems_trader_id,
         // The admin form sends -1 for an empty multiplier.
         parent_order_limit_multiplier: req.parent_order_limit_multiplier.filter(|m| *m != -1),
@@ -104,7 +104,7 @@ pub async fn check_link<S: Store>(
     ApiPath(hash): ApiPath<String>,
     ApiQuery(q): ApiQuery<LinkPurposeQuery>,
 ) -> ApiResult<Json<LinkStatus>> {
-    Ok(Json(st.engine.accounts.check_link(&hash, q.purpose.map(Into::into)).await?.into()))
+    Ok(Json(st.engine.accounts.check_link(&hash, q.purpose).await?.into()))
 }
 
 /// Sets a new password through a link; signs the user out everywhere.
@@ -116,7 +116,7 @@ pub async fn set_password<S: Store>(
     ApiPath(hash): ApiPath<String>,
     ApiJson(req): ApiJson<PasswordRequest>,
 ) -> ApiResult<StatusCode> {
-    st.engine.accounts.set_password_with_link(&hash, &req.password, req.purpose.map(Into::into)).await?;
+    st.engine.accounts.set_password_with_link(&hash, &req.password, req.purpose).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -12,8 +12,8 @@ type Schemas = components['schemas'];
  */
 export type Instrument = Omit<Schemas['InstrumentDto'], 'exchange_tick_size'> & { exchange_tick_size: number | null };
 export type CompanyRef = Schemas['CompanyRefDto'];
-export type Direction = Schemas['DirectionDto'];
-export type Role = Schemas['RoleDto'];
+export type Direction = Schemas['Direction'];
+export type Role = Schemas['Role'];
 
 export const directionSchema = z.enum(['BUY', 'SELL']) satisfies z.ZodType<Direction>;
 export const roleSchema = z.enum(['trader', 'upstairs-admin', 'company-admin', 'upstairs-sales', 'sandbox']) satisfies z.ZodType<Role>;
@@ -69,7 +69,7 @@ export const orderSchema = z.object({
 }) satisfies z.ZodType<Order>;
 
 export type MatchRequest = Schemas['MatchRequestDto'];
-export type MatchRequestState = Schemas['MatchRequestStateDto'];
+export type MatchRequestState = Schemas['MatchRequestState'];
 
 export const matchRequestStates = [
   'PENDING', 'ACCEPTED', 'PARTIAL_BROKER_ACCEPTED', 'BROKER_ACCEPTED', 'PARTIAL_BROKER_FILLED', 'CANCELLED',

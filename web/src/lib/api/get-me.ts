@@ -5,7 +5,7 @@ import { roleSchema } from './dto';
 import type { components } from './schema';
 
 export type User = components['schemas']['UserDto'];
-export type AutoAccept = components['schemas']['AutoAcceptDto'];
+export type AutoAccept = components['schemas']['AutoAccept'];
 
 export const autoAcceptSchema = z.enum(['INSTANT', 'ACCEPT_WITH_DELAY', 'REJECT_WITH_DELAY']) satisfies z.ZodType<AutoAccept>;
 

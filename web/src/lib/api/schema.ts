@@ -869,7 +869,7 @@ export interface components {
              */
             quantity?: number | null;
             /** @description `ACCEPTED`. */
-            state: components["schemas"]["ResponseStateDto"];
+            state: components["schemas"]["ResponseState"];
         };
         /** @description One audit row. */
         ActionLogDto: {
@@ -907,7 +907,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             created_by: components["schemas"]["OrderCreatorDto"];
-            direction: components["schemas"]["DirectionDto"];
+            direction: components["schemas"]["Direction"];
             iceberg: boolean;
             instrument: components["schemas"]["NamedRefDto"];
             /** Format: uuid */
@@ -925,7 +925,7 @@ export interface components {
         };
         AnswerMatchRequest: {
             /** @description `ACCEPTED` or `REJECTED` by the responder, `CANCELLED` by the taker. */
-            state: components["schemas"]["MatchRequestStateDto"];
+            state: components["schemas"]["MatchRequestState"];
         };
         AnswerRfqRequest: {
             /**
@@ -941,13 +941,13 @@ export interface components {
             sell_price?: number | null;
             /** Format: int64 */
             sell_quantity?: number | null;
-            state?: null | components["schemas"]["ResponseStateDto"];
+            state?: null | components["schemas"]["ResponseState"];
         };
         /**
-         * @description How match requests addressed to the user are answered when they do not act.
+         * @description How the user answers match requests addressed to them when they do not act.
          * @enum {string}
          */
-        AutoAcceptDto: "INSTANT" | "ACCEPT_WITH_DELAY" | "REJECT_WITH_DELAY";
+        AutoAccept: "INSTANT" | "ACCEPT_WITH_DELAY" | "REJECT_WITH_DELAY";
         /** @description A new electronic band: the exchange's best bid and best offer. */
         BandRequest: {
             /** @description exact decimal */
@@ -965,7 +965,7 @@ export interface components {
             broker_id: string;
             broker_name: string;
             company_name: string;
-            direction: components["schemas"]["DirectionDto"];
+            direction: components["schemas"]["Direction"];
             exchange: string;
             exchange_instrument_id: string | null;
             exchange_iso_code: string;
@@ -1080,7 +1080,7 @@ export interface components {
         };
         ChangeRfqRequest: {
             /** @description `CANCELLED`: the requester withdraws the RFQ. */
-            state: components["schemas"]["RfqStateDto"];
+            state: components["schemas"]["RfqState"];
         };
         CompanyDto: {
             account: string | null;
@@ -1155,8 +1155,11 @@ export interface components {
             /** @description The fill link's answer. */
             filled?: boolean | null;
         };
-        /** @enum {string} */
-        ConfirmationStepDto: "ACCEPT" | "FILL";
+        /**
+         * @description The two steps a broker confirms, each with its own link.
+         * @enum {string}
+         */
+        ConfirmationStep: "ACCEPT" | "FILL";
         /** @description The limit-price correction. */
         CorrectPriceRequest: {
             /** @description exact decimal */
@@ -1172,7 +1175,7 @@ export interface components {
         CreateOrderRequest: {
             /** Format: uuid */
             broker_id: string;
-            direction?: null | components["schemas"]["DirectionDto"];
+            direction?: null | components["schemas"]["Direction"];
             iceberg?: boolean;
             /** @description exact decimal */
             initial_price?: number;
@@ -1188,7 +1191,7 @@ export interface components {
         };
         CreateParentOrderRequest: {
             broker_instructions?: string | null;
-            direction?: null | components["schemas"]["DirectionDto"];
+            direction?: null | components["schemas"]["Direction"];
             /** Format: uuid */
             instrument_id: string;
             /** Format: int64 */
@@ -1229,7 +1232,7 @@ export interface components {
              * @description Greater than 0; -1 or null for none.
              */
             parent_order_limit_multiplier?: number | null;
-            roles: components["schemas"]["RoleDto"][];
+            roles: components["schemas"]["Role"][];
         };
         DigestInstrumentDto: {
             /** @description Best (highest) first. */
@@ -1249,7 +1252,7 @@ export interface components {
             quantity: number;
         };
         /** @enum {string} */
-        DirectionDto: "BUY" | "SELL";
+        Direction: "BUY" | "SELL";
         EditOrderRequest: {
             iceberg?: boolean | null;
             /** @description exact decimal */
@@ -1301,7 +1304,7 @@ export interface components {
         IncomingRfqDto: {
             /** Format: date-time */
             created_at: string;
-            direction?: null | components["schemas"]["DirectionDto"];
+            direction?: null | components["schemas"]["Direction"];
             /** Format: date-time */
             expired_at: string;
             /** Format: int64 */
@@ -1316,7 +1319,7 @@ export interface components {
             response: components["schemas"]["RfqResponseDto"];
             /** Format: uuid */
             rfq_id: string;
-            state: components["schemas"]["RfqStateDto"];
+            state: components["schemas"]["RfqState"];
             two_way: boolean;
         };
         InstrumentDto: {
@@ -1395,10 +1398,10 @@ export interface components {
             sell_quantity: number;
         };
         /** @enum {string} */
-        LinkPurposeDto: "RESET" | "ACTIVATION";
+        LinkPurpose: "RESET" | "ACTIVATION";
         /** @description A link that can still be used. */
         LinkStatus: {
-            purpose: components["schemas"]["LinkPurposeDto"];
+            purpose: components["schemas"]["LinkPurpose"];
         };
         LoginRequest: {
             email: string;
@@ -1423,7 +1426,7 @@ export interface components {
         MatchRequestDto: {
             /** Format: date-time */
             created_at: string;
-            direction: components["schemas"]["DirectionDto"];
+            direction: components["schemas"]["Direction"];
             /**
              * Format: date-time
              * @description When it times out unless answered.
@@ -1444,8 +1447,8 @@ export interface components {
             price: number;
             /** Format: int64 */
             quantity: number;
-            role: components["schemas"]["MatchRoleDto"];
-            state: components["schemas"]["MatchRequestStateDto"];
+            role: components["schemas"]["Party"];
+            state: components["schemas"]["MatchRequestState"];
             /** Format: date-time */
             updated_at: string;
         };
@@ -1461,13 +1464,11 @@ export interface components {
             requesting_parent_order_id: string;
             residual?: boolean;
         };
-        /** @enum {string} */
-        MatchRequestStateDto: "PENDING" | "ACCEPTED" | "PARTIAL_BROKER_ACCEPTED" | "BROKER_ACCEPTED" | "PARTIAL_BROKER_FILLED" | "CANCELLED" | "SYSTEM_CANCELLED_PRICE_OUT_OF_TICK" | "REJECTED" | "TIMED_OUT" | "BROKER_FILLED" | "BREAKDOWN";
         /**
-         * @description Which side of a match request the caller is on.
+         * @description The states the spec names (section 3). The broker states follow a match.
          * @enum {string}
          */
-        MatchRoleDto: "REQUESTER" | "RESPONDER";
+        MatchRequestState: "PENDING" | "ACCEPTED" | "PARTIAL_BROKER_ACCEPTED" | "BROKER_ACCEPTED" | "PARTIAL_BROKER_FILLED" | "CANCELLED" | "SYSTEM_CANCELLED_PRICE_OUT_OF_TICK" | "REJECTED" | "TIMED_OUT" | "BROKER_FILLED" | "BREAKDOWN";
         /** @description A name and its id. */
         NamedRefDto: {
             /** Format: uuid */
@@ -1550,14 +1551,14 @@ export interface components {
              */
             rfq_id?: string | null;
             /** @description The recipient's side of the match request or RFQ. */
-            role: components["schemas"]["MatchRoleDto"];
+            role: components["schemas"]["Party"];
             /**
              * @description The state of the match request when the notification last changed; for an RFQ
              *     the same names: `PENDING` while open, then `ACCEPTED`, `REJECTED`, `TIMED_OUT`
              *     or `CANCELLED`.
              */
-            status: components["schemas"]["MatchRequestStateDto"];
-            type: components["schemas"]["NotificationTypeDto"];
+            status: components["schemas"]["MatchRequestState"];
+            type: components["schemas"]["NotificationType"];
         };
         /**
          * @description `/user/topic/notifications`: one of the user's notifications as `GET /notifications`
@@ -1571,8 +1572,11 @@ export interface components {
              */
             seq: number;
         };
-        /** @enum {string} */
-        NotificationTypeDto: "MATCH_REQUEST_ACCEPTED" | "MATCH_REQUEST_CANCELLED" | "MATCH_REQUEST_RECEIVED" | "MATCH_REQUEST_REJECTED" | "MATCH_REQUEST_TIMED_OUT" | "MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE" | "RFQ_RECEIVED" | "RFQ_QUOTE_RECEIVED" | "RFQ_QUOTE_ACCEPTED";
+        /**
+         * @description The types the spec names (section 3).
+         * @enum {string}
+         */
+        NotificationType: "MATCH_REQUEST_ACCEPTED" | "MATCH_REQUEST_CANCELLED" | "MATCH_REQUEST_RECEIVED" | "MATCH_REQUEST_REJECTED" | "MATCH_REQUEST_TIMED_OUT" | "MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE" | "RFQ_RECEIVED" | "RFQ_QUOTE_RECEIVED" | "RFQ_QUOTE_ACCEPTED";
         /** @description A trade as its broker's link shows it: the client's side, and the other side's broker. */
         OrderConfirmationDto: {
             /** @description The broker's answer to this step; null while open. */
@@ -1580,7 +1584,7 @@ export interface components {
             broker_name: string;
             client_name: string;
             counterparty_broker_name: string;
-            direction: components["schemas"]["DirectionDto"];
+            direction: components["schemas"]["Direction"];
             instrument_name: string;
             /** Format: date-time */
             matched_at: string;
@@ -1592,7 +1596,7 @@ export interface components {
             quantity: number;
             /** @description The order's state now. */
             state: string;
-            step: components["schemas"]["ConfirmationStepDto"];
+            step: components["schemas"]["ConfirmationStep"];
             trader_name: string;
         };
         /** @description Who placed an order. */
@@ -1611,7 +1615,7 @@ export interface components {
             created_at: string;
             /** Format: uuid */
             created_by: string;
-            direction: components["schemas"]["DirectionDto"];
+            direction: components["schemas"]["Direction"];
             iceberg: boolean;
             /** Format: uuid */
             instrument_id: string;
@@ -1719,7 +1723,7 @@ export interface components {
                 /** Format: date-time */
                 created_at: string;
                 created_by: components["schemas"]["OrderCreatorDto"];
-                direction: components["schemas"]["DirectionDto"];
+                direction: components["schemas"]["Direction"];
                 iceberg: boolean;
                 instrument: components["schemas"]["NamedRefDto"];
                 /** Format: uuid */
@@ -1846,14 +1850,14 @@ export interface components {
                  */
                 rfq_id?: string | null;
                 /** @description The recipient's side of the match request or RFQ. */
-                role: components["schemas"]["MatchRoleDto"];
+                role: components["schemas"]["Party"];
                 /**
                  * @description The state of the match request when the notification last changed; for an RFQ
                  *     the same names: `PENDING` while open, then `ACCEPTED`, `REJECTED`, `TIMED_OUT`
                  *     or `CANCELLED`.
                  */
-                status: components["schemas"]["MatchRequestStateDto"];
-                type: components["schemas"]["NotificationTypeDto"];
+                status: components["schemas"]["MatchRequestState"];
+                type: components["schemas"]["NotificationType"];
             }[];
             /** Format: int64 */
             total_items: number;
@@ -1896,7 +1900,7 @@ export interface components {
         Page_UserDto: {
             items: {
                 active: boolean;
-                auto_accept: null | components["schemas"]["AutoAcceptDto"];
+                auto_accept: null | components["schemas"]["AutoAccept"];
                 /** Format: uuid */
                 company_id: string;
                 company_name: string;
@@ -1915,7 +1919,7 @@ export interface components {
                  *     last 30 days, in percent; 100 with no history.
                  */
                 reliability_score: number;
-                roles: components["schemas"]["RoleDto"][];
+                roles: components["schemas"]["Role"][];
                 ui_metadata: components["schemas"]["UiMetadataDto"][];
                 /** Format: date-time */
                 updated_at: string;
@@ -1932,7 +1936,7 @@ export interface components {
             created_at: string;
             /** Format: uuid */
             created_by: string;
-            direction: components["schemas"]["DirectionDto"];
+            direction: components["schemas"]["Direction"];
             /** @description The brokers the child orders may name. */
             eligible_brokers: components["schemas"]["CompanyRefDto"][];
             /** Format: uuid */
@@ -1959,9 +1963,14 @@ export interface components {
             /** @description ACTIVE, FILLED or CANCELLED. */
             state: string;
         };
+        /**
+         * @description Which side of a match request a user is on.
+         * @enum {string}
+         */
+        Party: "REQUESTER" | "RESPONDER";
         PasswordRequest: {
             password: string;
-            purpose?: null | components["schemas"]["LinkPurposeDto"];
+            purpose?: null | components["schemas"]["LinkPurpose"];
         };
         /** @description `PATCH /api/orders/{id}`: a trader's edit (signed in), or a broker's answer (`?token=`). */
         PatchOrderRequest: components["schemas"]["EditOrderRequest"] | components["schemas"]["ConfirmOrderRequest"];
@@ -2025,16 +2034,16 @@ export interface components {
             working: number;
         };
         /**
-         * @description Spec section 4: Pending, Received, Completed, Rejected, Expired, Cancelled.
+         * @description One addressed provider's answer (spec section 4, RFQ response states).
          * @enum {string}
          */
-        ResponseStateDto: "AWAITING_RESPONSE" | "RESPONDED" | "ACCEPTED" | "REJECTED_BY_REQUESTER" | "REJECTED_BY_RESPONDER" | "EXPIRED" | "CANCELLED";
+        ResponseState: "AWAITING_RESPONSE" | "RESPONDED" | "ACCEPTED" | "REJECTED_BY_REQUESTER" | "REJECTED_BY_RESPONDER" | "EXPIRED" | "CANCELLED";
         /** @description An RFQ as its requester sees it (spec section 3), with every response. */
         RfqDto: {
             anonymous: boolean;
             /** Format: date-time */
             created_at: string;
-            direction: components["schemas"]["DirectionDto"];
+            direction: components["schemas"]["Direction"];
             /**
              * Format: date-time
              * @description The deadline.
@@ -2061,7 +2070,7 @@ export interface components {
             responses_ids: string[];
             /** Format: uuid */
             rfq_id: string;
-            state: components["schemas"]["RfqStateDto"];
+            state: components["schemas"]["RfqState"];
             two_way: boolean;
         };
         /**
@@ -2094,12 +2103,15 @@ export interface components {
             sell_price?: number | null;
             /** Format: int64 */
             sell_quantity?: number | null;
-            state: components["schemas"]["ResponseStateDto"];
+            state: components["schemas"]["ResponseState"];
             /** Format: date-time */
             updated_at: string;
         };
-        /** @enum {string} */
-        RfqStateDto: "OPEN" | "COMPLETED" | "EXPIRED" | "CANCELLED";
+        /**
+         * @description An RFQ as a whole.
+         * @enum {string}
+         */
+        RfqState: "OPEN" | "COMPLETED" | "EXPIRED" | "CANCELLED";
         RfqUpdated: {
             /** Format: uuid */
             rfq_id: string;
@@ -2114,10 +2126,10 @@ export interface components {
             state: string;
         };
         /**
-         * @description A user's role.
+         * @description A role a user holds; a user may hold several.
          * @enum {string}
          */
-        RoleDto: "trader" | "upstairs-admin" | "company-admin" | "upstairs-sales" | "sandbox";
+        Role: "trader" | "upstairs-admin" | "company-admin" | "upstairs-sales" | "sandbox";
         TokenResponse: {
             token: string;
         };
@@ -2132,7 +2144,7 @@ export interface components {
          */
         UpdateUserRequest: {
             active?: boolean | null;
-            auto_accept?: null | components["schemas"]["AutoAcceptDto"];
+            auto_accept?: null | components["schemas"]["AutoAccept"];
             /**
              * Format: uuid
              * @description May be sent, but must be the user's current company.
@@ -2148,14 +2160,14 @@ export interface components {
              * @description Greater than 0; -1 or null for none.
              */
             parent_order_limit_multiplier?: number | null;
-            roles?: components["schemas"]["RoleDto"][] | null;
+            roles?: components["schemas"]["Role"][] | null;
             /** @description Entries replace stored entries of the same key; other keys are kept. */
             ui_metadata?: components["schemas"]["UiMetadataDto"][] | null;
         };
         /** @description A user as the profile, the session check and the admin lists show it. */
         UserDto: {
             active: boolean;
-            auto_accept: null | components["schemas"]["AutoAcceptDto"];
+            auto_accept: null | components["schemas"]["AutoAccept"];
             /** Format: uuid */
             company_id: string;
             company_name: string;
@@ -2174,7 +2186,7 @@ export interface components {
              *     last 30 days, in percent; 100 with no history.
              */
             reliability_score: number;
-            roles: components["schemas"]["RoleDto"][];
+            roles: components["schemas"]["Role"][];
             ui_metadata: components["schemas"]["UiMetadataDto"][];
             /** Format: date-time */
             updated_at: string;
@@ -4834,7 +4846,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Default `PENDING`. */
-                state?: components["schemas"]["MatchRequestStateDto"];
+                state?: components["schemas"]["MatchRequestState"];
             };
             header?: never;
             path?: never;
@@ -5688,7 +5700,7 @@ export interface operations {
                 /** @description The token of a broker's e-mail link. */
                 token: string;
                 /** @description Which link: `ACCEPT` (`/accept-order`) or `FILL` (`/fill-order`). */
-                step: components["schemas"]["ConfirmationStepDto"];
+                step: components["schemas"]["ConfirmationStep"];
             };
             header?: never;
             path: {
@@ -6128,7 +6140,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Default `OPEN`. */
-                state?: components["schemas"]["RfqStateDto"];
+                state?: components["schemas"]["RfqState"];
                 parent_order_id?: string;
             };
             header?: never;
@@ -6320,7 +6332,7 @@ export interface operations {
                  *     and `RESPONDED`), then the ended ones of RFQs sent since the start of the venue's
                  *     day (Europe/London), so that a provider sees what became of their quotes.
                  */
-                state?: components["schemas"]["ResponseStateDto"];
+                state?: components["schemas"]["ResponseState"];
             };
             header?: never;
             path?: never;
@@ -7085,7 +7097,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description A link made for the other purpose answers 410. */
-                purpose?: components["schemas"]["LinkPurposeDto"];
+                purpose?: components["schemas"]["LinkPurpose"];
             };
             header?: never;
             path: {

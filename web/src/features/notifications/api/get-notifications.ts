@@ -5,7 +5,7 @@ import { matchRequestStates, pageSchema } from '@/lib/api/dto';
 import type { components } from '@/lib/api/schema';
 
 export type Notification = components['schemas']['NotificationDto'];
-type NotificationType = components['schemas']['NotificationTypeDto'];
+type NotificationType = components['schemas']['NotificationType'];
 
 const types = [
   'MATCH_REQUEST_ACCEPTED', 'MATCH_REQUEST_CANCELLED', 'MATCH_REQUEST_RECEIVED', 'MATCH_REQUEST_REJECTED',

@@ -6,13 +6,13 @@ import type { components } from '@/lib/api/schema';
 
 export type Rfq = components['schemas']['RfqDto'];
 export type RfqResponse = components['schemas']['RfqResponseDto'];
-export type ResponseState = components['schemas']['ResponseStateDto'];
+export type ResponseState = components['schemas']['ResponseState'];
 
 export const responseStates = [
   'AWAITING_RESPONSE', 'RESPONDED', 'ACCEPTED', 'REJECTED_BY_REQUESTER', 'REJECTED_BY_RESPONDER', 'EXPIRED', 'CANCELLED',
 ] as const satisfies readonly ResponseState[];
 
-export const rfqStates = ['OPEN', 'COMPLETED', 'EXPIRED', 'CANCELLED'] as const satisfies readonly components['schemas']['RfqStateDto'][];
+export const rfqStates = ['OPEN', 'COMPLETED', 'EXPIRED', 'CANCELLED'] as const satisfies readonly components['schemas']['RfqState'][];
 
 export const rfqResponseSchema = z.object({
   rfq_response_id: z.string(),

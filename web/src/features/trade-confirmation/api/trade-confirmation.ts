@@ -4,7 +4,7 @@ import { apiFetch } from '@/lib/api-client';
 import { directionSchema } from '@/lib/api/dto';
 import type { components } from '@/lib/api/schema';
 
-export type Step = components['schemas']['ConfirmationStepDto'];
+export type Step = components['schemas']['ConfirmationStep'];
 export type TradeConfirmation = components['schemas']['OrderConfirmationDto'];
 
 const tradeConfirmationSchema = z.object({

@@ -12,7 +12,9 @@ auto-accept preference INSTANT) and rests one large SELL order; the taker opens 
 parent. Then, `--rounds` times, one after the other: the taker's one-lot order write
 (`POST /api/orders`, resting below the offer) and its one-lot take of the offer
 (`POST /api/order-match-requests`). Prints both medians and their ratio; to compare two
-binaries, run it once with each in the same session. It never asserts.
+binaries, run it once with each in the same session. `--unanswered` leaves the responder
+without its auto-accept: the take alone, with no accept running beside the next writes.
+It never asserts.
 """
 
 import statistics
@@ -26,6 +28,7 @@ import ratios as r
 def main():
     ap = r.bench_args(__doc__, whole=True)
     ap.add_argument("--rounds", type=int, default=300, help="orders and takes, one after the other (300)")
+    ap.add_argument("--unanswered", action="store_true", help="the responder does not accept at once")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as work, r.serving(args.bin, args.backend, args.pg_url, work) as (port, env):
         admin = r.sign_in(port, r.ADMIN)
@@ -36,8 +39,9 @@ def main():
         responder = r.create_trader(args.bin, env, port, admin, "responder@bench.test", "Responder")
         taker = r.create_trader(args.bin, env, port, admin, "taker@bench.test", "Taker")
         me = r.expect(responder.call("GET", "/api/users/me"), 200, "users/me")
-        r.expect(responder.call("PATCH", f"/api/users/{me['user_id']}", {"auto_accept": "INSTANT"}), 200,
-                 "auto-accept")
+        if not args.unanswered:
+            r.expect(responder.call("PATCH", f"/api/users/{me['user_id']}", {"auto_accept": "INSTANT"}), 200,
+                     "auto-accept")
 
         def parent(trader, direction):
             body = {"direction": direction, "instrument_id": instrument, "quantity": 100_000_000}
@@ -61,7 +65,8 @@ def main():
             r.expect(taker.call("POST", "/api/order-match-requests", take), 201, "take")
             takes.append(time.perf_counter() - started)
     o, t = statistics.median(orders) * 1000, statistics.median(takes) * 1000
-    print(f"{args.backend}, {args.bin}, {args.rounds} rounds: order write {o:.2f} ms, take {t:.2f} ms "
+    answered = "unanswered" if args.unanswered else "accepted at once"
+    print(f"{args.backend}, {args.bin}, {args.rounds} rounds, takes {answered}: order write {o:.2f} ms, take {t:.2f} ms "
           f"(medians); take / order {t / o:.2f}")
 
 

@@ -3,11 +3,12 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
 use upstairs_engine::Store;
 use upstairs_engine::accounts::LoginInput;
+use utoipa::ToSchema;
 
 use crate::AppState;
-use crate::dto::{LoginRequest, TokenResponse};
 use crate::error::ApiResult;
 use crate::error::responses::{BadRequest, TooManyRequests};
 use crate::extract::{ApiJson, Auth, Client};
@@ -40,4 +41,19 @@ pub async fn login<S: Store>(
 pub async fn logout<S: Store>(State(st): State<AppState<S>>, Auth(actor): Auth) -> ApiResult<StatusCode> {
     st.engine.accounts.logout(&actor).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoginRequest {
+    pub email: String,
+    pub password: String,
+    /// Keeps the session for 30 days instead of 12 hours.
+    #[serde(default, rename = "rememberMe")]
+    pub remember_me: bool,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenResponse {
+    pub token: String,
 }

@@ -3,10 +3,11 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use serde::Serialize;
 use upstairs_engine::Store;
+use utoipa::ToSchema;
 
 use crate::AppState;
-use crate::dto::PublicConfig;
 use crate::openapi::ApiRouter;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -55,4 +56,14 @@ pub async fn readyz<S: Store>(State(st): State<AppState<S>>) -> (StatusCode, Str
             (StatusCode::SERVICE_UNAVAILABLE, "database unavailable".into())
         }
     }
+}
+
+/// Public settings the web app needs before sign-in.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PublicConfig {
+    pub product_name: String,
+    pub support_email: String,
+    pub support_phone: String,
+    /// The demo runs the venue always open.
+    pub always_open: bool,
 }

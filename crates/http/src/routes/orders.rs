@@ -4,12 +4,17 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use upstairs_domain::order::Direction;
 use upstairs_domain::order::OrderState;
 use upstairs_domain::{InstrumentId, OrderId, ParentOrderId, UserId};
 use upstairs_engine::Store;
 use upstairs_engine::confirmations::Answer;
 use upstairs_engine::model::{ConfirmationStep, MAX_ORDERS_LISTED, OrderFilter, ParentState};
 use upstairs_engine::orders::{NewOrder, NewParentOrder, OrderEdit};
+use utoipa::ToSchema;
+use uuid::Uuid;
 
 use crate::AppState;
 use crate::dto::*;
@@ -18,6 +23,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth, bearer};
 use crate::idempotency::{IdempotencyKeyHeader, KeyedJson};
 use crate::openapi::ApiRouter;
+use crate::routes::reference::CompanyRefDto;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
     ApiRouter::new()
@@ -310,4 +316,322 @@ pub async fn market_data<S: Store>(
         max_tick_price: b.instrument.max_tick_price.normalize(),
         min_tick_price: b.instrument.min_tick_price.normalize(),
     }))
+}
+
+/// `tradable = quantity − working − matched`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct QuantitiesDto {
+    pub tradable: i64,
+    pub working: i64,
+    pub matched: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ParentOrderDto {
+    pub parent_order_id: Uuid,
+    pub instrument_id: Uuid,
+    pub direction: Direction,
+    pub quantity: i64,
+    pub quantities: QuantitiesDto,
+    /// ACTIVE, FILLED or CANCELLED.
+    pub state: String,
+    #[schema(required = true)]
+    pub broker_instructions: Option<String>,
+    /// The brokers the child orders may name.
+    pub eligible_brokers: Vec<CompanyRefDto>,
+    pub created_by: Uuid,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<upstairs_engine::orders::ParentOrderDetail> for ParentOrderDto {
+    fn from(d: upstairs_engine::orders::ParentOrderDetail) -> Self {
+        let p = d.view.parent;
+        Self {
+            parent_order_id: p.parent_order_id.0,
+            instrument_id: p.instrument_id.0,
+            direction: p.direction,
+            quantity: p.quantity,
+            quantities: QuantitiesDto {
+                tradable: d.quantities.tradable,
+                working: d.quantities.working,
+                matched: d.quantities.matched,
+            },
+            state: p.state.as_str().into(),
+            broker_instructions: p.broker_instructions,
+            eligible_brokers: d
+                .eligible_brokers
+                .into_iter()
+                .map(|b| CompanyRefDto { company_id: b.company_id.0, name: b.name })
+                .collect(),
+            created_by: p.created_by.0,
+            created_at: p.created_at,
+            updated_at: p.updated_at,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateParentOrderRequest {
+    /// Required ('Direction is required').
+    pub direction: Option<Direction>,
+    pub instrument_id: Uuid,
+    #[serde(deserialize_with = "whole::deserialize")]
+    #[schema(minimum = 0, maximum = 1_000_000_000_000_i64)]
+    pub quantity: i64,
+    pub broker_instructions: Option<String>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct StateQuery {
+    /// Comma-separated states, e.g. `ACTIVE,FILLED`.
+    pub state: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OrderDto {
+    pub order_id: Uuid,
+    pub parent_order_id: Uuid,
+    pub instrument_id: Uuid,
+    pub state: String,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub price: rust_decimal::Decimal,
+    pub quantity: i64,
+    pub direction: Direction,
+    pub iceberg: bool,
+    pub residual: bool,
+    pub broker_id: Uuid,
+    pub created_by: Uuid,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// False while the price is outside the instrument's current band, or before the open.
+    pub matchable: bool,
+    /// Worked before the open (from 05:30): it goes live at 09:00 by itself.
+    pub waiting_for_open: bool,
+}
+
+impl From<upstairs_engine::orders::OrderDetail> for OrderDto {
+    fn from(d: upstairs_engine::orders::OrderDetail) -> Self {
+        let o = d.order;
+        Self {
+            order_id: o.order_id.0,
+            parent_order_id: o.parent_order_id.0,
+            instrument_id: o.instrument_id.0,
+            state: o.state.as_str().into(),
+            price: o.price.normalize(),
+            quantity: o.quantity,
+            direction: o.direction,
+            iceberg: o.iceberg,
+            residual: o.residual,
+            broker_id: o.broker_id.0,
+            created_by: o.created_by.0,
+            created_at: o.created_at,
+            updated_at: o.updated_at,
+            matchable: d.matchable && o.state == upstairs_domain::order::OrderState::Working,
+            waiting_for_open: d.waiting_for_open,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateOrderRequest {
+    pub parent_order_id: Uuid,
+    #[serde(deserialize_with = "whole::deserialize")]
+    #[schema(minimum = 0, maximum = 1_000_000_000_000_i64)]
+    pub quantity: i64,
+    #[serde(default, deserialize_with = "decimal::option")]
+    #[schema(schema_with = request_decimal_schema)]
+    pub limit_price: Option<rust_decimal::Decimal>,
+    /// Same as `limit_price` (the client sends one of the two).
+    #[serde(default, deserialize_with = "decimal::option")]
+    #[schema(schema_with = request_decimal_schema)]
+    pub initial_price: Option<rust_decimal::Decimal>,
+    #[serde(default)]
+    pub residual: bool,
+    #[serde(default)]
+    pub iceberg: bool,
+    pub broker_id: Uuid,
+    pub instrument_id: Option<Uuid>,
+    pub direction: Option<Direction>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditOrderRequest {
+    #[serde(default, deserialize_with = "whole::option")]
+    #[schema(minimum = 0, maximum = 1_000_000_000_000_i64)]
+    pub quantity: Option<i64>,
+    #[serde(default, deserialize_with = "decimal::option")]
+    #[schema(schema_with = request_decimal_schema)]
+    pub limit_price: Option<rust_decimal::Decimal>,
+    pub residual: Option<bool>,
+    pub iceberg: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct OrdersQuery {
+    pub instrument_id: Option<Uuid>,
+    pub created_by: Option<Uuid>,
+    pub parent_order_id: Option<Uuid>,
+    /// Comma-separated child order states.
+    pub state: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LevelDto {
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub price: rust_decimal::Decimal,
+    pub buy_quantity: i64,
+    pub sell_quantity: i64,
+    /// The caller's company's part of the level.
+    pub own_buy_quantity: i64,
+    pub own_sell_quantity: i64,
+}
+
+/// The anonymous book: working quantity per price, best price first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BookDto {
+    pub instrument_id: Uuid,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub min_tick_price: rust_decimal::Decimal,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub max_tick_price: rust_decimal::Decimal,
+    pub levels: Vec<LevelDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MarketDataDto {
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(required = true, schema_with = nullable_decimal_schema)]
+    pub best_buy_price: Option<rust_decimal::Decimal>,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(required = true, schema_with = nullable_decimal_schema)]
+    pub best_sell_price: Option<rust_decimal::Decimal>,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub max_tick_price: rust_decimal::Decimal,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub min_tick_price: rust_decimal::Decimal,
+}
+
+/// Whether the venue is open, and its hours.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlatformStatusDto {
+    /// Child orders, editing and matching.
+    pub open: bool,
+    /// Creating parent orders (the client's canCreateParentOrders).
+    pub parent_orders_open: bool,
+    /// At most 15 minutes to the close.
+    pub closing_soon: bool,
+    pub always_open: bool,
+    #[schema(required = true)]
+    pub next_open: Option<DateTime<Utc>>,
+    #[schema(required = true)]
+    pub next_close: Option<DateTime<Utc>>,
+    pub time_zone: String,
+    /// Local times, `HH:MM`.
+    pub open_time: String,
+    pub close_time: String,
+    pub parent_orders_from: String,
+    /// Since when the caller's company is stopped by the kill switch (new orders are
+    /// refused); null while it trades.
+    #[schema(required = true)]
+    pub trading_stopped_at: Option<DateTime<Utc>>,
+}
+
+/// A broker's answer through its e-mail link: exactly one of the two.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmOrderRequest {
+    /// The accept link's answer.
+    pub accepted: Option<bool>,
+    /// The fill link's answer.
+    pub filled: Option<bool>,
+}
+
+/// `PATCH /api/orders/{id}`: a trader's edit (signed in), or a broker's answer (`?token=`).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum PatchOrderRequest {
+    Edit(EditOrderRequest),
+    Confirm(ConfirmOrderRequest),
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum PatchOrderResponse {
+    Order(OrderDto),
+    Confirmation(OrderConfirmationDto),
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct LinkTokenQuery {
+    /// The token of a broker's e-mail link.
+    pub token: Option<String>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmationQuery {
+    /// The token of a broker's e-mail link.
+    pub token: String,
+    /// Which link: `ACCEPT` (`/accept-order`) or `FILL` (`/fill-order`).
+    pub step: ConfirmationStep,
+}
+
+/// A trade as its broker's link shows it: the client's side, and the other side's broker.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OrderConfirmationDto {
+    pub order_id: Uuid,
+    pub step: ConfirmationStep,
+    /// The order's state now.
+    pub state: String,
+    /// The broker's answer to this step; null while open.
+    pub answer: Option<bool>,
+    pub broker_name: String,
+    pub client_name: String,
+    pub trader_name: String,
+    pub instrument_name: String,
+    pub direction: Direction,
+    pub quantity: i64,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub price: rust_decimal::Decimal,
+    pub counterparty_broker_name: String,
+    pub matched_at: DateTime<Utc>,
+}
+
+impl From<upstairs_engine::confirmations::TradeConfirmation> for OrderConfirmationDto {
+    fn from(c: upstairs_engine::confirmations::TradeConfirmation) -> Self {
+        let t = c.trade;
+        Self {
+            order_id: c.order_id.0,
+            step: c.step,
+            state: c.state.as_str().into(),
+            answer: c.answer,
+            broker_name: t.broker_name,
+            client_name: t.client_name,
+            trader_name: t.trader_name,
+            instrument_name: t.instrument_name,
+            direction: t.direction,
+            quantity: t.quantity,
+            price: t.price.normalize(),
+            counterparty_broker_name: t.counterparty_broker_name,
+            matched_at: t.matched_at,
+        }
+    }
 }

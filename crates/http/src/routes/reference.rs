@@ -3,9 +3,13 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use upstairs_domain::{CompanyId, InstrumentId};
 use upstairs_engine::Store;
 use upstairs_engine::model::{InstrumentFilter, InstrumentSort};
+use utoipa::ToSchema;
+use uuid::Uuid;
 
 use crate::AppState;
 use crate::dto::*;
@@ -230,4 +234,290 @@ pub async fn instrument<S: Store>(
     ApiPath(id): ApiPath<InstrumentId>,
 ) -> ApiResult<Json<InstrumentDto>> {
     Ok(Json(st.engine.reference.instrument(&actor, id).await?.into()))
+}
+
+/// A company by id and name.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CompanyRefDto {
+    pub company_id: Uuid,
+    pub name: String,
+}
+
+/// A company named by id in a request (a name, if sent, is ignored).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompanyIdDto {
+    pub company_id: Uuid,
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CompanyDto {
+    pub company_id: Uuid,
+    pub name: String,
+    pub full_name: String,
+    #[schema(required = true)]
+    pub ems_identifier: Option<String>,
+    #[schema(required = true)]
+    pub account: Option<String>,
+    #[schema(required = true)]
+    pub trade_confirmation_email: Option<String>,
+    pub trade_confirmation_via_email_enabled: bool,
+    /// The SenderCompID of the company's FIX session; null: no FIX.
+    #[schema(required = true)]
+    pub fix_comp_id: Option<String>,
+    /// Whether a FIX password is set (it is never shown).
+    pub fix_password_set: bool,
+    /// Whether a FIX Logon may start both sequences again at 1 (ResetSeqNumFlag 141=Y);
+    /// without it, such a Logon is refused.
+    pub fix_reset_on_logon: bool,
+    #[schema(required = true)]
+    pub default_broker: Option<CompanyRefDto>,
+    pub brokers: Vec<CompanyRefDto>,
+    /// Company types: `broker`, `liquidity-provider`.
+    pub roles: Vec<String>,
+    /// The reliability score over every match request its users received (see `UserDto`).
+    pub reliability_score: i64,
+    /// Since when its trading is stopped by the kill switch; null while it trades.
+    #[schema(required = true)]
+    pub trading_stopped_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl CompanyDto {
+    pub fn new(c: upstairs_engine::model::Company, reliability_score: i64) -> Self {
+        let r = |b: upstairs_engine::model::CompanyRef| CompanyRefDto { company_id: b.company_id.0, name: b.name };
+        Self {
+            company_id: c.company_id.0,
+            name: c.name,
+            full_name: c.full_name,
+            ems_identifier: c.ems_identifier,
+            account: c.account,
+            trade_confirmation_email: c.trade_confirmation_email,
+            trade_confirmation_via_email_enabled: c.trade_confirmation_via_email_enabled,
+            fix_comp_id: c.fix_comp_id,
+            fix_password_set: c.fix_password_hash.is_some(),
+            fix_reset_on_logon: c.fix_reset_on_logon,
+            default_broker: c.default_broker.map(r),
+            brokers: c.brokers.into_iter().map(r).collect(),
+            roles: c.roles,
+            reliability_score,
+            trading_stopped_at: c.trading_stopped_at,
+            created_at: c.created_at,
+            updated_at: c.updated_at,
+        }
+    }
+}
+
+/// Company fields to create or change; absent fields are left as they are.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompanyRequest {
+    pub name: Option<String>,
+    pub full_name: Option<String>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub ems_identifier: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub account: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub trade_confirmation_email: Option<Option<String>>,
+    pub trade_confirmation_via_email_enabled: Option<bool>,
+    /// 1 to 32 letters, digits, `.`, `_` or `-`; null removes it.
+    #[serde(default, deserialize_with = "double_option")]
+    pub fix_comp_id: Option<Option<String>>,
+    /// At least 8 characters, stored hashed; null removes it.
+    #[serde(default, deserialize_with = "double_option")]
+    pub fix_password: Option<Option<String>>,
+    pub fix_reset_on_logon: Option<bool>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub default_broker: Option<Option<CompanyIdDto>>,
+    pub brokers: Option<Vec<CompanyIdDto>>,
+    pub roles: Option<Vec<String>>,
+}
+
+impl From<CompanyRequest> for upstairs_engine::reference::CompanyChanges {
+    fn from(r: CompanyRequest) -> Self {
+        use upstairs_domain::CompanyId;
+        Self {
+            name: r.name,
+            full_name: r.full_name,
+            ems_identifier: r.ems_identifier,
+            account: r.account,
+            trade_confirmation_email: r.trade_confirmation_email,
+            trade_confirmation_via_email_enabled: r.trade_confirmation_via_email_enabled,
+            fix_comp_id: r.fix_comp_id,
+            fix_password: r.fix_password,
+            fix_reset_on_logon: r.fix_reset_on_logon,
+            default_broker_id: r.default_broker.map(|d| d.map(|c| CompanyId(c.company_id))),
+            broker_ids: r.brokers.map(|v| v.into_iter().map(|c| CompanyId(c.company_id)).collect()),
+            roles: r.roles,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InstrumentDto {
+    pub instrument_id: Uuid,
+    pub name: String,
+    pub term: String,
+    pub description: String,
+    /// The minimum block size.
+    pub min_quantity: i64,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub tick_size: rust_decimal::Decimal,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(required = true, schema_with = nullable_decimal_schema)]
+    pub exchange_tick_size: Option<rust_decimal::Decimal>,
+    pub exchange_id: String,
+    pub exchange: String,
+    pub exchange_iso_code: String,
+    #[schema(required = true)]
+    pub exchange_instrument_id: Option<String>,
+    #[schema(required = true)]
+    pub bbg_code: Option<String>,
+    pub country: String,
+    pub currency: String,
+    /// The exchange's best bid.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub min_tick_price: rust_decimal::Decimal,
+    /// The exchange's best offer.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub max_tick_price: rust_decimal::Decimal,
+    pub active: bool,
+    pub is_sandbox: bool,
+    pub reversed_spread: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<upstairs_engine::model::Instrument> for InstrumentDto {
+    fn from(i: upstairs_engine::model::Instrument) -> Self {
+        Self {
+            instrument_id: i.instrument_id.0,
+            name: i.name,
+            term: i.term,
+            description: i.description,
+            min_quantity: i.min_quantity,
+            tick_size: i.tick_size.normalize(),
+            exchange_tick_size: i.exchange_tick_size.map(|d| d.normalize()),
+            exchange_id: i.exchange_id,
+            exchange: i.exchange,
+            exchange_iso_code: i.exchange_iso_code,
+            exchange_instrument_id: i.exchange_instrument_id,
+            bbg_code: i.bbg_code,
+            country: i.country,
+            currency: i.currency,
+            min_tick_price: i.min_tick_price.normalize(),
+            max_tick_price: i.max_tick_price.normalize(),
+            active: i.active,
+            is_sandbox: i.is_sandbox,
+            reversed_spread: i.reversed_spread,
+            created_at: i.created_at,
+            updated_at: i.updated_at,
+        }
+    }
+}
+
+/// Instrument fields to create or change; absent fields are left as they are.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InstrumentRequest {
+    pub name: Option<String>,
+    pub term: Option<String>,
+    pub description: Option<String>,
+    #[serde(default, deserialize_with = "whole::option")]
+    pub min_quantity: Option<i64>,
+    #[serde(default, deserialize_with = "decimal::option")]
+    #[schema(schema_with = request_decimal_schema)]
+    pub tick_size: Option<rust_decimal::Decimal>,
+    #[serde(default, deserialize_with = "decimal::double_option")]
+    #[schema(schema_with = nullable_request_decimal_schema)]
+    pub exchange_tick_size: Option<Option<rust_decimal::Decimal>>,
+    pub exchange_id: Option<String>,
+    pub exchange: Option<String>,
+    pub exchange_iso_code: Option<String>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub exchange_instrument_id: Option<Option<String>>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub bbg_code: Option<Option<String>>,
+    pub country: Option<String>,
+    pub currency: Option<String>,
+    #[serde(default, deserialize_with = "decimal::option")]
+    #[schema(schema_with = request_decimal_schema)]
+    pub min_tick_price: Option<rust_decimal::Decimal>,
+    #[serde(default, deserialize_with = "decimal::option")]
+    #[schema(schema_with = request_decimal_schema)]
+    pub max_tick_price: Option<rust_decimal::Decimal>,
+    pub active: Option<bool>,
+    pub is_sandbox: Option<bool>,
+    pub reversed_spread: Option<bool>,
+}
+
+impl From<InstrumentRequest> for upstairs_engine::reference::InstrumentChanges {
+    fn from(r: InstrumentRequest) -> Self {
+        Self {
+            name: r.name,
+            term: r.term,
+            description: r.description,
+            min_quantity: r.min_quantity,
+            tick_size: r.tick_size,
+            exchange_tick_size: r.exchange_tick_size,
+            exchange_id: r.exchange_id,
+            exchange: r.exchange,
+            exchange_iso_code: r.exchange_iso_code,
+            exchange_instrument_id: r.exchange_instrument_id,
+            bbg_code: r.bbg_code,
+            country: r.country,
+            currency: r.currency,
+            min_tick_price: r.min_tick_price,
+            max_tick_price: r.max_tick_price,
+            active: r.active,
+            is_sandbox: r.is_sandbox,
+            reversed_spread: r.reversed_spread,
+        }
+    }
+}
+
+/// A new electronic band: the exchange's best bid and best offer.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BandRequest {
+    #[serde(deserialize_with = "decimal::deserialize")]
+    #[schema(schema_with = request_decimal_schema)]
+    pub min_tick_price: rust_decimal::Decimal,
+    #[serde(deserialize_with = "decimal::deserialize")]
+    #[schema(schema_with = request_decimal_schema)]
+    pub max_tick_price: rust_decimal::Decimal,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct InstrumentListQuery {
+    #[serde(default, deserialize_with = "whole::query")]
+    pub page: Option<i64>,
+    #[serde(default, deserialize_with = "whole::query")]
+    pub size: Option<i64>,
+    /// Part of the name.
+    pub name: Option<String>,
+    pub exchange_id: Option<String>,
+    pub active: Option<bool>,
+    /// ASC or DESC.
+    #[param(inline)]
+    pub order_by: Option<SortOrder>,
+    /// name, term, exchange_id, created_at or updated_at.
+    pub sort_by: Option<String>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct NameQuery {
+    /// Part of the name.
+    pub name: Option<String>,
 }

@@ -3,9 +3,15 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use upstairs_domain::{AutoAccept, Role, UiMetadataEntry};
 use upstairs_domain::{CompanyId, UserId};
 use upstairs_engine::Store;
+use upstairs_engine::model::{LinkPurpose, UserView};
 use upstairs_engine::users::NewUser;
+use utoipa::ToSchema;
+use uuid::Uuid;
 
 use crate::AppState;
 use crate::dto::*;
@@ -144,4 +150,182 @@ pub async fn admin_list<S: Store>(
         UserDto::new(v, score)
     });
     Ok(Json(Page { items: items.collect(), total_items: page.total_items }))
+}
+
+/// One entry of the user's UI state; `TOOLTIPS` holds a list of `{key, read}`.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UiMetadataDto {
+    pub key: String,
+    pub value: serde_json::Value,
+}
+
+/// A user as the profile, the session check and the admin lists show it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UserDto {
+    pub user_id: Uuid,
+    pub company_id: Uuid,
+    pub company_name: String,
+    pub email: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub roles: Vec<Role>,
+    /// Null until the user has chosen a preference.
+    #[schema(required = true)]
+    pub auto_accept: Option<AutoAccept>,
+    #[schema(required = true)]
+    pub parent_order_limit_multiplier: Option<i64>,
+    pub ui_metadata: Vec<UiMetadataDto>,
+    pub active: bool,
+    pub verified: bool,
+    pub fix_integration: bool,
+    #[schema(required = true)]
+    pub ems_trader_id: Option<String>,
+    /// Accepted ÷ (accepted + rejected + timed out) of the match requests received in the
+    /// last 30 days, in percent; 100 with no history.
+    pub reliability_score: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl UserDto {
+    pub fn new(v: UserView, reliability_score: i64) -> Self {
+        let u = v.user;
+        Self {
+            user_id: u.user_id.0,
+            company_id: u.company_id.0,
+            company_name: v.company_name,
+            email: u.email,
+            first_name: u.first_name,
+            last_name: u.last_name,
+            roles: u.roles,
+            auto_accept: u.auto_accept,
+            parent_order_limit_multiplier: u.parent_order_limit_multiplier,
+            ui_metadata: u.ui_metadata.into_iter().map(|e| UiMetadataDto { key: e.key, value: e.value }).collect(),
+            active: u.active,
+            verified: u.verified,
+            fix_integration: u.fix_integration,
+            ems_trader_id: u.ems_trader_id,
+            reliability_score,
+            created_at: u.created_at,
+            updated_at: u.updated_at,
+        }
+    }
+}
+
+/// Changes to a user: its own preferences (`auto_accept`, `ui_metadata`) by the user,
+/// the other fields by an admin (or a company admin for its company's users).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateUserRequest {
+    pub auto_accept: Option<AutoAccept>,
+    /// Entries replace stored entries of the same key; other keys are kept.
+    pub ui_metadata: Option<Vec<UiMetadataDto>>,
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
+    pub email: Option<String>,
+    pub roles: Option<Vec<Role>>,
+    pub active: Option<bool>,
+    pub fix_integration: Option<bool>,
+    #[serde(default, deserialize_with = "double_option")]
+    pub ems_trader_id: Option<Option<String>>,
+    /// Greater than 0; -1 or null for none.
+    #[serde(default, deserialize_with = "whole::double_option")]
+    pub parent_order_limit_multiplier: Option<Option<i64>>,
+    /// May be sent, but must be the user's current company.
+    pub company_id: Option<Uuid>,
+}
+
+impl From<UpdateUserRequest> for upstairs_engine::users::UserChanges {
+    fn from(r: UpdateUserRequest) -> Self {
+        Self {
+            first_name: r.first_name,
+            last_name: r.last_name,
+            email: r.email,
+            roles: r.roles,
+            active: r.active,
+            fix_integration: r.fix_integration,
+            ems_trader_id: r.ems_trader_id,
+            parent_order_limit_multiplier: r.parent_order_limit_multiplier,
+            company_id: r.company_id.map(upstairs_domain::CompanyId),
+            auto_accept: r.auto_accept,
+            ui_metadata: r
+                .ui_metadata
+                .map(|v| v.into_iter().map(|e| UiMetadataEntry { key: e.key, value: e.value }).collect()),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateUserRequest {
+    pub email: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub company_id: Uuid,
+    pub roles: Vec<Role>,
+    pub ems_trader_id: Option<String>,
+    /// Greater than 0; -1 or null for none.
+    #[serde(default, deserialize_with = "whole::option")]
+    pub parent_order_limit_multiplier: Option<i64>,
+    pub fix_integration: Option<bool>,
+    pub active: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmailRequest {
+    pub email: String,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordResetQuery {
+    /// Ask for a new account-activation link instead of a reset link.
+    pub new_account_email: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordRequest {
+    pub password: String,
+    /// The page's kind of link: a link made for the other purpose is refused (410).
+    #[serde(default)]
+    pub purpose: Option<LinkPurpose>,
+}
+
+/// `?purpose=`: the page's kind of link.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct LinkPurposeQuery {
+    /// A link made for the other purpose answers 410.
+    pub purpose: Option<LinkPurpose>,
+}
+
+/// A link that can still be used.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LinkStatus {
+    pub purpose: LinkPurpose,
+}
+
+impl From<LinkPurpose> for LinkStatus {
+    fn from(p: LinkPurpose) -> Self {
+        Self { purpose: p }
+    }
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct UserListQuery {
+    #[serde(default, deserialize_with = "whole::query")]
+    pub page: Option<i64>,
+    #[serde(default, deserialize_with = "whole::query")]
+    pub size: Option<i64>,
+    /// Part of the e-mail.
+    pub email: Option<String>,
+    pub company_id: Option<Uuid>,
+    pub active: Option<bool>,
 }

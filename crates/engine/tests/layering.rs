@@ -47,10 +47,28 @@ const FEATURES: &[(&str, &str)] = &[
 /// Methods one type may have (the "about 30").
 const MOST_METHODS: usize = 30;
 
+/// Every source file of the engine, a module's folder (`model/`) included.
+fn files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() { out.extend(files(&path)) } else { out.push(path) }
+    }
+    out
+}
+
+/// A module's code (its file, or every file of its folder), comments left out: they may
+/// name anything.
 fn source(module: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(format!("{module}.rs"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    // Code only: comments may name anything.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let file = src.join(format!("{module}.rs"));
+    let paths = if file.exists() { vec![file] } else { files(&src.join(module)) };
+    assert!(!paths.is_empty(), "no source for {module}");
+    let text: String = paths
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .collect::<Vec<_>>()
+        .join("\n");
     text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n")
 }
 
@@ -146,8 +164,8 @@ fn without_generics(rest: &str) -> &str {
 fn methods_per_type() -> BTreeMap<String, usize> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut count = BTreeMap::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+    for path in files(&dir) {
+        let text = std::fs::read_to_string(path).unwrap();
         let mut current: Option<String> = None;
         for line in text.lines() {
             if let Some(rest) = line.strip_prefix("impl") {

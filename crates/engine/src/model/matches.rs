@@ -1,0 +1,35 @@
+//! Match requests.
+
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+use upstairs_domain::match_request::MatchRequestState;
+use upstairs_domain::order::Direction;
+use upstairs_domain::{CompanyId, InstrumentId, MatchRequestId, OrderId, RfqId, UserId};
+
+/// A taker's request to match one resting order (DESIGN §4). While `PENDING`, the
+/// taker's child order and the locked part of the resting order are `AWAITING_MATCH`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchRequest {
+    pub match_request_id: MatchRequestId,
+    pub instrument_id: InstrumentId,
+    /// The taker's side.
+    pub direction: Direction,
+    pub price: Decimal,
+    /// The price the taker asked for (a residual works on at it).
+    pub take_price: Decimal,
+    pub quantity: i64,
+    pub requesting_order_id: OrderId,
+    pub requesting_company_id: CompanyId,
+    pub requesting_user_id: UserId,
+    pub responding_order_id: OrderId,
+    pub responding_company_id: CompanyId,
+    pub responding_user_id: UserId,
+    /// Whether the resting order is an iceberg.
+    pub iceberg: bool,
+    pub state: MatchRequestState,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// The RFQ whose accepted quote made this match (ADR 0020); `None` for a take.
+    pub rfq_id: Option<RfqId>,
+}

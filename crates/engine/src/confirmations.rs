@@ -57,6 +57,7 @@ impl<S: Store> Confirmations<S> {
     pub(crate) async fn ask_brokers(
         &self,
         tx: &mut S::Tx,
+        rows: &mut NewRows,
         m: &MatchRequest,
         orders: &[ChildOrder],
         step: ConfirmationStep,
@@ -71,7 +72,7 @@ impl<S: Store> Confirmations<S> {
                 self.fix_reports.report_trade(tx, m, o, other, step, now).await?;
             }
             let token = security::new_token();
-            tx.insert_broker_confirmation(&BrokerConfirmation {
+            rows.broker_confirmations.push(BrokerConfirmation {
                 token_hash: security::token_hash(&token),
                 order_id: o.order_id,
                 match_request_id: m.match_request_id,
@@ -80,8 +81,7 @@ impl<S: Store> Confirmations<S> {
                 created_at: now,
                 expires_at: now + LINK_LIFETIME,
                 answered: None,
-            })
-            .await?;
+            });
             let broker = tx.company(o.broker_id).await?;
             let to = broker
                 .as_ref()
@@ -101,7 +101,9 @@ impl<S: Store> Confirmations<S> {
             let link = |yes: bool| format!("{base}/{path}?order_id={}&token={token}&{flag}={yes}", o.order_id);
             let template =
                 EmailTemplate::TradeConfirmation { step, trade, confirm_link: link(true), decline_link: link(false) };
-            self.enqueue_email(tx, now, &to, template).await?;
+            let (message, timer) = self.email_rows(now, &to, template);
+            rows.outbox.push(message);
+            rows.timers.push(timer);
         }
         Ok(())
     }
@@ -195,7 +197,9 @@ impl<S: Store> Confirmations<S> {
         }
         let m = MatchRequest { state: to, updated_at: now, ..m };
         if answer.step == ConfirmationStep::Accept && answer.yes && all {
-            self.ask_brokers(&mut tx, &m, &changed, ConfirmationStep::Fill, now).await?;
+            let mut rows = NewRows::default();
+            self.ask_brokers(&mut tx, &mut rows, &m, &changed, ConfirmationStep::Fill, now).await?;
+            tx.insert_rows(&rows).await?;
         }
         let action = match (answer.step, answer.yes) {
             (ConfirmationStep::Accept, true) => "broker_accepted",

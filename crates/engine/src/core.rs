@@ -146,28 +146,28 @@ impl<S: Store> Core<S> {
         to: &str,
         template: EmailTemplate,
     ) -> Result<Uuid, EngineError> {
+        let (message, timer) = self.email_rows(now, to, template);
+        tx.insert_outbox(&message).await?;
+        tx.insert_timer(&timer).await?;
+        Ok(message.outbox_id)
+    }
+
+    /// An e-mail for the outbox and the timer that sends it, for a use case that writes
+    /// them with its other new rows ([`NewRows`]).
+    pub(crate) fn email_rows(&self, now: DateTime<Utc>, to: &str, template: EmailTemplate) -> (OutboxMessage, Timer) {
         let outbox_id = Uuid::now_v7();
         let email =
             OutgoingEmail { message_id: format!("<{outbox_id}@{}>", self.mail_domain()), to: to.to_owned(), template };
-        tx.insert_outbox(&OutboxMessage {
-            outbox_id,
-            email,
-            created_at: now,
-            sent_at: None,
-            attempts: 0,
-            last_error: None,
-        })
-        .await?;
-        tx.insert_timer(&Timer {
+        let message = OutboxMessage { outbox_id, email, created_at: now, sent_at: None, attempts: 0, last_error: None };
+        let timer = Timer {
             timer_id: Uuid::now_v7(),
             kind: OUTBOX_DELIVER.into(),
             payload: json!({ "outbox_id": outbox_id }),
             due_at: now,
             dedupe_key: None,
             attempts: 0,
-        })
-        .await?;
-        Ok(outbox_id)
+        };
+        (message, timer)
     }
 
     pub(crate) fn mail_domain(&self) -> String {

@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use crate::Store;
 use crate::confirmations::Confirmations;
-use crate::context::{Actor, action_log, audit};
+use crate::context::{Actor, action_log};
 use crate::core::service;
 use crate::error::EngineError;
 use crate::model::*;
@@ -162,6 +162,7 @@ impl<S: Store> Matches<S> {
         let mut requests = Vec::with_capacity(hits.len());
         let mut changed = Vec::new();
         let mut notices = Vec::new();
+        let mut rows = NewRows::default();
         let mut left = take.quantity.get();
         for (FacingOrder { order: resting, auto_accept }, quantity) in hits {
             left -= quantity;
@@ -237,9 +238,10 @@ impl<S: Store> Matches<S> {
                        "responding_order_id": locked.order_id}),
             );
             let part = i32::try_from(requests.len()).unwrap_or(i32::MAX);
-            let timers = answer_timers(&request, auto_accept);
-            tx.insert_match_request_told(&request, &timers, &notice, &log.keyed(take.idempotency.as_ref(), part))
-                .await?;
+            rows.timers.extend(answer_timers(&request, auto_accept));
+            rows.notifications.push(notice.clone());
+            rows.action_logs.push(log.keyed(take.idempotency.as_ref(), part));
+            rows.match_requests.push(request.clone());
             notices.push(notice);
             changed.push(locked);
             changed.push(mine);
@@ -266,6 +268,7 @@ impl<S: Store> Matches<S> {
             tx.insert_order(&o).await?;
             changed.push(o);
         }
+        tx.insert_rows(&rows).await?;
         tx.commit().await?;
         self.counters.match_requests.fetch_add(requests.len() as u64, std::sync::atomic::Ordering::Relaxed);
         self.poke();
@@ -378,7 +381,8 @@ impl<S: Store> Matches<S> {
         let to = mr_transition(m.state, event).map_err(|_| conflict("This match request is no longer pending."))?;
         tx.update_match_request_state(id, m.state, to, now).await?;
         let ended = MatchRequest { state: to, updated_at: now, ..m };
-        let notices = self.notifications.notify_ended(&mut tx, &ended, event, now).await?;
+        let mut rows = NewRows::default();
+        let notices = self.notifications.notify_ended(&mut tx, &mut rows, &ended, event, now).await?;
         let both = tx.orders_by_id(&[mine, theirs]).await?;
         let find = |id| both.iter().find(|o| o.order_id == id).cloned().ok_or_else(not_found_order);
         let (requesting, responding) = (find(mine)?, find(theirs)?);
@@ -409,15 +413,16 @@ impl<S: Store> Matches<S> {
             changed.push(after);
         }
         if event == MatchRequestEvent::Accept {
-            self.confirmations.ask_brokers(&mut tx, &ended, &changed, ConfirmationStep::Accept, now).await?;
+            self.confirmations.ask_brokers(&mut tx, &mut rows, &ended, &changed, ConfirmationStep::Accept, now).await?;
             self.orders.settle_parents(&mut tx, &mut locked, now).await?;
         }
         let actor = match by {
             By::User(u) => Some(u),
             By::Venue => None,
         };
-        audit(&mut tx, now, actor, "match_request", Some(id.0), to.as_str(), json!({"event": format!("{event:?}")}))
-            .await?;
+        let details = json!({"event": format!("{event:?}")});
+        rows.action_logs.push(action_log(now, actor, "match_request", Some(id.0), to.as_str(), details));
+        tx.insert_rows(&rows).await?;
         tx.commit().await?;
         if event == MatchRequestEvent::Accept {
             self.counters.matches.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -29,10 +29,12 @@ service!(
 
 impl<S: Store> Notifications<S> {
     /// A match request ended by `event` (`m` in its new state): the responder's received
-    /// notification takes the new state, and each party `told_of` the event gets one.
+    /// notification takes the new state, and each party `told_of` the event gets one (in
+    /// `rows`, for the caller to write). Answers them all, to publish after commit.
     pub(crate) async fn notify_ended(
         &self,
         tx: &mut S::Tx,
+        rows: &mut NewRows,
         m: &MatchRequest,
         event: MatchRequestEvent,
         now: DateTime<Utc>,
@@ -47,7 +49,7 @@ impl<S: Store> Notifications<S> {
             .await?;
         for (party, t) in told_of(event) {
             let n = new(m, party, t, now);
-            tx.insert_notification(&n).await?;
+            rows.notifications.push(n.clone());
             out.push(n);
         }
         Ok(out)

@@ -95,6 +95,7 @@ pub trait Tx:
     + SessionRepo
     + LinkTokenRepo
     + AuditRepo
+    + RowsRepo
     + OutboxRepo
     + TimerRepo
     + NewsletterRepo
@@ -325,18 +326,16 @@ pub trait Mailer: Send + Sync + 'static {
 }
 
 #[async_trait]
+pub trait RowsRepo {
+    /// Writes a batch of new rows ([`NewRows`]): in one statement where the backend can
+    /// write several tables in one (PostgreSQL), else one after the other. Nothing when
+    /// the batch is empty; a timer whose dedupe key this transaction wrote already is left out.
+    async fn insert_rows(&mut self, rows: &NewRows) -> StoreResult<()>;
+}
+
+#[async_trait]
 pub trait MatchRequestRepo {
     async fn insert_match_request(&mut self, m: &MatchRequest) -> StoreResult<()>;
-    /// A new match request with its timers, the notification that tells of it and its
-    /// audit row: one statement where the backend can write several tables in one
-    /// (PostgreSQL), else one after the other.
-    async fn insert_match_request_told(
-        &mut self,
-        m: &MatchRequest,
-        timers: &[Timer],
-        notification: &Notification,
-        log: &ActionLog,
-    ) -> StoreResult<()>;
     /// Moves a match request from `from` to `to` (compare-and-set: `StoreError::Stale`
     /// when it is no longer in `from`).
     async fn update_match_request_state(

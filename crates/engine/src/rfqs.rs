@@ -561,10 +561,11 @@ impl<S: Store> Rfqs<S> {
             updated_at: now,
             rfq_id: Some(rfq.rfq_id),
         };
-        tx.insert_match_request(&m).await?;
+        let mut rows = NewRows { match_requests: vec![m.clone()], ..Default::default() };
         self.confirmations
-            .ask_brokers(&mut tx, &m, &[mine.clone(), theirs.clone()], ConfirmationStep::Accept, now)
+            .ask_brokers(&mut tx, &mut rows, &m, &[mine.clone(), theirs.clone()], ConfirmationStep::Accept, now)
             .await?;
+        tx.insert_rows(&rows).await?;
 
         let mut ended = Vec::with_capacity(responses.len());
         for before in &responses {

@@ -172,7 +172,7 @@ impl<S: Store> Withdrawals<S> {
             .await?;
         }
         // Pending match requests end with the day; their orders expired above.
-        let mut notices = Vec::new();
+        let (mut notices, mut rows) = (Vec::new(), NewRows::default());
         let pending = tx.match_requests_in_state(MatchRequestState::Pending).await?;
         for m in pending.into_iter().filter(|m| m.created_at <= close) {
             // Ended at the close, not by its own deadline: it does not count against the
@@ -182,8 +182,10 @@ impl<S: Store> Withdrawals<S> {
                 .map_err(|e| EngineError::Internal(e.to_string()))?;
             tx.update_match_request_state(m.match_request_id, m.state, to, at).await?;
             let ended = MatchRequest { state: to, updated_at: at, ..m };
-            notices.extend(self.notifications.notify_ended(&mut tx, &ended, MatchRequestEvent::TimeOut, now).await?);
+            let told = self.notifications.notify_ended(&mut tx, &mut rows, &ended, MatchRequestEvent::TimeOut, now);
+            notices.extend(told.await?);
         }
+        tx.insert_rows(&rows).await?;
         tx.commit().await?;
         self.notifications.publish_notifications(notices);
         let mut instruments: Vec<InstrumentId> = expired.iter().map(|o| o.instrument_id).collect();

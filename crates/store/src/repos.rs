@@ -175,6 +175,15 @@ pub(crate) const INSERT_NOTIFICATION: &str = "insert into notification (notifica
      instrument_id, match_request_id, role, read, archived, created_at, expired_at, updated_at, rfq_id) \
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
 
+/// A broker's link's columns `$1`–`$9` as `bind_broker_confirmation` binds them.
+pub(crate) const INSERT_BROKER_CONFIRMATION: &str = "insert into broker_confirmation (token_hash, order_id, \
+     match_request_id, broker_id, step, created_at, expires_at, answered_at, answer) \
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+
+/// An e-mail's columns `$1`–`$7` as `bind_outbox` binds them.
+pub(crate) const INSERT_OUTBOX: &str = "insert into outbox (outbox_id, message_id, payload, created_at, sent_at, \
+     attempts, last_error) values ($1, $2, $3, $4, $5, $6, $7)";
+
 /// An audit row's columns `$1`–`$10` as `bind_action_log` binds them.
 pub(crate) const INSERT_ACTION_LOG: &str = "insert into action_log (action_log_id, entity, entity_id, operation, \
      user_id, created_at, details, idempotency_key, idempotency_part, request_hash) \
@@ -273,6 +282,36 @@ macro_rules! shared_repos {
                 .bind(Ts(m.updated_at))
                 .bind(Dec(m.take_price))
                 .bind(m.rfq_id.map(|r| r.0))
+        }
+
+        /// Binds a broker's link's columns in the order of [`sql::INSERT_BROKER_CONFIRMATION`].
+        fn bind_broker_confirmation<'q>(
+            q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments>,
+            c: &'q BrokerConfirmation,
+        ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments> {
+            q.bind(c.token_hash.as_str())
+                .bind(c.order_id.0)
+                .bind(c.match_request_id.0)
+                .bind(c.broker_id.0)
+                .bind(c.step.as_str())
+                .bind(Ts(c.created_at))
+                .bind(Ts(c.expires_at))
+                .bind(c.answered.map(|(at, _)| Ts(at)))
+                .bind(c.answered.map(|(_, a)| a))
+        }
+
+        /// Binds an e-mail's columns in the order of [`sql::INSERT_OUTBOX`].
+        fn bind_outbox<'q>(
+            q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments>,
+            m: &'q OutboxMessage,
+        ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments> {
+            q.bind(m.outbox_id)
+                .bind(m.email.message_id.as_str())
+                .bind(Json(&m.email))
+                .bind(Ts(m.created_at))
+                .bind(m.sent_at.map(Ts))
+                .bind(m.attempts)
+                .bind(m.last_error.as_deref())
         }
 
         /// Binds a timer's columns in the order of [`sql::INSERT_TIMER`].
@@ -1076,20 +1115,7 @@ macro_rules! shared_repos {
         #[async_trait]
         impl OutboxRepo for $tx {
             async fn insert_outbox(&mut self, m: &OutboxMessage) -> StoreResult<()> {
-                sqlx::query(
-                    "insert into outbox (outbox_id, message_id, payload, created_at, sent_at, attempts, last_error) \
-                     values ($1, $2, $3, $4, $5, $6, $7)",
-                )
-                .bind(m.outbox_id)
-                .bind(&m.email.message_id)
-                .bind(Json(&m.email))
-                .bind(Ts(m.created_at))
-                .bind(m.sent_at.map(Ts))
-                .bind(m.attempts)
-                .bind(&m.last_error)
-                .execute(&mut *self.tx)
-                .await
-                .map_err(map_err)?;
+                bind_outbox(sqlx::query(sql::INSERT_OUTBOX), m).execute(&mut *self.tx).await.map_err(map_err)?;
                 Ok(())
             }
 
@@ -1623,46 +1649,81 @@ macro_rules! shared_repos {
         }
 
         #[async_trait]
+        impl RowsRepo for $tx {
+            async fn insert_rows(&mut self, rows: &NewRows) -> StoreResult<()> {
+                let timers: Vec<&Timer> = rows.timers.iter().filter(|t| self.remember_timer(t)).collect();
+                if !WRITES_IN_ONE_STATEMENT {
+                    // One after the other, each row after those its foreign keys name.
+                    for m in &rows.match_requests {
+                        self.insert_match_request(m).await?;
+                    }
+                    for n in &rows.notifications {
+                        self.insert_notification(n).await?;
+                    }
+                    for c in &rows.broker_confirmations {
+                        self.insert_broker_confirmation(c).await?;
+                    }
+                    for m in &rows.outbox {
+                        self.insert_outbox(m).await?;
+                    }
+                    for t in timers {
+                        bind_timer(sqlx::query(sql::INSERT_TIMER), t).execute(&mut *self.tx).await.map_err(map_err)?;
+                    }
+                    for a in &rows.action_logs {
+                        self.insert_action_log(a).await?;
+                    }
+                    return Ok(());
+                }
+                // Data-modifying CTEs: every part sees the same snapshot, and the foreign
+                // keys are checked at the statement's end, when all rows are there.
+                let mut parts: Vec<String> = Vec::new();
+                let mut at = 0;
+                let mut part = |insert: &str, columns: usize| {
+                    parts.push(sql::shift_placeholders(insert, at));
+                    at += columns;
+                };
+                rows.match_requests.iter().for_each(|_| part(sql::INSERT_MATCH_REQUEST, 18));
+                rows.notifications.iter().for_each(|_| part(sql::INSERT_NOTIFICATION, 13));
+                rows.broker_confirmations.iter().for_each(|_| part(sql::INSERT_BROKER_CONFIRMATION, 9));
+                rows.outbox.iter().for_each(|_| part(sql::INSERT_OUTBOX, 7));
+                timers.iter().for_each(|_| part(sql::INSERT_TIMER, 6));
+                rows.action_logs.iter().for_each(|_| part(sql::INSERT_ACTION_LOG, 10));
+                let Some(last) = parts.pop() else {
+                    return Ok(());
+                };
+                let ctes: Vec<String> = parts.iter().enumerate().map(|(i, p)| format!("w{i} as ({p})")).collect();
+                let query = if ctes.is_empty() { last } else { format!("with {} {last}", ctes.join(", ")) };
+                let mut q = sqlx::query(sqlx::AssertSqlSafe(query));
+                for m in &rows.match_requests {
+                    q = bind_match_request(q, m);
+                }
+                for n in &rows.notifications {
+                    q = bind_notification(q, n);
+                }
+                for c in &rows.broker_confirmations {
+                    q = bind_broker_confirmation(q, c);
+                }
+                for m in &rows.outbox {
+                    q = bind_outbox(q, m);
+                }
+                for t in timers {
+                    q = bind_timer(q, t);
+                }
+                for a in &rows.action_logs {
+                    q = bind_action_log(q, a);
+                }
+                q.execute(&mut *self.tx).await.map_err(map_err)?;
+                Ok(())
+            }
+        }
+
+        #[async_trait]
         impl MatchRequestRepo for $tx {
             async fn insert_match_request(&mut self, m: &MatchRequest) -> StoreResult<()> {
                 bind_match_request(sqlx::query(sql::INSERT_MATCH_REQUEST), m)
                     .execute(&mut *self.tx)
                     .await
                     .map_err(map_err)?;
-                Ok(())
-            }
-
-            async fn insert_match_request_told(
-                &mut self,
-                m: &MatchRequest,
-                timers: &[Timer],
-                notification: &Notification,
-                log: &ActionLog,
-            ) -> StoreResult<()> {
-                let timers: Vec<&Timer> = timers.iter().filter(|t| self.remember_timer(t)).collect();
-                if !WRITES_IN_ONE_STATEMENT {
-                    self.insert_match_request(m).await?;
-                    for t in timers {
-                        bind_timer(sqlx::query(sql::INSERT_TIMER), t).execute(&mut *self.tx).await.map_err(map_err)?;
-                    }
-                    self.insert_notification(notification).await?;
-                    return self.insert_action_log(log).await;
-                }
-                // Data-modifying CTEs: every part sees the same snapshot and the foreign
-                // keys are checked at the statement's end, when all rows are there.
-                let mut query = format!("with m as ({})", sql::INSERT_MATCH_REQUEST);
-                let mut at = 18;
-                for (i, _) in timers.iter().enumerate() {
-                    query.push_str(&format!(", t{i} as ({})", sql::shift_placeholders(sql::INSERT_TIMER, at)));
-                    at += 6;
-                }
-                query.push_str(&format!(", n as ({}) ", sql::shift_placeholders(sql::INSERT_NOTIFICATION, at)));
-                query.push_str(&sql::shift_placeholders(sql::INSERT_ACTION_LOG, at + 13));
-                let mut q = bind_match_request(sqlx::query(sqlx::AssertSqlSafe(query)), m);
-                for t in timers {
-                    q = bind_timer(q, t);
-                }
-                bind_action_log(bind_notification(q, notification), log).execute(&mut *self.tx).await.map_err(map_err)?;
                 Ok(())
             }
 
@@ -1800,22 +1861,10 @@ macro_rules! shared_repos {
         #[async_trait]
         impl BrokerConfirmationRepo for $tx {
             async fn insert_broker_confirmation(&mut self, c: &BrokerConfirmation) -> StoreResult<()> {
-                sqlx::query(
-                    "insert into broker_confirmation (token_hash, order_id, match_request_id, broker_id, step, \
-                     created_at, expires_at, answered_at, answer) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                )
-                .bind(&c.token_hash)
-                .bind(c.order_id.0)
-                .bind(c.match_request_id.0)
-                .bind(c.broker_id.0)
-                .bind(c.step.as_str())
-                .bind(Ts(c.created_at))
-                .bind(Ts(c.expires_at))
-                .bind(c.answered.map(|(at, _)| Ts(at)))
-                .bind(c.answered.map(|(_, a)| a))
-                .execute(&mut *self.tx)
-                .await
-                .map_err(map_err)?;
+                bind_broker_confirmation(sqlx::query(sql::INSERT_BROKER_CONFIRMATION), c)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
                 Ok(())
             }
 

@@ -1379,8 +1379,9 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
     assert_eq!(tx.notification(other.notification_id).await.unwrap(), Some(other));
     tx.commit().await.unwrap();
 
-    // A new request with its two timers, its notification and its audit row in one write;
-    // a timer with a dedupe key this transaction wrote already is not written again.
+    // A new request with its two timers, its notification, a broker's link, an e-mail and
+    // its audit row in one write; a timer with a dedupe key this transaction wrote already
+    // is not written again; an empty batch writes nothing.
     let told = request(M::Pending, 40);
     let notice = Notification {
         subject: Subject::MatchRequest(told.match_request_id),
@@ -1401,7 +1402,38 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
     let mut tx = s.write().await.unwrap();
     tx.insert_timer(&timer("auto", told.created_at, Some("once"))).await.unwrap();
     let before = tx.pending_timers().await.unwrap().len();
-    tx.insert_match_request_told(&told, &timers, &notice, &log).await.unwrap();
+    let link = BrokerConfirmation {
+        token_hash: "ef".repeat(32),
+        order_id: resting.order_id,
+        match_request_id: told.match_request_id,
+        broker_id: parent.company_id,
+        step: ConfirmationStep::Fill,
+        created_at: told.created_at,
+        expires_at: told.created_at + Duration::days(7),
+        answered: None,
+    };
+    let mail = OutboxMessage {
+        outbox_id: Uuid::now_v7(),
+        email: OutgoingEmail {
+            message_id: "<told@upstairs.test>".into(),
+            to: "desk@broker.test".into(),
+            template: EmailTemplate::PasswordReset { first_name: "Ada".into(), link: "https://x/y".into() },
+        },
+        created_at: told.created_at,
+        sent_at: None,
+        attempts: 0,
+        last_error: None,
+    };
+    tx.insert_rows(&NewRows::default()).await.unwrap();
+    let rows = NewRows {
+        match_requests: vec![told.clone()],
+        notifications: vec![notice.clone()],
+        broker_confirmations: vec![link.clone()],
+        outbox: vec![mail.clone()],
+        timers: timers.to_vec(),
+        action_logs: vec![log.clone()],
+    };
+    tx.insert_rows(&rows).await.unwrap();
     tx.commit().await.unwrap();
     let mut tx = s.read().await.unwrap();
     assert_eq!(tx.match_request(told.match_request_id).await.unwrap(), Some(told.clone()));
@@ -1411,6 +1443,8 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
     assert!(pending.iter().any(|t| t.timer_id == timers[0].timer_id && t.payload == timers[0].payload));
     assert!(!pending.iter().any(|t| t.timer_id == timers[1].timer_id));
     assert!(tx.action_logs(100).await.unwrap().contains(&log));
+    assert_eq!(tx.broker_confirmation(&link.token_hash).await.unwrap(), Some(link));
+    assert_eq!(tx.outbox(mail.outbox_id).await.unwrap(), Some(mail));
 }
 
 async fn rfqs_and_responses<S: Store>(s: S) {

@@ -63,6 +63,10 @@ impl<S: Store> Confirmations<S> {
         step: ConfirmationStep,
         now: DateTime<Utc>,
     ) -> Result<(), EngineError> {
+        // What the e-mails name (both sides' brokers, clients and traders), read at once.
+        let companies: Vec<_> = orders.iter().flat_map(|o| [o.broker_id, o.company_id]).collect();
+        let users: Vec<_> = orders.iter().map(|o| o.created_by).collect();
+        tx.read_ahead(&companies, &users).await?;
         if step == ConfirmationStep::Accept {
             let trades: Vec<_> = orders.iter().map(|o| (o.clone(), false)).collect();
             self.fix_reports.report_parent_fills(tx, &trades, now).await?;

@@ -112,6 +112,10 @@ pub trait CompanyRepo {
     /// Writes every mutable column and replaces the broker list.
     async fn update_company(&mut self, c: &Company) -> StoreResult<()>;
     async fn company(&mut self, id: CompanyId) -> StoreResult<Option<Company>>;
+    /// Reads ahead, into this transaction's memo, the companies and the users it has not
+    /// read yet (one statement for each kind), so that [`Self::company`] and
+    /// `UserRepo::user` then answer them without one. Nothing outside a transaction.
+    async fn read_ahead(&mut self, companies: &[CompanyId], users: &[UserId]) -> StoreResult<()>;
     async fn company_by_name(&mut self, name: &str) -> StoreResult<Option<Company>>;
     async fn count_companies(&mut self) -> StoreResult<i64>;
     /// Ordered by name.

@@ -458,6 +458,48 @@ macro_rules! shared_repos {
                 Ok(company)
             }
 
+            async fn read_ahead(&mut self, companies: &[CompanyId], users: &[UserId]) -> StoreResult<()> {
+                if !matches!(self.tx, Conn::Tx(_)) {
+                    return Ok(());
+                }
+                let mut companies: Vec<CompanyId> =
+                    companies.iter().copied().filter(|c| !self.memo.companies.contains_key(c)).collect();
+                companies.sort_by_key(|c| c.0);
+                companies.dedup();
+                if !companies.is_empty() {
+                    let query = format!(
+                        "{} where c.company_id in ({})",
+                        sql::COMPANY_SELECT.replace("{}", COMPANY_BROKERS),
+                        sql::placeholders(1, companies.len())
+                    );
+                    let mut q = sqlx::query_as(sqlx::AssertSqlSafe(query));
+                    for c in &companies {
+                        q = q.bind(c.0);
+                    }
+                    let rows = q.fetch_all(&mut *self.tx).await.map_err(map_err)?;
+                    let found = convert(rows, CompanyRow::into_model)?;
+                    for c in companies {
+                        self.memo.companies.insert(c, found.iter().find(|f| f.company_id == c).cloned());
+                    }
+                }
+                let mut users: Vec<UserId> = users.iter().copied().filter(|u| !self.memo.users.contains_key(u)).collect();
+                users.sort_by_key(|u| u.0);
+                users.dedup();
+                if !users.is_empty() {
+                    let query = format!("{} where u.user_id in ({})", sql::USER_SELECT, sql::placeholders(1, users.len()));
+                    let mut q = sqlx::query_as::<_, UserRow>(sqlx::AssertSqlSafe(query));
+                    for u in &users {
+                        q = q.bind(u.0);
+                    }
+                    let rows = q.fetch_all(&mut *self.tx).await.map_err(map_err)?;
+                    let found = convert(rows, UserRow::into_model)?;
+                    for u in users {
+                        self.memo.users.insert(u, found.iter().find(|f| f.user.user_id == u).cloned());
+                    }
+                }
+                Ok(())
+            }
+
             async fn company_by_name(&mut self, name: &str) -> StoreResult<Option<Company>> {
                 let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!("{} where c.name = $1", sql::COMPANY_SELECT.replace("{}", COMPANY_BROKERS))))
                     .bind(name)

@@ -94,6 +94,17 @@ async fn seeded<S: Store>(s: &S) -> (Company, User) {
 
 async fn users_round_trip<S: Store>(s: S) {
     let (c, mut u) = seeded(&s).await;
+    // Read ahead in one go, then answered as read (an unknown id as none), in a
+    // transaction and outside one.
+    let (nobody, no_user) = (upstairs_domain::CompanyId::new(), UserId::new());
+    for mut tx in [s.read().await.unwrap(), s.single().await.unwrap()] {
+        tx.read_ahead(&[c.company_id, nobody, c.company_id], &[u.user_id, no_user]).await.unwrap();
+        assert_eq!(tx.company(c.company_id).await.unwrap(), Some(c.clone()));
+        assert_eq!(tx.company(nobody).await.unwrap(), None);
+        assert_eq!(tx.user(u.user_id).await.unwrap().map(|v| v.user), Some(u.clone()));
+        assert_eq!(tx.user(no_user).await.unwrap(), None);
+        tx.read_ahead(&[], &[]).await.unwrap();
+    }
     let mut tx = s.read().await.unwrap();
     assert_eq!(tx.company(c.company_id).await.unwrap(), Some(c.clone()));
     assert_eq!(tx.company_by_name("Halyard").await.unwrap(), Some(c.clone()));

@@ -13,7 +13,8 @@ parent. Then, `--rounds` times, one after the other: the taker's one-lot order w
 (`POST /api/orders`, resting below the offer) and its one-lot take of the offer
 (`POST /api/order-match-requests`). Prints both medians and their ratio; to compare two
 binaries, run it once with each in the same session. `--unanswered` leaves the responder
-without its auto-accept: the take alone, with no accept running beside the next writes.
+without its auto-accept: the take alone, with no accept running beside the next writes;
+`--settled` waits (polling, outside the timings) for each take's accept before the next round.
 It never asserts.
 """
 
@@ -29,6 +30,8 @@ def main():
     ap = r.bench_args(__doc__, whole=True)
     ap.add_argument("--rounds", type=int, default=300, help="orders and takes, one after the other (300)")
     ap.add_argument("--unanswered", action="store_true", help="the responder does not accept at once")
+    ap.add_argument("--settled", action="store_true",
+                    help="each round waits (polling, untimed) until the take's accept is done")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as work, r.serving(args.bin, args.backend, args.pg_url, work) as (port, env):
         admin = r.sign_in(port, r.ADMIN)
@@ -62,10 +65,16 @@ def main():
             order(taker, buy, 1, 94.0)
             orders.append(time.perf_counter() - started)
             started = time.perf_counter()
-            r.expect(taker.call("POST", "/api/order-match-requests", take), 201, "take")
+            sent = r.expect(taker.call("POST", "/api/order-match-requests", take), 201, "take")
             takes.append(time.perf_counter() - started)
+            if args.settled and not args.unanswered:
+                path = f"/api/order-match-requests/{sent[0]['order_match_request_id']}"
+                deadline = time.monotonic() + 10
+                while r.expect(taker.call("GET", path), 200, "request")["state"] == "PENDING":
+                    if time.monotonic() > deadline:
+                        raise SystemExit("the accept did not come within 10 s")
     o, t = statistics.median(orders) * 1000, statistics.median(takes) * 1000
-    answered = "unanswered" if args.unanswered else "accepted at once"
+    answered = "unanswered" if args.unanswered else "accepted at once" + (", settled" if args.settled else "")
     print(f"{args.backend}, {args.bin}, {args.rounds} rounds, takes {answered}: order write {o:.2f} ms, take {t:.2f} ms "
           f"(medians); take / order {t / o:.2f}")
 

@@ -153,7 +153,12 @@ impl<S: Store> Matches<S> {
         let view = locked.iter().find(|v| v.parent.parent_order_id == own).cloned().ok_or_else(not_found_parent)?;
         let instrument = self.check_take(&mut tx, actor, &view, &take).await?;
         self.require_trading(&mut tx, company).await?;
-        let facing = if parents.is_empty() { Vec::new() } else { tx.orders_facing(own, company, take.price).await? };
+        // With one writer at a time (SQLite) nothing changed since the first read.
+        let facing = match (parents.is_empty(), self.store.one_writer()) {
+            (true, _) => Vec::new(),
+            (false, true) => seen,
+            (false, false) => tx.orders_facing(own, company, take.price).await?,
+        };
         let hits = self.hits(&instrument, view.parent.direction, &take, &facing, Some(&parents), Reach::Whole)?;
         if hits.is_empty() {
             return Err(conflict(NOTHING_MATCHED));

@@ -53,6 +53,12 @@ pub trait Store: Clone + Send + Sync + 'static {
     /// A short name of the backend for logs ("sqlite", "postgres").
     fn backend(&self) -> &'static str;
 
+    /// Whether a write transaction holds the only write lock from its start (SQLite's one
+    /// writer), so that what it reads before taking row locks cannot change under it.
+    fn one_writer(&self) -> bool {
+        false
+    }
+
     /// Carries announcements between the nodes on this database; `None` where this node
     /// is the only one there can be (SQLite: one file, one process).
     fn fanout(&self) -> Option<std::sync::Arc<dyn Fanout>> {

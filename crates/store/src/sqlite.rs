@@ -281,6 +281,10 @@ impl Store for SqliteStore {
         "sqlite"
     }
 
+    fn one_writer(&self) -> bool {
+        true
+    }
+
     fn pool_use(&self) -> (u32, u32) {
         let open = self.writer.size() + self.readers.size();
         let idle = u32::try_from(self.writer.num_idle() + self.readers.num_idle()).unwrap_or(u32::MAX);

@@ -268,14 +268,19 @@ export async function clearPreference(server, email) {
 export const TRADER_PASSWORD = 'Trader-Pass-2026';
 
 /**
- * A broker (Northgate), two trading firms using it (Halyard, Kestrel), an instrument (the
- * Euribor spread on a 0.005 tick, band -0.04 to -0.015, block 500), and one activated
- * trader per firm (Anna, Ben) who answers match requests at once, with `tips` read.
+ * A broker (Northgate, confirming by e-mail at `ops@northgate.test` when `byEmail`), two
+ * trading firms using it (Halyard, Kestrel), an instrument (the Euribor spread on a 0.005
+ * tick, band -0.04 to -0.015, block 500), and one activated trader per firm (Anna, Ben)
+ * who answers match requests as `answers` says (at once unless told), with the tooltips
+ * `tips` (a list, or a list per first name) read.
  */
-export async function seedTwoFirms(server, { tips = [] } = {}) {
+export async function seedTwoFirms(server, { tips = [], answers = {}, byEmail = false } = {}) {
   const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
   const post = (path, body) => api(server.baseUrl, path, { token: admin, method: 'POST', body });
-  const broker = await post('/admin/companies', { name: 'Northgate', full_name: 'Northgate Clearing LLP', roles: ['broker'], trade_confirmation_email: 'ops@northgate.test' });
+  const broker = await post('/admin/companies', {
+    name: 'Northgate', full_name: 'Northgate Clearing LLP', roles: ['broker'], trade_confirmation_email: 'ops@northgate.test',
+    ...(byEmail ? { trade_confirmation_via_email_enabled: true } : {}),
+  });
   const brokers = [{ company_id: broker.company_id }];
   const firms = {};
   for (const name of ['Halyard', 'Kestrel']) {
@@ -291,8 +296,10 @@ export async function seedTwoFirms(server, { tips = [] } = {}) {
     const { link } = await waitForMail(server.mailDir, email, { pathPrefix: '/account-activate' });
     await api(server.baseUrl, `/users/password-reset/${new URL(link).searchParams.get('hash')}`, { method: 'POST', body: { password: TRADER_PASSWORD } });
     const token = await login(server.baseUrl, email, TRADER_PASSWORD);
-    const ui_metadata = tips.length > 0 ? [{ key: 'TOOLTIPS', value: tips.map((key) => ({ key, read: true })) }] : undefined;
-    await api(server.baseUrl, `/users/${user.user_id}`, { token, method: 'PATCH', body: { auto_accept: 'INSTANT', ...(ui_metadata ? { ui_metadata } : {}) } });
+    const read = typeof tips === 'function' ? tips(first_name) : tips;
+    const ui_metadata = read.length > 0 ? [{ key: 'TOOLTIPS', value: read.map((key) => ({ key, read: true })) }] : undefined;
+    const auto_accept = answers[first_name] ?? 'INSTANT';
+    await api(server.baseUrl, `/users/${user.user_id}`, { token, method: 'PATCH', body: { auto_accept, ...(ui_metadata ? { ui_metadata } : {}) } });
     traders[first_name] = { email, token, user, firm: firms[firm] };
   }
   return { admin, broker, instrument, traders };

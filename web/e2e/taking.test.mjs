@@ -6,9 +6,8 @@
 // auto-response or expiry fires until the test moves it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN, api, clearPreference, failedCalls, frozenServer, launchBrowser, login, newPage, shot, signIn as signInAs, until, waitForMail } from './harness.mjs';
+import { ADMIN, api, clearPreference, failedCalls, frozenServer, launchBrowser, newPage, seedTwoFirms, shot, signIn as signInAs, TRADER_PASSWORD as PASSWORD, until, waitForMail } from './harness.mjs';
 
-const PASSWORD = 'Trader-Pass-2026';
 const T = 'taking';
 const DESK = 'ops@northgate.test';
 const TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
@@ -23,35 +22,14 @@ after(async () => {
 
 /** A broker confirming by e-mail, two trading firms using it, an instrument, a trader per firm. */
 async function seedVenue(server) {
-  const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
+  // Anna answers by hand: her preference rejects after 15 s, which the stopped clock never reaches.
+  const { admin, broker, instrument, traders } = await seedTwoFirms(server, {
+    byEmail: true,
+    answers: { Anna: 'REJECT_WITH_DELAY' },
+    tips: (name) => TIPS.filter((k) => name === 'Anna' || k !== 'TAKING_LIQUIDITY_IN_ORDERBOOK'),
+  });
   const me = await api(server.baseUrl, '/users/me', { token: admin });
   await api(server.baseUrl, `/users/${me.user_id}`, { token: admin, method: 'PATCH', body: { auto_accept: 'INSTANT' } });
-  const post = (path, body) => api(server.baseUrl, path, { token: admin, method: 'POST', body });
-  const broker = await post('/admin/companies', {
-    name: 'Northgate', full_name: 'Northgate Clearing LLP', roles: ['broker'], trade_confirmation_email: DESK, trade_confirmation_via_email_enabled: true,
-  });
-  const brokers = [{ company_id: broker.company_id }];
-  const firms = {};
-  for (const name of ['Halyard', 'Kestrel']) {
-    firms[name] = await post('/admin/companies', { name, full_name: `${name} Capital LLP`, brokers, default_broker: brokers[0] });
-  }
-  const instrument = await post('/admin/instruments', {
-    name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', min_quantity: 500, tick_size: 0.005, exchange_id: 'I', currency: 'EUR',
-    min_tick_price: -0.04, max_tick_price: -0.015,
-  });
-  const traders = {};
-  // Anna answers by hand: her preference rejects after 15 s, which the stopped clock never reaches.
-  for (const [firm, email, first_name, auto_accept] of [['Halyard', 'anna@halyard.test', 'Anna', 'REJECT_WITH_DELAY'], ['Kestrel', 'ben@kestrel.test', 'Ben', 'INSTANT']]) {
-    const user = await post('/users', { email, first_name, last_name: 'Trader', company_id: firms[firm].company_id, roles: ['trader'] });
-    const { link } = await waitForMail(server.mailDir, email, { pathPrefix: '/account-activate' });
-    await api(server.baseUrl, `/users/password-reset/${new URL(link).searchParams.get('hash')}`, { method: 'POST', body: { password: PASSWORD } });
-    const token = await login(server.baseUrl, email, PASSWORD);
-    const read = TIPS.filter((k) => first_name === 'Anna' || k !== 'TAKING_LIQUIDITY_IN_ORDERBOOK');
-    await api(server.baseUrl, `/users/${user.user_id}`, {
-      token, method: 'PATCH', body: { auto_accept, ui_metadata: [{ key: 'TOOLTIPS', value: read.map((key) => ({ key, read: true })) }] },
-    });
-    traders[first_name] = { email, token, user, firm: firms[firm] };
-  }
   return { instrument, traders, broker };
 }
 

@@ -105,7 +105,7 @@ impl<S: Store> Confirmations<S> {
             let link = |yes: bool| format!("{base}/{path}?order_id={}&token={token}&{flag}={yes}", o.order_id);
             let template =
                 EmailTemplate::TradeConfirmation { step, trade, confirm_link: link(true), decline_link: link(false) };
-            let (message, timer) = self.email_rows(now, &to, template);
+            let (message, timer) = crate::core::email_rows(&self.mail_domain(), now, &to, template);
             rows.outbox.push(message);
             rows.timers.push(timer);
         }

@@ -146,28 +146,10 @@ impl<S: Store> Core<S> {
         to: &str,
         template: EmailTemplate,
     ) -> Result<Uuid, EngineError> {
-        let (message, timer) = self.email_rows(now, to, template);
+        let (message, timer) = email_rows(&self.mail_domain(), now, to, template);
         tx.insert_outbox(&message).await?;
         tx.insert_timer(&timer).await?;
         Ok(message.outbox_id)
-    }
-
-    /// An e-mail for the outbox and the timer that sends it, for a use case that writes
-    /// them with its other new rows ([`NewRows`]).
-    pub(crate) fn email_rows(&self, now: DateTime<Utc>, to: &str, template: EmailTemplate) -> (OutboxMessage, Timer) {
-        let outbox_id = Uuid::now_v7();
-        let email =
-            OutgoingEmail { message_id: format!("<{outbox_id}@{}>", self.mail_domain()), to: to.to_owned(), template };
-        let message = OutboxMessage { outbox_id, email, created_at: now, sent_at: None, attempts: 0, last_error: None };
-        let timer = Timer {
-            timer_id: Uuid::now_v7(),
-            kind: OUTBOX_DELIVER.into(),
-            payload: json!({ "outbox_id": outbox_id }),
-            due_at: now,
-            dedupe_key: None,
-            attempts: 0,
-        };
-        (message, timer)
     }
 
     pub(crate) fn mail_domain(&self) -> String {
@@ -275,6 +257,28 @@ impl<S: Store> Core<S> {
             None => Ok(()),
         }
     }
+}
+
+/// An e-mail for the outbox (its message id under `mail_domain`) and the timer that sends
+/// it, for a use case that writes them with its other new rows ([`NewRows`]).
+pub(crate) fn email_rows(
+    mail_domain: &str,
+    now: DateTime<Utc>,
+    to: &str,
+    template: EmailTemplate,
+) -> (OutboxMessage, Timer) {
+    let outbox_id = Uuid::now_v7();
+    let email = OutgoingEmail { message_id: format!("<{outbox_id}@{mail_domain}>"), to: to.to_owned(), template };
+    let message = OutboxMessage { outbox_id, email, created_at: now, sent_at: None, attempts: 0, last_error: None };
+    let timer = Timer {
+        timer_id: Uuid::now_v7(),
+        kind: OUTBOX_DELIVER.into(),
+        payload: json!({ "outbox_id": outbox_id }),
+        due_at: now,
+        dedupe_key: None,
+        attempts: 0,
+    };
+    (message, timer)
 }
 
 /// Declares a feature service (ADR 0032): the shared core, reached through `Deref`, and

@@ -145,6 +145,14 @@ impl<S: Store> Matches<S> {
         let mut parents = BTreeSet::new();
         if let Some(first) = seen.first() {
             let instrument = self.instrument_in(&mut tx, first.order.instrument_id).await?;
+            // A take its terms refuse (broker, price, size, instrument) locks no other
+            // firm's parent: only the taker's, whose checks then answer as they always do.
+            if let Err(refused) = self.check_terms(&mut tx, actor, &instrument, &take, i64::MAX).await {
+                let locked = tx.lock_take_parents(company, own, &BTreeSet::new()).await?;
+                let view = locked.into_iter().next().ok_or_else(not_found_parent)?;
+                self.check_take(&mut tx, actor, &view, &take).await?;
+                return Err(refused);
+            }
             let direction = first.order.direction.opposite();
             let first = self.hits(&instrument, direction, &take, &seen, None, Reach::Whole)?;
             parents.extend(first.iter().map(|(o, _)| o.order.parent_order_id));
@@ -578,7 +586,22 @@ impl<S: Store> Matches<S> {
             return Err(conflict("This parent order is no longer active."));
         }
         let instrument = self.instrument_in(tx, view.parent.instrument_id).await?;
-        if !crate::context::may_trade(actor, &instrument) {
+        let tradable = Quantities::of(view.parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
+        self.check_terms(tx, actor, &instrument, take, tradable).await?;
+        Ok(instrument)
+    }
+
+    /// The checks of a take that its parent's state does not decide: may the actor trade
+    /// the instrument, the broker, price and size (up to `tradable`), the instrument active.
+    async fn check_terms(
+        &self,
+        tx: &mut S::Tx,
+        actor: &Actor,
+        instrument: &Instrument,
+        take: &Take,
+        tradable: i64,
+    ) -> Result<(), EngineError> {
+        if !crate::context::may_trade(actor, instrument) {
             return Err(not_found_parent());
         }
         let mut errors = Vec::new();
@@ -586,8 +609,7 @@ impl<S: Store> Matches<S> {
         {
             errors.push(FieldError::new("requesting_broker_id", "Choose one of the eligible brokers"));
         }
-        let tradable = Quantities::of(view.parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
-        crate::orders::check_price_and_quantity(&instrument, take.price, take.quantity, tradable, &mut errors);
+        crate::orders::check_price_and_quantity(instrument, take.price, take.quantity, tradable, &mut errors);
         for e in &mut errors {
             if e.field == "limit_price" {
                 e.field = "price".into();
@@ -599,7 +621,7 @@ impl<S: Store> Matches<S> {
         if !instrument.active {
             return Err(conflict("This instrument is not active."));
         }
-        Ok(instrument)
+        Ok(())
     }
 
     /// The name of a resting order's broker (the dry run shows it, nothing more).

@@ -260,6 +260,52 @@ async fn only_the_parties_answer(b: Backend) {
     v.app.stop().await;
 }
 
+/// A take its terms refuse (a broker the taker may not use, a price off the tick or out
+/// of the band, a size below the block) waits on no other firm's parent: while another
+/// transaction holds the resting firm's parent, each refusal answers. PostgreSQL only:
+/// SQLite has one writer, so nothing can hold a parent beside the take.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_take_waits_on_no_other_firms_parent() {
+    use sqlx::Connection as _;
+    balanced_after(async {
+        let v = venue(Backend::Postgres).await;
+        let (sell, _, buy) = rest_and_parent(&v, 1000, "94.75", 1000).await;
+        let mut holder = sqlx::PgConnection::connect(&v.app.database_url).await.unwrap();
+        sqlx::query("begin").execute(&mut holder).await.unwrap();
+        sqlx::query("select 1 from parent_order where parent_order_id = $1::uuid for update")
+            .bind(sell["parent_order_id"].as_str().unwrap())
+            .execute(&mut holder)
+            .await
+            .unwrap();
+        let valid = json!({"requesting_parent_order_id": buy["parent_order_id"], "quantity": 1000,
+                           "price": p("94.75").0, "requesting_broker_id": v.broker, "dry_run": false, "residual": false});
+        let refusals = [
+            ("requesting_broker_id", json!(sell["parent_order_id"])),
+            ("price", json!(p("94.755").0)),
+            ("price", json!(p("94.85").0)),
+            ("quantity", json!(100)),
+        ];
+        for (field, value) in refusals {
+            let mut body = valid.clone();
+            body[field] = value.clone();
+            let answer = tokio::time::timeout(
+                std::time::Duration::from_secs(20),
+                v.app.post("/api/order-match-requests", Some(&v.b), body),
+            )
+            .await
+            .unwrap_or_else(|_| panic!("a take with {field} {value} waited on the resting firm's parent"));
+            assert_eq!(answer.0, StatusCode::BAD_REQUEST, "{field} {value}: {}", answer.1);
+            assert_eq!(answer.1["errors"][0]["field"], field, "{}", answer.1);
+        }
+        // Once the holder lets go, the valid take goes through.
+        sqlx::query("rollback").execute(&mut holder).await.unwrap();
+        let (s, sent) = v.app.post("/api/order-match-requests", Some(&v.b), valid).await;
+        assert_eq!(s, StatusCode::CREATED, "{sent}");
+        v.app.stop().await;
+    })
+    .await
+}
+
 async fn nothing_to_match(b: Backend) {
     let v = venue(b).await;
     // Only the taker's own firm rests at the price: nothing matches, nothing is written.

@@ -495,6 +495,28 @@ impl<S: Store> Orders<S> {
         Ok(Book { instrument, snapshot, own: None })
     }
 
+    /// What the owners' screens show of orders that changed, for their frames (ADR 0029):
+    /// each child order as its owner lists it (from the cached instrument, no read), and
+    /// the parents' current state in one read. A parent not found is left out.
+    pub async fn pushed(
+        &self,
+        orders: Vec<ChildOrder>,
+        parents: &std::collections::BTreeSet<ParentOrderId>,
+    ) -> Result<(Vec<OrderDetail>, Vec<ParentOrderDetail>), EngineError> {
+        let mut children = Vec::with_capacity(orders.len());
+        for o in orders {
+            let in_band = self.matchable(&o).await?;
+            children.push(self.order_detail(o, in_band));
+        }
+        let mut details = Vec::with_capacity(parents.len());
+        if !parents.is_empty() {
+            for view in self.store.single().await?.parent_orders_by_id(parents).await? {
+                details.push(self.detail(view).await?);
+            }
+        }
+        Ok((children, details))
+    }
+
     /// Schedules the next close (idempotent); nothing when the venue is always open.
     pub(crate) async fn schedule_close(&self, tx: &mut S::Tx, after: DateTime<Utc>) -> Result<(), EngineError> {
         if let Some(at) = self.config.calendar.next_close(after) {

@@ -161,6 +161,11 @@ pub trait OrderRepo {
         &mut self,
         ids: &std::collections::BTreeSet<ParentOrderId>,
     ) -> StoreResult<Vec<ParentOrderView>>;
+    /// Parent orders by id, in one statement, in id order, without a lock: those found.
+    async fn parent_orders_by_id(
+        &mut self,
+        ids: &std::collections::BTreeSet<ParentOrderId>,
+    ) -> StoreResult<Vec<ParentOrderView>>;
     /// The parents a take changes, locked in id order in one statement: `own` when it is
     /// `company`'s, and those of `others` that are not `company`'s.
     async fn lock_take_parents(

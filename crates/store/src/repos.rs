@@ -1337,6 +1337,28 @@ macro_rules! shared_repos {
             }
         }
 
+        impl $tx {
+            /// Parent orders by id in one statement, in id order, `lock` appended.
+            async fn parent_orders_in(
+                &mut self,
+                ids: &std::collections::BTreeSet<ParentOrderId>,
+                lock: &str,
+            ) -> StoreResult<Vec<ParentOrderView>> {
+                if ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let sql = format!(
+                    "select * from parent_order where parent_order_id in ({}) order by parent_order_id{lock}",
+                    sql::placeholders(1, ids.len())
+                );
+                let mut query = sqlx::query_as::<_, ParentOrderRow>(sqlx::AssertSqlSafe(sql));
+                for id in ids {
+                    query = query.bind(id.0);
+                }
+                query.fetch_all(&mut *self.tx).await.map_err(map_err)?.into_iter().map(ParentOrderRow::into_model).collect()
+            }
+        }
+
         #[async_trait]
         impl OrderRepo for $tx {
             async fn lock_parent_order(&mut self, id: ParentOrderId) -> StoreResult<Option<ParentOrderView>> {
@@ -1353,20 +1375,12 @@ macro_rules! shared_repos {
             }
 
             async fn lock_parent_orders(&mut self, ids: &std::collections::BTreeSet<ParentOrderId>) -> StoreResult<Vec<ParentOrderView>> {
-                if ids.is_empty() {
-                    return Ok(Vec::new());
-                }
-                let sql = format!(
-                    "select * from parent_order where parent_order_id in ({}) order by parent_order_id{FOR_UPDATE}",
-                    sql::placeholders(1, ids.len())
-                );
-                let mut query = sqlx::query_as::<_, ParentOrderRow>(sqlx::AssertSqlSafe(sql));
-                for id in ids {
-                    query = query.bind(id.0);
-                }
-                query.fetch_all(&mut *self.tx).await.map_err(map_err)?.into_iter().map(ParentOrderRow::into_model).collect()
+                self.parent_orders_in(ids, FOR_UPDATE).await
             }
 
+            async fn parent_orders_by_id(&mut self, ids: &std::collections::BTreeSet<ParentOrderId>) -> StoreResult<Vec<ParentOrderView>> {
+                self.parent_orders_in(ids, "").await
+            }
             async fn lock_take_parents(
                 &mut self,
                 company: CompanyId,

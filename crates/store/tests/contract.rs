@@ -952,6 +952,14 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
     let mut expect = vec![them, parent.parent_order_id];
     expect.sort();
     assert_eq!(ids(tx.lock_take_parents(me, them, &both).await.unwrap()), expect);
+    // Read without a lock, in id order, with their counters; an unknown id is left out.
+    let read = [them, parent.parent_order_id, upstairs_domain::ParentOrderId::new()].into_iter().collect();
+    let views = tx.parent_orders_by_id(&read).await.unwrap();
+    assert_eq!(ids(views.clone()), expect);
+    for v in &views {
+        assert_eq!(Some(v), tx.parent_order(v.parent.parent_order_id).await.unwrap().as_ref());
+    }
+    assert!(tx.parent_orders_by_id(&Default::default()).await.unwrap().is_empty());
     assert_eq!(
         ids(tx.lock_take_parents(own, them, &both).await.unwrap()),
         Vec::<upstairs_domain::ParentOrderId>::new()

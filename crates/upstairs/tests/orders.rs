@@ -18,6 +18,7 @@ on_both_backends!(
     close_expires_working_orders,
     book_topic_reaches_subscribers,
     book_frames_carry_the_state_and_shares_reach_only_their_company,
+    order_frames_carry_the_rows_the_lists_show,
     quantities_stay_exact_under_random_calls,
     concurrent_writers_keep_counters_exact,
     edits_racing_the_close_never_revive_an_order,
@@ -396,6 +397,64 @@ async fn frame(peer: &mut Peer) -> Value {
     let msg = peer.next_json(StdDuration::from_secs(10)).await.expect("a frame");
     assert_eq!(msg["event"], "message", "{msg}");
     msg["body"].clone()
+}
+
+/// The row of `id` (under `key`) in the list `path` answers `token`.
+async fn listed(app: &TestApp, token: &str, path: &str, key: &str, id: &Value) -> Value {
+    let (s, list) = app.get(path, Some(token)).await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    list.as_array().unwrap().iter().find(|r| r[key] == *id).cloned().unwrap_or_else(|| panic!("{id} not in {path}"))
+}
+
+/// The next frame on `peer`, of `kind`, numbered `seq`: what it carries besides.
+async fn order_frame(peer: &mut Peer, kind: &str, seq: u64) -> Value {
+    let mut f = frame(peer).await;
+    assert_eq!((&f["type"], &f["seq"]), (&json!(kind), &json!(seq)), "{f}");
+    let row = f.as_object_mut().unwrap();
+    row.remove("type");
+    row.remove("seq");
+    f
+}
+
+/// Each change of a user's order reaches their `/user/topic/orders` as the row their
+/// lists show, numbered 1, 2, 3 …: the child order as `GET /orders` lists it, the parent
+/// with its quantities as `GET /parent-orders` does (ADR 0029); another firm hears none.
+async fn order_frames_carry_the_rows_the_lists_show(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let mut a = subscribed(app, &v.a, "/user/topic/orders").await;
+    let mut b_peer = subscribed(app, &v.b, "/user/topic/orders").await;
+    let parents = "/api/parent-orders?state=ACTIVE,FILLED";
+    let orders = "/api/orders?state=WORKING";
+
+    let sell = v.parent(&v.a, "SELL", 2000).await;
+    let id = &sell["parent_order_id"];
+    let f = order_frame(&mut a, "PARENT_ORDER_UPDATED", 1).await;
+    assert_eq!(f, listed(app, &v.a, parents, "parent_order_id", id).await);
+
+    let (s, order) = v.child(&v.a, &sell, 1000, p("94.79"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{order}");
+    let f = order_frame(&mut a, "ORDER_UPDATED", 2).await;
+    assert_eq!(f, listed(app, &v.a, orders, "order_id", &order["order_id"]).await);
+    assert_eq!((&f["matchable"], &f["price"]), (&json!(true), &json!(94.79)));
+    let f = order_frame(&mut a, "PARENT_ORDER_UPDATED", 3).await;
+    assert_eq!(f["quantities"], json!({"tradable": 1000, "working": 1000, "matched": 0}));
+    assert_eq!(f, listed(app, &v.a, parents, "parent_order_id", id).await);
+
+    let (s, body) = app.delete(&format!("/api/orders/{}", order["order_id"].as_str().unwrap()), Some(&v.a)).await;
+    assert!(s.is_success(), "{s}: {body}");
+    let f = order_frame(&mut a, "ORDER_UPDATED", 4).await;
+    assert_eq!((&f["order_id"], &f["state"]), (&order["order_id"], &json!("CANCELLED")));
+    let f = order_frame(&mut a, "PARENT_ORDER_UPDATED", 5).await;
+    assert_eq!(f["quantities"], json!({"tradable": 2000, "working": 0, "matched": 0}));
+    assert_eq!(f, listed(app, &v.a, parents, "parent_order_id", id).await);
+
+    // B heard none of it: B's first frame is B's own parent.
+    let buy = v.parent(&v.b, "BUY", 1000).await;
+    let f = order_frame(&mut b_peer, "PARENT_ORDER_UPDATED", 1).await;
+    assert_eq!(f["parent_order_id"], buy["parent_order_id"]);
+    drop((a, b_peer));
+    v.app.stop().await;
 }
 
 /// A book frame is what the REST book shows anyone without a share, plus the market data,

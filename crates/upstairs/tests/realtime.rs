@@ -8,9 +8,10 @@ use rust_decimal::Decimal;
 use serde_json::json;
 use std::time::Duration;
 use support::*;
-use upstairs_domain::order::{Direction, OrderState};
-use upstairs_domain::{CompanyId, InstrumentId, OrderId, ParentOrderId, UserId};
-use upstairs_engine::model::{ChildOrder, Instrument, ParentOrder, ParentState};
+use upstairs_domain::notification::Party;
+use upstairs_domain::rfq::RfqState;
+use upstairs_domain::{InstrumentId, RfqId, UserId};
+use upstairs_engine::model::Instrument;
 use upstairs_engine::{Event, EventPublisher};
 
 on_both_backends!(
@@ -22,39 +23,10 @@ on_both_backends!(
 
 const WAIT: Duration = Duration::from_secs(10);
 
-/// A child order of `user` as the engine publishes it.
-fn order_of(user: UserId) -> ChildOrder {
-    ChildOrder {
-        order_id: OrderId::new(),
-        parent_order_id: ParentOrderId::new(),
-        company_id: CompanyId::new(),
-        created_by: user,
-        instrument_id: InstrumentId::new(),
-        direction: Direction::Sell,
-        state: OrderState::Working,
-        price: Decimal::new(9479, 2),
-        quantity: 1000,
-        iceberg: false,
-        residual: true,
-        broker_id: CompanyId::new(),
-        created_at: Utc::now(),
-        updated_at: Utc::now(),
-    }
-}
-
-fn parent_of(user: UserId) -> ParentOrder {
-    ParentOrder {
-        parent_order_id: ParentOrderId::new(),
-        company_id: CompanyId::new(),
-        created_by: user,
-        instrument_id: InstrumentId::new(),
-        direction: Direction::Buy,
-        quantity: 5000,
-        broker_instructions: None,
-        state: ParentState::Cancelled,
-        created_at: Utc::now(),
-        updated_at: Utc::now(),
-    }
+/// An RFQ change for `user` as the engine publishes it (self-contained: nothing is read
+/// back for its frame).
+fn rfq_of(user: UserId) -> Event {
+    Event::RfqChanged { user_id: user, rfq_id: RfqId::new(), state: RfqState::Open, role: Party::Requester }
 }
 
 fn instrument() -> Instrument {
@@ -93,34 +65,31 @@ async fn messages_reach_only_their_user(b: Backend) {
 
     let mut peer = Peer::spawn(
         "stomp_client.py",
-        &["127.0.0.1".into(), app.port().to_string(), admin.clone(), "/user/topic/orders".into()],
+        &["127.0.0.1".into(), app.port().to_string(), admin.clone(), "/user/topic/rfqs".into()],
     );
     assert_eq!(peer.next_json(WAIT).await, Some(json!({"event": "connected", "version": "1.2"})));
     assert_eq!(peer.next_json(WAIT).await, Some(json!({"event": "subscribed"})));
 
     let events = app.running.as_ref().unwrap().events.clone();
     // Another user's event, an event on another destination, then ours: only ours arrives.
-    events.publish(Event::order_changed(&order_of(other_id)));
+    events.publish(rfq_of(other_id));
     events.publish(Event::instrument_changed(&instrument()));
-    let mine = order_of(me_id);
-    events.publish(Event::order_changed(&mine));
+    let mine = rfq_of(me_id);
+    let Event::RfqChanged { rfq_id, .. } = &mine else { unreachable!() };
+    let rfq_id = *rfq_id;
+    events.publish(mine);
     let got = peer.next_json(WAIT).await.expect("a message");
     assert_eq!(got["event"], "message");
-    assert_eq!(got["destination"], "/user/topic/orders");
+    assert_eq!(got["destination"], "/user/topic/rfqs");
     assert_eq!(got["subscription"], "sub-0");
     assert_eq!(
         got["body"],
-        json!({"type": "ORDER_UPDATED", "seq": 1, "order_id": mine.order_id, "parent_order_id": mine.parent_order_id,
-               "instrument_id": mine.instrument_id, "state": "WORKING"})
+        json!({"type": "RFQ_UPDATED", "seq": 1, "rfq_id": rfq_id, "state": "OPEN", "role": "REQUESTER"})
     );
 
     // A second message still flows while the session lives.
-    let parent = parent_of(me_id);
-    events.publish(Event::parent_order_changed(&parent));
-    assert_eq!(
-        peer.next_json(WAIT).await.unwrap()["body"],
-        json!({"type": "PARENT_ORDER_UPDATED", "seq": 2, "parent_order_id": parent.parent_order_id, "state": "CANCELLED"})
-    );
+    events.publish(rfq_of(me_id));
+    assert_eq!(peer.next_json(WAIT).await.unwrap()["body"]["seq"], 2);
     drop(peer);
     app.stop().await;
 }
@@ -149,7 +118,7 @@ async fn bad_token_gets_an_error_frame(b: Backend) {
 async fn subscribed_peer(app: &TestApp, token: &str) -> Peer {
     let mut peer = Peer::spawn(
         "stomp_client.py",
-        &["127.0.0.1".into(), app.port().to_string(), token.into(), "/user/topic/orders".into()],
+        &["127.0.0.1".into(), app.port().to_string(), token.into(), "/user/topic/rfqs".into()],
     );
     assert_eq!(peer.next_json(WAIT).await.unwrap()["event"], "connected");
     assert_eq!(peer.next_json(WAIT).await, Some(json!({"event": "subscribed"})));
@@ -193,13 +162,9 @@ async fn ended_sessions_close_their_sockets_at_once(b: Backend) {
     let (_, me) = app.get("/api/users/me", Some(&stays)).await;
     let stays_id: UserId = me["user_id"].as_str().unwrap().parse().unwrap();
     let events = app.running.as_ref().unwrap().events.clone();
-    events.publish(Event::order_changed(&order_of(stays_id)));
+    events.publish(rfq_of(stays_id));
     let got = stays_peer.next_json(WAIT).await.unwrap();
-    assert_eq!(
-        (got["event"].as_str(), got["body"]["type"].as_str()),
-        (Some("message"), Some("ORDER_UPDATED")),
-        "{got}"
-    );
+    assert_eq!((got["event"].as_str(), got["body"]["type"].as_str()), (Some("message"), Some("RFQ_UPDATED")), "{got}");
     drop((leaver_peer, deactivated_peer, stays_peer));
     app.stop().await;
 }

@@ -1,6 +1,6 @@
 //! The realtime hub of one node: listens to the engine's typed events, turns each into
-//! its STOMP destination and JSON once, conflates book pushes, and fans the result out
-//! to every session (which filters by user and subscription).
+//! its STOMP destination and JSON once, conflates book and order pushes, and fans the
+//! result out to every session (which filters by user and subscription).
 
 use std::sync::Arc;
 use tokio::sync::broadcast::{self, error::RecvError};
@@ -11,6 +11,7 @@ use upstairs_engine::{BroadcastPublisher, Engine, Event, Store};
 
 use super::book_push::{BookPusher, WINDOW};
 use super::messages::{Outgoing, Sequences};
+use super::order_push::OrderPusher;
 
 /// How many encoded messages a slow session may fall behind before it drops some
 /// (its screens poll as the fallback).
@@ -39,8 +40,9 @@ impl Hub {
         let rx = events.subscribe();
         let presence = engine.presence.clone();
         let (tx, _) = broadcast::channel(SESSION_BUFFER);
+        let orders = OrderPusher::new(engine.clone(), tx.clone(), WINDOW);
         let books = BookPusher::new(engine, tx.clone(), WINDOW);
-        let task = tokio::spawn(run(rx, tx.clone(), books));
+        let task = tokio::spawn(run(rx, tx.clone(), books, orders));
         Self { tx, _task: Arc::new(AbortOnDrop(task)), presence }
     }
 
@@ -63,12 +65,15 @@ async fn run<S: Store>(
     mut rx: broadcast::Receiver<Event>,
     tx: broadcast::Sender<Outgoing>,
     books: BookPusher<Engine<S>>,
+    orders: OrderPusher<Engine<S>>,
 ) {
     // Numbers of each user's frames per destination (ADR 0029): this task alone sends them.
     let mut seqs = Sequences::default();
     loop {
         match rx.recv().await {
             Ok(Event::BookChanged { instrument_id }) => books.changed(instrument_id),
+            Ok(Event::OrderChanged { user_id, order }) => orders.order_changed(user_id, order),
+            Ok(Event::ParentOrderChanged { user_id, parent }) => orders.parent_changed(user_id, parent.parent_order_id),
             Ok(event) => {
                 if let Some(out) = Outgoing::of(&event, &mut seqs) {
                     // No receiver means no session is connected.

@@ -9,7 +9,6 @@ use std::hash::Hash;
 use std::sync::Arc;
 use upstairs_domain::{CompanyId, InstrumentId, UserId};
 use upstairs_engine::Event;
-use upstairs_engine::model::{ChildOrder, ParentOrder};
 use upstairs_engine::orders::Book;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -124,56 +123,36 @@ pub struct BookShareLevel {
     pub own_sell_quantity: i64,
 }
 
-/// `/user/topic/orders`: one of the user's child or parent orders changed; the client
-/// refetches its order lists (the frame names the order and its state).
-#[derive(Clone, Debug, Serialize, ToSchema)]
+/// `/user/topic/orders`: one of the user's child or parent orders changed; the frame
+/// carries it as the user's lists show it (`GET /orders`, `GET /parent-orders`), and the
+/// client writes it into the list it holds (ADR 0029).
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum OrderMessage {
     OrderUpdated(OrderUpdated),
     ParentOrderUpdated(ParentOrderUpdated),
 }
 
-/// A child order changed (created, edited, cancelled, expired).
-#[derive(Clone, Debug, Serialize, ToSchema)]
+/// A child order changed (created, edited, cancelled, expired, matched): as `GET /orders`
+/// lists it.
+#[derive(Debug, Serialize, ToSchema)]
 pub struct OrderUpdated {
     /// 1, 2, 3 … per user on the node that sent it, shared by `/user/topic/orders`'s
-    /// frames: a number skipped means a frame was missed (ADR 0029).
+    /// frames: a number skipped means a frame was missed, and the client reads its lists
+    /// again (ADR 0029).
     pub seq: u64,
-    pub order_id: Uuid,
-    pub parent_order_id: Uuid,
-    pub instrument_id: Uuid,
-    /// The child order's state, e.g. WORKING or CANCELLED.
-    pub state: String,
+    #[serde(flatten)]
+    pub order: crate::routes::orders::OrderDto,
 }
 
-/// A parent order changed (created, cancelled, or its quantities moved).
-#[derive(Clone, Debug, Serialize, ToSchema)]
+/// A parent order changed (created, cancelled, or its quantities moved): as
+/// `GET /parent-orders` lists it.
+#[derive(Debug, Serialize, ToSchema)]
 pub struct ParentOrderUpdated {
     /// As `OrderUpdated::seq` (one sequence for the destination).
     pub seq: u64,
-    pub parent_order_id: Uuid,
-    /// ACTIVE, FILLED or CANCELLED.
-    pub state: String,
-}
-
-impl OrderMessage {
-    fn child(o: &ChildOrder, seq: u64) -> Self {
-        Self::OrderUpdated(OrderUpdated {
-            seq,
-            order_id: o.order_id.0,
-            parent_order_id: o.parent_order_id.0,
-            instrument_id: o.instrument_id.0,
-            state: o.state.as_str().into(),
-        })
-    }
-
-    fn parent(p: &ParentOrder, seq: u64) -> Self {
-        Self::ParentOrderUpdated(ParentOrderUpdated {
-            seq,
-            parent_order_id: p.parent_order_id.0,
-            state: p.state.as_str().into(),
-        })
-    }
+    #[serde(flatten)]
+    pub parent: crate::routes::orders::ParentOrderDto,
 }
 
 /// `/user/topic/rfqs`: an RFQ the user sent, or one addressed to their company, was
@@ -241,19 +220,10 @@ impl Outgoing {
     }
 
     /// The message an engine event becomes, numbered from `seqs`; `None` for a book or
-    /// instrument change, whose book is read back by the conflating pusher.
+    /// instrument change, whose book is read back by the conflating pusher, and for an
+    /// order change, whose rows the order pusher reads.
     pub fn of(event: &Event, seqs: &mut Sequences<UserId>) -> Option<Self> {
         match event {
-            Event::OrderChanged { user_id, order } => Self::message(
-                Audience::User(*user_id),
-                ORDERS,
-                &OrderMessage::child(order, seqs.next(*user_id, ORDERS)),
-            ),
-            Event::ParentOrderChanged { user_id, parent } => Self::message(
-                Audience::User(*user_id),
-                ORDERS,
-                &OrderMessage::parent(parent, seqs.next(*user_id, ORDERS)),
-            ),
             Event::RfqChanged { user_id, rfq_id, state, role } => Self::message(
                 Audience::User(*user_id),
                 RFQS,
@@ -277,6 +247,8 @@ impl Outgoing {
             // An instrument's band and tick reach subscribers in its book frame: a change of
             // them also says its book changed (`Engine::move_band`), so none is pushed twice.
             Event::BookChanged { .. } | Event::CompanyChanged { .. } | Event::InstrumentChanged { .. } => None,
+            // Their rows are read for the frame by the order pusher (`order_push`).
+            Event::OrderChanged { .. } | Event::ParentOrderChanged { .. } => None,
         }
     }
 }
@@ -305,10 +277,7 @@ impl<K: Hash + Eq> Sequences<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
     use std::str::FromStr;
-    use upstairs_domain::order::{Direction, OrderState};
-    use upstairs_domain::{CompanyId, OrderId, ParentOrderId};
 
     fn body(o: &Outgoing) -> serde_json::Value {
         match o {
@@ -330,40 +299,23 @@ mod tests {
     }
 
     #[test]
-    fn order_changes_go_to_their_user_with_the_wire_fields() {
-        let now = chrono::Utc::now();
+    fn frames_are_numbered_per_user_and_destination() {
         let user = UserId::new();
-        let order = ChildOrder {
-            order_id: OrderId::new(),
-            parent_order_id: ParentOrderId::new(),
-            company_id: CompanyId::new(),
-            created_by: user,
-            instrument_id: InstrumentId::new(),
-            direction: Direction::Buy,
-            state: OrderState::Working,
-            price: Decimal::from_str("94.70").unwrap(),
-            quantity: 1000,
-            iceberg: false,
-            residual: true,
-            broker_id: CompanyId::new(),
-            created_at: now,
-            updated_at: now,
+        let rfq = |user_id| Event::RfqChanged {
+            user_id,
+            rfq_id: upstairs_domain::RfqId::new(),
+            state: upstairs_domain::rfq::RfqState::Open,
+            role: upstairs_domain::notification::Party::Requester,
         };
         let mut seqs = Sequences::default();
-        let out = Outgoing::of(&Event::order_changed(&order), &mut seqs).unwrap();
+        let out = Outgoing::of(&rfq(user), &mut seqs).unwrap();
         let Outgoing::Message { audience, destination, .. } = &out else { panic!("{out:?}") };
-        assert_eq!((*audience, &**destination), (Audience::User(user), ORDERS));
-        assert_eq!(
-            body(&out),
-            json!({"type": "ORDER_UPDATED", "seq": 1, "order_id": order.order_id, "parent_order_id": order.parent_order_id,
-                   "instrument_id": order.instrument_id, "state": "WORKING"})
-        );
+        assert_eq!((*audience, &**destination), (Audience::User(user), RFQS));
+        assert_eq!(body(&out)["seq"], 1);
         assert_eq!(Outgoing::of(&Event::sessions_ended(user), &mut seqs), Some(Outgoing::SessionsEnded(user)));
-        assert_eq!(Outgoing::of(&Event::book_changed(order.instrument_id), &mut seqs), None);
-        // One sequence per user and destination: the next order frame of this user is 2,
-        // another user's first is 1.
-        assert_eq!(body(&Outgoing::of(&Event::order_changed(&order), &mut seqs).unwrap())["seq"], 2);
-        let other = ChildOrder { created_by: UserId::new(), ..order.clone() };
-        assert_eq!(body(&Outgoing::of(&Event::order_changed(&other), &mut seqs).unwrap())["seq"], 1);
+        assert_eq!(Outgoing::of(&Event::book_changed(upstairs_domain::InstrumentId::new()), &mut seqs), None);
+        // The next frame of this user is 2, another user's first is 1.
+        assert_eq!(body(&Outgoing::of(&rfq(user), &mut seqs).unwrap())["seq"], 2);
+        assert_eq!(body(&Outgoing::of(&rfq(UserId::new()), &mut seqs).unwrap())["seq"], 1);
     }
 }

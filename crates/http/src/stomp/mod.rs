@@ -5,4 +5,5 @@ pub mod book_push;
 pub mod frame;
 pub mod hub;
 pub mod messages;
+pub mod order_push;
 pub mod session;

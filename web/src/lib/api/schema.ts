@@ -1637,8 +1637,9 @@ export interface components {
             waiting_for_open: boolean;
         };
         /**
-         * @description `/user/topic/orders`: one of the user's child or parent orders changed; the client
-         *     refetches its order lists (the frame names the order and its state).
+         * @description `/user/topic/orders`: one of the user's child or parent orders changed; the frame
+         *     carries it as the user's lists show it (`GET /orders`, `GET /parent-orders`), and the
+         *     client writes it into the list it holds (ADR 0029).
          */
         OrderMessage: (components["schemas"]["OrderUpdated"] & {
             /** @enum {string} */
@@ -1647,22 +1648,18 @@ export interface components {
             /** @enum {string} */
             type: "PARENT_ORDER_UPDATED";
         });
-        /** @description A child order changed (created, edited, cancelled, expired). */
-        OrderUpdated: {
-            /** Format: uuid */
-            instrument_id: string;
-            /** Format: uuid */
-            order_id: string;
-            /** Format: uuid */
-            parent_order_id: string;
+        /**
+         * @description A child order changed (created, edited, cancelled, expired, matched): as `GET /orders`
+         *     lists it.
+         */
+        OrderUpdated: components["schemas"]["OrderDto"] & {
             /**
              * Format: int64
              * @description 1, 2, 3 … per user on the node that sent it, shared by `/user/topic/orders`'s
-             *     frames: a number skipped means a frame was missed (ADR 0029).
+             *     frames: a number skipped means a frame was missed, and the client reads its lists
+             *     again (ADR 0029).
              */
             seq: number;
-            /** @description The child order's state, e.g. WORKING or CANCELLED. */
-            state: string;
         };
         OutboxMessageDto: {
             /** Format: int32 */
@@ -1951,17 +1948,16 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
-        /** @description A parent order changed (created, cancelled, or its quantities moved). */
-        ParentOrderUpdated: {
-            /** Format: uuid */
-            parent_order_id: string;
+        /**
+         * @description A parent order changed (created, cancelled, or its quantities moved): as
+         *     `GET /parent-orders` lists it.
+         */
+        ParentOrderUpdated: components["schemas"]["ParentOrderDto"] & {
             /**
              * Format: int64
              * @description As `OrderUpdated::seq` (one sequence for the destination).
              */
             seq: number;
-            /** @description ACTIVE, FILLED or CANCELLED. */
-            state: string;
         };
         /**
          * @description Which side of a match request a user is on.

@@ -2,6 +2,8 @@
 // another firm rests 100 orders and the band moves 20 times; the ladder follows every
 // change with no read of the book, market data or instrument. Then the socket drops: the
 // screen reads them again once it is back, and shows a change made while it was away.
+// And the trader's own orders follow another firm's takes from their frames, with no read
+// of the order lists beyond their 15 s poll.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { api, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD, until } from './harness.mjs';
@@ -115,6 +117,55 @@ test('a watched book follows 100 orders and 20 band moves with no read, and read
       assert.ok(after.includes(path), `${path} read again after the reconnect: ${after}`);
     }
     await shot(page, T, '02-after-reconnect');
+  } finally {
+    await page.context().close();
+    await server.stop();
+  }
+});
+
+test("a trader's own orders follow another firm's takes with no read of the order lists", async () => {
+  const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true' } });
+  const { page } = await newPage(browser);
+  try {
+    // Anna answers every request at once (INSTANT): each take of Ben's ends matched.
+    const { broker, instrument, traders } = await seedTwoFirms(server, { tips: TIPS });
+    const id = instrument.instrument_id;
+    const as = (t) => (path, body, method = 'POST') => api(server.baseUrl, path, { token: traders[t].token, method, body });
+    const annaParent = await as('Anna')('/parent-orders', { direction: 'SELL', instrument_id: id, quantity: 3000 });
+    await as('Anna')('/orders', {
+      parent_order_id: annaParent.parent_order_id, instrument_id: id, direction: 'SELL', quantity: 3000, limit_price: -0.03,
+      residual: false, iceberg: false, broker_id: broker.company_id,
+    });
+    const benParent = await as('Ben')('/parent-orders', { direction: 'BUY', instrument_id: id, quantity: 3000 });
+
+    const lists = [];
+    page.on('request', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (r.method() === 'GET' && (path === '/api/orders' || path === '/api/parent-orders')) lists.push(path);
+    });
+    await signIn(page, server.baseUrl, traders.Anna.email, TRADER_PASSWORD);
+    const card = page.getByRole('listitem', { name: `Sell ${instrument.name}` });
+    await card.getByTestId('parent-working').filter({ hasText: '3,000' }).waitFor();
+    // The screen is up and its socket subscribed once the bell has read its list.
+    await until(() => lists.length >= 2, { what: 'the first reads of the lists' });
+    await page.waitForLoadState('networkidle');
+    lists.length = 0;
+    const started = Date.now();
+
+    for (let k = 1; k <= 3; k++) {
+      await as('Ben')('/order-match-requests', {
+        requesting_parent_order_id: benParent.parent_order_id, quantity: 500, price: -0.03, requesting_broker_id: broker.company_id, dry_run: false, residual: false,
+      });
+      await card.getByTestId('parent-matched').filter({ hasText: (500 * k).toLocaleString('en-US') }).waitFor({ timeout: 15_000 });
+      await card.getByTestId('parent-working').filter({ hasText: (3000 - 500 * k).toLocaleString('en-US') }).waitFor();
+    }
+    await card.getByRole('list', { name: 'Child orders' }).getByText('Matched').first().waitFor();
+    await shot(page, T, '03-own-orders-after-three-takes');
+    // The lists poll every 15 s (a child's band state moves with no frame): only those reads may come.
+    const polls = Math.ceil((Date.now() - started) / 15_000);
+    const count = (path) => lists.filter((p) => p === path).length;
+    console.log(`list reads during three takes and their accepts: ${lists.length} (${lists.join(', ')}) in ${Date.now() - started} ms`);
+    assert.ok(count('/api/orders') <= polls && count('/api/parent-orders') <= polls, `only polls read the lists: ${lists}`);
   } finally {
     await page.context().close();
     await server.stop();

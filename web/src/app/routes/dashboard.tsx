@@ -17,6 +17,7 @@ import { OrderBook } from '@/features/order-book/components/order-book';
 import { OrderDrawer, type OrderDrawerTarget } from '@/features/order-book/components/order-drawer';
 import { useOrders } from '@/features/parent-orders/api/get-orders';
 import { useParentOrders, type ParentOrder } from '@/features/parent-orders/api/get-parent-orders';
+import { applyOrderFrame } from '@/features/parent-orders/api/order-frames';
 import { CreateParentOrderDrawer } from '@/features/parent-orders/components/create-parent-order-drawer';
 import { ParentOrderList } from '@/features/parent-orders/components/parent-order-list';
 import { ActiveRfqs } from '@/features/rfqs/components/active-rfqs';
@@ -26,7 +27,7 @@ import type { Order } from '@/lib/api/dto';
 import { useCurrentUser } from '@/lib/api/get-me';
 import { usePlatformStatus } from '@/lib/api/get-platform-status';
 import { instrumentQueryOptions } from '@/lib/api/get-instrument';
-import { refreshOrderLists, tradingKeys } from '@/lib/api/trading-keys';
+import { tradingKeys } from '@/lib/api/trading-keys';
 import type { Decimal } from '@/lib/decimal';
 import type { LadderRow } from '@/lib/trading-format';
 import { useTopic } from '@/lib/realtime';
@@ -51,12 +52,12 @@ export default function DashboardRoute() {
   // The book the trader asked for last (from a parent card or a new parent order) is shown first.
   const [pinned, setPinned] = useState<string | null>(null);
 
-  // Our own order changes arrive at once; a write's frames and its answer are read once
-  // together. The lists still poll every 15 s: a child's `matchable` moves with the band,
-  // which no order frame tells.
+  // Our own order changes arrive at once, as the lists show them: written in, not read
+  // again (ADR 0029). The lists still poll every 15 s: a child's `matchable` moves with
+  // the band, which no order frame tells, and a colleague's changes reach only them.
   useTopic(
     '/user/topic/orders',
-    (message) => refreshOrderLists(queryClient, message.type === 'ORDER_UPDATED' ? ['parentOrders', 'orders'] : ['parentOrders']),
+    (message) => applyOrderFrame(queryClient, message),
     (since) => {
       // A read under way since the subscription is current: it is not started again.
       const older = { predicate: (q: { state: { dataUpdatedAt: number } }) => q.state.dataUpdatedAt < since };
@@ -151,55 +152,59 @@ export default function DashboardRoute() {
     );
   }
 
+  // The drawers keep their place in the tree (the second child) in both views: the first
+  // parent order's frame may switch the view while its create drawer is still open.
   return (
-    <Stack spacing={3}>
-      <Typography variant="h1">Dashboard</Typography>
-      <TradingStoppedAlert status={status.data} />
-      <AlwaysOpenNotice status={status.data} />
-      <IncomingRfqs />
-      <Stack direction={{ xs: 'column', md: 'row' }} spacing={3} sx={{ alignItems: 'flex-start' }}>
-        <ParentOrderList
-          parents={active}
-          orders={orders.data ?? []}
-          open={open}
-          canCreate={canCreate}
-          onAdd={() => setCreating(true)}
-          onEdit={(o, p) => void editOrder(o, p)}
-          onShowBook={setPinned}
-          onRfq={(p) => void requestQuotes(p)}
-        />
-        {/* Four books fit in one row from a 1280 px window (BOOK_MIN_WIDTH); narrower, they wrap
-            onto the next row rather than being cut off at the right edge. */}
-        <Box
-          data-testid="order-books"
-          sx={{ display: 'flex', flexWrap: 'wrap', gap: 2, flexGrow: 1, minWidth: 0, width: '100%', overflowX: 'auto', pb: 1 }}
-        >
-          {bookIds.map((id, n) => {
-            const workable = active.filter((p) => p.instrument_id === id && p.state === 'ACTIVE' && p.quantities.tradable > 0);
-            return (
-              <OrderBook
-                key={id}
-                instrumentId={id}
-                status={status.data}
-                showTip={n === 0 && bookTip === 'INTERACT_WITH_ORDERBOOK' && !drawerOpen}
-                showTakeTip={n === 0 && bookTip === 'TAKING_LIQUIDITY_IN_ORDERBOOK' && !drawerOpen}
-                onWork={workable.length > 0 ? (price, row) => void work(id, workable, price, row) : undefined}
-                onRemove={
-                  fromParents.includes(id)
-                    ? undefined
-                    : () => {
-                        added.remove(id);
-                        if (pinned === id) setPinned(null);
-                      }
-                }
-              />
-            );
-          })}
-          {bookIds.length < MAX_BOOKS && <AddBook onAdd={added.add} />}
-        </Box>
+    <>
+      <Stack spacing={3}>
+        <Typography variant="h1">Dashboard</Typography>
+        <TradingStoppedAlert status={status.data} />
+        <AlwaysOpenNotice status={status.data} />
+        <IncomingRfqs />
+        <Stack direction={{ xs: 'column', md: 'row' }} spacing={3} sx={{ alignItems: 'flex-start' }}>
+          <ParentOrderList
+            parents={active}
+            orders={orders.data ?? []}
+            open={open}
+            canCreate={canCreate}
+            onAdd={() => setCreating(true)}
+            onEdit={(o, p) => void editOrder(o, p)}
+            onShowBook={setPinned}
+            onRfq={(p) => void requestQuotes(p)}
+          />
+          {/* Four books fit in one row from a 1280 px window (BOOK_MIN_WIDTH); narrower, they wrap
+              onto the next row rather than being cut off at the right edge. */}
+          <Box
+            data-testid="order-books"
+            sx={{ display: 'flex', flexWrap: 'wrap', gap: 2, flexGrow: 1, minWidth: 0, width: '100%', overflowX: 'auto', pb: 1 }}
+          >
+            {bookIds.map((id, n) => {
+              const workable = active.filter((p) => p.instrument_id === id && p.state === 'ACTIVE' && p.quantities.tradable > 0);
+              return (
+                <OrderBook
+                  key={id}
+                  instrumentId={id}
+                  status={status.data}
+                  showTip={n === 0 && bookTip === 'INTERACT_WITH_ORDERBOOK' && !drawerOpen}
+                  showTakeTip={n === 0 && bookTip === 'TAKING_LIQUIDITY_IN_ORDERBOOK' && !drawerOpen}
+                  onWork={workable.length > 0 ? (price, row) => void work(id, workable, price, row) : undefined}
+                  onRemove={
+                    fromParents.includes(id)
+                      ? undefined
+                      : () => {
+                          added.remove(id);
+                          if (pinned === id) setPinned(null);
+                        }
+                  }
+                />
+              );
+            })}
+            {bookIds.length < MAX_BOOKS && <AddBook onAdd={added.add} />}
+          </Box>
+        </Stack>
       </Stack>
       {drawers}
-    </Stack>
+    </>
   );
 }
 

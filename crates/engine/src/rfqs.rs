@@ -325,6 +325,30 @@ impl<S: Store> Rfqs<S> {
                 r
             }
         };
+        self.addressed(&mut tx, responses).await
+    }
+
+    /// What the listeners' screens show of changed RFQs, for `user`'s frames (ADR 0029):
+    /// those of `requested` their company sent, each with its responses, and those of
+    /// `addressed` sent to their company, as addressed to it; and the company's name.
+    pub async fn pushed(
+        &self,
+        user: UserId,
+        requested: &[RfqId],
+        addressed: &[RfqId],
+    ) -> Result<(Vec<RfqView>, Vec<IncomingRfq>, String), EngineError> {
+        let mut tx = self.store.read().await?;
+        let Some(me) = tx.user(user).await? else { return Ok((Vec::new(), Vec::new(), String::new())) };
+        let company = me.user.company_id;
+        let sent = tx.rfqs(requested).await?.into_iter().filter(|r| r.company_id == company).collect();
+        let sent = self.with_responses(&mut tx, sent).await?;
+        let ours = tx.rfq_responses(addressed).await?.into_iter().filter(|r| r.company_id == company).collect();
+        let asked = self.addressed(&mut tx, ours).await?;
+        Ok((sent, asked, me.company_name))
+    }
+
+    /// Each response's RFQ as addressed to the response's company.
+    async fn addressed(&self, tx: &mut S::Tx, responses: Vec<RfqResponse>) -> Result<Vec<IncomingRfq>, EngineError> {
         let ids: Vec<RfqId> = responses.iter().map(|r| r.rfq_id).collect();
         let rfqs: HashMap<RfqId, Rfq> = tx.rfqs(&ids).await?.into_iter().map(|r| (r.rfq_id, r)).collect();
         let mut names: HashMap<CompanyId, String> = HashMap::new();

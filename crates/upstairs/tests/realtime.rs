@@ -8,10 +8,10 @@ use rust_decimal::Decimal;
 use serde_json::json;
 use std::time::Duration;
 use support::*;
-use upstairs_domain::notification::Party;
-use upstairs_domain::rfq::RfqState;
-use upstairs_domain::{InstrumentId, RfqId, UserId};
-use upstairs_engine::model::Instrument;
+use upstairs_domain::match_request::MatchRequestState;
+use upstairs_domain::notification::{NotificationType, Party};
+use upstairs_domain::{InstrumentId, MatchRequestId, NotificationId, UserId};
+use upstairs_engine::model::{Instrument, Notification, Subject};
 use upstairs_engine::{Event, EventPublisher};
 
 on_both_backends!(
@@ -23,10 +23,26 @@ on_both_backends!(
 
 const WAIT: Duration = Duration::from_secs(10);
 
-/// An RFQ change for `user` as the engine publishes it (self-contained: nothing is read
-/// back for its frame).
-fn rfq_of(user: UserId) -> Event {
-    Event::RfqChanged { user_id: user, rfq_id: RfqId::new(), state: RfqState::Open, role: Party::Requester }
+/// A notification of `user` as the engine publishes it: it carries its row, so nothing is
+/// read back for its frame. Returns the event and the notification's id.
+fn notice_of(user: UserId) -> (Event, NotificationId) {
+    let now = Utc::now();
+    let id = NotificationId::new();
+    let notification = Notification {
+        notification_id: id,
+        user_id: user,
+        notification_type: NotificationType::MatchRequestReceived,
+        status: MatchRequestState::Pending,
+        instrument_id: InstrumentId::new(),
+        subject: Subject::MatchRequest(MatchRequestId::new()),
+        role: Party::Responder,
+        read: false,
+        archived: false,
+        created_at: now,
+        expired_at: now,
+        updated_at: now,
+    };
+    (Event::NotificationChanged { user_id: user, notification }, id)
 }
 
 fn instrument() -> Instrument {
@@ -65,30 +81,26 @@ async fn messages_reach_only_their_user(b: Backend) {
 
     let mut peer = Peer::spawn(
         "stomp_client.py",
-        &["127.0.0.1".into(), app.port().to_string(), admin.clone(), "/user/topic/rfqs".into()],
+        &["127.0.0.1".into(), app.port().to_string(), admin.clone(), "/user/topic/notifications".into()],
     );
     assert_eq!(peer.next_json(WAIT).await, Some(json!({"event": "connected", "version": "1.2"})));
     assert_eq!(peer.next_json(WAIT).await, Some(json!({"event": "subscribed"})));
 
     let events = app.running.as_ref().unwrap().events.clone();
     // Another user's event, an event on another destination, then ours: only ours arrives.
-    events.publish(rfq_of(other_id));
+    events.publish(notice_of(other_id).0);
     events.publish(Event::instrument_changed(&instrument()));
-    let mine = rfq_of(me_id);
-    let Event::RfqChanged { rfq_id, .. } = &mine else { unreachable!() };
-    let rfq_id = *rfq_id;
+    let (mine, id) = notice_of(me_id);
     events.publish(mine);
     let got = peer.next_json(WAIT).await.expect("a message");
     assert_eq!(got["event"], "message");
-    assert_eq!(got["destination"], "/user/topic/rfqs");
+    assert_eq!(got["destination"], "/user/topic/notifications");
     assert_eq!(got["subscription"], "sub-0");
-    assert_eq!(
-        got["body"],
-        json!({"type": "RFQ_UPDATED", "seq": 1, "rfq_id": rfq_id, "state": "OPEN", "role": "REQUESTER"})
-    );
+    assert_eq!((&got["body"]["seq"], &got["body"]["notification_id"]), (&json!(1), &json!(id)), "{got}");
+    assert_eq!(got["body"]["type"], "MATCH_REQUEST_RECEIVED");
 
     // A second message still flows while the session lives.
-    events.publish(rfq_of(me_id));
+    events.publish(notice_of(me_id).0);
     assert_eq!(peer.next_json(WAIT).await.unwrap()["body"]["seq"], 2);
     drop(peer);
     app.stop().await;
@@ -118,7 +130,7 @@ async fn bad_token_gets_an_error_frame(b: Backend) {
 async fn subscribed_peer(app: &TestApp, token: &str) -> Peer {
     let mut peer = Peer::spawn(
         "stomp_client.py",
-        &["127.0.0.1".into(), app.port().to_string(), token.into(), "/user/topic/rfqs".into()],
+        &["127.0.0.1".into(), app.port().to_string(), token.into(), "/user/topic/notifications".into()],
     );
     assert_eq!(peer.next_json(WAIT).await.unwrap()["event"], "connected");
     assert_eq!(peer.next_json(WAIT).await, Some(json!({"event": "subscribed"})));
@@ -162,9 +174,13 @@ async fn ended_sessions_close_their_sockets_at_once(b: Backend) {
     let (_, me) = app.get("/api/users/me", Some(&stays)).await;
     let stays_id: UserId = me["user_id"].as_str().unwrap().parse().unwrap();
     let events = app.running.as_ref().unwrap().events.clone();
-    events.publish(rfq_of(stays_id));
+    events.publish(notice_of(stays_id).0);
     let got = stays_peer.next_json(WAIT).await.unwrap();
-    assert_eq!((got["event"].as_str(), got["body"]["type"].as_str()), (Some("message"), Some("RFQ_UPDATED")), "{got}");
+    assert_eq!(
+        (got["event"].as_str(), got["body"]["type"].as_str()),
+        (Some("message"), Some("MATCH_REQUEST_RECEIVED")),
+        "{got}"
+    );
     drop((leaver_peer, deactivated_peer, stays_peer));
     app.stop().await;
 }

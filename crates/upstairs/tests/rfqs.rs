@@ -564,8 +564,9 @@ async fn rfq_socket(v: &Venue, token: &str) -> Peer {
     peer
 }
 
-/// Over STOMP too, an RFQ reaches its requester and the providers it names, and its
-/// message carries nothing but its id, state and the recipient's role.
+/// Over STOMP too, an RFQ reaches its requester and the providers it names, each as
+/// their panel lists it (ADR 0029): the requester's row of `GET /rfqs`, with every
+/// response; a provider's row of `GET /rfqs/all/responses`, with its own response only.
 async fn realtime_reaches_only_the_parties(b: Backend) {
     let r = rfq_venue(b).await;
     let v = &r.v;
@@ -575,29 +576,55 @@ async fn realtime_reaches_only_the_parties(b: Backend) {
     let mut gull = rfq_socket(v, &r.gull).await;
     let buy = v.parent(&v.b, "BUY", 3000).await;
     let (_, first) = send(&r, &buy, json!({"anonymous": true, "liquidity_provider_ids": [r.fathom_id]})).await;
+    // The next frame on `peer`: (type, seq, rfq_id, state), and the row it carries.
+    let next = async |peer: &mut Peer| {
+        let mut body = peer.next_json(wait).await.expect("a frame")["body"].take();
+        let head = (body["type"].take(), body["seq"].take(), body["rfq_id"].clone(), body["state"].clone());
+        let row = body.as_object_mut().unwrap();
+        row.remove("type");
+        row.remove("seq");
+        (head, body)
+    };
+    let sent =
+        |rfq: &Value, seq: u64, state: &str| (json!("RFQ_UPDATED"), json!(seq), rfq["rfq_id"].clone(), json!(state));
+    let asked = |rfq: &Value, seq: u64, state: &str| {
+        (json!("INCOMING_RFQ_UPDATED"), json!(seq), rfq["rfq_id"].clone(), json!(state))
+    };
+    let listed = async |token: &str, path: &str, rfq: &Value| {
+        let (_, list) = v.app.get(path, Some(token)).await;
+        list.as_array().unwrap().iter().find(|x| x["rfq_id"] == rfq["rfq_id"]).cloned().expect("listed")
+    };
     // Each user's frames are numbered 1, 2, 3 … (ADR 0029).
-    let want = |role: &str, rfq: &Value, seq: u64| json!({"type": "RFQ_UPDATED", "seq": seq, "rfq_id": rfq["rfq_id"], "state": "OPEN", "role": role});
-    assert_eq!(fathom.next_json(wait).await.unwrap()["body"], want("RESPONDER", &first, 1));
-    assert_eq!(requester.next_json(wait).await.unwrap()["body"], want("REQUESTER", &first, 1));
+    let (head, row) = next(&mut fathom).await;
+    assert_eq!(head, asked(&first, 1, "OPEN"));
+    assert_eq!(row, listed(&r.fathom, "/api/rfqs/all/responses", &first).await);
+    assert_eq!(row["requester_company_name"], Value::Null, "anonymous: {row}");
+    let (head, row) = next(&mut requester).await;
+    assert_eq!(head, sent(&first, 1, "OPEN"));
+    assert_eq!(row, listed(&v.b, "/api/rfqs?state=OPEN", &first).await);
     // Gull was not asked: the first message it gets is of the RFQ sent to it next.
     let (_, second) = send(&r, &buy, json!({"quantity": 500, "liquidity_provider_ids": [r.gull_id]})).await;
-    assert_eq!(gull.next_json(wait).await.unwrap()["body"], want("RESPONDER", &second, 1));
-    assert_eq!(requester.next_json(wait).await.unwrap()["body"], want("REQUESTER", &second, 2));
+    assert_eq!(next(&mut gull).await.0, asked(&second, 1, "OPEN"));
+    assert_eq!(next(&mut requester).await.0, sent(&second, 2, "OPEN"));
     // A quote reaches the requester and the provider's own colleagues, not the others.
     assert_eq!(
         quote(&r, &r.fathom, &first, json!({"sell_price": 94.75, "sell_quantity": 1000})).await.0,
         StatusCode::OK
     );
-    assert_eq!(requester.next_json(wait).await.unwrap()["body"], want("REQUESTER", &first, 3));
-    assert_eq!(fathom.next_json(wait).await.unwrap()["body"], want("RESPONDER", &first, 2));
+    let (head, row) = next(&mut requester).await;
+    assert_eq!(head, sent(&first, 3, "OPEN"));
+    assert_eq!(row["responses"][0]["sell_price"], json!(94.75), "{row}");
+    assert_eq!(row, listed(&v.b, "/api/rfqs?state=OPEN", &first).await);
+    let (head, row) = next(&mut fathom).await;
+    assert_eq!(head, asked(&first, 2, "OPEN"));
+    assert_eq!(row["response"]["state"], "RESPONDED", "{row}");
     let id = second["rfq_id"].as_str().unwrap();
     assert_eq!(
         v.app.patch(&format!("/api/rfqs/{id}"), Some(&v.b), json!({"state": "CANCELLED"})).await.0,
         StatusCode::OK
     );
-    let cancelled = gull.next_json(wait).await.unwrap();
-    assert_eq!(cancelled["body"]["rfq_id"], second["rfq_id"], "Gull heard nothing of Fathom's RFQ: {cancelled}");
-    assert_eq!((cancelled["body"]["state"].clone(), cancelled["body"]["seq"].clone()), (json!("CANCELLED"), json!(2)));
+    // Gull heard nothing of Fathom's RFQ.
+    assert_eq!(next(&mut gull).await.0, asked(&second, 2, "CANCELLED"));
     drop((requester, fathom, gull));
     r.v.app.stop().await;
 }
@@ -713,12 +740,13 @@ async fn accepting_one_quote_rejects_the_others(b: Backend) {
         vec![pair("RFQ_QUOTE_ACCEPTED", "ACCEPTED"), pair("RFQ_RECEIVED", "ACCEPTED")]
     );
     // The provider that never answered hears over STOMP that the RFQ is over.
-    let mut msg = hake_socket.next_json(wait).await.unwrap();
+    let msg = hake_socket.next_json(wait).await.unwrap();
     assert!(msg["body"]["seq"].as_u64().is_some_and(|n| n > 1), "numbered after the OPEN frame: {msg}");
-    msg["body"].as_object_mut().unwrap().remove("seq");
+    let body = &msg["body"];
     assert_eq!(
-        msg["body"],
-        json!({"type": "RFQ_UPDATED", "rfq_id": rfq["rfq_id"], "state": "COMPLETED", "role": "RESPONDER"})
+        (&body["type"], &body["rfq_id"], &body["state"], &body["response"]["state"]),
+        (&json!("INCOMING_RFQ_UPDATED"), &rfq["rfq_id"], &json!("COMPLETED"), &json!("REJECTED_BY_REQUESTER")),
+        "{msg}"
     );
     // Losers can neither quote nor decline any more.
     assert_eq!(

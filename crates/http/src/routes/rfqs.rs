@@ -96,7 +96,7 @@ pub struct RfqDto {
 }
 
 impl RfqDto {
-    fn new(v: RfqView, now: DateTime<Utc>) -> Self {
+    pub(crate) fn new(v: RfqView, now: DateTime<Utc>) -> Self {
         let r = v.rfq;
         Self {
             rfq_id: r.rfq_id.0,
@@ -140,7 +140,7 @@ pub struct IncomingRfqDto {
 }
 
 impl IncomingRfqDto {
-    fn new(i: IncomingRfq, own_name: String, now: DateTime<Utc>) -> Self {
+    pub(crate) fn new(i: IncomingRfq, own_name: String, now: DateTime<Utc>) -> Self {
         Self {
             rfq_id: i.rfq_id.0,
             instrument_id: i.instrument_id.0,

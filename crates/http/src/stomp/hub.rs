@@ -11,7 +11,9 @@ use upstairs_engine::{BroadcastPublisher, Engine, Event, Store};
 
 use super::book_push::{BookPusher, WINDOW};
 use super::messages::{Outgoing, Sequences};
-use super::order_push::OrderPusher;
+use super::order_push::{OrderChange, OrderFeed};
+use super::rfq_push::RfqFeed;
+use super::user_push::UserPusher;
 
 /// How many encoded messages a slow session may fall behind before it drops some
 /// (its screens poll as the fallback).
@@ -40,9 +42,12 @@ impl Hub {
         let rx = events.subscribe();
         let presence = engine.presence.clone();
         let (tx, _) = broadcast::channel(SESSION_BUFFER);
-        let orders = OrderPusher::new(engine.clone(), tx.clone(), WINDOW);
-        let books = BookPusher::new(engine, tx.clone(), WINDOW);
-        let task = tokio::spawn(run(rx, tx.clone(), books, orders));
+        let pushers = Pushers {
+            orders: UserPusher::new(OrderFeed(engine.clone()), tx.clone(), WINDOW),
+            rfqs: UserPusher::new(RfqFeed(engine.clone()), tx.clone(), WINDOW),
+            books: BookPusher::new(engine, tx.clone(), WINDOW),
+        };
+        let task = tokio::spawn(run(rx, tx.clone(), pushers));
         Self { tx, _task: Arc::new(AbortOnDrop(task)), presence }
     }
 
@@ -61,19 +66,29 @@ impl Hub {
     }
 }
 
+/// The pushers that read back what a frame carries: books per instrument, orders and
+/// RFQs per user.
+struct Pushers<S: Store> {
+    books: BookPusher<Engine<S>>,
+    orders: UserPusher<OrderFeed<S>>,
+    rfqs: UserPusher<RfqFeed<S>>,
+}
+
 async fn run<S: Store>(
     mut rx: broadcast::Receiver<Event>,
     tx: broadcast::Sender<Outgoing>,
-    books: BookPusher<Engine<S>>,
-    orders: OrderPusher<Engine<S>>,
+    Pushers { books, orders, rfqs }: Pushers<S>,
 ) {
     // Numbers of each user's frames per destination (ADR 0029): this task alone sends them.
     let mut seqs = Sequences::default();
     loop {
         match rx.recv().await {
             Ok(Event::BookChanged { instrument_id }) => books.changed(instrument_id),
-            Ok(Event::OrderChanged { user_id, order }) => orders.order_changed(user_id, order),
-            Ok(Event::ParentOrderChanged { user_id, parent }) => orders.parent_changed(user_id, parent.parent_order_id),
+            Ok(Event::OrderChanged { user_id, order }) => orders.changed(user_id, OrderChange::Order(order)),
+            Ok(Event::ParentOrderChanged { user_id, parent }) => {
+                orders.changed(user_id, OrderChange::Parent(parent.parent_order_id))
+            }
+            Ok(Event::RfqChanged { user_id, rfq_id, role, .. }) => rfqs.changed(user_id, (rfq_id, role)),
             Ok(event) => {
                 if let Some(out) = Outgoing::of(&event, &mut seqs) {
                     // No receiver means no session is connected.

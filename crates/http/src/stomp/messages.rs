@@ -155,24 +155,34 @@ pub struct ParentOrderUpdated {
     pub parent: crate::routes::orders::ParentOrderDto,
 }
 
-/// `/user/topic/rfqs`: an RFQ the user sent, or one addressed to their company, was
-/// sent, quoted, declined, accepted or ended; the client refetches what it shows. It
-/// names nothing but the RFQ.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+/// `/user/topic/rfqs`: an RFQ the user's company sent, or one addressed to it, was sent,
+/// quoted, declined, accepted or ended; the frame carries it as the user's panel lists it
+/// (`GET /rfqs`, `GET /rfqs/all/responses`), and the client writes it into that list.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum RfqMessage {
     RfqUpdated(RfqUpdated),
+    IncomingRfqUpdated(IncomingRfqUpdated),
 }
 
-#[derive(Clone, Debug, Serialize, ToSchema)]
+/// An RFQ the user sent: as `GET /rfqs` lists it, with every response.
+#[derive(Debug, Serialize, ToSchema)]
 pub struct RfqUpdated {
-    /// 1, 2, 3 … per user on the node that sent it: a number skipped means a frame was missed.
+    /// 1, 2, 3 … per user on the node that sent it, shared by `/user/topic/rfqs`'s frames: a
+    /// number skipped means a frame was missed.
     pub seq: u64,
-    pub rfq_id: Uuid,
-    /// OPEN, COMPLETED, EXPIRED or CANCELLED.
-    pub state: String,
-    /// REQUESTER when the user sent it, RESPONDER when their company was asked.
-    pub role: String,
+    #[serde(flatten)]
+    pub rfq: crate::routes::rfqs::RfqDto,
+}
+
+/// An RFQ addressed to the user's company: as `GET /rfqs/all/responses` lists it, with
+/// the company's own response.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct IncomingRfqUpdated {
+    /// As `RfqUpdated::seq` (one sequence for the destination).
+    pub seq: u64,
+    #[serde(flatten)]
+    pub rfq: crate::routes::rfqs::IncomingRfqDto,
 }
 
 /// `/user/topic/notifications`: one of the user's notifications as `GET /notifications`
@@ -221,19 +231,9 @@ impl Outgoing {
 
     /// The message an engine event becomes, numbered from `seqs`; `None` for a book or
     /// instrument change, whose book is read back by the conflating pusher, and for an
-    /// order change, whose rows the order pusher reads.
+    /// order or RFQ change, whose rows the per-user pushers read.
     pub fn of(event: &Event, seqs: &mut Sequences<UserId>) -> Option<Self> {
         match event {
-            Event::RfqChanged { user_id, rfq_id, state, role } => Self::message(
-                Audience::User(*user_id),
-                RFQS,
-                &RfqMessage::RfqUpdated(RfqUpdated {
-                    seq: seqs.next(*user_id, RFQS),
-                    rfq_id: rfq_id.0,
-                    state: state.as_str().into(),
-                    role: role.as_str().into(),
-                }),
-            ),
             Event::NotificationChanged { user_id, notification } => Self::message(
                 Audience::User(*user_id),
                 NOTIFICATIONS,
@@ -247,8 +247,8 @@ impl Outgoing {
             // An instrument's band and tick reach subscribers in its book frame: a change of
             // them also says its book changed (`Engine::move_band`), so none is pushed twice.
             Event::BookChanged { .. } | Event::CompanyChanged { .. } | Event::InstrumentChanged { .. } => None,
-            // Their rows are read for the frame by the order pusher (`order_push`).
-            Event::OrderChanged { .. } | Event::ParentOrderChanged { .. } => None,
+            // Their rows are read for the frame by the per-user pushers (`user_push`).
+            Event::OrderChanged { .. } | Event::ParentOrderChanged { .. } | Event::RfqChanged { .. } => None,
         }
     }
 }
@@ -298,24 +298,40 @@ mod tests {
         assert_eq!(serde_json::to_value(&level).unwrap()["price"].to_string(), "-0.035");
     }
 
+    /// A notification of `user` as the engine publishes it (it carries its row).
+    pub fn notification_of(user: UserId) -> Event {
+        let now = chrono::Utc::now();
+        Event::NotificationChanged {
+            user_id: user,
+            notification: upstairs_engine::model::Notification {
+                notification_id: upstairs_domain::NotificationId::new(),
+                user_id: user,
+                notification_type: upstairs_domain::notification::NotificationType::MatchRequestReceived,
+                status: upstairs_domain::match_request::MatchRequestState::Pending,
+                instrument_id: upstairs_domain::InstrumentId::new(),
+                subject: upstairs_engine::model::Subject::MatchRequest(upstairs_domain::MatchRequestId::new()),
+                role: upstairs_domain::notification::Party::Responder,
+                read: false,
+                archived: false,
+                created_at: now,
+                expired_at: now,
+                updated_at: now,
+            },
+        }
+    }
+
     #[test]
     fn frames_are_numbered_per_user_and_destination() {
         let user = UserId::new();
-        let rfq = |user_id| Event::RfqChanged {
-            user_id,
-            rfq_id: upstairs_domain::RfqId::new(),
-            state: upstairs_domain::rfq::RfqState::Open,
-            role: upstairs_domain::notification::Party::Requester,
-        };
         let mut seqs = Sequences::default();
-        let out = Outgoing::of(&rfq(user), &mut seqs).unwrap();
+        let out = Outgoing::of(&notification_of(user), &mut seqs).unwrap();
         let Outgoing::Message { audience, destination, .. } = &out else { panic!("{out:?}") };
-        assert_eq!((*audience, &**destination), (Audience::User(user), RFQS));
+        assert_eq!((*audience, &**destination), (Audience::User(user), NOTIFICATIONS));
         assert_eq!(body(&out)["seq"], 1);
         assert_eq!(Outgoing::of(&Event::sessions_ended(user), &mut seqs), Some(Outgoing::SessionsEnded(user)));
         assert_eq!(Outgoing::of(&Event::book_changed(upstairs_domain::InstrumentId::new()), &mut seqs), None);
         // The next frame of this user is 2, another user's first is 1.
-        assert_eq!(body(&Outgoing::of(&rfq(user), &mut seqs).unwrap())["seq"], 2);
-        assert_eq!(body(&Outgoing::of(&rfq(UserId::new()), &mut seqs).unwrap())["seq"], 1);
+        assert_eq!(body(&Outgoing::of(&notification_of(user), &mut seqs).unwrap())["seq"], 2);
+        assert_eq!(body(&Outgoing::of(&notification_of(UserId::new()), &mut seqs).unwrap())["seq"], 1);
     }
 }

@@ -6,4 +6,6 @@ pub mod frame;
 pub mod hub;
 pub mod messages;
 pub mod order_push;
+pub mod rfq_push;
 pub mod session;
+pub mod user_push;

@@ -1322,6 +1322,17 @@ export interface components {
             state: components["schemas"]["RfqState"];
             two_way: boolean;
         };
+        /**
+         * @description An RFQ addressed to the user's company: as `GET /rfqs/all/responses` lists it, with
+         *     the company's own response.
+         */
+        IncomingRfqUpdated: components["schemas"]["IncomingRfqDto"] & {
+            /**
+             * Format: int64
+             * @description As `RfqUpdated::seq` (one sequence for the destination).
+             */
+            seq: number;
+        };
         InstrumentDto: {
             active: boolean;
             bbg_code: string | null;
@@ -2070,14 +2081,17 @@ export interface components {
             two_way: boolean;
         };
         /**
-         * @description `/user/topic/rfqs`: an RFQ the user sent, or one addressed to their company, was
-         *     sent, quoted, declined, accepted or ended; the client refetches what it shows. It
-         *     names nothing but the RFQ.
+         * @description `/user/topic/rfqs`: an RFQ the user's company sent, or one addressed to it, was sent,
+         *     quoted, declined, accepted or ended; the frame carries it as the user's panel lists it
+         *     (`GET /rfqs`, `GET /rfqs/all/responses`), and the client writes it into that list.
          */
-        RfqMessage: components["schemas"]["RfqUpdated"] & {
+        RfqMessage: (components["schemas"]["RfqUpdated"] & {
             /** @enum {string} */
             type: "RFQ_UPDATED";
-        };
+        }) | (components["schemas"]["IncomingRfqUpdated"] & {
+            /** @enum {string} */
+            type: "INCOMING_RFQ_UPDATED";
+        });
         /**
          * @description One provider's response: its quote once given. `buy_*` is the provider buying (the
          *     requester sells), `sell_*` the provider selling.
@@ -2108,18 +2122,14 @@ export interface components {
          * @enum {string}
          */
         RfqState: "OPEN" | "COMPLETED" | "EXPIRED" | "CANCELLED";
-        RfqUpdated: {
-            /** Format: uuid */
-            rfq_id: string;
-            /** @description REQUESTER when the user sent it, RESPONDER when their company was asked. */
-            role: string;
+        /** @description An RFQ the user sent: as `GET /rfqs` lists it, with every response. */
+        RfqUpdated: components["schemas"]["RfqDto"] & {
             /**
              * Format: int64
-             * @description 1, 2, 3 … per user on the node that sent it: a number skipped means a frame was missed.
+             * @description 1, 2, 3 … per user on the node that sent it, shared by `/user/topic/rfqs`'s frames: a
+             *     number skipped means a frame was missed.
              */
             seq: number;
-            /** @description OPEN, COMPLETED, EXPIRED or CANCELLED. */
-            state: string;
         };
         /**
          * @description A role a user holds; a user may hold several.

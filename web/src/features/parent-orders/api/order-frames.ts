@@ -1,6 +1,7 @@
-import type { QueryClient, QueryKey } from '@tanstack/react-query';
+import type { QueryClient } from '@tanstack/react-query';
 import { orderSchema, type Order } from '@/lib/api/dto';
 import type { components } from '@/lib/api/schema';
+import { withRow, writeList } from '@/lib/api/list-frames';
 import { tradingKeys } from '@/lib/api/trading-keys';
 import { LISTED_STATES } from '@/lib/trading-format';
 import { parentOrderSchema, type ParentOrder } from './get-parent-orders';
@@ -9,17 +10,6 @@ export type OrderMessage = components['schemas']['OrderMessage'];
 
 /** Parent order states the list of spec section 4 shows (`GET /parent-orders?state=ACTIVE,FILLED`). */
 const LISTED_PARENT_STATES: readonly string[] = ['ACTIVE', 'FILLED'];
-
-/**
- * `list` with `row` written in: replaced where it was, first when new (the lists are
- * newest first), left out once its state is not `listed`.
- */
-function withRow<T>(list: T[] | undefined, row: T, id: (t: T) => string, listed: boolean): T[] | undefined {
-  if (!list) return list;
-  const at = list.findIndex((x) => id(x) === id(row));
-  if (at < 0) return listed ? [row, ...list] : list;
-  return listed ? list.map((x, i) => (i === at ? row : x)) : list.filter((_, i) => i !== at);
-}
 
 /** The child order list (`GET /orders` of the listed states) with a pushed order written in. */
 export function withOrder(list: Order[] | undefined, order: Order): Order[] | undefined {
@@ -31,12 +21,6 @@ export function withParentOrder(list: ParentOrder[] | undefined, parent: ParentO
   return withRow(list, parent, (p) => p.parent_order_id, LISTED_PARENT_STATES.includes(parent.state));
 }
 
-/** Writes `update` into the list under `key`; reads it again instead when there is no row to write or a read is under way (it may answer from before the frame). */
-function write<T>(queryClient: QueryClient, key: QueryKey, update: ((list: T[] | undefined) => T[] | undefined) | null) {
-  if (update && queryClient.isFetching({ queryKey: key }) === 0) queryClient.setQueryData<T[]>(key, update);
-  else void queryClient.invalidateQueries({ queryKey: key });
-}
-
 /**
  * Applies one `/user/topic/orders` frame (ADR 0029): it carries the order or parent as
  * the lists show it, written in without a read of either list.
@@ -44,9 +28,9 @@ function write<T>(queryClient: QueryClient, key: QueryKey, update: ((list: T[] |
 export function applyOrderFrame(queryClient: QueryClient, message: OrderMessage) {
   if (message.type === 'ORDER_UPDATED') {
     const order = orderSchema.safeParse(message);
-    write<Order>(queryClient, tradingKeys.orders, order.success ? (list) => withOrder(list, order.data) : null);
+    writeList<Order>(queryClient, tradingKeys.orders, order.success ? (list) => withOrder(list, order.data) : null);
   } else {
     const parent = parentOrderSchema.safeParse(message);
-    write<ParentOrder>(queryClient, tradingKeys.parentOrders, parent.success ? (list) => withParentOrder(list, parent.data) : null);
+    writeList<ParentOrder>(queryClient, tradingKeys.parentOrders, parent.success ? (list) => withParentOrder(list, parent.data) : null);
   }
 }

@@ -69,8 +69,13 @@ describe('requests for quote', () => {
     expect(accept).toBeDisabled();
     const rfq = trading.rfqs[0]!;
     rfq.responses = [rfqResponse(rfq.rfq_id, 'Meridian', { state: 'RESPONDED', buy_price: -0.03, buy_quantity: 2000, sell_price: -0.025, sell_quantity: 1500 })];
-    stomp.publish('/user/topic/rfqs', { type: 'RFQ_UPDATED', rfq_id: rfq.rfq_id, state: 'OPEN', role: 'REQUESTER' });
+    // The frame carries the RFQ as the list shows it: written in, with no read of the list.
+    const listReads = () => trading.requests.filter((r) => r.method === 'GET' && r.path === '/api/rfqs?state=OPEN').length;
+    const reads = listReads();
+    expect(reads).toBeGreaterThan(0);
+    stomp.publish('/user/topic/rfqs', { type: 'RFQ_UPDATED', seq: 1, ...rfq });
     expect(await within(panel).findByText('Received')).toBeInTheDocument();
+    expect(listReads()).toBe(reads);
     await expect.poll(() => within(panel).getByRole('button', { name: 'Accept the quote of Meridian' })).toBeEnabled();
 
     // Minimised: the bar counts active RFQs and quotes received.

@@ -22,6 +22,7 @@ import { formatCountdown, useSecondsLeft } from '@/lib/use-seconds-left';
 import { useAcceptQuote } from '../api/accept-quote';
 import { useCancelRfq } from '../api/cancel-rfq';
 import { rfqKeys, useOpenRfqs, type Rfq, type RfqResponse } from '../api/get-rfqs';
+import { applyRfqFrame } from '../api/rfq-frames';
 import { rfqError } from '../lib/errors';
 import { responseColor, responseLabel } from '../lib/labels';
 
@@ -40,12 +41,12 @@ export function ActiveRfqs() {
   const queryClient = useQueryClient();
   const rfqs = useOpenRfqs();
   const [minimised, setMinimised] = useState(false);
-  // Every change to our RFQs (a quote, a decline, the deadline) arrives at once; the poll is the fallback.
+  // Every change to our RFQs (a quote, a decline, the deadline) arrives at once as the
+  // list shows it, written in (ADR 0029); a gap or a reconnect reads again; the poll is the fallback.
   useTopic(
     '/user/topic/rfqs',
-    // A fresh read (a poll under way may predate the change); the incoming panel joins it.
-    () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }),
-    () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }),
+    (message) => applyRfqFrame(queryClient, message, 'RFQ_UPDATED'),
+    () => void queryClient.invalidateQueries({ queryKey: rfqKeys.open }),
   );
   const [expired, setExpired] = useState<Set<string>>(new Set());
   const live = (rfqs.data ?? []).filter((r) => r.expires_in_seconds > 0 && !expired.has(r.rfq_id));

@@ -32,6 +32,7 @@ import { formatCountdown, useSecondsLeft } from '@/lib/use-seconds-left';
 import { useAnswerRfq, type AnswerRfqBody } from '../api/answer-rfq';
 import { isOpenResponse, useIncomingRfqs, type IncomingRfq } from '../api/get-incoming-rfqs';
 import { rfqKeys } from '../api/get-rfqs';
+import { applyRfqFrame } from '../api/rfq-frames';
 import { responseColor, responseLabel } from '../lib/labels';
 
 const number = new Intl.NumberFormat('en-GB');
@@ -48,12 +49,12 @@ const ENDED_MAX_HEIGHT = 320;
 export function IncomingRfqs() {
   const queryClient = useQueryClient();
   const incoming = useIncomingRfqs(true);
+  // An RFQ sent to our firm arrives as this list shows it, written in (ADR 0029); the
+  // active panel applies the frames of RFQs we sent.
   useTopic(
     '/user/topic/rfqs',
-    // Both RFQ panels hear each frame: this one joins the read the active panel started
-    // (the poll every 5 s catches up when that panel is not shown).
-    () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }, { cancelRefetch: false }),
-    () => void queryClient.invalidateQueries({ queryKey: rfqKeys.all }, { cancelRefetch: false }),
+    (message) => applyRfqFrame(queryClient, message, 'INCOMING_RFQ_UPDATED'),
+    () => void queryClient.invalidateQueries({ queryKey: rfqKeys.incoming }),
   );
   // RFQs whose countdown reached zero here, before the server says they ended.
   const [expired, setExpired] = useState<ReadonlySet<string>>(() => new Set());

@@ -217,7 +217,8 @@ impl<S: Store> Rfqs<S> {
         };
         tx.insert_rfq(&rfq).await?;
         let mut responses = Vec::with_capacity(providers.len());
-        let mut notices = Vec::new();
+        // The providers' traders' notices, the deadline and the audit row: one write.
+        let mut rows = NewRows::default();
         for p in &providers {
             let r = RfqResponse {
                 rfq_response_id: RfqResponseId::new(),
@@ -234,22 +235,19 @@ impl<S: Store> Rfqs<S> {
             };
             tx.insert_rfq_response(&r).await?;
             for user in self.traders_of(&mut tx, *p).await? {
-                let n = notice(&rfq, user, Party::Responder, NotificationType::RfqReceived, now);
-                tx.insert_notification(&n).await?;
-                notices.push(n);
+                rows.notifications.push(notice(&rfq, user, Party::Responder, NotificationType::RfqReceived, now));
             }
             let name = known.iter().find(|k| k.company_id == *p).map(|k| k.name.clone()).unwrap_or_default();
             responses.push((r, name));
         }
-        tx.insert_timer(&Timer {
+        rows.timers.push(Timer {
             timer_id: Uuid::now_v7(),
             kind: EXPIRE.into(),
             payload: json!({"rfq_id": rfq.rfq_id}),
             due_at: rfq.expires_at,
             dedupe_key: None,
             attempts: 0,
-        })
-        .await?;
+        });
         let log = action_log(
             now,
             Some(actor.user.user_id),
@@ -260,14 +258,18 @@ impl<S: Store> Rfqs<S> {
                    "two_way": rfq.two_way, "anonymous": rfq.anonymous, "liquidity_provider_ids": providers,
                    "expires_at": rfq.expires_at}),
         );
-        tx.insert_action_log(&log.keyed(input.idempotency.as_ref(), 0)).await?;
-        let listeners = self.rfq_listeners(&mut tx, &rfq, &providers).await?;
+        rows.action_logs.push(log.keyed(input.idempotency.as_ref(), 0));
+        tx.insert_rows(&rows).await?;
+        // Who hears of it: the requester and the providers' traders, each told above.
+        let listeners: Vec<(UserId, Party)> = std::iter::once((rfq.user_id, Party::Requester))
+            .chain(rows.notifications.iter().map(|n| (n.user_id, Party::Responder)))
+            .collect();
         tx.commit().await?;
         self.poke();
         self.publish_order(&order);
         self.publish_parent(&view.parent);
         self.publish_rfq(&rfq, &listeners);
-        self.notifications.publish_notifications(notices);
+        self.notifications.publish_notifications(rows.notifications);
         Ok(RfqView { rfq, responses })
     }
 
@@ -637,19 +639,22 @@ impl<S: Store> Rfqs<S> {
             .await?;
         let n = notice(&rfq, lp_user, Party::Responder, NotificationType::RfqQuoteAccepted, now);
         let n = Notification { status: MatchRequestState::Accepted, ..n };
-        tx.insert_notification(&n).await?;
+        // The winner's notice and the audit row: one write.
+        let tail = NewRows {
+            notifications: vec![n.clone()],
+            action_logs: vec![action_log(
+                now,
+                Some(actor.user.user_id),
+                "rfq",
+                Some(id.0),
+                "accept",
+                json!({"rfq_response_id": response_id, "match_request_id": m.match_request_id,
+                       "price": side.price, "quantity": side.quantity}),
+            )],
+            ..Default::default()
+        };
+        tx.insert_rows(&tail).await?;
         notices.push(n);
-        audit(
-            &mut tx,
-            now,
-            Some(actor.user.user_id),
-            "rfq",
-            Some(id.0),
-            "accept",
-            json!({"rfq_response_id": response_id, "match_request_id": m.match_request_id,
-                   "price": side.price, "quantity": side.quantity}),
-        )
-        .await?;
         let providers: Vec<CompanyId> = responses.iter().map(|r| r.company_id).collect();
         let listeners = self.rfq_listeners(&mut tx, &rfq, &providers).await?;
         let names = self.provider_names(&mut tx, &ended).await?;

@@ -37,10 +37,14 @@ const STRPOS: &str = "strpos";
 const PRICE_AS_NUMBER: &str = "price";
 const LIMIT_AS_NUMBER: &str = "$5";
 const HAS_COMPANY_TYPE: &str = "c.roles @> jsonb_build_array($1::text)";
-/// A book's levels as one JSON array of `[side, price, company id, shown]`.
 /// A company's brokers in order as one JSON array of `[id, name]` (read with the company).
-const COMPANY_BROKERS: &str = "(select coalesce(json_agg(json_build_array(b.company_id::text, b.name) order by cb.position), \
-     '[]'::json) from company_broker cb join company b on b.company_id = cb.broker_id where cb.company_id = c.company_id)";
+macro_rules! company_brokers {
+    () => {
+        "(select coalesce(json_agg(json_build_array(b.company_id::text, b.name) order by cb.position), \
+     '[]'::json) from company_broker cb join company b on b.company_id = cb.broker_id where cb.company_id = c.company_id)"
+    };
+}
+/// A book's levels as one JSON array of `[side, price, company id, shown]`.
 const BOOK_LEVELS: &str =
     "coalesce(json_agg(json_build_array(direction, price::text, company_id::text, shown)), '[]'::json)";
 

@@ -22,11 +22,6 @@ pub(crate) const FILE_FIX_MESSAGE: &str = "insert into fix_message (company_id, 
      msg_type = excluded.msg_type, frame = excluded.frame, fix_outbox_id = excluded.fix_outbox_id, \
      created_at = excluded.created_at";
 
-/// A company with its default broker's name and, through the backend's `COMPANY_BROKERS`,
-/// its brokers in order: one statement per read (`{}` takes that expression).
-pub(crate) const COMPANY_SELECT: &str = "select c.*, d.name as default_broker_name, {} as brokers from company c \
-     left join company d on d.company_id = c.default_broker_id";
-
 pub(crate) const USER_SELECT: &str =
     "select u.*, c.name as company_name from app_user u join company c on c.company_id = u.company_id";
 
@@ -198,6 +193,14 @@ pub(crate) const INSERT_ACTION_LOG_SELECT: &str = "insert into action_log \
 
 macro_rules! shared_repos {
     ($tx:ty, $db:ty) => {
+        /// A company with its default broker's name and its brokers in order (the backend's
+        /// `company_brokers!`): one statement per read, built at compile time.
+        const COMPANY_SELECT: &str = concat!(
+            "select c.*, d.name as default_broker_name, ",
+            company_brokers!(),
+            " as brokers from company c left join company d on d.company_id = c.default_broker_id"
+        );
+
         /// Files a sent FIX frame in one statement on `db` ([`sql::FILE_FIX_MESSAGE`]).
         async fn file_fix_message_on<'e, E>(db: E, m: &'e FiledFixMessage) -> StoreResult<()>
         where
@@ -446,7 +449,7 @@ macro_rules! shared_repos {
                 if let Some(known) = self.memo.companies.get(&id).filter(|_| in_tx) {
                     return Ok(known.clone());
                 }
-                let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!("{} where c.company_id = $1", sql::COMPANY_SELECT.replace("{}", COMPANY_BROKERS))))
+                let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!("{} where c.company_id = $1", COMPANY_SELECT)))
                     .bind(id.0)
                     .fetch_all(&mut *self.tx)
                     .await
@@ -469,7 +472,7 @@ macro_rules! shared_repos {
                 if !companies.is_empty() {
                     let query = format!(
                         "{} where c.company_id in ({})",
-                        sql::COMPANY_SELECT.replace("{}", COMPANY_BROKERS),
+                        COMPANY_SELECT,
                         sql::placeholders(1, companies.len())
                     );
                     let mut q = sqlx::query_as(sqlx::AssertSqlSafe(query));
@@ -501,7 +504,7 @@ macro_rules! shared_repos {
             }
 
             async fn company_by_name(&mut self, name: &str) -> StoreResult<Option<Company>> {
-                let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!("{} where c.name = $1", sql::COMPANY_SELECT.replace("{}", COMPANY_BROKERS))))
+                let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!("{} where c.name = $1", COMPANY_SELECT)))
                     .bind(name)
                     .fetch_all(&mut *self.tx)
                     .await
@@ -517,7 +520,7 @@ macro_rules! shared_repos {
                 let total_items = self.count_companies().await?;
                 let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!(
                     "{} order by c.name limit $1 offset $2",
-                    sql::COMPANY_SELECT.replace("{}", COMPANY_BROKERS)
+                    COMPANY_SELECT
                 )))
                 .bind(size)
                 .bind(page * size)
@@ -530,7 +533,7 @@ macro_rules! shared_repos {
             async fn companies_of_type(&mut self, company_type: &str) -> StoreResult<Vec<Company>> {
                 let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!(
                     "{} where {HAS_COMPANY_TYPE} order by c.name",
-                    sql::COMPANY_SELECT.replace("{}", COMPANY_BROKERS)
+                    COMPANY_SELECT
                 )))
                 .bind(company_type)
                 .fetch_all(&mut *self.tx)

@@ -40,10 +40,14 @@ const STRPOS: &str = "instr";
 const PRICE_AS_NUMBER: &str = "cast(price as real)";
 const LIMIT_AS_NUMBER: &str = "cast($5 as real)";
 const HAS_COMPANY_TYPE: &str = "exists (select 1 from json_each(c.roles) where value = $1)";
-/// A book's levels as one JSON array of `[side, price, company id, shown]`.
 /// A company's brokers in order as one JSON array of `[id, name]` (read with the company).
-const COMPANY_BROKERS: &str = "(select json_group_array(json_array(lower(hex(b.company_id)), b.name) order by cb.position) \
-     from company_broker cb join company b on b.company_id = cb.broker_id where cb.company_id = c.company_id)";
+macro_rules! company_brokers {
+    () => {
+        "(select json_group_array(json_array(lower(hex(b.company_id)), b.name) order by cb.position) \
+     from company_broker cb join company b on b.company_id = cb.broker_id where cb.company_id = c.company_id)"
+    };
+}
+/// A book's levels as one JSON array of `[side, price, company id, shown]`.
 const BOOK_LEVELS: &str = "json_group_array(json_array(direction, price, lower(hex(company_id)), shown))";
 
 /// Read connections: enough for the two cores' worth of request handlers, plus slack.

@@ -14,7 +14,7 @@ use upstairs_domain::{CompanyId, InstrumentId, ParentOrderId};
 
 use crate::book::BookLevels;
 use crate::events::Event;
-use crate::model::{CompanyRef, Instrument, ParentOrder, ParentState, Session, UserView};
+use crate::model::{CompanyRef, Instrument, ParentOrder, Session, UserView};
 
 pub(crate) struct Cache<K, V> {
     slots: Mutex<HashMap<K, Slot<V>>>,
@@ -124,9 +124,7 @@ impl Caches {
             }
             // Rare beside the calls that read them: all sessions are read again.
             Event::SessionsEnded { .. } | Event::UserChanged { .. } => self.sessions.drop_all(),
-            Event::ParentOrderChanged { parent, .. } if parent.state != ParentState::Active => {
-                self.parents.drop_key(&parent.parent_order_id)
-            }
+            Event::ParentOrderChanged { parent_order_id, active: false, .. } => self.parents.drop_key(parent_order_id),
             Event::OrderChanged { .. }
             | Event::ParentOrderChanged { .. }
             | Event::NotificationChanged { .. }

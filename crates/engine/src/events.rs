@@ -13,8 +13,10 @@ use crate::model::{ChildOrder, Instrument, Notification, ParentOrder, ParentStat
 pub enum Event {
     /// A child order was created, edited, cancelled or expired; `user_id` hears of it.
     OrderChanged { user_id: UserId, order: ChildOrder },
-    /// A parent order was created or cancelled, or its quantities moved; `user_id` hears of it.
-    ParentOrderChanged { user_id: UserId, parent: ParentOrder },
+    /// A parent order was created or cancelled, or its quantities moved; `user_id` hears of
+    /// it. Its row is read by whoever shows it (its quantities are the database's);
+    /// `active` says whether it still is.
+    ParentOrderChanged { user_id: UserId, parent_order_id: upstairs_domain::ParentOrderId, active: bool },
     /// The resting orders or the band of an instrument changed. It carries no book: the
     /// edge reads the book back, conflated per instrument: a burst of writes costs one read per window.
     BookChanged { instrument_id: InstrumentId },
@@ -41,7 +43,11 @@ impl Event {
     }
 
     pub fn parent_order_changed(parent: &ParentOrder) -> Self {
-        Self::ParentOrderChanged { user_id: parent.created_by, parent: parent.clone() }
+        Self::ParentOrderChanged {
+            user_id: parent.created_by,
+            parent_order_id: parent.parent_order_id,
+            active: parent.state == ParentState::Active,
+        }
     }
 
     pub fn book_changed(instrument_id: InstrumentId) -> Self {
@@ -136,11 +142,9 @@ impl Announced {
     pub fn of(event: &Event) -> Self {
         match event {
             Event::OrderChanged { user_id, order } => Self::Order { id: order.order_id, user: Some(*user_id) },
-            Event::ParentOrderChanged { user_id, parent } => Self::Parent {
-                id: parent.parent_order_id,
-                user: Some(*user_id),
-                active: Some(parent.state == ParentState::Active),
-            },
+            Event::ParentOrderChanged { user_id, parent_order_id, active } => {
+                Self::Parent { id: *parent_order_id, user: Some(*user_id), active: Some(*active) }
+            }
             Event::BookChanged { instrument_id } => Self::Book { id: *instrument_id },
             Event::InstrumentChanged { instrument } => Self::Instrument { id: instrument.instrument_id },
             Event::RfqChanged { user_id, rfq_id, state, role } => {

@@ -147,6 +147,11 @@ impl<S: Store> Hearing<S> {
         let read = || self.store.single();
         Ok(match what {
             Announced::Order { id, .. } => read().await?.order(id).await?.map(|o| Event::order_changed(&o)),
+            // All it carries is said: its row is read by whoever shows it.
+            Announced::Parent { id, user: Some(user_id), active: Some(active) } => {
+                Some(Event::ParentOrderChanged { user_id, parent_order_id: id, active })
+            }
+            // From a node of an earlier version.
             Announced::Parent { id, .. } => {
                 read().await?.parent_order(id).await?.map(|v| Event::parent_order_changed(&v.parent))
             }

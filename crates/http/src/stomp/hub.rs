@@ -85,8 +85,8 @@ async fn run<S: Store>(
         match rx.recv().await {
             Ok(Event::BookChanged { instrument_id }) => books.changed(instrument_id),
             Ok(Event::OrderChanged { user_id, order }) => orders.changed(user_id, OrderChange::Order(order)),
-            Ok(Event::ParentOrderChanged { user_id, parent }) => {
-                orders.changed(user_id, OrderChange::Parent(parent.parent_order_id))
+            Ok(Event::ParentOrderChanged { user_id, parent_order_id, .. }) => {
+                orders.changed(user_id, OrderChange::Parent(parent_order_id))
             }
             Ok(Event::RfqChanged { user_id, rfq_id, role, .. }) => rfqs.changed(user_id, (rfq_id, role)),
             Ok(event) => {

@@ -4,10 +4,9 @@
 // dashboard. The other firm trades on. The admin then re-enables it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN, api, launchBrowser, login, newPage, shot, signIn, startServer, until, waitForMail } from './harness.mjs';
+import { ADMIN, api, launchBrowser, login, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD as PASSWORD, until, waitForMail } from './harness.mjs';
 
 const T = 'kill-switch';
-const PASSWORD = 'Trader-Pass-2026';
 const TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
 
 let browser;
@@ -18,31 +17,18 @@ after(async () => {
   await browser?.close();
 });
 
-/** A broker, two trading firms, an instrument, and a trader per firm with working orders. */
+/** The two firms of the harness (a broker, an instrument, a trader each), each trader with working orders. */
 async function seedVenue(server) {
-  const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
+  const { admin, broker, instrument, traders: people } = await seedTwoFirms(server, { tips: TIPS });
+  // The admin's match-request preference is set, so sign-in goes straight to the panels.
   const me = await api(server.baseUrl, '/users/me', { token: admin });
   await api(server.baseUrl, `/users/${me.user_id}`, { token: admin, method: 'PATCH', body: { auto_accept: 'INSTANT' } });
-  const post = (path, body) => api(server.baseUrl, path, { token: admin, method: 'POST', body });
-  const broker = await post('/admin/companies', { name: 'Northgate', full_name: 'Northgate Clearing LLP', roles: ['broker'], trade_confirmation_email: 'ops@northgate.test' });
-  const brokers = [{ company_id: broker.company_id }];
-  const instrument = await post('/admin/instruments', {
-    name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', min_quantity: 500, tick_size: 0.005, exchange_id: 'I', currency: 'EUR',
-    min_tick_price: -0.04, max_tick_price: -0.015,
-  });
   const traders = {};
-  for (const [name, email, direction, prices] of [
-    ['Halyard', 'anna@halyard.test', 'BUY', [-0.03, -0.025]],
-    ['Kestrel', 'ben@kestrel.test', 'SELL', [-0.015]],
+  for (const [name, first, direction, prices] of [
+    ['Halyard', 'Anna', 'BUY', [-0.03, -0.025]],
+    ['Kestrel', 'Ben', 'SELL', [-0.015]],
   ]) {
-    const firm = await post('/admin/companies', { name, full_name: `${name} Capital LLP`, brokers, default_broker: brokers[0] });
-    const user = await post('/users', { email, first_name: email.split('@')[0], last_name: 'Trader', company_id: firm.company_id, roles: ['trader'] });
-    const { link } = await waitForMail(server.mailDir, email, { pathPrefix: '/account-activate' });
-    await api(server.baseUrl, `/users/password-reset/${new URL(link).searchParams.get('hash')}`, { method: 'POST', body: { password: PASSWORD } });
-    const token = await login(server.baseUrl, email, PASSWORD);
-    await api(server.baseUrl, `/users/${user.user_id}`, {
-      token, method: 'PATCH', body: { auto_accept: 'INSTANT', ui_metadata: [{ key: 'TOOLTIPS', value: TIPS.map((key) => ({ key, read: true })) }] },
-    });
+    const { email, token, firm } = people[first];
     const parent = await api(server.baseUrl, '/parent-orders', { token, method: 'POST', body: { direction, instrument_id: instrument.instrument_id, quantity: 5000 } });
     for (const limit_price of prices) {
       await api(server.baseUrl, '/orders', {

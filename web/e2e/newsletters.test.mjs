@@ -4,10 +4,9 @@
 // finds the digest queued in the e-mail outbox and written to the recipient.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN, api, failedCalls, launchBrowser, login, newPage, shot, signIn, startServer, waitForMail } from './harness.mjs';
+import { ADMIN, api, failedCalls, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, waitForMail } from './harness.mjs';
 
 const T = 'newsletters';
-const PASSWORD = 'Trader-Pass-2026';
 
 let browser;
 before(async () => {
@@ -17,24 +16,13 @@ after(async () => {
   await browser?.close();
 });
 
-/** A broker, a trading firm, an instrument, and one activated trader with an order resting in the book. */
+/** The two firms of the harness; Anna (Halyard) with an order resting in the book. */
 async function seedVenue(server) {
-  const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
-  const me = await api(server.baseUrl, '/users/me', { token: admin });
+  const { admin, broker, instrument, traders } = await seedTwoFirms(server);
   // The admin's match-request preference is set, so sign-in goes straight to the dashboard.
+  const me = await api(server.baseUrl, '/users/me', { token: admin });
   await api(server.baseUrl, `/users/${me.user_id}`, { token: admin, method: 'PATCH', body: { auto_accept: 'INSTANT' } });
-  const post = (path, body) => api(server.baseUrl, path, { token: admin, method: 'POST', body });
-  const broker = await post('/admin/companies', { name: 'Northgate', full_name: 'Northgate Clearing LLP', roles: ['broker'], trade_confirmation_email: 'ops@northgate.test' });
-  const firm = await post('/admin/companies', { name: 'Halyard', full_name: 'Halyard Capital LLP', brokers: [{ company_id: broker.company_id }], default_broker: { company_id: broker.company_id } });
-  const instrument = await post('/admin/instruments', {
-    name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', min_quantity: 500, tick_size: 0.005, exchange_id: 'I', currency: 'EUR',
-    min_tick_price: -0.04, max_tick_price: -0.015,
-  });
-  const email = 'anna@halyard.test';
-  const user = await post('/users', { email, first_name: 'Anna', last_name: 'Halyard', company_id: firm.company_id, roles: ['trader'] });
-  const { link } = await waitForMail(server.mailDir, email, { pathPrefix: '/account-activate' });
-  await api(server.baseUrl, `/users/password-reset/${new URL(link).searchParams.get('hash')}`, { method: 'POST', body: { password: PASSWORD } });
-  const token = await login(server.baseUrl, email, PASSWORD);
+  const { token, user } = traders.Anna;
   const parent = await api(server.baseUrl, '/parent-orders', { token, method: 'POST', body: { direction: 'BUY', instrument_id: instrument.instrument_id, quantity: 5000 } });
   await api(server.baseUrl, '/orders', {
     token, method: 'POST',
@@ -81,7 +69,7 @@ test('an admin creates a newsletter, adds a recipient, previews and sends the di
     const drawer = page.getByRole('region', { name: 'Recipients of Euribor desk' });
     await drawer.getByText('No recipients yet. Choose users above to add them.').waitFor();
     await drawer.getByRole('combobox', { name: 'Users to add' }).fill('anna');
-    await page.getByRole('option', { name: /Anna Halyard/ }).click();
+    await page.getByRole('option', { name: /Anna Trader/ }).click();
     await shot(page, T, '03-recipients-choose');
     await drawer.getByRole('button', { name: 'Add recipient' }).click();
     await page.getByTestId('toast').filter({ hasText: '1 recipient added to Euribor desk.' }).waitFor();

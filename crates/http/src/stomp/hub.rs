@@ -43,6 +43,7 @@ impl Hub {
         let presence = engine.presence.clone();
         let (tx, _) = broadcast::channel(SESSION_BUFFER);
         let pushers = Pushers {
+            presence: presence.clone(),
             orders: UserPusher::new(OrderFeed(engine.clone()), tx.clone(), WINDOW),
             rfqs: UserPusher::new(RfqFeed(engine.clone()), tx.clone(), WINDOW),
             books: BookPusher::new(engine, tx.clone(), WINDOW),
@@ -72,23 +73,32 @@ struct Pushers<S: Store> {
     books: BookPusher<Engine<S>>,
     orders: UserPusher<OrderFeed<S>>,
     rfqs: UserPusher<RfqFeed<S>>,
+    /// Who has a session here: a user with none is pushed nothing, so nothing is read for
+    /// them (a session that opens later reads its screens after it subscribes).
+    presence: Arc<Presence>,
 }
 
 async fn run<S: Store>(
     mut rx: broadcast::Receiver<Event>,
     tx: broadcast::Sender<Outgoing>,
-    Pushers { books, orders, rfqs }: Pushers<S>,
+    Pushers { books, orders, rfqs, presence }: Pushers<S>,
 ) {
     // Numbers of each user's frames per destination (ADR 0029): this task alone sends them.
     let mut seqs = Sequences::default();
     loop {
         match rx.recv().await {
             Ok(Event::BookChanged { instrument_id }) => books.changed(instrument_id),
-            Ok(Event::OrderChanged { user_id, order }) => orders.changed(user_id, OrderChange::Order(order)),
-            Ok(Event::ParentOrderChanged { user_id, parent_order_id, .. }) => {
+            Ok(Event::OrderChanged { user_id, order }) if presence.has(user_id) => {
+                orders.changed(user_id, OrderChange::Order(order))
+            }
+            Ok(Event::ParentOrderChanged { user_id, parent_order_id, .. }) if presence.has(user_id) => {
                 orders.changed(user_id, OrderChange::Parent(parent_order_id))
             }
-            Ok(Event::RfqChanged { user_id, rfq_id, role, .. }) => rfqs.changed(user_id, (rfq_id, role)),
+            Ok(Event::RfqChanged { user_id, rfq_id, role, .. }) if presence.has(user_id) => {
+                rfqs.changed(user_id, (rfq_id, role))
+            }
+            // No session of that user here: nothing to push, nothing to read.
+            Ok(Event::OrderChanged { .. } | Event::ParentOrderChanged { .. } | Event::RfqChanged { .. }) => {}
             Ok(event) => {
                 if let Some(out) = Outgoing::of(&event, &mut seqs) {
                     // No receiver means no session is connected.

@@ -1,7 +1,9 @@
 import { waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { db, type MockNotification } from '@/testing/mocks/db';
-import { addMatchRequest, trading } from '@/testing/mocks/order-handlers';
+import { http, HttpResponse } from 'msw';
+import { addMatchRequest, stomp, trading } from '@/testing/mocks/order-handlers';
+import { server } from '@/testing/mocks/server';
 import { renderApp, screen } from '@/testing/test-utils';
 
 /** A pending request received (SELL 1000 at -0.020) and its unread notification. */
@@ -64,6 +66,28 @@ describe('a match request received', () => {
     await user.click(within(confirm).getByRole('button', { name: 'Yes reject' }));
     await waitFor(() => expect(screen.queryByTestId('notification-view')).not.toBeInTheDocument());
     expect(answers()).toEqual([{ state: 'REJECTED' }]);
+  });
+
+  it('closes after a rejection whose own notice arrives before the answer', async () => {
+    const { n } = received();
+    // The server tells the notice, now REJECTED, over the socket before it answers the PATCH.
+    server.use(
+      http.patch('*/api/order-match-requests/:id', async ({ params }) => {
+        const m = trading.matchRequests.find((x) => x.order_match_request_id === params.id)!;
+        m.state = 'REJECTED';
+        n.status = 'REJECTED';
+        stomp.publish('/user/topic/notifications', { seq: 1, ...n });
+        // Answered once the screen shows the frame: the pending view has gone.
+        await screen.findByRole('dialog', { name: 'Match request rejected' });
+        return HttpResponse.json(m);
+      }),
+    );
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    const view = await screen.findByRole('dialog', { name: 'Match request' });
+    await user.click(within(view).getByRole('button', { name: 'Reject' }));
+    const confirm = await screen.findByRole('dialog', { name: 'Are you sure you want to reject this offer?' });
+    await user.click(within(confirm).getByRole('button', { name: 'Yes reject' }));
+    await waitFor(() => expect(screen.queryByTestId('notification-view')).not.toBeInTheDocument());
   });
 
   it('closes by itself when the countdown ends', async () => {

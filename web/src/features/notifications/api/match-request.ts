@@ -15,11 +15,16 @@ export function useMatchRequest(id: string | null) {
   });
 }
 
-/** PATCH /order-match-requests/{id} {state}: the responder accepts or rejects, the requester withdraws. */
-export function useAnswerMatchRequest() {
+/**
+ * PATCH /order-match-requests/{id} {state}: the responder accepts or rejects, the requester withdraws.
+ * `onSettled` runs even when the caller has unmounted meanwhile (a `mutate` call's own
+ * callbacks would not): a notification's frame may change the screen before the answer comes.
+ */
+export function useAnswerMatchRequest({ onSettled }: { onSettled?: () => void } = {}) {
   const queryClient = useQueryClient();
   const refresh = useRefreshOrders();
   return useMutation({
+    onSettled,
     mutationFn: ({ id, state }: { id: string; state: Extract<MatchRequestState, 'ACCEPTED' | 'REJECTED' | 'CANCELLED'> }) =>
       apiFetch(`/order-match-requests/${encodeURIComponent(id)}`, { method: 'PATCH', body: { state }, schema: matchRequestSchema }),
     onSuccess: (m) => {

@@ -67,8 +67,15 @@ function MatchSummaryOf({ id }: { id: string }) {
 function Pending({ n, onReview, onClose }: { n: Notification; onReview: () => void; onClose: () => void }) {
   const id = n.order_match_request_id ?? '';
   const request = useMatchRequest(n.order_match_request_id ?? null);
-  const answer = useAnswerMatchRequest();
   const [rejecting, setRejecting] = useState(false);
+  // Closed once answered, even if the rejection's own frame (the notice, now REJECTED)
+  // replaced this pending view before the answer came.
+  const answer = useAnswerMatchRequest({
+    onSettled: () => {
+      setRejecting(false);
+      onClose();
+    },
+  });
   const seconds = useSecondsLeft(n.expired_at);
   // Spec section 4: when the countdown ends the open notification closes.
   useEffect(() => {
@@ -89,17 +96,7 @@ function Pending({ n, onReview, onClose }: { n: Notification; onReview: () => vo
       <RejectDialog
         open={rejecting}
         pending={answer.isPending}
-        onConfirm={() =>
-          answer.mutate(
-            { id, state: 'REJECTED' },
-            {
-              onSettled: () => {
-                setRejecting(false);
-                onClose();
-              },
-            },
-          )
-        }
+        onConfirm={() => answer.mutate({ id, state: 'REJECTED' })}
         onClose={() => setRejecting(false)}
       />
     </Stack>

@@ -6,6 +6,7 @@ import Typography from '@mui/material/Typography';
 import { serverErrorText } from '@/components/form/form-drawer';
 import { DrawerHeader, SideDrawer } from '@/components/ui/side-drawer';
 import { useSecondsLeft } from '@/lib/use-seconds-left';
+import { mutateThen } from '@/lib/api/mutate-then';
 import { useAnswerMatchRequest, useMatchRequest } from '../api/match-request';
 import { MatchSummary, RejectDialog, TimeToAction } from './match-request-parts';
 
@@ -45,7 +46,8 @@ function Review({ id, onClose, onAccepted }: { id: string; onClose: () => void; 
   }, [over, answer.isPending, onClose]);
 
   const send = (state: 'ACCEPTED' | 'REJECTED' | 'CANCELLED') =>
-    answer.mutate(
+    mutateThen(
+      answer,
       { id, state },
       {
         onSuccess: () => {

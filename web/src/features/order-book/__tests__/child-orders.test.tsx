@@ -1,7 +1,9 @@
-import { within } from '@testing-library/react';
+import { waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { db } from '@/testing/mocks/db';
-import { addParent, BROKER, trading } from '@/testing/mocks/order-handlers';
+import { addParent, BROKER, stomp, trading } from '@/testing/mocks/order-handlers';
+import { server } from '@/testing/mocks/server';
 import { renderApp, screen } from '@/testing/test-utils';
 
 const ALL_TIPS_READ = [
@@ -112,6 +114,29 @@ describe('working and editing child orders', () => {
     await user.click(within(form).getByRole('button', { name: 'Apply changes' }));
     expect(await screen.findByText(message)).toBeInTheDocument();
     expect(lastRequest('PATCH', '/api/orders/o-9')).toBeDefined();
+  });
+
+  it("says the order is cancelled when the order's own frame took its row off the card before the answer", async () => {
+    const parent = addParent({ quantities: { tradable: 2000, working: 1000, matched: 0 } });
+    const o: (typeof trading.orders)[number] = {
+      order_id: 'o-9', parent_order_id: parent.parent_order_id, instrument_id: 'i-1', state: 'WORKING', price: -0.03, quantity: 1000,
+      direction: 'BUY', iceberg: false, residual: true, broker_id: BROKER.company_id, matchable: true, created_at: '2026-11-23T10:00:00Z',
+    };
+    trading.orders.push(o);
+    // The server pushes the cancelled order over the socket before it answers the DELETE.
+    server.use(
+      http.delete('*/api/orders/:id', async () => {
+        o.state = 'CANCELLED';
+        stomp.publish('/user/topic/orders', { type: 'ORDER_UPDATED', seq: 1, ...o });
+        // (hidden: the confirmation dialog hides the page from the accessibility tree)
+        await waitFor(() => expect(screen.queryByRole('button', { name: 'Cancel order 1,000 @ -0.030', hidden: true })).toBeNull());
+        return HttpResponse.json(o);
+      }),
+    );
+    const { user } = signIn();
+    await user.click(await screen.findByRole('button', { name: 'Cancel order 1,000 @ -0.030' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Cancel order?' })).getByRole('button', { name: 'Yes, cancel' }));
+    expect(await screen.findByText('Order cancelled.')).toBeInTheDocument();
   });
 
   it('cancels a child order and the parent order after confirmation', async () => {

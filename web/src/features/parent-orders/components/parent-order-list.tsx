@@ -17,6 +17,7 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import type { Order } from '@/lib/api/dto';
 import { useInstrument } from '@/lib/api/get-instrument';
 import { formatPrice, stateLabel, truncateName } from '@/lib/trading-format';
+import { mutateThen } from '@/lib/api/mutate-then';
 import { useCancelOrder } from '../api/cancel-order';
 import { useCancelParentOrder } from '../api/cancel-parent-order';
 import type { ParentOrder } from '../api/get-parent-orders';
@@ -162,7 +163,8 @@ function ParentOrderCard({ parent, orders, open, onEdit, onShowBook, onRfq }: Ca
         pending={cancel.isPending}
         onClose={() => setConfirming(false)}
         onConfirm={() =>
-          cancel.mutate(
+          mutateThen(
+            cancel,
             { parentOrderId: parent.parent_order_id, instrumentId: parent.instrument_id },
             {
               onSuccess: () => showToast({ message: 'Parent order cancelled.' }),
@@ -237,7 +239,8 @@ function ChildOrderRow({ order, tickSize, open, onEdit }: { order: Order; tickSi
         pending={cancel.isPending}
         onClose={() => setConfirming(false)}
         onConfirm={() =>
-          cancel.mutate(
+          mutateThen(
+            cancel,
             { orderId: order.order_id, instrumentId: order.instrument_id },
             {
               onSuccess: () => showToast({ message: 'Order cancelled.' }),

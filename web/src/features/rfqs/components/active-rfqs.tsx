@@ -19,6 +19,7 @@ import { useInstrument } from '@/lib/api/get-instrument';
 import { useTopic } from '@/lib/realtime';
 import { formatPrice, truncateName } from '@/lib/trading-format';
 import { formatCountdown, useSecondsLeft } from '@/lib/use-seconds-left';
+import { mutateThen } from '@/lib/api/mutate-then';
 import { useAcceptQuote } from '../api/accept-quote';
 import { useCancelRfq } from '../api/cancel-rfq';
 import { rfqKeys, useOpenRfqs, type Rfq, type RfqResponse } from '../api/get-rfqs';
@@ -125,7 +126,8 @@ function RfqCard({ rfq, onExpired }: { rfq: Rfq; onExpired: () => void }) {
   const take = (x: RfqResponse) => {
     const seen = side(x);
     if (seen.price === null || seen.quantity === null) return;
-    accept.mutate(
+    mutateThen(
+      accept,
       { rfqId: rfq.rfq_id, responseId: x.rfq_response_id, price: seen.price, quantity: seen.quantity },
       {
         // The terms the server matched, from its answer (the ones shown: the server
@@ -159,7 +161,7 @@ function RfqCard({ rfq, onExpired }: { rfq: Rfq; onExpired: () => void }) {
           color="error"
           disabled={cancel.isPending}
           onClick={() =>
-            cancel.mutate(rfq.rfq_id, {
+            mutateThen(cancel, rfq.rfq_id, {
               onError: (e) => showToast({ message: rfqError(e, 'The RFQ could not be cancelled.') ?? '', keepOpen: true }),
             })
           }

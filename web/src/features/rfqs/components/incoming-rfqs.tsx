@@ -29,6 +29,7 @@ import { MESSAGES, parseQuantity, priceError, priceValue } from '@/lib/order-val
 import { useTopic } from '@/lib/realtime';
 import { formatPrice, truncateName } from '@/lib/trading-format';
 import { formatCountdown, useSecondsLeft } from '@/lib/use-seconds-left';
+import { mutateThen } from '@/lib/api/mutate-then';
 import { useAnswerRfq, type AnswerRfqBody } from '../api/answer-rfq';
 import { isOpenResponse, useIncomingRfqs, type IncomingRfq } from '../api/get-incoming-rfqs';
 import { rfqKeys } from '../api/get-rfqs';
@@ -242,10 +243,10 @@ function QuoteForm({ rfq, instrument }: { rfq: IncomingRfq; instrument: Instrume
       body.sell_price = priceValue(parseDecimal(v.sellPrice));
       body.sell_quantity = parseQuantity(v.sellQuantity) ?? 0;
     }
-    answer.mutate({ rfqId: rfq.rfq_id, body }, { onSuccess: () => showToast({ message: 'Your quote has been sent' }) });
+    mutateThen(answer, { rfqId: rfq.rfq_id, body }, { onSuccess: () => showToast({ message: 'Your quote has been sent' }) });
   };
   const decline = () =>
-    answer.mutate({ rfqId: rfq.rfq_id, body: { state: 'REJECTED_BY_RESPONDER' } }, { onSuccess: () => showToast({ message: 'RFQ declined' }) });
+    mutateThen(answer, { rfqId: rfq.rfq_id, body: { state: 'REJECTED_BY_RESPONDER' } }, { onSuccess: () => showToast({ message: 'RFQ declined' }) });
 
   return (
     <Box component="form" noValidate aria-label="Quote" onSubmit={form.handleSubmit(submit)} sx={{ mt: 1.5 }}>

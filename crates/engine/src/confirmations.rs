@@ -63,10 +63,7 @@ impl<S: Store> Confirmations<S> {
         step: ConfirmationStep,
         now: DateTime<Utc>,
     ) -> Result<(), EngineError> {
-        // What the e-mails name (both sides' brokers, clients and traders), read at once.
-        let companies: Vec<_> = orders.iter().flat_map(|o| [o.broker_id, o.company_id]).collect();
-        let users: Vec<_> = orders.iter().map(|o| o.created_by).collect();
-        tx.read_ahead(&companies, &users).await?;
+        Self::read_named(tx, orders.iter()).await?;
         if step == ConfirmationStep::Accept {
             let trades: Vec<_> = orders.iter().map(|o| (o.clone(), false)).collect();
             self.fix_reports.report_parent_fills(tx, &trades, now).await?;
@@ -110,6 +107,18 @@ impl<S: Store> Confirmations<S> {
             rows.timers.push(timer);
         }
         Ok(())
+    }
+
+    /// What the brokers' e-mails of a trade of `orders` name (both sides' brokers, clients
+    /// and traders), read into the transaction's memo at once; a caller may read them
+    /// before it takes its locks.
+    pub(crate) async fn read_named(
+        tx: &mut S::Tx,
+        orders: impl Iterator<Item = &ChildOrder> + Clone,
+    ) -> Result<(), EngineError> {
+        let companies: Vec<_> = orders.clone().flat_map(|o| [o.broker_id, o.company_id]).collect();
+        let users: Vec<_> = orders.map(|o| o.created_by).collect();
+        Ok(tx.read_ahead(&companies, &users).await?)
     }
 
     /// What the link of `order` shows, without changing anything.

@@ -16,7 +16,7 @@ use crate::Store;
 use crate::confirmations::Confirmations;
 use crate::context::{Actor, action_log};
 use crate::core::service;
-use crate::error::EngineError;
+use crate::error::{EngineError, StoreError};
 use crate::model::*;
 use crate::notifications::Notifications;
 use crate::orders::Orders;
@@ -380,9 +380,9 @@ impl<S: Store> Matches<S> {
     ) -> Result<MatchRequest, EngineError> {
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        let mut locked: Vec<ParentOrder> =
-            tx.lock_parents_of_match_request(id).await?.into_iter().map(|v| v.parent).collect();
-        // Read under the locks: what it is now is what the compare-and-sets expect.
+        // Read before the parents' locks, so the next order and take on them wait only for
+        // the writes (ADR 0031): the compare-and-sets below refuse a request or an order
+        // that changed since.
         let m = tx.match_request(id).await?.ok_or_else(not_found)?;
         let (mine, theirs) = (m.requesting_order_id, m.responding_order_id);
         // A band that moved away from the price since (its sweep of pending requests runs
@@ -391,11 +391,7 @@ impl<S: Store> Matches<S> {
             MatchRequestEvent::Accept if !self.in_band_now(&mut tx, &m).await? => MatchRequestEvent::PriceOutOfTick,
             e => e,
         };
-        let to = mr_transition(m.state, event).map_err(|_| conflict("This match request is no longer pending."))?;
-        tx.update_match_request_state(id, m.state, to, now).await?;
-        let ended = MatchRequest { state: to, updated_at: now, ..m };
-        let mut rows = NewRows::default();
-        let notices = self.notifications.notify_ended(&mut tx, &mut rows, &ended, event, now).await?;
+        let to = mr_transition(m.state, event).map_err(|_| no_longer_pending())?;
         let both = tx.orders_by_id(&[mine, theirs]).await?;
         let find = |id| both.iter().find(|o| o.order_id == id).cloned().ok_or_else(not_found_order);
         let (requesting, responding) = (find(mine)?, find(theirs)?);
@@ -411,18 +407,36 @@ impl<S: Store> Matches<S> {
                 return Err(EngineError::Internal(format!("{event:?} does not end a match request")));
             }
         };
-        let mut changed = Vec::with_capacity(2);
+        let mut changes = Vec::with_capacity(2);
         for (before, e) in [(requesting, for_requesting), (responding, for_responding)] {
             let mut after = before.clone();
             // An order the close took meanwhile cannot be answered for (ADR 0017).
-            after.state =
-                transition(before.state, e).map_err(|_| conflict("This match request can no longer be answered."))?;
+            after.state = transition(before.state, e).map_err(|_| no_longer_answerable())?;
             after.updated_at = now;
             if e == OrderEvent::Release && after.order_id == mine {
                 // The taker's residual works on at the price they asked for.
                 after.price = m.take_price;
             }
-            tx.update_order(&before, &after).await?;
+            changes.push((before, after));
+        }
+        if event == MatchRequestEvent::Accept {
+            Confirmations::<S>::read_named(&mut tx, changes.iter().map(|(o, _)| o)).await?;
+        }
+        let mut locked: Vec<ParentOrder> =
+            tx.lock_parents_of_match_request(id).await?.into_iter().map(|v| v.parent).collect();
+        tx.update_match_request_state(id, m.state, to, now).await.map_err(|e| match e {
+            StoreError::Stale(_) => no_longer_pending(),
+            e => e.into(),
+        })?;
+        let ended = MatchRequest { state: to, updated_at: now, ..m };
+        let mut rows = NewRows::default();
+        let notices = self.notifications.notify_ended(&mut tx, &mut rows, &ended, event, now).await?;
+        let mut changed = Vec::with_capacity(2);
+        for (before, after) in changes {
+            tx.update_order(&before, &after).await.map_err(|e| match e {
+                StoreError::Stale(_) => no_longer_answerable(),
+                e => e.into(),
+            })?;
             changed.push(after);
         }
         if event == MatchRequestEvent::Accept {
@@ -659,6 +673,14 @@ fn not_found() -> EngineError {
 
 fn conflict(detail: &str) -> EngineError {
     EngineError::Conflict { detail: detail.into(), errors: vec![] }
+}
+
+fn no_longer_pending() -> EngineError {
+    conflict("This match request is no longer pending.")
+}
+
+fn no_longer_answerable() -> EngineError {
+    conflict("This match request can no longer be answered.")
 }
 
 fn internal(e: impl std::fmt::Display) -> EngineError {

@@ -306,6 +306,62 @@ async fn a_refused_take_waits_on_no_other_firms_parent() {
     .await
 }
 
+/// An accept reads its request and orders before it takes the parents' locks (so the next
+/// order and take wait only for its writes); two answers that both read a request as
+/// pending while another transaction held a parent end it once: one wins, the other is
+/// told it is no longer pending and changes nothing. PostgreSQL only (one writer on SQLite).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_answers_read_before_the_locks_end_a_request_once() {
+    use sqlx::Connection as _;
+    balanced_after(async {
+        let v = venue(Backend::Postgres).await;
+        let (sell, _, buy) = rest_and_parent(&v, 1000, "94.75", 1000).await;
+        let (s, sent) = take(&v, &buy, 1000, "94.75", false, false).await;
+        assert_eq!(s, StatusCode::CREATED, "{sent}");
+        let m = sent[0].clone();
+        let mut holder = sqlx::PgConnection::connect(&v.app.database_url).await.unwrap();
+        sqlx::query("begin").execute(&mut holder).await.unwrap();
+        sqlx::query("select 1 from parent_order where parent_order_id = $1::uuid for update")
+            .bind(sell["parent_order_id"].as_str().unwrap())
+            .execute(&mut holder)
+            .await
+            .unwrap();
+        let answers = async { tokio::join!(answer(&v, &v.a, &m, "ACCEPTED"), answer(&v, &v.b, &m, "CANCELLED")) };
+        let release = async {
+            // Both have read the request as pending and wait for the parents' locks.
+            let mut watcher = sqlx::PgConnection::connect(&v.app.database_url).await.unwrap();
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            loop {
+                let waiting: i64 = sqlx::query_scalar(
+                    "select count(*) from pg_stat_activity where wait_event_type = 'Lock' \
+                     and query like 'select * from parent_order where parent_order_id in%'",
+                )
+                .fetch_one(&mut watcher)
+                .await
+                .unwrap();
+                if waiting == 2 {
+                    break;
+                }
+                assert!(std::time::Instant::now() < deadline, "{waiting} answers wait for the parents' locks");
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            sqlx::query("rollback").execute(&mut holder).await.unwrap();
+        };
+        let (((sa, accepted), (sw, withdrawn)), ()) = tokio::join!(answers, release);
+        let (won, lost) = match (sa, sw) {
+            (StatusCode::OK, StatusCode::CONFLICT) => ("ACCEPTED", withdrawn),
+            (StatusCode::CONFLICT, StatusCode::OK) => ("CANCELLED", accepted),
+            other => panic!("{other:?}: {accepted} {withdrawn}"),
+        };
+        assert_eq!(lost["detail"], "This match request is no longer pending.", "{lost}");
+        assert_eq!(request_state(&v, &v.b, &m).await, won);
+        let states: Vec<String> = children(&v, &v.b, &buy).await.into_iter().map(|(s, _)| s).collect();
+        assert_eq!(states, vec![if won == "ACCEPTED" { "MATCHED" } else { "CANCELLED" }]);
+        v.app.stop().await;
+    })
+    .await
+}
+
 async fn nothing_to_match(b: Backend) {
     let v = venue(b).await;
     // Only the taker's own firm rests at the price: nothing matches, nothing is written.

@@ -94,6 +94,16 @@ def stomp_gauge(metrics_port):
     return int(m.group(1)), ""
 
 
+def read_counts(metrics_port):
+    """The first node's books read back for pushes and HTTP requests answered, so far."""
+    status, body = Client(metrics_port).call("GET", "/metrics")
+    if status != 200 or not isinstance(body, str):
+        sys.exit(f"/metrics answered {status}")
+    reads = re.search(r"^upstairs_book_reads_total (\d+)$", body, re.M)
+    http_total = sum(int(n) for n in re.findall(r"^upstairs_http_requests_total\{[^}]*\} (\d+)$", body, re.M))
+    return (int(reads.group(1)) if reads else None), http_total
+
+
 # ---------------------------------------------------------------- the venue
 
 
@@ -331,7 +341,7 @@ class Round:
         return [(at - t0) * 1e6 for at in self.stamps.values()]
 
 
-async def fan_out(args, ports, tokens, maker_token, broker, parent, instrument):
+async def fan_out(args, ports, metrics_port, tokens, maker_token, broker, parent, instrument):
     """The book change is made on the first node; subscribers are spread over all of them."""
     port = ports[0]
     errors = []
@@ -360,6 +370,7 @@ async def fan_out(args, ports, tokens, maker_token, broker, parent, instrument):
     expect(maker.call("GET", "/api/users/me"), 200, "maker")  # opens the keep-alive connection
     stomp_lat, raw_lat, http_lat, sizes = [], [], [], []
     missing = {"stomp": 0, "raw": 0}
+    counts_before = read_counts(metrics_port)
     for r in range(args.rounds):
         # A book change: one more one-lot BUY, a tick lower each round (no SELL: nothing matches).
         body = {"parent_order_id": parent, "quantity": 1, "limit_price": round(95.5 - 0.01 * (r % 100), 2),
@@ -386,6 +397,7 @@ async def fan_out(args, ports, tokens, maker_token, broker, parent, instrument):
         missing["raw"] += len(raws) - len(got)
         await asyncio.sleep(0.2)
 
+    counts_after = read_counts(metrics_port)
     dropped = sum(s.dropped for s in subscribers)
     await close_many(subscribers)
     await close_many(raws)
@@ -394,7 +406,10 @@ async def fan_out(args, ports, tokens, maker_token, broker, parent, instrument):
     proc.wait(timeout=10)
     return {"subscribers": len(subscribers), "raw_clients": len(raws), "stomp": sorted(stomp_lat),
             "raw": sorted(raw_lat), "http": sorted(http_lat), "sizes": sorted(sizes), "missing": missing,
-            "dropped": dropped, "errors": errors}
+            "dropped": dropped, "errors": errors,
+            "book_reads": None if counts_before[0] is None else counts_after[0] - counts_before[0],
+            # Besides the rounds' own orders and the two reads of /metrics (not counted: another router).
+            "other_http": counts_after[1] - counts_before[1] - args.rounds}
 
 
 # ---------------------------------------------------------------- the run
@@ -430,6 +445,9 @@ def report(idle, fan, args):
           f"p50 {ms(pct(h, 50))}; deliveries missing (10 s): STOMP {fan['missing']['stomp']}, raw "
           f"{fan['missing']['raw']}; subscribers dropped: {fan['dropped']}; failed to open: {len(fan['errors'])}"
           + (f" (first: {fan['errors'][0]})" if fan["errors"] else ""))
+    reads = "not counted by this binary" if fan["book_reads"] is None else fan["book_reads"]
+    print(f"the first node's reads for the {args.rounds} changes to {fan['subscribers']} subscribers: books read back "
+          f"to push them {reads}; HTTP requests answered besides the changes' own orders {fan['other_http']}")
 
 
 def server_log_notes(workdir):
@@ -491,7 +509,7 @@ def main():
                 ports.append(second_port)
             print(f"fan-out rounds ({len(ports)} node(s))…", flush=True)
             try:
-                fan = asyncio.run(fan_out(args, ports, tokens, maker, broker, parent, b))
+                fan = asyncio.run(fan_out(args, ports, metrics_port, tokens, maker, broker, parent, b))
             finally:
                 if second is not None:
                     stop_node(second)

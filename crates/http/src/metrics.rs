@@ -138,6 +138,13 @@ pub async fn metrics<S: Store>(State(st): State<AppState<S>>) -> Response {
         "gauge",
         st.realtime.open_sessions(),
     );
+    gauge(
+        &mut out,
+        "upstairs_book_reads_total",
+        "Books read back to push them to their watchers on this node (never one per watcher).",
+        "counter",
+        st.realtime.book_reads(),
+    );
     let (in_use, open) = e.store().pool_use();
     gauge(&mut out, "upstairs_db_connections_in_use", "Database connections in use.", "gauge", in_use);
     gauge(&mut out, "upstairs_db_connections_open", "Database connections open.", "gauge", open);

@@ -230,6 +230,7 @@ async fn metrics_and_request_ids(b: Backend) {
         "upstairs_outbox_fix_messages 0",
         "upstairs_db_connections_open ",
         "upstairs_matches_total 0",
+        "upstairs_book_reads_total ",
     ] {
         assert!(text.lines().any(|l| l.starts_with(name)), "no {name} in\n{text}");
     }

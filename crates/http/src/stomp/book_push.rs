@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::sync::broadcast;
@@ -77,6 +78,9 @@ pub struct BookPusher<B> {
     pending: Pending,
     pushed: Arc<Mutex<Pushed>>,
     window: Duration,
+    /// Books read back to push them: one per window per instrument with changes, however
+    /// many sessions watch it.
+    reads: Arc<AtomicU64>,
 }
 
 impl<B> Clone for BookPusher<B> {
@@ -87,13 +91,26 @@ impl<B> Clone for BookPusher<B> {
             pending: self.pending.clone(),
             pushed: self.pushed.clone(),
             window: self.window,
+            reads: self.reads.clone(),
         }
     }
 }
 
 impl<B: BookSource> BookPusher<B> {
     pub fn new(source: B, out: broadcast::Sender<Outgoing>, window: Duration) -> Self {
-        Self { source: Arc::new(source), out, pending: Arc::default(), pushed: Arc::default(), window }
+        Self {
+            source: Arc::new(source),
+            out,
+            pending: Arc::default(),
+            pushed: Arc::default(),
+            window,
+            reads: Arc::default(),
+        }
+    }
+
+    /// The count of books read back to push them since the node started.
+    pub fn reads(&self) -> Arc<AtomicU64> {
+        self.reads.clone()
     }
 
     /// The book of `instrument_id` changed: push it soon.
@@ -125,6 +142,7 @@ impl<B: BookSource> BookPusher<B> {
                 // Cleared before the read: a change from now on is pushed by a later round.
                 *dirty = false;
             }
+            self.reads.fetch_add(1, Ordering::Relaxed);
             match self.source.read(instrument_id).await {
                 Ok((book, shares)) => self.push(instrument_id, &destination, book, shares),
                 Err(e) => tracing::warn!(error = %e, %instrument_id, "could not read the book to push"),
@@ -353,6 +371,7 @@ mod tests {
         assert_eq!(got.last(), Some(&(book_destination(id), 100)), "the last push shows the final state");
         let reads = book.reads.lock().unwrap().clone();
         assert_eq!(reads.len(), got.len(), "one read per push");
+        assert_eq!(pusher.reads().load(Ordering::Relaxed), reads.len() as u64, "the count the metrics show");
         assert!(reads.windows(2).all(|w| w[1] - w[0] >= WINDOW), "pushes a window apart: {reads:?}");
         assert!(pusher.pending.lock().unwrap().is_empty(), "the task ends once quiet");
     }

@@ -3,6 +3,7 @@
 //! result out to every session (which filters by user and subscription).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::task::JoinHandle;
 use upstairs_domain::UserId;
@@ -26,6 +27,7 @@ pub struct Hub {
     tx: broadcast::Sender<Outgoing>,
     _task: Arc<AbortOnDrop>,
     presence: Arc<Presence>,
+    book_reads: Arc<AtomicU64>,
 }
 
 struct AbortOnDrop(JoinHandle<()>);
@@ -48,8 +50,15 @@ impl Hub {
             rfqs: UserPusher::new(RfqFeed(engine.clone()), tx.clone(), WINDOW),
             books: BookPusher::new(engine, tx.clone(), WINDOW),
         };
+        let book_reads = pushers.books.reads();
         let task = tokio::spawn(run(rx, tx.clone(), pushers));
-        Self { tx, _task: Arc::new(AbortOnDrop(task)), presence }
+        Self { tx, _task: Arc::new(AbortOnDrop(task)), presence, book_reads }
+    }
+
+    /// Books read back to push them since the node started (one per window per changed
+    /// instrument, never per watcher).
+    pub fn book_reads(&self) -> u64 {
+        self.book_reads.load(Ordering::Relaxed)
     }
 
     /// Counts a session of `user`; `None` when the user already has `max` open here.

@@ -169,8 +169,9 @@ impl<S: Store> VenueApp<S> {
     async fn logon(&self, m: &RawMessage<'_>, comp_id: &str) -> Result<(), RejectReason> {
         let refused = || RejectReason::new(0, LOGON_REFUSED);
         let Ok(source) = SOURCE.try_with(|s| *s) else {
-            // Not a handshake: a Logon on a session already logged on.
-            return Err(RejectReason::new(0, "This company's FIX session is logged on already"));
+            // Not a handshake: a Logon on a session already logged on, which may only
+            // reset the sequence numbers (ironfix asks only for that one).
+            return self.reset_in_session(m, comp_id).await;
         };
         let key = (source, comp_id.to_owned());
         if self.shared.locked_out(&key, self.engine.clock().now()) {
@@ -217,6 +218,20 @@ impl<S: Store> VenueApp<S> {
         }
         self.holds_claim.store(true, Ordering::Release);
         Ok(())
+    }
+
+    /// A Logon with ResetSeqNumFlag (141=Y) on the live session: allowed when the
+    /// session's company still has this CompID and allows resets.
+    async fn reset_in_session(&self, m: &RawMessage<'_>, comp_id: &str) -> Result<(), RejectReason> {
+        let on_session = || RejectReason::new(0, "This company's FIX session is logged on already");
+        if m.get_field_str(tag::RESET_SEQ_NUM_FLAG) != Some("Y") {
+            return Err(on_session());
+        }
+        match self.engine.fix.fix_company(comp_id).await {
+            Ok(Some(c)) if Some(c.company_id) == self.company && c.fix_reset_on_logon => Ok(()),
+            Ok(_) => Err(RejectReason::new(0, "ResetSeqNumFlag (141) is not allowed for this company")),
+            Err(e) => Err(venue_failure(&e)),
+        }
     }
 
     async fn set_logged_on(&self, on: bool) {
@@ -402,8 +417,15 @@ impl<S: Store> Application for VenueApp<S> {
         let Some(company) = self.company else {
             return Err(RejectReason::new(INVALID_MSG_TYPE, "Not logged on"));
         };
+        crate::dictionary::check(m)?;
         match m.msg_type().as_str() {
             msg_type::TRADE_CAPTURE_REPORT_ACK => self.trade_ack(company, m).await,
+            // Another engine's BusinessMessageReject of one of ours: noted, never answered.
+            msg_type::BUSINESS_MESSAGE_REJECT => {
+                tracing::warn!(%company, ref_msg_type = m.get_field_str(372), reason = m.get_field_str(380),
+                    text = m.get_field_str(tag::TEXT), "FIX BusinessMessageReject received");
+                Ok(())
+            }
             msg_type::NEW_ORDER_SINGLE => self.new_order(company, m).await,
             msg_type::ORDER_CANCEL_REQUEST => self.cancel(company, m).await,
             other => Err(RejectReason::new(INVALID_MSG_TYPE, format!("MsgType {other} is not supported here"))

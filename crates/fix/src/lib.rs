@@ -7,6 +7,7 @@
 //! The binary sees only [`FixGateway`]; ironfix's types stay in this crate.
 
 mod app;
+mod dictionary;
 pub mod messages;
 mod store;
 
@@ -17,7 +18,7 @@ use ironfix_engine::outcome::NotSentReason;
 use ironfix_engine::registry::{LogonIdentity, LookupError, SessionLookup};
 use ironfix_engine::tls::rustls;
 use ironfix_engine::{
-    Acceptor, AcceptorRegistry, Connection, OutboundMessage, SendOutcome, SessionConfig, StoreFailurePolicy,
+    Acceptor, AcceptorRegistry, Connection, GapPolicy, OutboundMessage, SendOutcome, SessionConfig, StoreFailurePolicy,
 };
 use ironfix_store::MemoryStore;
 use std::net::SocketAddr;
@@ -44,6 +45,9 @@ const LOGON_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one store call may take before it counts as failed (longer than the
 /// database's own lock and busy waits).
 const STORE_TIMEOUT: Duration = Duration::from_secs(15);
+/// How many messages, and how many bytes of them, may wait above a sequence gap.
+const GAP_QUEUE_MESSAGES: usize = 1_000;
+const GAP_QUEUE_BYTES: usize = 4 * 1024 * 1024;
 
 /// Where and how the gateway listens.
 #[derive(Clone, Debug)]
@@ -312,7 +316,10 @@ impl<S: Store> SessionLookup<VenueApp<S>> for Lookup<S> {
             self.engine.fix.fix_company(comp_id.as_str()).await.map_err(|e| LookupError::new(e.to_string()))?;
         // The venue never resets on its own: a peer's ResetSeqNumFlag is honoured when its
         // company allows it (checked at each Logon, `VenueApp::from_admin`).
-        let config = SessionConfig::new(self.venue.clone(), comp_id.clone(), BEGIN_STRING);
+        // Messages above a gap wait for it to be filled, and are then acted on in turn (a
+        // TestRequest among them is answered then, not before).
+        let config = SessionConfig::new(self.venue.clone(), comp_id.clone(), BEGIN_STRING)
+            .with_gap_policy(GapPolicy::Queue { max_messages: GAP_QUEUE_MESSAGES, max_bytes: GAP_QUEUE_BYTES });
         let Some(company) = company else {
             let app = VenueApp::new(self.engine.clone(), None, self.shared.clone());
             return Ok(Some(Acceptor::new(config, Arc::new(app)).with_store(Arc::new(MemoryStore::new()))));
@@ -324,6 +331,7 @@ impl<S: Store> SessionLookup<VenueApp<S>> for Lookup<S> {
         let app = VenueApp::new(self.engine.clone(), Some(company.company_id), self.shared.clone());
         Ok(Some(
             Acceptor::new(config, Arc::new(app))
+                .with_inbound_validation(dictionary::unsupported_types())
                 .with_store(Arc::new(store))
                 .with_store_failure_policy(StoreFailurePolicy::CloseSession)
                 .with_store_timeout(STORE_TIMEOUT),

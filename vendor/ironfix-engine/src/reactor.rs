@@ -347,6 +347,21 @@ use tokio_util::codec::{Encoder, Framed};
 /// (see [`crate::stream`]), framed as FIX messages.
 pub(crate) type FixFramed = Framed<SessionStream, FixCodec>;
 
+/// Venue patch (PATCHES.md, 7): what is wrong with a possible duplicate's
+/// OrigSendingTime (122), if anything.
+fn poss_dup_defect(raw: &RawMessage<'_>) -> Option<RejectReason> {
+    use ironfix_session::header::parse_utc_timestamp_millis;
+    let Some(orig) = raw.get_field_str(122) else {
+        return Some(RejectReason::new(1, "OrigSendingTime (122) is required on a possible duplicate").with_ref_tag(122));
+    };
+    let sending = raw.get_field_str(52).and_then(parse_utc_timestamp_millis);
+    match (parse_utc_timestamp_millis(orig), sending) {
+        (Some(o), Some(s)) if o <= s => None,
+        (Some(_), Some(_)) => Some(RejectReason::new(10, "OrigSendingTime (122) is later than SendingTime (52)").with_ref_tag(122)),
+        _ => Some(RejectReason::new(6, "OrigSendingTime (122) is not a UTCTimestamp").with_ref_tag(122)),
+    }
+}
+
 /// Builds the codec both engines frame their socket with.
 ///
 /// Garbled-frame recovery is always on: FIX ignores a garbled message instead
@@ -4141,6 +4156,92 @@ impl<A: Application> Reactor<A> {
     /// Terminates the session on an unrecoverable MsgSeqNum-too-low: a
     /// message below the expected number that is not flagged as a possible
     /// duplicate means the streams have diverged.
+    /// Venue patch (PATCHES.md, 6): ends the session on a message whose
+    /// BeginString is not the session's, with a Logout saying so.
+    async fn close_on_begin_string(&mut self, framed: &mut FixFramed, phase: Phase) -> SessionClosed {
+        tracing::warn!(session = %self.session_id, "inbound message with another BeginString: logging out");
+        let logout = self.factory.logout(Some("Incorrect BeginString"));
+        let _ = self.send_now(framed, logout).await;
+        teardown(phase);
+        closed(CloseReason::IdentityMismatch { tag: 8 })
+    }
+
+    /// Venue patch (PATCHES.md, 7): answers a possible duplicate whose
+    /// OrigSendingTime (122) is missing (373=1) or later than its SendingTime
+    /// (373=10, then a Logout). One in sequence consumes its number; one below
+    /// the expectation consumes nothing.
+    async fn reject_poss_dup(
+        &mut self,
+        framed: &mut FixFramed,
+        phase: Phase,
+        route: &InboundRoute,
+        msg_type: &MsgType,
+        seq: u64,
+        reason: &RejectReason,
+    ) -> Result<Phase, SessionClosed> {
+        let phase = match route {
+            InboundRoute::Admin { .. } | InboundRoute::App | InboundRoute::SequenceReset => {
+                self.consume_rejected(phase, seq).await?
+            }
+            _ => phase,
+        };
+        let phase = self
+            .send_session_reject(framed, phase, seq, msg_type.as_str(), reason)
+            .await?;
+        if reason.code != 10 {
+            return Ok(phase);
+        }
+        let logout = self.factory.logout(Some("SendingTime accuracy problem"));
+        let _ = self.send_now(framed, logout).await;
+        teardown(phase);
+        Err(closed(CloseReason::SendingTime {}))
+    }
+
+    /// Venue patch (PATCHES.md, 1): a Logon with ResetSeqNumFlag (141=Y) on a
+    /// live session. It must carry MsgSeqNum 1 and be accepted by
+    /// `from_admin`; then both numbers restart (the stored frames go), its
+    /// number 1 is consumed, and a Logon with 141=Y answers it as number 1.
+    /// Refused, the session logs out.
+    async fn on_mid_session_reset(
+        &mut self,
+        framed: &mut FixFramed,
+        phase: Phase,
+        raw: &RawMessage<'_>,
+        seq: u64,
+    ) -> Result<Phase, SessionClosed> {
+        let refusal = if seq == 1 {
+            self.application.from_admin(raw, &self.session_id).await.err().map(|r| r.text)
+        } else {
+            Some(format!("Logon set ResetSeqNumFlag=Y but carried MsgSeqNum {seq}, not 1"))
+        };
+        if let Some(text) = refusal {
+            let logout = self.factory.logout(Some(&text));
+            let _ = self.send_now(framed, logout).await;
+            teardown(phase);
+            return Err(closed(CloseReason::LogonFailed {}));
+        }
+        self.clear_gap_queue("the counterparty reset the sequence numbers");
+        if let Some(store) = self.store.clone()
+            && let Err(err) = timed(self.store_timeout, store.reset_to(1, 2)).await
+        {
+            return Err(self.close_on_store_failure(phase, &err));
+        }
+        self.runtime.sequences.reset();
+        self.runtime.sequences.set_target_seq(2);
+        self.persisted.record_sender(1);
+        self.persisted.record_target(2);
+        self.published = 1;
+        self.accounted.send_replace(1);
+        tracing::info!(session = %self.session_id, "sequence numbers reset by the counterparty's Logon");
+        let interval = lock_heartbeat(&self.runtime).interval().as_secs();
+        let logon = self.factory.logon(interval, true, None);
+        if let Err(err) = self.send(framed, logon).await {
+            teardown(phase);
+            return Err(closed(send_failure_reason(&err)));
+        }
+        Ok(phase)
+    }
+
     async fn close_on_too_low(
         &mut self,
         framed: &mut FixFramed,
@@ -4561,10 +4662,12 @@ impl<A: Application> Reactor<A> {
                 let new_seq_no = raw
                     .get_field_str(36)
                     .and_then(|value| value.parse::<u64>().ok());
+                // Venue patch (PATCHES.md, 2): only while this session's own
+                // ResendRequest is outstanding.
                 if let Some(new_seq) = self.core.spanned_rerequest(
                     expected,
                     new_seq_no,
-                    matches!(phase, Phase::Active(_)),
+                    matches!(phase, Phase::Active(_)) && self.core.resend_expected().is_some(),
                 ) {
                     return self
                         .rerequest_spanned_gap(framed, phase, expected, new_seq)
@@ -5441,6 +5544,11 @@ impl<A: Application> Reactor<A> {
                 .on_sequence_reset(framed, phase, &raw, seq, frame)
                 .await;
         }
+        // Venue patch (PATCHES.md, 4): a queued TestRequest is answered now.
+        if *raw.msg_type() == MsgType::TestRequest {
+            let phase = self.consume_processed(phase, seq).await?;
+            return self.dispatch_admin(framed, phase, &raw, seq).await;
+        }
         self.on_app_in_sequence(framed, phase, &raw, seq, frame)
             .await
     }
@@ -5752,6 +5860,14 @@ impl<A: Application> Reactor<A> {
                 .await);
         };
 
+        // Venue patch (PATCHES.md, 6): a message under another BeginString
+        // than the session's ends it with a Logout; nothing is consumed.
+        if let Ok(version) = wire::wire_version(&self.config.begin_string)
+            && raw.begin_string().ok() != Some(version.begin_string())
+        {
+            return Err(self.close_on_begin_string(framed, phase).await);
+        }
+
         // Identity before session state: foreign traffic must not advance
         // sequence numbers, reach the application, or keep the heartbeat
         // clock alive.
@@ -5795,10 +5911,38 @@ impl<A: Application> Reactor<A> {
             TestRequestOutcome::NonePending => {}
         }
 
+        // Venue patch (PATCHES.md, 1): a Logon with ResetSeqNumFlag (141=Y)
+        // on a live session resets both sequence numbers.
+        if msg_type == MsgType::Logon
+            && raw.get_field_str(141) == Some("Y")
+            && matches!(phase, Phase::Active(_))
+        {
+            return self.on_mid_session_reset(framed, phase, &raw, seq).await;
+        }
+
         // The core routes the message; the driver acts on the route.
-        match route_inbound(&self.runtime.sequences, &msg_type, seq, || {
+        let route = route_inbound(&self.runtime.sequences, &msg_type, seq, || {
             raw.get_field_str(43) == Some("Y")
-        }) {
+        });
+        // Venue patch (PATCHES.md, 7): a possible duplicate must carry an
+        // OrigSendingTime (122) no later than its SendingTime (52).
+        if msg_type != MsgType::SequenceReset
+            && raw.get_field_str(43) == Some("Y")
+            && !matches!(route, InboundRoute::Gap { .. } | InboundRoute::Exhausted)
+            && let Some(reason) = poss_dup_defect(&raw)
+        {
+            return self
+                .reject_poss_dup(framed, phase, &route, &msg_type, seq, &reason)
+                .await;
+        }
+        match route {
+            // Venue patch (PATCHES.md, 3): a ResendRequest is served whatever
+            // its number; one below the expectation consumes nothing.
+            InboundRoute::TooLow { .. } | InboundRoute::Duplicate
+                if msg_type == MsgType::ResendRequest =>
+            {
+                self.dispatch_admin(framed, phase, &raw, seq).await
+            }
             InboundRoute::SequenceReset => {
                 self.on_sequence_reset(framed, phase, &raw, seq, frame)
                     .await
@@ -5859,6 +6003,15 @@ impl<A: Application> Reactor<A> {
                     // the target sequence), and under Queue their number is
                     // kept to be consumed in turn. A copy of a number
                     // already held is dropped, not acted on a second time.
+                    // Venue patch (PATCHES.md, 4): a TestRequest above a gap
+                    // is answered once the gap is filled, in turn.
+                    GapDisposition::KeepNumber
+                        if msg_type == MsgType::TestRequest
+                            && matches!(self.config.gap_policy, ironfix_session::GapPolicy::Queue { .. }) =>
+                    {
+                        self.queue_gapped(&phase, seq, GapEntry::Frame(frame.clone()));
+                        Ok(phase)
+                    }
                     GapDisposition::KeepNumber => {
                         if self.queue_gapped(&phase, seq, GapEntry::Processed) {
                             return Ok(phase);

@@ -22,6 +22,7 @@ on_both_backends!(
     resend_requests_and_the_mid_session_reset,
     sequence_resets,
     field_validation,
+    logons_heartbeats_and_garbled_frames,
 );
 
 const PW: &str = "Baltic-FIX-pass";
@@ -411,5 +412,64 @@ async fn field_validation(b: Backend) {
     assert_eq!(tag(&r, 45), Some(n.to_string()), "{r:?}");
     assert_eq!(tag(&r, 373).as_deref(), Some("0"), "{r:?}");
     assert!(probe(&mut c, "still-in-step").await.is_empty());
+    v.app.stop().await;
+}
+
+async fn logons_heartbeats_and_garbled_frames(b: Backend) {
+    let (v, port) = fix_venue(b).await;
+    // 1b: a first message other than a Logon: the connection is closed, nothing said.
+    let mut c = RawFix::connect(port, "BALTIC").await;
+    c.send("1", &[(112, "who")]).await;
+    assert!(closed_after(&mut c).await.is_empty());
+
+    // 2j, 2o: a frame with a wrong BodyLength, or MsgType not third, is garbled: ignored,
+    // its number not taken.
+    let mut c = session(port).await;
+    let n = c.seq.to_string();
+    let mut long = frame_as("FIX.4.4", &[(35, "0".into()), (34, n.clone()), (49, "BALTIC".into()), (52, utc(0))]);
+    let at = long.windows(2).position(|w| w == b"9=").unwrap() + 2;
+    long[at] = b'9';
+    c.write(&long).await;
+    let fields = vec![(34, n), (35, "0".to_owned()), (49, "BALTIC".into()), (52, utc(0)), (56, "UPSTAIRS".into())];
+    c.write(&frame_as("FIX.4.4", &fields)).await;
+    assert!(probe(&mut c, "after-garbled").await.is_empty(), "the probe takes the number they did not");
+    // 7: a session Reject from the peer takes its number and changes nothing else.
+    c.send("3", &[(45, "1"), (58, "a reject of ours")]).await;
+    assert!(probe(&mut c, "after-reject").await.is_empty());
+    // 13 from the venue's side is in `resend_requests_and_the_mid_session_reset` (10d).
+
+    // 1e: a Logon numbered above the expected number: the Logon is answered, then the
+    // gap is asked for.
+    c.send("5", &[]).await;
+    assert_eq!(types(&closed_after(&mut c).await), ["5"]);
+    let expected = c.seq;
+    let mut c = RawFix::connect(port, "BALTIC").await;
+    c.seq = expected + 4;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let ack = loop {
+        c.send("A", &[(98, "0"), (108, "1"), (554, PW)]).await;
+        if let Some(ack) = c.next(WITHIN).await {
+            break ack;
+        }
+        assert!(Instant::now() < deadline, "BALTIC could not log on again");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        c = RawFix::connect(port, "BALTIC").await;
+        c.seq = expected + 4;
+    };
+    assert_eq!(tag(&ack, 35).as_deref(), Some("A"), "{ack:?}");
+    let rr = c.expect("2", WITHIN).await;
+    assert_eq!(tag(&rr, 7), Some(expected.to_string()), "{rr:?}");
+    let to = (expected + 4).to_string();
+    send_at(&mut c, "4", expected, &[(43, "Y"), (122, &utc(-1000))], &[(123, "Y"), (36, &to)]).await;
+    c.seq = expected + 5;
+    // 3, 4a, 5 (HeartBtInt 1 s): a quiet peer hears Heartbeats; one that answers nothing
+    // is sent a TestRequest, and then the connection is taken as lost and closed.
+    let mut seen = Vec::new();
+    while seen.last().map(String::as_str) != Some("1") {
+        let m = c.next(WITHIN).await.unwrap_or_else(|| panic!("no TestRequest after {seen:?}"));
+        seen.push(tag(&m, 35).unwrap_or_default());
+    }
+    assert_eq!(seen.first().map(String::as_str), Some("0"), "a Heartbeat first: {seen:?}");
+    assert!(c.until_closed(WITHIN).await.is_some(), "closed once the TestRequest went unanswered");
     v.app.stop().await;
 }

@@ -19,24 +19,29 @@ run: web-build
 		--fix-bind $${UPSTAIRS_FIX_BIND:-127.0.0.1:9878}
 
 ## make test: everything, on SQLite and PostgreSQL, then the web app and Chromium. After
-## the checks two lanes run side by side, each line of their output marked with its lane:
-## the Rust suites then the fault suite's short run, and the web app's tests, the contract
-## fuzzing, the OpenAPI check and Chromium (the Rust suites wait on the database much of
-## the time). Each of these targets also runs alone (`make rust-test`, `make e2e`, ...).
-test: test-deps rust-checks
+## the checks and the Rust builds (the heaviest part, never beside the web app's tests) two
+## lanes run side by side, each line of their output marked with its lane: the Rust
+## suites, the fault suite's short run and the contract fuzzing; and the web app's tests,
+## the OpenAPI check and Chromium (the Rust suites wait on the database much of the time).
+## Each of these targets also runs alone (`make rust-test`, `make e2e`, ...).
+test: test-deps rust-checks rust-build
 	@( $(MAKE) --no-print-directory rust-lane 2>&1 | sed -u 's/^/[rust] /' ) & rust=$$!; \
 	  ( $(MAKE) --no-print-directory web-lane 2>&1 | sed -u 's/^/[web] /' ) & web=$$!; \
 	  r=0; wait $$rust || r=$$?; w=0; wait $$web || w=$$?; \
 	  echo "rust lane exit $$r, web lane exit $$w"; test $$r -eq 0 -a $$w -eq 0
 
-.PHONY: rust-lane web-lane
+.PHONY: rust-build rust-lane web-lane
+rust-build:
+	$(CARGO) test --workspace --no-run -q
+	$(CARGO) build -q -p upstairs
+
 rust-lane:
 	$(MAKE) --no-print-directory rust-test
 	$(MAKE) --no-print-directory faults-short
+	$(MAKE) --no-print-directory contract
 
 web-lane:
 	$(MAKE) --no-print-directory web-test
-	$(MAKE) --no-print-directory contract
 	$(MAKE) --no-print-directory check-openapi
 	$(MAKE) --no-print-directory e2e
 

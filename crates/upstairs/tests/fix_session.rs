@@ -3,8 +3,8 @@
 //! duplicates, BeginString and message types, heart-beats and test requests, resends,
 //! sequence resets, logout, field validation and the mid-session reset), scripted against
 //! the venue's real acceptor over a socket on both backends. Each case names its number
-//! in the FIX session-layer test cases; where the venue answers differently from them it
-//! says so (ADR 0033).
+//! in QuickFIX's FIX 4.4 acceptance scripts (e.g. 2i_BeginStringValueUnexpected); where
+//! the venue answers differently from them it says so (ADR 0033).
 mod support;
 
 use reqwest::StatusCode;
@@ -124,11 +124,11 @@ fn types(ms: &[Vec<(u32, String)>]) -> Vec<String> {
 
 async fn logon_and_sequence_numbers(b: Backend) {
     let (v, port) = fix_venue(b).await;
-    // 1a, 2a, 6: in sequence, a TestRequest is answered by a Heartbeat naming it.
+    // 1a, 2a, 4b: in sequence, a TestRequest is answered by a Heartbeat naming it.
     let mut c = session(port).await;
     assert!(probe(&mut c, "2a").await.is_empty());
 
-    // 2b, 10a: a number above the expected one asks for the gap; a gap fill closes it
+    // 2b, 10 (MsgSeqNumEqual): a number above the expected one asks for the gap; a gap fill closes it
     // and the message above it is then acted on.
     let expected = c.seq;
     send_at(&mut c, "0", expected + 3, &[], &[]).await;
@@ -139,7 +139,7 @@ async fn logon_and_sequence_numbers(b: Backend) {
     c.seq = expected + 4;
     assert_eq!(types(&probe(&mut c, "after-fill").await), Vec::<String>::new(), "filled at {fill}");
 
-    // 4 (a TestRequest above a gap): the ResendRequest first, the Heartbeat only once the
+    // 4b above a gap, 20 (simultaneous ResendRequests): the ResendRequest first, the Heartbeat only once the
     // gap is filled. A ResendRequest above the gap is served at once, so whatever the
     // venue said before serving it shows whether the Heartbeat jumped the gap.
     let expected = c.seq;
@@ -212,12 +212,12 @@ async fn possible_duplicates(b: Backend) {
 async fn begin_string_identity_and_message_types(b: Backend) {
     let (v, port) = fix_venue(b).await;
     let mut c = session(port).await;
-    // 2m: a MsgType FIX does not define: a session Reject (373=11), the number taken.
+    // 2q: a MsgType FIX does not define: a session Reject (373=11), the number taken.
     let n = c.seq;
     c.send("ZZ", &[]).await;
     let r = c.expect("3", WITHIN).await;
     assert_eq!((tag(&r, 45), tag(&r, 373).as_deref()), (Some(n.to_string()), Some("11")), "{r:?}");
-    // 2n: a FIX 4.4 MsgType the venue does not act on (OrderCancelReplaceRequest): a
+    // 2r: a FIX 4.4 MsgType the venue does not act on (OrderCancelReplaceRequest): a
     // BusinessMessageReject (380=3), the number taken.
     let n = c.seq;
     c.send("G", &[(41, "a"), (11, "b"), (55, "X"), (54, "1"), (60, &utc(0)), (38, "1"), (40, "1")]).await;
@@ -228,7 +228,7 @@ async fn begin_string_identity_and_message_types(b: Backend) {
         "{r:?}"
     );
     assert!(probe(&mut c, "after-2n").await.is_empty());
-    // 2h: another BeginString in a FIX.4.4 session: a Logout, and the end.
+    // 2i: another BeginString in a FIX.4.4 session: a Logout, and the end.
     let fields = vec![
         (35, "0".to_owned()),
         (34, c.seq.to_string()),
@@ -241,7 +241,7 @@ async fn begin_string_identity_and_message_types(b: Backend) {
     assert_eq!(types(&said), ["5"], "{said:?}");
     assert_eq!(tag(&said[0], 58).as_deref(), Some("Incorrect BeginString"), "{said:?}");
 
-    // 2k: a SendingTime far from the venue's clock: a Reject (373=10) and a Logout.
+    // 2o: a SendingTime far from the venue's clock: a Reject (373=10) and a Logout.
     let mut c = session(port).await;
     let mut fields = vec![
         (35, "0".to_owned()),
@@ -255,7 +255,7 @@ async fn begin_string_identity_and_message_types(b: Backend) {
     assert_eq!(types(&said), ["3", "5"], "{said:?}");
     assert_eq!(tag(&said[0], 373).as_deref(), Some("10"), "{said:?}");
 
-    // 2i: another SenderCompID on the session: a Reject (373=9) and a Logout.
+    // 2k: another SenderCompID on the session: a Reject (373=9) and a Logout.
     let mut c = session(port).await;
     fields[1].1 = c.seq.to_string();
     fields[2].1 = "SOMEONE".to_owned();
@@ -284,13 +284,13 @@ async fn resend_requests_and_the_mid_session_reset(b: Backend) {
     c.expect("4", WITHIN).await;
     assert!(probe(&mut c, "three").await.is_empty());
 
-    // 10c: a repeated gap fill (PossDupFlag) below the expected number is ignored, even
+    // 10 (MsgSeqNumLess, PossDupFlag): a repeated gap fill (PossDupFlag) below the expected number is ignored, even
     // when its NewSeqNo reaches past it: no ResendRequest.
     let past = (c.seq + 5).to_string();
     send_at(&mut c, "4", 2, &[(43, "Y"), (122, &utc(-1000))], &[(123, "Y"), (36, &past)]).await;
     assert!(probe(&mut c, "after-10c").await.is_empty(), "ignored");
 
-    // 21: a Logon with ResetSeqNumFlag in the middle of the session (the company allows
+    // ResetSeqNumFlag: a Logon with it in the middle of the session (the company allows
     // resets): both numbers start again, the venue's answer is its number 1.
     c.seq = 1;
     c.send("A", &[(98, "0"), (108, "30"), (141, "Y")]).await;
@@ -306,7 +306,7 @@ async fn resend_requests_and_the_mid_session_reset(b: Backend) {
     let row = sessions["items"].as_array().unwrap().iter().find(|i| i["fix_comp_id"] == "BALTIC").unwrap().clone();
     assert_eq!(row["state"], "LOGGED_ON", "{row}");
 
-    // 10d: a gap fill below the expected number without PossDupFlag: a Logout.
+    // 10 (MsgSeqNumLess): a gap fill below the expected number without PossDupFlag: a Logout.
     send_at(&mut c, "4", 1, &[], &[(123, "Y"), (36, "9")]).await;
     assert_eq!(types(&closed_after(&mut c).await), ["5"]);
     v.app.stop().await;
@@ -315,7 +315,7 @@ async fn resend_requests_and_the_mid_session_reset(b: Backend) {
 async fn sequence_resets(b: Backend) {
     let (v, port) = fix_venue(b).await;
     let mut c = session(port).await;
-    // 10b: a gap fill above the expected number: the gap is asked for first.
+    // 10 (MsgSeqNumGreater): a gap fill above the expected number: the gap is asked for first.
     let expected = c.seq;
     let to = (expected + 4).to_string();
     send_at(&mut c, "4", expected + 2, &[], &[(123, "Y"), (36, &to)]).await;
@@ -325,7 +325,7 @@ async fn sequence_resets(b: Backend) {
     send_at(&mut c, "4", expected, &[(43, "Y"), (122, &utc(-1000))], &[(123, "Y"), (36, &two)]).await;
     c.seq = expected + 4;
     assert!(probe(&mut c, "after-10b").await.is_empty());
-    // 10e: a gap fill whose NewSeqNo is not above its own number: a Reject (373=5).
+    // 10, 11c: a gap fill whose NewSeqNo is not above its own number: a Reject (373=5).
     let n = c.seq;
     send_at(&mut c, "4", n, &[], &[(123, "Y"), (36, &n.to_string())]).await;
     c.seq += 1;
@@ -351,7 +351,7 @@ async fn sequence_resets(b: Backend) {
 /// SessionRejectReason the Reject must give.
 type Defect<'a> = (&'a str, Vec<(u32, &'a str)>, Vec<(u32, String)>, &'a str, &'a str);
 
-/// 14a–14i, and a resent message and routing hops: every application message is checked
+/// 14a–14i, 21 (a group counted 0), and a resent message and routing hops: every application message is checked
 /// against the venue's FIX 4.4 data dictionary; each defect gets a session Reject with
 /// its reason and RefTagID, the message's number is taken and the session goes on.
 async fn field_validation(b: Backend) {
@@ -412,17 +412,55 @@ async fn field_validation(b: Backend) {
     assert_eq!(tag(&r, 45), Some(n.to_string()), "{r:?}");
     assert_eq!(tag(&r, 373).as_deref(), Some("0"), "{r:?}");
     assert!(probe(&mut c, "still-in-step").await.is_empty());
+    // 21: a group counted 0 with no entries, 15: the header's fields in another order,
+    // 19: PossResend (97=Y) and 2e (a possible duplicate not received before): each is a
+    // sound message, acted on (Baltic is a broker, so the order itself is refused by an
+    // ExecutionReport, not by a session Reject).
+    let zero = order(&[(453, "0")]);
+    let zero: Vec<(u32, &str)> = zero.iter().map(|(t, v)| (*t, v.as_str())).collect();
+    let n = c.seq;
+    send_at(&mut c, "D", n, &[(97, "Y")], &zero).await;
+    c.seq += 1;
+    let n = c.seq;
+    send_at(&mut c, "0", n, &[(43, "Y"), (122, &utc(-3000))], &[]).await;
+    c.seq += 1;
+    let mut fields = vec![(35, "0".to_owned()), (49, "BALTIC".into()), (56, "UPSTAIRS".into())];
+    fields.extend([(52, utc(0)), (34, c.seq.to_string())]);
+    c.write(&frame_as("FIX.4.4", &fields)).await;
+    c.seq += 1;
+    let before = probe(&mut c, "sound").await;
+    assert!(!types(&before).contains(&"3".to_owned()), "{before:?}");
     v.app.stop().await;
 }
 
 async fn logons_heartbeats_and_garbled_frames(b: Backend) {
     let (v, port) = fix_venue(b).await;
-    // 1b: a first message other than a Logon: the connection is closed, nothing said.
+    // 1e: a first message other than a Logon: the connection is closed, nothing said.
     let mut c = RawFix::connect(port, "BALTIC").await;
     c.send("1", &[(112, "who")]).await;
     assert!(closed_after(&mut c).await.is_empty());
 
-    // 2j, 2o: a frame with a wrong BodyLength, or MsgType not third, is garbled: ignored,
+    // 1d: a Logon under another BeginString, or with a SendingTime far off: no Logon
+    // answers it.
+    for (begin, at) in [("FIX.4.1", 0), ("FIX.4.4", -600_000)] {
+        let mut c = RawFix::connect(port, "BALTIC").await;
+        let fields = vec![
+            (35, "A".to_owned()),
+            (34, "1".into()),
+            (49, "BALTIC".into()),
+            (52, utc(at)),
+            (56, "UPSTAIRS".into()),
+            (98, "0".into()),
+            (108, "30".into()),
+            (141, "Y".into()),
+            (554, PW.into()),
+        ];
+        c.write(&frame_as(begin, &fields)).await;
+        let said = closed_after(&mut c).await;
+        assert!(!types(&said).contains(&"A".to_owned()), "{begin} {at}: {said:?}");
+    }
+
+    // 2m, 2t: a frame with a wrong BodyLength, or MsgType not third, is garbled: ignored,
     // its number not taken.
     let mut c = session(port).await;
     let n = c.seq.to_string();
@@ -436,9 +474,8 @@ async fn logons_heartbeats_and_garbled_frames(b: Backend) {
     // 7: a session Reject from the peer takes its number and changes nothing else.
     c.send("3", &[(45, "1"), (58, "a reject of ours")]).await;
     assert!(probe(&mut c, "after-reject").await.is_empty());
-    // 13 from the venue's side is in `resend_requests_and_the_mid_session_reset` (10d).
 
-    // 1e: a Logon numbered above the expected number: the Logon is answered, then the
+    // 1a, 2b: a Logon numbered above the expected number: the Logon is answered, then the
     // gap is asked for.
     c.send("5", &[]).await;
     assert_eq!(types(&closed_after(&mut c).await), ["5"]);
@@ -462,7 +499,7 @@ async fn logons_heartbeats_and_garbled_frames(b: Backend) {
     let to = (expected + 4).to_string();
     send_at(&mut c, "4", expected, &[(43, "Y"), (122, &utc(-1000))], &[(123, "Y"), (36, &to)]).await;
     c.seq = expected + 5;
-    // 3, 4a, 5 (HeartBtInt 1 s): a quiet peer hears Heartbeats; one that answers nothing
+    // 4a, 6 (HeartBtInt 1 s): a quiet peer hears Heartbeats; one that answers nothing
     // is sent a TestRequest, and then the connection is taken as lost and closed.
     let mut seen = Vec::new();
     while seen.last().map(String::as_str) != Some("1") {

@@ -405,10 +405,10 @@ impl<S: Store> Application for VenueApp<S> {
     /// the company's FIX password, its ResetSeqNumFlag allowed by the company, and no
     /// other session of the company logged on.
     async fn from_admin(&self, m: &RawMessage<'_>, session: &SessionId) -> Result<(), RejectReason> {
-        if m.msg_type().as_str() != msg_type::LOGON {
-            return Ok(());
+        match m.msg_type().as_str() {
+            msg_type::LOGON => self.logon(m, &session.target_comp_id).await,
+            _ => crate::dictionary::check(m),
         }
-        self.logon(m, &session.target_comp_id).await
     }
 
     async fn to_app(&self, _: &mut OutboundMessage, _: &SessionId) {}

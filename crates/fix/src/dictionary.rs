@@ -1,6 +1,7 @@
 //! The FIX 4.4 data dictionary of what the venue reads (ADR 0033): every message type
-//! FIX 4.4 defines, and for the application messages the venue acts on (NewOrderSingle,
-//! OrderCancelRequest, TradeCaptureReportAck, BusinessMessageReject) the fields each may
+//! FIX 4.4 defines, and for the administrative messages (Logon and Logout aside) and the
+//! application messages the venue acts on (NewOrderSingle, OrderCancelRequest,
+//! TradeCaptureReportAck, BusinessMessageReject) the fields each may
 //! carry, which are required, their types and values, the party group, and the order of
 //! header, body and trailer. A message that breaks it gets a session Reject (35=3) with
 //! the SessionRejectReason (373) and RefTagID (371) the FIX session test cases name; a
@@ -209,8 +210,21 @@ const TRADE_CAPTURE_REPORT_ACK: &[Field] = &[
 
 const BUSINESS_MESSAGE_REJECT: &[Field] = &[f(45, Int), req(372, Str), f(379, Str), req(380, Int), f(58, Str)];
 
+/// The administrative messages checked (a Logon is checked by its own rules, a Logout
+/// never refused).
+const HEARTBEAT: &[Field] = &[f(112, Str)];
+const TEST_REQUEST: &[Field] = &[req(112, Str)];
+const RESEND_REQUEST: &[Field] = &[req(7, Int), req(16, Int)];
+const REJECT: &[Field] = &[req(45, Int), f(371, Int), f(372, Str), f(373, Int), f(58, Str), f(354, Int), f(355, Str)];
+const SEQUENCE_RESET: &[Field] = &[f(123, Enum(&["Y", "N"])), req(36, Int)];
+
 fn body_of(msg_type: &str) -> Option<&'static [Field]> {
     Some(match msg_type {
+        "0" => HEARTBEAT,
+        "1" => TEST_REQUEST,
+        "2" => RESEND_REQUEST,
+        "3" => REJECT,
+        "4" => SEQUENCE_RESET,
         msg_type::NEW_ORDER_SINGLE => NEW_ORDER_SINGLE,
         msg_type::ORDER_CANCEL_REQUEST => ORDER_CANCEL_REQUEST,
         msg_type::TRADE_CAPTURE_REPORT_ACK => TRADE_CAPTURE_REPORT_ACK,
@@ -223,8 +237,9 @@ fn reject(code: u32, tag: u32, text: impl Into<String>) -> RejectReason {
     RejectReason::new(code, text).with_ref_tag(tag)
 }
 
-/// Checks an application message the venue acts on against the dictionary; other types
-/// pass (the validator and `from_app` answer them).
+/// Checks a message against the dictionary: the application messages the venue acts on
+/// and the administrative ones but Logon and Logout; other types pass (the validator and
+/// `from_app` answer them).
 pub fn check(m: &RawMessage<'_>) -> Result<(), RejectReason> {
     let Some(body) = body_of(m.msg_type().as_str()) else { return Ok(()) };
     let fields: Vec<(u32, &[u8])> = m.fields().map(|fr| (fr.tag, fr.value)).collect();

@@ -396,6 +396,20 @@ async fn field_validation(b: Backend) {
             "{what}: {r:?}"
         );
     }
+    // The administrative messages too: a Heartbeat with a tag FIX 4.4 does not define, a
+    // TestRequest without its TestReqID, a ResendRequest with a signed number.
+    for (msg_type, body, ref_tag, reason) in
+        [("0", vec![(999, "HI")], "999", "0"), ("1", vec![], "112", "1"), ("2", vec![(7, "-1"), (16, "0")], "7", "6")]
+    {
+        let n = c.seq;
+        c.send(msg_type, &body).await;
+        let r = c.expect("3", WITHIN).await;
+        assert_eq!(
+            (tag(&r, 45), tag(&r, 371).as_deref(), tag(&r, 372).as_deref(), tag(&r, 373).as_deref()),
+            (Some(n.to_string()), Some(ref_tag), Some(msg_type), Some(reason)),
+            "{msg_type}: {r:?}"
+        );
+    }
     // A resent message (PossDupFlag, in sequence) with a malformed field is rejected the
     // same way.
     let n = c.seq;

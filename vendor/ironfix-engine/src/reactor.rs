@@ -4153,9 +4153,6 @@ impl<A: Application> Reactor<A> {
         Ok(phase)
     }
 
-    /// Terminates the session on an unrecoverable MsgSeqNum-too-low: a
-    /// message below the expected number that is not flagged as a possible
-    /// duplicate means the streams have diverged.
     /// Venue patch (PATCHES.md, 6): ends the session on a message whose
     /// BeginString is not the session's, with a Logout saying so.
     async fn close_on_begin_string(&mut self, framed: &mut FixFramed, phase: Phase) -> SessionClosed {
@@ -4242,6 +4239,9 @@ impl<A: Application> Reactor<A> {
         Ok(phase)
     }
 
+    /// Terminates the session on an unrecoverable MsgSeqNum-too-low: a
+    /// message below the expected number that is not flagged as a possible
+    /// duplicate means the streams have diverged.
     async fn close_on_too_low(
         &mut self,
         framed: &mut FixFramed,
@@ -5999,10 +5999,6 @@ impl<A: Application> Reactor<A> {
                         self.queue_gapped(&phase, seq, GapEntry::Frame(frame.clone()));
                         Ok(phase)
                     }
-                    // Admin messages are still processed (without advancing
-                    // the target sequence), and under Queue their number is
-                    // kept to be consumed in turn. A copy of a number
-                    // already held is dropped, not acted on a second time.
                     // Venue patch (PATCHES.md, 4): a TestRequest above a gap
                     // is answered once the gap is filled, in turn.
                     GapDisposition::KeepNumber
@@ -6012,6 +6008,10 @@ impl<A: Application> Reactor<A> {
                         self.queue_gapped(&phase, seq, GapEntry::Frame(frame.clone()));
                         Ok(phase)
                     }
+                    // Admin messages are still processed (without advancing
+                    // the target sequence), and under Queue their number is
+                    // kept to be consumed in turn. A copy of a number
+                    // already held is dropped, not acted on a second time.
                     GapDisposition::KeepNumber => {
                         if self.queue_gapped(&phase, seq, GapEntry::Processed) {
                             return Ok(phase);

@@ -16,11 +16,9 @@ export default defineConfig({
     globals: true,
     setupFiles: ['./src/testing/setup-tests.ts'],
     include: ['src/**/*.test.{ts,tsx}'],
-    // A bound for a test that hangs, never a measure: in `make test` the Rust suites run
-    // beside these, and a test that takes 9 s alone can take twice that there.
-    testTimeout: 60000,
-    // Vitest keeps a core free by default: one worker on a 2-core CI machine. Use every
-    // core (222 s instead of 290 s alone).
+    testTimeout: 15000,
+    // Vitest keeps a core free by default: one worker on a 2-core CI machine. Nothing
+    // else runs beside the unit tests there, so use every core (222 s instead of 290 s).
     maxWorkers: Math.max(2, availableParallelism()),
   },
 });

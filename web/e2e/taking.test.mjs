@@ -82,8 +82,13 @@ async function answerLink(page, link, button, done) {
   await page.getByRole('heading', { name: done }).waitFor();
 }
 
+/** The 'Matched at' a broker's link page shows. */
+async function matchedAt(page) {
+  return page.getByRole('table', { name: 'Trade' }).getByRole('row', { name: /^Matched at/ }).getByRole('cell').textContent();
+}
+
 test('A rests, B takes, A accepts from the notification, the brokers confirm by link', async () => {
-  const { server, stop } = await frozenServer();
+  const { server, clock, stop } = await frozenServer();
   const a = await newPage(browser);
   const b = await newPage(browser);
   const broker = await newPage(browser);
@@ -130,6 +135,9 @@ test('A rests, B takes, A accepts from the notification, the brokers confirm by 
     await broker.page.goto(accepts[0].link);
     await broker.page.getByRole('heading', { name: 'Accept this trade?' }).waitFor();
     await shot(broker.page, T, '07-broker-accept-page');
+    // The broker answers minutes after the match: the pages keep the match's time.
+    const matched = await matchedAt(broker.page);
+    clock.move(3 * 60);
     await broker.page.getByRole('button', { name: 'Accept trade' }).click();
     await broker.page.getByRole('heading', { name: 'Thank you!' }).waitFor();
     await shot(broker.page, T, '08-broker-thank-you');
@@ -141,7 +149,11 @@ test('A rests, B takes, A accepts from the notification, the brokers confirm by 
     await broker.page.getByRole('heading', { name: 'Already accepted' }).waitFor();
 
     const fills = [await waitForMail(server.mailDir, DESK, { skip: 2, pathPrefix: '/fill-order' }), await waitForMail(server.mailDir, DESK, { skip: 3, pathPrefix: '/fill-order' })];
+    await broker.page.goto(fills[0].link);
+    await broker.page.getByRole('button', { name: 'Confirm fill' }).waitFor();
+    assert.equal(await matchedAt(broker.page), matched);
     await answerLink(broker.page, fills[0].link, 'Confirm fill', 'All done!');
+    assert.equal(await matchedAt(broker.page), matched);
     await shot(broker.page, T, '09-broker-all-done');
     await answerLink(broker.page, fills[1].link, 'Confirm fill', 'All done!');
     await broker.page.goto(fills[1].link);

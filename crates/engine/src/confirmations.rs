@@ -64,6 +64,11 @@ impl<S: Store> Confirmations<S> {
         now: DateTime<Utc>,
     ) -> Result<(), EngineError> {
         Self::read_named(tx, orders.iter()).await?;
+        // The accept step is asked for as the match is made; the fill step reads when.
+        let matched_at = match step {
+            ConfirmationStep::Accept => m.updated_at,
+            ConfirmationStep::Fill => Self::matched_at(tx, m).await?,
+        };
         if step == ConfirmationStep::Accept {
             let trades: Vec<_> = orders.iter().map(|o| (o.clone(), false)).collect();
             self.fix_reports.report_parent_fills(tx, &trades, now).await?;
@@ -93,7 +98,7 @@ impl<S: Store> Confirmations<S> {
                 continue;
             };
             let other = orders.iter().find(|x| x.order_id != o.order_id);
-            let trade = self.trade_details(tx, m, o, other).await?;
+            let trade = self.trade_details(tx, m, o, other, matched_at).await?;
             let (path, flag) = match step {
                 ConfirmationStep::Accept => ("accept-order", "accepted"),
                 ConfirmationStep::Fill => ("fill-order", "filled"),
@@ -132,11 +137,12 @@ impl<S: Store> Confirmations<S> {
         let c = self.valid_link(&mut tx, order, token, step).await?;
         let m = tx.match_request(c.match_request_id).await?.ok_or_else(invalid_link)?;
         let o = tx.order(order).await?.ok_or_else(invalid_link)?;
+        let matched_at = Self::matched_at(&mut tx, &m).await?;
         Ok(TradeConfirmation {
             order_id: order,
             step,
             state: o.state,
-            trade: self.trade_details(&mut tx, &m, &o, None).await?,
+            trade: self.trade_details(&mut tx, &m, &o, None, matched_at).await?,
             answer: c.answered.map(|(_, a)| a),
         })
     }
@@ -230,7 +236,8 @@ impl<S: Store> Confirmations<S> {
         )
         .await?;
         let mine = changed.iter().find(|o| o.order_id == order).cloned().ok_or_else(invalid_link)?;
-        let trade = self.trade_details(&mut tx, &m, &mine, None).await?;
+        let matched_at = Self::matched_at(&mut tx, &m).await?;
+        let trade = self.trade_details(&mut tx, &m, &mine, None, matched_at).await?;
         tx.commit().await?;
         self.poke();
         for o in &changed {
@@ -254,6 +261,13 @@ impl<S: Store> Confirmations<S> {
         c.filter(|c| c.order_id == order && c.step == step && c.expires_at > self.clock.now()).ok_or_else(invalid_link)
     }
 
+    /// When the match of `m` was made: when its brokers were asked to accept it (the
+    /// request's own last change moves with every broker's answer).
+    async fn matched_at(tx: &mut S::Tx, m: &MatchRequest) -> Result<DateTime<Utc>, EngineError> {
+        let asked = tx.broker_confirmations_of_match(m.match_request_id, ConfirmationStep::Accept).await?;
+        Ok(asked.iter().map(|c| c.created_at).min().unwrap_or(m.updated_at))
+    }
+
     /// The trade as `o`'s broker sees it.
     async fn trade_details(
         &self,
@@ -261,6 +275,7 @@ impl<S: Store> Confirmations<S> {
         m: &MatchRequest,
         o: &ChildOrder,
         other: Option<&ChildOrder>,
+        matched_at: DateTime<Utc>,
     ) -> Result<TradeDetails, EngineError> {
         let name = |c: Option<Company>| c.map(|c| c.name).unwrap_or_default();
         let other = match other {
@@ -281,7 +296,7 @@ impl<S: Store> Confirmations<S> {
             quantity: o.quantity,
             price: o.price.normalize(),
             counterparty_broker_name: name(tx.company(other.broker_id).await?),
-            matched_at: m.updated_at,
+            matched_at,
         })
     }
 }

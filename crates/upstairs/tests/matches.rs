@@ -599,6 +599,7 @@ async fn brokers_accept_then_fill_by_link(b: Backend) {
     assert!(mails[0].contains("Counterparty broker: Baltic"), "{}", mails[0]);
 
     // Opening the link shows the trade and changes nothing.
+    let matched_at = link_page(&v, &a_order, &a_token, "ACCEPT").await.1["matched_at"].clone();
     for _ in 0..2 {
         let (s, page) = link_page(&v, &a_order, &a_token, "ACCEPT").await;
         assert_eq!(s, StatusCode::OK, "{page}");
@@ -610,8 +611,11 @@ async fn brokers_accept_then_fill_by_link(b: Backend) {
     }
     assert_eq!(request_state(&v, &v.b, &m).await, "ACCEPTED");
 
-    // One broker accepts: both sides PARTIAL_BROKER_ACCEPTED, seen by the traders.
+    // One broker accepts (minutes later): both sides PARTIAL_BROKER_ACCEPTED, seen by the
+    // traders; the trade was still matched when it was.
+    v.app.clock.advance(Duration::minutes(3));
     let (s, done) = confirm(&v, &a_order, &a_token, json!({"accepted": true})).await;
+    assert_eq!(done["matched_at"], matched_at, "{done}");
     assert_eq!(
         (s, done["state"].clone(), done["answer"].clone()),
         (StatusCode::OK, json!("PARTIAL_BROKER_ACCEPTED"), json!(true))
@@ -640,6 +644,10 @@ async fn brokers_accept_then_fill_by_link(b: Backend) {
     let fills = broker_links(&mails, "/fill-order", "filled");
     assert_eq!(fills.len(), 2);
     let (a_fill, b_fill) = (token_of(&fills, &a_order), token_of(&fills, &b_order));
+    let at = chrono::DateTime::parse_from_rfc3339(matched_at.as_str().unwrap()).unwrap();
+    let line = format!("Matched at: {}", at.format("%Y-%m-%d %H:%M:%S UTC"));
+    assert!(mails.iter().all(|m| m.contains(&line)), "every e-mail says {line}: {mails:?}");
+    assert_eq!(link_page(&v, &a_order, &a_fill, "FILL").await.1["matched_at"], matched_at);
     // The accept link cannot confirm the fill, nor the fill link another order.
     assert_eq!(confirm(&v, &a_order, &a_token, json!({"filled": true})).await.0, StatusCode::BAD_REQUEST);
     assert_eq!(confirm(&v, &a_order, &b_fill, json!({"filled": true})).await.0, StatusCode::BAD_REQUEST);

@@ -75,7 +75,7 @@ test('a trader sends an RFQ, the provider quotes, the trader accepts; an unanswe
   const lp = await newPage(browser);
   const failed = [trader, lp].map((p) => failedCalls(p.page));
   try {
-    const { users, parent } = await seedVenue(server);
+    const { users, parent, instrument } = await seedVenue(server);
     await signIn(trader.page, server.baseUrl, users.Ben.email, PASSWORD);
     await signIn(lp.page, server.baseUrl, users.Lena.email, PASSWORD);
 
@@ -106,6 +106,23 @@ test('a trader sends an RFQ, the provider quotes, the trader accepts; an unanswe
     const accept = panel.getByRole('button', { name: 'Accept the quote of Fathom' });
     await until(async () => accept.isEnabled(), { what: 'Accept to be enabled' });
     await shot(trader.page, T, '04-quote-received');
+
+    // The market moves away before the trader accepts: the refusal shows once, in red,
+    // and goes away by itself; back in the band, the quote is accepted.
+    const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
+    const band = ([min_tick_price, max_tick_price]) =>
+      api(server.baseUrl, `/admin/instruments/${instrument.instrument_id}/band`, { token: admin, method: 'POST', body: { min_tick_price, max_tick_price } });
+    await band([-0.08, -0.03]);
+    await accept.click();
+    const error = trader.page.getByTestId('api-error-snackbar');
+    await error.getByText('[409] The market has moved away from this quote: ask for a new one.').waitFor();
+    assert.match(await error.getAttribute('class'), /MuiAlert-(filledError|colorError)/);
+    assert.equal(await trader.page.getByTestId('toast').filter({ hasText: 'moved away' }).count(), 0);
+    assert.equal(await trader.page.getByText('The market has moved away from this quote', { exact: false }).count(), 1);
+    await shot(trader.page, T, '04b-quote-refused');
+    await error.waitFor({ state: 'hidden' });
+    assert.deepEqual(failed[0].splice(0).map((f) => f.replace(/\/[0-9a-f-]{36}/g, '/{id}')), ['PATCH /api/rfqs/{id}/responses/{id} 409']);
+    await band([-0.04, -0.015]);
     await accept.click();
     await trader.page.getByText('RFQ trade completed!').waitFor();
     await trader.page.getByText('You just completed your RFQ on the Euribor 3M Dec26-Mar27. Matched at -0.025 for 1,500').waitFor();

@@ -92,7 +92,10 @@ describe('requests for quote', () => {
     expect(within(again).getByRole('table', { name: 'Quotes' })).toHaveTextContent('-0.025 × 1,500');
     await user.click(within(again).getByRole('button', { name: 'Accept the quote of Meridian' }));
     expect(lastRequest('PATCH', `/api/rfqs/${rfq.rfq_id}/responses/`)?.body).toEqual({ state: 'ACCEPTED', price: -0.025, quantity: 1500 });
-    expect(await screen.findByText('[409] The quote has changed: check the new price and accept again.')).toBeInTheDocument();
+    // One error surface, red: the snackbar with the '[status] data' text, no toast beside it.
+    await expect.poll(() => screen.queryByTestId('api-error-snackbar')?.textContent).toBe('[409] The quote has changed: check the new price and accept again.');
+    expect(screen.getByTestId('api-error-snackbar').className).toMatch(/MuiAlert-(filledError|colorError)/);
+    expect(screen.queryByTestId('toast')?.textContent ?? '').not.toContain('[409]');
     await expect.poll(() => within(again).getByRole('table', { name: 'Quotes' }).textContent).toContain('-0.020 × 1,000');
     // Accepted as now shown. Buying: the requester takes the provider's offer.
     await user.click(within(again).getByRole('button', { name: 'Accept the quote of Meridian' }));

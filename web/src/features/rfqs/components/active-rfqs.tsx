@@ -24,7 +24,7 @@ import { useAcceptQuote } from '../api/accept-quote';
 import { useCancelRfq } from '../api/cancel-rfq';
 import { rfqKeys, useOpenRfqs, type Rfq, type RfqResponse } from '../api/get-rfqs';
 import { applyRfqFrame } from '../api/rfq-frames';
-import { rfqError } from '../lib/errors';
+import { showFailure } from '../lib/errors';
 import { responseColor, responseLabel } from '../lib/labels';
 
 const number = new Intl.NumberFormat('en-GB');
@@ -141,7 +141,7 @@ function RfqCard({ rfq, onExpired }: { rfq: Rfq; onExpired: () => void }) {
             keepOpen: true,
           });
         },
-        onError: (e) => showToast({ message: rfqError(e, 'The quote could not be accepted.') ?? '', keepOpen: true }),
+        onError: (e) => showFailure(e, 'The quote could not be accepted.'),
       },
     );
   };
@@ -162,7 +162,7 @@ function RfqCard({ rfq, onExpired }: { rfq: Rfq; onExpired: () => void }) {
           disabled={cancel.isPending}
           onClick={() =>
             mutateThen(cancel, rfq.rfq_id, {
-              onError: (e) => showToast({ message: rfqError(e, 'The RFQ could not be cancelled.') ?? '', keepOpen: true }),
+              onError: (e) => showFailure(e, 'The RFQ could not be cancelled.'),
             })
           }
         >

@@ -21,12 +21,8 @@ use upstairs_engine::fix::{
 };
 use upstairs_engine::{Engine, EngineError, Store};
 
+use crate::dictionary::reason::{INVALID_MSG_TYPE, REQUIRED_TAG_MISSING, VALUE_INCORRECT};
 use crate::messages::{ROLE_ORDER_ORIGINATION_TRADER, msg_type, read_side, tag, whole_quantity};
-
-/// SessionRejectReason (373) codes used here.
-const REQUIRED_TAG_MISSING: u32 = 1;
-const INCORRECT_VALUE: u32 = 5;
-const INVALID_MSG_TYPE: u32 = 11;
 
 /// Failed Logons from one source address for one CompID before that address's Logons
 /// for it are refused unheard for a while (on the engine's clock), so a password cannot
@@ -247,7 +243,7 @@ impl<S: Store> VenueApp<S> {
             Some("0") => true,
             Some("1") => false,
             Some(_) => {
-                return Err(RejectReason::new(INCORRECT_VALUE, "TrdRptStatus (939) is 0 (accepted) or 1 (rejected)")
+                return Err(RejectReason::new(VALUE_INCORRECT, "TrdRptStatus (939) is 0 (accepted) or 1 (rejected)")
                     .with_ref_tag(tag::TRD_RPT_STATUS));
             }
             None => return Err(missing(tag::TRD_RPT_STATUS, "TrdRptStatus")),
@@ -270,7 +266,7 @@ impl<S: Store> VenueApp<S> {
                 self.engine.fix.fix_reply(company, report).await.map_err(|e| venue_failure(&e))
             }
             Err(EngineError::NotFound(text)) => {
-                Err(RejectReason::new(INCORRECT_VALUE, text).with_ref_tag(tag::TRADE_REPORT_ID))
+                Err(RejectReason::new(VALUE_INCORRECT, text).with_ref_tag(tag::TRADE_REPORT_ID))
             }
             Err(e) => Err(venue_failure(&e)),
         }

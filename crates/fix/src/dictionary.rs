@@ -44,6 +44,7 @@ pub mod reason {
     pub const TAG_NOT_DEFINED_FOR_MSG_TYPE: u32 = 2;
     pub const TAG_WITHOUT_VALUE: u32 = 4;
     pub const VALUE_INCORRECT: u32 = 5;
+    pub const INVALID_MSG_TYPE: u32 = 11;
     pub const INCORRECT_DATA_FORMAT: u32 = 6;
     pub const TAG_REPEATED: u32 = 13;
     pub const TAG_OUT_OF_ORDER: u32 = 14;
@@ -144,6 +145,9 @@ const TRAILER: &[u32] = &[93, 89, 10];
 
 /// The party group (NoPartyIDs 453): its entries start with PartyID (448).
 const PARTIES: &[u32] = &[448, 447, 452];
+/// The SecurityType (167) values the venue's instruments can be (futures and their spreads
+/// among them).
+const SECURITY_TYPES: &[&str] = &["FUT", "OPT", "MLEG", "CS", "FOR", "CASH", "NONE", "?"];
 const PARTY_SOURCES: &[&str] = &["B", "C", "D", "E", "F", "G", "H", "I", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
 
 const NEW_ORDER_SINGLE: &[Field] = &[
@@ -157,7 +161,7 @@ const NEW_ORDER_SINGLE: &[Field] = &[
     req(55, Str),
     f(48, Str),
     f(22, Str),
-    f(167, Enum(&["FUT", "OPT", "MLEG", "CS", "FOR", "CASH", "NONE", "?"])),
+    f(167, Enum(SECURITY_TYPES)),
     f(200, Str),
     f(207, Str),
     req(54, Enum(&["1", "2"])),
@@ -183,7 +187,7 @@ const ORDER_CANCEL_REQUEST: &[Field] = &[
     req(55, Str),
     f(48, Str),
     f(22, Str),
-    f(167, Enum(&["FUT", "OPT", "MLEG", "CS", "FOR", "CASH", "NONE", "?"])),
+    f(167, Enum(SECURITY_TYPES)),
     f(207, Str),
     req(54, Enum(&["1", "2"])),
     req(60, Time),
@@ -202,7 +206,7 @@ const TRADE_CAPTURE_REPORT_ACK: &[Field] = &[
     f(55, Str),
     f(48, Str),
     f(22, Str),
-    f(167, Enum(&["FUT", "OPT", "MLEG", "CS", "FOR", "CASH", "NONE", "?"])),
+    f(167, Enum(SECURITY_TYPES)),
     f(200, Str),
     f(207, Str),
     f(58, Str),

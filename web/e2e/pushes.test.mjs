@@ -161,7 +161,7 @@ test("a trader's own orders follow another firm's takes with no read of the orde
     }
     await card.getByRole('list', { name: 'Child orders' }).getByText('Matched').first().waitFor();
     await shot(page, T, '03-own-orders-after-three-takes');
-    // The lists poll every 15 s (a child's band state moves with no frame): only those reads may come.
+    // The lists poll every 15 s (a colleague's changes reach only them): only those reads may come.
     const polls = Math.ceil((Date.now() - started) / 15_000);
     const count = (path) => lists.filter((p) => p === path).length;
     console.log(`list reads during three takes and their accepts: ${lists.length} (${lists.join(', ')}) in ${Date.now() - started} ms`);

@@ -455,6 +455,11 @@ impl<S: Store> Orders<S> {
         // What is left of the parent with this order's own quantity back (both bounded).
         let available = tradable.checked_add(o.quantity).ok_or_else(|| EngineError::Internal("overflow".into()))?;
         crate::orders::check_price_and_quantity(&instrument, price, quantity, available, &mut errors);
+        // A price kept is not checked again (ADR 0034): an order the band moved away from can
+        // still have its quantity or flags changed; it matches once the band comes back.
+        if price == o.price {
+            errors.retain(|e| e.field != "limit_price");
+        }
         if !errors.is_empty() {
             return Err(EngineError::invalid_many(errors));
         }
@@ -478,7 +483,8 @@ impl<S: Store> Orders<S> {
         self.publish_order(&o);
         self.publish_parent(&view.parent);
         self.publish_book(o.instrument_id);
-        Ok(self.order_detail(o, true))
+        let in_band = instrument.in_band(o.price);
+        Ok(self.order_detail(o, in_band))
     }
 
     /// The anonymous book of an instrument the caller may see, with its own share marked.

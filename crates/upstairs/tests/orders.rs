@@ -232,6 +232,16 @@ async fn child_order_rules_and_edits(b: Backend) {
     .await;
     let (_, o) = app.get(&path, Some(&v.a)).await;
     assert_eq!((o["state"].as_str(), o["matchable"].clone()), (Some("WORKING"), json!(false)));
+    // Its quantity and flags still change without moving its price (issue 28.2): a price
+    // kept is not checked again. A new price outside the band is refused; the answer says
+    // the order cannot match.
+    let (s, e) = app.patch(&path, Some(&v.a), json!({"quantity": 1500, "limit_price": 94.71})).await;
+    assert_eq!((s, e["quantity"].clone(), e["matchable"].clone()), (StatusCode::OK, json!(1500), json!(false)), "{e}");
+    let (s, e) = app.patch(&path, Some(&v.a), json!({"quantity": 1000, "iceberg": false})).await;
+    assert_eq!((s, e["quantity"].clone(), e["iceberg"].clone()), (StatusCode::OK, json!(1000), json!(false)), "{e}");
+    let (s, e) = app.patch(&path, Some(&v.a), json!({"limit_price": 94.7})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    assert!(e.to_string().contains("Must be between electronic price"), "{e}");
 
     // Cancel returns the quantity; a cancelled order cannot be edited or cancelled again.
     let (s, c) = app.call(Method::DELETE, &path, Some(&v.a), None).await;

@@ -76,6 +76,15 @@ export type LadderRow = {
   tradable: boolean;
 };
 
+/** The band an instrument trades in now: its book's and its instrument's, as the last frame set it. */
+export type Band = { min_tick_price: number | string; max_tick_price: number | string };
+
+/** Whether a price is inside [min_tick_price, max_tick_price], where a block may trade. */
+export function inBand(price: Decimal | number | string, band: Band): boolean {
+  const p = typeof price === 'object' ? price : dec(price);
+  return cmp(p, dec(band.min_tick_price)) >= 0 && cmp(p, dec(band.max_tick_price)) <= 0;
+}
+
 /**
  * The ladder of spec section 9, highest price first: from max + 2 ticks down to
  * min − 2 ticks, with the book's quantities on their rows. Levels outside that
@@ -102,7 +111,7 @@ export function buildLadder(book: Pick<Book, 'levels' | 'min_tick_price' | 'max_
       sell: level?.sell_quantity ?? 0,
       ownBuy: level?.own_buy_quantity ?? 0,
       ownSell: level?.own_sell_quantity ?? 0,
-      tradable: cmp(price, min) >= 0 && cmp(price, max) <= 0,
+      tradable: inBand(price, book),
     };
   });
 }

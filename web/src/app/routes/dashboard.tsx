@@ -53,8 +53,8 @@ export default function DashboardRoute() {
   const [pinned, setPinned] = useState<string | null>(null);
 
   // Our own order changes arrive at once, as the lists show them: written in, not read
-  // again (ADR 0029). The lists still poll every 15 s: a child's `matchable` moves with
-  // the band, which no order frame tells, and a colleague's changes reach only them.
+  // again (ADR 0029). The lists still poll every 15 s: a colleague's changes reach only
+  // them. 'Outside band' follows the pushed band itself (ADR 0034).
   useTopic(
     '/user/topic/orders',
     (message) => applyOrderFrame(queryClient, message),

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Instrument } from '@/lib/api/dto';
 import { missedFrame } from '@/lib/realtime';
-import { applyBookFrame, applyInstrumentBand, applyShareFrame, marketDataOf, type BookFrame } from '../lib/book-frames';
+import { applyInstrumentBand } from '@/lib/api/get-instrument';
+import { applyBookFrame, applyShareFrame, marketDataOf, type BookFrame } from '../lib/book-frames';
 
 const cached = {
   instrument_id: 'i-1',

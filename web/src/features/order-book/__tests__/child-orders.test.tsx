@@ -142,12 +142,13 @@ describe('working and editing child orders', () => {
   it('cancels a child order and the parent order after confirmation', async () => {
     const parent = addParent({ quantities: { tradable: 2000, working: 1000, matched: 0 } });
     trading.orders.push({
-      order_id: 'o-9', parent_order_id: parent.parent_order_id, instrument_id: 'i-1', state: 'WORKING', price: -0.03, quantity: 1000,
+      order_id: 'o-9', parent_order_id: parent.parent_order_id, instrument_id: 'i-1', state: 'WORKING', price: -0.045, quantity: 1000,
       direction: 'BUY', iceberg: false, residual: true, broker_id: BROKER.company_id, matchable: false, created_at: '2026-11-23T10:00:00Z',
     });
     const { user } = signIn();
+    // Under the instrument's band (-0.040 to -0.015): the chip says so, from the band itself.
     expect(await screen.findByText('Outside band')).toBeInTheDocument();
-    await user.click(await screen.findByRole('button', { name: 'Cancel order 1,000 @ -0.030' }));
+    await user.click(await screen.findByRole('button', { name: 'Cancel order 1,000 @ -0.045' }));
     const dialog = await screen.findByRole('dialog', { name: 'Cancel order?' });
     await user.click(within(dialog).getByRole('button', { name: 'Yes, cancel' }));
     expect(await screen.findByText('Order cancelled.')).toBeInTheDocument();
@@ -171,7 +172,7 @@ describe('working and editing child orders', () => {
     expect(screen.queryByText('Outside band')).not.toBeInTheDocument();
   });
 
-  it('shows the price and quantity messages as soon as the drawer opens on an order that breaks them', async () => {
+  it('lets an order the band left change its quantity at its price, and checks a new price against the band', async () => {
     const parent = addParent({ quantities: { tradable: 0, working: 1000, matched: 0 } });
     trading.orders.push({
       order_id: 'o-9', parent_order_id: parent.parent_order_id, instrument_id: 'i-1', state: 'WORKING', price: -0.045, quantity: 1000,
@@ -180,17 +181,28 @@ describe('working and editing child orders', () => {
     const { user } = signIn();
     await user.click(await screen.findByRole('button', { name: 'Edit order 1,000 @ -0.045' }));
     const form = (await screen.findByRole('heading', { name: 'Edit order' })).closest('form') as HTMLElement;
+    // Under the band (-0.040 to -0.015), kept: no message; its quantity may go down.
+    const q = within(form).getByRole('textbox', { name: 'Quantity' });
+    await user.clear(q);
+    await user.type(q, '500');
+    expect(within(form).getByRole('button', { name: 'Apply changes' })).toBeEnabled();
+    expect(within(form).queryByText('Must be between electronic price')).not.toBeInTheDocument();
+    // A new price is checked against the band.
+    await user.click(within(form).getByRole('button', { name: 'Decrease price by one tick' }));
+    expect(within(form).getByRole('textbox', { name: 'Limit price' })).toHaveValue('-0.050');
     expect(await within(form).findByText('Must be between electronic price')).toBeInTheDocument();
     expect(within(form).getByRole('button', { name: 'Apply changes' })).toBeDisabled();
     await user.click(within(form).getByRole('button', { name: 'Increase price by one tick' }));
+    await user.click(within(form).getByRole('button', { name: 'Increase price by one tick' }));
     expect(within(form).getByRole('textbox', { name: 'Limit price' })).toHaveValue('-0.040');
     expect(within(form).queryByText('Must be between electronic price')).not.toBeInTheDocument();
-    const q = within(form).getByRole('textbox', { name: 'Quantity' });
     await user.clear(q);
     expect(within(form).queryByText(/^Min block size/)).not.toBeInTheDocument();
     expect(within(form).getByRole('button', { name: 'Apply changes' })).toBeDisabled();
     await user.type(q, '1000');
     expect(within(form).getByRole('button', { name: 'Apply changes' })).toBeEnabled();
+    await user.click(within(form).getByRole('button', { name: 'Apply changes' }));
+    expect(lastRequest('PATCH', '/api/orders/o-9')).toBeDefined();
   });
 
   it('offers no edit while closed and no cancel once matched', async () => {

@@ -13,12 +13,12 @@ import { useAppConfig } from '@/lib/api/get-config';
 import type { Decimal } from '@/lib/decimal';
 import { useTopic } from '@/lib/realtime';
 import { OnboardingTip } from '@/components/ui/onboarding-tip';
-import { instrumentQueryOptions, useInstrument } from '@/lib/api/get-instrument';
+import { useLiveInstrument } from '@/lib/api/get-instrument';
 import type { components } from '@/lib/api/schema';
 import { tradingKeys } from '@/lib/api/trading-keys';
 import { buildLadder, formatHour, formatK, formatPrice, legLabels, operatingHours, truncateName, type LadderRow } from '@/lib/trading-format';
 import { useBook, type Book } from '../api/get-book';
-import { applyBookFrame, applyInstrumentBand, applyShareFrame, marketDataOf, type BookFrame } from '../lib/book-frames';
+import { applyBookFrame, applyShareFrame, marketDataOf, type BookFrame } from '../lib/book-frames';
 import { useMarketData } from '../api/get-market-data';
 
 type PlatformStatus = components['schemas']['PlatformStatusDto'];
@@ -131,16 +131,17 @@ function Row({ row, onWork }: { row: LadderRow; onWork?: (price: Decimal, row: L
 export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = false, showTakeTip = false }: Props) {
   const { product_name } = useAppConfig();
   const queryClient = useQueryClient();
-  const instrument = useInstrument(instrumentId);
+  // Its band follows the book's frames (useLiveInstrument writes it, as the parent cards read it).
+  const instrument = useLiveInstrument(instrumentId);
   const book = useBook(instrumentId);
   const market = useMarketData(instrumentId);
 
   // Frames carry the state (ADR 0029): the anonymous book with the band and best prices,
   // and our company's own share on our own destination; they are written into the cache.
-  // Only a missed frame or a reconnect reads the book, market data and instrument again.
+  // Only a missed frame or a reconnect reads the book and market data again (and the instrument, there).
   const resync = (since: number) => {
     const older = { predicate: (q: { state: { dataUpdatedAt: number } }) => q.state.dataUpdatedAt < since };
-    for (const queryKey of [tradingKeys.book(instrumentId), tradingKeys.marketData(instrumentId), instrumentQueryOptions(instrumentId).queryKey]) {
+    for (const queryKey of [tradingKeys.book(instrumentId), tradingKeys.marketData(instrumentId)]) {
       // A read under way since the subscription is current: it is not started again.
       void queryClient.invalidateQueries({ queryKey, ...older }, { cancelRefetch: false });
     }
@@ -151,10 +152,6 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
       const frame = message as BookFrame;
       queryClient.setQueryData(tradingKeys.book(instrumentId), (old: Book | undefined) => applyBookFrame(old, frame));
       queryClient.setQueryData(tradingKeys.marketData(instrumentId), marketDataOf(frame));
-      const key = instrumentQueryOptions(instrumentId).queryKey;
-      const { instrument: next, stale } = applyInstrumentBand(queryClient.getQueryData(key), frame);
-      if (next) queryClient.setQueryData(key, next);
-      if (stale) void queryClient.invalidateQueries({ queryKey: key });
     },
     resync,
   );

@@ -31,6 +31,7 @@ import { addTicks, dec, decimalsOf, parseDecimal, toFixed, type Decimal } from '
 import { useCurrentUser } from '@/lib/api/get-me';
 import { OnboardingTip, useNextTip } from '@/components/ui/onboarding-tip';
 import type { Instrument, Order } from '@/lib/api/dto';
+import { useLiveInstrument } from '@/lib/api/get-instrument';
 import type { components } from '@/lib/api/schema';
 import { formatPrice, truncateName } from '@/lib/trading-format';
 import { useDebounced } from '@/lib/use-debounced';
@@ -121,14 +122,17 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
   const company = useCompany(user.company_id);
   const create = useCreateOrder();
   const edit = useEditOrder();
-  const { instrument } = target;
+  // The band follows the book's frames while the drawer is open, so the form checks the
+  // price against the band of now (issue 28), as the server will.
+  const live = useLiveInstrument(target.instrument.instrument_id);
+  const instrument = live.data ?? target.instrument;
   const tick = dec(instrument.tick_size);
   const places = decimalsOf(tick);
   const editing = target.kind === 'edit';
   const taking = target.kind === 'take';
   const take = useTake();
   const original = target.kind === 'edit' ? target.order : null;
-  // The target is fixed for the form's life (the drawer is keyed on it), so is the schema.
+  // The target is fixed for the form's life (the drawer is keyed on it); the schema changes with the band.
   const context = useMemo(() => ({ instrument, parents: target.kind === 'edit' ? [target.parent] : target.parents, original }), [target, instrument, original]);
   const schema = useMemo(() => orderFormSchema(context), [context]);
   const form = useForm<OrderFormValues>({
@@ -137,10 +141,11 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
     defaultValues: target.kind === 'edit' ? orderFormDefaults(context, '') : target.kind === 'work' ? orderFormDefaults(context, toFixed(target.price, places)) : takeDefaults(context, toFixed(target.price, places), target.quantity),
   });
   const { control, trigger } = form;
-  // Spec section 5: the price and quantity messages show from the opening (the row or the order may break the rules).
+  // Spec section 5: the price and quantity messages show from the opening (the row or the
+  // order may break the rules), and again whenever the band moves.
   useEffect(() => {
     void trigger();
-  }, [trigger]);
+  }, [trigger, instrument.min_tick_price, instrument.max_tick_price, instrument.tick_size]);
 
   const { parents } = context;
   const parentId = useWatch({ control, name: 'parent_order_id' });

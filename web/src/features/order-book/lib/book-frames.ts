@@ -1,5 +1,4 @@
 import type { components } from '@/lib/api/schema';
-import type { Instrument } from '@/lib/api/dto';
 import type { MarketData } from '../api/get-market-data';
 
 type Schemas = components['schemas'];
@@ -60,19 +59,5 @@ export function marketDataOf(frame: BookFrame): MarketData {
     best_sell_price: frame.best_sell_price,
     min_tick_price: frame.min_tick_price,
     max_tick_price: frame.max_tick_price,
-  };
-}
-
-/**
- * The instrument cached after a book frame: its band moved with the frame. `stale` when
- * its tick changed too, which the instrument is read again for (its other fields may have).
- */
-export function applyInstrumentBand(old: Instrument | undefined, frame: BookFrame): { instrument: Instrument | undefined; stale: boolean } {
-  if (!old) return { instrument: undefined, stale: false };
-  const stale = old.tick_size !== frame.tick_size;
-  if (old.min_tick_price === frame.min_tick_price && old.max_tick_price === frame.max_tick_price) return { instrument: old, stale };
-  return {
-    instrument: { ...old, min_tick_price: frame.min_tick_price, max_tick_price: frame.max_tick_price },
-    stale,
   };
 }

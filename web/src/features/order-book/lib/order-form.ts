@@ -85,10 +85,20 @@ export function orderErrors(f: OrderForm, { instrument, parents, original }: Ord
   if (!parent) e[INCOMPLETE] = 'No parent order';
   else if (!f.broker_id && (parent.eligible_brokers ?? []).length === 0) e[INCOMPLETE] = 'No broker';
   if (f.price.trim() === '') e[INCOMPLETE] = 'No price';
-  else e.price = priceError(f.price, { tick: instrument.tick_size, min: instrument.min_tick_price, max: instrument.max_tick_price }) ?? undefined;
+  else if (!keepsPrice(f, original)) e.price = priceError(f.price, { tick: instrument.tick_size, min: instrument.min_tick_price, max: instrument.max_tick_price }) ?? undefined;
   if (f.quantity.trim() === '') e[INCOMPLETE] = 'No quantity';
   else e.quantity = quantityError(f.quantity, { min: instrument.min_quantity, available: availableQuantity(parent, original) }) ?? undefined;
   return e;
+}
+
+/**
+ * An edit that keeps the order's price: the band and tick were checked when it was set, so
+ * an order the band has moved away from can still have its quantity or flags changed
+ * (the server checks a price only when it changes).
+ */
+function keepsPrice(f: OrderForm, original: Order | null): boolean {
+  const p = parseDecimal(f.price);
+  return original !== null && p !== null && eq(p, dec(original.price));
 }
 
 export function orderFormSchema(context: OrderFormContext) {

@@ -14,9 +14,9 @@ import Close from '@mui/icons-material/Close';
 import RequestQuoteOutlined from '@mui/icons-material/RequestQuoteOutlined';
 import { useToast } from '@/components/ui/toast';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
-import type { Order } from '@/lib/api/dto';
-import { useInstrument } from '@/lib/api/get-instrument';
-import { formatPrice, stateLabel, truncateName } from '@/lib/trading-format';
+import type { Instrument, Order } from '@/lib/api/dto';
+import { useLiveInstrument } from '@/lib/api/get-instrument';
+import { formatPrice, inBand, stateLabel, truncateName } from '@/lib/trading-format';
 import { mutateThen } from '@/lib/api/mutate-then';
 import { useCancelOrder } from '../api/cancel-order';
 import { useCancelParentOrder } from '../api/cancel-parent-order';
@@ -80,7 +80,8 @@ export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdi
 type CardProps = { parent: ParentOrder; orders: Order[]; open: boolean; onEdit: (o: Order) => void; onShowBook: () => void; onRfq: () => void };
 
 function ParentOrderCard({ parent, orders, open, onEdit, onShowBook, onRfq }: CardProps) {
-  const instrument = useInstrument(parent.instrument_id);
+  // Its band follows the book's frames, as the ladder's does: 'Outside band' changes with it.
+  const instrument = useLiveInstrument(parent.instrument_id);
   const cancel = useCancelParentOrder();
   const { showToast } = useToast();
   const [confirming, setConfirming] = useState(false);
@@ -151,7 +152,7 @@ function ParentOrderCard({ parent, orders, open, onEdit, onShowBook, onRfq }: Ca
       {orders.length > 0 && instrument.data && (
         <Stack spacing={0.5} sx={{ mt: 1.5 }} role="list" aria-label="Child orders">
           {orders.map((o) => (
-            <ChildOrderRow key={o.order_id} order={o} tickSize={instrument.data.tick_size} open={open} onEdit={() => onEdit(o)} />
+            <ChildOrderRow key={o.order_id} order={o} instrument={instrument.data} open={open} onEdit={() => onEdit(o)} />
           ))}
         </Stack>
       )}
@@ -177,7 +178,8 @@ function ParentOrderCard({ parent, orders, open, onEdit, onShowBook, onRfq }: Ca
   );
 }
 
-function ChildOrderRow({ order, tickSize, open, onEdit }: { order: Order; tickSize: number; open: boolean; onEdit: () => void }) {
+function ChildOrderRow({ order, instrument, open, onEdit }: { order: Order; instrument: Instrument; open: boolean; onEdit: () => void }) {
+  const tickSize = instrument.tick_size;
   const cancel = useCancelOrder();
   const { showToast } = useToast();
   const [confirming, setConfirming] = useState(false);
@@ -218,7 +220,7 @@ function ChildOrderRow({ order, tickSize, open, onEdit }: { order: Order; tickSi
             <Chip size="small" color="info" label="Waits for the open" />
           </Tooltip>
         )}
-        {!order.matchable && !order.waiting_for_open && order.state === 'WORKING' && (
+        {order.state === 'WORKING' && !order.waiting_for_open && !inBand(order.price, instrument) && (
           <Tooltip title="The price is outside the current electronic band; this order cannot match until the band returns.">
             <Chip size="small" color="warning" label="Outside band" />
           </Tooltip>

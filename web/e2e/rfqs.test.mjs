@@ -244,3 +244,43 @@ test('the requester withdraws an RFQ, the provider declines one, a quoted one ex
     await stop();
   }
 });
+
+// Issue 28.16: Esc in the provider list closes the list, never the drawer with the form in
+// it; a changed form closes only through Cancel or its close button.
+test('Esc in the provider list closes the list and keeps the RFQ form', async () => {
+  const { server, stop } = await frozenServer();
+  const trader = await newPage(browser);
+  const failed = failedCalls(trader.page);
+  try {
+    const { users } = await seedVenue(server);
+    await signIn(trader.page, server.baseUrl, users.Ben.email, PASSWORD);
+    const page = trader.page;
+    await page.getByRole('listitem', { name: /^Buy Euribor/ }).getByRole('button', { name: 'Request quotes' }).click();
+    const drawer = page.locator('form', { has: page.getByRole('heading', { name: 'Create RFQ' }) });
+    await drawer.getByRole('textbox', { name: 'Quantity' }).fill('2000');
+    const providers = drawer.getByRole('combobox', { name: 'Liquidity providers' });
+    await providers.click();
+    await page.getByRole('option', { name: 'Fathom' }).click();
+    await providers.click();
+    await page.getByRole('listbox').waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('listbox').waitFor({ state: 'detached' });
+    // The list closed; the drawer and what was typed stay, also after a second Esc.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    assert.ok(await drawer.isVisible(), 'the drawer is still open');
+    assert.equal(await drawer.getByRole('textbox', { name: 'Quantity' }).inputValue(), '2000');
+    await drawer.getByRole('button', { name: 'Fathom' }).waitFor();
+    for (const width of [1280, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      await shot(page, T, `09-esc-keeps-the-form-${width}`);
+    }
+    // Cancel still closes it.
+    await drawer.getByRole('button', { name: 'Cancel' }).click();
+    await drawer.waitFor({ state: 'detached' });
+    assert.deepEqual(failed, []);
+  } finally {
+    await trader.context.close();
+    await stop();
+  }
+});

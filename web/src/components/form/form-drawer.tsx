@@ -53,8 +53,12 @@ export function FormDrawer<T extends FieldValues>({
   wrapSubmit = (button) => button,
 }: Props<T>) {
   const message = errorText(error);
+  // Esc and a click beside the drawer close it only while nothing was changed in the form:
+  // a changed form closes through Cancel or its close button, never by a stray key (an
+  // Esc meant for a list inside it, issue 28).
+  const dirty = form.formState.isDirty;
   return (
-    <SideDrawer open onClose={onClose}>
+    <SideDrawer open onClose={() => !dirty && onClose()}>
       <Box
         component="form"
         onSubmit={form.handleSubmit((values) => !pending && onSubmit(values))}

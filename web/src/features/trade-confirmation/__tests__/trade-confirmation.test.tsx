@@ -99,10 +99,12 @@ describe('broker e-mail link pages', () => {
     expect(screen.queryByRole('button', { name: 'Accept trade' })).not.toBeInTheDocument();
   });
 
-  it('shows the 404 page for a link the server refuses (400)', async () => {
+  it('says a link the server refuses (400) is not valid, and whom to call', async () => {
     serve('ACCEPT', { get: () => problem(400, 'This link is not valid or has expired.') });
     renderApp('/accept-order?order_id=o1&token=bad&accepted=true');
-    expect(await screen.findByRole('heading', { name: 'Oops! Page Not Found (404)' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'This link is not valid' })).toBeInTheDocument();
+    expect(screen.getByText(/desk:/)).toBeInTheDocument();
+    expect(screen.queryByText(/Page Not Found/)).not.toBeInTheDocument();
   });
 
   it('shows the server-error page for a missing parameter or a server error', async () => {

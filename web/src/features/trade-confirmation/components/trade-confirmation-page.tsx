@@ -7,12 +7,14 @@ import TableCell from '@mui/material/TableCell';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
 import CheckCircle from '@mui/icons-material/CheckCircleOutlineOutlined';
+import LinkOff from '@mui/icons-material/LinkOff';
 import { useSearchParams } from 'react-router';
-import { NotFoundPage } from '@/components/errors/not-found-page';
+import { SupportContact } from '@/components/errors/support-contact';
 import { SomethingWentWrongPage } from '@/components/errors/something-went-wrong-page';
 import { AuthLayout } from '@/components/layout/auth-layout';
 import { PageLoader } from '@/components/ui/page-loader';
 import { ApiError } from '@/lib/api-errors';
+import { useAppConfig } from '@/lib/api/get-config';
 import { formatDateTime } from '@/lib/format-date';
 import { stateLabel } from '@/lib/trading-format';
 import { type Link, type Step, type TradeConfirmation, useConfirmTrade, useTradeConfirmation } from '../api/trade-confirmation';
@@ -44,9 +46,30 @@ const TEXT = {
   },
 } as const;
 
-/** A missing parameter or a server error: the server-error page; a 400 (a link that is not valid): the 404 page. */
+/**
+ * A missing parameter or a server error: the server-error page. A link the server refuses
+ * (400: a wrong or replaced token, an unknown trade) says so and whom to call; a broker
+ * reads 'Page Not Found' as a broken site (issue 28).
+ */
 function failurePage(error: unknown) {
-  return error instanceof ApiError && error.status === 400 ? <NotFoundPage /> : <SomethingWentWrongPage />;
+  return error instanceof ApiError && (error.status === 400 || error.status === 404) ? <InvalidLinkPage /> : <SomethingWentWrongPage />;
+}
+
+function InvalidLinkPage() {
+  const { product_name } = useAppConfig();
+  return (
+    <AuthLayout width={560}>
+      <Stack spacing={2.5} sx={{ alignItems: 'center', textAlign: 'center' }}>
+        <LinkOff color="warning" sx={{ fontSize: 48 }} />
+        <Typography variant="h1">This link is not valid</Typography>
+        <Typography color="text.secondary">
+          It may be incomplete, or a newer e-mail about this trade replaced it. Open the latest e-mail from {product_name} about the trade, or call
+          the {product_name} desk to confirm it by phone.
+        </Typography>
+        <SupportContact prefix={`${product_name} desk`} />
+      </Stack>
+    </AuthLayout>
+  );
 }
 
 /**

@@ -71,9 +71,14 @@ withServer('sign in, first-time settings, dashboard, account, logout', async ({ 
   await page.getByRole('button', { name: 'Submit' }).click();
   await page.waitForURL('**/dashboard');
   await page.getByText('Your preferences have been set successfully').waitFor();
-  await page.getByRole('heading', { name: 'Getting started' }).waitFor();
-  await page.getByRole('heading', { name: 'No active orders yet' }).waitFor();
-  await shot(page, T, '05-dashboard');
+  // A venue admin does not trade: its dashboard leads to the admin areas, never to
+  // the trader's Getting started (issue 28.17).
+  await page.getByRole('navigation', { name: 'Admin areas' }).getByRole('link', { name: 'Orders panel' }).waitFor();
+  assert.equal(await page.getByRole('heading', { name: 'Getting started' }).count(), 0);
+  for (const width of [1280, 1440, 1920]) {
+    await page.setViewportSize({ width, height: 900 });
+    await shot(page, T, `05-dashboard-${width}`);
+  }
 
   const token = await storedToken(page);
   const me = await api(server.baseUrl, '/users/me', { token });
@@ -213,7 +218,7 @@ withServer('protected route redirect and return, keyboard sign-in, 404', async (
   await shot(page, T, '02-returned-to-account');
   await page.getByRole('link', { name: 'Return to Dashboard' }).click();
   await page.waitForURL('**/dashboard');
-  await page.getByRole('heading', { name: 'Getting started' }).waitFor();
+  await page.getByRole('navigation', { name: 'Admin areas' }).waitFor();
   await shot(page, T, '03-dashboard');
 
   await page.goto(`${server.baseUrl}/login`);
@@ -282,7 +287,7 @@ test('cookie banner and screens at 1280×720', async () => {
       await page.keyboard.press('Tab');
     }
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Getting started' }).waitFor();
+    await page.getByRole('navigation', { name: 'Admin areas' }).waitFor();
     await shot(page, T, '04-dashboard');
     await page.reload();
     assert.equal(await page.getByRole('region', { name: 'Cookie consent' }).count(), 0, 'the choice is remembered');

@@ -287,8 +287,8 @@ test('the demo admin filters orders, corrects a limit price on the tick and expo
       await shot(sales.page, T, '08-sales-billing');
 
       await sales.page.goto(`${server.baseUrl}/admin/company`);
-      await sales.page.getByRole('heading', { name: 'Oops! Page Not Found (404)' }).waitFor();
-      await shot(sales.page, T, '09-sales-companies-404');
+      await sales.page.getByRole('heading', { name: 'No access' }).waitFor();
+      await shot(sales.page, T, '09-sales-companies-no-access');
       const salesToken = await login(server.baseUrl, SALES, PASSWORD);
       await assert.rejects(api(server.baseUrl, `/admin/orders/${order.order_id}`, { token: salesToken, method: 'PATCH', body: { limit_price: order.price } }), /→ 403/);
       assert.deepEqual(salesFailed, [], 'sales call nothing they may not');

@@ -191,7 +191,7 @@ test('an admin manages companies, users and instruments; a trader cannot', async
       assert.equal(await trader.page.getByRole('button', { name: 'Open menu' }).count(), 0);
       for (const path of ['/admin/company', '/admin/user', '/admin/instrument']) {
         await trader.page.goto(`${server.baseUrl}${path}`);
-        await trader.page.getByRole('heading', { name: 'Oops! Page Not Found (404)' }).waitFor();
+        await trader.page.getByRole('heading', { name: 'No access' }).waitFor();
         assert.equal(await trader.page.getByRole('table').count(), 0, `${path} shows no data`);
       }
       await shot(trader.page, T, '09-trader-404');
@@ -301,7 +301,7 @@ test('an admin reads the action log: pages, e-mail filter, sorting, details; a t
       await signIn(trader.page, server.baseUrl, 'tom@upstairs.test', 'Trader-Pass-2026');
       await trader.page.getByRole('heading', { name: 'Dashboard' }).waitFor();
       await trader.page.goto(`${server.baseUrl}/admin/action-logs`);
-      await trader.page.getByRole('heading', { name: 'Oops! Page Not Found (404)' }).waitFor();
+      await trader.page.getByRole('heading', { name: 'No access' }).waitFor();
       assert.equal(await trader.page.getByRole('table').count(), 0);
       assert.equal(await trader.page.getByRole('button', { name: 'Open menu' }).count(), 0);
       await shot(trader.page, T, '13-trader-action-logs-404');

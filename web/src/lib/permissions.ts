@@ -42,3 +42,13 @@ export function canManageUsers(user: Roles): boolean {
 export function hasAdminDrawer(user: Roles): boolean {
   return isOrderAdmin(user) || canManageUsers(user);
 }
+
+/**
+ * Trading (DESIGN section 4): a trader or sandbox user; a venue role (admin, sales) withholds
+ * it even beside a trading role, as the server's `has_permission` does. Who cannot trade
+ * gets the operator's dashboard, never the trader's Getting started.
+ */
+export function canTrade(user: Roles): boolean {
+  const venue = user.roles.some((r) => r === 'upstairs-admin' || r === 'upstairs-sales');
+  return !venue && user.roles.some((r) => r === 'trader' || r === 'sandbox');
+}

@@ -44,7 +44,7 @@ const MATRIX: { role: Role; drawer: string[] | null }[] = [
 ];
 
 describe('admin navigation', () => {
-  it.each(MATRIX)('gives $role the drawer of its permissions, and the 404 page on every other admin route', async ({ role, drawer }) => {
+  it.each(MATRIX)('gives $role the drawer of its permissions, and the no-access page on every other admin route', async ({ role, drawer }) => {
     // The panels' own calls, answered empty: only the guards are under test here.
     server.use(
       http.get('*/api/admin/outbox', () => HttpResponse.json({ items: [], total_items: 0 })),
@@ -65,7 +65,7 @@ describe('admin navigation', () => {
       expect(within(nav).getByText('User')).toBeInTheDocument();
       await user.keyboard('{Escape}');
     }
-    // The route guards match the drawer: a screen not in it answers as an unknown page.
+    // The route guards match the drawer: a screen not in it says 'No access' (issue 28).
     for (const s of SCREENS) {
       // Back to the dashboard first, so the previous screen's heading is gone.
       await router.navigate('/dashboard');
@@ -73,12 +73,22 @@ describe('admin navigation', () => {
       await router.navigate(s.path);
       if (drawer?.includes(s.entry)) {
         expect(await screen.findByRole('heading', { name: s.heading, level: 1 }), `${role} on ${s.path}`).toBeInTheDocument();
-        expect(screen.queryByRole('heading', { name: 'Oops! Page Not Found (404)' })).toBeNull();
+        expect(screen.queryByRole('heading', { name: 'No access' })).toBeNull();
       } else {
-        expect(await screen.findByRole('heading', { name: 'Oops! Page Not Found (404)' }), `${role} on ${s.path}`).toBeInTheDocument();
+        expect(await screen.findByRole('heading', { name: 'No access' }), `${role} on ${s.path}`).toBeInTheDocument();
       }
     }
   }, 30_000);
+
+  it("lands a venue admin on the operator's dashboard, never the trader's Getting started", async () => {
+    const { user } = asAdmin('/dashboard');
+    const areas = await screen.findByRole('navigation', { name: 'Admin areas' });
+    expect(within(areas).getAllByRole('link').map((l) => l.textContent)).toContain('Orders panel');
+    expect(screen.queryByRole('heading', { name: 'Getting started' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Add parent order' })).toBeNull();
+    await user.click(within(areas).getByRole('link', { name: 'Companies panel' }));
+    expect(await screen.findByRole('heading', { name: 'Companies' })).toBeInTheDocument();
+  });
 
   it('takes an admin from the drawer to a panel', async () => {
     const { user } = asAdmin('/dashboard');
@@ -88,10 +98,10 @@ describe('admin navigation', () => {
     expect(await screen.findByRole('heading', { name: 'Companies' })).toBeInTheDocument();
   });
 
-  it('gives a sales user the forbidden page on the Companies panel, and asks nothing', async () => {
+  it('gives a sales user the no-access page on the Companies panel, and asks nothing', async () => {
     db.addUser({ email: 'sam@upstairs.test', roles: ['upstairs-sales'] });
     renderApp('/admin/company', { signedInAs: 'sam@upstairs.test' });
-    expect(await screen.findByRole('heading', { name: 'Oops! Page Not Found (404)' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'No access' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Open menu' })).toBeInTheDocument();
     expect(admin.requests).toEqual([]);
   });
@@ -117,9 +127,9 @@ describe('admin navigation', () => {
     expect((await screen.findAllByRole('option')).map((o) => o.textContent)).toEqual(['Acme Capital']);
   });
 
-  it('gives a trader no menu button and the 404 page on admin routes', async () => {
+  it('gives a trader no menu button and the no-access page on admin routes', async () => {
     renderApp('/admin/company', { signedInAs: 'trader@acme.test' });
-    expect(await screen.findByRole('heading', { name: 'Oops! Page Not Found (404)' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'No access' })).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Open menu' })).not.toBeInTheDocument();
     expect(admin.requests).toEqual([]);
   });

@@ -31,6 +31,8 @@ import { tradingKeys } from '@/lib/api/trading-keys';
 import type { Decimal } from '@/lib/decimal';
 import type { LadderRow } from '@/lib/trading-format';
 import { useTopic } from '@/lib/realtime';
+import { canTrade } from '@/lib/permissions';
+import { OperatorHome } from '@/components/layout/operator-home';
 
 // The trader dashboard composes the dashboard, parent-orders and order-book features
 // here, since features never import each other.
@@ -38,8 +40,14 @@ import { useTopic } from '@/lib/realtime';
 /** Spec section 2: up to 4 order books side by side. */
 export const MAX_BOOKS = 4;
 
-/** The trader dashboard of spec section 2: parent orders on the left, order books beside them. */
+/** The dashboard: the trader's, or the operator's for a user who cannot trade. */
 export default function DashboardRoute() {
+  const user = useCurrentUser();
+  return canTrade(user) ? <TraderDashboard /> : <OperatorHome user={user} />;
+}
+
+/** The trader dashboard of spec section 2: parent orders on the left, order books beside them. */
+function TraderDashboard() {
   const user = useCurrentUser();
   const queryClient = useQueryClient();
   const parents = useParentOrders();

@@ -24,7 +24,7 @@ import { paths } from '@/config/paths';
 import type { User } from '@/lib/api/get-me';
 import { canManageUsers, canReadBilling, canUseNewsletters, hasAdminDrawer, isAdmin, isOrderAdmin } from '@/lib/permissions';
 
-type Entry = { to: string; label: string; icon: ReactNode; show: boolean };
+export type Entry = { to: string; label: string; icon: ReactNode; show: boolean };
 
 /**
  * Admin spec section 2: Dashboard, the Admin group and the User group, in the spec's order
@@ -33,24 +33,9 @@ type Entry = { to: string; label: string; icon: ReactNode; show: boolean };
  */
 export function AdminDrawer({ user, open, onClose }: { user: User; open: boolean; onClose: () => void }) {
   const { pathname } = useLocation();
-  const admin = isAdmin(user);
   const groups: { title?: string; entries: Entry[] }[] = [
     { entries: [{ to: paths.dashboard, label: 'Dashboard', icon: <DashboardOutlined />, show: true }] },
-    {
-      title: 'Admin',
-      entries: [
-        { to: paths.adminActionLogs, label: 'Action logs', icon: <HistoryOutlined />, show: admin },
-        { to: paths.adminBilling, label: 'Billing', icon: <ReceiptLongOutlined />, show: canReadBilling(user) },
-        { to: paths.adminCompanies, label: 'Companies panel', icon: <BusinessOutlined />, show: admin },
-        { to: paths.adminUsers, label: 'Users panel', icon: <GroupOutlined />, show: canManageUsers(user) },
-        { to: paths.adminInstruments, label: 'Instruments panel', icon: <ShowChartOutlined />, show: admin },
-        { to: paths.adminOrders, label: 'Orders panel', icon: <ViewListOutlined />, show: isOrderAdmin(user) },
-        { to: paths.adminOrdersNewsletter, label: 'Orders newsletter', icon: <CampaignOutlined />, show: canUseNewsletters(user) },
-        { to: paths.blockCalculator, label: 'Block Calculator', icon: <CalculateOutlined />, show: hasAdminDrawer(user) },
-        { to: paths.adminOutbox, label: 'E-mail outbox', icon: <EmailOutlined />, show: admin },
-        { to: paths.adminFixSessions, label: 'FIX sessions', icon: <LanOutlined />, show: admin },
-      ],
-    },
+    { title: 'Admin', entries: adminEntries(user) },
     { title: 'User', entries: [{ to: paths.account, label: 'Account Info', icon: <PersonOutline />, show: true }] },
   ];
   return (
@@ -71,4 +56,21 @@ export function AdminDrawer({ user, open, onClose }: { user: User; open: boolean
       </Box>
     </Drawer>
   );
+}
+
+/** The Admin group's entries, each shown to the roles whose route guard lets them in. */
+export function adminEntries(user: User): Entry[] {
+  const admin = isAdmin(user);
+  return [
+    { to: paths.adminActionLogs, label: 'Action logs', icon: <HistoryOutlined />, show: admin },
+    { to: paths.adminBilling, label: 'Billing', icon: <ReceiptLongOutlined />, show: canReadBilling(user) },
+    { to: paths.adminCompanies, label: 'Companies panel', icon: <BusinessOutlined />, show: admin },
+    { to: paths.adminUsers, label: 'Users panel', icon: <GroupOutlined />, show: canManageUsers(user) },
+    { to: paths.adminInstruments, label: 'Instruments panel', icon: <ShowChartOutlined />, show: admin },
+    { to: paths.adminOrders, label: 'Orders panel', icon: <ViewListOutlined />, show: isOrderAdmin(user) },
+    { to: paths.adminOrdersNewsletter, label: 'Orders newsletter', icon: <CampaignOutlined />, show: canUseNewsletters(user) },
+    { to: paths.blockCalculator, label: 'Block Calculator', icon: <CalculateOutlined />, show: hasAdminDrawer(user) },
+    { to: paths.adminOutbox, label: 'E-mail outbox', icon: <EmailOutlined />, show: admin },
+    { to: paths.adminFixSessions, label: 'FIX sessions', icon: <LanOutlined />, show: admin },
+  ];
 }

@@ -179,18 +179,18 @@ describe('action logs', () => {
     expect(asked.length).toBeGreaterThanOrEqual(2);
   });
 
-  it('is for venue admins only: a trader gets the 404 page and nothing is asked', async () => {
+  it('is for venue admins only: a trader gets no access and nothing is asked', async () => {
     const asked = serve();
     renderApp('/admin/action-logs', { signedInAs: 'trader@acme.test' });
-    expect(await screen.findByRole('heading', { name: 'Oops! Page Not Found (404)' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'No access' })).toBeInTheDocument();
     expect(asked).toEqual([]);
   });
 
-  it('is not in a sales user’s drawer and answers them as an unknown page', async () => {
+  it('is not in a sales user’s drawer and tells them they have no access', async () => {
     const asked = serve();
     db.addUser({ email: 'sam@upstairs.test', roles: ['upstairs-sales'] });
     const { user } = renderApp('/admin/action-logs', { signedInAs: 'sam@upstairs.test' });
-    expect(await screen.findByRole('heading', { name: 'Oops! Page Not Found (404)' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'No access' })).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Open menu' }));
     const nav = await screen.findByRole('navigation', { name: 'Main menu' });
     expect(within(nav).queryByRole('link', { name: 'Action logs' })).toBeNull();

@@ -126,7 +126,7 @@ describe('billing', () => {
   it('is not for traders or company admins', async () => {
     db.addUser({ email: 'cora@acme.test', roles: ['company-admin'] });
     renderApp('/admin/billing', { signedInAs: 'cora@acme.test' });
-    expect(await screen.findByRole('heading', { name: 'Oops! Page Not Found (404)' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'No access' })).toBeInTheDocument();
     expect(adminOrders.requests).toEqual([]);
   });
 });

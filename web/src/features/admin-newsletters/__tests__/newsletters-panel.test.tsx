@@ -248,9 +248,9 @@ describe('orders newsletter', () => {
     expect(await within(drawer).findByText(/The users to choose from could not be loaded\. You do not have permission to do this\./)).toBeInTheDocument();
   });
 
-  it('is a 404 for a trader', async () => {
+  it('says no access to a trader', async () => {
     renderApp(PATH, { signedInAs: 'trader@acme.test' });
-    expect(await screen.findByText('Oops! Page Not Found (404)')).toBeInTheDocument();
+    expect(await screen.findByText('No access')).toBeInTheDocument();
     expect(admin.requests).toEqual([]);
   });
 });

@@ -254,10 +254,10 @@ describe('orders panel', () => {
     expect(await bodyRows()).toHaveLength(2);
   });
 
-  it('is not for traders or company admins: the 404 page and nothing asked', async () => {
+  it('is not for traders or company admins: no access and nothing asked', async () => {
     db.addUser({ email: 'cora@acme.test', roles: ['company-admin'] });
     renderApp('/admin/order', { signedInAs: 'cora@acme.test' });
-    expect(await screen.findByRole('heading', { name: 'Oops! Page Not Found (404)' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'No access' })).toBeInTheDocument();
     expect(adminOrders.requests).toEqual([]);
   });
 });

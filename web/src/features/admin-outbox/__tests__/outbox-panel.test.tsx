@@ -48,6 +48,6 @@ describe('e-mail outbox', () => {
 
   it('is for venue admins only', async () => {
     renderApp('/admin/outbox', { signedInAs: 'trader@acme.test' });
-    expect(await screen.findByRole('heading', { name: 'Oops! Page Not Found (404)' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'No access' })).toBeInTheDocument();
   });
 });

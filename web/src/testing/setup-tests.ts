@@ -8,6 +8,10 @@ import { db } from './mocks/db';
 import { resetOrderMocks } from './mocks/order-handlers';
 import { server } from './mocks/server';
 
+// jsdom lays nothing out, so it has no scrolling: a new parent card's scroll into view is
+// Chromium's to test (e2e/dashboard.test.mjs).
+Element.prototype.scrollIntoView = function scrollIntoView() {};
+
 // Lazy route chunks load slowly on a busy machine; findBy* waits up to this deadline.
 configure({ asyncUtilTimeout: 5_000 });
 

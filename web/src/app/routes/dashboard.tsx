@@ -59,6 +59,8 @@ function TraderDashboard() {
   const [rfqParent, setRfqParent] = useState<RfqParent | null>(null);
   // The book the trader asked for last (from a parent card or a new parent order) is shown first.
   const [pinned, setPinned] = useState<string | null>(null);
+  // The parent order created last on this screen: its card is brought into view and marked.
+  const [created, setCreated] = useState<string | null>(null);
 
   // Our own order changes arrive at once, as the lists show them: written in, not read
   // again (ADR 0029). The lists still poll every 15 s: a colleague's changes reach only
@@ -132,7 +134,14 @@ function TraderDashboard() {
     <>
       <CreateRfqDrawer parent={rfqParent} onClose={() => setRfqParent(null)} />
       <ActiveRfqs />
-      <CreateParentOrderDrawer open={creating} onClose={() => setCreating(false)} onCreated={setPinned} />
+      <CreateParentOrderDrawer
+        open={creating}
+        onClose={() => setCreating(false)}
+        onCreated={(p) => {
+          setPinned(p.instrument_id);
+          setCreated(p.parent_order_id);
+        }}
+      />
       <OrderDrawer target={target} onClose={() => setTarget(null)} />
       {status.data && <ClosingWarning status={status.data} />}
     </>
@@ -171,7 +180,8 @@ function TraderDashboard() {
         <IncomingRfqs />
         <Stack direction={{ xs: 'column', md: 'row' }} spacing={3} sx={{ alignItems: 'flex-start' }}>
           <ParentOrderList
-            parents={active}
+            parents={newestFirst}
+            created={created}
             orders={orders.data ?? []}
             open={open}
             canCreate={canCreate}

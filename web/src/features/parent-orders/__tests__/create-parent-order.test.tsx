@@ -56,6 +56,7 @@ describe('create parent order drawer', () => {
     await user.click(submit);
 
     expect(await screen.findByRole('listitem', { name: /Sell Euro-Bund/ })).toBeInTheDocument();
+    expect(screen.getByText('Parent order created')).toBeInTheDocument();
     expect(lastRequest('POST', '/api/parent-orders')?.body).toEqual({
       direction: 'SELL',
       instrument_id: 'i-2',

@@ -19,8 +19,12 @@ import { INSTRUMENT_FILTER_DEBOUNCE_MS } from '@/config/constants';
 import type { Direction } from '@/lib/api/dto';
 import { useInstruments } from '@/lib/api/get-instruments';
 import { truncateName } from '@/lib/trading-format';
+import { useToast } from '@/components/ui/toast';
 import { useCreateParentOrder } from '../api/create-parent-order';
+import type { ParentOrder } from '../api/get-parent-orders';
 import { emptyParentOrderForm, parentOrderBody, parentOrderFormSchema, type ParentOrderForm } from '../lib/parent-order-form';
+
+const quantityText = new Intl.NumberFormat('en-GB');
 
 /** '[status]: ' plus the server data (spec section 8). */
 function createError(error: unknown): string | null {
@@ -30,13 +34,14 @@ function createError(error: unknown): string | null {
   return `[${error.status}]: ${data}`;
 }
 
-type Props = { open: boolean; onClose: () => void; onCreated?: (instrumentId: string) => void };
+type Props = { open: boolean; onClose: () => void; onCreated?: (parent: ParentOrder) => void };
 
 export function CreateParentOrderDrawer({ open, onClose, onCreated }: Props) {
   return open ? <CreateParentOrderForm onClose={onClose} onCreated={onCreated} /> : null;
 }
 
-function CreateParentOrderForm({ onClose, onCreated }: { onClose: () => void; onCreated?: (instrumentId: string) => void }) {
+function CreateParentOrderForm({ onClose, onCreated }: { onClose: () => void; onCreated?: (parent: ParentOrder) => void }) {
+  const { showToast } = useToast();
   const user = useCurrentUser();
   const multiplier = user.parent_order_limit_multiplier ?? null;
   const schema = useMemo(() => parentOrderFormSchema(multiplier), [multiplier]);
@@ -54,7 +59,12 @@ function CreateParentOrderForm({ onClose, onCreated }: { onClose: () => void; on
     if (!body) return;
     create.mutate(body, {
       onSuccess: (p) => {
-        onCreated?.(p.instrument_id);
+        // Said at once, and the new card is brought into view by the dashboard (issue 28.13).
+        showToast({
+          message: 'Parent order created',
+          description: `${p.direction === 'BUY' ? 'Buy' : 'Sell'} ${quantityText.format(p.quantity)} ${values.instrument?.name ?? ''}: work it from its order book.`,
+        });
+        onCreated?.(p);
         onClose();
       },
     });

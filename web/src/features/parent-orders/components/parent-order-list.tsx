@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { keyframes } from '@mui/material/styles';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
@@ -22,6 +23,11 @@ import { useCancelOrder } from '../api/cancel-order';
 import { useCancelParentOrder } from '../api/cancel-parent-order';
 import type { ParentOrder } from '../api/get-parent-orders';
 
+const glow = keyframes`
+  from { box-shadow: 0 0 0 3px rgba(25, 118, 210, 0.6); }
+  to { box-shadow: 0 0 0 3px rgba(25, 118, 210, 0); }
+`;
+
 /** Spec section 9: the parent order list is at most 470 px high. */
 export const LIST_MAX_HEIGHT = 470;
 
@@ -29,7 +35,10 @@ const number = new Intl.NumberFormat('en-GB');
 const CANCELLABLE = ['WORKING', 'AWAITING_MATCH'];
 
 type ListProps = {
+  /** Newest first. */
   parents: ParentOrder[];
+  /** The parent order just created on this screen: its card is scrolled into view and marked. */
+  created?: string | null;
   orders: Order[];
   open: boolean;
   canCreate: boolean;
@@ -42,7 +51,7 @@ type ListProps = {
 };
 
 /** The parent orders on the left of the dashboard, each with its own child orders. */
-export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdit, onShowBook, onRfq }: ListProps) {
+export function ParentOrderList({ parents, created = null, orders, open, canCreate, onAdd, onEdit, onShowBook, onRfq }: ListProps) {
   return (
     <Stack spacing={1.5} sx={{ width: { xs: '100%', md: 340 }, flex: '0 0 auto' }}>
       <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between' }}>
@@ -65,6 +74,7 @@ export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdi
           <ParentOrderCard
             key={p.parent_order_id}
             parent={p}
+            created={p.parent_order_id === created}
             orders={orders.filter((o) => o.parent_order_id === p.parent_order_id)}
             open={open}
             onEdit={(o) => onEdit(o, p)}
@@ -77,9 +87,13 @@ export function ParentOrderList({ parents, orders, open, canCreate, onAdd, onEdi
   );
 }
 
-type CardProps = { parent: ParentOrder; orders: Order[]; open: boolean; onEdit: (o: Order) => void; onShowBook: () => void; onRfq: () => void };
+type CardProps = { parent: ParentOrder; created: boolean; orders: Order[]; open: boolean; onEdit: (o: Order) => void; onShowBook: () => void; onRfq: () => void };
 
-function ParentOrderCard({ parent, orders, open, onEdit, onShowBook, onRfq }: CardProps) {
+function ParentOrderCard({ parent, created, orders, open, onEdit, onShowBook, onRfq }: CardProps) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (created) ref.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  }, [created]);
   // Its band follows the book's frames, as the ladder's does: 'Outside band' changes with it.
   const instrument = useLiveInstrument(parent.instrument_id);
   const cancel = useCancelParentOrder();
@@ -89,7 +103,20 @@ function ParentOrderCard({ parent, orders, open, onEdit, onShowBook, onRfq }: Ca
   const { tradable, working, matched } = parent.quantities;
   const name = instrument.data?.name ?? '…';
   return (
-    <Paper variant="outlined" role="listitem" aria-label={`${buy ? 'Buy' : 'Sell'} ${name}`} sx={{ p: 2, borderLeft: 4, borderLeftColor: buy ? 'success.main' : 'error.main' }}>
+    <Paper
+      ref={ref}
+      variant="outlined"
+      role="listitem"
+      aria-label={`${buy ? 'Buy' : 'Sell'} ${name}`}
+      data-created={created || undefined}
+      sx={{
+        p: 2,
+        borderLeft: 4,
+        borderLeftColor: buy ? 'success.main' : 'error.main',
+        // A new card glows once, then looks like the others.
+        ...(created && { animation: `${glow} 3s ease-out` }),
+      }}
+    >
       <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
         <Chip size="small" label={buy ? 'Buy' : 'Sell'} color={buy ? 'success' : 'error'} />
         <Link

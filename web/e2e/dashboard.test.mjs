@@ -1,0 +1,68 @@
+// Issue 28, the dashboard. Point 13: creating a parent order says so, and its card comes
+// into view (first, newest first, and scrolled to) even when the list is longer than its
+// 470 px and scrolled elsewhere.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { api, failedCalls, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD, until } from './harness.mjs';
+
+const T = 'dashboard';
+const TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+test('a new parent order is confirmed and its card brought into view', async () => {
+  const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true' } });
+  const { page } = await newPage(browser, { width: 1280, height: 800 });
+  const failed = failedCalls(page);
+  try {
+    const { instrument, traders } = await seedTwoFirms(server, { tips: TIPS });
+    // Six sell parents already: more cards than the list's height shows.
+    for (let n = 1; n <= 6; n++) {
+      await api(server.baseUrl, '/parent-orders', {
+        token: traders.Anna.token, method: 'POST', body: { direction: 'SELL', instrument_id: instrument.instrument_id, quantity: 1000 * n },
+      });
+    }
+    await signIn(page, server.baseUrl, traders.Anna.email, TRADER_PASSWORD);
+    const list = page.getByRole('list', { name: 'Parent orders' });
+    await list.getByRole('listitem', { name: `Sell ${instrument.name}` }).first().waitFor();
+    // The trader has scrolled the list to its end.
+    await list.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+
+    await page.getByRole('button', { name: 'Add parent order' }).click();
+    const create = page.locator('form', { has: page.getByRole('heading', { name: 'Create Parent order' }) });
+    await create.getByRole('button', { name: 'Buy' }).click();
+    await create.getByRole('combobox', { name: 'Instrument' }).fill('euribor');
+    await page.getByRole('option', { name: /Euribor 3M Dec26-Mar27/ }).click();
+    await create.getByRole('textbox', { name: 'Quantity' }).fill('7500');
+    await create.getByRole('button', { name: 'Create parent order' }).click();
+
+    await page.getByText('Parent order created').waitFor();
+    await page.getByText(`Buy 7,500 ${instrument.name}: work it from its order book.`).waitFor();
+    const card = list.getByRole('listitem', { name: `Buy ${instrument.name}` });
+    await card.waitFor();
+    assert.equal(await list.getByRole('listitem').first().getAttribute('aria-label'), `Buy ${instrument.name}`, 'newest first');
+    assert.equal(await card.getAttribute('data-created'), 'true');
+    // Wholly inside the list's visible part once the scroll settles.
+    await until(
+      async () => {
+        const [c, l] = [await card.boundingBox(), await list.boundingBox()];
+        return c !== null && l !== null && c.y >= l.y - 1 && c.y + c.height <= l.y + l.height + 1;
+      },
+      { timeoutMs: 5_000, what: 'the new card in view' },
+    );
+    for (const width of [1280, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 800 });
+      await shot(page, T, `01-parent-created-${width}`);
+    }
+    assert.deepEqual(failed, []);
+  } finally {
+    await page.context().close();
+    await server.stop();
+  }
+});

@@ -67,6 +67,12 @@ test('an admin stops a firm with working orders; its trader sees why and its ord
     assert.equal(await card.getByRole('list', { name: 'Child orders' }).locator('> *').count(), 2);
     assert.equal(await traderPage.page.getByTestId('trading-stopped').count(), 0);
 
+    // Anna has a Work order drawer open when the switch comes.
+    const tp = traderPage.page;
+    await tp.getByRole('region', { name: `Order book ${instrument.name}` }).getByRole('button', { name: 'Price -0.035' }).click();
+    const drawer = tp.locator('form').filter({ has: tp.getByRole('heading', { name: 'Work order' }) });
+    await drawer.getByRole('button', { name: 'Place order' }).waitFor();
+
     // The admin stops Halyard from the Companies panel.
     const { page } = adminPage;
     await signIn(page, server.baseUrl, ADMIN.email, ADMIN.password);
@@ -117,7 +123,28 @@ test('an admin stops a firm with working orders; its trader sees why and its ord
     assert.ok(r > 150 && g < 100 && b < 100, `the alert is red, not ${background}`);
     // Her working orders left the card.
     await card.getByRole('list', { name: 'Child orders' }).waitFor({ state: 'detached' });
-    await shot(traderPage.page, T, '04-trader-dashboard-stopped');
+    // The drawer she had open sends; the refusal's red snackbar leaves its buttons
+    // uncovered, so she can cancel (issue 28.14).
+    await drawer.getByRole('button', { name: 'Place order' }).click();
+    const snackbar = tp.getByTestId('api-error-snackbar');
+    await snackbar.filter({ hasText: /kill switch/ }).waitFor();
+    const [bar, cancel] = [await snackbar.boundingBox(), await drawer.getByRole('button', { name: 'Cancel' }).boundingBox()];
+    const apart = (p, q) => p.y + p.height <= q.y || q.y + q.height <= p.y || p.x + p.width <= q.x || q.x + q.width <= p.x;
+    assert.ok(bar && cancel && apart(bar, cancel), `the snackbar ${JSON.stringify(bar)} covers Cancel ${JSON.stringify(cancel)}`);
+    await shot(tp, T, '04a-refused-in-the-drawer');
+    await drawer.getByRole('button', { name: 'Cancel' }).click();
+    await drawer.waitFor({ state: 'detached' });
+    // Nothing she could send would be taken, so nothing offers it (issue 28.14): no new
+    // parent order, no RFQ, no ladder row to work or take (the book is still shown).
+    await until(async () => tp.getByRole('button', { name: 'Add parent order' }).isDisabled(), { what: 'Add parent order disabled' });
+    assert.ok(await card.getByRole('button', { name: 'Request quotes' }).isDisabled());
+    const book = tp.getByRole('region', { name: `Order book ${instrument.name}` });
+    await book.locator('[data-price="-0.030"]').waitFor();
+    assert.equal(await book.getByRole('button', { name: /^Price / }).count(), 0, 'no ladder row to click');
+    for (const width of [1280, 1440, 1920]) {
+      await tp.setViewportSize({ width, height: 900 });
+      await shot(tp, T, `04-trader-dashboard-stopped-${width}`);
+    }
 
     // The admin re-enables trading; Anna's alert goes on her next look.
     await halyardRow.getByRole('button', { name: 'Re-enable trading for Halyard' }).click();

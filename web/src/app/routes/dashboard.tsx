@@ -84,8 +84,11 @@ function TraderDashboard() {
   if (parents.isPending) return <PageLoader />;
   if (parents.isError) return <ErrorCard error={parents.error} onRetry={() => void parents.refetch()} />;
 
-  const open = status.data?.open ?? false;
-  const canCreate = status.data?.parent_orders_open ?? false;
+  // A company stopped by the kill switch sends nothing new: its controls are disabled
+  // while the alert says why (issue 28.14); cancels still work.
+  const stopped = Boolean(status.data?.trading_stopped_at);
+  const open = (status.data?.open ?? false) && !stopped;
+  const canCreate = (status.data?.parent_orders_open ?? false) && !stopped;
   // GET /parent-orders?state=ACTIVE,FILLED: the list of spec section 4.
   const active = parents.data;
   // Newest parent orders first, so a new one's book is among the 4 shown.
@@ -205,7 +208,7 @@ function TraderDashboard() {
                   status={status.data}
                   showTip={n === 0 && bookTip === 'INTERACT_WITH_ORDERBOOK' && !drawerOpen}
                   showTakeTip={n === 0 && bookTip === 'TAKING_LIQUIDITY_IN_ORDERBOOK' && !drawerOpen}
-                  onWork={workable.length > 0 ? (price, row) => void work(id, workable, price, row) : undefined}
+                  onWork={workable.length > 0 && !stopped ? (price, row) => void work(id, workable, price, row) : undefined}
                   onRemove={
                     fromParents.includes(id)
                       ? undefined

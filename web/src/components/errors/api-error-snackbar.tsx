@@ -20,6 +20,8 @@ export function ApiErrorSnackbar() {
       autoHideDuration={ERROR_SNACKBAR_MS}
       onClose={(_, reason) => reason !== 'clickaway' && setMessage(null)}
       anchorOrigin={{ vertical: 'bottom', horizontal: 'center' }}
+      // Above a drawer's action bar (about 85 px), so a refusal never covers its Cancel (issue 28.14).
+      sx={{ bottom: { xs: 104, sm: 104 } }}
     >
       <Alert severity="error" variant="filled" onClose={() => setMessage(null)} data-testid="api-error-snackbar">
         {message?.text}

@@ -31,3 +31,12 @@ export const platformStatusQueryOptions = () =>
 export function usePlatformStatus() {
   return useQuery(platformStatusQueryOptions());
 }
+
+/**
+ * Whether the caller's company is stopped by the kill switch: the server refuses its new
+ * parent orders, orders, takes, RFQs, quotes and quote accepts, so every control that sends
+ * one is disabled while the alert says why (issue 28.14).
+ */
+export function useTradingStopped() {
+  return Boolean(usePlatformStatus().data?.trading_stopped_at);
+}

@@ -20,6 +20,7 @@ import { useTopic } from '@/lib/realtime';
 import { formatPrice, truncateName } from '@/lib/trading-format';
 import { formatCountdown, useSecondsLeft } from '@/lib/use-seconds-left';
 import { mutateThen } from '@/lib/api/mutate-then';
+import { useTradingStopped } from '@/lib/api/get-platform-status';
 import { useAcceptQuote } from '../api/accept-quote';
 import { useCancelRfq } from '../api/cancel-rfq';
 import { rfqKeys, useOpenRfqs, type Rfq, type RfqResponse } from '../api/get-rfqs';
@@ -105,6 +106,8 @@ export function ActiveRfqs() {
 }
 
 function RfqCard({ rfq, onExpired }: { rfq: Rfq; onExpired: () => void }) {
+  // A stopped company accepts no quote (the kill switch); withdrawing still works.
+  const stopped = useTradingStopped();
   const instrument = useInstrument(rfq.instrument_id);
   const seconds = useSecondsLeft(rfq.expired_at);
   const accept = useAcceptQuote();
@@ -200,7 +203,7 @@ function RfqCard({ rfq, onExpired }: { rfq: Rfq; onExpired: () => void }) {
                   <Button
                     size="small"
                     variant="contained"
-                    disabled={x.state !== 'RESPONDED' || !running || accepted || accept.isPending}
+                    disabled={x.state !== 'RESPONDED' || !running || accepted || accept.isPending || stopped}
                     onClick={() => take(x)}
                     aria-label={`Accept the quote of ${x.company_name}`}
                   >

@@ -25,6 +25,7 @@ import type { Instrument } from '@/lib/api/dto';
 import { useInstrument } from '@/lib/api/get-instrument';
 import { formatDateTime } from '@/lib/format-date';
 import { addTicks, cmp, dec, decimalsOf, parseDecimal, toFixed } from '@/lib/decimal';
+import { useTradingStopped } from '@/lib/api/get-platform-status';
 import { MESSAGES, parseQuantity, priceError, priceValue } from '@/lib/order-validation';
 import { useTopic } from '@/lib/realtime';
 import { formatPrice, truncateName } from '@/lib/trading-format';
@@ -208,6 +209,8 @@ function quoteSchema(rfq: IncomingRfq, instrument: Instrument) {
 }
 
 function QuoteForm({ rfq, instrument }: { rfq: IncomingRfq; instrument: Instrument }) {
+  // A stopped company sends no quote (the kill switch); declining still works.
+  const stopped = useTradingStopped();
   const schema = useMemo(() => quoteSchema(rfq, instrument), [rfq, instrument]);
   const r = rfq.response;
   const tick = dec(instrument.tick_size);
@@ -278,7 +281,7 @@ function QuoteForm({ rfq, instrument }: { rfq: IncomingRfq; instrument: Instrume
         <Button color="error" onClick={decline} disabled={answer.isPending}>
           Decline
         </Button>
-        <Button type="submit" variant="contained" disabled={!form.formState.isValid || answer.isPending}>
+        <Button type="submit" variant="contained" disabled={!form.formState.isValid || answer.isPending || stopped}>
           {r.state === 'RESPONDED' ? 'Update quote' : 'Send quote'}
         </Button>
       </Stack>

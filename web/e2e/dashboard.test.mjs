@@ -66,3 +66,28 @@ test('a new parent order is confirmed and its card brought into view', async () 
     await server.stop();
   }
 });
+
+test('a closed venue names its holiday and its next opening', async () => {
+  // Today, in the venue's time zone, is a holiday with a name.
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+  const server = await startServer({ env: { UPSTAIRS_HOLIDAYS: `${today}=Venue Test Day` } });
+  const { page } = await newPage(browser);
+  const failed = failedCalls(page);
+  try {
+    const { traders } = await seedTwoFirms(server, { tips: TIPS });
+    const status = await api(server.baseUrl, '/platform/status', { token: traders.Anna.token });
+    assert.deepEqual(status.holiday, { date: today, name: 'Venue Test Day' });
+    await signIn(page, server.baseUrl, traders.Anna.email, TRADER_PASSWORD);
+    const closed = page.getByRole('status').filter({ hasText: 'Upstairs is closed' });
+    await closed.getByText(/^Closed today for Venue Test Day\. It opens again (tomorrow|on \w+day \d+ \w+) at 9:00 AM UK time\.$/).waitFor();
+    await closed.getByText('Operating hours are 9:00 AM to 5:00 PM (UK time, Monday to Friday only).').waitFor();
+    for (const width of [1280, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      await shot(page, T, `02-closed-for-a-holiday-${width}`);
+    }
+    assert.deepEqual(failed, []);
+  } finally {
+    await page.context().close();
+    await server.stop();
+  }
+});

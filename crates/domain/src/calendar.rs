@@ -13,9 +13,26 @@ pub struct Calendar {
     /// Parent orders may be created from this time (until `close`).
     pub parent_orders_from: NaiveTime,
     pub days: Vec<Weekday>,
-    pub holidays: Vec<NaiveDate>,
+    pub holidays: Vec<Holiday>,
     /// The demo keeps the venue open around the clock.
     pub always_open: bool,
+}
+
+/// A day the venue is closed, with the name the screens give it ('Christmas Day').
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Holiday {
+    pub date: NaiveDate,
+    pub name: Option<String>,
+}
+
+impl Holiday {
+    /// `2026-12-25` or `2026-12-25=Christmas Day`.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let (date, name) = s.split_once('=').map_or((s, None), |(d, n)| (d, Some(n.trim())));
+        let date = NaiveDate::parse_from_str(date.trim(), "%Y-%m-%d")
+            .map_err(|_| format!("'{s}' is not a date like 2026-12-25 (or 2026-12-25=Christmas Day)"))?;
+        Ok(Self { date, name: name.filter(|n| !n.is_empty()).map(str::to_owned) })
+    }
 }
 
 /// The trading day's default hours (`HH:MM`, Europe/London), as the command line shows them.
@@ -49,6 +66,8 @@ pub struct Status {
     pub next_close: Option<DateTime<Utc>>,
     /// At most 15 minutes to the close.
     pub closing_soon: bool,
+    /// Today's holiday, when the venue is closed for one.
+    pub holiday: Option<Holiday>,
 }
 
 /// How long before the close the warning shows.
@@ -56,7 +75,16 @@ pub const CLOSING_WARNING: Duration = Duration::minutes(15);
 
 impl Calendar {
     fn trading_day(&self, d: NaiveDate) -> bool {
-        self.days.contains(&d.weekday()) && !self.holidays.contains(&d)
+        self.days.contains(&d.weekday()) && !self.holidays.iter().any(|h| h.date == d)
+    }
+
+    /// Today's holiday (in the venue's time zone), when the venue is closed for one.
+    pub fn holiday(&self, now: DateTime<Utc>) -> Option<&Holiday> {
+        if self.always_open {
+            return None;
+        }
+        let today = self.local_date(now);
+        self.holidays.iter().find(|h| h.date == today)
     }
 
     /// The UTC instant of a local wall-clock time on a date (the earlier one when the
@@ -138,6 +166,7 @@ impl Calendar {
             next_open: self.next_open(now),
             next_close,
             closing_soon: open && next_close.is_some_and(|c| c - now <= CLOSING_WARNING),
+            holiday: self.holiday(now).cloned(),
         }
     }
 }
@@ -231,7 +260,14 @@ mod tests {
 
     #[test]
     fn holiday() {
-        let c = Calendar { holidays: vec![NaiveDate::from_ymd_opt(2026, 12, 25).unwrap()], ..Calendar::default() };
+        let christmas = Holiday::parse("2026-12-25=Christmas Day").unwrap();
+        assert_eq!(christmas.name.as_deref(), Some("Christmas Day"));
+        let boxing = Holiday::parse("2026-12-28").unwrap();
+        assert_eq!((boxing.date, boxing.name.clone()), (NaiveDate::from_ymd_opt(2026, 12, 28).unwrap(), None));
+        assert!(Holiday::parse("25/12/2026").is_err());
+        let c = Calendar { holidays: vec![christmas.clone()], ..Calendar::default() };
+        assert_eq!(c.holiday(utc("2026-12-25T10:00:00Z")), Some(&christmas));
+        assert_eq!(c.holiday(utc("2026-12-24T23:59:00Z")), None, "the day before, UK time");
         assert!(!c.is_open(utc("2026-12-25T10:00:00Z")), "Christmas (a Friday)");
         assert!(!c.parent_orders_open(utc("2026-12-25T10:00:00Z")));
         assert_eq!(c.next_open(utc("2026-12-24T17:00:00Z")), Some(utc("2026-12-28T09:00:00Z")));

@@ -1,6 +1,6 @@
 //! Command line: every flag can also come from the `UPSTAIRS_*` variable shown.
 
-use chrono::{NaiveDate, NaiveTime};
+use chrono::NaiveTime;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -85,9 +85,10 @@ pub struct ServeArgs {
     /// Closing time of the trading day, `HH:MM` in Europe/London.
     #[arg(long, env = "UPSTAIRS_CLOSE_TIME", default_value = calendar::DEFAULT_CLOSE, value_parser = parse_time)]
     pub close_time: NaiveTime,
-    /// Days the venue is closed, `YYYY-MM-DD`, comma-separated.
-    #[arg(long, env = "UPSTAIRS_HOLIDAYS", value_delimiter = ',', value_parser = parse_date)]
-    pub holidays: Vec<NaiveDate>,
+    /// Days the venue is closed, `YYYY-MM-DD` or `YYYY-MM-DD=Name` (the screens say the
+    /// name), comma-separated.
+    #[arg(long, env = "UPSTAIRS_HOLIDAYS", value_delimiter = ',', value_parser = calendar::Holiday::parse)]
+    pub holidays: Vec<calendar::Holiday>,
     #[arg(long, env = "UPSTAIRS_SUPPORT_EMAIL", default_value = engine_defaults::SUPPORT_EMAIL)]
     pub support_email: String,
     #[arg(long, env = "UPSTAIRS_SUPPORT_PHONE", default_value = engine_defaults::SUPPORT_PHONE)]
@@ -275,10 +276,6 @@ fn parse_time(s: &str) -> Result<NaiveTime, String> {
     NaiveTime::parse_from_str(s.trim(), "%H:%M").map_err(|_| format!("'{s}' is not a time like 09:00"))
 }
 
-fn parse_date(s: &str) -> Result<NaiveDate, String> {
-    NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d").map_err(|_| format!("'{s}' is not a date like 2026-12-25"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,14 +307,22 @@ mod tests {
 
     #[test]
     fn the_calendar_is_configuration() {
-        let s = serve_args(&["--open-time", "08:00", "--close-time", "16:30", "--holidays", "2026-12-25,2026-12-28"])
-            .unwrap()
-            .settings(false)
-            .unwrap();
+        let s = serve_args(&[
+            "--open-time",
+            "08:00",
+            "--close-time",
+            "16:30",
+            "--holidays",
+            "2026-12-25=Christmas Day,2026-12-28",
+        ])
+        .unwrap()
+        .settings(false)
+        .unwrap();
         let t = |h, m| NaiveTime::from_hms_opt(h, m, 0).unwrap();
-        let d = |m, day| NaiveDate::from_ymd_opt(2026, m, day).unwrap();
+        let d = |m, day| chrono::NaiveDate::from_ymd_opt(2026, m, day).unwrap();
         assert_eq!((s.calendar.open, s.calendar.close), (t(8, 0), t(16, 30)));
-        assert_eq!(s.calendar.holidays, vec![d(12, 25), d(12, 28)]);
+        let holidays: Vec<_> = s.calendar.holidays.iter().map(|h| (h.date, h.name.as_deref())).collect();
+        assert_eq!(holidays, vec![(d(12, 25), Some("Christmas Day")), (d(12, 28), None)]);
         assert_eq!(s.calendar.parent_orders_from, t(5, 30));
         assert!(!s.calendar.always_open);
 

@@ -25,6 +25,7 @@ on_both_backends!(
     reference_changes_apply_to_the_next_call,
     a_late_close_spares_the_next_days_orders,
     one_firm_cannot_break_an_instrument,
+    a_holiday_is_named_in_the_status,
 );
 
 use support::venue::*;
@@ -965,4 +966,29 @@ async fn one_firm_cannot_break_an_instrument(b: Backend) {
     let kids = children(&v, &a, &parent).await;
     assert!(kids.iter().all(|(state, _)| state != "WORKING"), "{kids:?}");
     assert_balanced_for(&v, &[&a, &v.b]).await;
+}
+
+/// On a holiday the status names it and says when the venue opens next, so the screens can
+/// (issue 28.15); on any other day it says none.
+async fn a_holiday_is_named_in_the_status(b: Backend) {
+    use upstairs_domain::calendar::Holiday;
+    let app = TestApp::spawn_with(b, |s| {
+        s.calendar.holidays =
+            vec![Holiday::parse("2026-03-03=Venue Day").unwrap(), Holiday::parse("2026-03-04").unwrap()];
+    })
+    .await;
+    let admin = app.admin_token().await;
+    app.clock.set(tuesday_10am());
+    let (_, st) = app.get("/api/platform/status", Some(&admin)).await;
+    assert_eq!(
+        (st["open"].clone(), st["holiday"].clone(), st["next_open"].clone()),
+        (json!(false), json!({"date": "2026-03-03", "name": "Venue Day"}), json!("2026-03-05T09:00:00Z"))
+    );
+    app.clock.set(tuesday_10am() + Duration::days(1));
+    let (_, st) = app.get("/api/platform/status", Some(&admin)).await;
+    assert_eq!(st["holiday"], json!({"date": "2026-03-04", "name": null}));
+    app.clock.set(tuesday_10am() + Duration::days(2));
+    let (_, st) = app.get("/api/platform/status", Some(&admin)).await;
+    assert_eq!((st["open"].clone(), st["holiday"].clone()), (json!(true), Value::Null));
+    app.stop().await;
 }

@@ -122,8 +122,10 @@ export function formatHour(hhmm: string): string {
   return `${h % 12 === 0 ? 12 : h % 12}:${String(m).padStart(2, '0')} ${h < 12 ? 'AM' : 'PM'}`;
 }
 
+type PlatformStatus = components['schemas']['PlatformStatusDto'];
+
 /** The venue's hours as GET /platform/status gives them. */
-export type VenueHours = Pick<components['schemas']['PlatformStatusDto'], 'open_time' | 'close_time' | 'time_zone'>;
+export type VenueHours = Pick<PlatformStatus, 'open_time' | 'close_time' | 'time_zone'>;
 
 /** How the hours' time zone is named: 'Europe/London' (the spec's) is 'UK time', any other is named as configured. */
 export function zoneLabel(timeZone: string): string {
@@ -133,6 +135,37 @@ export function zoneLabel(timeZone: string): string {
 /** The operating-hours sentence of the spec, from the configured calendar (never assumed hours). */
 export function operatingHours(hours: VenueHours): string {
   return `Operating hours are ${formatHour(hours.open_time)} to ${formatHour(hours.close_time)} (${zoneLabel(hours.time_zone)}, Monday to Friday only).`;
+}
+
+/** 'YYYY-MM-DD' of an instant in a time zone. */
+function localDate(at: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+}
+
+/**
+ * Why the venue is closed and when it opens again, in its own time zone (issue 28.15):
+ * 'Closed today for Christmas Day. It opens again on Monday 28 December at 9:00 AM UK time.'
+ * Empty when the status says neither (open, or no opening ahead).
+ */
+export function closedText(status: VenueHours & Pick<PlatformStatus, 'holiday' | 'next_open'>, now: Date = new Date()): string {
+  const parts: string[] = [];
+  if (status.holiday) parts.push(`Closed today for ${status.holiday.name ?? 'a holiday'}.`);
+  if (status.next_open) {
+    const at = new Date(status.next_open);
+    const zone = status.time_zone;
+    const day = localDate(at, zone);
+    const today = localDate(now, zone);
+    const tomorrow = localDate(new Date(now.getTime() + 24 * 3600 * 1000), zone);
+    const when =
+      day === today
+        ? 'today'
+        : day === tomorrow
+          ? 'tomorrow'
+          : `on ${new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'long', day: 'numeric', month: 'long' }).format(at)}`;
+    const hhmm = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at);
+    parts.push(`It opens again ${when} at ${formatHour(hhmm)} ${zoneLabel(zone)}.`);
+  }
+  return parts.join(' ');
 }
 
 /** The top bar's short form of the hours: '9:00 AM–5:00 PM UK time, Mon–Fri'. */

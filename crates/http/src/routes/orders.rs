@@ -76,6 +76,7 @@ pub async fn platform_status<S: Store>(
         open_time: c.open.format("%H:%M").to_string(),
         close_time: c.close.format("%H:%M").to_string(),
         parent_orders_from: c.parent_orders_from.format("%H:%M").to_string(),
+        holiday: s.holiday.map(|h| HolidayDto { date: h.date, name: h.name }),
         trading_stopped_at,
     }))
 }
@@ -544,10 +545,23 @@ pub struct PlatformStatusDto {
     pub open_time: String,
     pub close_time: String,
     pub parent_orders_from: String,
+    /// Today's holiday (the venue's time zone), when the venue is closed for one; null on
+    /// any other day.
+    #[schema(required = true)]
+    pub holiday: Option<HolidayDto>,
     /// Since when the caller's company is stopped by the kill switch (new orders are
     /// refused); null while it trades.
     #[schema(required = true)]
     pub trading_stopped_at: Option<DateTime<Utc>>,
+}
+
+/// A day the venue is closed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HolidayDto {
+    pub date: chrono::NaiveDate,
+    /// As configured ('Christmas Day'); null when none was given.
+    #[schema(required = true)]
+    pub name: Option<String>,
 }
 
 /// A broker's answer through its e-mail link: exactly one of the two.

@@ -69,6 +69,25 @@ describe('hours', () => {
     expect(shortHours({ open_time: '08:00', close_time: '16:30', time_zone: 'Europe/London' })).toBe('8:00 AM–4:30 PM UK time, Mon–Fri');
   });
 
+  it('says which holiday closes the venue and when it opens again, in its own time zone', async () => {
+    const { closedText } = await import('@/lib/trading-format');
+    const hours = { open_time: '09:00', close_time: '17:00', time_zone: 'Europe/London' };
+    // Friday 25 December 2026, 10:00 UK time; the venue opens on Monday.
+    const christmas = new Date('2026-12-25T10:00:00Z');
+    expect(closedText({ ...hours, holiday: { date: '2026-12-25', name: 'Christmas Day' }, next_open: '2026-12-28T09:00:00Z' }, christmas)).toBe(
+      'Closed today for Christmas Day. It opens again on Monday 28 December at 9:00 AM UK time.',
+    );
+    expect(closedText({ ...hours, holiday: { date: '2026-12-25', name: null }, next_open: null }, christmas)).toBe('Closed today for a holiday.');
+    // After the close: tomorrow; before the open: today (summer time, 08:00 UTC is 9:00 AM).
+    expect(closedText({ ...hours, holiday: null, next_open: '2026-06-17T08:00:00Z' }, new Date('2026-06-16T18:00:00Z'))).toBe(
+      'It opens again tomorrow at 9:00 AM UK time.',
+    );
+    expect(closedText({ ...hours, holiday: null, next_open: '2026-06-17T08:00:00Z' }, new Date('2026-06-17T05:00:00Z'))).toBe(
+      'It opens again today at 9:00 AM UK time.',
+    );
+    expect(closedText({ ...hours, holiday: null, next_open: null })).toBe('');
+  });
+
   it('names a time zone other than London as configured', async () => {
     const { operatingHours, shortHours } = await import('@/lib/trading-format');
     const hours = { open_time: '09:30', close_time: '16:00', time_zone: 'America/New_York' };

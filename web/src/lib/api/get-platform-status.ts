@@ -17,6 +17,7 @@ const platformStatusSchema = z.object({
   time_zone: z.string(),
   next_open: z.string().nullable(),
   next_close: z.string().nullable(),
+  holiday: z.object({ date: z.string(), name: z.string().nullable() }).nullable(),
   trading_stopped_at: z.string().nullable(),
 }) satisfies z.ZodType<PlatformStatus>;
 

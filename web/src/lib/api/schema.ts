@@ -1296,6 +1296,13 @@ export interface components {
          * @enum {string}
          */
         FixSessionStateDto: "LOGGED_ON" | "LOGGED_OFF" | "NEVER";
+        /** @description A day the venue is closed. */
+        HolidayDto: {
+            /** Format: date */
+            date: string;
+            /** @description As configured ('Christmas Day'); null when none was given. */
+            name: string | null;
+        };
         /**
          * @description An RFQ addressed to the caller's company: never the requester's parent, order or
          *     user; their company only when the RFQ is not anonymous; the direction only of a
@@ -1988,6 +1995,7 @@ export interface components {
             close_time: string;
             /** @description At most 15 minutes to the close. */
             closing_soon: boolean;
+            holiday: null | components["schemas"]["HolidayDto"];
             /** Format: date-time */
             next_close: string | null;
             /** Format: date-time */

@@ -304,6 +304,7 @@ export const orderHandlers: HttpHandler[] = [
       time_zone: 'Europe/London',
       next_open: null,
       next_close: null,
+      holiday: null,
       trading_stopped_at: null,
       ...trading.status,
     } satisfies PlatformStatus),

@@ -8,7 +8,7 @@ import RocketLaunchOutlined from '@mui/icons-material/RocketLaunchOutlined';
 import NightsStayOutlined from '@mui/icons-material/NightsStayOutlined';
 import { useAppConfig } from '@/lib/api/get-config';
 import type { PlatformStatus } from '@/lib/api/get-platform-status';
-import { operatingHours } from '@/lib/trading-format';
+import { closedText, operatingHours } from '@/lib/trading-format';
 import { AlwaysOpenNotice } from './always-open-notice';
 import { TradingStoppedAlert } from './trading-stopped-alert';
 
@@ -37,6 +37,7 @@ export function EmptyDashboard({ status, action, aside }: Props) {
             <Typography variant="h3" component="h2">
               {product_name} is closed
             </Typography>
+            {closedText(status) && <Typography variant="body2">{closedText(status)}</Typography>}
             <Typography variant="body2" color="text.secondary">
               {operatingHours(status)}
             </Typography>

@@ -16,7 +16,7 @@ import { OnboardingTip } from '@/components/ui/onboarding-tip';
 import { useLiveInstrument } from '@/lib/api/get-instrument';
 import type { components } from '@/lib/api/schema';
 import { tradingKeys } from '@/lib/api/trading-keys';
-import { buildLadder, formatHour, formatK, formatPrice, legLabels, operatingHours, truncateName, type LadderRow } from '@/lib/trading-format';
+import { buildLadder, closedText, formatHour, formatK, formatPrice, legLabels, operatingHours, truncateName, type LadderRow } from '@/lib/trading-format';
 import { useBook, type Book } from '../api/get-book';
 import { applyBookFrame, applyShareFrame, marketDataOf, type BookFrame } from '../lib/book-frames';
 import { useMarketData } from '../api/get-market-data';
@@ -268,6 +268,7 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
           <Typography variant="h3" component="p">
             {product_name} is closed
           </Typography>
+          {closedText(status) && <Typography variant="body2">{closedText(status)}</Typography>}
           <Typography variant="body2" color="text.secondary">
             {operatingHours(status)}
           </Typography>

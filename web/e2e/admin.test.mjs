@@ -1,6 +1,6 @@
 // The admin area on the real server in Chromium: companies, users (the
 // activation e-mail arrives), instruments with the band rule, the block
-// calculator, the action log, and a trader who has no menu and gets the 404 page.
+// calculator, the action log, and a trader who has no menu and gets no access.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ADMIN, api, createUserAsAdmin, launchBrowser, newPage, shot, startServer, until, waitForMail } from './harness.mjs';
@@ -177,8 +177,12 @@ test('an admin manages companies, users and instruments; a trader cannot', async
     await page.getByTestId('band').filter({ hasText: '94.26 – 95.20' }).waitFor();
     assert.equal(await page.getByTestId('notional').textContent(), '198,933.00');
     await shot(page, T, '08-block-calculator');
+    // A spread priced below zero, as Euribor calendars are (issue 28.20).
+    await page.getByRole('textbox', { name: 'Average price' }).fill('-12.5');
+    await page.getByTestId('band').filter({ hasText: '-12.56 – -12.44' }).waitFor();
+    await shot(page, T, '08b-block-calculator-negative');
 
-    // A trader: no menu button, and the 404 page on admin routes.
+    // A trader: no menu button, and 'No access' on admin routes.
     const tom = await createUserAsAdmin(server.baseUrl, { email: 'tom@upstairs.test' });
     const { link: tomLink } = await waitForMail(server.mailDir, 'tom@upstairs.test', { pathPrefix: '/account-activate' });
     await api(server.baseUrl, `/users/password-reset/${new URL(tomLink).searchParams.get('hash')}`, { method: 'POST', body: { password: 'Trader-Pass-2026' } });

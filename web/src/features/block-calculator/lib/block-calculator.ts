@@ -10,17 +10,20 @@ export type CalculatorResult =
   | { ok: true; low: Decimal; high: Decimal; ticks: bigint; levels: bigint; notional: Decimal }
   | { ok: false; field: 'average' | 'size' | 'tick' | 'band'; message: string };
 
-/** ADR 0007: the band rounded inward to the tick, its width in ticks, and the notional. */
+const abs = (d: Decimal): Decimal => (d.units < 0n ? { units: -d.units, scale: d.scale } : d);
+
+/** ADR 0007: the band (±0.5 % of the price's size) rounded inward to the tick, its width in ticks, and the notional. */
 export function calculateBlock(average: string, size: string, tick: string): CalculatorResult {
   const p = parseDecimal(average);
   const q = parseDecimal(size);
   const t = parseDecimal(tick);
-  if (!p || p.units <= 0n) return { ok: false, field: 'average', message: 'Enter a price greater than 0' };
+  // Spreads trade at zero or below (Euribor calendars): any price, the band around its size.
+  if (!p) return { ok: false, field: 'average', message: 'Enter a price, such as 94.73 or -0.025' };
   if (!q || q.units <= 0n || q.scale > 0) return { ok: false, field: 'size', message: 'Enter a whole block size greater than 0' };
   if (!t || t.units <= 0n) return { ok: false, field: 'tick', message: 'Enter a tick size greater than 0' };
-  const one = dec('1');
-  const low = times(t, ceilDiv(mul(p, sub(one, BAND)), t));
-  const high = times(t, floorDiv(mul(p, add(one, BAND)), t));
+  const half = mul(abs(p), BAND);
+  const low = times(t, ceilDiv(sub(p, half), t));
+  const high = times(t, floorDiv(add(p, half), t));
   if (cmp(low, high) > 0) return { ok: false, field: 'band', message: 'The tick is wider than the ±0.5 % band' };
   const ticks = floorDiv(sub(high, low), t);
   return { ok: true, low, high, ticks, levels: ticks + 1n, notional: mul(p, q) };

@@ -181,6 +181,10 @@ test('an admin manages companies, users and instruments; a trader cannot', async
     await page.getByRole('textbox', { name: 'Average price' }).fill('-12.5');
     await page.getByTestId('band').filter({ hasText: '-12.56 – -12.44' }).waitFor();
     await shot(page, T, '08b-block-calculator-negative');
+    // This server runs without FIX: its sessions page says so (issue 28.20).
+    await openPanel(page, 'FIX sessions');
+    await page.getByText(/^FIX is off on this node: no session can log on here\./).waitFor();
+    await shot(page, T, '08c-fix-off');
 
     // A trader: no menu button, and 'No access' on admin routes.
     const tom = await createUserAsAdmin(server.baseUrl, { email: 'tom@upstairs.test' });

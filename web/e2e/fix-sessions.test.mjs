@@ -123,6 +123,8 @@ test('the demo admin watches FIX sessions log on and off, and gives a company it
     await openPanel(page, 'FIX sessions');
     await page.getByRole('heading', { name: 'FIX sessions', level: 1 }).waitFor();
     await page.getByRole('table', { name: 'FIX sessions' }).waitFor();
+    // Where this node takes sessions (issue 28.20).
+    await page.getByTestId('fix-acceptor').filter({ hasText: `This node accepts FIX 4.4 sessions on 127.0.0.1:${fixPort}, TargetCompID UPSTAIRS.` }).waitFor();
     assert.deepEqual(
       (await page.getByRole('table', { name: 'FIX sessions' }).getByRole('columnheader').allTextContents()),
       ['Company', 'CompID', 'State', 'Seq in', 'Seq out', 'Last message'],

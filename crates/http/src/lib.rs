@@ -47,6 +47,8 @@ pub struct AppState<S: Store> {
     pub max_in_flight: usize,
     /// How long an `/api` request's body may take to arrive.
     pub body_wait: std::time::Duration,
+    /// Where this node accepts FIX sessions; `None`: FIX is off here.
+    pub fix_acceptor: Option<routes::fix::FixAcceptorDto>,
 }
 
 impl<S: Store> AppState<S> {
@@ -59,7 +61,14 @@ impl<S: Store> AppState<S> {
             requests: Arc::default(),
             max_in_flight: MAX_IN_FLIGHT,
             body_wait: BODY_WAIT,
+            fix_acceptor: None,
         }
+    }
+
+    /// The node's FIX acceptor, for the admin's FIX sessions page.
+    pub fn with_fix_acceptor(mut self, acceptor: Option<routes::fix::FixAcceptorDto>) -> Self {
+        self.fix_acceptor = acceptor;
+        self
     }
 
     /// The node's throttle and how long a body may take (`ServerLimits`).
@@ -85,6 +94,7 @@ impl<S: Store> Clone for AppState<S> {
             requests: self.requests.clone(),
             max_in_flight: self.max_in_flight,
             body_wait: self.body_wait,
+            fix_acceptor: self.fix_acceptor.clone(),
         }
     }
 }

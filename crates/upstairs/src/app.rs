@@ -300,7 +300,13 @@ async fn start_with<S: Store>(
         None => None,
     };
     let realtime = upstairs_http::stomp::hub::Hub::start(engine.clone(), &events);
+    let acceptor = fix.as_ref().zip(settings.fix.as_ref()).map(|(g, f)| upstairs_http::routes::fix::FixAcceptorDto {
+        address: g.local_addr().to_string(),
+        tls: f.tls.is_some(),
+        comp_id: f.comp_id.clone(),
+    });
     let state = AppState::new(engine.clone(), realtime)
+        .with_fix_acceptor(acceptor)
         .with_trusted_proxies(settings.trusted_proxies.clone())
         .with_limits(settings.server_limits.max_in_flight, settings.server_limits.body_read);
     let metrics_app = upstairs_http::metrics::router(state.clone());

@@ -305,6 +305,9 @@ async fn resend_requests_and_the_mid_session_reset(b: Backend) {
     let (_, sessions) = v.app.get("/api/admin/fix-sessions", Some(&admin)).await;
     let row = sessions["items"].as_array().unwrap().iter().find(|i| i["fix_comp_id"] == "BALTIC").unwrap().clone();
     assert_eq!(row["state"], "LOGGED_ON", "{row}");
+    // The page says where the node that answered accepts sessions (issue 28.20).
+    let at = format!("127.0.0.1:{port}");
+    assert_eq!(sessions["acceptor"], json!({"address": at, "tls": false, "comp_id": "UPSTAIRS"}));
 
     // 10 (MsgSeqNumLess): a gap fill below the expected number without PossDupFlag: a Logout.
     send_at(&mut c, "4", 1, &[], &[(123, "Y"), (36, "9")]).await;

@@ -69,6 +69,21 @@ impl From<FixSessionListed> for FixSessionDto {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct FixSessionList {
     pub items: Vec<FixSessionDto>,
+    /// Where the node that answered accepts FIX sessions; null when FIX is off on it
+    /// (`UPSTAIRS_FIX_BIND` unset), so no session can log on there.
+    #[schema(required = true)]
+    pub acceptor: Option<FixAcceptorDto>,
+}
+
+/// A node's FIX 4.4 acceptor.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct FixAcceptorDto {
+    /// The address it listens on, `host:port`.
+    pub address: String,
+    /// Whether the port speaks TLS.
+    pub tls: bool,
+    /// The venue's CompID: the TargetCompID every Logon names.
+    pub comp_id: String,
 }
 
 /// Every company with a FIX CompID and its session, by company name (venue admins).
@@ -79,5 +94,5 @@ pub async fn fix_sessions<S: Store>(
     Auth(actor): Auth,
 ) -> ApiResult<Json<FixSessionList>> {
     let items = st.engine.fix.fix_sessions(&actor).await?.into_iter().map(Into::into).collect();
-    Ok(Json(FixSessionList { items }))
+    Ok(Json(FixSessionList { items, acceptor: st.fix_acceptor.clone() }))
 }

@@ -1266,6 +1266,15 @@ export interface components {
         EmailRequest: {
             email: string;
         };
+        /** @description A node's FIX 4.4 acceptor. */
+        FixAcceptorDto: {
+            /** @description The address it listens on, `host:port`. */
+            address: string;
+            /** @description The venue's CompID: the TargetCompID every Logon names. */
+            comp_id: string;
+            /** @description Whether the port speaks TLS. */
+            tls: boolean;
+        };
         FixSessionDto: {
             /** Format: uuid */
             company_id: string;
@@ -1289,6 +1298,7 @@ export interface components {
             state: components["schemas"]["FixSessionStateDto"];
         };
         FixSessionList: {
+            acceptor: null | components["schemas"]["FixAcceptorDto"];
             items: components["schemas"]["FixSessionDto"][];
         };
         /**

@@ -13,6 +13,8 @@ export const admin = {
   instruments: [] as Record<string, unknown>[],
   requests: [] as { method: string; path: string; body: unknown }[],
   nextId: 1,
+  /** The answering node's FIX acceptor; null: FIX off there. */
+  fixAcceptor: { address: '127.0.0.1:9878', tls: false, comp_id: 'UPSTAIRS' } as { address: string; tls: boolean; comp_id: string } | null,
 };
 
 const now = '2026-11-23T09:00:00Z';
@@ -44,6 +46,7 @@ export function resetAdminMocks() {
   const baltic = company('Baltic', ['broker']);
   const ref = (c: MockCompany) => ({ company_id: c.company_id, name: c.name });
   admin.companies = [northgate, baltic, company('Halyard', [], [ref(northgate), ref(baltic)])];
+  admin.fixAcceptor = { address: '127.0.0.1:9878', tls: false, comp_id: 'UPSTAIRS' };
   admin.instruments = [
     {
       instrument_id: 'ai-1', name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', description: '', country: 'EU', currency: 'EUR', exchange_id: 'I',
@@ -149,6 +152,7 @@ export const adminHandlers: HttpHandler[] = [
         .filter((c) => c.fix_comp_id)
         .sort((a, b) => a.name.localeCompare(b.name))
         .map((c) => ({ company_id: c.company_id, company_name: c.name, fix_comp_id: c.fix_comp_id, state: 'NEVER', next_sender_seq: 1, next_target_seq: 1, last_message_at: null })),
+      acceptor: admin.fixAcceptor,
     }),
   ),
   http.get('*/api/admin/instruments', () => page(admin.instruments)),

@@ -28,12 +28,14 @@ const session = (name: string, over: Record<string, unknown> = {}) => ({
 const LAST = '2026-11-24T10:15:42Z';
 
 /** Answers GET /admin/fix-sessions with what `items()` gives at the time of the call, counting the calls. */
-function answer(items: () => unknown[]) {
+const ACCEPTOR = { address: '10.0.0.7:9878', tls: true, comp_id: 'UPSTAIRS' };
+
+function answer(items: () => unknown[], acceptor: typeof ACCEPTOR | null = ACCEPTOR) {
   const calls = { count: 0 };
   server.use(
     http.get('*/api/admin/fix-sessions', () => {
       calls.count += 1;
-      return HttpResponse.json({ items: items() });
+      return HttpResponse.json({ items: items(), acceptor });
     }),
   );
   return calls;
@@ -101,6 +103,16 @@ describe('FIX sessions', () => {
     expect(calls.count).toBe(4);
   });
 
+  it('says where this node accepts sessions, or that FIX is off on it', async () => {
+    answer(() => [session('Halyard')]);
+    const first = asAdmin();
+    expect(await screen.findByTestId('fix-acceptor')).toHaveTextContent('This node accepts FIX 4.4 sessions on 10.0.0.7:9878 (TLS), TargetCompID UPSTAIRS.');
+    first.unmount();
+    answer(() => [session('Halyard')], null);
+    asAdmin();
+    expect(await screen.findByText(/^FIX is off on this node: no session can log on here\./)).toBeInTheDocument();
+  });
+
   it('says when no company has a FIX CompID yet', async () => {
     answer(() => []);
     asAdmin();
@@ -121,7 +133,7 @@ describe('FIX sessions', () => {
     let fail = true;
     server.use(
       http.get('*/api/admin/fix-sessions', () =>
-        fail ? HttpResponse.json({ status: 500, detail: 'Internal error.' }, { status: 500 }) : HttpResponse.json({ items: [session('Halyard')] }),
+        fail ? HttpResponse.json({ status: 500, detail: 'Internal error.' }, { status: 500 }) : HttpResponse.json({ items: [session('Halyard')], acceptor: ACCEPTOR }),
       ),
     );
     const { user } = asAdmin();
@@ -135,7 +147,7 @@ describe('FIX sessions', () => {
   it('is for venue admins only', async () => {
     db.addUser({ email: 'sam@upstairs.test', roles: ['upstairs-sales'] });
     renderApp('/admin/fix-sessions', { signedInAs: 'sam@upstairs.test' });
-    expect(await screen.findByRole('heading', { name: 'Oops! Page Not Found (404)' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'No access' })).toBeInTheDocument();
     expect(admin.requests).toEqual([]);
   });
 });

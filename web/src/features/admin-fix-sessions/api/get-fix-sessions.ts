@@ -19,7 +19,10 @@ const fixSessionSchema = z.object({
   last_message_at: z.string().nullable(),
 }) satisfies z.ZodType<FixSession>;
 
-const fixSessionListSchema = z.object({ items: z.array(fixSessionSchema) }) satisfies z.ZodType<components['schemas']['FixSessionList']>;
+const fixSessionListSchema = z.object({
+  items: z.array(fixSessionSchema),
+  acceptor: z.object({ address: z.string(), tls: z.boolean(), comp_id: z.string() }).nullable(),
+}) satisfies z.ZodType<components['schemas']['FixSessionList']>;
 
 export const fixSessionsQueryKey = ['admin', 'fix-sessions'] as const;
 

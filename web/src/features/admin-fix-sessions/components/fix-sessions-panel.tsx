@@ -1,3 +1,4 @@
+import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import Paper from '@mui/material/Paper';
@@ -31,9 +32,22 @@ const numeric = { fontVariantNumeric: 'tabular-nums' } as const;
 export function FixSessionsPanel() {
   const sessions = useFixSessions();
   const items = sessions.data?.items ?? [];
+  const acceptor = sessions.data?.acceptor;
   // The button stays enabled while the poll runs, so keyboard focus never drops off it.
   const actions = (
-    <Stack direction="row" spacing={2} sx={{ alignItems: 'center', justifyContent: 'flex-end' }}>
+    <Stack direction="row" spacing={2} sx={{ alignItems: 'center', justifyContent: 'flex-end', flexWrap: 'wrap' }} useFlexGap>
+      {/* Whether this node accepts sessions at all (issue 28.20): the list is the venue's, the port this node's. */}
+      {acceptor === null && (
+        <Alert severity="info" sx={{ flexGrow: 1 }} data-testid="fix-acceptor">
+          FIX is off on this node: no session can log on here. Start the node with UPSTAIRS_FIX_BIND (or --fix-bind) to accept FIX 4.4 sessions.
+        </Alert>
+      )}
+      {acceptor && (
+        <Typography variant="body2" color="text.secondary" sx={{ flexGrow: 1 }} data-testid="fix-acceptor">
+          This node accepts FIX 4.4 sessions on {acceptor.address}
+          {acceptor.tls ? ' (TLS)' : ''}, TargetCompID {acceptor.comp_id}.
+        </Typography>
+      )}
       {sessions.dataUpdatedAt > 0 && (
         <Typography variant="body2" color="text.secondary" sx={numeric}>
           Updated at {dayjs(sessions.dataUpdatedAt).format('HH:mm:ss')}

@@ -172,15 +172,21 @@ impl<S: Store> Fix<S> {
         Ok(self.store.file_fix_message(&filed).await?)
     }
 
-    /// A sequence reset: the frames are forgotten and both counters set.
+    /// A sequence reset (a Logon with 141=Y, at the start or in the middle of a session):
+    /// the frames are forgotten, both counters set, and an audit row says from what to what.
     pub async fn fix_reset(&self, company: CompanyId, next_sender: i64, next_target: i64) -> Result<(), EngineError> {
+        let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        let mut s = tx.fix_session(company, self.clock.now()).await?;
+        let mut s = tx.fix_session(company, now).await?;
+        let before = json!({"next_sender_seq": s.next_sender_seq, "next_target_seq": s.next_target_seq});
         tx.delete_fix_messages(company).await?;
         s.next_sender_seq = next_sender;
         s.next_target_seq = next_target;
         s.app_watermark = 0;
         tx.update_fix_session(&s).await?;
+        let after = json!({"next_sender_seq": next_sender, "next_target_seq": next_target});
+        let details = json!({"before": before, "after": after});
+        audit(&mut tx, now, None, "fix_session", Some(company.0), "sequence_reset", details).await?;
         tx.commit().await?;
         Ok(())
     }

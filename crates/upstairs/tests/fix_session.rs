@@ -308,6 +308,19 @@ async fn resend_requests_and_the_mid_session_reset(b: Backend) {
     // The page says where the node that answered accepts sessions (issue 28.20).
     let at = format!("127.0.0.1:{port}");
     assert_eq!(sessions["acceptor"], json!({"address": at, "tls": false, "comp_id": "UPSTAIRS"}));
+    // The reset is in the action log, from what to what (the newest reset first).
+    let (_, logs) = v.app.get("/api/admin/action-logs?size=200", Some(&admin)).await;
+    let resets: Vec<_> = logs["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["entity"] == "fix_session" && l["operation"] == "sequence_reset")
+        .map(|l| (l["details"]["before"]["next_target_seq"].as_i64().unwrap_or(0), l["details"]["after"].clone()))
+        .collect();
+    // Filed as the reset happened: the venue's Logon answer (1) is numbered after it.
+    let (before, after) = resets.first().cloned().unwrap();
+    assert!(before > 2, "{before}");
+    assert_eq!(after, json!({"next_sender_seq": 1, "next_target_seq": 2}), "{logs}");
 
     // 10 (MsgSeqNumLess): a gap fill below the expected number without PossDupFlag: a Logout.
     send_at(&mut c, "4", 1, &[], &[(123, "Y"), (36, "9")]).await;

@@ -56,8 +56,12 @@ test('a new parent order is confirmed and its card brought into view', async () 
       },
       { timeoutMs: 5_000, what: 'the new card in view' },
     );
+    // The card names its contract whole, so two contracts can be told apart (issue 28.12).
+    const title = card.getByRole('button', { name: `Show the order book of ${instrument.name}` });
+    assert.equal(await title.textContent(), instrument.name);
     for (const width of [1280, 1440, 1920]) {
       await page.setViewportSize({ width, height: 800 });
+      assert.ok(await title.evaluate((el) => el.scrollWidth <= el.clientWidth), `the name is not cut at ${width}`);
       await shot(page, T, `01-parent-created-${width}`);
     }
     assert.deepEqual(failed, []);

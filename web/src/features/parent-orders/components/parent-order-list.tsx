@@ -119,19 +119,7 @@ function ParentOrderCard({ parent, created, orders, open, onEdit, onShowBook, on
     >
       <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
         <Chip size="small" label={buy ? 'Buy' : 'Sell'} color={buy ? 'success' : 'error'} />
-        <Link
-          component="button"
-          type="button"
-          variant="subtitle2"
-          color="inherit"
-          underline="hover"
-          title={name}
-          aria-label={`Show the order book of ${name}`}
-          onClick={onShowBook}
-          sx={{ flexGrow: 1, fontWeight: 700, minWidth: 0, textAlign: 'left', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}
-        >
-          {truncateName(name)}
-        </Link>
+        <Box sx={{ flexGrow: 1 }} />
         <Chip size="small" variant="outlined" label={stateLabel(parent.state)} />
         {parent.state === 'ACTIVE' && (
           <Tooltip title={open ? 'Request quotes (RFQ)' : 'RFQs can be sent while the platform is open'}>
@@ -152,6 +140,21 @@ function ParentOrderCard({ parent, created, orders, open, onEdit, onShowBook, on
           </Tooltip>
         )}
       </Stack>
+      {/* The whole name (cut after 35 characters, spec section 3) on its own line, so
+          contracts that differ at the end can be told apart (issue 28.12). */}
+      <Link
+        component="button"
+        type="button"
+        variant="subtitle2"
+        color="inherit"
+        underline="hover"
+        title={name}
+        aria-label={`Show the order book of ${name}`}
+        onClick={onShowBook}
+        sx={{ display: 'block', mt: 1, fontWeight: 700, textAlign: 'left', overflowWrap: 'anywhere' }}
+      >
+        {truncateName(name)}
+      </Link>
       <Box sx={{ display: 'grid', gridTemplateColumns: 'repeat(4, 1fr)', mt: 1.5, gap: 1 }}>
         {(
           [

@@ -221,9 +221,18 @@ test('the requester withdraws an RFQ, the provider declines one, a quoted one ex
     await quoted.getByRole('button', { name: 'Send quote' }).click();
     await quoted.getByText('Received').waitFor();
     await rfqCard('1,500').getByText('Received').waitFor();
+    // The quote pops up while the RFQ runs...
+    const quoteView = trader.page.getByRole('dialog', { name: 'Quote received' });
+    await quoteView.waitFor();
     await shot(trader.page, T, '13-quote-not-accepted');
     clock.move(5 * 60 + 1);
     await until(async () => (await api(server.baseUrl, '/rfqs?state=EXPIRED', { token: users.Ben.token })).length === 2, { what: 'both RFQs to expire' });
+    // ...and goes once the RFQ has ended, read, never to open again (issue 28.10).
+    await quoteView.waitFor({ state: 'detached' });
+    await until(
+      async () => (await api(server.baseUrl, '/notifications', { token: users.Ben.token })).items.every((n) => n.read || n.status === 'PENDING'),
+      { what: 'the ended quote read' },
+    );
     await panel.waitFor({ state: 'detached' });
     await incoming.getByRole('group').waitFor({ state: 'detached' });
     await earlier.getByRole('row', { name: /1,500 Anonymous Offer -0\.030 × 1,500 Expired/ }).waitFor();

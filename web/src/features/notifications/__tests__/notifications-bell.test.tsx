@@ -55,6 +55,17 @@ describe('notifications bell', () => {
     await waitFor(() => expect(db.notifications.map((n) => n.read)).toEqual([true, true, true]));
   });
 
+  it('never opens a quote received on an RFQ that has ended: it goes to the history, read', async () => {
+    db.notifications.push(
+      notification({ notification_id: 'n-q1', type: 'RFQ_QUOTE_RECEIVED', status: 'TIMED_OUT', role: 'REQUESTER', order_match_request_id: null, rfq_id: 'r-1' }),
+      notification({ notification_id: 'n-q2', type: 'RFQ_QUOTE_RECEIVED', status: 'CANCELLED', role: 'REQUESTER', order_match_request_id: null, rfq_id: 'r-2' }),
+    );
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    await waitFor(() => expect(db.notifications.map((n) => n.read)).toEqual([true, true]));
+    expect(screen.queryByRole('dialog', { name: 'Quote received' })).not.toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Notifications' })).toBeInTheDocument();
+  });
+
   it('lists one history entry per match request', async () => {
     // A responder told of a time-out: their notice of the request, now timed out, and the
     // notice of the time-out itself (newest first, as the server lists them).

@@ -259,20 +259,29 @@ export function NotificationsBell() {
     else void queryClient.invalidateQueries({ queryKey: notificationsQueryKey });
   };
 
+  // A quote received on an RFQ that has ended since is no news: it goes to the history,
+  // read, and never opens by itself (issue 28.10).
+  const spent = items.filter((n) => !n.read && n.type === 'RFQ_QUOTE_RECEIVED' && n.status !== 'PENDING').map((n) => n.notification_id);
+  const spentKey = spent.join(',');
   // Spec section 4: unread notifications open by themselves, pending first.
-  const unseen = items.filter((n) => !n.read && !dismissed.has(n.notification_id) && !dismissed.has(toldKey(n)));
+  const unseen = items.filter(
+    (n) => !n.read && !spent.includes(n.notification_id) && !dismissed.has(n.notification_id) && !dismissed.has(toldKey(n)),
+  );
   const next = (unseen.find((n) => n.status === 'PENDING') ?? unseen[0])?.notification_id ?? null;
   // Adjusted while rendering (not in an effect), so the view opens in the same paint.
   if (viewing === null && reviewing === null && anchor === null && next !== null) setViewing(next);
   const shown = items.find((n) => n.notification_id === viewing) ?? null;
-  // Archived or gone meanwhile: nothing to show.
-  if (viewing !== null && notifications.data && shown === null) setViewing(null);
+  // Archived or gone meanwhile, or a quote whose RFQ has ended: nothing to show.
+  if (viewing !== null && ((notifications.data && shown === null) || spent.includes(viewing))) setViewing(null);
   // Non-pending notifications are read once shown; a pending one when it is closed or reviewed.
   const shownReadable = shown !== null && !shown.read && shown.status !== 'PENDING' ? shown.notification_id : null;
   const { mutate: mark } = markRead;
   useEffect(() => {
     if (shownReadable) mark([shownReadable]);
   }, [shownReadable, mark]);
+  useEffect(() => {
+    if (spentKey) mark(spentKey.split(','));
+  }, [spentKey, mark]);
   const closeView = useCallback(() => {
     if (!viewing) return;
     const n = items.find((x) => x.notification_id === viewing);

@@ -30,6 +30,7 @@ const STATE_LABELS: Record<string, string> = {
   BROKER_ACCEPTED: 'Broker Accepted',
   PARTIAL_BROKER_FILLED: 'Partially Filled',
   BROKER_FILLED: 'Broker Filled',
+  BROKER_REJECTED: 'Broker Rejected',
   AWAITING_RFQ_ACCEPTANCE: 'Awaiting RFQ Acceptance',
   ERROR: 'Error',
   ACTIVE: 'Active',

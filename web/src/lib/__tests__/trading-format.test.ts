@@ -56,6 +56,8 @@ describe('formats', () => {
     expect(stateLabel('AWAITING_MATCH')).toBe('Awaiting Match');
     expect(stateLabel('PARTIAL_BROKER_FILLED')).toBe('Partially Filled');
     expect(stateLabel('CANCELLED')).toBe('Cancelled');
+    // Beside 'Broker Filled' in the same list, in the same case (issue 28.19).
+    expect(stateLabel('BROKER_REJECTED')).toBe('Broker Rejected');
   });
 });
 

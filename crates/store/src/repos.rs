@@ -1671,6 +1671,8 @@ macro_rules! shared_repos {
                 .map_err(map_err)?;
                 let query = format!(
                     "select c.*, u.email as created_by_email, co.name as company_name, i.name as instrument_name, \
+                     i.tick_size as instrument_tick_size, \
+                     exists (select 1 from rfq r where r.order_id = c.order_id) as from_rfq, \
                      b.name as broker_name from (select c.order_id from child_order c{filter} \
                      order by c.created_at desc, c.order_id desc limit ${} offset ${}) p {} \
                      order by c.created_at desc, c.order_id desc",

@@ -410,6 +410,8 @@ pub struct AdminOrderRow {
     created_by_email: String,
     company_name: String,
     instrument_name: String,
+    instrument_tick_size: Dec,
+    from_rfq: bool,
     broker_name: String,
 }
 
@@ -420,6 +422,8 @@ impl AdminOrderRow {
             created_by_email: self.created_by_email,
             company_name: self.company_name,
             instrument_name: self.instrument_name,
+            instrument_tick_size: self.instrument_tick_size.0,
+            from_rfq: self.from_rfq,
             broker_name: self.broker_name,
         })
     }

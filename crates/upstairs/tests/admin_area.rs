@@ -115,6 +115,11 @@ async fn orders_panel_pages_filters_and_corrects(b: Backend) {
     assert_eq!(all[0]["instrument"]["name"], "Euribor 3M Dec26-Mar27");
     assert_eq!(all[0]["broker"]["name"], "Baltic");
     assert_eq!((all[0]["direction"].clone(), all[0]["state"].clone()), (json!("BUY"), json!("WORKING")));
+    // Worked in the book: priced, with the tick to write it by (issue 28.19).
+    assert_eq!(
+        (all[0]["price"].clone(), all[0]["tick_size"].clone(), all[0]["rfq"].clone()),
+        (json!(94.71), json!(0.01), json!(false))
+    );
     let (first, total) = orders_page(&v, &sales, "size=2&page=0").await;
     let (second, _) = orders_page(&v, &sales, "size=2&page=1").await;
     let (third, _) = orders_page(&v, &sales, "size=2&page=2").await;
@@ -179,6 +184,16 @@ async fn orders_panel_pages_filters_and_corrects(b: Backend) {
         .await;
     assert_eq!(s, StatusCode::NOT_FOUND);
     assert_balanced(&v).await;
+    // An order an RFQ reserved has no price until a quote is accepted: none, not 0.
+    let lp = app.login(LP, PW).await;
+    let fathom = id(&app.get("/api/users/me", Some(&lp)).await.1, "company_id");
+    let rfq_parent = v.parent(&v.a, "BUY", 1000).await;
+    quoted_rfq(&v, &rfq_parent, &fathom, &lp).await;
+    let (newest, _) = orders_page(&v, &admin, "size=1").await;
+    assert_eq!(
+        (newest[0]["state"].clone(), newest[0]["price"].clone(), newest[0]["rfq"].clone()),
+        (json!("AWAITING_RFQ_ACCEPTANCE"), Value::Null, json!(true))
+    );
     v.app.stop().await;
 }
 

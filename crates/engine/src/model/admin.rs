@@ -30,6 +30,10 @@ pub struct AdminOrder {
     pub created_by_email: String,
     pub company_name: String,
     pub instrument_name: String,
+    /// The instrument's tick now, to write the price with its decimals.
+    pub instrument_tick_size: rust_decimal::Decimal,
+    /// Reserved by an RFQ: its price is set only when a quote is accepted.
+    pub from_rfq: bool,
     pub broker_name: String,
 }
 

@@ -15,7 +15,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::AppState;
-use crate::dto::{Page, decimal, decimal_schema, request_decimal_schema, whole};
+use crate::dto::{Page, decimal, decimal_schema, nullable_decimal_schema, request_decimal_schema, whole};
 use crate::error::ApiResult;
 use crate::error::responses::{BadRequest, Conflict, Forbidden, NotFound};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
@@ -54,15 +54,31 @@ pub struct AdminOrderDto {
     pub instrument: NamedRefDto,
     pub quantity: i64,
     pub direction: Direction,
+    /// Null for an order an RFQ reserved and no accepted quote priced (awaiting the
+    /// acceptance, or ended without a trade).
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = nullable_decimal_schema, required = true)]
+    pub price: Option<rust_decimal::Decimal>,
+    /// The instrument's tick: the price is written with its decimals.
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = decimal_schema)]
-    pub price: rust_decimal::Decimal,
+    pub tick_size: rust_decimal::Decimal,
+    /// Reserved by an RFQ (not worked in the book).
+    pub rfq: bool,
     pub state: String,
     pub iceberg: bool,
     pub residual: bool,
     pub broker: NamedRefDto,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// An RFQ's order in these states never had a quote accepted: its stored price is a placeholder.
+fn unpriced(state: OrderState) -> bool {
+    matches!(
+        state,
+        OrderState::AwaitingRfqAcceptance | OrderState::Cancelled | OrderState::Expired | OrderState::Rejected
+    )
 }
 
 impl From<AdminOrder> for AdminOrderDto {
@@ -80,7 +96,9 @@ impl From<AdminOrder> for AdminOrderDto {
             instrument: NamedRefDto { id: o.instrument_id.0, name: a.instrument_name },
             quantity: o.quantity,
             direction: o.direction,
-            price: o.price.normalize(),
+            price: (!(a.from_rfq && unpriced(o.state))).then(|| o.price.normalize()),
+            tick_size: a.instrument_tick_size.normalize(),
+            rfq: a.from_rfq,
             state: o.state.as_str().into(),
             iceberg: o.iceberg,
             residual: o.residual,

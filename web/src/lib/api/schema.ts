@@ -915,11 +915,15 @@ export interface components {
             /** Format: uuid */
             parent_order_id: string;
             /** @description exact decimal */
-            price: number;
+            price: number | null;
             /** Format: int64 */
             quantity: number;
             residual: boolean;
+            /** @description Reserved by an RFQ (not worked in the book). */
+            rfq: boolean;
             state: string;
+            /** @description exact decimal */
+            tick_size: number;
             /** Format: date-time */
             updated_at: string;
         };
@@ -1756,11 +1760,15 @@ export interface components {
                 /** Format: uuid */
                 parent_order_id: string;
                 /** @description exact decimal */
-                price: number;
+                price: number | null;
                 /** Format: int64 */
                 quantity: number;
                 residual: boolean;
+                /** @description Reserved by an RFQ (not worked in the book). */
+                rfq: boolean;
                 state: string;
+                /** @description exact decimal */
+                tick_size: number;
                 /** Format: date-time */
                 updated_at: string;
             }[];

@@ -53,6 +53,8 @@ export function mockAdminOrders(n: number): MockAdminOrder[] {
       quantity: 1000 + i * 100,
       direction: i % 2 === 0 ? 'BUY' : 'SELL',
       price: euribor ? -0.02 : 0.45,
+      tick_size: euribor ? 0.005 : 0.01,
+      rfq: false,
       state: STATES[i % STATES.length]!,
       iceberg: false,
       residual: true,

@@ -55,7 +55,7 @@ describe('orders panel', () => {
     ]);
     expect(within(list[0]!).getByText('00000059')).toHaveAttribute('title', '01a2136e-0000-7000-8000-000000000059');
     // Order 58: Halyard's buy on the Euribor, broker filled.
-    expect(cells(list[1]!).slice(1, 8)).toEqual(['tess@halyard.testHalyard', 'Euribor 3M Dec26-Mar27', '6,800', 'Buy', '-0.02', 'Broker Filled', 'Northgate']);
+    expect(cells(list[1]!).slice(1, 8)).toEqual(['tess@halyard.testHalyard', 'Euribor 3M Dec26-Mar27', '6,800', 'Buy', '-0.020', 'Broker Filled', 'Northgate']);
     expect(screen.getByText('1–50 of 60')).toBeInTheDocument();
 
     await user.click(screen.getByRole('button', { name: 'Go to next page' }));
@@ -69,6 +69,14 @@ describe('orders panel', () => {
     await user.click(screen.getByRole('option', { name: '25' }));
     await expect.poll(() => asked().at(-1)).toBe('page=0&size=25');
     expect(await bodyRows()).toHaveLength(25);
+  });
+
+  it('writes an RFQ’s unpriced order as such, never as a price of 0', async () => {
+    adminOrders.orders = mockAdminOrders(1).map((o) => ({ ...o, rfq: true, price: null, state: 'AWAITING_RFQ_ACCEPTANCE' }));
+    asSales();
+    const [row] = await bodyRows();
+    expect(cells(row!)[5]).toBe('RFQ, no price');
+    expect(cells(row!)[6]).toBe('Awaiting RFQ Acceptance');
   });
 
   it('sends each filter to the server and starts again at the first page', async () => {

@@ -16,9 +16,10 @@ import { limitPriceFormSchema, limitPriceRequest, limitPriceText, type LimitPric
 /** Admin spec sections 2 and 5: the admin corrects a working order's limit price, on the instrument's tick. */
 export function LimitPriceDrawer({ order, instrument, onClose }: { order: AdminOrder; instrument: Instrument; onClose: () => void }) {
   const form = useForm<LimitPriceForm>({
-    resolver: zodResolver(limitPriceFormSchema({ tickSize: instrument.tick_size, price: order.price })),
+    // Only a working order is corrected, and it always has a price.
+    resolver: zodResolver(limitPriceFormSchema({ tickSize: instrument.tick_size, price: order.price ?? 0 })),
     mode: 'all',
-    defaultValues: { limit_price: limitPriceText(order.price, instrument.tick_size) },
+    defaultValues: { limit_price: limitPriceText(order.price ?? 0, instrument.tick_size) },
   });
   const correct = useCorrectOrderPrice();
   const { showToast } = useToast();
@@ -29,7 +30,7 @@ export function LimitPriceDrawer({ order, instrument, onClose }: { order: AdminO
       { orderId: order.order_id, body: limitPriceRequest(v) },
       {
         onSuccess: (o) => {
-          showToast({ message: `Limit price of order ${shortOrderId(o.order_id)} set to ${formatOrderPrice(o.price)}.` });
+          showToast({ message: `Limit price of order ${shortOrderId(o.order_id)} set to ${formatOrderPrice(o.price, o.tick_size)}.` });
           onClose();
         },
       },
@@ -40,7 +41,7 @@ export function LimitPriceDrawer({ order, instrument, onClose }: { order: AdminO
     ['Created by', `${order.created_by.email} (${order.created_by.company_name})`],
     ['Instrument', order.instrument.name],
     ['Side and quantity', `${order.direction === 'BUY' ? 'Buy' : 'Sell'} ${toGrouped(dec(order.quantity), 0)}`],
-    ['Current price', formatOrderPrice(order.price)],
+    ['Current price', formatOrderPrice(order.price, instrument.tick_size)],
     ['Tick size', tick],
     ['Updated', formatDateTime(order.updated_at)],
   ];

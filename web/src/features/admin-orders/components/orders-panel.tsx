@@ -234,7 +234,7 @@ export function OrdersPanel({ canEdit }: Props) {
                 </TableCell>
                 <TableCell sx={{ color: o.direction === 'BUY' ? 'success.main' : 'error.main', fontWeight: 600 }}>{o.direction === 'BUY' ? 'Buy' : 'Sell'}</TableCell>
                 <TableCell align="right" sx={{ fontVariantNumeric: 'tabular-nums' }}>
-                  {formatOrderPrice(o.price)}
+                  {formatOrderPrice(o.price, o.tick_size)}
                 </TableCell>
                 <TableCell>
                   <Chip size="small" variant="outlined" label={stateLabel(o.state)} color={o.state === EDITABLE_STATE ? 'primary' : 'default'} />

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
@@ -15,14 +16,21 @@ export function NotFoundPage() {
   );
 }
 
-/** The 404 text on its own: inside the signed-in layout, for pages the user may not see. */
+/** The 404 text on its own. */
 export function NotFound() {
   return (
+    <HelpNotice title="Oops! Page Not Found (404)">
+      The page you are looking for does not exist or has moved. If you need help, get in touch with us.
+    </HelpNotice>
+  );
+}
+
+/** A page that cannot be shown: what happened, the support contact and the way home. */
+export function HelpNotice({ title, children }: { title: string; children: ReactNode }) {
+  return (
     <Stack spacing={2.5} sx={{ alignItems: 'center', textAlign: 'center' }}>
-      <Typography variant="h1">Oops! Page Not Found (404)</Typography>
-      <Typography color="text.secondary">
-        The page you are looking for does not exist or has moved. If you need help, get in touch with us.
-      </Typography>
+      <Typography variant="h1">{title}</Typography>
+      <Typography color="text.secondary">{children}</Typography>
       <SupportContact />
       <Button component={RouterLink} to={paths.home} variant="contained">
         Go to the homepage

@@ -3,10 +3,9 @@
 // with no read of the order lists (they are held here, so only the frames can change it).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { api, failedCalls, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD } from './harness.mjs';
+import { api, failedCalls, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD, TIPS } from './harness.mjs';
 
 const T = 'band';
-const TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
 const WIDTHS = [1280, 1440, 1920];
 
 let browser;

@@ -3,10 +3,9 @@
 // 470 px and scrolled elsewhere.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { api, failedCalls, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD, until } from './harness.mjs';
+import { api, failedCalls, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD, until, TIPS } from './harness.mjs';
 
 const T = 'dashboard';
-const TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
 
 let browser;
 before(async () => {

@@ -266,6 +266,8 @@ export async function clearPreference(server, email) {
 
 /** The password of the traders `seedTwoFirms` makes. */
 export const TRADER_PASSWORD = 'Trader-Pass-2026';
+/** Every onboarding tip: a trader who has read them all sees none. */
+export const TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
 
 /**
  * A broker (Northgate, confirming by e-mail at `ops@northgate.test` when `byEmail`), two

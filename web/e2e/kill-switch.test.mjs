@@ -4,10 +4,9 @@
 // dashboard. The other firm trades on. The admin then re-enables it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN, api, launchBrowser, login, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD as PASSWORD, until, waitForMail } from './harness.mjs';
+import { ADMIN, api, launchBrowser, login, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD as PASSWORD, until, waitForMail, TIPS } from './harness.mjs';
 
 const T = 'kill-switch';
-const TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
 
 let browser;
 before(async () => {

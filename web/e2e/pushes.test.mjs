@@ -6,10 +6,9 @@
 // of the order lists beyond their 15 s poll.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { api, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD, until } from './harness.mjs';
+import { api, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD, until, TIPS } from './harness.mjs';
 
 const T = 'pushes';
-const TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
 const ORDERS = 100;
 const BAND_MOVES = 20;
 

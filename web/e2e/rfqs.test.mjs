@@ -9,12 +9,11 @@
 // ended RFQs under 'Earlier today' with their states.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN, api, failedCalls, frozenServer, launchBrowser, login, newPage, shot, signIn, until, waitForMail } from './harness.mjs';
+import { ADMIN, api, failedCalls, frozenServer, launchBrowser, login, newPage, shot, signIn, until, waitForMail, TIPS } from './harness.mjs';
 
 const PASSWORD = 'Trader-Pass-2026';
 const T = 'rfqs';
 const DESK = 'ops@northgate.test';
-const TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
 
 let browser;
 before(async () => {

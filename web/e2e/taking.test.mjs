@@ -6,11 +6,10 @@
 // auto-response or expiry fires until the test moves it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN, api, clearPreference, failedCalls, frozenServer, launchBrowser, newPage, seedTwoFirms, shot, signIn as signInAs, TRADER_PASSWORD as PASSWORD, until, waitForMail } from './harness.mjs';
+import { ADMIN, api, clearPreference, failedCalls, frozenServer, launchBrowser, newPage, seedTwoFirms, shot, signIn as signInAs, TRADER_PASSWORD as PASSWORD, until, waitForMail, TIPS } from './harness.mjs';
 
 const T = 'taking';
 const DESK = 'ops@northgate.test';
-const TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
 
 let browser;
 before(async () => {

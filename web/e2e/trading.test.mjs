@@ -4,10 +4,9 @@
 // cancels it. Screenshots of the dashboard in its states.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { api, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD, until } from './harness.mjs';
+import { api, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD, until, TIPS as ALL_TIPS } from './harness.mjs';
 
 const T = 'trading';
-const ALL_TIPS = ['FIRST_PARENT_ORDER', 'INTERACT_WITH_ORDERBOOK', 'LEAVING_LIQUIDITY_IN_ORDERBOOK', 'TAKING_LIQUIDITY_IN_ORDERBOOK', 'FIRST_ICEBERG_ORDER'];
 
 let browser;
 before(async () => {

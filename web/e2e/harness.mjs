@@ -70,6 +70,8 @@ export async function startServer({ env: extraEnv = {}, demo = false } = {}) {
     UPSTAIRS_BIND: `127.0.0.1:${port}`,
     // No metrics address: servers run side by side, and its default (127.0.0.1:9464) is one.
     UPSTAIRS_METRICS_BIND: 'off',
+    // The demo's trading robots act only where a test asks for them: nothing else moves its books.
+    UPSTAIRS_DEMO_ROBOTS_EVERY: '0',
     ...extraEnv,
   };
   const createAdmin = [

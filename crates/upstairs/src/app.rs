@@ -45,6 +45,8 @@ pub struct Settings {
     pub support_phone: String,
     /// Load the demo data set into an empty database.
     pub demo: bool,
+    /// How often the demo's trading robots act (`demo` only); `None`: they do not.
+    pub demo_robots_every: Option<Duration>,
     /// How often the job loop looks for due timers when nothing pokes it.
     pub scheduler_poll: Duration,
     /// Browser tests only: the clock reads this file (`FileClock`).
@@ -78,6 +80,7 @@ impl Default for Settings {
             support_email: e.support_email,
             support_phone: e.support_phone,
             demo: false,
+            demo_robots_every: None,
             scheduler_poll: Duration::from_secs(1),
             clock_file: None,
             rate_limits: e.rate_limits,
@@ -281,6 +284,9 @@ async fn start_with<S: Store>(
     if settings.demo {
         tokio::spawn(simulate_bands(engine.clone(), shutdown_rx.clone()));
         tokio::spawn(demo_quotes(engine.clone(), shutdown_rx.clone()));
+        if let Some(every) = settings.demo_robots_every {
+            tokio::spawn(demo_robots(engine.clone(), every, shutdown_rx.clone()));
+        }
     }
     // Hearing the other nodes starts before serving: no change committed elsewhere
     // after the first request here goes unheard.
@@ -372,12 +378,14 @@ async fn start_with<S: Store>(
 
 /// The demo's market-data feed: moves the demo instruments' bands every few seconds.
 async fn simulate_bands<S: Store>(engine: Engine<S>, mut stop: watch::Receiver<bool>) {
+    use rand::SeedableRng;
     let mut sim = crate::demo::BandSimulator::default();
+    let mut rng = rand::rngs::StdRng::from_entropy();
     let mut every = tokio::time::interval(Duration::from_secs(3));
     loop {
         tokio::select! {
             _ = every.tick() => {
-                if let Err(e) = crate::demo::simulate_band_step(&engine, &mut sim).await {
+                if let Err(e) = crate::demo::simulate_band_step(&engine, &mut sim, &mut rng).await {
                     tracing::warn!(error = %e, "band simulator step failed");
                 }
             }
@@ -394,6 +402,23 @@ async fn demo_quotes<S: Store>(engine: Engine<S>, mut stop: watch::Receiver<bool
             _ = every.tick() => {
                 if let Err(e) = crate::demo::demo_quote_step(&engine).await {
                     tracing::warn!(error = %e, "demo quoting step failed");
+                }
+            }
+            _ = stop.changed() => return,
+        }
+    }
+}
+
+/// The demo's trading robots: one of them rests or takes liquidity every `every`.
+async fn demo_robots<S: Store>(engine: Engine<S>, every: Duration, mut stop: watch::Receiver<bool>) {
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::StdRng::from_entropy();
+    let mut every = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    loop {
+        tokio::select! {
+            _ = every.tick() => {
+                if let Err(e) = crate::demo::demo_trade_step(&engine, &mut rng).await {
+                    tracing::warn!(error = %e, "demo robots' step failed");
                 }
             }
             _ = stop.changed() => return,

@@ -3,6 +3,7 @@
 use chrono::NaiveTime;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::app::{Settings, defaults};
 use upstairs_domain::calendar::{self, Calendar};
@@ -97,6 +98,10 @@ pub struct ServeArgs {
     /// their password are in the README, so it listens on loopback unless told this.
     #[arg(long, env = "UPSTAIRS_DEMO_PUBLIC", default_value_t = false)]
     pub public: bool,
+    /// `demo` only: every this many seconds one of the demo's trading robots rests or
+    /// takes liquidity (0: they do not trade).
+    #[arg(long, env = "UPSTAIRS_DEMO_ROBOTS_EVERY", default_value_t = 10)]
+    pub demo_robots_every: u64,
     /// Each user's order, match-request, RFQ and quote writes per second, per kind
     /// (0: no throttle); over it the answer is 429 with Retry-After.
     #[arg(long, env = "UPSTAIRS_WRITES_PER_SECOND", default_value_t = upstairs_engine::ratelimit::DEFAULT_WRITES_PER_SECOND)]
@@ -195,6 +200,7 @@ impl ServeArgs {
             support_email: self.support_email,
             support_phone: self.support_phone,
             demo,
+            demo_robots_every: Some(Duration::from_secs(self.demo_robots_every)).filter(|d| demo && !d.is_zero()),
             scheduler_poll: defaults.scheduler_poll,
             clock_file: self.clock_file,
             rate_limits: upstairs_engine::ratelimit::Limits {

@@ -229,9 +229,9 @@ async fn seed_demo_orders<S: Store>(
         .await?
         .items;
     for i in &instruments {
-        // A quarter of the band inside each edge: never a crossed book.
-        let width = ticks_between(i.min_tick_price, i.max_tick_price, i.tick_size).unwrap_or(4);
-        let ticks_in = (width / 4).max(1);
+        // A quarter of the band inside each edge: never a crossed book, and never outside
+        // the band as the simulator moves it.
+        let ticks_in = ticks_inside(i);
         for (user, direction) in [(&halyard, Direction::Buy), (&kestrel, Direction::Sell)] {
             let broker = tx.company(user.company_id).await?.and_then(|c| c.default_broker).map(|b| b.company_id);
             let Some(broker_id) = broker else { continue };
@@ -279,20 +279,49 @@ async fn seed_demo_orders<S: Store>(
     Ok(())
 }
 
-/// The demo's market-data simulator: remembers where each band started so the random
-/// walk stays within a realistic distance of it.
-#[derive(Default)]
-pub struct BandSimulator {
-    start: HashMap<InstrumentId, Decimal>,
+/// How many ticks inside each edge of a demo band its seeded orders rest, and how far
+/// the demo's band wanders from its fair value: never further than that, so the seeded
+/// orders stay inside the band however long the demo runs.
+pub fn ticks_inside(i: &Instrument) -> i64 {
+    (ticks_between(i.min_tick_price, i.max_tick_price, i.tick_size).unwrap_or(4) / 4).max(1)
 }
 
-/// How far (in ticks) the simulated band may wander from where it started.
-const MAX_DRIFT_TICKS: i64 = 12;
+/// The demo's market-data simulator: each band moves around a fair value (the seeded
+/// band's low end; the first seen one for an instrument the demo did not seed), mean
+/// reverting and never more than [`ticks_inside`] ticks from it.
+#[derive(Default)]
+pub struct BandSimulator {
+    fair: HashMap<InstrumentId, Decimal>,
+}
 
-/// Moves the band of every active instrument by -1, 0 or +1 tick (keeping its width),
-/// leaning back toward where it started once it has drifted far.
-pub async fn simulate_band_step<S: Store>(engine: &Engine<S>, sim: &mut BandSimulator) -> Result<usize, EngineError> {
-    use rand::Rng;
+/// The band's next move in ticks, from its drift from the fair value, the farthest it
+/// may go, and a roll of 0..10: it leans back toward the fair value (four in ten toward,
+/// two away), rests at the edge of its reach half the time and never passes it.
+pub fn band_step(drift: i64, reach: i64, roll: u32) -> i64 {
+    let toward = -drift.signum();
+    if drift == 0 {
+        match roll {
+            0..=2 => -1,
+            3..=5 => 1,
+            _ => 0,
+        }
+    } else if drift.abs() >= reach {
+        if roll < 5 { toward } else { 0 }
+    } else {
+        match roll {
+            0..=3 => toward,
+            4..=5 => -toward,
+            _ => 0,
+        }
+    }
+}
+
+/// Moves the band of every active instrument by [`band_step`] ticks, keeping its width.
+pub async fn simulate_band_step<S: Store>(
+    engine: &Engine<S>,
+    sim: &mut BandSimulator,
+    rng: &mut impl rand::Rng,
+) -> Result<usize, EngineError> {
     let instruments = {
         let mut tx = engine.store().read().await?;
         let f = InstrumentFilter { active: Some(true), page: 0, size: 500, ..InstrumentFilter::default() };
@@ -300,13 +329,10 @@ pub async fn simulate_band_step<S: Store>(engine: &Engine<S>, sim: &mut BandSimu
     };
     let mut moved = 0;
     for i in instruments {
-        let start = *sim.start.entry(i.instrument_id).or_insert(i.min_tick_price);
-        let drift = ticks_between(start, i.min_tick_price, i.tick_size).unwrap_or(0);
-        let step: i64 = match drift {
-            d if d >= MAX_DRIFT_TICKS => -1,
-            d if d <= -MAX_DRIFT_TICKS => 1,
-            _ => rand::thread_rng().gen_range(-1..=1),
-        };
+        let seeded = INSTRUMENTS.iter().find(|d| d.name == i.name).and_then(|d| dec(d.bid).ok());
+        let fair = *sim.fair.entry(i.instrument_id).or_insert(seeded.unwrap_or(i.min_tick_price));
+        let drift = ticks_between(fair, i.min_tick_price, i.tick_size).unwrap_or(0);
+        let step = band_step(drift, ticks_inside(&i), rng.gen_range(0..10));
         if step == 0 {
             continue;
         }
@@ -324,11 +350,13 @@ const DEMO_QUOTE_AFTER: chrono::Duration = chrono::Duration::seconds(3);
 
 /// The demo's quoting robot: each liquidity provider's first trader quotes every RFQ
 /// still awaiting their response a few seconds after it was sent, priced inside the
-/// band (the n-th provider n ticks inside it), for the whole quantity; returns how
-/// many quotes it sent. A provider's login may quote by hand first, or requote after.
+/// band (the n-th provider n ticks inside it), for the whole quantity, and quotes again
+/// when the band has moved onto or past a live quote; returns how many quotes it sent. A
+/// provider's login may quote by hand first, or requote after.
 pub async fn demo_quote_step<S: Store>(engine: &Engine<S>) -> Result<usize, EngineError> {
     use upstairs_domain::order::Direction;
     use upstairs_domain::rfq::ResponseState;
+    use upstairs_engine::model::QuoteSide;
     use upstairs_engine::rfqs::Answer;
     let now = engine.clock().now();
     let providers =
@@ -337,18 +365,25 @@ pub async fn demo_quote_step<S: Store>(engine: &Engine<S>) -> Result<usize, Engi
     for (n, company) in providers.iter().enumerate() {
         let n = i64::try_from(n).unwrap_or(0);
         let Some(actor) = first_trader(engine, company).await? else { continue };
-        let waiting = engine.rfqs.incoming_rfqs(&actor, Some(ResponseState::AwaitingResponse), None).await?;
-        for rfq in waiting.into_iter().filter(|r| r.created_at + DEMO_QUOTE_AFTER * (n as i32 + 1) <= now) {
+        let mut due = Vec::new();
+        for rfq in engine.rfqs.incoming_rfqs(&actor, Some(ResponseState::AwaitingResponse), None).await? {
+            if rfq.created_at + DEMO_QUOTE_AFTER * (n as i32 + 1) <= now {
+                due.push(rfq);
+            }
+        }
+        for rfq in engine.rfqs.incoming_rfqs(&actor, Some(ResponseState::Responded), None).await? {
+            let i = engine.cached_instrument(rfq.instrument_id).await?;
+            let quoted = [&rfq.response.buy, &rfq.response.sell];
+            // At the band's edge, one more move would leave it outside: quote again now.
+            if quoted.into_iter().flatten().any(|q| q.price <= i.min_tick_price || q.price >= i.max_tick_price) {
+                due.push(rfq);
+            }
+        }
+        for rfq in due {
             let i = engine.cached_instrument(rfq.instrument_id).await?;
             let inside = (n + 1).min(ticks_between(i.min_tick_price, i.max_tick_price, i.tick_size).unwrap_or(0) / 2);
-            let bid = upstairs_engine::model::QuoteSide {
-                price: add_ticks(i.min_tick_price, i.tick_size, inside),
-                quantity: rfq.quantity,
-            };
-            let offer = upstairs_engine::model::QuoteSide {
-                price: add_ticks(i.max_tick_price, i.tick_size, -inside),
-                quantity: rfq.quantity,
-            };
+            let bid = QuoteSide { price: add_ticks(i.min_tick_price, i.tick_size, inside), quantity: rfq.quantity };
+            let offer = QuoteSide { price: add_ticks(i.max_tick_price, i.tick_size, -inside), quantity: rfq.quantity };
             let (buy, sell) = match rfq.direction {
                 None => (Some(bid), Some(offer)),
                 Some(Direction::Buy) => (None, Some(offer)),
@@ -389,4 +424,335 @@ async fn first_trader<S: Store>(
             company_name: u.company_name,
             session_id: upstairs_domain::SessionId::new(),
         }))
+}
+
+/// What one step of the demo's trading robots did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RobotMove {
+    /// Nothing this time (no robot, no instrument, or what it wanted was not there).
+    Idle,
+    /// Rested a new order (after cancelling the one it had there, if any).
+    Rested,
+    /// Sent a match request to another robot's resting order.
+    Took,
+}
+
+/// The demo's trading robots, so that the books stay alive: the liquidity providers'
+/// first traders (the first buying, the second selling, and so on). Each step one robot,
+/// on one instrument, either takes the minimum block from another robot's order at the
+/// best price, when no one else's order is at that price or better (the seeded orders
+/// of the README's tour are never taken), or keeps one order resting in its half of the
+/// band (never crossing the book), placing it again when the band has left it, and now
+/// and then anyway.
+pub async fn demo_trade_step<S: Store>(engine: &Engine<S>, rng: &mut impl rand::Rng) -> Result<RobotMove, EngineError> {
+    use rand::seq::SliceRandom;
+    use upstairs_domain::order::{Direction, OrderState};
+    use upstairs_domain::quantity::Quantity;
+    use upstairs_engine::matches::Take;
+    use upstairs_engine::model::{OrderFilter, ParentState};
+    use upstairs_engine::orders::{NewOrder, NewParentOrder};
+    let providers =
+        engine.store().single().await?.companies_of_type(upstairs_engine::model::COMPANY_LIQUIDITY_PROVIDER).await?;
+    let robots: Vec<_> = providers.iter().map(|c| c.company_id).collect();
+    let Some((n, company)) = providers.iter().enumerate().collect::<Vec<_>>().choose(rng).copied() else {
+        return Ok(RobotMove::Idle);
+    };
+    let Some(actor) = first_trader(engine, company).await? else { return Ok(RobotMove::Idle) };
+    let direction = if n % 2 == 0 { Direction::Buy } else { Direction::Sell };
+    let instruments = {
+        let mut tx = engine.store().read().await?;
+        let f =
+            InstrumentFilter { active: Some(true), is_sandbox: Some(false), page: 0, size: 500, ..Default::default() };
+        tx.instruments(&f).await?.items
+    };
+    let Some(i) = instruments.choose(rng) else { return Ok(RobotMove::Idle) };
+    let quantity =
+        |blocks: i64| Quantity::new(i.min_quantity * blocks).map_err(|e| EngineError::Internal(e.to_string()));
+    let parents = engine.orders.parent_orders(&actor, &[ParentState::Active]).await?;
+    let parent = match parents
+        .into_iter()
+        .find(|p| p.view.parent.instrument_id == i.instrument_id && p.view.parent.direction == direction)
+    {
+        Some(p) => p,
+        None => {
+            let new = NewParentOrder {
+                direction: Some(direction),
+                instrument_id: i.instrument_id,
+                quantity: quantity(100)?,
+                broker_instructions: None,
+                idempotency: None,
+                fix_cl_ord_id: None,
+            };
+            engine.orders.create_parent_order(&actor, new).await?
+        }
+    };
+    let parent_id = parent.view.parent.parent_order_id;
+    let Some(broker) = parent.eligible_brokers.first().map(|b| b.company_id) else { return Ok(RobotMove::Idle) };
+
+    if rng.gen_ratio(1, 5) {
+        // The best price facing this robot inside the band, and who rests there or better.
+        let facing = {
+            let edge = if direction == Direction::Buy { i.max_tick_price } else { i.min_tick_price };
+            engine.store().single().await?.orders_facing(parent_id, actor.user.company_id, edge).await?
+        };
+        let in_play: Vec<_> = facing.iter().map(|f| &f.order).filter(|o| i.in_band(o.price)).collect();
+        let best = match direction {
+            Direction::Buy => in_play.iter().map(|o| o.price).min(),
+            Direction::Sell => in_play.iter().map(|o| o.price).max(),
+        };
+        let Some(best) = best else { return Ok(RobotMove::Idle) };
+        let reached = |o: &&&upstairs_engine::model::ChildOrder| match direction {
+            Direction::Buy => o.price <= best,
+            Direction::Sell => o.price >= best,
+        };
+        if !in_play.iter().filter(reached).all(|o| robots.contains(&o.company_id)) {
+            return Ok(RobotMove::Idle);
+        }
+        let take = Take {
+            requesting_parent_order_id: parent_id,
+            price: best,
+            quantity: quantity(1)?,
+            requesting_broker_id: broker,
+            residual: false,
+            dry_run: false,
+            idempotency: None,
+        };
+        return match engine.matches.take(&actor, take).await {
+            Ok(_) => Ok(RobotMove::Took),
+            // The order went meanwhile, or the parent has too little left: next time.
+            Err(EngineError::Conflict { .. } | EngineError::Invalid { .. } | EngineError::NotFound(_)) => {
+                Ok(RobotMove::Idle)
+            }
+            Err(e) => Err(e),
+        };
+    }
+
+    let filter =
+        OrderFilter { parent_order_id: Some(parent_id), states: vec![OrderState::Working], ..OrderFilter::default() };
+    let working = engine.orders.orders(&actor, filter).await?;
+    let stays = working.iter().any(|o| i.in_band(o.order.price)) && !rng.gen_ratio(1, 3);
+    if stays {
+        return Ok(RobotMove::Idle);
+    }
+    for o in &working {
+        engine.withdrawals.cancel_order(&actor, o.order.order_id).await?;
+    }
+    // Anywhere in its half of the band, short of the best order facing it: the book is
+    // never crossed, and a robot's order is often the best, for the other robot to take.
+    let half = ticks_between(i.min_tick_price, i.max_tick_price, i.tick_size).unwrap_or(0) / 2;
+    let ticks = rng.gen_range(0..half.max(1));
+    let rows = engine.store().single().await?.book_rows(i.instrument_id).await?;
+    let facing = rows.iter().filter(|r| r.direction != direction).map(|r| r.price);
+    let price = match direction {
+        Direction::Buy => {
+            let p = add_ticks(i.min_tick_price, i.tick_size, ticks);
+            facing.min().map_or(p, |best| p.min(add_ticks(best, i.tick_size, -1)))
+        }
+        Direction::Sell => {
+            let p = add_ticks(i.max_tick_price, i.tick_size, -ticks);
+            facing.max().map_or(p, |best| p.max(add_ticks(best, i.tick_size, 1)))
+        }
+    };
+    if !i.in_band(price) {
+        return Ok(RobotMove::Idle);
+    }
+    let order = NewOrder {
+        parent_order_id: parent_id,
+        quantity: quantity(rng.gen_range(1..=4))?,
+        price,
+        residual: true,
+        iceberg: false,
+        broker_id: broker,
+        instrument_id: None,
+        direction: None,
+        idempotency: None,
+    };
+    match engine.orders.create_order(&actor, order).await {
+        Ok(_) => Ok(RobotMove::Rested),
+        // The band moved between the read and the write, or the parent is spent.
+        Err(EngineError::Conflict { .. } | EngineError::Invalid { .. }) => Ok(RobotMove::Idle),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    use std::sync::Arc;
+    use upstairs_domain::calendar::Calendar;
+    use upstairs_domain::match_request::MatchRequestState;
+    use upstairs_domain::order::{Direction, OrderState};
+    use upstairs_domain::quantity::Quantity;
+    use upstairs_engine::context::Actor;
+    use upstairs_engine::matches::{Take, TakeOutcome};
+    use upstairs_engine::model::{OrderFilter, ParentState};
+    use upstairs_engine::{BroadcastPublisher, EngineConfig, ManualClock};
+
+    #[test]
+    fn the_band_leans_back_to_its_fair_value_and_never_passes_its_reach() {
+        for reach in 1..=3 {
+            for drift in -reach..=reach {
+                let steps: Vec<i64> = (0..10).map(|roll| band_step(drift, reach, roll)).collect();
+                assert!(steps.iter().all(|s| (drift + s).abs() <= reach), "{drift}/{reach}: {steps:?}");
+                let toward = steps.iter().filter(|s| **s == -drift.signum() && drift != 0).count();
+                let away = steps.iter().filter(|s| **s == drift.signum() && drift != 0).count();
+                assert!(drift == 0 || toward > away, "{drift}/{reach}: {steps:?}");
+            }
+        }
+        // A long walk visits every place within its reach, and spends most time near fair.
+        let mut rng = StdRng::seed_from_u64(7);
+        let (mut drift, mut at) = (0i64, HashMap::<i64, u32>::new());
+        for _ in 0..100_000 {
+            drift += band_step(drift, 2, rng.gen_range(0..10));
+            *at.entry(drift).or_default() += 1;
+        }
+        assert_eq!(at.len(), 5, "{at:?}");
+        assert!(at[&0] > at[&2] && at[&0] > at[&-2], "{at:?}");
+    }
+
+    async fn actor<S: Store>(engine: &Engine<S>, email: &str) -> Actor {
+        let u = engine.store().single().await.unwrap().user_by_email(email).await.unwrap().expect(email);
+        Actor { user: u.user, company_name: u.company_name, session_id: upstairs_domain::SessionId::new() }
+    }
+
+    /// An hour of `make run`: 1,200 band moves (one every 3 s) and 360 robot steps (one
+    /// every 10 s). The seeded orders are still inside their bands and untouched; the
+    /// robots rested and traded with each other; the README's tour still works: Halyard
+    /// takes Kestrel's offer, and Kestrel accepts a demo provider's one-way quote.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_hour_of_the_demo_keeps_its_liquidity_in_play() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("demo.db").display());
+        let store = upstairs_store::SqliteStore::connect(&url).await.unwrap();
+        let start = chrono::DateTime::parse_from_rfc3339("2026-11-24T10:00:00Z").unwrap().to_utc();
+        let clock = Arc::new(ManualClock::new(start));
+        let mailer =
+            upstairs_mail::mailer_from_config(None, &dir.path().join("mail"), upstairs_mail::MailSettings::default())
+                .unwrap();
+        let config = EngineConfig {
+            demo: true,
+            calendar: Calendar { always_open: true, ..Calendar::default() },
+            ..Default::default()
+        };
+        let engine = Engine::new(store, clock.clone(), Arc::new(BroadcastPublisher::new(16)), mailer, config);
+        assert!(seed_demo(&engine).await.unwrap());
+        let (halyard, kestrel) =
+            (actor(&engine, "trader1@halyard.demo").await, actor(&engine, "trader1@kestrel.demo").await);
+        let working = |who: Actor| {
+            let engine = &engine;
+            async move {
+                let f = OrderFilter { states: vec![OrderState::Working], ..OrderFilter::default() };
+                engine.orders.orders(&who, f).await.unwrap()
+            }
+        };
+        let seeded = [working(halyard.clone()).await, working(kestrel.clone()).await].concat();
+        assert_eq!(seeded.len(), 10, "a bid and an offer on each of five instruments");
+
+        let (mut sim, mut rng) = (BandSimulator::default(), StdRng::seed_from_u64(2026));
+        let mut moves = Vec::new();
+        for second in (0..3600).step_by(3) {
+            clock.set(start + chrono::Duration::seconds(second));
+            simulate_band_step(&engine, &mut sim, &mut rng).await.unwrap();
+            if second % 10 < 3 {
+                moves.push(demo_trade_step(&engine, &mut rng).await.unwrap());
+                for o in &seeded {
+                    let rows = engine.store().single().await.unwrap().book_rows(o.order.instrument_id).await.unwrap();
+                    let best = |d: Direction| rows.iter().filter(move |r| r.direction == d).map(|r| r.price);
+                    let (bid, offer) = (best(Direction::Buy).max().unwrap(), best(Direction::Sell).min().unwrap());
+                    assert!(bid < offer, "at {second} s a crossed book: {rows:?}");
+                }
+            }
+            // The job loop answers match requests by their responders' preferences.
+            engine.scheduler.run_due_timers().await.unwrap();
+            for o in &seeded {
+                let i = engine.cached_instrument(o.order.instrument_id).await.unwrap();
+                assert!(i.in_band(o.order.price), "at {second} s {} left its band: {i:?}", o.order.price);
+            }
+        }
+        let count = |m: RobotMove| moves.iter().filter(|x| **x == m).count();
+        println!(
+            "robots: {} rested, {} took, {} idle",
+            count(RobotMove::Rested),
+            count(RobotMove::Took),
+            count(RobotMove::Idle)
+        );
+        assert!(count(RobotMove::Rested) >= 20 && count(RobotMove::Took) >= 10, "{moves:?}");
+        assert_eq!([working(halyard.clone()).await, working(kestrel.clone()).await].concat().len(), 10, "none taken");
+        // The robots traded with each other: each robot has matched quantity.
+        for email in ["quotes@meridian.demo", "quotes@ostrava.demo"] {
+            let robot = actor(&engine, email).await;
+            let parents = engine.orders.parent_orders(&robot, &[ParentState::Active]).await.unwrap();
+            assert!(parents.iter().any(|p| p.view.matched > 0), "{email} traded");
+        }
+
+        // The tour: Halyard takes at Kestrel's Euribor offer, which is accepted at once.
+        let offer = seeded
+            .iter()
+            .find(|o| o.order.company_id == kestrel.user.company_id && o.order.direction == Direction::Sell)
+            .unwrap();
+        let parents = engine.orders.parent_orders(&halyard, &[ParentState::Active]).await.unwrap();
+        let buy = parents.iter().find(|p| p.view.parent.instrument_id == offer.order.instrument_id).unwrap();
+        let i = engine.cached_instrument(offer.order.instrument_id).await.unwrap();
+        let take = Take {
+            requesting_parent_order_id: buy.view.parent.parent_order_id,
+            price: offer.order.price,
+            quantity: Quantity::new(i.min_quantity).unwrap(),
+            requesting_broker_id: buy.eligible_brokers[0].company_id,
+            residual: false,
+            dry_run: false,
+            idempotency: None,
+        };
+        let TakeOutcome::Requested(requests) = engine.matches.take(&halyard, take).await.unwrap() else { panic!() };
+        engine.scheduler.run_due_timers().await.unwrap();
+        assert!(!requests.is_empty());
+        for r in requests {
+            // Kestrel's, or a robot's resting at that price or better: each answers at once.
+            let answered = engine.matches.match_request(&halyard, r.match_request_id).await.unwrap();
+            assert_eq!(answered.state, MatchRequestState::Accepted, "{answered:?}");
+        }
+
+        // A one-way RFQ: both providers quote, the band moves on, they quote again when it
+        // leaves them; the best quote is accepted.
+        let sell = engine.orders.parent_orders(&kestrel, &[ParentState::Active]).await.unwrap();
+        let sell = sell.iter().find(|p| p.view.parent.instrument_id == i.instrument_id).unwrap();
+        let providers = engine
+            .store()
+            .single()
+            .await
+            .unwrap()
+            .companies_of_type(upstairs_engine::model::COMPANY_LIQUIDITY_PROVIDER)
+            .await
+            .unwrap();
+        let rfq = upstairs_engine::rfqs::NewRfq {
+            parent_order_id: sell.view.parent.parent_order_id,
+            quantity: Quantity::new(i.min_quantity).unwrap(),
+            two_way: false,
+            anonymous: false,
+            liquidity_provider_ids: providers.iter().map(|c| c.company_id).collect(),
+            expires_in_seconds: 300,
+            broker_id: None,
+            idempotency: None,
+        };
+        let rfq = engine.rfqs.create_rfq(&kestrel, rfq).await.unwrap().rfq;
+        let mut now = start + chrono::Duration::seconds(3600);
+        for _ in 0..40 {
+            now += chrono::Duration::seconds(3);
+            clock.set(now);
+            simulate_band_step(&engine, &mut sim, &mut rng).await.unwrap();
+            demo_quote_step(&engine).await.unwrap();
+        }
+        let view = engine.rfqs.rfq(&kestrel, rfq.rfq_id).await.unwrap();
+        let i = engine.cached_instrument(i.instrument_id).await.unwrap();
+        let quotes: Vec<_> = view.responses.iter().filter_map(|(r, _)| r.buy.map(|q| (r.rfq_response_id, q))).collect();
+        assert_eq!(quotes.len(), 2, "{view:?}");
+        assert!(
+            quotes.iter().all(|(_, q)| i.in_band(q.price) && q.price > i.min_tick_price),
+            "inside {i:?}: {quotes:?}"
+        );
+        let (best, quote) = quotes.iter().max_by_key(|(_, q)| q.price).unwrap();
+        let done = engine.rfqs.accept_quote(&kestrel, rfq.rfq_id, *best, Some(*quote)).await.unwrap();
+        assert!(done.responses.iter().any(|(r, _)| r.match_request_id.is_some()), "{done:?}");
+    }
 }

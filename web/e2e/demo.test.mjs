@@ -1,0 +1,74 @@
+// Issue 28.1: the demo venue stays alive and in play. Its bands move around fair values,
+// so the seeded orders of the README's tour never end up outside them; its trading robots
+// (the liquidity providers) rest orders and take each other's, so the books keep moving
+// with no one at the keyboard. An hour of it is the Rust test
+// `demo::tests::an_hour_of_the_demo_keeps_its_liquidity_in_play`; here the browser sees it.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { api, failedCalls, launchBrowser, login, newPage, shot, signIn, startServer, until, TIPS } from './harness.mjs';
+
+const T = 'demo';
+const PASSWORD = 'Upstairs-Demo-1';
+const HALYARD = 'trader1@halyard.demo';
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+test("the demo's robots keep its books moving and its seeded orders stay inside the band", async () => {
+  const server = await startServer({ demo: true, env: { UPSTAIRS_DEMO_ROBOTS_EVERY: '1' } });
+  const { page } = await newPage(browser, { width: 1440, height: 900 });
+  const failed = failedCalls(page);
+  try {
+    const token = await login(server.baseUrl, HALYARD, PASSWORD);
+    const me = await api(server.baseUrl, '/users/me', { token });
+    await api(server.baseUrl, `/users/${me.user_id}`, {
+      token, method: 'PATCH', body: { ui_metadata: [{ key: 'TOOLTIPS', value: TIPS.map((key) => ({ key, read: true })) }] },
+    });
+    await signIn(page, server.baseUrl, HALYARD, PASSWORD);
+    const name = 'Euribor 3M Dec26-Mar27';
+    const book = page.getByRole('region', { name: `Order book ${name}` });
+    await book.getByTestId('ladder-row').first().waitFor();
+    const card = page.getByRole('listitem', { name: `Buy ${name}` });
+    const seeded = card.getByRole('list', { name: 'Child orders' }).getByRole('listitem').first();
+    await seeded.waitFor();
+
+    // The robots rest orders of their own: levels beyond Halyard's and Kestrel's appear
+    // on the ladder, with no one at the keyboard; meanwhile the band moves and the seeded
+    // order is never outside it.
+    /** The ladder's rows with a quantity, as their labels read ('Price -0.035, buy 1.5k'). */
+    const levels = async () => (await book.locator('[data-testid="ladder-row"][aria-label*=", "]').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label')))).sort().join(' | ');
+    const seededLevels = await levels();
+    const seen = new Set();
+    const robots = await login(server.baseUrl, 'quotes@ostrava.demo', PASSWORD);
+    await until(
+      async () => {
+        assert.equal(await seeded.getByText('Outside band').count(), 0, 'the seeded order left the band');
+        const instrument = (await api(server.baseUrl, '/instruments', { token })).find((i) => i.name === name);
+        seen.add(`${instrument.min_tick_price}..${instrument.max_tick_price}`);
+        const trades = await api(server.baseUrl, '/order-match-requests?state=ACCEPTED', { token: robots });
+        return seen.size > 1 && (await levels()) !== seededLevels && trades.length > 0;
+      },
+      { timeoutMs: 120_000, intervalMs: 500, what: 'the band to move, a robot order on the Euribor ladder and a robot trade' },
+    );
+    for (const width of [1280, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      await shot(page, T, `01-robots-in-the-book-${width}`);
+    }
+    // Kestrel's seeded offer is still there, untaken, for the tour.
+    const kestrel = await login(server.baseUrl, 'trader1@kestrel.demo', PASSWORD);
+    const offers = await api(server.baseUrl, '/orders?state=WORKING', { token: kestrel });
+    assert.equal(offers.length, 5, `Kestrel's five seeded offers: ${JSON.stringify(offers)}`);
+    assert.deepEqual(failed, []);
+  } catch (e) {
+    console.error(server.log().slice(-4000));
+    throw e;
+  } finally {
+    await page.context().close();
+    await server.stop();
+  }
+});

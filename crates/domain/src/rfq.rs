@@ -94,6 +94,8 @@ pub enum RfqEvent {
     Expire,
     /// The requester withdrew it (or a kill switch did).
     Cancel,
+    /// Every addressed provider declined: nothing is left to wait for (ADR 0036).
+    AllDeclined,
 }
 
 /// What can happen to one response.
@@ -134,6 +136,7 @@ pub fn transition(from: RfqState, event: RfqEvent) -> Result<RfqState, RfqTransi
         (S::Open, E::Accept) => S::Completed,
         (S::Open, E::Expire) => S::Expired,
         (S::Open, E::Cancel) => S::Cancelled,
+        (S::Open, E::AllDeclined) => S::Expired,
         _ => return Err(RfqTransitionError { from, event }),
     })
 }
@@ -167,10 +170,14 @@ mod tests {
     fn every_rfq_state_and_event() {
         use RfqEvent as E;
         use RfqState as S;
-        const ALLOWED: &[(S, E, S)] =
-            &[(S::Open, E::Accept, S::Completed), (S::Open, E::Expire, S::Expired), (S::Open, E::Cancel, S::Cancelled)];
+        const ALLOWED: &[(S, E, S)] = &[
+            (S::Open, E::Accept, S::Completed),
+            (S::Open, E::Expire, S::Expired),
+            (S::Open, E::Cancel, S::Cancelled),
+            (S::Open, E::AllDeclined, S::Expired),
+        ];
         for from in S::ALL {
-            for event in [E::Accept, E::Expire, E::Cancel] {
+            for event in [E::Accept, E::Expire, E::Cancel, E::AllDeclined] {
                 let expected = ALLOWED.iter().find(|(f, e, _)| *f == from && *e == event).map(|(_, _, to)| *to);
                 assert_eq!(transition(from, event).ok(), expected, "{from:?} {event:?}");
             }

@@ -469,9 +469,19 @@ impl<S: Store> Rfqs<S> {
         );
         tx.insert_action_log(&log.keyed(key, 0)).await?;
         let listeners = self.rfq_listeners(&mut tx, rfq, &[before.company_id]).await?;
+        let all_declined = event == ResponseEvent::Decline
+            && tx.rfq_responses(&[id]).await?.iter().all(|r| r.state == ResponseState::RejectedByResponder);
         tx.commit().await?;
         self.publish_rfq(rfq, &listeners);
         self.notifications.publish_notifications(notices);
+        if all_declined {
+            // Nothing is left to wait for: the RFQ ends and its quantity returns to the
+            // parent (ADR 0036). Should this not run, the deadline still ends it.
+            match self.end_rfq(id, RfqEvent::AllDeclined, None, now).await {
+                Ok(_) | Err(EngineError::Conflict { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
         Ok(after)
     }
 
@@ -740,6 +750,7 @@ impl<S: Store> Rfqs<S> {
         let rfq = Rfq { state: to, updated_at: at, ..rfq };
         let (response_event, order_event, status) = match event {
             RfqEvent::Expire => (ResponseEvent::Expire, OrderEvent::Expire, MatchRequestState::TimedOut),
+            RfqEvent::AllDeclined => (ResponseEvent::Expire, OrderEvent::Expire, MatchRequestState::Rejected),
             _ => (ResponseEvent::Cancel, OrderEvent::Decline, MatchRequestState::Cancelled),
         };
         let responses = tx.rfq_responses(&[id]).await?;

@@ -849,8 +849,8 @@ async fn two_way_rfqs_trade_the_side_against_the_requester(b: Backend) {
 }
 
 /// The requester's parent through quotes and declines: the reserved quantity stays
-/// reserved while providers quote or decline; when every provider declines the RFQ stays
-/// OPEN (and can still be withdrawn) until its deadline, which gives the quantity back.
+/// reserved while providers quote or decline; when every provider has declined, nothing
+/// is left to wait for: the RFQ ends at once (EXPIRED) and the quantity is back (ADR 0036).
 async fn quantities_stay_exact_through_quotes_and_declines(b: Backend) {
     let r = rfq_venue(b).await;
     let v = &r.v;
@@ -863,36 +863,25 @@ async fn quantities_stay_exact_through_quotes_and_declines(b: Backend) {
     assert_eq!(quote(&r, &r.fathom, &rfq, json!({"buy_price": 94.73, "buy_quantity": 500})).await.0, StatusCode::OK);
     assert_eq!(quantities(v, &v.b, &sell).await, reserved, "nor a requote");
     assert_eq!(quote(&r, &r.gull, &rfq, json!({"state": "REJECTED_BY_RESPONDER"})).await.0, StatusCode::OK);
-    assert_eq!(quantities(v, &v.b, &sell).await, reserved, "nor a decline");
+    assert_eq!(quantities(v, &v.b, &sell).await, reserved, "nor one decline");
+    assert_eq!(rfq_now(&r, &rfq).await["state"], "OPEN", "Fathom's quote is still there");
     // Fathom withdraws its quote by declining too: every provider has declined.
     assert_eq!(quote(&r, &r.fathom, &rfq, json!({"state": "REJECTED_BY_RESPONDER"})).await.0, StatusCode::OK);
     let seen = rfq_now(&r, &rfq).await;
-    assert_eq!(seen["state"], "OPEN", "all declined, the RFQ waits for its deadline: {seen}");
+    assert_eq!(seen["state"], "EXPIRED", "all declined, the RFQ ends at once: {seen}");
     assert_eq!(states(&seen), vec![pair("Fathom", "REJECTED_BY_RESPONDER"), pair("Gull", "REJECTED_BY_RESPONDER")]);
-    assert_eq!(children(v, &v.b, &sell).await, vec![("AWAITING_RFQ_ACCEPTANCE".into(), 3000)]);
-    assert_eq!(quantities(v, &v.b, &sell).await, reserved);
+    assert_eq!(children(v, &v.b, &sell).await, vec![("EXPIRED".into(), 3000)]);
+    assert_eq!(quantities(v, &v.b, &sell).await, json!({"tradable": 5000, "working": 0, "matched": 0}));
     assert_eq!(accept(&r, &v.b, &seen, response_of(&seen, "Fathom")).await.0, StatusCode::CONFLICT);
     assert_eq!(notice_types(v, &r.fathom).await, vec![pair("RFQ_RECEIVED", "REJECTED")]);
     assert_eq!(notice_types(v, &r.gull).await, vec![pair("RFQ_RECEIVED", "REJECTED")]);
-    // The deadline ends it: declined responses stay declined, the quantity is back.
-    v.app.clock.set(tuesday_10am() + Duration::seconds(60));
-    rfq_settles(&r, &rfq, "EXPIRED").await;
-    assert_eq!(
-        states(&rfq_now(&r, &rfq).await),
-        vec![pair("Fathom", "REJECTED_BY_RESPONDER"), pair("Gull", "REJECTED_BY_RESPONDER")]
-    );
-    assert_eq!(children(v, &v.b, &sell).await, vec![("EXPIRED".into(), 3000)]);
-    assert_eq!(quantities(v, &v.b, &sell).await, json!({"tradable": 5000, "working": 0, "matched": 0}));
-
-    // All declined, then withdrawn before the deadline: the same quantities.
-    let (_, rfq) = send(&r, &sell, json!({"quantity": 1000})).await;
-    assert_eq!(quantities(v, &v.b, &sell).await, json!({"tradable": 4000, "working": 1000, "matched": 0}));
-    for lp in [&r.fathom, &r.gull] {
-        assert_eq!(quote(&r, lp, &rfq, json!({"state": "REJECTED_BY_RESPONDER"})).await.0, StatusCode::OK);
-    }
     let id = rfq["rfq_id"].as_str().unwrap();
-    let (s, cancelled) = v.app.patch(&format!("/api/rfqs/{id}"), Some(&v.b), json!({"state": "CANCELLED"})).await;
-    assert_eq!((s, cancelled["state"].clone()), (StatusCode::OK, json!("CANCELLED")), "{cancelled}");
+    let (s, _) = v.app.patch(&format!("/api/rfqs/{id}"), Some(&v.b), json!({"state": "CANCELLED"})).await;
+    assert_eq!(s, StatusCode::CONFLICT, "an ended RFQ cannot be withdrawn");
+    // Its deadline comes and finds nothing to do.
+    v.app.clock.set(tuesday_10am() + Duration::seconds(60));
+    v.app.running.as_ref().unwrap().run_due_timers().await;
+    assert_eq!(rfq_now(&r, &rfq).await["state"], "EXPIRED");
     assert_eq!(quantities(v, &v.b, &sell).await, json!({"tradable": 5000, "working": 0, "matched": 0}));
     r.v.app.stop().await;
 }

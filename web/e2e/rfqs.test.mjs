@@ -106,25 +106,49 @@ test('a trader sends an RFQ, the provider quotes, the trader accepts; an unanswe
     await until(async () => accept.isEnabled(), { what: 'Accept to be enabled' });
     await shot(trader.page, T, '04-quote-received');
 
-    // The market moves away before the trader accepts: the refusal shows once, in red,
-    // and goes away by itself; back in the band, the quote is accepted.
+    // The market moves away before the trader accepts (issue 28.4): on both screens the
+    // quote reads 'Outside band' at once; Accept is disabled and Ask again sends the same
+    // RFQ out again, to the same provider, who quotes inside the new band.
     const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
     const band = ([min_tick_price, max_tick_price]) =>
       api(server.baseUrl, `/admin/instruments/${instrument.instrument_id}/band`, { token: admin, method: 'POST', body: { min_tick_price, max_tick_price } });
+    const fathom = panel.getByRole('row', { name: /^Fathom/ });
+    const mine = incoming.getByRole('group').getByLabel('Your live quote');
+    await mine.getByText('Your quote: Offer -0.025 × 1,500').waitFor();
     await band([-0.08, -0.03]);
+    await fathom.getByText('Outside band').waitFor();
+    await until(async () => accept.isDisabled(), { what: 'Accept to be disabled' });
+    await mine.getByText('Outside band').waitFor();
+    await shot(trader.page, T, '04b-quote-outside-band');
+    await shot(lp.page, T, '04c-provider-quote-outside-band');
+    await fathom.getByRole('button', { name: 'Ask again: the band has left the quote of Fathom' }).click();
+    await trader.page.getByText('Your RFQ has been sent again').waitFor();
+    await panel.getByText('Pending').waitFor();
+    const again = incoming.getByRole('group').filter({ hasText: 'Pending' });
+    await again.getByRole('textbox', { name: 'Offer price' }).fill('-0.035');
+    await again.getByRole('textbox', { name: 'Offer quantity' }).fill('1500');
+    await again.getByRole('button', { name: 'Send quote' }).click();
+    await mine.getByText('Your quote: Offer -0.035 × 1,500').waitFor();
+    await panel.getByText('Received').waitFor();
+    await until(async () => accept.isEnabled(), { what: 'Accept to be enabled again' });
+
+    // A quote that changed between the screen and the click (the trader's request names the
+    // old price): the refusal shows once, in red, and goes away by itself.
+    await trader.page.route('**/api/rfqs/*/responses/*', (route) =>
+      route.continue({ postData: JSON.stringify({ ...route.request().postDataJSON(), price: -0.04 }) }), { times: 1 });
     await accept.click();
     const error = trader.page.getByTestId('api-error-snackbar');
-    await error.getByText('[409] The market has moved away from this quote: ask for a new one.').waitFor();
+    await error.getByText('[409] The quote has changed: check the new price and accept again.').waitFor();
     assert.match(await error.getAttribute('class'), /MuiAlert-(filledError|colorError)/);
-    assert.equal(await trader.page.getByTestId('toast').filter({ hasText: 'moved away' }).count(), 0);
-    assert.equal(await trader.page.getByText('The market has moved away from this quote', { exact: false }).count(), 1);
-    await shot(trader.page, T, '04b-quote-refused');
+    assert.equal(await trader.page.getByTestId('toast').filter({ hasText: 'has changed' }).count(), 0);
+    assert.equal(await trader.page.getByText('The quote has changed', { exact: false }).count(), 1);
+    await shot(trader.page, T, '04d-quote-refused');
     await error.waitFor({ state: 'hidden' });
     assert.deepEqual(failed[0].splice(0).map((f) => f.replace(/\/[0-9a-f-]{36}/g, '/{id}')), ['PATCH /api/rfqs/{id}/responses/{id} 409']);
     await band([-0.04, -0.015]);
     await accept.click();
     await trader.page.getByText('RFQ trade completed!').waitFor();
-    await trader.page.getByText('You just completed your RFQ on the Euribor 3M Dec26-Mar27. Matched at -0.025 for 1,500').waitFor();
+    await trader.page.getByText('You just completed your RFQ on the Euribor 3M Dec26-Mar27. Matched at -0.035 for 1,500').waitFor();
     await shot(trader.page, T, '05-rfq-trade-completed');
 
     // Both sides see the match; the broker is asked to accept each side.
@@ -133,7 +157,7 @@ test('a trader sends an RFQ, the provider quotes, the trader accepts; an unanswe
     await shot(lp.page, T, '06-provider-matched');
     for (const token of [users.Ben.token, users.Lena.token]) {
       const matches = await api(server.baseUrl, '/order-match-requests?state=ACCEPTED', { token });
-      assert.deepEqual(matches.map((m) => [m.price, m.quantity]), [[-0.025, 1500]]);
+      assert.deepEqual(matches.map((m) => [m.price, m.quantity]), [[-0.035, 1500]]);
     }
     await waitForMail(server.mailDir, DESK, { skip: 0, pathPrefix: '/accept-order' });
     await waitForMail(server.mailDir, DESK, { skip: 1, pathPrefix: '/accept-order' });
@@ -149,7 +173,8 @@ test('a trader sends an RFQ, the provider quotes, the trader accepts; an unanswe
     await incoming.getByRole('group').waitFor({ state: 'detached' });
     const earlier = incoming.getByRole('region', { name: 'Earlier today' });
     await earlier.getByRole('row', { name: /1,000 Anonymous — Expired/ }).waitFor();
-    await earlier.getByRole('row', { name: /2,000 Anonymous Offer -0\.025 × 1,500 Completed/ }).waitFor();
+    await earlier.getByRole('row', { name: /2,000 Anonymous Offer -0\.035 × 1,500 Completed/ }).waitFor();
+    await earlier.getByRole('row', { name: /2,000 Anonymous Offer -0\.025 × 1,500 Cancelled/ }).waitFor();
     await shot(trader.page, T, '07-after-expiry');
     await shot(lp.page, T, '07b-provider-earlier-today');
     const view = await api(server.baseUrl, `/parent-orders/${parent.parent_order_id}`, { token: users.Ben.token });
@@ -203,17 +228,16 @@ test('the requester withdraws an RFQ, the provider declines one, a quoted one ex
     await lpCard('1,000').getByText('Pending').waitFor();
     await lpCard('1,000').getByRole('button', { name: 'Decline' }).click();
     await lp.page.getByText('RFQ declined').waitFor();
-    const declined = rfqCard('1,000').getByRole('row', { name: /^Fathom/ });
-    await declined.getByText('Rejected', { exact: true }).waitFor();
-    assert.equal(await declined.getByRole('button', { name: 'Accept the quote of Fathom' }).isDisabled(), true);
+    // Every provider asked has declined: the RFQ ends at once and says so (issue 28.4).
+    await trader.page.getByText('Every provider declined your RFQ').waitFor();
+    await panel.waitFor({ state: 'detached' });
+    assert.deepEqual(await tradable(), { tradable: 3000, working: 0, matched: 0 });
     await earlier.getByRole('row', { name: /1,000 Anonymous — Rejected/ }).waitFor();
     await shot(trader.page, T, '11-requester-sees-rejected');
     await shot(lp.page, T, '12-provider-declined');
 
     // Quoted, never accepted: when the clock passes the deadline it expires on both sides.
-    await trader.page.getByRole('button', { name: 'Minimise the active RFQs' }).click();
     await (await sendRfq(trader.page, { quantity: 1500, minutes: 2 })).getByRole('button', { name: 'Send RFQ' }).click();
-    await trader.page.getByRole('button', { name: 'Maximise the active RFQs' }).click();
     const quoted = lpCard('1,500');
     await quoted.getByRole('textbox', { name: 'Offer price' }).fill('-0.030');
     await quoted.getByRole('textbox', { name: 'Offer quantity' }).fill('1500');

@@ -15,14 +15,15 @@ import CloseFullscreen from '@mui/icons-material/CloseFullscreen';
 import OpenInFull from '@mui/icons-material/OpenInFull';
 import { useToast } from '@/components/ui/toast';
 import { RFQ_PANEL_HEIGHT, RFQ_PANEL_MAX_WIDTH } from '@/config/constants';
-import { useInstrument } from '@/lib/api/get-instrument';
+import { useLiveInstrument } from '@/lib/api/get-instrument';
 import { useTopic } from '@/lib/realtime';
-import { formatPrice, truncateName } from '@/lib/trading-format';
+import { formatPrice, inBand, truncateName } from '@/lib/trading-format';
 import { formatCountdown, useSecondsLeft } from '@/lib/use-seconds-left';
 import { mutateThen } from '@/lib/api/mutate-then';
 import { useTradingStopped } from '@/lib/api/get-platform-status';
 import { useAcceptQuote } from '../api/accept-quote';
 import { useCancelRfq } from '../api/cancel-rfq';
+import { useCreateRfq } from '../api/create-rfq';
 import { rfqKeys, useOpenRfqs, type Rfq, type RfqResponse } from '../api/get-rfqs';
 import { applyRfqFrame } from '../api/rfq-frames';
 import { showFailure } from '../lib/errors';
@@ -43,11 +44,18 @@ export function ActiveRfqs() {
   const queryClient = useQueryClient();
   const rfqs = useOpenRfqs();
   const [minimised, setMinimised] = useState(false);
+  const { showToast } = useToast();
   // Every change to our RFQs (a quote, a decline, the deadline) arrives at once as the
   // list shows it, written in (ADR 0029); a gap or a reconnect reads again; the poll is the fallback.
   useTopic(
     '/user/topic/rfqs',
-    (message) => applyRfqFrame(queryClient, message, 'RFQ_UPDATED'),
+    (message) => {
+      // An RFQ every provider declined ends at once (ADR 0036): say why it left the panel.
+      if (message.type === 'RFQ_UPDATED' && allDeclined(message)) {
+        showToast({ type: 'info', message: 'Every provider declined your RFQ', description: 'Its quantity is back on your parent order.' });
+      }
+      applyRfqFrame(queryClient, message, 'RFQ_UPDATED');
+    },
     () => void queryClient.invalidateQueries({ queryKey: rfqKeys.open }),
   );
   const [expired, setExpired] = useState<Set<string>>(new Set());
@@ -105,13 +113,20 @@ export function ActiveRfqs() {
   );
 }
 
+/** An RFQ that ended because every provider it asked declined. */
+export function allDeclined(rfq: Pick<Rfq, 'state' | 'responses'>): boolean {
+  return rfq.state === 'EXPIRED' && rfq.responses.length > 0 && rfq.responses.every((r) => r.state === 'REJECTED_BY_RESPONDER');
+}
+
 function RfqCard({ rfq, onExpired }: { rfq: Rfq; onExpired: () => void }) {
   // A stopped company accepts no quote (the kill switch); withdrawing still works.
   const stopped = useTradingStopped();
-  const instrument = useInstrument(rfq.instrument_id);
+  // The band the quotes are checked against moves with the book's frames (ADR 0034).
+  const instrument = useLiveInstrument(rfq.instrument_id);
   const seconds = useSecondsLeft(rfq.expired_at);
   const accept = useAcceptQuote();
   const cancel = useCancelRfq();
+  const create = useCreateRfq();
   const { showToast } = useToast();
   useEffect(() => {
     if (seconds === 0) onExpired();
@@ -147,6 +162,34 @@ function RfqCard({ rfq, onExpired }: { rfq: Rfq; onExpired: () => void }) {
         onError: (e) => showFailure(e, 'The quote could not be accepted.'),
       },
     );
+  };
+  // A quote the band has left cannot be accepted (the server refuses it): the same RFQ
+  // goes out again, to the same providers, for fresh quotes.
+  const askAgain = () =>
+    mutateThen(cancel, rfq.rfq_id, {
+      onSuccess: () =>
+        mutateThen(
+          create,
+          {
+            parent_order_id: rfq.parent_order_id,
+            quantity: rfq.quantity,
+            two_way: rfq.two_way,
+            anonymous: rfq.anonymous,
+            liquidity_provider_ids: rfq.liquidity_provider_ids,
+            // The deadline it was sent with, in whole minutes (1 to 15).
+            expires_in_seconds: 60 * Math.min(15, Math.max(1, Math.round((Date.parse(rfq.expired_at) - Date.parse(rfq.created_at)) / 60_000))),
+          },
+          {
+            onSuccess: () => showToast({ message: 'Your RFQ has been sent again' }),
+            onError: (e) => showFailure(e, 'The RFQ could not be sent again.'),
+          },
+        ),
+      onError: (e) => showFailure(e, 'The RFQ could not be sent again.'),
+    });
+  const band = instrument.data;
+  const outside = (x: RfqResponse) => {
+    const { price } = side(x);
+    return x.state === 'RESPONDED' && price !== null && band !== undefined && !inBand(price, band);
   };
   return (
     <Paper variant="outlined" sx={{ p: 1.5 }} role="group" aria-label={`RFQ ${name}`}>
@@ -191,7 +234,11 @@ function RfqCard({ rfq, onExpired }: { rfq: Rfq; onExpired: () => void }) {
               <TableRow key={x.rfq_response_id}>
                 <TableCell>{x.company_name}</TableCell>
                 <TableCell>
-                  <Chip size="small" variant="outlined" color={responseColor(x.state)} label={responseLabel(x.state)} />
+                  {outside(x) ? (
+                    <Chip size="small" variant="outlined" color="warning" label="Outside band" />
+                  ) : (
+                    <Chip size="small" variant="outlined" color={responseColor(x.state)} label={responseLabel(x.state)} />
+                  )}
                 </TableCell>
                 {rfq.two_way && <TableCell align="right">{x.buy_price == null ? '—' : `${formatPrice(x.buy_price, tick)} × ${number.format(x.buy_quantity ?? 0)}`}</TableCell>}
                 {rfq.two_way && <TableCell align="right">{x.sell_price == null ? '—' : `${formatPrice(x.sell_price, tick)} × ${number.format(x.sell_quantity ?? 0)}`}</TableCell>}
@@ -199,11 +246,22 @@ function RfqCard({ rfq, onExpired }: { rfq: Rfq; onExpired: () => void }) {
                   {price === null ? '—' : formatPrice(price, tick)}
                 </TableCell>
                 <TableCell align="right">{quantity === null ? '—' : number.format(quantity)}</TableCell>
-                <TableCell align="right">
+                <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                  {outside(x) && (
+                    <Button
+                      size="small"
+                      sx={{ mr: 1 }}
+                      disabled={!running || accepted || cancel.isPending || create.isPending || stopped}
+                      onClick={askAgain}
+                      aria-label={`Ask again: the band has left the quote of ${x.company_name}`}
+                    >
+                      Ask again
+                    </Button>
+                  )}
                   <Button
                     size="small"
                     variant="contained"
-                    disabled={x.state !== 'RESPONDED' || !running || accepted || accept.isPending || stopped}
+                    disabled={x.state !== 'RESPONDED' || outside(x) || !running || accepted || accept.isPending || stopped}
                     onClick={() => take(x)}
                     aria-label={`Accept the quote of ${x.company_name}`}
                   >

@@ -22,13 +22,13 @@ import { serverFieldError } from '@/components/form/form-drawer';
 import { FormTextField } from '@/components/form/form-fields';
 import { useToast } from '@/components/ui/toast';
 import type { Instrument } from '@/lib/api/dto';
-import { useInstrument } from '@/lib/api/get-instrument';
+import { useInstrument, useLiveInstrument } from '@/lib/api/get-instrument';
 import { formatDateTime } from '@/lib/format-date';
 import { addTicks, cmp, dec, decimalsOf, parseDecimal, toFixed } from '@/lib/decimal';
 import { useTradingStopped } from '@/lib/api/get-platform-status';
 import { MESSAGES, parseQuantity, priceError, priceValue } from '@/lib/order-validation';
 import { useTopic } from '@/lib/realtime';
-import { formatPrice, truncateName } from '@/lib/trading-format';
+import { formatPrice, inBand, truncateName } from '@/lib/trading-format';
 import { formatCountdown, useSecondsLeft } from '@/lib/use-seconds-left';
 import { mutateThen } from '@/lib/api/mutate-then';
 import { useAnswerRfq, type AnswerRfqBody } from '../api/answer-rfq';
@@ -91,14 +91,28 @@ function askedLabel(rfq: IncomingRfq): string {
   return rfq.two_way ? 'Two way' : rfq.direction === 'BUY' ? 'Requester buys' : 'Requester sells';
 }
 
+/** A provider's quote as a line: 'Bid 94.740 × 1,000 / Offer 94.760 × 1,000'; null without one. */
+function quoteText(r: IncomingRfq['response'], tick: number | string | undefined): string | null {
+  const quoted = (label: string, price: number | null | undefined, quantity: number | null | undefined) =>
+    price === null || price === undefined || tick === undefined ? null : `${label} ${formatPrice(price, tick)} × ${number.format(quantity ?? 0)}`;
+  const quote = [quoted('Bid', r.buy_price, r.buy_quantity), quoted('Offer', r.sell_price, r.sell_quantity)].filter((q) => q !== null);
+  return quote.length === 0 ? null : quote.join(' / ');
+}
+
 function IncomingCard({ rfq, onExpired }: { rfq: IncomingRfq; onExpired: (id: string) => void }) {
-  const instrument = useInstrument(rfq.instrument_id);
+  // The band moves with the book's frames: a live quote it has left is shown so.
+  const instrument = useLiveInstrument(rfq.instrument_id);
   const seconds = useSecondsLeft(rfq.expired_at);
   useEffect(() => {
     if (seconds === 0) onExpired(rfq.rfq_id);
   }, [seconds, onExpired, rfq.rfq_id]);
   if (seconds === 0) return null;
   const name = instrument.data?.name ?? '…';
+  const band = instrument.data;
+  const r = rfq.response;
+  // What the provider's firm quotes now (by hand or by another of its traders), as the server holds it.
+  const live = r.state === 'RESPONDED' ? quoteText(r, band?.tick_size) : null;
+  const quotedPrices = [r.buy_price, r.sell_price].filter((p): p is number => p !== null && p !== undefined);
   return (
     <Paper variant="outlined" sx={{ p: 1.5 }} role="group" aria-label={`RFQ ${name}`}>
       <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap' }} useFlexGap>
@@ -115,7 +129,15 @@ function IncomingCard({ rfq, onExpired }: { rfq: IncomingRfq; onExpired: (id: st
           {seconds === null ? '' : formatCountdown(seconds)}
         </Typography>
       </Stack>
-      {instrument.data && <QuoteForm rfq={rfq} instrument={instrument.data} />}
+      {live && (
+        <Stack direction="row" spacing={1} sx={{ alignItems: 'center', mt: 1 }} aria-label="Your live quote">
+          <Typography variant="body2">
+            Your quote: <b>{live}</b>
+          </Typography>
+          {band && !quotedPrices.every((p) => inBand(p, band)) && <Chip size="small" variant="outlined" color="warning" label="Outside band" />}
+        </Stack>
+      )}
+      {band && <QuoteForm rfq={rfq} instrument={band} />}
     </Paper>
   );
 }
@@ -155,19 +177,16 @@ function EndedRow({ rfq }: { rfq: IncomingRfq }) {
   const instrument = useInstrument(rfq.instrument_id);
   const name = instrument.data?.name ?? '…';
   const tick = instrument.data?.tick_size;
-  const r = rfq.response;
-  const quoted = (label: string, price: number | null | undefined, quantity: number | null | undefined) =>
-    price === null || price === undefined || tick === undefined ? null : `${label} ${formatPrice(price, tick)} × ${number.format(quantity ?? 0)}`;
-  const quote = [quoted('Bid', r.buy_price, r.buy_quantity), quoted('Offer', r.sell_price, r.sell_quantity)].filter((q) => q !== null);
+  const quote = quoteText(rfq.response, tick);
   return (
     <TableRow>
       <TableCell title={name}>{truncateName(name)}</TableCell>
       <TableCell>{askedLabel(rfq)}</TableCell>
       <TableCell align="right">{number.format(rfq.quantity)}</TableCell>
       <TableCell>{rfq.requester_company_name ?? 'Anonymous'}</TableCell>
-      <TableCell sx={{ whiteSpace: 'nowrap' }}>{quote.length === 0 ? '—' : quote.join(' / ')}</TableCell>
+      <TableCell sx={{ whiteSpace: 'nowrap' }}>{quote ?? '—'}</TableCell>
       <TableCell>
-        <Chip size="small" variant="outlined" color={responseColor(r.state)} label={responseLabel(r.state)} />
+        <Chip size="small" variant="outlined" color={responseColor(rfq.response.state)} label={responseLabel(rfq.response.state)} />
       </TableCell>
       <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(rfq.created_at)}</TableCell>
     </TableRow>

@@ -22,10 +22,14 @@ pub enum NotificationType {
     RfqQuoteReceived,
     /// The provider who quoted: the requester accepted the quote.
     RfqQuoteAccepted,
+    /// Both traders of a trade: a broker declined it, and it broke down.
+    MatchRequestBrokerRejected,
+    /// A trader: an operator corrected the limit price of their working order.
+    OrderPriceCorrected,
 }
 
 impl NotificationType {
-    pub const ALL: [NotificationType; 9] = [
+    pub const ALL: [NotificationType; 11] = [
         NotificationType::MatchRequestAccepted,
         NotificationType::MatchRequestCancelled,
         NotificationType::MatchRequestReceived,
@@ -35,6 +39,8 @@ impl NotificationType {
         NotificationType::RfqReceived,
         NotificationType::RfqQuoteReceived,
         NotificationType::RfqQuoteAccepted,
+        NotificationType::MatchRequestBrokerRejected,
+        NotificationType::OrderPriceCorrected,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -50,6 +56,8 @@ impl NotificationType {
             NotificationType::RfqReceived => "RFQ_RECEIVED",
             NotificationType::RfqQuoteReceived => "RFQ_QUOTE_RECEIVED",
             NotificationType::RfqQuoteAccepted => "RFQ_QUOTE_ACCEPTED",
+            NotificationType::MatchRequestBrokerRejected => "MATCH_REQUEST_BROKER_REJECTED",
+            NotificationType::OrderPriceCorrected => "ORDER_PRICE_CORRECTED",
         }
     }
 
@@ -85,7 +93,7 @@ impl Party {
 /// Who is told what when a match request ends by `event`, besides the responder's
 /// received notification taking the new state: an answer (the responder's, or their
 /// preference's) tells the taker; a withdrawal tells the responder; what the venue does
-/// (the time-out, the band) tells both.
+/// (the time-out, the band) tells both, and so does a broker declining the trade.
 pub fn told_of(event: MatchRequestEvent) -> Vec<(Party, NotificationType)> {
     use MatchRequestEvent as E;
     use NotificationType as T;
@@ -98,7 +106,10 @@ pub fn told_of(event: MatchRequestEvent) -> Vec<(Party, NotificationType)> {
             (Party::Requester, T::MatchRequestSystemCancelledOutOfTickPrice),
             (Party::Responder, T::MatchRequestSystemCancelledOutOfTickPrice),
         ],
-        E::BrokerAccept { .. } | E::BrokerFill { .. } | E::BrokerReject => vec![],
+        E::BrokerReject => {
+            vec![(Party::Requester, T::MatchRequestBrokerRejected), (Party::Responder, T::MatchRequestBrokerRejected)]
+        }
+        E::BrokerAccept { .. } | E::BrokerFill { .. } => vec![],
     }
 }
 
@@ -126,5 +137,9 @@ mod tests {
         assert_eq!(told_of(E::Cancel), vec![(Party::Responder, T::MatchRequestCancelled)]);
         assert_eq!(told_of(E::TimeOut).len(), 2);
         assert_eq!(told_of(E::PriceOutOfTick).len(), 2);
+        assert_eq!(
+            told_of(E::BrokerReject),
+            vec![(Party::Requester, T::MatchRequestBrokerRejected), (Party::Responder, T::MatchRequestBrokerRejected)]
+        );
     }
 }

@@ -64,6 +64,9 @@ impl<S: Store> AdminOrders<S> {
         })?;
         let after = ChildOrder { price: price.normalize(), updated_at: now, ..before.clone() };
         tx.update_order(&before, &after).await?;
+        // Its owner is told, with the price before and after.
+        let told = crate::notifications::price_corrected(&before, &after, now);
+        tx.insert_notification(&told).await?;
         audit(
             &mut tx,
             now,
@@ -81,6 +84,7 @@ impl<S: Store> AdminOrders<S> {
             self.publish_parent(&p);
         }
         self.publish_book(after.instrument_id);
+        self.publish(crate::events::Event::NotificationChanged { user_id: told.user_id, notification: told });
         let filter = AdminOrderFilter { order_id: Some(id), page: 0, size: 1, ..Default::default() };
         let page = self.store.single().await?.admin_orders(&filter).await?;
         page.items.into_iter().next().ok_or_else(not_found_order)

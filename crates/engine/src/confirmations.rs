@@ -215,6 +215,11 @@ impl<S: Store> Confirmations<S> {
             self.fix_reports.report_parent_fills(&mut tx, &undone, now).await?;
         }
         let m = MatchRequest { state: to, updated_at: now, ..m };
+        // A decline breaks the trade down: both traders are told at once.
+        let told = if answer.yes { Vec::new() } else { crate::notifications::broker_rejected(&m, now) };
+        for n in &told {
+            tx.insert_notification(n).await?;
+        }
         if answer.step == ConfirmationStep::Accept && answer.yes && all {
             let mut rows = NewRows::default();
             self.ask_brokers(&mut tx, &mut rows, &m, &changed, ConfirmationStep::Fill, now).await?;
@@ -245,6 +250,9 @@ impl<S: Store> Confirmations<S> {
         }
         for p in &locked {
             self.publish_parent(p);
+        }
+        for n in told {
+            self.publish(crate::events::Event::NotificationChanged { user_id: n.user_id, notification: n });
         }
         Ok(TradeConfirmation { order_id: order, step: answer.step, state: mine.state, trade, answer: Some(answer.yes) })
     }

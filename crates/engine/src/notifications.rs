@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::json;
 use upstairs_domain::NotificationId;
-use upstairs_domain::match_request::MatchRequestEvent;
+use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState};
 use upstairs_domain::notification::{NotificationType, Party, told_of};
 
 use crate::Store;
@@ -126,6 +126,32 @@ fn new(m: &MatchRequest, party: Party, t: NotificationType, now: DateTime<Utc>) 
         archived: false,
         created_at: now,
         expired_at: m.expires_at,
+        updated_at: now,
+    }
+}
+
+/// Both traders' notifications of a trade a broker declined (`m` broken down), to write
+/// with the decline.
+pub(crate) fn broker_rejected(m: &MatchRequest, now: DateTime<Utc>) -> Vec<Notification> {
+    told_of(MatchRequestEvent::BrokerReject).into_iter().map(|(p, t)| new(m, p, t, now)).collect()
+}
+
+/// The owner's notification of an operator's correction of their order's limit price, to
+/// write with it. It asks nothing: it is read, never answered.
+pub(crate) fn price_corrected(before: &ChildOrder, after: &ChildOrder, now: DateTime<Utc>) -> Notification {
+    Notification {
+        notification_id: NotificationId::new(),
+        user_id: after.created_by,
+        notification_type: NotificationType::OrderPriceCorrected,
+        // Done, nothing to answer.
+        status: MatchRequestState::Accepted,
+        instrument_id: after.instrument_id,
+        subject: Subject::PriceCorrection { order_id: after.order_id, old_price: before.price, new_price: after.price },
+        role: Party::Responder,
+        read: false,
+        archived: false,
+        created_at: now,
+        expired_at: now,
         updated_at: now,
     }
 }

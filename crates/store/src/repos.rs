@@ -165,10 +165,10 @@ pub(crate) const INSERT_MATCH_REQUEST: &str = "insert into match_request (match_
 pub(crate) const INSERT_TIMER: &str = "insert into timer (timer_id, kind, payload, due_at, dedupe_key, attempts) \
      values ($1, $2, $3, $4, $5, $6) on conflict do nothing";
 
-/// A notification's columns `$1`–`$13` as `bind_notification` binds them.
+/// A notification's columns `$1`–`$16` as `bind_notification` binds them.
 pub(crate) const INSERT_NOTIFICATION: &str = "insert into notification (notification_id, user_id, type, status, \
-     instrument_id, match_request_id, role, read, archived, created_at, expired_at, updated_at, rfq_id) \
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+     instrument_id, match_request_id, role, read, archived, created_at, expired_at, updated_at, rfq_id, order_id, \
+     old_price, new_price) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)";
 
 /// A broker's link's columns `$1`–`$9` as `bind_broker_confirmation` binds them.
 pub(crate) const INSERT_BROKER_CONFIRMATION: &str = "insert into broker_confirmation (token_hash, order_id, \
@@ -342,7 +342,7 @@ macro_rules! shared_repos {
                 .bind(n.instrument_id.0)
                 .bind(match n.subject {
                     Subject::MatchRequest(m) => Some(m.0),
-                    Subject::Rfq(_) => None,
+                    _ => None,
                 })
                 .bind(n.role.as_str())
                 .bind(n.read)
@@ -352,7 +352,19 @@ macro_rules! shared_repos {
                 .bind(Ts(n.updated_at))
                 .bind(match n.subject {
                     Subject::Rfq(r) => Some(r.0),
-                    Subject::MatchRequest(_) => None,
+                    _ => None,
+                })
+                .bind(match n.subject {
+                    Subject::PriceCorrection { order_id, .. } => Some(order_id.0),
+                    _ => None,
+                })
+                .bind(match n.subject {
+                    Subject::PriceCorrection { old_price, .. } => Some(Dec(old_price)),
+                    _ => None,
+                })
+                .bind(match n.subject {
+                    Subject::PriceCorrection { new_price, .. } => Some(Dec(new_price)),
+                    _ => None,
                 })
         }
 
@@ -1744,7 +1756,7 @@ macro_rules! shared_repos {
                     at += columns;
                 };
                 rows.match_requests.iter().for_each(|_| part(sql::INSERT_MATCH_REQUEST, 18));
-                rows.notifications.iter().for_each(|_| part(sql::INSERT_NOTIFICATION, 13));
+                rows.notifications.iter().for_each(|_| part(sql::INSERT_NOTIFICATION, 16));
                 rows.broker_confirmations.iter().for_each(|_| part(sql::INSERT_BROKER_CONFIRMATION, 9));
                 rows.outbox.iter().for_each(|_| part(sql::INSERT_OUTBOX, 7));
                 timers.iter().for_each(|_| part(sql::INSERT_TIMER, 6));

@@ -693,6 +693,9 @@ pub struct NotificationRow {
     instrument_id: Uuid,
     match_request_id: Option<Uuid>,
     rfq_id: Option<Uuid>,
+    order_id: Option<Uuid>,
+    old_price: Option<Dec>,
+    new_price: Option<Dec>,
     role: String,
     read: bool,
     archived: bool,
@@ -713,9 +716,12 @@ impl NotificationRow {
             )?,
             status: stored("notification status", &self.status, MatchRequestState::parse(&self.status))?,
             instrument_id: InstrumentId(self.instrument_id),
-            subject: match (self.match_request_id, self.rfq_id) {
-                (Some(m), None) => Subject::MatchRequest(MatchRequestId(m)),
-                (None, Some(r)) => Subject::Rfq(RfqId(r)),
+            subject: match (self.match_request_id, self.rfq_id, self.order_id, self.old_price, self.new_price) {
+                (Some(m), None, None, _, _) => Subject::MatchRequest(MatchRequestId(m)),
+                (None, Some(r), None, _, _) => Subject::Rfq(RfqId(r)),
+                (None, None, Some(o), Some(old), Some(new)) => {
+                    Subject::PriceCorrection { order_id: OrderId(o), old_price: old.0, new_price: new.0 }
+                }
                 _ => return Err(StoreError::Other(format!("notification {} tells of nothing", self.notification_id))),
             },
             role: stored("notification role", &self.role, Party::parse(&self.role))?,

@@ -172,6 +172,16 @@ async fn orders_panel_pages_filters_and_corrects(b: Backend) {
     let (_, book) = app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.b)).await;
     let prices: Vec<String> = book["levels"].as_array().unwrap().iter().map(|l| l["price"].to_string()).collect();
     assert!(prices.contains(&"94.79".to_owned()) && !prices.contains(&"94.76".to_owned()), "{book}");
+    // The owner is told, with the price before and after (issue 28.8); no one else is.
+    let (_, told) = app.get("/api/notifications?archived=false&order_by=DESC", Some(&v.a)).await;
+    let n = &told["items"][0];
+    assert_eq!(
+        (&n["type"], &n["order_id"], &n["old_price"], &n["new_price"], &n["order_match_request_id"], &n["rfq_id"]),
+        (&json!("ORDER_PRICE_CORRECTED"), &json!(target), &json!(94.76), &json!(94.79), &Value::Null, &Value::Null),
+        "{told}"
+    );
+    let (_, others) = app.get("/api/notifications?archived=false", Some(&v.b)).await;
+    assert!(!others.to_string().contains("ORDER_PRICE_CORRECTED"), "{others}");
     let (s, body) =
         app.patch(&format!("/api/admin/orders/{}", placed[0]), Some(&admin), json!({"limit_price": 94.75})).await;
     assert_eq!(s, StatusCode::CONFLICT, "a cancelled order keeps its price: {body}");
@@ -487,9 +497,9 @@ async fn kill_switch_withdraws_a_providers_quotes(b: Backend) {
         .post(&format!("/api/rfqs/{rfq_id}/responses"), Some(&lp), json!({"sell_price": 94.76, "sell_quantity": 1000}))
         .await;
     assert_eq!(s, StatusCode::CONFLICT, "{body}");
-    // The requester's quantity stays reserved for the RFQ while it is open, then comes back.
-    let (s, _) = app.patch(&format!("/api/rfqs/{rfq_id}"), Some(&v.a), json!({"state": "CANCELLED"})).await;
-    assert_eq!(s, StatusCode::OK);
+    // Its only provider is out: nothing is left to wait for, the RFQ has ended and the
+    // requester's quantity is back (ADR 0036).
+    assert_eq!(now["state"], "EXPIRED", "{now}");
     assert_eq!(quantities(&v, &v.a, &buy).await["tradable"], 3000);
     assert_balanced(&v).await;
     v.app.stop().await;

@@ -692,6 +692,22 @@ async fn a_broker_declining_breaks_the_trade_down(b: Backend) {
     );
     assert_eq!(children(&v, &v.a, &sell).await, vec![("BROKER_REJECTED".into(), 1000)]);
     assert_eq!(request_state(&v, &v.a, &m).await, "BREAKDOWN");
+    // Both traders are told, each on their side of the match request (issue 28.7).
+    for (token, role) in [(&v.a, "RESPONDER"), (&v.b, "REQUESTER")] {
+        let (_, told) = v.app.get("/api/notifications?archived=false&order_by=DESC", Some(token)).await;
+        let first = &told["items"][0];
+        assert_eq!(
+            (&first["type"], &first["status"], &first["role"], &first["order_match_request_id"], &first["read"]),
+            (
+                &json!("MATCH_REQUEST_BROKER_REJECTED"),
+                &json!("BREAKDOWN"),
+                &json!(role),
+                &m["order_match_request_id"],
+                &json!(false)
+            ),
+            "{told}"
+        );
+    }
     // The quantities are back on both parents, and the filled one works again.
     assert_eq!(quantities(&v, &v.b, &buy).await, json!({"tradable": 1000, "working": 0, "matched": 0}));
     assert_eq!(quantities(&v, &v.a, &sell).await, json!({"tradable": 1000, "working": 0, "matched": 0}));

@@ -1,15 +1,22 @@
 //! Notifications.
 
 use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
 use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::notification::{NotificationType, Party};
-use upstairs_domain::{InstrumentId, MatchRequestId, NotificationId, RfqId, UserId};
+use upstairs_domain::{InstrumentId, MatchRequestId, NotificationId, OrderId, RfqId, UserId};
 
 /// What a notification tells of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Subject {
     MatchRequest(MatchRequestId),
     Rfq(RfqId),
+    /// An operator's correction of a child order's limit price, from and to.
+    PriceCorrection {
+        order_id: OrderId,
+        old_price: Decimal,
+        new_price: Decimal,
+    },
 }
 
 /// What one user is told about a match request or an RFQ (spec section 3).

@@ -15,7 +15,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::AppState;
-use crate::dto::{Page, whole};
+use crate::dto::{Page, nullable_decimal_schema, whole};
 use crate::error::ApiResult;
 use crate::error::responses::NotFound;
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth};
@@ -35,13 +35,24 @@ pub struct NotificationDto {
     pub notification_type: NotificationType,
     /// The state of the match request when the notification last changed; for an RFQ
     /// the same names: `PENDING` while open, then `ACCEPTED`, `REJECTED`, `TIMED_OUT`
-    /// or `CANCELLED`.
+    /// or `CANCELLED`; `ACCEPTED` for an `ORDER_PRICE_CORRECTED` (done, nothing to answer).
     pub status: MatchRequestState,
     pub instrument_id: Uuid,
     /// The match request it tells of; null for an RFQ's.
     pub order_match_request_id: Option<Uuid>,
     /// The RFQ it tells of (`RFQ_*` types); null for a match request's.
     pub rfq_id: Option<Uuid>,
+    /// The child order whose limit price an operator corrected (`ORDER_PRICE_CORRECTED`);
+    /// null otherwise.
+    pub order_id: Option<Uuid>,
+    /// The corrected order's limit price before the correction; null otherwise.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = nullable_decimal_schema, required = true)]
+    pub old_price: Option<rust_decimal::Decimal>,
+    /// Its limit price after the correction; null otherwise.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = nullable_decimal_schema, required = true)]
+    pub new_price: Option<rust_decimal::Decimal>,
     /// The recipient's side of the match request or RFQ.
     pub role: Party,
     pub read: bool,
@@ -60,11 +71,23 @@ impl From<&Notification> for NotificationDto {
             instrument_id: n.instrument_id.0,
             order_match_request_id: match n.subject {
                 Subject::MatchRequest(m) => Some(m.0),
-                Subject::Rfq(_) => None,
+                _ => None,
             },
             rfq_id: match n.subject {
                 Subject::Rfq(r) => Some(r.0),
-                Subject::MatchRequest(_) => None,
+                _ => None,
+            },
+            order_id: match n.subject {
+                Subject::PriceCorrection { order_id, .. } => Some(order_id.0),
+                _ => None,
+            },
+            old_price: match n.subject {
+                Subject::PriceCorrection { old_price, .. } => Some(old_price.normalize()),
+                _ => None,
+            },
+            new_price: match n.subject {
+                Subject::PriceCorrection { new_price, .. } => Some(new_price.normalize()),
+                _ => None,
             },
             role: match n.role {
                 Party::Requester => Party::Requester,

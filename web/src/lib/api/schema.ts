@@ -1569,8 +1569,18 @@ export interface components {
             expired_at: string;
             /** Format: uuid */
             instrument_id: string;
+            /** @description exact decimal */
+            new_price: number | null;
             /** Format: uuid */
             notification_id: string;
+            /** @description exact decimal */
+            old_price: number | null;
+            /**
+             * Format: uuid
+             * @description The child order whose limit price an operator corrected (`ORDER_PRICE_CORRECTED`);
+             *     null otherwise.
+             */
+            order_id?: string | null;
             /**
              * Format: uuid
              * @description The match request it tells of; null for an RFQ's.
@@ -1608,7 +1618,7 @@ export interface components {
          * @description The types the spec names (section 3).
          * @enum {string}
          */
-        NotificationType: "MATCH_REQUEST_ACCEPTED" | "MATCH_REQUEST_CANCELLED" | "MATCH_REQUEST_RECEIVED" | "MATCH_REQUEST_REJECTED" | "MATCH_REQUEST_TIMED_OUT" | "MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE" | "RFQ_RECEIVED" | "RFQ_QUOTE_RECEIVED" | "RFQ_QUOTE_ACCEPTED";
+        NotificationType: "MATCH_REQUEST_ACCEPTED" | "MATCH_REQUEST_CANCELLED" | "MATCH_REQUEST_RECEIVED" | "MATCH_REQUEST_REJECTED" | "MATCH_REQUEST_TIMED_OUT" | "MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE" | "RFQ_RECEIVED" | "RFQ_QUOTE_RECEIVED" | "RFQ_QUOTE_ACCEPTED" | "MATCH_REQUEST_BROKER_REJECTED" | "ORDER_PRICE_CORRECTED";
         /** @description A trade as its broker's link shows it: the client's side, and the other side's broker. */
         OrderConfirmationDto: {
             /** @description The broker's answer to this step; null while open. */
@@ -1869,8 +1879,18 @@ export interface components {
                 expired_at: string;
                 /** Format: uuid */
                 instrument_id: string;
+                /** @description exact decimal */
+                new_price: number | null;
                 /** Format: uuid */
                 notification_id: string;
+                /** @description exact decimal */
+                old_price: number | null;
+                /**
+                 * Format: uuid
+                 * @description The child order whose limit price an operator corrected (`ORDER_PRICE_CORRECTED`);
+                 *     null otherwise.
+                 */
+                order_id?: string | null;
                 /**
                  * Format: uuid
                  * @description The match request it tells of; null for an RFQ's.

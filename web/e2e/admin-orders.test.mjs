@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { api, failedCalls, launchBrowser, login, newPage, shot, signIn, startServer, until } from './harness.mjs';
+import { api, failedCalls, launchBrowser, login, newPage, shot, signIn, startServer, until, TIPS } from './harness.mjs';
 
 const T = 'admin-orders';
 const PASSWORD = 'Upstairs-Demo-1';
@@ -201,6 +201,25 @@ test('the demo admin filters orders, corrects a limit price on the tick and expo
     await shot(page, T, '04-limit-price-saved');
     const after = await api(server.baseUrl, `/admin/orders?page=0&size=50&company_id=${kestrel.company_id}&state=WORKING`, { token });
     assert.equal(String(after.items.find((o) => o.order_id === order.order_id).price), corrected);
+    // Its trader is told, old and new price (issue 28.8): the notice opens by itself.
+    const owner = await newPage(browser);
+    try {
+      const ownerToken = await login(server.baseUrl, order.created_by.email, PASSWORD);
+      const me = await api(server.baseUrl, '/users/me', { token: ownerToken });
+      await api(server.baseUrl, `/users/${me.user_id}`, {
+        token: ownerToken, method: 'PATCH', body: { ui_metadata: [{ key: 'TOOLTIPS', value: TIPS.map((key) => ({ key, read: true })) }] },
+      });
+      await signIn(owner.page, server.baseUrl, order.created_by.email, PASSWORD);
+      const told = owner.page.getByRole('dialog', { name: 'Limit price corrected' });
+      await told.getByText(`The venue corrected the limit price of your working order on ${instrument.name} from ${addTicks(order.price, instrument.tick_size, 0)} to ${corrected}.`).waitFor();
+      for (const width of [1280, 1440, 1920]) {
+        await owner.page.setViewportSize({ width, height: 900 });
+        await shot(owner.page, T, `04b-trader-told-of-correction-${width}`);
+      }
+      assert.deepEqual(owner.errors.map(String), []);
+    } finally {
+      await owner.context.close();
+    }
 
     // Billing: the grid, its page sizes, and the CSV against GET /api/billing.
     await openPanel(page, 'Billing');

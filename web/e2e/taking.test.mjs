@@ -207,6 +207,63 @@ test('A rests, B takes, A accepts from the notification, the brokers confirm by 
   }
 });
 
+// Issue 28.7: a broker declines the trade from its link. Both traders are told at once
+// (the notice opens by itself) and both cards keep the order, shown 'Broker Rejected'.
+test('a broker declines a trade: both traders are told and see it on their cards', async () => {
+  const { server, stop } = await frozenServer();
+  const a = await newPage(browser);
+  const b = await newPage(browser);
+  const broker = await newPage(browser);
+  const failed = [a, b, broker].map((p) => failedCalls(p.page));
+  try {
+    const venue = await seedVenue(server);
+    const { traders } = venue;
+    const { buy } = await restAndParent(server, venue, [[-0.02, 1500]], 2000);
+    const [sent] = await api(server.baseUrl, '/order-match-requests', {
+      token: traders.Ben.token, method: 'POST',
+      body: { requesting_parent_order_id: buy.parent_order_id, price: -0.02, quantity: 1500, requesting_broker_id: venue.broker.company_id, residual: false },
+    });
+    await api(server.baseUrl, `/order-match-requests/${sent.order_match_request_id}`, { token: traders.Anna.token, method: 'PATCH', body: { state: 'ACCEPTED' } });
+    await signIn(a.page, server.baseUrl, traders.Anna.email);
+    await signIn(b.page, server.baseUrl, traders.Ben.email);
+    for (const p of [a, b]) {
+      await p.page.getByRole('dialog', { name: 'Match request accepted' }).getByRole('button', { name: 'Close' }).click();
+    }
+    await childState(a.page, 'Sell', 'Matched').waitFor();
+    await childState(b.page, 'Buy', 'Matched').waitFor();
+
+    const { link } = await waitForMail(server.mailDir, DESK, { skip: 0, pathPrefix: '/accept-order' });
+    const decline = new URL(link);
+    decline.searchParams.set('accepted', 'false');
+    await answerLink(broker.page, decline.href, 'Decline trade', 'Thank you!');
+    await broker.page.getByText('You declined the trade. Both sides have been told.').waitFor();
+    for (const [p, side] of [[a, 'Sell'], [b, 'Buy']]) {
+      const told = p.page.getByRole('dialog', { name: 'Trade declined by a broker' });
+      await told.getByText('A broker declined the trade, so it did not go ahead: its quantity is back on your parent order.').waitFor();
+      await childState(p.page, side, 'Broker Rejected').waitFor();
+    }
+    await a.page.getByRole('dialog', { name: 'Trade declined by a broker' }).getByText('You sell 1,500 at -0.020').waitFor();
+    await b.page.getByRole('dialog', { name: 'Trade declined by a broker' }).getByText('You buy 1,500 at -0.020').waitFor();
+    for (const width of [1280, 1440, 1920]) {
+      await a.page.setViewportSize({ width, height: 900 });
+      await shot(a.page, T, `12-broker-declined-${width}`);
+    }
+    // Read, it stays in the history with its side, quantity and price.
+    await b.page.getByRole('dialog', { name: 'Trade declined by a broker' }).getByRole('button', { name: 'Close' }).click();
+    await b.page.getByRole('button', { name: 'Notifications' }).click();
+    await b.page.getByRole('dialog', { name: 'Notifications' }).getByText('Trade declined by a broker').waitFor();
+    await shot(b.page, T, '13-broker-declined-history');
+    for (const p of [a, b, broker]) assert.deepEqual(p.errors.map(String), []);
+    assert.deepEqual(failed.flat(), []);
+  } catch (e) {
+    console.error(server.log().slice(-4000));
+    throw e;
+  } finally {
+    for (const p of [a, b, broker]) await p.context.close();
+    await stop();
+  }
+});
+
 test('A rejects one request and lets another time out', async () => {
   const { server, clock, stop } = await frozenServer();
   const a = await newPage(browser);

@@ -20,6 +20,8 @@ export const LISTED_STATES = [
   'PARTIAL_BROKER_FILLED',
   'BROKER_FILLED',
   'ERROR',
+  // A trade a broker declined stays in view, so both traders see what became of it (issue 28.7).
+  'BROKER_REJECTED',
 ] as const;
 
 const STATE_LABELS: Record<string, string> = {

@@ -13,6 +13,9 @@ function notification(overrides: Partial<MockNotification> = {}): MockNotificati
     instrument_id: 'i-1',
     order_match_request_id: 'm-1',
     rfq_id: null,
+    order_id: null,
+    old_price: null,
+    new_price: null,
     role: 'RESPONDER',
     read: false,
     archived: false,
@@ -53,6 +56,23 @@ describe('notifications bell', () => {
     expect(within(history).getByText('Match rejected')).toBeInTheDocument();
     // Only the unread one is marked read.
     await waitFor(() => expect(db.notifications.map((n) => n.read)).toEqual([true, true, true]));
+  });
+
+  it("keeps a broker's decline and an operator's price correction in the history, the prices on the tick", async () => {
+    db.notifications.push(
+      notification({ notification_id: 'n-br', order_match_request_id: 'm-4', type: 'MATCH_REQUEST_BROKER_REJECTED', status: 'BREAKDOWN', role: 'REQUESTER', read: true }),
+      notification({
+        notification_id: 'n-pc', order_match_request_id: null, order_id: 'o-1', old_price: -0.02, new_price: -0.015,
+        type: 'ORDER_PRICE_CORRECTED', status: 'ACCEPTED', read: true,
+      }),
+    );
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    await user.click(await screen.findByRole('button', { name: 'Notifications' }));
+    const history = within(await screen.findByRole('dialog', { name: 'Notifications' })).getByRole('region', { name: 'History' });
+    expect(within(history).getByText('Trade declined by a broker')).toBeInTheDocument();
+    expect(within(history).getByText(/its quantity is back on your parent order/)).toBeInTheDocument();
+    expect(within(history).getByText('Limit price corrected')).toBeInTheDocument();
+    expect(await within(history).findByText('The venue corrected the limit price of your working order from -0.020 to -0.015.')).toBeInTheDocument();
   });
 
   it('never opens a quote received on an RFQ that has ended: it goes to the history, read', async () => {

@@ -10,7 +10,7 @@ type NotificationType = components['schemas']['NotificationType'];
 const types = [
   'MATCH_REQUEST_ACCEPTED', 'MATCH_REQUEST_CANCELLED', 'MATCH_REQUEST_RECEIVED', 'MATCH_REQUEST_REJECTED',
   'MATCH_REQUEST_TIMED_OUT', 'MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE', 'RFQ_RECEIVED', 'RFQ_QUOTE_RECEIVED',
-  'RFQ_QUOTE_ACCEPTED',
+  'RFQ_QUOTE_ACCEPTED', 'MATCH_REQUEST_BROKER_REJECTED', 'ORDER_PRICE_CORRECTED',
 ] as const satisfies readonly NotificationType[];
 
 export const notificationSchema = z.object({
@@ -20,6 +20,9 @@ export const notificationSchema = z.object({
   instrument_id: z.string(),
   order_match_request_id: z.string().nullable(),
   rfq_id: z.string().nullable(),
+  order_id: z.string().nullable(),
+  old_price: z.number().nullable(),
+  new_price: z.number().nullable(),
   role: z.enum(['REQUESTER', 'RESPONDER']),
   read: z.boolean(),
   archived: z.boolean(),

@@ -29,7 +29,8 @@ type Props = {
 export function NotificationView({ notification: n, title, text, onReview, onClose }: Props) {
   // An RFQ's notice only tells; its quotes are answered on the dashboard.
   const pending = n.status === 'PENDING' && n.role === 'RESPONDER' && !n.rfq_id;
-  const accepted = n.status === 'ACCEPTED';
+  // A correction is done (ACCEPTED), but nothing to celebrate.
+  const accepted = n.status === 'ACCEPTED' && n.type !== 'ORDER_PRICE_CORRECTED';
   return (
     <Paper
       elevation={8}

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState, type ComponentProps } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import Badge from '@mui/material/Badge';
 import Box from '@mui/material/Box';
@@ -16,7 +16,7 @@ import NotificationsNoneOutlined from '@mui/icons-material/NotificationsNoneOutl
 import { useInstrument } from '@/lib/api/get-instrument';
 import { formatDateTime } from '@/lib/format-date';
 import { useTopic } from '@/lib/realtime';
-import { truncateName } from '@/lib/trading-format';
+import { formatPrice, truncateName } from '@/lib/trading-format';
 import {
   notificationsQueryKey,
   notificationsQueryOptions,
@@ -34,10 +34,13 @@ export const MENU_WIDTH = 420;
 
 /** The history keeps what ended without a match (spec section 2). */
 const HISTORY: Notification['status'][] = ['TIMED_OUT', 'CANCELLED', 'REJECTED', 'SYSTEM_CANCELLED_PRICE_OUT_OF_TICK'];
+/** Notices that only tell, kept in the history too: a trade a broker declined, a price an operator corrected (issue 28.7, 28.8). */
+const TOLD: Notification['type'][] = ['MATCH_REQUEST_BROKER_REJECTED', 'ORDER_PRICE_CORRECTED'];
 
 /** A notification's title in the menu's list: spec section 4, 'Notification titles in the list'. */
 export function notificationTitle(n: Notification): string {
   if (n.rfq_id) return rfqTitle(n);
+  if (TOLD.includes(n.type)) return notificationViewTitle(n);
   switch (n.status) {
     case 'REJECTED':
       return 'Match rejected';
@@ -55,6 +58,8 @@ export function notificationTitle(n: Notification): string {
  */
 export function notificationViewTitle(n: Notification): string {
   if (n.rfq_id) return rfqTitle(n);
+  if (n.type === 'MATCH_REQUEST_BROKER_REJECTED') return 'Trade declined by a broker';
+  if (n.type === 'ORDER_PRICE_CORRECTED') return 'Limit price corrected';
   switch (n.status) {
     case 'PENDING':
       return 'Match request';
@@ -74,8 +79,16 @@ export function notificationViewTitle(n: Notification): string {
 }
 
 /** One line of what happened, with the requester and responder variants of the spec. */
-function notificationText(n: Notification): string {
+function notificationText(n: Notification, tick?: number | string, name?: string): string {
   if (n.rfq_id) return rfqText(n);
+  if (n.type === 'MATCH_REQUEST_BROKER_REJECTED') {
+    return 'A broker declined the trade, so it did not go ahead: its quantity is back on your parent order.';
+  }
+  if (n.type === 'ORDER_PRICE_CORRECTED') {
+    const price = (p: number | null) => (p === null ? '—' : tick === undefined ? String(p) : formatPrice(p, tick));
+    const on = name ? ` on ${truncateName(name)}` : '';
+    return `The venue corrected the limit price of your working order${on} from ${price(n.old_price)} to ${price(n.new_price)}.`;
+  }
   switch (n.status) {
     case 'PENDING':
       return 'A counterparty wants to match your working order.';
@@ -142,6 +155,13 @@ function rfqText(n: Notification): string {
   }
 }
 
+/** A notification shown on its own, its prices written with its instrument's tick. */
+function ShownNotification(props: Omit<ComponentProps<typeof NotificationView>, 'title' | 'text'>) {
+  const instrument = useInstrument(props.notification.instrument_id);
+  const n = props.notification;
+  return <NotificationView {...props} title={notificationViewTitle(n)} text={notificationText(n, instrument.data?.tick_size, instrument.data?.name)} />;
+}
+
 function Item({ n, onOpen }: { n: Notification; onOpen: (n: Notification) => void }) {
   const instrument = useInstrument(n.instrument_id);
   return (
@@ -156,7 +176,7 @@ function Item({ n, onOpen }: { n: Notification; onOpen: (n: Notification) => voi
                 {instrument.data ? truncateName(instrument.data.name) : <Skeleton component="span" width={140} />}
               </Box>
               <Box component="span" sx={{ display: 'block' }}>
-                {notificationText(n)}
+                {notificationText(n, instrument.data?.tick_size)}
               </Box>
               <Box component="span" sx={{ display: 'block' }}>
                 {formatDateTime(n.created_at)}
@@ -250,7 +270,7 @@ export function NotificationsBell() {
 
   const items = useMemo(() => notifications.data?.items ?? [], [notifications.data]);
   const active = items.filter((n) => n.status === 'PENDING');
-  const history = latestPerRequest(items.filter((n) => HISTORY.includes(n.status)));
+  const history = latestPerRequest(items.filter((n) => HISTORY.includes(n.status) || TOLD.includes(n.type)));
   const open = (el: HTMLElement) => {
     setAnchor(el);
     // Marking refetches when it settles; with nothing to mark, refetch now.
@@ -349,11 +369,9 @@ export function NotificationsBell() {
         </Box>
       </Popover>
       {shown && (
-        <NotificationView
+        <ShownNotification
           key={shown.notification_id}
           notification={shown}
-          title={notificationViewTitle(shown)}
-          text={notificationText(shown)}
           onClose={closeView}
           onReview={() => {
             closeView();

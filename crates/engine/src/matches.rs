@@ -2,7 +2,7 @@
 //! and what ends a request (the responder's answer or preference, the taker's
 //! withdrawal, five minutes, a band move, the close). ADR 0015.
 
-use chrono::Duration;
+use chrono::{DateTime, Duration, Utc};
 use rust_decimal::Decimal;
 use serde_json::json;
 use std::collections::{BTreeSet, HashMap};
@@ -239,6 +239,8 @@ impl<S: Store> Matches<S> {
                 expires_at: now + RESPONSE_TIME,
                 updated_at: now,
                 rfq_id: None,
+                auto_answer: auto_answer(now, auto_accept),
+                answered_automatically: false,
             };
             let notice = crate::notifications::received(&request);
             let log = action_log(
@@ -251,7 +253,7 @@ impl<S: Store> Matches<S> {
                        "responding_order_id": locked.order_id}),
             );
             let part = i32::try_from(requests.len()).unwrap_or(i32::MAX);
-            rows.timers.extend(answer_timers(&request, auto_accept));
+            rows.timers.extend(answer_timers(&request));
             rows.notifications.push(notice.clone());
             rows.action_logs.push(log.keyed(take.idempotency.as_ref(), part));
             rows.match_requests.push(request.clone());
@@ -428,7 +430,13 @@ impl<S: Store> Matches<S> {
             StoreError::Stale(_) => no_longer_pending(),
             e => e.into(),
         })?;
-        let ended = MatchRequest { state: to, updated_at: now, ..m };
+        // The venue accepts or rejects only by the responder's preference (its timer).
+        let automatic =
+            matches!(by, By::Venue) && matches!(event, MatchRequestEvent::Accept | MatchRequestEvent::Reject);
+        if automatic {
+            tx.mark_answered_automatically(id).await?;
+        }
+        let ended = MatchRequest { state: to, updated_at: now, answered_automatically: automatic, ..m };
         let mut rows = NewRows::default();
         let notices = self.notifications.notify_ended(&mut tx, &mut rows, &ended, event, now).await?;
         let mut changed = Vec::with_capacity(2);
@@ -687,9 +695,17 @@ fn internal(e: impl std::fmt::Display) -> EngineError {
     EngineError::Internal(e.to_string())
 }
 
-/// The expiry of a new match request, and the responder's auto-answer (`auto`) when they
-/// chose one.
-fn answer_timers(m: &MatchRequest, auto: Option<AutoAccept>) -> Vec<Timer> {
+/// When and how the responder's preference `auto` answers a match request sent at `sent`.
+fn auto_answer(sent: DateTime<Utc>, auto: Option<AutoAccept>) -> Option<AutoAnswer> {
+    match auto? {
+        AutoAccept::Instant => Some(AutoAnswer { at: sent, accept: true }),
+        AutoAccept::AcceptWithDelay => Some(AutoAnswer { at: sent + AUTO_RESPONSE_DELAY, accept: true }),
+        AutoAccept::RejectWithDelay => Some(AutoAnswer { at: sent + AUTO_RESPONSE_DELAY, accept: false }),
+    }
+}
+
+/// The expiry of a new match request, and the responder's auto-answer when they chose one.
+fn answer_timers(m: &MatchRequest) -> Vec<Timer> {
     let payload = |accept: Option<bool>| match accept {
         Some(a) => json!({"match_request_id": m.match_request_id, "accept": a}),
         None => json!({"match_request_id": m.match_request_id}),
@@ -703,15 +719,8 @@ fn answer_timers(m: &MatchRequest, auto: Option<AutoAccept>) -> Vec<Timer> {
         attempts: 0,
     };
     let mut timers = vec![timer(EXPIRE, m.expires_at, None)];
-    match auto {
-        Some(AutoAccept::Instant) => timers.push(timer(AUTO_RESPONSE, m.created_at, Some(true))),
-        Some(AutoAccept::AcceptWithDelay) => {
-            timers.push(timer(AUTO_RESPONSE, m.created_at + AUTO_RESPONSE_DELAY, Some(true)))
-        }
-        Some(AutoAccept::RejectWithDelay) => {
-            timers.push(timer(AUTO_RESPONSE, m.created_at + AUTO_RESPONSE_DELAY, Some(false)))
-        }
-        None => {}
+    if let Some(a) = m.auto_answer {
+        timers.push(timer(AUTO_RESPONSE, a.at, Some(a.accept)));
     }
     timers
 }

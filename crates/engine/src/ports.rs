@@ -360,6 +360,8 @@ pub trait MatchRequestRepo {
         to: MatchRequestState,
         at: DateTime<Utc>,
     ) -> StoreResult<()>;
+    /// Records that the responder's preference answered the match request.
+    async fn mark_answered_automatically(&mut self, id: MatchRequestId) -> StoreResult<()>;
     async fn match_request(&mut self, id: MatchRequestId) -> StoreResult<Option<MatchRequest>>;
     /// The match requests in `state` whose requesting or responding order is `order`.
     async fn match_requests_of_order(

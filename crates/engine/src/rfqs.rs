@@ -596,6 +596,8 @@ impl<S: Store> Rfqs<S> {
             expires_at: now,
             updated_at: now,
             rfq_id: Some(rfq.rfq_id),
+            auto_answer: None,
+            answered_automatically: false,
         };
         let mut rows = NewRows { match_requests: vec![m.clone()], ..Default::default() };
         self.confirmations

@@ -158,8 +158,9 @@ pub(crate) fn shift_placeholders(sql: &str, by: usize) -> String {
 /// A match request's columns `$1`–`$18` as `bind_match_request` binds them.
 pub(crate) const INSERT_MATCH_REQUEST: &str = "insert into match_request (match_request_id, instrument_id, direction, \
      price, quantity, requesting_order_id, requesting_company_id, requesting_user_id, responding_order_id, \
-     responding_company_id, responding_user_id, iceberg, state, created_at, expires_at, updated_at, take_price, rfq_id) \
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)";
+     responding_company_id, responding_user_id, iceberg, state, created_at, expires_at, updated_at, take_price, rfq_id, \
+     auto_answer_at, auto_accept, answered_automatically) \
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)";
 
 /// A timer's columns `$1`–`$6` as `bind_timer` binds them; one already there stays.
 pub(crate) const INSERT_TIMER: &str = "insert into timer (timer_id, kind, payload, due_at, dedupe_key, attempts) \
@@ -285,6 +286,9 @@ macro_rules! shared_repos {
                 .bind(Ts(m.updated_at))
                 .bind(Dec(m.take_price))
                 .bind(m.rfq_id.map(|r| r.0))
+                .bind(m.auto_answer.map(|a| Ts(a.at)))
+                .bind(m.auto_answer.map(|a| a.accept))
+                .bind(m.answered_automatically)
         }
 
         /// Binds a broker's link's columns in the order of [`sql::INSERT_BROKER_CONFIRMATION`].
@@ -1755,7 +1759,7 @@ macro_rules! shared_repos {
                     parts.push(sql::shift_placeholders(insert, at));
                     at += columns;
                 };
-                rows.match_requests.iter().for_each(|_| part(sql::INSERT_MATCH_REQUEST, 18));
+                rows.match_requests.iter().for_each(|_| part(sql::INSERT_MATCH_REQUEST, 21));
                 rows.notifications.iter().for_each(|_| part(sql::INSERT_NOTIFICATION, 16));
                 rows.broker_confirmations.iter().for_each(|_| part(sql::INSERT_BROKER_CONFIRMATION, 9));
                 rows.outbox.iter().for_each(|_| part(sql::INSERT_OUTBOX, 7));
@@ -1820,6 +1824,15 @@ macro_rules! shared_repos {
                 if r.rows_affected() != 1 {
                     return Err(StoreError::Stale(format!("match request {id}")));
                 }
+                Ok(())
+            }
+
+            async fn mark_answered_automatically(&mut self, id: MatchRequestId) -> StoreResult<()> {
+                sqlx::query("update match_request set answered_automatically = true where match_request_id = $1")
+                    .bind(id.0)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
                 Ok(())
             }
 

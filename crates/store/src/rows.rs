@@ -553,6 +553,9 @@ pub struct MatchRequestRow {
     expires_at: Ts,
     updated_at: Ts,
     rfq_id: Option<Uuid>,
+    auto_answer_at: Option<Ts>,
+    auto_accept: Option<bool>,
+    answered_automatically: bool,
 }
 
 impl MatchRequestRow {
@@ -576,6 +579,11 @@ impl MatchRequestRow {
             expires_at: self.expires_at.0,
             updated_at: self.updated_at.0,
             rfq_id: self.rfq_id.map(RfqId),
+            auto_answer: self
+                .auto_answer_at
+                .zip(self.auto_accept)
+                .map(|(at, accept)| upstairs_engine::model::AutoAnswer { at: at.0, accept }),
+            answered_automatically: self.answered_automatically,
         })
     }
 }

@@ -1273,6 +1273,11 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
         expires_at: t0() + Duration::seconds(created) + Duration::minutes(5),
         updated_at: t0() + Duration::seconds(created),
         rfq_id: None,
+        auto_answer: Some(upstairs_engine::model::AutoAnswer {
+            at: t0() + Duration::seconds(created + 15),
+            accept: false,
+        }),
+        answered_automatically: false,
     };
     let m = request(M::Pending, 0);
     tx.insert_match_request(&m).await.unwrap();
@@ -1280,6 +1285,13 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
 
     let mut tx = s.write().await.unwrap();
     assert_eq!(tx.match_request(m.match_request_id).await.unwrap(), Some(m.clone()));
+    // Who answered: the preference, once marked.
+    tx.mark_answered_automatically(m.match_request_id).await.unwrap();
+    let marked = tx.match_request(m.match_request_id).await.unwrap().unwrap();
+    assert!(marked.answered_automatically);
+    drop(tx);
+    let mut tx = s.write().await.unwrap();
+    assert!(!tx.match_request(m.match_request_id).await.unwrap().unwrap().answered_automatically, "rolled back");
     assert_eq!(tx.match_requests_of_order(resting.order_id, M::Pending).await.unwrap(), vec![m.clone()]);
     assert_eq!(tx.match_requests_of_order(mine.order_id, M::Pending).await.unwrap(), vec![m.clone()]);
     assert_eq!(tx.match_requests_in_state(M::Pending).await.unwrap(), vec![m.clone()]);

@@ -193,17 +193,32 @@ async fn auto_responses(b: Backend) {
 
     set("ACCEPT_WITH_DELAY").await;
     let (_, sent) = take(&v, &buy, 500, "94.75", false, false).await;
+    // The responder reads when their preference answers; the taker never reads another
+    // firm's preference (issue 28.5).
+    let path = format!("/api/order-match-requests/{}", sent[0]["order_match_request_id"].as_str().unwrap());
+    let (_, theirs) = v.app.get(&path, Some(&v.a)).await;
+    assert_eq!(
+        (theirs["auto_answer_at"].clone(), theirs["auto_accept"].clone(), theirs["answered_automatically"].clone()),
+        (json!("2026-03-03T10:00:15Z"), json!(true), json!(false)),
+        "{theirs}"
+    );
+    assert_eq!((sent[0]["auto_answer_at"].clone(), sent[0]["auto_accept"].clone()), (Value::Null, Value::Null));
     v.app.clock.set(tuesday_10am() + Duration::seconds(14));
     run_timers(&v).await;
     assert_eq!(request_state(&v, &v.b, &sent[0]).await, "PENDING");
     v.app.clock.set(tuesday_10am() + Duration::seconds(15));
     settles(&v, &sent[0], "ACCEPTED").await;
+    // Both sides are told that the preference answered.
+    for token in [&v.a, &v.b] {
+        assert_eq!(v.app.get(&path, Some(token)).await.1["answered_automatically"], true);
+    }
 
     set("REJECT_WITH_DELAY").await;
     let (_, sent) = take(&v, &buy, 500, "94.75", false, false).await;
     let (_, acted_first) = take(&v, &buy, 500, "94.75", false, false).await;
     // The user acts first: the preference then has nothing left to do.
-    assert_eq!(answer(&v, &v.a, &acted_first[0], "ACCEPTED").await.0, StatusCode::OK);
+    let (s, by_hand) = answer(&v, &v.a, &acted_first[0], "ACCEPTED").await;
+    assert_eq!((s, by_hand["answered_automatically"].clone()), (StatusCode::OK, json!(false)), "{by_hand}");
     v.app.clock.set(tuesday_10am() + Duration::seconds(30));
     settles(&v, &sent[0], "REJECTED").await;
     assert_eq!(request_state(&v, &v.b, &acted_first[0]).await, "ACCEPTED");

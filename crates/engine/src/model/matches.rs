@@ -32,4 +32,16 @@ pub struct MatchRequest {
     pub updated_at: DateTime<Utc>,
     /// The RFQ whose accepted quote made this match (ADR 0020); `None` for a take.
     pub rfq_id: Option<RfqId>,
+    /// When the responder's preference answers it, and whether it accepts (their
+    /// preference when it was sent); `None` when they answer by hand.
+    pub auto_answer: Option<AutoAnswer>,
+    /// Answered by the responder's preference, not by hand.
+    pub answered_automatically: bool,
+}
+
+/// A responder's preference as it applies to one match request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AutoAnswer {
+    pub at: DateTime<Utc>,
+    pub accept: bool,
 }

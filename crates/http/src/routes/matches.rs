@@ -93,6 +93,16 @@ pub struct MatchRequestDto {
     /// When it times out unless answered.
     pub expired_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// The responder's own: when their match-request preference answers it unless they
+    /// answer first. Null for the taker (another firm's preference is never told) and
+    /// when the responder answers by hand.
+    #[schema(required = true)]
+    pub auto_answer_at: Option<DateTime<Utc>>,
+    /// The responder's own: whether that preference accepts (true) or rejects (false).
+    #[schema(required = true)]
+    pub auto_accept: Option<bool>,
+    /// It was answered by the responder's preference, not by hand (both sides are told).
+    pub answered_automatically: bool,
 }
 
 impl MatchRequestDto {
@@ -111,6 +121,9 @@ impl MatchRequestDto {
             created_at: m.created_at,
             expired_at: m.expires_at,
             updated_at: m.updated_at,
+            auto_answer_at: m.auto_answer.filter(|_| !requester).map(|a| a.at),
+            auto_accept: m.auto_answer.filter(|_| !requester).map(|a| a.accept),
+            answered_automatically: m.answered_automatically,
         }
     }
 }

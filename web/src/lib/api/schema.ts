@@ -1456,6 +1456,17 @@ export interface components {
          *     side; nothing names the other party's firm, user or broker.
          */
         MatchRequestDto: {
+            /** @description It was answered by the responder's preference, not by hand (both sides are told). */
+            answered_automatically: boolean;
+            /** @description The responder's own: whether that preference accepts (true) or rejects (false). */
+            auto_accept: boolean | null;
+            /**
+             * Format: date-time
+             * @description The responder's own: when their match-request preference answers it unless they
+             *     answer first. Null for the taker (another firm's preference is never told) and
+             *     when the responder answers by hand.
+             */
+            auto_answer_at: string | null;
             /** Format: date-time */
             created_at: string;
             direction: components["schemas"]["Direction"];
@@ -1597,7 +1608,7 @@ export interface components {
             /**
              * @description The state of the match request when the notification last changed; for an RFQ
              *     the same names: `PENDING` while open, then `ACCEPTED`, `REJECTED`, `TIMED_OUT`
-             *     or `CANCELLED`.
+             *     or `CANCELLED`; `ACCEPTED` for an `ORDER_PRICE_CORRECTED` (done, nothing to answer).
              */
             status: components["schemas"]["MatchRequestState"];
             type: components["schemas"]["NotificationType"];
@@ -1907,7 +1918,7 @@ export interface components {
                 /**
                  * @description The state of the match request when the notification last changed; for an RFQ
                  *     the same names: `PENDING` while open, then `ACCEPTED`, `REJECTED`, `TIMED_OUT`
-                 *     or `CANCELLED`.
+                 *     or `CANCELLED`; `ACCEPTED` for an `ORDER_PRICE_CORRECTED` (done, nothing to answer).
                  */
                 status: components["schemas"]["MatchRequestState"];
                 type: components["schemas"]["NotificationType"];

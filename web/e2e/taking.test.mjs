@@ -264,6 +264,51 @@ test('a broker declines a trade: both traders are told and see it on their cards
   }
 });
 
+// Issue 28.5: with the preference 'accept after 15 s', the responder's notice counts down
+// to the preference's moment, not the five minutes of the request, and says afterwards
+// that the preference accepted; the taker is told the same.
+test("the responder's preference: its countdown, and who accepted", async () => {
+  const { server, clock, stop } = await frozenServer();
+  const a = await newPage(browser);
+  const b = await newPage(browser);
+  const failed = [a, b].map((p) => failedCalls(p.page));
+  try {
+    const { broker, instrument, traders } = await seedTwoFirms(server, { byEmail: true, answers: { Anna: 'ACCEPT_WITH_DELAY' }, tips: TIPS });
+    const { buy } = await restAndParent(server, { instrument, traders, broker }, [[-0.02, 1500]], 2000);
+    await signIn(a.page, server.baseUrl, traders.Anna.email);
+    await signIn(b.page, server.baseUrl, traders.Ben.email);
+    await api(server.baseUrl, '/order-match-requests', {
+      token: traders.Ben.token, method: 'POST',
+      body: { requesting_parent_order_id: buy.parent_order_id, price: -0.02, quantity: 1500, requesting_broker_id: broker.company_id, residual: false },
+    });
+    const view = a.page.getByRole('dialog', { name: 'Match request' });
+    await view.getByText('Your preference accepts in').waitFor();
+    assert.match(await view.getByRole('timer', { name: 'Time to action' }).textContent(), /accepts in0:[01]\d/, "counts down from 15 s, not 5:00");
+    await view.getByRole('button', { name: 'Review' }).click();
+    const drawer = a.page.locator('.MuiDrawer-paper', { has: a.page.getByRole('heading', { name: 'Match request' }) });
+    await drawer.getByText('Your preference accepts in').waitFor();
+    for (const width of [1280, 1440, 1920]) {
+      await a.page.setViewportSize({ width, height: 900 });
+      await shot(a.page, T, `14-preference-countdown-${width}`);
+    }
+    // The preference answers while the drawer is open: the drawer closes, the outcome shows.
+    clock.move(16);
+    await a.page.getByRole('dialog', { name: 'Match request accepted' }).getByText('Accepted automatically by your preference.').waitFor();
+    await b.page.getByRole('dialog', { name: 'Match request accepted' }).getByText('Accepted automatically by the counterparty’s preference.').waitFor();
+    assert.equal(await a.page.getByText('You accepted the match request.').count(), 0);
+    await shot(a.page, T, '15-accepted-by-preference');
+    await shot(b.page, T, '16-taker-told-preference-accepted');
+    for (const p of [a, b]) assert.deepEqual(p.errors.map(String), []);
+    assert.deepEqual(failed.flat(), []);
+  } catch (e) {
+    console.error(server.log().slice(-4000));
+    throw e;
+  } finally {
+    for (const p of [a, b]) await p.context.close();
+    await stop();
+  }
+});
+
 test('A rejects one request and lets another time out', async () => {
   const { server, clock, stop } = await frozenServer();
   const a = await newPage(browser);

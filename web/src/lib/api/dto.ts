@@ -90,4 +90,7 @@ export const matchRequestSchema = z.object({
   created_at: z.string(),
   expired_at: z.string(),
   updated_at: z.string(),
+  auto_answer_at: z.string().nullable(),
+  auto_accept: z.boolean().nullable(),
+  answered_automatically: z.boolean(),
 }) satisfies z.ZodType<MatchRequest>;

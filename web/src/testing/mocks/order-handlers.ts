@@ -73,6 +73,9 @@ export type MockMatchRequest = {
   created_at: string;
   expired_at: string;
   updated_at: string;
+  auto_answer_at: string | null;
+  auto_accept: boolean | null;
+  answered_automatically: boolean;
 };
 
 export const trading = {
@@ -152,6 +155,9 @@ export function addMatchRequest(overrides: Partial<MockMatchRequest> = {}): Mock
     created_at: new Date().toISOString(),
     expired_at: new Date(Date.now() + 5 * 60_000).toISOString(),
     updated_at: new Date().toISOString(),
+    auto_answer_at: null,
+    auto_accept: null,
+    answered_automatically: false,
     ...overrides,
   };
   trading.matchRequests.push(m);

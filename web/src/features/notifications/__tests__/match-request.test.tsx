@@ -93,6 +93,24 @@ describe('a match request received', () => {
     await waitFor(() => expect(screen.queryByTestId('notification-view')).not.toBeInTheDocument());
   });
 
+  it("counts down to the responder's preference and then says the preference accepted (issue 28.5)", async () => {
+    const { m, n } = received();
+    m.auto_answer_at = new Date(Date.now() + 15_000).toISOString();
+    m.auto_accept = true;
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    const view = await screen.findByRole('dialog', { name: 'Match request' });
+    expect(await within(view).findByText('Your preference accepts in')).toBeInTheDocument();
+    expect(within(view).getByRole('timer', { name: 'Time to action' })).toHaveTextContent(/accepts in0:1[45]/);
+    // The preference answers: the server says so in the notice's frame, and the view stays to tell it.
+    m.state = 'ACCEPTED';
+    m.answered_automatically = true;
+    n.status = 'ACCEPTED';
+    stomp.publish('/user/topic/notifications', { seq: 1, ...n });
+    const told = await screen.findByRole('dialog', { name: 'Match request accepted' });
+    expect(await within(told).findByText('Accepted automatically by your preference.')).toBeInTheDocument();
+    expect(told).not.toHaveTextContent('You accepted');
+  });
+
   it('closes by itself when the countdown ends', async () => {
     received(2);
     renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });

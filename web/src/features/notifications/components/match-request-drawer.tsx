@@ -8,7 +8,7 @@ import { DrawerHeader, SideDrawer } from '@/components/ui/side-drawer';
 import { useSecondsLeft } from '@/lib/use-seconds-left';
 import { mutateThen } from '@/lib/api/mutate-then';
 import { useAnswerMatchRequest, useMatchRequest } from '../api/match-request';
-import { MatchSummary, RejectDialog, TimeToAction } from './match-request-parts';
+import { answerDeadline, MatchSummary, RejectDialog, TimeToAction } from './match-request-parts';
 
 type Props = {
   /** The match request to review; null when closed. */
@@ -37,13 +37,19 @@ function Review({ id, onClose, onAccepted }: { id: string; onClose: () => void; 
   const answer = useAnswerMatchRequest();
   const [rejecting, setRejecting] = useState(false);
   const m = request.data;
-  const seconds = useSecondsLeft(m?.expired_at);
+  const deadline = answerDeadline(m);
+  const seconds = useSecondsLeft(deadline.at);
   const pending = m?.state === 'PENDING';
   const over = seconds === 0 || (m !== undefined && !pending);
 
+  // Answered by the responder's preference while under review: closed, and the outcome
+  // shown as when accepted by hand (issue 28.5).
+  const byPreference = m?.answered_automatically === true && m.state === 'ACCEPTED' && m.role === 'RESPONDER';
   useEffect(() => {
-    if (over && !answer.isPending) onClose();
-  }, [over, answer.isPending, onClose]);
+    if (!over || answer.isPending) return;
+    if (byPreference) onAccepted();
+    onClose();
+  }, [over, answer.isPending, byPreference, onAccepted, onClose]);
 
   const send = (state: 'ACCEPTED' | 'REJECTED' | 'CANCELLED') =>
     mutateThen(
@@ -68,7 +74,7 @@ function Review({ id, onClose, onAccepted }: { id: string; onClose: () => void; 
         ) : (
           <>
             <MatchSummary request={m} />
-            <TimeToAction seconds={seconds} />
+            <TimeToAction seconds={seconds} label={deadline.label} />
             <Typography variant="body2" color="text.secondary">
               {responder
                 ? 'A counterparty wants to match your working order. Accept to trade; your broker then confirms the trade.'

@@ -38,12 +38,31 @@ function Terms({ request }: { request: MatchRequest }) {
   );
 }
 
-/** Spec section 4: the countdown of a pending match request. */
-export function TimeToAction({ seconds }: { seconds: number | null }) {
+/**
+ * When a pending request is answered unless the responder acts: their preference's
+ * moment and answer when they chose one (issue 28.5), else the request's time-out.
+ */
+export function answerDeadline(m: MatchRequest | undefined, fallback?: string): { at: string | undefined; label: string } {
+  if (m?.role === 'RESPONDER' && m.auto_answer_at) {
+    return { at: m.auto_answer_at, label: m.auto_accept ? 'Your preference accepts in' : 'Your preference rejects in' };
+  }
+  return { at: m?.expired_at ?? fallback, label: 'Time to action' };
+}
+
+/** What became of a request the responder's preference answered, told to each side; null when answered by hand. */
+export function automaticAnswer(m: MatchRequest | undefined): string | null {
+  if (!m?.answered_automatically) return null;
+  const mine = m.role === 'RESPONDER';
+  if (m.state === 'REJECTED') return mine ? 'Rejected automatically by your preference.' : 'Rejected automatically by the counterparty’s preference.';
+  return mine ? 'Accepted automatically by your preference.' : 'Accepted automatically by the counterparty’s preference.';
+}
+
+/** Spec section 4: the countdown of a pending match request (to the preference's answer, when there is one). */
+export function TimeToAction({ seconds, label = 'Time to action' }: { seconds: number | null; label?: string }) {
   return (
     <Box role="timer" aria-label="Time to action" sx={{ display: 'flex', alignItems: 'baseline', gap: 1 }}>
       <Typography variant="body2" color="text.secondary">
-        Time to action
+        {label}
       </Typography>
       <Typography variant="h3" component="span" sx={{ fontVariantNumeric: 'tabular-nums', color: seconds !== null && seconds <= 30 ? 'error.main' : 'text.primary' }}>
         {seconds === null ? '–' : formatCountdown(seconds)}

@@ -10,7 +10,7 @@ import Close from '@mui/icons-material/Close';
 import { useSecondsLeft } from '@/lib/use-seconds-left';
 import type { Notification } from '../api/get-notifications';
 import { useAnswerMatchRequest, useMatchRequest } from '../api/match-request';
-import { MatchSummary, RejectDialog, TimeToAction } from './match-request-parts';
+import { answerDeadline, automaticAnswer, MatchSummary, RejectDialog, TimeToAction } from './match-request-parts';
 
 type Props = {
   notification: Notification;
@@ -50,9 +50,12 @@ export function NotificationView({ notification: n, title, text, onReview, onClo
           <Close fontSize="small" />
         </IconButton>
       </Stack>
-      {pending ? <Pending n={n} onReview={onReview} onClose={onClose} /> : n.order_match_request_id && <MatchSummaryOf id={n.order_match_request_id} />}
-      {!pending && (
-        <Typography variant="body2" color="text.secondary" sx={{ mt: 1.5 }}>
+      {pending ? (
+        <Pending n={n} onReview={onReview} onClose={onClose} />
+      ) : n.order_match_request_id ? (
+        <Told id={n.order_match_request_id} text={text} />
+      ) : (
+        <Typography variant="body2" color="text.secondary">
           {text}
         </Typography>
       )}
@@ -60,9 +63,18 @@ export function NotificationView({ notification: n, title, text, onReview, onClo
   );
 }
 
-function MatchSummaryOf({ id }: { id: string }) {
+/** What a match request's notice tells: its terms, then what happened, naming a preference that answered (issue 28.5). */
+function Told({ id, text }: { id: string; text: string }) {
   const request = useMatchRequest(id);
-  return <MatchSummary request={request.data} />;
+  const automatic = ['ACCEPTED', 'REJECTED'].includes(request.data?.state ?? '') ? automaticAnswer(request.data) : null;
+  return (
+    <>
+      <MatchSummary request={request.data} />
+      <Typography variant="body2" color="text.secondary" sx={{ mt: 1.5 }}>
+        {automatic ?? text}
+      </Typography>
+    </>
+  );
 }
 
 function Pending({ n, onReview, onClose }: { n: Notification; onReview: () => void; onClose: () => void }) {
@@ -77,15 +89,19 @@ function Pending({ n, onReview, onClose }: { n: Notification; onReview: () => vo
       onClose();
     },
   });
-  const seconds = useSecondsLeft(n.expired_at);
-  // Spec section 4: when the countdown ends the open notification closes.
+  // The preference's moment, when the responder chose one; else the request's time-out.
+  const deadline = answerDeadline(request.data, n.expired_at);
+  const seconds = useSecondsLeft(deadline.at);
+  // Spec section 4: when the countdown ends the open notification closes; when it counted
+  // down to the preference's answer, it stays to say what the preference did.
+  const byPreference = deadline.at !== n.expired_at;
   useEffect(() => {
-    if (seconds === 0) onClose();
-  }, [seconds, onClose]);
+    if (seconds === 0 && !byPreference) onClose();
+  }, [seconds, byPreference, onClose]);
   return (
     <Stack spacing={2}>
       <MatchSummary request={request.data} />
-      <TimeToAction seconds={seconds} />
+      <TimeToAction seconds={seconds} label={deadline.label} />
       <Stack direction="row" spacing={1.5}>
         <Button fullWidth variant="outlined" color="error" disabled={seconds === 0} onClick={() => setRejecting(true)}>
           Reject

@@ -22,6 +22,13 @@ impl<S: Store> ActionLogs<S> {
         require(actor, Permission::Admin)?;
         filter.page = checked_page(filter.page, filter.size)?;
         filter.email = blank_to_none(filter.email).map(|e| e.to_lowercase());
+        filter.entity = blank_to_none(filter.entity).map(|e| e.to_lowercase());
+        filter.operation = blank_to_none(filter.operation).map(|e| e.to_lowercase());
+        if let (Some(from), Some(until)) = (filter.from, filter.until)
+            && from >= until
+        {
+            return Err(EngineError::invalid("until", "Must be after the start of the range"));
+        }
         let mut tx = self.store.read().await?;
         Ok(tx.action_log_page(&filter).await?)
     }

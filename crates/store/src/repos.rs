@@ -1022,19 +1022,40 @@ macro_rules! shared_repos {
             }
 
             async fn action_log_page(&mut self, f: &ActionLogFilter) -> StoreResult<Page<ActionLogEntry>> {
-                let filter = format!("where ($1 is null or {STRPOS}(u.email, lower($1)) > 0)");
+                let filter = format!(
+                    "where ($1 is null or {STRPOS}(u.email, lower($1)) > 0) and ($4 is null or a.entity = $4) \
+                     and ($5 is null or a.operation = $5) and ($6 is null or u.company_id = $6) \
+                     and ($7 is null or a.created_at >= $7) and ($8 is null or a.created_at < $8) \
+                     and not ($9 and a.user_id is null and a.entity = 'instrument' and a.operation = 'band')"
+                );
+                let unfiltered = f.email.is_none()
+                    && f.entity.is_none()
+                    && f.operation.is_none()
+                    && f.company_id.is_none()
+                    && f.from.is_none()
+                    && f.until.is_none()
+                    && !f.without_automatic_band_moves;
                 // Unfiltered, the count needs no join (every page of the whole log asks for it).
-                let total_items: i64 = match &f.email {
-                    None => sqlx::query_scalar("select count(*) from action_log").fetch_one(&mut *self.tx).await,
-                    Some(email) => {
-                        sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-                            "select count(*) from action_log a join app_user u on u.user_id = a.user_id \
-                             where {STRPOS}(u.email, lower($1)) > 0"
-                        )))
-                        .bind(email)
-                        .fetch_one(&mut *self.tx)
-                        .await
-                    }
+                let total_items: i64 = if unfiltered {
+                    sqlx::query_scalar("select count(*) from action_log").fetch_one(&mut *self.tx).await
+                } else {
+                    // The page's numbering of the parameters: $2 and $3 (size, offset) are
+                    // named so that PostgreSQL knows their types.
+                    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                        "select count(*) from action_log a left join app_user u on u.user_id = a.user_id \
+                         {filter} and $2 = $2 and $3 = $3"
+                    )))
+                    .bind(&f.email)
+                    .bind(f.size)
+                    .bind(0_i64)
+                    .bind(&f.entity)
+                    .bind(&f.operation)
+                    .bind(f.company_id.map(|c| c.0))
+                    .bind(f.from.map(Ts))
+                    .bind(f.until.map(Ts))
+                    .bind(f.without_automatic_band_moves)
+                    .fetch_one(&mut *self.tx)
+                    .await
                 }
                 .map_err(map_err)?;
                 let query = format!(
@@ -1046,6 +1067,12 @@ macro_rules! shared_repos {
                     .bind(&f.email)
                     .bind(f.size)
                     .bind(f.page.saturating_mul(f.size))
+                    .bind(&f.entity)
+                    .bind(&f.operation)
+                    .bind(f.company_id.map(|c| c.0))
+                    .bind(f.from.map(Ts))
+                    .bind(f.until.map(Ts))
+                    .bind(f.without_automatic_band_moves)
                     .fetch_all(&mut *self.tx)
                     .await
                     .map_err(map_err)?

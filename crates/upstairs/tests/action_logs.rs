@@ -13,7 +13,90 @@ use support::venue::*;
 use support::*;
 use upstairs::app;
 
-on_both_backends!(pages_filters_and_sorts, only_venue_admins_read_it, every_mutating_operation_leaves_a_row);
+on_both_backends!(
+    pages_filters_and_sorts,
+    only_venue_admins_read_it,
+    every_mutating_operation_leaves_a_row,
+    filters_by_entity_operation_company_and_time
+);
+
+/// A band move by the venue itself (a market-data feed, the demo's), in the app's database.
+struct MoveBand(upstairs_domain::InstrumentId);
+
+impl app::AsyncEngineFn<()> for MoveBand {
+    async fn call<S: upstairs_engine::Store>(self, engine: upstairs_engine::Engine<S>) -> anyhow::Result<()> {
+        let d = |s: &str| s.parse::<rust_decimal::Decimal>().unwrap();
+        engine.reference.move_band(None, self.0, d("94.71"), d("94.81")).await?;
+        Ok(())
+    }
+}
+
+/// Issue 28.18: on a live venue people's actions must stand out. Filters by entity,
+/// operation, the acting user's company and a time range (to the second), and without the
+/// band moves the venue made by itself; an operator's band move stays.
+async fn filters_by_entity_operation_company_and_time(b: Backend) {
+    let app = TestApp::spawn_at(b, t0()).await;
+    let admin = app.admin_token().await;
+    app::bootstrap_user(&app.database_url, "tess@halyard.test", PW, &["trader"], "Halyard").await.unwrap();
+    app.clock.advance(Duration::seconds(1));
+    let tess = app.login("tess@halyard.test", PW).await;
+    let (s, inst) = app
+        .post("/api/admin/instruments", Some(&admin), json!({"name": "Euribor 3M Dec26-Mar27", "term": "Dec26-Mar27", "min_quantity": 500,
+            "tick_size": 0.01, "exchange_id": "I", "currency": "EUR", "min_tick_price": 94.70, "max_tick_price": 94.80}))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{inst}");
+    let id = inst["instrument_id"].as_str().unwrap().to_owned();
+    app.clock.advance(Duration::seconds(1));
+    let (s, _) = app
+        .post(
+            &format!("/api/admin/instruments/{id}/band"),
+            Some(&admin),
+            json!({"min_tick_price": 94.72, "max_tick_price": 94.82}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    app::with_engine(&app.database_url, MoveBand(upstairs_domain::InstrumentId(id.parse().unwrap()))).await.unwrap();
+    let (all, total) = page(&app, &admin, "size=500").await;
+
+    // Entity and operation, exactly and in any case.
+    let (bands, t) = page(&app, &admin, "size=500&entity=Instrument&operation=band").await;
+    assert_eq!(t, 2, "{bands:?}");
+    assert!(bands.iter().all(|i| i["entity"] == "instrument" && i["operation"] == "band"));
+    // Without the venue's own band moves: the operator's stays, every other row too.
+    let (people, t) = page(&app, &admin, "size=500&automatic_band_moves=false").await;
+    assert_eq!(t, total - 1);
+    assert!(!people.iter().any(|i| i["operation"] == "band" && i["user"].is_null()), "{people:?}");
+    assert!(people.iter().any(|i| i["operation"] == "band" && email_of(i) == ADMIN_EMAIL));
+    // The acting user's company.
+    let halyard = app.get("/api/users/me", Some(&tess)).await.1["company_id"].as_str().unwrap().to_owned();
+    let (of_halyard, t) = page(&app, &admin, &format!("size=500&company_id={halyard}")).await;
+    assert_eq!(t as usize, all.iter().filter(|i| email_of(i) == "tess@halyard.test").count());
+    assert!(t >= 1 && of_halyard.iter().all(|i| email_of(i) == "tess@halyard.test"), "{of_halyard:?}");
+    // A time range, to the second: from is in, until is out.
+    let first = all.iter().map(at).min().unwrap();
+    let from = (first + Duration::seconds(1)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let until = (first + Duration::seconds(2)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let (in_range, t) =
+        page(&app, &admin, &format!("size=500&from={}&until={}", from.replace('+', "%2B"), until.replace('+', "%2B")))
+            .await;
+    let want =
+        all.iter().filter(|i| at(i) >= first + Duration::seconds(1) && at(i) < first + Duration::seconds(2)).count();
+    assert_eq!((t as usize, in_range.len()), (want, want));
+    assert!(want >= 1);
+    // Combined, and refused when the range is empty or a value is not of its kind.
+    let (none, t) = page(&app, &admin, &format!("size=500&entity=instrument&company_id={halyard}")).await;
+    assert_eq!((none, t), (vec![], 0));
+    for query in [
+        format!("from={until}&until={from}"),
+        "company_id=halyard".into(),
+        "automatic_band_moves=maybe".into(),
+        "from=yesterday".into(),
+    ] {
+        let (s, body) = app.get(&format!("{LOGS}?{}", query.replace('+', "%2B")), Some(&admin)).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{query}: {body}");
+    }
+    app.stop().await;
+}
 
 const LOGS: &str = "/api/admin/action-logs";
 

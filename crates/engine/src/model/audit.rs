@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
-use upstairs_domain::UserId;
+use upstairs_domain::{CompanyId, UserId};
 use uuid::Uuid;
 
 /// One audit row: who did what to which entity.
@@ -74,6 +74,18 @@ pub enum ActionLogSort {
 pub struct ActionLogFilter {
     /// Case-insensitive part of the acting user's e-mail.
     pub email: Option<String>,
+    /// What kind of thing changed, exactly (`order`, `instrument`, …).
+    pub entity: Option<String>,
+    /// What happened to it, exactly (`create`, `band`, …).
+    pub operation: Option<String>,
+    /// The acting user's company.
+    pub company_id: Option<CompanyId>,
+    /// Logged at or after this time, and before `until`.
+    pub from: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
+    /// Leave out the band moves the venue made by itself (a market-data feed, the demo's),
+    /// so that people's actions stand out; an operator's band move stays.
+    pub without_automatic_band_moves: bool,
     pub sort: ActionLogSort,
     /// Newest (or last) first.
     pub descending: bool,

@@ -104,6 +104,20 @@ pub struct ActionLogListQuery {
     pub size: Option<i64>,
     /// Part of the acting user's e-mail, in any case.
     pub email: Option<String>,
+    /// What kind of thing changed (`order`, `parent_order`, `match_request`, `rfq`,
+    /// `instrument`, `company`, `user`, `session`, …), exactly.
+    pub entity: Option<String>,
+    /// What happened to it (`create`, `cancel`, `band`, `login`, …), exactly.
+    pub operation: Option<String>,
+    /// The acting user's company.
+    pub company_id: Option<Uuid>,
+    /// Logged at or after this time.
+    pub from: Option<DateTime<Utc>>,
+    /// Logged before this time (after `from`).
+    pub until: Option<DateTime<Utc>>,
+    /// `false` leaves out the band moves the venue made by itself (a market-data feed,
+    /// the demo's), so that people's actions stand out; an operator's stay. Default `true`.
+    pub automatic_band_moves: Option<bool>,
     /// ASC or DESC; by default DESC (newest first) when sorting by created_at, ASC otherwise.
     #[param(inline)]
     pub order_by: Option<SortOrder>,
@@ -125,7 +139,18 @@ pub async fn action_logs<S: Store>(
         Some(o) => matches!(o, SortOrder::Desc),
         None => sort == ActionLogSort::CreatedAt,
     };
-    let filter =
-        ActionLogFilter { email: q.email, sort, descending, page: q.page.unwrap_or(0), size: q.size.unwrap_or(50) };
+    let filter = ActionLogFilter {
+        email: q.email,
+        entity: q.entity,
+        operation: q.operation,
+        company_id: q.company_id.map(upstairs_domain::CompanyId),
+        from: q.from,
+        until: q.until,
+        without_automatic_band_moves: q.automatic_band_moves == Some(false),
+        sort,
+        descending,
+        page: q.page.unwrap_or(0),
+        size: q.size.unwrap_or(50),
+    };
     Ok(Json(st.engine.action_logs.list(&actor, filter).await?.into()))
 }

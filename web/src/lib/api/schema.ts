@@ -2275,6 +2275,24 @@ export interface operations {
                 size?: number;
                 /** @description Part of the acting user's e-mail, in any case. */
                 email?: string;
+                /**
+                 * @description What kind of thing changed (`order`, `parent_order`, `match_request`, `rfq`,
+                 *     `instrument`, `company`, `user`, `session`, …), exactly.
+                 */
+                entity?: string;
+                /** @description What happened to it (`create`, `cancel`, `band`, `login`, …), exactly. */
+                operation?: string;
+                /** @description The acting user's company. */
+                company_id?: string;
+                /** @description Logged at or after this time. */
+                from?: string;
+                /** @description Logged before this time (after `from`). */
+                until?: string;
+                /**
+                 * @description `false` leaves out the band moves the venue made by itself (a market-data feed,
+                 *     the demo's), so that people's actions stand out; an operator's stay. Default `true`.
+                 */
+                automatic_band_moves?: boolean;
                 /** @description ASC or DESC; by default DESC (newest first) when sorting by created_at, ASC otherwise. */
                 order_by?: "ASC" | "DESC";
                 /** @description The column to sort by (default created_at); ties are listed newest first. */

@@ -72,3 +72,59 @@ test("the demo's robots keep its books moving and its seeded orders stay inside 
     await server.stop();
   }
 });
+
+// Issue 28.18: on the live demo the band moves every few seconds. The action log leaves the
+// venue's own band moves out unless asked, so people's actions stand out; it filters by
+// entity, operation, company and time range, and shows the time to the second.
+test("the action log keeps the venue's band moves out of people's way, and filters them", async () => {
+  const server = await startServer({ demo: true });
+  const { page } = await newPage(browser, { width: 1440, height: 900 });
+  const failed = failedCalls(page);
+  try {
+    const admin = await login(server.baseUrl, 'admin@upstairs.demo', PASSWORD);
+    const bandMoves = async () => (await api(server.baseUrl, '/admin/action-logs?size=1&entity=instrument&operation=band', { token: admin })).total_items;
+    await until(async () => (await bandMoves()) >= 2, { timeoutMs: 30_000, intervalMs: 500, what: 'the demo to move a band twice' });
+    // A person acts: Kestrel's trader signs in.
+    await login(server.baseUrl, 'trader1@kestrel.demo', PASSWORD);
+
+    await signIn(page, server.baseUrl, 'admin@upstairs.demo', PASSWORD);
+    await page.goto(`${server.baseUrl}/admin/action-logs`);
+    const table = page.getByRole('table', { name: 'Action logs' });
+    await table.getByRole('row').nth(1).waitFor();
+    const rows = () => table.getByRole('row').filter({ hasNot: page.getByRole('columnheader') });
+    const texts = async () => (await rows().allTextContents());
+    assert.ok((await texts()).every((t) => !/Systeminstrumentband/.test(t)), 'no automatic band move by default');
+    assert.match((await texts())[0], /^\d\d\/\d\d\/\d{4} \d\d:\d\d:\d\d/, 'times to the second');
+    await shot(page, T, '02-action-log-people-1440');
+
+    await page.getByRole('switch', { name: 'Automatic band moves' }).check();
+    await page.getByRole('combobox', { name: 'Entity' }).click();
+    await page.getByRole('option', { name: 'instrument', exact: true }).click();
+    await until(async () => {
+      const t = await texts();
+      return t.every((x) => /instrument/.test(x)) && t.some((x) => /Systeminstrumentband/.test(x));
+    }, { what: "the instruments' rows, the venue's band moves among them" });
+    for (const width of [1280, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      await shot(page, T, `03-action-log-band-moves-${width}`);
+    }
+    // Kestrel's sign-in, by company and operation.
+    await page.getByRole('combobox', { name: 'Entity' }).click();
+    await page.getByRole('option', { name: 'All entities' }).click();
+    await page.getByRole('combobox', { name: 'Company' }).click();
+    await page.getByRole('option', { name: 'Kestrel', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Operation' }).fill('login');
+    await until(async () => {
+      const t = await texts();
+      return t.length === 1 && t[0].includes('trader1@kestrel.demo') && t[0].includes('login');
+    }, { what: "Kestrel's sign-in alone" });
+    await shot(page, T, '04-action-log-company-operation');
+    assert.deepEqual(failed, []);
+  } catch (e) {
+    console.error(server.log().slice(-4000));
+    throw e;
+  } finally {
+    await page.context().close();
+    await server.stop();
+  }
+});

@@ -64,9 +64,9 @@ describe('action logs', () => {
     expect(await screen.findByRole('heading', { name: 'Action logs' })).toBeInTheDocument();
     const list = await bodyRows();
     expect(list).toHaveLength(50);
-    expect(asked[0]!.toString()).toBe('page=0&size=50&sort_by=created_at&order_by=DESC');
+    expect(asked[0]!.toString()).toBe('page=0&size=50&sort_by=created_at&order_by=DESC&automatic_band_moves=false');
     // The newest row: the venue's own, shown as System.
-    expect(within(list[0]!).getAllByRole('cell').map((c) => c.textContent)).toEqual(['24/11/2026 09:59', 'System', 'parent_order', 'cancel', 'Details']);
+    expect(within(list[0]!).getAllByRole('cell').map((c) => c.textContent)).toEqual(['24/11/2026 09:59:00', 'System', 'parent_order', 'cancel', 'Details']);
     expect(within(list[1]!).getByText('tess@halyard.test')).toBeInTheDocument();
     expect(within(list[1]!).getByText('Halyard')).toBeInTheDocument();
     expect(screen.getByText('1–50 of 60')).toBeInTheDocument();
@@ -75,11 +75,11 @@ describe('action logs', () => {
     await expect.poll(async () => (await bodyRows()).length).toBe(10);
     expect(asked.at(-1)!.get('page')).toBe('1');
     expect(screen.getByText('51–60 of 60')).toBeInTheDocument();
-    expect(within((await bodyRows())[0]!).getByText('24/11/2026 09:09')).toBeInTheDocument();
+    expect(within((await bodyRows())[0]!).getByText('24/11/2026 09:09:00')).toBeInTheDocument();
 
     await user.click(screen.getByRole('combobox', { name: /Rows per page/ }));
     await user.click(await screen.findByRole('option', { name: '25' }));
-    await expect.poll(() => asked.at(-1)?.toString()).toBe('page=0&size=25&sort_by=created_at&order_by=DESC');
+    await expect.poll(() => asked.at(-1)?.toString()).toBe('page=0&size=25&sort_by=created_at&order_by=DESC&automatic_band_moves=false');
     expect(await bodyRows()).toHaveLength(25);
   });
 
@@ -103,9 +103,25 @@ describe('action logs', () => {
     await user.clear(screen.getByRole('textbox', { name: 'E-mail' }));
     await user.type(screen.getByRole('textbox', { name: 'E-mail' }), 'nobody');
     await vi.advanceTimersByTimeAsync(500);
-    expect(await screen.findByText('No action log entry matches this e-mail.')).toBeInTheDocument();
+    expect(await screen.findByText('No action log entry matches these filters.')).toBeInTheDocument();
     // The filter stays, so the admin can change it.
     expect(screen.getByRole('textbox', { name: 'E-mail' })).toHaveValue('nobody');
+  });
+
+  it('filters by entity, operation and band moves, and shows the time to the second (issue 28.18)', async () => {
+    const asked = serve();
+    const { user } = asAdmin();
+    const rows = await bodyRows();
+    expect(within(rows[0]!).getByText(/^\d\d\/\d\d\/\d{4} \d\d:\d\d:\d\d$/)).toBeInTheDocument();
+    await user.click(screen.getByRole('combobox', { name: 'Entity' }));
+    await user.click(await screen.findByRole('option', { name: 'instrument' }));
+    await expect.poll(() => asked.at(-1)?.get('entity')).toBe('instrument');
+    await user.type(screen.getByRole('textbox', { name: 'Operation' }), 'band');
+    await expect.poll(() => asked.at(-1)?.get('operation'), { timeout: 2000 }).toBe('band');
+    expect(asked.at(-1)!.get('automatic_band_moves')).toBe('false');
+    await user.click(screen.getByRole('switch', { name: 'Automatic band moves' }));
+    await expect.poll(() => asked.at(-1)?.has('automatic_band_moves')).toBe(false);
+    expect(asked.at(-1)!.get('page')).toBe('0');
   });
 
   it('sorts by a column: time newest first, the others A to Z, again to reverse', async () => {
@@ -113,23 +129,23 @@ describe('action logs', () => {
     const { user } = asAdmin();
     await bodyRows();
     await user.click(screen.getByRole('button', { name: 'User' }));
-    await expect.poll(() => asked.at(-1)?.toString()).toBe('page=0&size=50&sort_by=email&order_by=ASC');
+    await expect.poll(() => asked.at(-1)?.toString()).toBe('page=0&size=50&sort_by=email&order_by=ASC&automatic_band_moves=false');
     await expect.poll(async () => within((await bodyRows())[0]!).getAllByRole('cell')[1]!.textContent).toBe('System');
     expect(screen.getByRole('columnheader', { name: /User/ })).toHaveAttribute('aria-sort', 'ascending');
     await user.click(screen.getByRole('button', { name: 'User' }));
     await expect.poll(() => asked.at(-1)?.get('order_by')).toBe('DESC');
     await expect.poll(async () => within((await bodyRows())[0]!).getByText('tess@halyard.test')).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Operation' }));
-    await expect.poll(() => asked.at(-1)?.toString()).toBe('page=0&size=50&sort_by=operation&order_by=ASC');
+    await expect.poll(() => asked.at(-1)?.toString()).toBe('page=0&size=50&sort_by=operation&order_by=ASC&automatic_band_moves=false');
     await user.click(screen.getByRole('button', { name: 'Entity' }));
-    await expect.poll(() => asked.at(-1)?.toString()).toBe('page=0&size=50&sort_by=entity&order_by=ASC');
+    await expect.poll(() => asked.at(-1)?.toString()).toBe('page=0&size=50&sort_by=entity&order_by=ASC&automatic_band_moves=false');
     // Back to the time, newest first: that page is still cached (spec: 900 s).
     await user.click(screen.getByRole('button', { name: 'Time' }));
-    await expect.poll(async () => within((await bodyRows())[0]!).getAllByRole('cell')[0]!.textContent).toBe('24/11/2026 09:59');
+    await expect.poll(async () => within((await bodyRows())[0]!).getAllByRole('cell')[0]!.textContent).toBe('24/11/2026 09:59:00');
     expect(screen.getByRole('columnheader', { name: /Time/ })).toHaveAttribute('aria-sort', 'descending');
     await user.click(screen.getByRole('button', { name: 'Time' }));
     await expect.poll(() => asked.at(-1)?.get('order_by')).toBe('ASC');
-    await expect.poll(async () => within((await bodyRows())[0]!).getAllByRole('cell')[0]!.textContent).toBe('24/11/2026 09:00');
+    await expect.poll(async () => within((await bodyRows())[0]!).getAllByRole('cell')[0]!.textContent).toBe('24/11/2026 09:00:00');
   });
 
   it('shows an entry’s details payload, by keyboard too', async () => {

@@ -26,7 +26,28 @@ const actionLogPageSchema = z.object({
   total_items: z.number(),
 }) satisfies z.ZodType<components['schemas']['Page_ActionLogDto']>;
 
-export type ActionLogFilters = { page: number; size: number; email: string; sort_by: SortBy; order_by: OrderBy };
+export type ActionLogFilters = {
+  page: number;
+  size: number;
+  email: string;
+  sort_by: SortBy;
+  order_by: OrderBy;
+  /** Exact entity and operation, the acting user's company; blank: all. */
+  entity?: string;
+  operation?: string;
+  company_id?: string;
+  /** ISO instants: from (in) and until (out). */
+  from?: string;
+  until?: string;
+  /** The band moves the venue made by itself (a market-data feed, the demo's). */
+  automatic_band_moves?: boolean;
+};
+
+/** The entities the venue logs, for the filter. */
+export const ENTITIES = [
+  'order', 'parent_order', 'match_request', 'rfq', 'rfq_response', 'instrument', 'company', 'user', 'session', 'newsletter',
+  'notification', 'fix_session',
+] as const;
 
 export const actionLogsQueryKey = ['admin', 'action-logs'] as const;
 
@@ -34,6 +55,11 @@ export const actionLogsQueryKey = ['admin', 'action-logs'] as const;
 export function actionLogsPath(f: ActionLogFilters) {
   const q = new URLSearchParams({ page: String(f.page), size: String(f.size), sort_by: f.sort_by, order_by: f.order_by });
   if (f.email.trim()) q.set('email', f.email.trim());
+  for (const key of ['entity', 'operation', 'company_id', 'from', 'until'] as const) {
+    const v = f[key]?.trim();
+    if (v) q.set(key, v);
+  }
+  if (f.automatic_band_moves === false) q.set('automatic_band_moves', 'false');
   return `/admin/action-logs?${q.toString()}`;
 }
 

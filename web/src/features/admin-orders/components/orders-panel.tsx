@@ -29,7 +29,7 @@ import { dec, toGrouped } from '@/lib/decimal';
 import { formatDateTime } from '@/lib/format-date';
 import { stateLabel } from '@/lib/trading-format';
 import { type AdminOrder, useAdminOrders } from '../api/get-admin-orders';
-import { useCompanyOptions } from '../api/get-company-options';
+import { useCompanyOptions } from '@/lib/api/get-company-options';
 import { useInstrumentOptions } from '../api/get-instrument-options';
 import { createdRange, EDITABLE_STATE, ORDER_STATES } from '../lib/order-filters';
 import { formatOrderPrice, shortOrderId } from '../lib/order-format';

@@ -215,10 +215,18 @@ impl<S: Store> Confirmations<S> {
             self.fix_reports.report_parent_fills(&mut tx, &undone, now).await?;
         }
         let m = MatchRequest { state: to, updated_at: now, ..m };
-        // A decline breaks the trade down: both traders are told at once.
+        // A decline breaks the trade down: both traders are told at once, and the other
+        // side's broker by e-mail (its own links no longer work).
         let told = if answer.yes { Vec::new() } else { crate::notifications::broker_rejected(&m, now) };
         for n in &told {
             tx.insert_notification(n).await?;
+        }
+        if !answer.yes {
+            let mut rows = NewRows::default();
+            for other in changed.iter().filter(|o| o.order_id != order) {
+                self.tell_declined(&mut tx, &mut rows, &m, other, answer.step, now).await?;
+            }
+            tx.insert_rows(&rows).await?;
         }
         if answer.step == ConfirmationStep::Accept && answer.yes && all {
             let mut rows = NewRows::default();
@@ -255,6 +263,29 @@ impl<S: Store> Confirmations<S> {
             self.publish(crate::events::Event::NotificationChanged { user_id: n.user_id, notification: n });
         }
         Ok(TradeConfirmation { order_id: order, step: answer.step, state: mine.state, trade, answer: Some(answer.yes) })
+    }
+
+    /// E-mails `o`'s broker (when it takes confirmations by e-mail) that the trade of `m`
+    /// was declined at `step` by the other side's broker.
+    async fn tell_declined(
+        &self,
+        tx: &mut S::Tx,
+        rows: &mut NewRows,
+        m: &MatchRequest,
+        o: &ChildOrder,
+        step: ConfirmationStep,
+        now: DateTime<Utc>,
+    ) -> Result<(), EngineError> {
+        let broker = tx.company(o.broker_id).await?;
+        let to = broker.filter(|b| b.trade_confirmation_via_email_enabled).and_then(|b| b.trade_confirmation_email);
+        let Some(to) = to else { return Ok(()) };
+        let matched_at = Self::matched_at(tx, m).await?;
+        let trade = self.trade_details(tx, m, o, None, matched_at).await?;
+        let (message, timer) =
+            crate::core::email_rows(&self.mail_domain(), now, &to, EmailTemplate::TradeDeclined { step, trade });
+        rows.outbox.push(message);
+        rows.timers.push(timer);
+        Ok(())
     }
 
     /// The link of `order` for `step`, if `token` is it and it has not expired.

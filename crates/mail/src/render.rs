@@ -4,7 +4,7 @@ use lettre::Message;
 use lettre::message::header::{ContentTransferEncoding, ContentType, HeaderName, HeaderValue};
 use lettre::message::{Body, Mailbox, MultiPart, SinglePart};
 use upstairs_domain::order::Direction;
-use upstairs_engine::model::{ConfirmationStep, DigestLevel, EmailPreview, EmailTemplate, OutgoingEmail};
+use upstairs_engine::model::{ConfirmationStep, DigestLevel, EmailPreview, EmailTemplate, OutgoingEmail, TradeDetails};
 
 use crate::MailSettings;
 
@@ -115,9 +115,35 @@ struct Content {
     support_phone: String,
 }
 
+fn side_of(trade: &TradeDetails) -> &'static str {
+    match trade.direction {
+        Direction::Buy => "Buy",
+        Direction::Sell => "Sell",
+    }
+}
+
+/// A trade's fields as the broker's e-mails show them.
+fn trade_rows(trade: &TradeDetails) -> Vec<(String, String)> {
+    [
+        ("Client", one_line(&trade.client_name)),
+        ("Trader", one_line(&trade.trader_name)),
+        ("Instrument", one_line(&trade.instrument_name)),
+        ("Side", side_of(trade).to_owned()),
+        ("Quantity", trade.quantity.to_string()),
+        ("Price", trade.price.normalize().to_string()),
+        ("Counterparty broker", one_line(&trade.counterparty_broker_name)),
+        ("Matched at", trade.matched_at.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect()
+}
+
 impl Content {
     fn of(settings: &MailSettings, template: &EmailTemplate) -> Self {
         let product = one_line(&settings.product_name);
+        // An e-mail that only tells (a declined trade) has no button.
+        let no_link = String::new();
         let mut details = Vec::new();
         let mut decline = None;
         let (subject, first_name, link, intro, action, button, ignore) = match template {
@@ -161,24 +187,33 @@ impl Content {
                     one_line(&settings.support_phone)
                 ),
             ),
-            EmailTemplate::TradeConfirmation { step, trade, confirm_link, decline_link } => {
-                let side = match trade.direction {
-                    Direction::Buy => "Buy",
-                    Direction::Sell => "Sell",
+            EmailTemplate::TradeDeclined { step, trade } => {
+                let side = side_of(trade);
+                details = trade_rows(trade);
+                let client = one_line(&trade.client_name);
+                let instrument = one_line(&trade.instrument_name);
+                let when = match step {
+                    ConfirmationStep::Accept => "accepting it",
+                    ConfirmationStep::Fill => "confirming its fill",
                 };
-                details = [
-                    ("Client", one_line(&trade.client_name)),
-                    ("Trader", one_line(&trade.trader_name)),
-                    ("Instrument", one_line(&trade.instrument_name)),
-                    ("Side", side.to_owned()),
-                    ("Quantity", trade.quantity.to_string()),
-                    ("Price", trade.price.normalize().to_string()),
-                    ("Counterparty broker", one_line(&trade.counterparty_broker_name)),
-                    ("Matched at", trade.matched_at.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
-                ]
-                .into_iter()
-                .map(|(k, v)| (k.to_owned(), v))
-                .collect();
+                (
+                    format!("Trade declined: {client}, {side} {} {instrument}", trade.quantity),
+                    &trade.broker_name,
+                    &no_link,
+                    format!(
+                        "A broker declined this block trade of your client {client} on {product} instead of {when}, \
+                         so the trade does not go ahead."
+                    ),
+                    "There is nothing for you to do: the links we sent you for this trade no longer work, \
+                     and both traders have been told."
+                        .to_owned(),
+                    "",
+                    "If you had already booked the trade, please reverse it.".to_owned(),
+                )
+            }
+            EmailTemplate::TradeConfirmation { step, trade, confirm_link, decline_link } => {
+                let side = side_of(trade);
+                details = trade_rows(trade);
                 let client = one_line(&trade.client_name);
                 let instrument = one_line(&trade.instrument_name);
                 match step {
@@ -270,8 +305,11 @@ impl Content {
         let details: String = self.details.iter().map(|(k, v)| format!("{k}: {v}\n")).collect();
         let details = if details.is_empty() { details } else { format!("\n{details}") };
         let (link, decline) = match &self.decline {
-            Some((label, decline)) => (format!("{}:\n{}", self.button, self.link), format!("{label}:\n{decline}\n\n")),
-            None => (self.link.clone(), String::new()),
+            Some((label, decline)) => {
+                (format!("{}:\n{}\n\n", self.button, self.link), format!("{label}:\n{decline}\n\n"))
+            }
+            None if self.link.is_empty() => (String::new(), String::new()),
+            None => (format!("{}\n\n", self.link), String::new()),
         };
         // A link stands alone on its line so mail clients and people can pick it out.
         format!(
@@ -281,8 +319,7 @@ impl Content {
              {action}\n\
              {details}\
              \n\
-             {link}\n\
-             \n\
+             {link}\
              {decline}\
              {ignore}\n\
              \n\
@@ -322,6 +359,20 @@ impl Content {
                 "<table role=\"presentation\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;\">\n{rows}</table>\n"
             )
         };
+        let button = if self.link.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "<p style=\"margin:24px 0;\"><a href=\"{link}\" style=\"display:inline-block;\
+                 padding:12px 20px;background:#1a56db;color:#ffffff;text-decoration:none;\
+                 border-radius:4px;font-weight:bold;\">{button}</a></p>\n\
+                 <p style=\"margin:0 0 16px;{muted}\">If the button does not work, copy this link \
+                 into your browser:<br>\n\
+                 <a href=\"{link}\" style=\"{link_style}\">{link}</a></p>\n",
+                link = e(&self.link),
+                button = e(self.button),
+            )
+        };
         let decline = match &self.decline {
             Some((label, link)) => format!(
                 "<p style=\"margin:0 0 16px;\"><a href=\"{link}\" style=\"{link_style}\">{label}</a></p>\n",
@@ -348,12 +399,7 @@ impl Content {
              <p style=\"margin:0 0 16px;\">{intro}</p>\n\
              <p style=\"margin:0 0 16px;\">{action}</p>\n\
              {details}\
-             <p style=\"margin:24px 0;\"><a href=\"{link}\" style=\"display:inline-block;\
-             padding:12px 20px;background:#1a56db;color:#ffffff;text-decoration:none;\
-             border-radius:4px;font-weight:bold;\">{button}</a></p>\n\
-             <p style=\"margin:0 0 16px;{muted}\">If the button does not work, copy this link \
-             into your browser:<br>\n\
-             <a href=\"{link}\" style=\"{link_style}\">{link}</a></p>\n\
+             {button}\
              {decline}\
              <p style=\"margin:0 0 16px;\">{ignore}</p>\n\
              <hr style=\"border:none;border-top:1px solid #e4e7eb;margin:24px 0;\">\n\
@@ -369,8 +415,7 @@ impl Content {
             first_name = e(&self.first_name),
             intro = e(&self.intro),
             action = e(&self.action),
-            link = e(&self.link),
-            button = e(self.button),
+            button = button,
             ignore = e(&self.ignore),
             support_email = e(&self.support_email),
             support_phone = e(&self.support_phone),
@@ -596,6 +641,27 @@ mod tests {
         let fill = raw_fill();
         assert_eq!(header(&fill, "Subject"), Some("Trade to confirm filled: Northwind, Sell 250 ICE Brent Jan27"));
         assert!(part(&fill, "text/plain").contains("Confirm the fill:"));
+    }
+
+    #[test]
+    fn a_declined_trade_tells_the_other_broker_without_a_link() {
+        let OutgoingEmail { message_id, to, template } = trade(ConfirmationStep::Accept);
+        let EmailTemplate::TradeConfirmation { trade, .. } = template else { unreachable!() };
+        let email = OutgoingEmail {
+            message_id,
+            to,
+            template: EmailTemplate::TradeDeclined { step: ConfirmationStep::Accept, trade },
+        };
+        assert!(email.template.links().is_empty());
+        let raw = raw(&settings(), &email);
+        assert_eq!(header(&raw, "Subject"), Some("Trade declined: Northwind, Sell 250 ICE Brent Jan27"));
+        let text = part(&raw, "text/plain");
+        assert!(text.contains("instead of accepting it"), "{text}");
+        assert!(text.lines().any(|l| l == "Price: 71.25"), "{text}");
+        assert!(!text.contains("http"), "no link: {text}");
+        let html = part(&raw, "text/html");
+        assert!(!html.contains("<a href=\"\""), "no empty button: {html}");
+        assert!(html.contains("no longer work"));
     }
 
     fn raw_fill() -> String {

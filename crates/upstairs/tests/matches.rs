@@ -731,7 +731,11 @@ async fn a_broker_declining_breaks_the_trade_down(b: Backend) {
     // The other broker's link can no longer accept it.
     let (s, e) = confirm(&v, &a_order, &token_of(&a_order), json!({"accepted": true})).await;
     assert_eq!((s, e["detail"].clone()), (StatusCode::CONFLICT, json!("The trade was declined by a broker.")));
-    assert_eq!(read_mails(&v.app.mail_dir, BROKER_DESK).len(), 2, "no fill links for a broken trade");
+    // The other side's broker is told by e-mail, with no link; no fill links go out.
+    let mails = v.app.mails_to(BROKER_DESK, 3).await;
+    assert_eq!(mails.len(), 3, "the two accept links and the decline notice");
+    let notice = mails.iter().find(|m| m.contains("Subject: Trade declined")).expect("a decline notice");
+    assert!(notice.contains("instead of accepting it") && !notice.contains("token="), "{notice}");
     assert_balanced(&v).await;
     v.app.stop().await;
 }

@@ -32,6 +32,12 @@ pub enum EmailTemplate {
         confirm_link: String,
         decline_link: String,
     },
+    /// The other side's broker: a broker declined this trade at `step`, so it does not go
+    /// ahead, and the links sent for it no longer work. It carries no link.
+    TradeDeclined {
+        step: ConfirmationStep,
+        trade: TradeDetails,
+    },
     /// The orders digest of a newsletter: resting interest per instrument, no firm named.
     OrdersDigest {
         first_name: String,
@@ -72,6 +78,7 @@ impl EmailTemplate {
             | EmailTemplate::EmailChanged { link, .. } => vec![link],
             EmailTemplate::TradeConfirmation { confirm_link, decline_link, .. } => vec![confirm_link, decline_link],
             EmailTemplate::OrdersDigest { dashboard_link, .. } => vec![dashboard_link],
+            EmailTemplate::TradeDeclined { .. } => vec![],
         }
     }
 
@@ -107,7 +114,9 @@ impl EmailTemplate {
                 decline_link: r(),
             },
             // Their links are public pages (the dashboard, sign-in): nothing secret to remove.
-            EmailTemplate::OrdersDigest { .. } | EmailTemplate::EmailChanged { .. } => self.clone(),
+            EmailTemplate::OrdersDigest { .. }
+            | EmailTemplate::EmailChanged { .. }
+            | EmailTemplate::TradeDeclined { .. } => self.clone(),
         }
     }
 }

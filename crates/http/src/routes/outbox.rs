@@ -30,6 +30,8 @@ pub enum EmailKindDto {
     EmailChanged,
     TradeAcceptance,
     TradeFill,
+    /// To the other side's broker: a broker declined the trade.
+    TradeDeclined,
     OrdersDigest,
 }
 
@@ -73,6 +75,17 @@ impl From<OutboxMessage> for OutboxMessageDto {
                     "Orders digest '{newsletter}': {} instrument{} with resting interest",
                     instruments.len(),
                     if instruments.len() == 1 { "" } else { "s" }
+                ),
+            ),
+            EmailTemplate::TradeDeclined { trade, .. } => (
+                EmailKindDto::TradeDeclined,
+                format!(
+                    "{}: {} {} {} {} declined by a broker",
+                    trade.broker_name,
+                    trade.client_name,
+                    trade.direction.as_str(),
+                    trade.quantity,
+                    trade.instrument_name
                 ),
             ),
             EmailTemplate::TradeConfirmation { step, trade, .. } => {

@@ -1266,7 +1266,7 @@ export interface components {
             residual?: boolean | null;
         };
         /** @enum {string} */
-        EmailKindDto: "PASSWORD_RESET" | "ACCOUNT_ACTIVATION" | "EMAIL_CHANGED" | "TRADE_ACCEPTANCE" | "TRADE_FILL" | "ORDERS_DIGEST";
+        EmailKindDto: "PASSWORD_RESET" | "ACCOUNT_ACTIVATION" | "EMAIL_CHANGED" | "TRADE_ACCEPTANCE" | "TRADE_FILL" | "TRADE_DECLINED" | "ORDERS_DIGEST";
         EmailRequest: {
             email: string;
         };

@@ -6,7 +6,7 @@
 // auto-response or expiry fires until the test moves it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN, api, clearPreference, failedCalls, frozenServer, launchBrowser, newPage, seedTwoFirms, shot, signIn as signInAs, TRADER_PASSWORD as PASSWORD, until, waitForMail, TIPS } from './harness.mjs';
+import { ADMIN, api, clearPreference, failedCalls, frozenServer, launchBrowser, login, newPage, seedTwoFirms, shot, signIn as signInAs, TRADER_PASSWORD as PASSWORD, until, waitForMail, TIPS } from './harness.mjs';
 
 const T = 'taking';
 const DESK = 'ops@northgate.test';
@@ -237,6 +237,12 @@ test('a broker declines a trade: both traders are told and see it on their cards
     decline.searchParams.set('accepted', 'false');
     await answerLink(broker.page, decline.href, 'Decline trade', 'Thank you!');
     await broker.page.getByText('You declined the trade. Both sides have been told.').waitFor();
+    // The other side's broker is e-mailed that the trade does not go ahead (no link in it).
+    const admin = await login(server.baseUrl, ADMIN.email, ADMIN.password);
+    await until(
+      async () => (await api(server.baseUrl, '/admin/outbox?page=0&size=50', { token: admin })).items.some((m) => m.kind === 'TRADE_DECLINED' && m.to === DESK && m.links.length === 0),
+      { what: "the other broker's decline notice" },
+    );
     for (const [p, side] of [[a, 'Sell'], [b, 'Buy']]) {
       const told = p.page.getByRole('dialog', { name: 'Trade declined by a broker' });
       await told.getByText('A broker declined the trade, so it did not go ahead: its quantity is back on your parent order.').waitFor();

@@ -21,6 +21,7 @@ const KIND: Record<OutboxMessage['kind'], string> = {
   EMAIL_CHANGED: 'E-mail changed',
   TRADE_ACCEPTANCE: 'Trade to accept',
   TRADE_FILL: 'Trade to confirm filled',
+  TRADE_DECLINED: 'Trade declined',
   ORDERS_DIGEST: 'Orders digest',
 };
 

@@ -75,12 +75,12 @@ struct DemoInstrument {
 
 #[rustfmt::skip]
 const INSTRUMENTS: &[DemoInstrument] = &[
-    DemoInstrument { name: "Euribor 3M Dec26-Mar27", term: "Dec26-Mar27", tick: "0.005", min_block: 500, bid: "-0.040", offer: "-0.015", exchange_id: "I", exchange: "ICE Futures Europe", mic: "IFEU", currency: "EUR", bbg: "ERZ6ERH7 Comdty", sandbox: false, reversed: false },
-    DemoInstrument { name: "SONIA 3M Mar27-Jun27", term: "Mar27-Jun27", tick: "0.005", min_block: 500, bid: "0.050", offer: "0.075", exchange_id: "SO3", exchange: "ICE Futures Europe", mic: "IFEU", currency: "GBP", bbg: "SFIH7SFIM7 Comdty", sandbox: false, reversed: false },
+    DemoInstrument { name: "Euribor 3M Dec26-Mar27", term: "Dec26-Mar27", tick: "0.005", min_block: 500, bid: "-0.040", offer: "0.010", exchange_id: "I", exchange: "ICE Futures Europe", mic: "IFEU", currency: "EUR", bbg: "ERZ6ERH7 Comdty", sandbox: false, reversed: false },
+    DemoInstrument { name: "SONIA 3M Mar27-Jun27", term: "Mar27-Jun27", tick: "0.005", min_block: 500, bid: "0.050", offer: "0.100", exchange_id: "SO3", exchange: "ICE Futures Europe", mic: "IFEU", currency: "GBP", bbg: "SFIH7SFIM7 Comdty", sandbox: false, reversed: false },
     DemoInstrument { name: "Euro-Bund Dec26-Mar27", term: "Dec26-Mar27", tick: "0.01", min_block: 1000, bid: "0.42", offer: "0.52", exchange_id: "FGBL", exchange: "Eurex", mic: "XEUR", currency: "EUR", bbg: "RXZ6RXH7 Comdty", sandbox: false, reversed: true },
     DemoInstrument { name: "Brent Crude Dec26-Jun27", term: "Dec26-Jun27", tick: "0.01", min_block: 100, bid: "1.18", offer: "1.28", exchange_id: "B", exchange: "ICE Futures Europe", mic: "IFEU", currency: "USD", bbg: "COZ6COM7 Comdty", sandbox: false, reversed: false },
     DemoInstrument { name: "Euro Stoxx 50 Dec26", term: "Dec26", tick: "1", min_block: 250, bid: "5512", offer: "5522", exchange_id: "FESX", exchange: "Eurex", mic: "XEUR", currency: "EUR", bbg: "VGZ6 Index", sandbox: false, reversed: false },
-    DemoInstrument { name: "Euribor 3M Jun27-Sep27 Sandbox", term: "Jun27-Sep27", tick: "0.005", min_block: 500, bid: "-0.010", offer: "0.015", exchange_id: "I", exchange: "ICE Futures Europe", mic: "IFEU", currency: "EUR", bbg: "ERM7ERU7 Comdty", sandbox: true, reversed: false },
+    DemoInstrument { name: "Euribor 3M Jun27-Sep27 Sandbox", term: "Jun27-Sep27", tick: "0.005", min_block: 500, bid: "-0.010", offer: "0.040", exchange_id: "I", exchange: "ICE Futures Europe", mic: "IFEU", currency: "EUR", bbg: "ERM7ERU7 Comdty", sandbox: true, reversed: false },
 ];
 
 struct DemoUser {

@@ -76,7 +76,7 @@ test("the demo's robots keep its books moving and its seeded orders stay inside 
 // Issue 28.18: on the live demo the band moves every few seconds. The action log leaves the
 // venue's own band moves out unless asked, so people's actions stand out; it filters by
 // entity, operation, company and time range, and shows the time to the second.
-test("the action log keeps the venue's band moves out of people's way, and filters them", async () => {
+test("the action log keeps the venue's band moves out of people's way; the instruments panel follows the band", async () => {
   const server = await startServer({ demo: true });
   const { page } = await newPage(browser, { width: 1440, height: 900 });
   const failed = failedCalls(page);
@@ -119,6 +119,23 @@ test("the action log keeps the venue's band moves out of people's way, and filte
       return t.length === 1 && t[0].includes('trader1@kestrel.demo') && t[0].includes('login');
     }, { what: "Kestrel's sign-in alone" });
     await shot(page, T, '04-action-log-company-operation');
+
+    // Issue 28.20: the Instruments panel follows the moving band without a reload, and the
+    // demo's bands are the 10 ticks the panel's form sets.
+    await page.goto(`${server.baseUrl}/admin/instrument`);
+    const euribor = page.getByRole('table', { name: 'Instruments' }).getByRole('row').filter({ hasText: 'Euribor 3M Dec26-Mar27' }).filter({ hasNotText: 'Sandbox' });
+    await euribor.waitFor();
+    const band = async () => {
+      const cells = await euribor.getByRole('cell').allTextContents();
+      return [cells[5], cells[6]];
+    };
+    const first = await band();
+    assert.equal(Math.round((Number(first[1]) - Number(first[0])) / 0.005), 10, `a 10-tick band: ${first}`);
+    await until(async () => (await band()).join() !== first.join(), { timeoutMs: 30_000, intervalMs: 250, what: 'the band to move on the panel' });
+    for (const width of [1280, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      await shot(page, T, `05-instruments-live-band-${width}`);
+    }
     assert.deepEqual(failed, []);
   } catch (e) {
     console.error(server.log().slice(-4000));

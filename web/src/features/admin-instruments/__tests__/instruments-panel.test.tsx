@@ -2,6 +2,7 @@ import { within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { admin } from '@/testing/mocks/admin-handlers';
 import { db } from '@/testing/mocks/db';
+import { stomp } from '@/testing/mocks/order-handlers';
 import { renderApp, screen } from '@/testing/test-utils';
 
 const ADMIN = 'ada@upstairs.test';
@@ -34,6 +35,16 @@ describe('instruments panel', () => {
     await user.click(screen.getByRole('combobox', { name: 'Active' }));
     await user.click(await screen.findByRole('option', { name: 'Inactive' }));
     await expect.poll(() => admin.requests.at(-1)?.path).toContain('active=false');
+  });
+
+  it("follows an instrument's band from its book frames (issue 28.20)", async () => {
+    asAdmin('/admin/instrument');
+    const row = (await screen.findByRole('cell', { name: 'Euribor 3M Dec26-Mar27' })).closest('tr') as HTMLElement;
+    expect(within(row).getByText('-0.040')).toBeInTheDocument();
+    await expect.poll(() => stomp.subscriptions.map((s) => s.destination)).toContain('/topic/instruments/ai-1/book');
+    stomp.publish('/topic/instruments/ai-1/book', { seq: 1, instrument_id: 'ai-1', tick_size: 0.005, min_tick_price: -0.035, max_tick_price: -0.01, levels: [] });
+    expect(await within(row).findByText('-0.035')).toBeInTheDocument();
+    expect(within(row).getByText('-0.010')).toBeInTheDocument();
   });
 
   it('creates the first instrument from the empty list', async () => {

@@ -24,6 +24,8 @@ import type { Instrument } from '@/lib/api/dto';
 import { dec, decimalsOf, toFixed } from '@/lib/decimal';
 import { formatDateTime } from '@/lib/format-date';
 import { useDebounced } from '@/lib/use-debounced';
+import { useTopic } from '@/lib/realtime';
+import type { BandFrame } from '@/lib/api/get-instrument';
 import { useCreateInstrument } from '../api/create-instrument';
 import { useAdminInstruments, type InstrumentFilters, type SortBy } from '../api/get-instruments';
 import { useUpdateInstrument } from '../api/update-instrument';
@@ -33,6 +35,27 @@ import { BAND_TICKS, instrumentFormSchema, instrumentRequest, otherSide, toInstr
 export const NAME_FILTER_DEBOUNCE_MS = 500;
 
 const price = (value: number, tick: number) => toFixed(dec(value), decimalsOf(dec(tick)));
+
+/**
+ * How many rows follow their instrument's band from its book frames (issue 28.20): a
+ * session holds at most 64 subscriptions, so the first active ones on the page; the
+ * others show the band as read.
+ */
+const LIVE_ROWS = 40;
+
+/** Best bid and best offer of a row, moved by the instrument's book frames when `live`. */
+function BandCells({ instrument: i, live }: { instrument: Instrument; live: boolean }) {
+  const [pushed, setPushed] = useState<BandFrame | null>(null);
+  useTopic(live ? `/topic/instruments/${i.instrument_id}/book` : null, (frame) => setPushed(frame as BandFrame));
+  // A frame is newer than the row only until the list is read again (after an edit).
+  const band = pushed && pushed.tick_size === i.tick_size ? pushed : i;
+  return (
+    <>
+      <TableCell sx={{ fontVariantNumeric: 'tabular-nums' }}>{price(band.min_tick_price, i.tick_size)}</TableCell>
+      <TableCell sx={{ fontVariantNumeric: 'tabular-nums' }}>{price(band.max_tick_price, i.tick_size)}</TableCell>
+    </>
+  );
+}
 
 const COLUMNS: { label: string; sort?: SortBy }[] = [
   { label: 'Name', sort: 'name' },
@@ -104,15 +127,14 @@ export function InstrumentsPanel() {
             </TableRow>
           </TableHead>
           <TableBody>
-            {items.map((i) => (
+            {items.map((i, n) => (
               <TableRow key={i.instrument_id} hover>
                 <TableCell sx={{ fontWeight: 600 }}>{i.name}</TableCell>
                 <TableCell>{i.term}</TableCell>
                 <TableCell>{i.exchange_id}</TableCell>
                 <TableCell>{String(i.tick_size)}</TableCell>
                 <TableCell>{i.min_quantity}</TableCell>
-                <TableCell sx={{ fontVariantNumeric: 'tabular-nums' }}>{price(i.min_tick_price, i.tick_size)}</TableCell>
-                <TableCell sx={{ fontVariantNumeric: 'tabular-nums' }}>{price(i.max_tick_price, i.tick_size)}</TableCell>
+                <BandCells key={i.updated_at} instrument={i} live={i.active && n < LIVE_ROWS} />
                 <TableCell>
                   <Stack direction="row" spacing={0.5}>
                     <Chip size="small" variant="outlined" label={i.active ? 'Active' : 'Inactive'} color={i.active ? 'success' : 'default'} />

@@ -70,6 +70,46 @@ test('a new parent order is confirmed and its card brought into view', async () 
   }
 });
 
+// Issue 28.12: a fifth instrument's book does not fit; the dashboard says so and how to
+// show it, instead of dropping it in silence.
+test("a fifth instrument's book is said not to fit, and its card brings it in", async () => {
+  const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true' } });
+  const { page } = await newPage(browser, { width: 1440, height: 900 });
+  const failed = failedCalls(page);
+  try {
+    const { admin, instrument, traders } = await seedTwoFirms(server, { tips: TIPS });
+    const instruments = [instrument];
+    for (const name of ['SONIA 3M Mar27-Jun27', 'Euro-Bund Dec26-Mar27', 'Brent Crude Dec26-Jun27', 'Euro Stoxx 50 Dec26']) {
+      instruments.push(await api(server.baseUrl, '/admin/instruments', {
+        token: admin, method: 'POST',
+        body: { name, term: 'Dec26', min_quantity: 100, tick_size: 0.01, min_tick_price: 1.1, max_tick_price: 1.2, exchange_id: 'I', currency: 'EUR' },
+      }));
+    }
+    for (const i of instruments) {
+      await api(server.baseUrl, '/parent-orders', { token: traders.Anna.token, method: 'POST', body: { direction: 'BUY', instrument_id: i.instrument_id, quantity: 1000 } });
+    }
+    await signIn(page, server.baseUrl, traders.Anna.email, TRADER_PASSWORD);
+    const books = page.getByRole('region', { name: /^Order book / });
+    await until(async () => (await books.count()) === 4, { what: 'four books' });
+    const note = page.getByTestId('hidden-books');
+    await note.getByText('One more instrument has parent orders: 4 books show at once.', { exact: false }).waitFor();
+    // The oldest parent's instrument is the one left out; its card's name brings its book in.
+    assert.equal(await page.getByRole('region', { name: `Order book ${instrument.name}` }).count(), 0);
+    for (const width of [1280, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      await shot(page, T, `03-fifth-book-${width}`);
+    }
+    await page.getByRole('button', { name: `Show the order book of ${instrument.name}` }).click();
+    await page.getByRole('region', { name: `Order book ${instrument.name}` }).waitFor();
+    assert.equal(await books.count(), 4);
+    await note.waitFor();
+    assert.deepEqual(failed, []);
+  } finally {
+    await page.context().close();
+    await server.stop();
+  }
+});
+
 test('a closed venue names its holiday and its next opening', async () => {
   // Today, in the venue's time zone, is a holiday with a name.
   const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());

@@ -94,7 +94,10 @@ function TraderDashboard() {
   // Newest parent orders first, so a new one's book is among the 4 shown.
   const newestFirst = [...active].sort((a, b) => b.created_at.localeCompare(a.created_at));
   const fromParents = [...new Set(newestFirst.map((p) => p.instrument_id))];
-  const bookIds = [...new Set([...(pinned ? [pinned] : []), ...fromParents, ...added.ids])].slice(0, MAX_BOOKS);
+  const wanted = [...new Set([...(pinned ? [pinned] : []), ...fromParents, ...added.ids])];
+  const bookIds = wanted.slice(0, MAX_BOOKS);
+  // Instruments of parent orders whose books do not fit: said, never dropped in silence (issue 28.12).
+  const hidden = fromParents.filter((id) => !bookIds.includes(id)).length;
 
   // The drawers work on the instrument's current band; a failed fetch is already in the error snackbar.
   // A row with another firm's quantity on the far side of a parent opens the take drawer
@@ -221,6 +224,12 @@ function TraderDashboard() {
               );
             })}
             {bookIds.length < MAX_BOOKS && <AddBook onAdd={added.add} />}
+            {hidden > 0 && (
+              <Typography variant="body2" color="text.secondary" role="status" sx={{ flexBasis: '100%' }} data-testid="hidden-books">
+                {hidden === 1 ? 'One more instrument has' : `${hidden} more instruments have`} parent orders: {MAX_BOOKS} books show at
+                once. Click an instrument&apos;s name on its parent card to show its book here.
+              </Typography>
+            )}
           </Box>
         </Stack>
       </Stack>

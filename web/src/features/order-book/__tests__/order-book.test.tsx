@@ -69,6 +69,8 @@ describe('order book', () => {
       'Order book Instrument 5', 'Order book Instrument 4', 'Order book Instrument 3', 'Order book Euro-Bund Dec26-Mar27 calendar spread block',
     ]);
     expect(screen.queryByRole('button', { name: 'Add order book' })).not.toBeInTheDocument();
+    // The fifth is not dropped in silence (issue 28.12).
+    expect(screen.getByTestId('hidden-books')).toHaveTextContent('One more instrument has parent orders: 4 books show at once.');
     await user.click(screen.getByRole('button', { name: 'Show the order book of Euribor 3M Dec26-Mar27' }));
     expect((await book('Euribor 3M Dec26-Mar27')).getAttribute('aria-label')).toBe('Order book Euribor 3M Dec26-Mar27');
     expect(screen.getAllByRole('region', { name: /^Order book/ })[0]).toHaveAttribute('aria-label', 'Order book Euribor 3M Dec26-Mar27');

@@ -218,11 +218,8 @@ impl<S: Store> Confirmations<S> {
         // A decline breaks the trade down: both traders are told at once, and the other
         // side's broker by e-mail (its own links no longer work).
         let told = if answer.yes { Vec::new() } else { crate::notifications::broker_rejected(&m, now) };
-        for n in &told {
-            tx.insert_notification(n).await?;
-        }
         if !answer.yes {
-            let mut rows = NewRows::default();
+            let mut rows = NewRows { notifications: told.clone(), ..NewRows::default() };
             for other in changed.iter().filter(|o| o.order_id != order) {
                 self.tell_declined(&mut tx, &mut rows, &m, other, answer.step, now).await?;
             }

@@ -334,6 +334,21 @@ macro_rules! shared_repos {
                 .bind(t.attempts)
         }
 
+        /// Binds an action-log page's filter as `$1`–`$7` (e-mail, entity, operation,
+        /// company, from, until, without the venue's band moves).
+        fn bind_action_log_filter<'q, O>(
+            q: sqlx::query::QueryAs<'q, $db, O, <$db as sqlx::Database>::Arguments>,
+            f: &'q ActionLogFilter,
+        ) -> sqlx::query::QueryAs<'q, $db, O, <$db as sqlx::Database>::Arguments> {
+            q.bind(&f.email)
+                .bind(&f.entity)
+                .bind(&f.operation)
+                .bind(f.company_id.map(|c| c.0))
+                .bind(f.from.map(Ts))
+                .bind(f.until.map(Ts))
+                .bind(f.without_automatic_band_moves)
+        }
+
         /// Binds a notification's columns in the order of [`sql::INSERT_NOTIFICATION`].
         fn bind_notification<'q>(
             q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments>,
@@ -1022,11 +1037,12 @@ macro_rules! shared_repos {
             }
 
             async fn action_log_page(&mut self, f: &ActionLogFilter) -> StoreResult<Page<ActionLogEntry>> {
+                // Its parameters are `$1`–`$7`, as `bind_action_log_filter` binds them.
                 let filter = format!(
-                    "where ($1 is null or {STRPOS}(u.email, lower($1)) > 0) and ($4 is null or a.entity = $4) \
-                     and ($5 is null or a.operation = $5) and ($6 is null or u.company_id = $6) \
-                     and ($7 is null or a.created_at >= $7) and ($8 is null or a.created_at < $8) \
-                     and not ($9 and a.user_id is null and a.entity = 'instrument' and a.operation = 'band')"
+                    "where ($1 is null or {STRPOS}(u.email, lower($1)) > 0) and ($2 is null or a.entity = $2) \
+                     and ($3 is null or a.operation = $3) and ($4 is null or u.company_id = $4) \
+                     and ($5 is null or a.created_at >= $5) and ($6 is null or a.created_at < $6) \
+                     and not ($7 and a.user_id is null and a.entity = 'instrument' and a.operation = 'band')"
                 );
                 let unfiltered = f.email.is_none()
                     && f.entity.is_none()
@@ -1039,40 +1055,23 @@ macro_rules! shared_repos {
                 let total_items: i64 = if unfiltered {
                     sqlx::query_scalar("select count(*) from action_log").fetch_one(&mut *self.tx).await
                 } else {
-                    // The page's numbering of the parameters: $2 and $3 (size, offset) are
-                    // named so that PostgreSQL knows their types.
-                    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-                        "select count(*) from action_log a left join app_user u on u.user_id = a.user_id \
-                         {filter} and $2 = $2 and $3 = $3"
-                    )))
-                    .bind(&f.email)
-                    .bind(f.size)
-                    .bind(0_i64)
-                    .bind(&f.entity)
-                    .bind(&f.operation)
-                    .bind(f.company_id.map(|c| c.0))
-                    .bind(f.from.map(Ts))
-                    .bind(f.until.map(Ts))
-                    .bind(f.without_automatic_band_moves)
-                    .fetch_one(&mut *self.tx)
-                    .await
+                    let count = format!(
+                        "select count(*) from action_log a left join app_user u on u.user_id = a.user_id {filter}"
+                    );
+                    bind_action_log_filter(sqlx::query_as::<_, (i64,)>(sqlx::AssertSqlSafe(count)), f)
+                        .fetch_one(&mut *self.tx)
+                        .await
+                        .map(|(n,)| n)
                 }
                 .map_err(map_err)?;
                 let query = format!(
-                    "{} {filter} order by {} limit $2 offset $3",
+                    "{} {filter} order by {} limit $8 offset $9",
                     sql::ACTION_LOG_SELECT,
                     sql::action_log_order(f.sort, f.descending)
                 );
-                let items = sqlx::query_as::<_, ActionLogEntryRow>(sqlx::AssertSqlSafe(query))
-                    .bind(&f.email)
+                let items = bind_action_log_filter(sqlx::query_as::<_, ActionLogEntryRow>(sqlx::AssertSqlSafe(query)), f)
                     .bind(f.size)
                     .bind(f.page.saturating_mul(f.size))
-                    .bind(&f.entity)
-                    .bind(&f.operation)
-                    .bind(f.company_id.map(|c| c.0))
-                    .bind(f.from.map(Ts))
-                    .bind(f.until.map(Ts))
-                    .bind(f.without_automatic_band_moves)
                     .fetch_all(&mut *self.tx)
                     .await
                     .map_err(map_err)?

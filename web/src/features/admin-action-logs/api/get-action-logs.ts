@@ -26,22 +26,11 @@ const actionLogPageSchema = z.object({
   total_items: z.number(),
 }) satisfies z.ZodType<components['schemas']['Page_ActionLogDto']>;
 
-export type ActionLogFilters = {
-  page: number;
-  size: number;
-  email: string;
-  sort_by: SortBy;
-  order_by: OrderBy;
-  /** Exact entity and operation, the acting user's company; blank: all. */
-  entity?: string;
-  operation?: string;
-  company_id?: string;
-  /** ISO instants: from (in) and until (out). */
-  from?: string;
-  until?: string;
-  /** The band moves the venue made by itself (a market-data feed, the demo's). */
-  automatic_band_moves?: boolean;
-};
+/** The list's query: page, size, e-mail, sort, and the optional filters as the API names them (blank: all). */
+export type ActionLogFilters = { page: number; size: number; email: string; sort_by: SortBy; order_by: OrderBy } & Pick<
+  Query,
+  'entity' | 'operation' | 'company_id' | 'from' | 'until' | 'automatic_band_moves'
+>;
 
 /** The entities the venue logs, for the filter. */
 export const ENTITIES = [

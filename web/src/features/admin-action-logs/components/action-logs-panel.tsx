@@ -20,7 +20,7 @@ import Typography from '@mui/material/Typography';
 import Refresh from '@mui/icons-material/Refresh';
 import { AdminPage } from '@/components/layout/admin-page';
 import { formatDateTime, formatDateTimeSeconds } from '@/lib/format-date';
-import { useCompanyOptions } from '@/lib/api/get-company-options';
+import { CompanyFilter } from '@/components/form/company-filter';
 import { useDebounced } from '@/lib/use-debounced';
 import { type ActionLog, ENTITIES, type OrderBy, type SortBy, useActionLogs } from '../api/get-action-logs';
 import { ActionLogDetailsDialog } from './action-log-details-dialog';
@@ -64,7 +64,6 @@ export function ActionLogsPanel() {
   const [fromLocal, setFromLocal] = useState('');
   const [untilLocal, setUntilLocal] = useState('');
   const [bandMoves, setBandMoves] = useState(false);
-  const companies = useCompanyOptions();
   const [sort, setSort] = useState<{ sort_by: SortBy; order_by: OrderBy }>({ sort_by: 'created_at', order_by: 'DESC' });
   const [size, setSize] = useState(DEFAULT_PAGE_SIZE);
   const from = instant(fromLocal);
@@ -115,22 +114,7 @@ export function ActionLogsPanel() {
         ))}
       </TextField>
       <TextField label="Operation" value={operation} onChange={(e) => setOperation(e.target.value)} size="small" placeholder="create, cancel, band…" sx={{ width: 170 }} />
-      <TextField
-        select
-        label="Company"
-        value={companyId}
-        onChange={(e) => setCompanyId(e.target.value)}
-        size="small"
-        sx={{ width: 190 }}
-        slotProps={{ inputLabel: { shrink: true }, select: { displayEmpty: true } }}
-      >
-        <MenuItem value="">All companies</MenuItem>
-        {(companies.data ?? []).map((c) => (
-          <MenuItem key={c.company_id} value={c.company_id}>
-            {c.name}
-          </MenuItem>
-        ))}
-      </TextField>
+      <CompanyFilter value={companyId} onChange={setCompanyId} width={190} />
       <TextField
         type="datetime-local"
         label="From"

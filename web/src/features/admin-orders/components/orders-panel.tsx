@@ -29,7 +29,7 @@ import { dec, toGrouped } from '@/lib/decimal';
 import { formatDateTime } from '@/lib/format-date';
 import { stateLabel } from '@/lib/trading-format';
 import { type AdminOrder, useAdminOrders } from '../api/get-admin-orders';
-import { useCompanyOptions } from '@/lib/api/get-company-options';
+import { CompanyFilter } from '@/components/form/company-filter';
 import { useInstrumentOptions } from '../api/get-instrument-options';
 import { createdRange, EDITABLE_STATE, ORDER_STATES } from '../lib/order-filters';
 import { formatOrderPrice, shortOrderId } from '../lib/order-format';
@@ -71,7 +71,6 @@ export function OrdersPanel({ canEdit }: Props) {
   const orders = useAdminOrders({ page, size, company_id: companyId, instrument_id: instrumentId, states, from: range.from, until: range.until });
 
   // Admins and sales pick from every company and instrument (inactive and sandbox ones too).
-  const companies = useCompanyOptions();
   const instruments = useInstrumentOptions();
   const instrumentChoices = instruments.data ?? [];
 
@@ -95,22 +94,7 @@ export function OrdersPanel({ canEdit }: Props) {
 
   const filterBar = (
     <Stack direction="row" spacing={2} useFlexGap sx={{ flexWrap: 'wrap', alignItems: 'flex-start' }}>
-      <TextField
-        select
-        label="Company"
-        value={companyId}
-        onChange={(e) => filter({ companyId: e.target.value })}
-        size="small"
-        sx={{ width: 200 }}
-        slotProps={{ inputLabel: { shrink: true }, select: { displayEmpty: true } }}
-      >
-        <MenuItem value="">All companies</MenuItem>
-        {(companies.data ?? []).map((c) => (
-          <MenuItem key={c.company_id} value={c.company_id}>
-            {c.name}
-          </MenuItem>
-        ))}
-      </TextField>
+      <CompanyFilter value={companyId} onChange={(id) => filter({ companyId: id })} />
       <TextField
         select
         label="Instrument"

@@ -366,6 +366,32 @@ async fn malformed_messages_are_rejected_not_fatal(b: Backend) {
     let r = c.expect("3", within).await;
     assert_eq!(tag(&r, 373).as_deref(), Some("11"), "{r:?}");
 
+    // A NewOrderSingle the data dictionary refuses never reaches the engine: a malformed
+    // quantity, an unknown tag, a HandlInst out of range. The same order, sound, makes
+    // the one parent.
+    let order = |qty: &'static str, extra: &[(u32, &'static str)]| {
+        let mut f = vec![(11, "M1"), (54, "1"), (38, qty), (40, "1"), (55, "Euribor 3M Dec26-Mar27")];
+        f.extend_from_slice(&[(60, "20260303-10:00:00.000"), (453, "1"), (448, "T1"), (447, "D"), (452, "11")]);
+        f.extend_from_slice(extra);
+        f
+    };
+    for (body, ref_tag, reason) in [
+        (order("+200.00", &[]), "38", "6"),
+        (order("1000", &[(999, "x")]), "999", "0"),
+        (order("1000", &[(21, "4")]), "21", "5"),
+    ] {
+        c.send("D", &body).await;
+        let r = c.expect("3", within).await;
+        assert_eq!((tag(&r, 371).as_deref(), tag(&r, 373).as_deref()), (Some(ref_tag), Some(reason)), "{r:?}");
+    }
+    let (_, listed) = v.app.get("/api/parent-orders", Some(&v.a)).await;
+    assert_eq!(listed.as_array().unwrap().len(), 0, "{listed}");
+    c.send("D", &order("1000", &[])).await;
+    let new = c.expect("8", within).await;
+    assert_eq!((tag(&new, 11).as_deref(), tag(&new, 150).as_deref()), (Some("M1"), Some("0")), "{new:?}");
+    let (_, listed) = v.app.get("/api/parent-orders", Some(&v.a)).await;
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+
     // Garbage and a frame with a wrong checksum are dropped; the session goes on.
     c.write(b"this is not FIX at all\x01").await;
     let mut bad = frame(&[(35, "0"), (34, "99"), (49, "HALYARD"), (52, "20260303-10:00:00"), (56, "UPSTAIRS")]);

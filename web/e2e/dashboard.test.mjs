@@ -97,6 +97,19 @@ test("a fifth instrument's book is said not to fit, and its card brings it in", 
     assert.equal(await page.getByRole('region', { name: `Order book ${instrument.name}` }).count(), 0);
     for (const width of [1280, 1440, 1920]) {
       await page.setViewportSize({ width, height: 900 });
+      await books.nth(3).getByTestId('ladder-row').first().waitFor();
+      // Side by side, the ladders start level however the names wrap (issue 28.12), and
+      // their 15 rows (a 10-tick band) show whole, with no cue of rows out of view (28.11).
+      const ladders = await books.getByTestId('price-ladder').evaluateAll((els) =>
+        els.map((l) => {
+          const box = l.getBoundingClientRect();
+          const last = [...l.querySelectorAll('[data-testid="ladder-row"]')].at(-1).getBoundingClientRect();
+          return { top: Math.round(box.top), rows: l.querySelectorAll('[data-testid="ladder-row"]').length, whole: last.bottom <= box.bottom + 0.5 };
+        }),
+      );
+      assert.equal(new Set(ladders.map((l) => l.top)).size, 1, `level at ${width}: ${JSON.stringify(ladders)}`);
+      assert.ok(ladders.every((l) => l.rows === 15 && l.whole), `whole at ${width}: ${JSON.stringify(ladders)}`);
+      assert.equal(await page.locator('[data-testid^="ladder-more-"]').count(), 0);
       await shot(page, T, `03-fifth-book-${width}`);
     }
     await page.getByRole('button', { name: `Show the order book of ${instrument.name}` }).click();

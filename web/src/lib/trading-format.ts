@@ -1,4 +1,4 @@
-import { addTicks, cmp, dec, decimalsOf, eq, mul, onTick, toFixed, toPlain, type Decimal } from '@/lib/decimal';
+import { addTicks, ceilDiv, cmp, dec, decimalsOf, eq, mul, onTick, sub, toFixed, toPlain, type Decimal } from '@/lib/decimal';
 import type { Instrument } from './api/dto';
 import type { components } from './api/schema';
 
@@ -75,8 +75,13 @@ export type LadderRow = {
   sell: number;
   ownBuy: number;
   ownSell: number;
-  /** Inside [min_tick_price, max_tick_price]: a block may trade here. */
+  /** Inside [min_tick_price, max_tick_price] and on the tick: a block may trade here. */
   tradable: boolean;
+  /**
+   * The prices left out between the row above and this one (rows of orders left far from
+   * the band after it moved): how many whole ticks, or null when the rows are adjacent.
+   */
+  gapAbove: number | null;
 };
 
 /** The band an instrument trades in now: its book's and its instrument's, as the last frame set it. */
@@ -90,8 +95,9 @@ export function inBand(price: Decimal | number | string, band: Band): boolean {
 
 /**
  * The ladder of spec section 9, highest price first: from max + 2 ticks down to
- * min − 2 ticks, with the book's quantities on their rows. Levels outside that
- * range (orders left outside after a band move) are added in price order.
+ * min − 2 ticks, with the book's quantities on their rows. Every other level (orders left
+ * outside after a band move, or on a tick the instrument no longer has) gets its row too,
+ * in price order, with the ticks skipped before it (`gapAbove`).
  */
 export function buildLadder(book: Pick<Book, 'levels' | 'min_tick_price' | 'max_tick_price'>, tickSize: number | string): LadderRow[] {
   const tick = dec(tickSize);
@@ -102,19 +108,24 @@ export function buildLadder(book: Pick<Book, 'levels' | 'min_tick_price' | 'max_
   for (let p = addTicks(max, tick, 2); cmp(p, addTicks(min, tick, -2)) >= 0; p = addTicks(p, tick, -1)) prices.push(p);
   const levels = book.levels.map((l) => ({ ...l, d: dec(l.price) }));
   for (const l of levels) {
-    if (onTick(l.d, tick) && !prices.some((p) => eq(p, l.d))) prices.push(l.d);
+    if (!prices.some((p) => eq(p, l.d))) prices.push(l.d);
   }
   prices.sort((a, b) => cmp(b, a));
-  return prices.map((price) => {
+  return prices.map((price, n) => {
     const level = levels.find((l) => eq(l.d, price));
+    const ticked = onTick(price, tick);
+    const above = prices[n - 1];
+    // Whole ticks strictly between the two prices (the row above may be off the tick too).
+    const skipped = above ? Number(ceilDiv(sub(above, price), tick)) - 1 : 0;
     return {
       price,
-      text: toFixed(price, places),
+      text: ticked ? toFixed(price, places) : toFixed(price, Math.max(places, price.scale)),
       buy: level?.buy_quantity ?? 0,
       sell: level?.sell_quantity ?? 0,
       ownBuy: level?.own_buy_quantity ?? 0,
       ownSell: level?.own_sell_quantity ?? 0,
-      tradable: inBand(price, book),
+      tradable: ticked && inBand(price, book),
+      gapAbove: skipped > 0 ? skipped : null,
     };
   });
 }

@@ -27,6 +27,27 @@ describe('ladder', () => {
     expect(rows.map((r) => r.text)).toEqual(['0.50', '0.46', '0.45', '0.44', '0.43', '0.42', '0.41', '0.40']);
   });
 
+  it('marks the ticks left out between rows far apart, and keeps a level off the tick (not tradable)', () => {
+    const rows = buildLadder(
+      {
+        min_tick_price: 0.42,
+        max_tick_price: 0.44,
+        levels: [
+          { price: 0.5, buy_quantity: 0, sell_quantity: 1000, own_buy_quantity: 0, own_sell_quantity: 0 },
+          { price: 0.4325, buy_quantity: 500, sell_quantity: 0, own_buy_quantity: 500, own_sell_quantity: 0 },
+          { price: 0.3, buy_quantity: 700, sell_quantity: 0, own_buy_quantity: 0, own_sell_quantity: 0 },
+        ],
+      },
+      0.01,
+    );
+    expect(rows.map((r) => [r.text, r.gapAbove])).toEqual([
+      ['0.50', null], ['0.46', 3], ['0.45', null], ['0.44', null], ['0.4325', null], ['0.43', null], ['0.42', null], ['0.41', null], ['0.40', null], ['0.30', 9],
+    ]);
+    expect(rows.find((r) => r.text === '0.4325')).toMatchObject({ buy: 500, ownBuy: 500, tradable: false });
+    expect(buildLadder({ min_tick_price: 0.42, max_tick_price: 0.44, levels: [{ price: 0.375, buy_quantity: 1, sell_quantity: 0, own_buy_quantity: 0, own_sell_quantity: 0 }] }, 0.01).at(-1))
+      .toMatchObject({ text: '0.375', gapAbove: 2 });
+  });
+
   it('steps whole ticks exactly on a tick of 0.1 (no float drift)', () => {
     const rows = buildLadder({ min_tick_price: 0.1, max_tick_price: 0.3, levels: [] }, 0.1);
     expect(rows.map((r) => r.text)).toEqual(['0.5', '0.4', '0.3', '0.2', '0.1', '0.0', '-0.1']);

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { useMemo } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import Box from '@mui/material/Box';
 import Chip from '@mui/material/Chip';
@@ -10,13 +10,14 @@ import Typography from '@mui/material/Typography';
 import Close from '@mui/icons-material/Close';
 import NightsStayOutlined from '@mui/icons-material/NightsStayOutlined';
 import { useAppConfig } from '@/lib/api/get-config';
-import type { Decimal } from '@/lib/decimal';
+import { dec, eq, type Decimal } from '@/lib/decimal';
 import { useTopic } from '@/lib/realtime';
 import { OnboardingTip } from '@/components/ui/onboarding-tip';
 import { useLiveInstrument } from '@/lib/api/get-instrument';
 import type { components } from '@/lib/api/schema';
 import { tradingKeys } from '@/lib/api/trading-keys';
-import { buildLadder, closedText, formatHour, formatK, formatPrice, legLabels, operatingHours, truncateName, type LadderRow } from '@/lib/trading-format';
+import { buildLadder, closedText, formatHour, formatPrice, legLabels, operatingHours, truncateName, type LadderRow } from '@/lib/trading-format';
+import { hasOthersLiquidity, Ladder } from './ladder';
 import { useBook, type Book } from '../api/get-book';
 import { applyBookFrame, applyShareFrame, marketDataOf, type BookFrame } from '../lib/book-frames';
 import { useMarketData } from '../api/get-market-data';
@@ -33,13 +34,6 @@ export const BOOK_HEIGHT = 564;
 export const BOOK_MIN_WIDTH = 200;
 /** A book grows with the window up to this width. */
 export const BOOK_MAX_WIDTH = 340;
-/**
- * Buy, price and sell columns: the price column as wide as its text and centred, the sides
- * sharing the rest, none narrower than its text. A price never shrinks out of sight: a row
- * wider than its book scrolls sideways in the ladder instead.
- */
-const LADDER_COLUMNS = 'minmax(max-content, 1fr) max-content minmax(max-content, 1fr)';
-
 type Props = {
   instrumentId: string;
   status: PlatformStatus | undefined;
@@ -51,81 +45,6 @@ type Props = {
   /** Show the TAKING_LIQUIDITY_IN_ORDERBOOK tip on the first row with another firm's quantity. */
   showTakeTip?: boolean;
 };
-
-/** Another firm's quantity rests on this row (what a take can hit). */
-export function hasOthersLiquidity(row: LadderRow): boolean {
-  return row.buy > row.ownBuy || row.sell > row.ownSell;
-}
-
-function Quantity({ value, own, side }: { value: number; own: number; side: 'buy' | 'sell' }) {
-  return (
-    <Box
-      component="span"
-      sx={{
-        color: side === 'buy' ? 'success.main' : 'error.main',
-        fontWeight: own ? 700 : 500,
-        display: 'inline-flex',
-        alignItems: 'center',
-        gap: 0.5,
-      }}
-    >
-      {own > 0 && (
-        <Box component="span" title="Includes your orders" aria-label="Includes your orders" sx={{ width: 6, height: 6, borderRadius: '50%', bgcolor: 'primary.main' }} />
-      )}
-      {formatK(value)}
-    </Box>
-  );
-}
-
-function Row({ row, onWork }: { row: LadderRow; onWork?: (price: Decimal, row: LadderRow) => void }) {
-  const clickable = row.tradable && onWork !== undefined;
-  return (
-    <Box
-      role={clickable ? 'button' : undefined}
-      tabIndex={clickable ? 0 : undefined}
-      aria-disabled={row.tradable ? undefined : true}
-      aria-label={`Price ${row.text}${row.buy ? `, buy ${formatK(row.buy)}` : ''}${row.sell ? `, sell ${formatK(row.sell)}` : ''}`}
-      data-price={row.text}
-      data-testid="ladder-row"
-      onClick={clickable ? () => onWork(row.price, row) : undefined}
-      onKeyDown={
-        clickable
-          ? (e) => {
-              if (e.key === 'Enter' || e.key === ' ') {
-                e.preventDefault();
-                onWork(row.price, row);
-              }
-            }
-          : undefined
-      }
-      sx={{
-        display: 'grid',
-        gridTemplateColumns: LADDER_COLUMNS,
-        columnGap: 1,
-        minWidth: 'max-content',
-        alignItems: 'center',
-        minHeight: 30,
-        px: 1,
-        borderBottom: 1,
-        borderColor: 'divider',
-        fontVariantNumeric: 'tabular-nums',
-        bgcolor: row.tradable ? 'background.paper' : 'action.hover',
-        color: row.tradable ? 'text.primary' : 'text.disabled',
-        cursor: clickable ? 'pointer' : 'default',
-        '&:hover': clickable ? { bgcolor: 'action.selected' } : undefined,
-        '&:focus-visible': { outline: 2, outlineColor: 'primary.main', outlineOffset: -2 },
-      }}
-    >
-      <Box sx={{ textAlign: 'left' }}>
-        <Quantity value={row.buy} own={row.ownBuy} side="buy" />
-      </Box>
-      <Box sx={{ textAlign: 'center', fontWeight: 600 }}>{row.text}</Box>
-      <Box sx={{ textAlign: 'right' }}>
-        <Quantity value={row.sell} own={row.ownSell} side="sell" />
-      </Box>
-    </Box>
-  );
-}
 
 /** One instrument's anonymous block book with its price ladder (spec sections 2 and 9). */
 export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = false, showTakeTip = false }: Props) {
@@ -167,22 +86,16 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
   const tick = instrument.data?.tick_size;
   const rows = useMemo(() => (book.data && tick !== undefined ? buildLadder(book.data, tick) : []), [book.data, tick]);
 
-  // Start with the band in view.
-  const ladderRef = useRef<HTMLDivElement>(null);
-  const scrolled = useRef(false);
-  useEffect(() => {
-    const el = ladderRef.current;
-    if (!el || scrolled.current || rows.length === 0) return;
-    scrolled.current = true;
-    const first = el.querySelector<HTMLElement>('[data-testid="ladder-row"]:not([aria-disabled])');
-    if (first) el.scrollTop = Math.max(0, first.offsetTop - el.offsetTop - 60);
-  }, [rows]);
-
   // Before the open (from 05:30) orders may be worked: they wait and go live at the open.
   const preOpen = status !== undefined && !status.open && status.parent_orders_open;
   const closed = status !== undefined && !status.open && !status.parent_orders_open;
   const i = instrument.data;
   const takeTipRow = showTakeTip && !closed && onWork ? rows.find((r) => r.tradable && hasOthersLiquidity(r)) : undefined;
+  /** A best price as its row writes it, or null while its side is empty. */
+  const bestText = (price: number | string | null | undefined) => {
+    if (price === null || price === undefined || tick === undefined) return null;
+    return rows.find((r) => eq(r.price, dec(price)))?.text ?? formatPrice(price, tick);
+  };
   return (
     <Paper
       variant="outlined"
@@ -190,19 +103,25 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
       aria-label={i ? `Order book ${i.name}` : 'Order book'}
       sx={{ height: BOOK_HEIGHT, flex: '1 1 0', minWidth: BOOK_MIN_WIDTH, maxWidth: BOOK_MAX_WIDTH, display: 'flex', flexDirection: 'column', position: 'relative', overflow: 'hidden' }}
     >
-      <Box sx={{ px: 2, pt: 1.5, pb: 1, borderBottom: 1, borderColor: 'divider' }}>
+      {/* One height in every book (two lines of name, one of legs), so that ladders side by side start level. */}
+      <Box sx={{ px: 1.5, pt: 1.5, pb: 1, borderBottom: 1, borderColor: 'divider' }}>
         <Stack direction="row" spacing={1} sx={{ alignItems: 'flex-start' }}>
           <Box sx={{ flexGrow: 1, minWidth: 0 }}>
             {i ? (
               <OnboardingTip step="INTERACT_WITH_ORDERBOOK" show={showTip} placement="bottom-start">
-                <Typography variant="subtitle1" component="h3" title={i.name} sx={{ fontWeight: 700, lineHeight: 1.3, wordBreak: 'break-word' }}>
+                <Typography
+                  variant="subtitle1"
+                  component="h3"
+                  title={i.name}
+                  sx={{ fontWeight: 700, lineHeight: 1.3, height: '2.6em', wordBreak: 'break-word', display: '-webkit-box', WebkitLineClamp: 2, WebkitBoxOrient: 'vertical', overflow: 'hidden' }}
+                >
                   {truncateName(i.name)}
                 </Typography>
               </OnboardingTip>
             ) : (
-              <Skeleton width="80%" />
+              <Skeleton width="80%" sx={{ height: '2.6em' }} />
             )}
-            <Stack direction="row" spacing={0.5} sx={{ flexWrap: 'wrap', mt: 0.5 }} useFlexGap>
+            <Stack direction="row" spacing={0.5} sx={{ flexWrap: 'nowrap', overflow: 'hidden', height: 20, mt: 0.5, '& .MuiChip-root': { height: 20, fontSize: 12 }, '& .MuiChip-label': { px: 0.75 } }} useFlexGap>
               {i && legLabels(i).map((leg) => <Chip key={leg} size="small" label={leg} variant="outlined" />)}
               {i?.reversed_spread && <Chip size="small" label="Reversed" color="warning" variant="outlined" />}
             </Stack>
@@ -213,56 +132,41 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
             </IconButton>
           )}
         </Stack>
-        <Stack direction="row" useFlexGap sx={{ justifyContent: 'space-between', flexWrap: 'wrap', columnGap: 1.5, mt: 1 }}>
-          <Typography variant="caption" color="text.secondary" sx={{ whiteSpace: 'nowrap' }}>
-            Best buy{' '}
-            <Box component="b" sx={{ color: 'success.main' }} data-testid="best-buy">
-              {i ? formatPrice(market.data?.best_buy_price, i.tick_size) : formatPrice(null, 0)}
-            </Box>
-          </Typography>
-          <Typography variant="caption" color="text.secondary" sx={{ whiteSpace: 'nowrap' }}>
-            Best sell{' '}
-            <Box component="b" sx={{ color: 'error.main' }} data-testid="best-sell">
-              {i ? formatPrice(market.data?.best_sell_price, i.tick_size) : formatPrice(null, 0)}
-            </Box>
-          </Typography>
-        </Stack>
       </Box>
-      <Box sx={{ display: 'grid', gridTemplateColumns: LADDER_COLUMNS, columnGap: 1, px: 1, py: 0.5, bgcolor: 'grey.50', borderBottom: 1, borderColor: 'divider' }}>
-        <Typography variant="overline" sx={{ lineHeight: 2 }}>Buy</Typography>
-        <Typography variant="overline" sx={{ lineHeight: 2, textAlign: 'center' }}>Price</Typography>
-        <Typography variant="overline" sx={{ lineHeight: 2, textAlign: 'right' }}>Sell</Typography>
-      </Box>
-      {preOpen && (
-        <Typography role="status" variant="caption" sx={{ px: 1.5, py: 0.75, bgcolor: 'action.hover', color: 'text.secondary', borderBottom: 1, borderColor: 'divider' }}>
-          Opens at {formatHour(status.open_time)}: orders you work now wait for the open.
-        </Typography>
-      )}
-      <Box ref={ladderRef} data-testid="price-ladder" sx={{ flexGrow: 1, overflow: 'auto', position: 'relative' }}>
-        {book.isPending || instrument.isPending ? (
-          <Stack spacing={1} sx={{ p: 2 }}>
-            {Array.from({ length: 8 }, (_, n) => <Skeleton key={n} height={24} />)}
-          </Stack>
-        ) : book.isError || instrument.isError ? (
-          <Typography color="error" sx={{ p: 2 }}>
-            The order book could not be loaded.
-          </Typography>
-        ) : (
-          rows.map((row) =>
-            row === takeTipRow ? (
-              <OnboardingTip key={row.text} step="TAKING_LIQUIDITY_IN_ORDERBOOK" show placement="left" fullWidth>
-                <Row row={row} onWork={closed ? undefined : onWork} />
-              </OnboardingTip>
-            ) : (
-              <Row key={row.text} row={row} onWork={closed ? undefined : onWork} />
-            ),
-          )
+      <Ladder
+        rows={book.isPending || instrument.isPending || book.isError || instrument.isError ? [] : rows}
+        bestBuy={bestText(market.data?.best_buy_price)}
+        bestSell={bestText(market.data?.best_sell_price)}
+        onWork={closed ? undefined : onWork}
+        tipRow={takeTipRow}
+        withTip={(line) => (
+          <OnboardingTip step="TAKING_LIQUIDITY_IN_ORDERBOOK" show placement="left" fullWidth>
+            {line}
+          </OnboardingTip>
         )}
-      </Box>
+        note={
+          preOpen && (
+            <Typography role="status" variant="caption" sx={{ px: 1.5, py: 0.75, bgcolor: 'action.hover', color: 'text.secondary', borderBottom: 1, borderColor: 'divider' }}>
+              Opens at {formatHour(status.open_time)}: orders you work now wait for the open.
+            </Typography>
+          )
+        }
+        placeholder={
+          book.isError || instrument.isError ? (
+            <Typography color="error" sx={{ p: 2 }}>
+              The order book could not be loaded.
+            </Typography>
+          ) : book.isPending || instrument.isPending ? (
+            <Stack spacing={1} sx={{ p: 2 }}>
+              {Array.from({ length: 8 }, (_, n) => <Skeleton key={n} height={24} />)}
+            </Stack>
+          ) : undefined
+        }
+      />
       {closed && (
         <Box
           role="status"
-          sx={{ position: 'absolute', inset: 0, top: 96, bgcolor: 'rgba(255,255,255,0.88)', display: 'flex', flexDirection: 'column', alignItems: 'center', justifyContent: 'center', textAlign: 'center', p: 3, gap: 1 }}
+          sx={{ position: 'absolute', inset: 0, top: 88, bgcolor: 'rgba(255,255,255,0.88)', display: 'flex', flexDirection: 'column', alignItems: 'center', justifyContent: 'center', textAlign: 'center', p: 3, gap: 1 }}
         >
           <NightsStayOutlined color="action" sx={{ fontSize: 40 }} />
           <Typography variant="h3" component="p">

@@ -21,6 +21,7 @@ import {
   type GridColDef,
 } from '@mui/x-data-grid';
 import { dec, toGrouped } from '@/lib/decimal';
+import { formatPrice } from '@/lib/trading-format';
 import type { BillingItem } from '../api/get-billing';
 import { BILLING_CSV_OPTIONS, billingRowId, csvText, decimalText, formatUtcDateTime } from '../lib/billing-format';
 
@@ -49,19 +50,12 @@ const decimal = (field: 'tick_size' | 'price', headerName: string, width: number
 });
 
 /**
- * One column per billing item field (admin spec section 3), in its order. The spec lists no
- * headers, so they name the fields.
+ * One column per billing item field (admin spec section 3). The spec lists no headers, so
+ * they name the fields. The trade leads (when, who, what, which side, how much, at what
+ * price), then who cleared it and the instrument's references; the ids come last and are
+ * hidden until the Columns panel shows them (`BILLING_HIDDEN`). The CSV has every column.
  */
 export const BILLING_COLUMNS: GridColDef<BillingItem>[] = [
-  text('company_name', 'Company', 140),
-  text('first_name', 'First name', 120),
-  text('last_name', 'Last name', 120),
-  text('user_id', 'User ID', 300),
-  text('broker_name', 'Broker', 130),
-  text('broker_id', 'Broker ID', 300),
-  text('match_request_id', 'Match request ID', 300),
-  text('order_id', 'Order ID', 300),
-  text('payment_order_id', 'Payment order ID', 300),
   {
     field: 'match_request_created_at',
     headerName: 'Match request created',
@@ -70,13 +64,8 @@ export const BILLING_COLUMNS: GridColDef<BillingItem>[] = [
     valueGetter: (value: string) => new Date(value),
     valueFormatter: (value: Date) => formatUtcDateTime(value),
   },
+  text('company_name', 'Company', 140),
   text('instrument_name', 'Instrument', 230),
-  text('bbg_code', 'BBG code', 150),
-  text('exchange_instrument_id', 'Exchange instrument ID', 180),
-  text('exchange', 'Exchange', 170),
-  text('exchange_iso_code', 'Exchange ISO code', 150),
-  decimal('tick_size', 'Tick size', 100),
-  text('term', 'Term', 120),
   {
     field: 'direction',
     headerName: 'Direction',
@@ -93,8 +82,26 @@ export const BILLING_COLUMNS: GridColDef<BillingItem>[] = [
     valueFormatter: (value: number) => String(value),
     renderCell: ({ value }) => toGrouped(dec(value as number), 0),
   },
-  decimal('price', 'Price', 110),
+  // Shown with the instrument's tick decimals (0.500 on a 0.005 tick); exported exact.
+  { ...decimal('price', 'Price', 110), renderCell: ({ row }) => formatPrice(row.price, row.tick_size) },
+  text('first_name', 'First name', 120),
+  text('last_name', 'Last name', 120),
+  text('broker_name', 'Broker', 130),
+  text('term', 'Term', 120),
+  decimal('tick_size', 'Tick size', 100),
+  text('exchange', 'Exchange', 170),
+  text('exchange_iso_code', 'Exchange ISO code', 150),
+  text('bbg_code', 'BBG code', 150),
+  text('exchange_instrument_id', 'Exchange instrument ID', 180),
+  text('user_id', 'User ID', 300),
+  text('broker_id', 'Broker ID', 300),
+  text('match_request_id', 'Match request ID', 300),
+  text('order_id', 'Order ID', 300),
+  text('payment_order_id', 'Payment order ID', 300),
 ];
+
+/** The id columns, hidden at first: a person reads the trade; the CSV carries them. */
+export const BILLING_HIDDEN = { user_id: false, broker_id: false, match_request_id: false, order_id: false, payment_order_id: false };
 
 /**
  * The grid's toolbar: column and filter panels, and the CSV export. The export is built
@@ -172,7 +179,7 @@ export function BillingGrid({ items, loading }: { items: BillingItem[]; loading:
         rowSelection={false}
         disableRowSelectionOnClick
         pageSizeOptions={PAGE_SIZES}
-        initialState={{ pagination: { paginationModel: { pageSize: DEFAULT_PAGE_SIZE, page: 0 } } }}
+        initialState={{ pagination: { paginationModel: { pageSize: DEFAULT_PAGE_SIZE, page: 0 } }, columns: { columnVisibilityModel: BILLING_HIDDEN } }}
         slots={{ toolbar: BillingToolbar, noRowsOverlay: NoTrades }}
         slotProps={{ loadingOverlay: { variant: 'linear-progress', noRowsVariant: 'skeleton' } }}
         sx={{ border: 0 }}

@@ -8,6 +8,8 @@ export const BILLING_CSV_OPTIONS = {
   // The grid's own formula escaping also puts a quote before every negative number
   // ('-0.02' → "'-0.02"); text columns are escaped by `csvText` instead, so numbers stay numbers.
   escapeFormulas: false,
+  // Every field, the ids the grid hides at first included.
+  allColumns: true,
 } as const satisfies GridCsvExportOptions;
 
 const pad = (n: number) => String(n).padStart(2, '0');

@@ -88,7 +88,7 @@ test('an admin creates a newsletter, adds a recipient, previews and sends the di
     const body = preview.frameLocator('iframe').locator('body');
     await body.getByText('Euribor 3M Dec26-Mar27').first().waitFor();
     const text = await body.innerText();
-    assert.match(text, /Bids: 2000 @ -0\.025/);
+    assert.match(text, /Bids: 2,000 @ -0\.025/);
     assert.doesNotMatch(text, /Halyard|Northgate/);
     await shot(page, T, '05-preview');
 
@@ -110,7 +110,7 @@ test('an admin creates a newsletter, adds a recipient, previews and sends the di
     assert.equal(digest.summary, "Orders digest 'Euribor desk': 1 instrument with resting interest");
     const { mail } = await waitForMail(server.mailDir, user.email, { skip: 1 });
     assert.equal(mail.subject, 'Upstairs orders digest: Euribor desk');
-    assert.match(mail.text, /Bids: 2000 @ -0\.025/);
+    assert.match(mail.text, /Bids: 2,000 @ -0\.025/);
 
     assert.deepEqual(failed, []);
     // The harness's init script (the cookie choice in localStorage) also runs in the preview's

@@ -323,14 +323,16 @@ impl<S: Store> Confirmations<S> {
             }
         };
         let trader = tx.user(o.created_by).await?;
+        let instrument = self.instrument_in(tx, o.instrument_id).await?;
         Ok(TradeDetails {
             broker_name: name(tx.company(o.broker_id).await?),
             client_name: name(tx.company(o.company_id).await?),
             trader_name: trader.map(|t| format!("{} {}", t.user.first_name, t.user.last_name)).unwrap_or_default(),
-            instrument_name: self.instrument_in(tx, o.instrument_id).await?.name.clone(),
+            instrument_name: instrument.name.clone(),
             direction: o.direction,
             quantity: o.quantity,
             price: o.price.normalize(),
+            tick_size: Some(instrument.tick_size),
             counterparty_broker_name: name(tx.company(other.broker_id).await?),
             matched_at,
         })

@@ -334,7 +334,14 @@ impl<S: Store> Newsletters<S> {
             }
             bids.sort_by_key(|l| std::cmp::Reverse(l.price));
             offers.sort_by_key(|l| l.price);
-            out.push(DigestInstrument { name: i.name, term: i.term, min_block: i.min_quantity, bids, offers });
+            out.push(DigestInstrument {
+                name: i.name,
+                term: i.term,
+                min_block: i.min_quantity,
+                tick_size: Some(i.tick_size),
+                bids,
+                offers,
+            });
         }
         Ok(out)
     }

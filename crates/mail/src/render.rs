@@ -4,6 +4,7 @@ use lettre::Message;
 use lettre::message::header::{ContentTransferEncoding, ContentType, HeaderName, HeaderValue};
 use lettre::message::{Body, Mailbox, MultiPart, SinglePart};
 use upstairs_domain::order::Direction;
+use rust_decimal::Decimal;
 use upstairs_engine::model::{ConfirmationStep, DigestLevel, EmailPreview, EmailTemplate, OutgoingEmail, TradeDetails};
 
 use crate::MailSettings;
@@ -41,12 +42,41 @@ pub fn preview(settings: &MailSettings, template: &EmailTemplate) -> EmailPrevie
     EmailPreview { html: content.html(), text: content.plain_text(), subject: content.subject }
 }
 
-/// A digest side as `2100 @ 94.7, 4200 @ 94.69`, or a dash when it is empty.
-fn levels(side: &[DigestLevel]) -> String {
+/// A digest side as `2,100 @ 94.70, 4,200 @ 94.69`, or a dash when it is empty.
+fn levels(side: &[DigestLevel], tick: Option<Decimal>) -> String {
     if side.is_empty() {
         return "-".to_owned();
     }
-    side.iter().map(|l| format!("{} @ {}", l.quantity, l.price.normalize())).collect::<Vec<_>>().join(", ")
+    side.iter().map(|l| format!("{} @ {}", grouped(l.quantity), priced(l.price, tick))).collect::<Vec<_>>().join(", ")
+}
+
+/// A quantity with thousands separators, as the web app writes it: `1,500`.
+fn grouped(quantity: i64) -> String {
+    let digits = quantity.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if quantity < 0 {
+        out.push('-');
+    }
+    for (n, d) in digits.chars().enumerate() {
+        if n > 0 && (digits.len() - n) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// A price with its instrument's tick decimals (`-0.030` on a 0.005 tick), as the web app
+/// writes it; as it is when the tick is not known.
+fn priced(price: Decimal, tick: Option<Decimal>) -> String {
+    match tick {
+        Some(t) if price.scale() <= t.normalize().scale() => {
+            let mut p = price;
+            p.rescale(t.normalize().scale());
+            p.to_string()
+        }
+        _ => price.normalize().to_string(),
+    }
 }
 
 /// A Message-ID must be `<…>` in printable ASCII without spaces, or the header is malformed.
@@ -129,8 +159,8 @@ fn trade_rows(trade: &TradeDetails) -> Vec<(String, String)> {
         ("Trader", one_line(&trade.trader_name)),
         ("Instrument", one_line(&trade.instrument_name)),
         ("Side", side_of(trade).to_owned()),
-        ("Quantity", trade.quantity.to_string()),
-        ("Price", trade.price.normalize().to_string()),
+        ("Quantity", grouped(trade.quantity)),
+        ("Price", priced(trade.price.normalize(), trade.tick_size)),
         ("Counterparty broker", one_line(&trade.counterparty_broker_name)),
         ("Matched at", trade.matched_at.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
     ]
@@ -197,7 +227,7 @@ impl Content {
                     ConfirmationStep::Fill => "confirming its fill",
                 };
                 (
-                    format!("Trade declined: {client}, {side} {} {instrument}", trade.quantity),
+                    format!("Trade declined: {client}, {side} {} {instrument}", grouped(trade.quantity)),
                     &trade.broker_name,
                     &no_link,
                     format!(
@@ -220,7 +250,7 @@ impl Content {
                     ConfirmationStep::Accept => {
                         decline = Some(("Decline the trade", decline_link.clone()));
                         (
-                            format!("Trade to accept: {client}, {side} {} {instrument}", trade.quantity),
+                            format!("Trade to accept: {client}, {side} {} {instrument}", grouped(trade.quantity)),
                             &trade.broker_name,
                             confirm_link,
                             format!("Your client {client} matched a block trade on {product}, with you as its broker."),
@@ -234,7 +264,7 @@ impl Content {
                     ConfirmationStep::Fill => {
                         decline = Some(("Report it not filled", decline_link.clone()));
                         (
-                            format!("Trade to confirm filled: {client}, {side} {} {instrument}", trade.quantity),
+                            format!("Trade to confirm filled: {client}, {side} {} {instrument}", grouped(trade.quantity)),
                             &trade.broker_name,
                             confirm_link,
                             format!("Both brokers accepted this block trade of your client {client} on {product}."),
@@ -256,7 +286,7 @@ impl Content {
                         let (name, term) = (one_line(&i.name), one_line(&i.term));
                         let label =
                             if name.contains(&term) { name } else { format!("{name} {term}").trim().to_owned() };
-                        (label, format!("Bids: {} | Offers: {}", levels(&i.bids), levels(&i.offers)))
+                        (label, format!("Bids: {} | Offers: {}", levels(&i.bids, i.tick_size), levels(&i.offers, i.tick_size)))
                     })
                     .collect();
                 let newsletter = one_line(newsletter);
@@ -605,8 +635,9 @@ mod tests {
                     trader_name: "Jane Doe".into(),
                     instrument_name: "ICE Brent Jan27".into(),
                     direction: Direction::Sell,
-                    quantity: 250,
-                    price: "71.250".parse().unwrap(),
+                    quantity: 2500,
+                    price: "71.25".parse().unwrap(),
+                    tick_size: Some("0.005".parse().unwrap()),
                     counterparty_broker_name: "Harbour Futures".into(),
                     matched_at: "2026-11-25T10:01:02Z".parse().unwrap(),
                 },
@@ -619,12 +650,12 @@ mod tests {
     #[test]
     fn a_trade_confirmation_shows_the_trade_and_both_links() {
         let raw = raw(&settings(), &trade(ConfirmationStep::Accept));
-        assert_eq!(header(&raw, "Subject"), Some("Trade to accept: Northwind, Sell 250 ICE Brent Jan27"));
+        assert_eq!(header(&raw, "Subject"), Some("Trade to accept: Northwind, Sell 2,500 ICE Brent Jan27"));
         let text = part(&raw, "text/plain");
         for line in [
-            "Price: 71.25",
+            "Price: 71.250",
             "Side: Sell",
-            "Quantity: 250",
+            "Quantity: 2,500",
             "Counterparty broker: Harbour Futures",
             "Matched at: 2026-11-25 10:01:02 UTC",
             "Accept the trade:",
@@ -639,7 +670,7 @@ mod tests {
         }
         assert!(part(&raw, "text/html").contains("Meridian &lt;Brokers&gt;"));
         let fill = raw_fill();
-        assert_eq!(header(&fill, "Subject"), Some("Trade to confirm filled: Northwind, Sell 250 ICE Brent Jan27"));
+        assert_eq!(header(&fill, "Subject"), Some("Trade to confirm filled: Northwind, Sell 2,500 ICE Brent Jan27"));
         assert!(part(&fill, "text/plain").contains("Confirm the fill:"));
     }
 
@@ -654,10 +685,10 @@ mod tests {
         };
         assert!(email.template.links().is_empty());
         let raw = raw(&settings(), &email);
-        assert_eq!(header(&raw, "Subject"), Some("Trade declined: Northwind, Sell 250 ICE Brent Jan27"));
+        assert_eq!(header(&raw, "Subject"), Some("Trade declined: Northwind, Sell 2,500 ICE Brent Jan27"));
         let text = part(&raw, "text/plain");
         assert!(text.contains("instead of accepting it"), "{text}");
-        assert!(text.lines().any(|l| l == "Price: 71.25"), "{text}");
+        assert!(text.lines().any(|l| l == "Price: 71.250"), "{text}");
         assert!(!text.contains("http"), "no link: {text}");
         let html = part(&raw, "text/html");
         assert!(!html.contains("<a href=\"\""), "no empty button: {html}");
@@ -688,12 +719,28 @@ mod tests {
     }
 
     #[test]
+    fn quantities_are_grouped_and_prices_written_to_the_tick() {
+        assert_eq!(
+            [0, 999, 1000, 12_345, 1_234_567, -1500, i64::MAX].map(grouped),
+            ["0", "999", "1,000", "12,345", "1,234,567", "-1,500", "9,223,372,036,854,775,807"]
+        );
+        let d = |s: &str| s.parse::<Decimal>().unwrap();
+        assert_eq!(priced(d("-0.03"), Some(d("0.005"))), "-0.030");
+        assert_eq!(priced(d("5512"), Some(d("1"))), "5512");
+        assert_eq!(priced(d("94.7"), Some(d("0.010"))), "94.70");
+        // Finer than the tick (a tick changed since): as it is, never rounded away.
+        assert_eq!(priced(d("0.0025"), Some(d("0.005"))), "0.0025");
+        assert_eq!(priced(d("71.250"), None), "71.25");
+    }
+
+    #[test]
     fn the_digest_lists_levels_best_first_and_escapes_the_newsletter() {
         let level = |p: &str, q| DigestLevel { price: p.parse().unwrap(), quantity: q };
         let euribor = upstairs_engine::model::DigestInstrument {
             name: "Euribor 3M Dec26-Mar27".into(),
             term: "Dec26-Mar27".into(),
             min_block: 500,
+            tick_size: Some("0.005".parse().unwrap()),
             bids: vec![level("94.700", 2000), level("94.69", 500)],
             offers: vec![],
         };
@@ -701,7 +748,7 @@ mod tests {
             upstairs_engine::model::DigestInstrument { name: "Bund".into(), term: "Mar27".into(), ..euribor.clone() };
         let p = preview(&settings(), &digest(vec![euribor, bund]));
         assert_eq!(p.subject, "Upstairs orders digest: Rates <desk>");
-        assert!(p.text.contains("Euribor 3M Dec26-Mar27: Bids: 2000 @ 94.7, 500 @ 94.69 | Offers: -\n"), "{}", p.text);
+        assert!(p.text.contains("Euribor 3M Dec26-Mar27: Bids: 2,000 @ 94.700, 500 @ 94.690 | Offers: -\n"), "{}", p.text);
         assert!(p.text.contains("Bund Mar27: Bids:"), "a name without its term gets it: {}", p.text);
         assert!(p.html.contains("Rates &lt;desk&gt;") && !p.html.contains("<desk>"), "{}", p.html);
         let empty = preview(&settings(), &digest(vec![]));

@@ -316,7 +316,7 @@ async fn newsletter_digest_names_no_firm(b: Backend) {
     assert_eq!(subject, "Upstairs orders digest: Rates desk");
     for part in ["text", "html"] {
         let body = preview[part].as_str().unwrap();
-        assert!(body.contains("500 @ 94.76") && body.contains("1000 @ 94.72"), "{part}: {body}");
+        assert!(body.contains("500 @ 94.76") && body.contains("1,000 @ 94.72"), "{part}: {body}");
         for secret in ["Halyard", "Kestrel", "Baltic", "3000", "a@halyard.test", "b@kestrel.test"] {
             assert!(!body.contains(secret), "{part} names {secret}: {body}");
         }

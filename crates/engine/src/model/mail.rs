@@ -59,6 +59,10 @@ pub struct TradeDetails {
     pub direction: Direction,
     pub quantity: i64,
     pub price: Decimal,
+    /// The instrument's tick, to write the price with its decimals (absent in e-mails
+    /// queued before it was kept).
+    #[serde(default)]
+    pub tick_size: Option<Decimal>,
     pub counterparty_broker_name: String,
     pub matched_at: DateTime<Utc>,
 }

@@ -41,6 +41,10 @@ pub struct DigestInstrument {
     pub name: String,
     pub term: String,
     pub min_block: i64,
+    /// The instrument's tick, to write prices with its decimals (absent in digests queued
+    /// before it was kept).
+    #[serde(default)]
+    pub tick_size: Option<Decimal>,
     /// Best first: highest bid first, lowest offer first.
     pub bids: Vec<DigestLevel>,
     pub offers: Vec<DigestLevel>,

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { api, failedCalls, launchBrowser, login, newPage, shot, signIn, startServer, until, TIPS } from './harness.mjs';
+import { api, failedCalls, launchBrowser, login, newPage, shot, signIn, startServer, typeDate, until, TIPS } from './harness.mjs';
 
 const T = 'admin-orders';
 const PASSWORD = 'Upstairs-Demo-1';
@@ -290,14 +290,17 @@ test('the demo admin filters orders, corrects a limit price on the tick and expo
       const day = (offset) => {
         const d = new Date();
         d.setDate(d.getDate() + offset);
-        return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+        return `${String(d.getDate()).padStart(2, '0')}/${String(d.getMonth() + 1).padStart(2, '0')}/${d.getFullYear()}`;
       };
-      await sales.page.getByLabel('Created from').fill(day(1));
+      // Typed and shown as DD/MM/YYYY in this en-US browser, not mm/dd/yyyy (issue 28.19).
+      assert.equal(await sales.page.evaluate(() => navigator.language), 'en-US');
+      await typeDate(sales.page, 'Created from', day(1));
       await sales.page.getByText('No order matches these filters.').waitFor();
-      await sales.page.getByLabel('Created from').fill(day(0));
-      await sales.page.getByLabel('Created to').fill(day(-1));
+      assert.equal((await sales.page.getByRole('group', { name: 'Created from' }).getByRole('spinbutton').allTextContents()).join('/'), day(1));
+      await typeDate(sales.page, 'Created from', day(0));
+      await typeDate(sales.page, 'Created to', day(-1));
       await sales.page.getByText('Before the start date').waitFor();
-      await sales.page.getByLabel('Created to').fill(day(0));
+      await typeDate(sales.page, 'Created to', day(0));
       const start = new Date();
       start.setHours(0, 0, 0, 0);
       const end = new Date(start);

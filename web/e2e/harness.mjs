@@ -308,3 +308,15 @@ export async function seedTwoFirms(server, { tips = [], answers = {}, byEmail = 
   }
   return { admin, broker, instrument, traders };
 }
+
+/**
+ * Types a date (DD/MM/YYYY, and HH:mm:ss after it when the field takes a time) into a
+ * picker field, replacing what it held, as a keyboard user does: its sections take digits.
+ */
+export async function typeDate(page, label, text) {
+  const field = page.getByRole('group', { name: label });
+  await field.getByRole('spinbutton').first().click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type(text.replace(/\D/g, ''));
+}

@@ -1,4 +1,4 @@
-import { render, screen } from '@testing-library/react';
+import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { vi } from 'vitest';
@@ -32,4 +32,17 @@ export { screen };
 /** The text of an element including its children, for texts split by links. */
 export function byTextContent(text: string) {
   return (_: string, el: Element | null) => el?.textContent === text && Array.from(el.children).every((c) => c.textContent !== text);
+}
+
+/**
+ * Types a date into a DD/MM/YYYY picker field (its day, month and year sections, then the
+ * time's when given), replacing what it held, as a keyboard user does.
+ */
+export async function typeDate(user: ReturnType<typeof userEvent.setup>, label: string, text: string) {
+  const field = screen.getByRole('group', { name: label });
+  const [first] = within(field).getAllByRole('spinbutton');
+  await user.click(first!);
+  // Select every section and clear it, then type the digits across the sections.
+  await user.keyboard('{Control>}a{/Control}{Backspace}');
+  await user.keyboard(text.replace(/\D/g, ''));
 }

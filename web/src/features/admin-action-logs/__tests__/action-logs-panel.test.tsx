@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { components } from '@/lib/api/schema';
 import { db } from '@/testing/mocks/db';
 import { server } from '@/testing/mocks/server';
-import { renderApp, screen } from '@/testing/test-utils';
+import { renderApp, screen, typeDate } from '@/testing/test-utils';
 
 type Log = components['schemas']['ActionLogDto'];
 
@@ -122,6 +122,22 @@ describe('action logs', () => {
     await user.click(screen.getByRole('switch', { name: 'Automatic band moves' }));
     await expect.poll(() => asked.at(-1)?.has('automatic_band_moves')).toBe(false);
     expect(asked.at(-1)!.get('page')).toBe('0');
+  });
+
+  it('filters by a time range typed as DD/MM/YYYY HH:mm:ss, to the second, and says an end before the start', async () => {
+    const asked = serve();
+    const { user } = asAdmin();
+    await bodyRows();
+    await typeDate(user, 'From', '24/11/2026 09:15:30');
+    const from = new Date(2026, 10, 24, 9, 15, 30).toISOString();
+    await expect.poll(() => asked.at(-1)?.get('from')).toBe(from);
+    expect(screen.getByRole('group', { name: 'From' })).toHaveTextContent('24/11/2026 09:15:30');
+    await typeDate(user, 'Until', '24/11/2026 09:15:29');
+    expect(await screen.findByText('Must be after the start')).toBeInTheDocument();
+    expect(asked.at(-1)!.has('until')).toBe(false);
+    await typeDate(user, 'Until', '24/11/2026 09:20:00');
+    await expect.poll(() => asked.at(-1)?.get('until')).toBe(new Date(2026, 10, 24, 9, 20).toISOString());
+    expect(screen.queryByText('Must be after the start')).toBeNull();
   });
 
   it('sorts by a column: time newest first, the others A to Z, again to reverse', async () => {

@@ -20,6 +20,7 @@ import Typography from '@mui/material/Typography';
 import Refresh from '@mui/icons-material/Refresh';
 import { AdminPage } from '@/components/layout/admin-page';
 import { formatDateTime, formatDateTimeSeconds } from '@/lib/format-date';
+import { DateField } from '@/components/form/date-field';
 import { CompanyFilter } from '@/components/form/company-filter';
 import { useDebounced } from '@/lib/use-debounced';
 import { type ActionLog, ENTITIES, type OrderBy, type SortBy, useActionLogs } from '../api/get-action-logs';
@@ -115,26 +116,8 @@ export function ActionLogsPanel() {
       </TextField>
       <TextField label="Operation" value={operation} onChange={(e) => setOperation(e.target.value)} size="small" placeholder="create, cancel, band…" sx={{ width: 170 }} />
       <CompanyFilter value={companyId} onChange={setCompanyId} width={190} />
-      <TextField
-        type="datetime-local"
-        label="From"
-        value={fromLocal}
-        onChange={(e) => setFromLocal(e.target.value)}
-        size="small"
-        sx={{ width: 220 }}
-        slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1 } }}
-      />
-      <TextField
-        type="datetime-local"
-        label="Until"
-        value={untilLocal}
-        onChange={(e) => setUntilLocal(e.target.value)}
-        size="small"
-        sx={{ width: 220 }}
-        error={Boolean(rangeError)}
-        helperText={rangeError}
-        slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1 } }}
-      />
+      <DateField label="From" value={fromLocal} onChange={setFromLocal} withTime width={220} />
+      <DateField label="Until" value={untilLocal} onChange={setUntilLocal} withTime error={rangeError} width={220} />
       <FormControlLabel
         control={<Switch checked={bandMoves} onChange={(e) => setBandMoves(e.target.checked)} />}
         label="Automatic band moves"

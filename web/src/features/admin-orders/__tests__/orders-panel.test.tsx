@@ -6,7 +6,7 @@ import { adminOrders, mockAdminOrders } from '@/testing/mocks/admin-order-handle
 import { db } from '@/testing/mocks/db';
 import { trading } from '@/testing/mocks/order-handlers';
 import { server } from '@/testing/mocks/server';
-import { renderApp, screen } from '@/testing/test-utils';
+import { renderApp, screen, typeDate } from '@/testing/test-utils';
 
 const ADMIN = 'ada@upstairs.test';
 const SALES = 'sam@upstairs.test';
@@ -115,16 +115,15 @@ describe('orders panel', () => {
     adminOrders.orders = mockAdminOrders(3);
     const { user } = asAdmin();
     await bodyRows();
-    await user.type(screen.getByLabelText('Created from'), '2026-11-24');
+    await typeDate(user, 'Created from', '24/11/2026');
     const from = new Date(2026, 10, 24).toISOString();
     await expect.poll(() => asked().at(-1)).toBe(`page=0&size=50&from=${encodeURIComponent(from)}`);
-    await user.type(screen.getByLabelText('Created to'), '2026-11-24');
+    await typeDate(user, 'Created to', '24/11/2026');
     const until = new Date(2026, 10, 25).toISOString();
     await expect.poll(() => asked().at(-1)).toBe(`page=0&size=50&from=${encodeURIComponent(from)}&until=${encodeURIComponent(until)}`);
 
     // A last day before the first: said under the field, and no date is sent.
-    await user.clear(screen.getByLabelText('Created to'));
-    await user.type(screen.getByLabelText('Created to'), '2026-11-23');
+    await typeDate(user, 'Created to', '23/11/2026');
     expect(await screen.findByText('Before the start date')).toBeInTheDocument();
     await expect.poll(() => asked().at(-1)).toBe('page=0&size=50');
   });

@@ -29,6 +29,7 @@ import { dec, toGrouped } from '@/lib/decimal';
 import { formatDateTime } from '@/lib/format-date';
 import { stateLabel } from '@/lib/trading-format';
 import { type AdminOrder, useAdminOrders } from '../api/get-admin-orders';
+import { DateField } from '@/components/form/date-field';
 import { CompanyFilter } from '@/components/form/company-filter';
 import { useInstrumentOptions } from '../api/get-instrument-options';
 import { createdRange, EDITABLE_STATE, ORDER_STATES } from '../lib/order-filters';
@@ -140,26 +141,8 @@ export function OrdersPanel({ canEdit }: Props) {
           </MenuItem>
         ))}
       </TextField>
-      <TextField
-        type="date"
-        label="Created from"
-        value={fromDate}
-        onChange={(e) => filter({ fromDate: e.target.value })}
-        size="small"
-        sx={{ width: 170 }}
-        slotProps={{ inputLabel: { shrink: true } }}
-      />
-      <TextField
-        type="date"
-        label="Created to"
-        value={toDate}
-        onChange={(e) => filter({ toDate: e.target.value })}
-        size="small"
-        sx={{ width: 170 }}
-        error={Boolean(range.error)}
-        helperText={range.error}
-        slotProps={{ inputLabel: { shrink: true }, htmlInput: { min: fromDate || undefined } }}
-      />
+      <DateField label="Created from" value={fromDate} onChange={(v) => filter({ fromDate: v })} width={170} />
+      <DateField label="Created to" value={toDate} onChange={(v) => filter({ toDate: v })} error={range.error} width={170} />
       <Box sx={{ flexGrow: 1 }} />
       {filtered && (
         <Button onClick={clear} sx={{ mt: 0.25 }}>

@@ -190,6 +190,8 @@ test('A rests, B takes, A accepts from the notification, the brokers confirm by 
     await broker.page.goto(`${server.baseUrl}/admin/outbox`);
     const outbox = broker.page.getByRole('table', { name: 'E-mails' });
     await outbox.getByRole('row', { name: /Trade to confirm filled/ }).first().waitFor();
+    // It writes quantities and prices as the screens do (issue 28.19).
+    assert.equal(await outbox.getByRole('row', { name: /Trade to accept Northgate: Halyard SELL 1,500 Euribor 3M Dec26-Mar27 at -0\.020/ }).count(), 1);
     const toDesk = outbox.getByRole('row', { name: new RegExp(DESK) });
     assert.equal(await toDesk.count(), 4);
     assert.equal(await toDesk.filter({ hasText: 'Link hidden' }).count(), 4);

@@ -56,6 +56,19 @@ impl Band {
     }
 }
 
+/// A price with its instrument's tick decimals (`-0.030` on a 0.005 tick), as the web app
+/// writes it; as it is when the tick is not known or the price is finer than the tick.
+pub fn priced(price: Decimal, tick: Option<Decimal>) -> String {
+    match tick.map(|t| t.normalize().scale()) {
+        Some(places) if price.normalize().scale() <= places => {
+            let mut p = price.normalize();
+            p.rescale(places);
+            p.to_string()
+        }
+        _ => price.normalize().to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +111,17 @@ mod tests {
         );
         let b = Band::parse(d("94.70"), d("94.80"), d("0.01")).unwrap();
         assert!(b.contains(d("94.70")) && b.contains(d("94.80")) && !b.contains(d("94.81")));
+    }
+
+    #[test]
+    fn prices_are_written_to_the_tick() {
+        let d = |s: &str| s.parse::<Decimal>().unwrap();
+        assert_eq!(priced(d("-0.03"), Some(d("0.005"))), "-0.030");
+        assert_eq!(priced(d("5512"), Some(d("1"))), "5512");
+        assert_eq!(priced(d("94.7"), Some(d("0.010"))), "94.70");
+        assert_eq!(priced(d("0"), Some(d("0.005"))), "0.000");
+        // Finer than the tick (a tick changed since): as it is, never rounded away.
+        assert_eq!(priced(d("0.0025"), Some(d("0.005"))), "0.0025");
+        assert_eq!(priced(d("71.250"), None), "71.25");
     }
 }

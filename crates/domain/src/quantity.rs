@@ -116,6 +116,22 @@ pub fn allocate(wanted: i64, min_block: i64, available: &[i64]) -> Vec<(usize, i
     hits
 }
 
+/// A quantity with thousands separators, as the web app writes it: `1,500`.
+pub fn grouped(quantity: i64) -> String {
+    let digits = quantity.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if quantity < 0 {
+        out.push('-');
+    }
+    for (n, d) in digits.chars().enumerate() {
+        if n > 0 && (digits.len() - n) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,5 +223,13 @@ mod tests {
                 prop_assert!(rest == 0 || rest >= block);
             }
         }
+    }
+
+    #[test]
+    fn quantities_are_grouped_by_thousands() {
+        assert_eq!(
+            [0, 999, 1000, 12_345, 1_234_567, -1500, i64::MAX, i64::MIN].map(grouped),
+            ["0", "999", "1,000", "12,345", "1,234,567", "-1,500", "9,223,372,036,854,775,807", "-9,223,372,036,854,775,808"]
+        );
     }
 }

@@ -4,6 +4,8 @@ use lettre::Message;
 use lettre::message::header::{ContentTransferEncoding, ContentType, HeaderName, HeaderValue};
 use lettre::message::{Body, Mailbox, MultiPart, SinglePart};
 use upstairs_domain::order::Direction;
+use upstairs_domain::price::priced;
+use upstairs_domain::quantity::grouped;
 use rust_decimal::Decimal;
 use upstairs_engine::model::{ConfirmationStep, DigestLevel, EmailPreview, EmailTemplate, OutgoingEmail, TradeDetails};
 
@@ -48,35 +50,6 @@ fn levels(side: &[DigestLevel], tick: Option<Decimal>) -> String {
         return "-".to_owned();
     }
     side.iter().map(|l| format!("{} @ {}", grouped(l.quantity), priced(l.price, tick))).collect::<Vec<_>>().join(", ")
-}
-
-/// A quantity with thousands separators, as the web app writes it: `1,500`.
-fn grouped(quantity: i64) -> String {
-    let digits = quantity.unsigned_abs().to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
-    if quantity < 0 {
-        out.push('-');
-    }
-    for (n, d) in digits.chars().enumerate() {
-        if n > 0 && (digits.len() - n) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
-}
-
-/// A price with its instrument's tick decimals (`-0.030` on a 0.005 tick), as the web app
-/// writes it; as it is when the tick is not known.
-fn priced(price: Decimal, tick: Option<Decimal>) -> String {
-    match tick {
-        Some(t) if price.scale() <= t.normalize().scale() => {
-            let mut p = price;
-            p.rescale(t.normalize().scale());
-            p.to_string()
-        }
-        _ => price.normalize().to_string(),
-    }
 }
 
 /// A Message-ID must be `<…>` in printable ASCII without spaces, or the header is malformed.
@@ -716,21 +689,6 @@ mod tests {
             instruments,
             dashboard_link: "http://localhost:8080/dashboard".into(),
         }
-    }
-
-    #[test]
-    fn quantities_are_grouped_and_prices_written_to_the_tick() {
-        assert_eq!(
-            [0, 999, 1000, 12_345, 1_234_567, -1500, i64::MAX].map(grouped),
-            ["0", "999", "1,000", "12,345", "1,234,567", "-1,500", "9,223,372,036,854,775,807"]
-        );
-        let d = |s: &str| s.parse::<Decimal>().unwrap();
-        assert_eq!(priced(d("-0.03"), Some(d("0.005"))), "-0.030");
-        assert_eq!(priced(d("5512"), Some(d("1"))), "5512");
-        assert_eq!(priced(d("94.7"), Some(d("0.010"))), "94.70");
-        // Finer than the tick (a tick changed since): as it is, never rounded away.
-        assert_eq!(priced(d("0.0025"), Some(d("0.005"))), "0.0025");
-        assert_eq!(priced(d("71.250"), None), "71.25");
     }
 
     #[test]

@@ -6,6 +6,8 @@ use axum::Json;
 use axum::extract::State;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+use upstairs_domain::price::priced;
+use upstairs_domain::quantity::grouped;
 use upstairs_engine::Store;
 use upstairs_engine::model::{EmailTemplate, OutboxMessage};
 use utoipa::ToSchema;
@@ -56,6 +58,7 @@ pub struct OutboxMessageDto {
     pub links_hidden: bool,
 }
 
+/// What each e-mail is about, its quantities and prices as the screens write them.
 impl From<OutboxMessage> for OutboxMessageDto {
     fn from(m: OutboxMessage) -> Self {
         use upstairs_engine::model::ConfirmationStep;
@@ -84,7 +87,7 @@ impl From<OutboxMessage> for OutboxMessageDto {
                     trade.broker_name,
                     trade.client_name,
                     trade.direction.as_str(),
-                    trade.quantity,
+                    grouped(trade.quantity),
                     trade.instrument_name
                 ),
             ),
@@ -98,9 +101,9 @@ impl From<OutboxMessage> for OutboxMessageDto {
                     "{}: {} {side} {} {} at {}",
                     trade.broker_name,
                     trade.client_name,
-                    trade.quantity,
+                    grouped(trade.quantity),
                     trade.instrument_name,
-                    trade.price.normalize()
+                    priced(trade.price, trade.tick_size)
                 );
                 (kind, what)
             }

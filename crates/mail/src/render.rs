@@ -3,10 +3,10 @@
 use lettre::Message;
 use lettre::message::header::{ContentTransferEncoding, ContentType, HeaderName, HeaderValue};
 use lettre::message::{Body, Mailbox, MultiPart, SinglePart};
+use rust_decimal::Decimal;
 use upstairs_domain::order::Direction;
 use upstairs_domain::price::priced;
 use upstairs_domain::quantity::grouped;
-use rust_decimal::Decimal;
 use upstairs_engine::model::{ConfirmationStep, DigestLevel, EmailPreview, EmailTemplate, OutgoingEmail, TradeDetails};
 
 use crate::MailSettings;
@@ -237,7 +237,10 @@ impl Content {
                     ConfirmationStep::Fill => {
                         decline = Some(("Report it not filled", decline_link.clone()));
                         (
-                            format!("Trade to confirm filled: {client}, {side} {} {instrument}", grouped(trade.quantity)),
+                            format!(
+                                "Trade to confirm filled: {client}, {side} {} {instrument}",
+                                grouped(trade.quantity)
+                            ),
                             &trade.broker_name,
                             confirm_link,
                             format!("Both brokers accepted this block trade of your client {client} on {product}."),
@@ -259,7 +262,14 @@ impl Content {
                         let (name, term) = (one_line(&i.name), one_line(&i.term));
                         let label =
                             if name.contains(&term) { name } else { format!("{name} {term}").trim().to_owned() };
-                        (label, format!("Bids: {} | Offers: {}", levels(&i.bids, i.tick_size), levels(&i.offers, i.tick_size)))
+                        (
+                            label,
+                            format!(
+                                "Bids: {} | Offers: {}",
+                                levels(&i.bids, i.tick_size),
+                                levels(&i.offers, i.tick_size)
+                            ),
+                        )
                     })
                     .collect();
                 let newsletter = one_line(newsletter);
@@ -706,7 +716,11 @@ mod tests {
             upstairs_engine::model::DigestInstrument { name: "Bund".into(), term: "Mar27".into(), ..euribor.clone() };
         let p = preview(&settings(), &digest(vec![euribor, bund]));
         assert_eq!(p.subject, "Upstairs orders digest: Rates <desk>");
-        assert!(p.text.contains("Euribor 3M Dec26-Mar27: Bids: 2,000 @ 94.700, 500 @ 94.690 | Offers: -\n"), "{}", p.text);
+        assert!(
+            p.text.contains("Euribor 3M Dec26-Mar27: Bids: 2,000 @ 94.700, 500 @ 94.690 | Offers: -\n"),
+            "{}",
+            p.text
+        );
         assert!(p.text.contains("Bund Mar27: Bids:"), "a name without its term gets it: {}", p.text);
         assert!(p.html.contains("Rates &lt;desk&gt;") && !p.html.contains("<desk>"), "{}", p.html);
         let empty = preview(&settings(), &digest(vec![]));

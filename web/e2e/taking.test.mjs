@@ -128,6 +128,14 @@ test('A rests, B takes, A accepts from the notification, the brokers confirm by 
     await shot(b.page, T, '06-taker-matched');
     assert.deepEqual(await states(server, traders.Anna.token, sell), ['MATCHED 1500']);
     assert.deepEqual(await states(server, traders.Ben.token, buy), ['MATCHED 1500']);
+    // The trade stays in the taker's history, with its terms (issue 28.10).
+    await b.page.getByRole('dialog', { name: 'Match request accepted' }).getByRole('button', { name: 'Close' }).click();
+    await b.page.getByRole('button', { name: 'Notifications' }).click();
+    const bHistory = b.page.getByRole('dialog', { name: 'Notifications' }).getByRole('region', { name: 'History' });
+    const accepted = bHistory.getByTestId('notification').filter({ hasText: 'Match request accepted' });
+    await accepted.getByText('Buy 1,500 @ -0.020').waitFor();
+    await shot(b.page, T, '06b-taker-history-trade');
+    await b.page.keyboard.press('Escape');
 
     // The broker's two accept links, then the two fill links, in a signed-out browser.
     const accepts = [await waitForMail(server.mailDir, DESK, { skip: 0, pathPrefix: '/accept-order' }), await waitForMail(server.mailDir, DESK, { skip: 1, pathPrefix: '/accept-order' })];
@@ -364,7 +372,16 @@ test('A rejects one request and lets another time out', async () => {
     const history = a.page.getByRole('dialog', { name: 'Notifications' }).getByRole('region', { name: 'History' });
     await history.getByText('Order expired').first().waitFor();
     await history.getByText('Match rejected').waitFor();
-    await shot(a.page, T, '15-history');
+    // Each with Anna's side, the quantity and the price (issue 28.10), newest first.
+    assert.deepEqual(await history.getByTestId('notification-terms').allTextContents(), ['Sell 1,000 @ -0.020', 'Sell 1,000 @ -0.025']);
+    for (const width of [1280, 1440, 1920]) {
+      // Opened at each width: the menu is placed as it opens.
+      await a.page.keyboard.press('Escape');
+      await a.page.setViewportSize({ width, height: 900 });
+      await a.page.getByRole('button', { name: 'Notifications' }).click();
+      await history.getByTestId('notification-terms').first().waitFor();
+      await shot(a.page, T, `15-history-${width}`);
+    }
     const me = await api(server.baseUrl, '/users/me', { token: traders.Anna.token });
     assert.equal(me.reliability_score, 0, 'a rejection and a time-out, no acceptance');
 

@@ -122,12 +122,22 @@ fn new(m: &MatchRequest, party: Party, t: NotificationType, now: DateTime<Utc>) 
         instrument_id: m.instrument_id,
         subject: Subject::MatchRequest(m.match_request_id),
         role: party,
+        terms: Some(terms(m, party)),
         read: false,
         archived: false,
         created_at: now,
         expired_at: m.expires_at,
         updated_at: now,
     }
+}
+
+/// A match request's terms as `party` sees them: the taker's side is the request's.
+pub(crate) fn terms(m: &MatchRequest, party: Party) -> Terms {
+    let direction = match party {
+        Party::Requester => m.direction,
+        Party::Responder => m.direction.opposite(),
+    };
+    Terms { direction, quantity: m.quantity, price: m.price }
 }
 
 /// Both traders' notifications of a trade a broker declined (`m` broken down), to write
@@ -148,6 +158,7 @@ pub(crate) fn price_corrected(before: &ChildOrder, after: &ChildOrder, now: Date
         instrument_id: after.instrument_id,
         subject: Subject::PriceCorrection { order_id: after.order_id, old_price: before.price, new_price: after.price },
         role: Party::Responder,
+        terms: None,
         read: false,
         archived: false,
         created_at: now,

@@ -963,6 +963,7 @@ fn notice(rfq: &Rfq, user_id: UserId, role: Party, t: NotificationType, now: Dat
         instrument_id: rfq.instrument_id,
         subject: Subject::Rfq(rfq.rfq_id),
         role,
+        terms: None,
         read: false,
         archived: false,
         created_at: now,

@@ -166,10 +166,11 @@ pub(crate) const INSERT_MATCH_REQUEST: &str = "insert into match_request (match_
 pub(crate) const INSERT_TIMER: &str = "insert into timer (timer_id, kind, payload, due_at, dedupe_key, attempts) \
      values ($1, $2, $3, $4, $5, $6) on conflict do nothing";
 
-/// A notification's columns `$1`–`$16` as `bind_notification` binds them.
+/// A notification's columns `$1`–`$19` as `bind_notification` binds them.
 pub(crate) const INSERT_NOTIFICATION: &str = "insert into notification (notification_id, user_id, type, status, \
      instrument_id, match_request_id, role, read, archived, created_at, expired_at, updated_at, rfq_id, order_id, \
-     old_price, new_price) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)";
+     old_price, new_price, direction, quantity, price) \
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)";
 
 /// A broker's link's columns `$1`–`$9` as `bind_broker_confirmation` binds them.
 pub(crate) const INSERT_BROKER_CONFIRMATION: &str = "insert into broker_confirmation (token_hash, order_id, \
@@ -385,6 +386,9 @@ macro_rules! shared_repos {
                     Subject::PriceCorrection { new_price, .. } => Some(Dec(new_price)),
                     _ => None,
                 })
+                .bind(n.terms.map(|t| t.direction.as_str()))
+                .bind(n.terms.map(|t| t.quantity))
+                .bind(n.terms.map(|t| Dec(t.price)))
         }
 
         impl $tx {
@@ -1786,7 +1790,7 @@ macro_rules! shared_repos {
                     at += columns;
                 };
                 rows.match_requests.iter().for_each(|_| part(sql::INSERT_MATCH_REQUEST, 21));
-                rows.notifications.iter().for_each(|_| part(sql::INSERT_NOTIFICATION, 16));
+                rows.notifications.iter().for_each(|_| part(sql::INSERT_NOTIFICATION, 19));
                 rows.broker_confirmations.iter().for_each(|_| part(sql::INSERT_BROKER_CONFIRMATION, 9));
                 rows.outbox.iter().for_each(|_| part(sql::INSERT_OUTBOX, 7));
                 timers.iter().for_each(|_| part(sql::INSERT_TIMER, 6));

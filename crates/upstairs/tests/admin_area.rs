@@ -176,8 +176,24 @@ async fn orders_panel_pages_filters_and_corrects(b: Backend) {
     let (_, told) = app.get("/api/notifications?archived=false&order_by=DESC", Some(&v.a)).await;
     let n = &told["items"][0];
     assert_eq!(
-        (&n["type"], &n["order_id"], &n["old_price"], &n["new_price"], &n["order_match_request_id"], &n["rfq_id"]),
-        (&json!("ORDER_PRICE_CORRECTED"), &json!(target), &json!(94.76), &json!(94.79), &Value::Null, &Value::Null),
+        (
+            &n["type"],
+            &n["order_id"],
+            &n["old_price"],
+            &n["new_price"],
+            &n["order_match_request_id"],
+            &n["rfq_id"],
+            &n["price"]
+        ),
+        (
+            &json!("ORDER_PRICE_CORRECTED"),
+            &json!(target),
+            &json!(94.76),
+            &json!(94.79),
+            &Value::Null,
+            &Value::Null,
+            &Value::Null
+        ),
         "{told}"
     );
     let (_, others) = app.get("/api/notifications?archived=false", Some(&v.b)).await;

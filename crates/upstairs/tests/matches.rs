@@ -520,6 +520,11 @@ async fn notifications_tell_each_party_at_once(b: Backend) {
     assert_eq!(body["order_match_request_id"], sent[0]["order_match_request_id"]);
     assert_eq!(body["expired_at"], sent[0]["expired_at"]);
     assert_eq!(body["seq"], 1, "the user's notification frames are numbered");
+    // Its terms as the responder sees them: A's own side (A rests the sell B takes).
+    assert_eq!(
+        (body["direction"].clone(), body["quantity"].clone(), body["price"].clone()),
+        (json!("SELL"), json!(1000), json!(94.75))
+    );
     assert!(!body.to_string().contains("Kestrel"), "nothing names the taker's firm: {body}");
     assert_eq!(notices(&v, &v.b).await, vec![]);
 
@@ -532,6 +537,12 @@ async fn notifications_tell_each_party_at_once(b: Backend) {
     assert_eq!(msg["body"]["seq"], 2);
     assert_eq!(notices(&v, &v.a).await, vec![notice("MATCH_REQUEST_RECEIVED", "REJECTED", "RESPONDER")]);
     assert_eq!(notices(&v, &v.b).await, vec![notice("MATCH_REQUEST_REJECTED", "REJECTED", "REQUESTER")]);
+    // Read back, each with its terms as its own party sees them; the taker's side is B's buy.
+    let (_, a_page) = v.app.get("/api/notifications", Some(&v.a)).await;
+    let (_, b_page) = v.app.get("/api/notifications", Some(&v.b)).await;
+    let terms = |n: &Value| (n["direction"].clone(), n["quantity"].clone(), n["price"].clone());
+    assert_eq!(terms(&a_page["items"][0]), (json!("SELL"), json!(1000), json!(94.75)));
+    assert_eq!(terms(&b_page["items"][0]), (json!("BUY"), json!(1000), json!(94.75)));
 
     // Withdrawn: the responder is told; timed out: both are.
     let (_, sent) = take(&v, &buy, 500, "94.75", false, false).await;

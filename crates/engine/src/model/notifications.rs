@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::notification::{NotificationType, Party};
+use upstairs_domain::order::Direction;
 use upstairs_domain::{InstrumentId, MatchRequestId, NotificationId, OrderId, RfqId, UserId};
 
 /// What a notification tells of.
@@ -19,6 +20,15 @@ pub enum Subject {
     },
 }
 
+/// A match request's terms as one of its parties sees them: their own side, the quantity
+/// and the price (issue 28.10: the history says what ended).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Terms {
+    pub direction: Direction,
+    pub quantity: i64,
+    pub price: Decimal,
+}
+
 /// What one user is told about a match request or an RFQ (spec section 3).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Notification {
@@ -32,6 +42,9 @@ pub struct Notification {
     pub subject: Subject,
     /// The recipient's side of the match request or RFQ.
     pub role: Party,
+    /// A match request's terms as the recipient sees them; none for an RFQ's or a
+    /// price correction's.
+    pub terms: Option<Terms>,
     pub read: bool,
     pub archived: bool,
     pub created_at: DateTime<Utc>,

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use upstairs_domain::NotificationId;
 use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::notification::{NotificationType, Party};
+use upstairs_domain::order::Direction;
 use upstairs_engine::Store;
 use upstairs_engine::model::{Notification, Subject};
 use upstairs_engine::notifications::NotificationChanges;
@@ -55,6 +56,15 @@ pub struct NotificationDto {
     pub new_price: Option<rust_decimal::Decimal>,
     /// The recipient's side of the match request or RFQ.
     pub role: Party,
+    /// The recipient's own side of the match request (a `MATCH_REQUEST_*` notification):
+    /// the taker's is the request's, the responder's the other; null otherwise.
+    pub direction: Option<Direction>,
+    /// The match request's quantity; null otherwise.
+    pub quantity: Option<i64>,
+    /// The match request's price; null otherwise.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = nullable_decimal_schema, required = true)]
+    pub price: Option<rust_decimal::Decimal>,
     pub read: bool,
     pub archived: bool,
     pub created_at: DateTime<Utc>,
@@ -93,6 +103,9 @@ impl From<&Notification> for NotificationDto {
                 Party::Requester => Party::Requester,
                 Party::Responder => Party::Responder,
             },
+            direction: n.terms.map(|t| t.direction),
+            quantity: n.terms.map(|t| t.quantity),
+            price: n.terms.map(|t| t.price.normalize()),
             read: n.read,
             archived: n.archived,
             created_at: n.created_at,

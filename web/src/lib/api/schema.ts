@@ -1573,6 +1573,7 @@ export interface components {
             archived: boolean;
             /** Format: date-time */
             created_at: string;
+            direction?: null | components["schemas"]["Direction"];
             /**
              * Format: date-time
              * @description When the match request times out (or timed out).
@@ -1597,6 +1598,13 @@ export interface components {
              * @description The match request it tells of; null for an RFQ's.
              */
             order_match_request_id?: string | null;
+            /** @description exact decimal */
+            price: number | null;
+            /**
+             * Format: int64
+             * @description The match request's quantity; null otherwise.
+             */
+            quantity?: number | null;
             read: boolean;
             /**
              * Format: uuid
@@ -1883,6 +1891,7 @@ export interface components {
                 archived: boolean;
                 /** Format: date-time */
                 created_at: string;
+                direction?: null | components["schemas"]["Direction"];
                 /**
                  * Format: date-time
                  * @description When the match request times out (or timed out).
@@ -1907,6 +1916,13 @@ export interface components {
                  * @description The match request it tells of; null for an RFQ's.
                  */
                 order_match_request_id?: string | null;
+                /** @description exact decimal */
+                price: number | null;
+                /**
+                 * Format: int64
+                 * @description The match request's quantity; null otherwise.
+                 */
+                quantity?: number | null;
                 read: boolean;
                 /**
                  * Format: uuid

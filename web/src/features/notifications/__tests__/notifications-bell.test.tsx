@@ -17,6 +17,9 @@ function notification(overrides: Partial<MockNotification> = {}): MockNotificati
     old_price: null,
     new_price: null,
     role: 'RESPONDER',
+    direction: 'SELL',
+    quantity: 1500,
+    price: -0.02,
     read: false,
     archived: false,
     created_at: '2026-11-23T10:00:00Z',
@@ -73,6 +76,29 @@ describe('notifications bell', () => {
     expect(within(history).getByText(/its quantity is back on your parent order/)).toBeInTheDocument();
     expect(within(history).getByText('Limit price corrected')).toBeInTheDocument();
     expect(await within(history).findByText('The venue corrected the limit price of your working order from -0.020 to -0.015.')).toBeInTheDocument();
+  });
+
+  it('lists the trades made beside what ended without one, each with its side, quantity and price on the tick (issue 28.10)', async () => {
+    db.notifications.push(
+      notification({ notification_id: 'n-acc', order_match_request_id: 'm-5', type: 'MATCH_REQUEST_ACCEPTED', status: 'ACCEPTED', role: 'REQUESTER', direction: 'BUY', quantity: 2000, price: -0.025, read: true, created_at: '2026-11-23T10:03:00Z' }),
+      notification({ notification_id: 'n-fill', order_match_request_id: 'm-6', status: 'BROKER_FILLED', quantity: 12500, read: true, created_at: '2026-11-23T10:02:00Z' }),
+      notification({ notification_id: 'n-rej', order_match_request_id: 'm-7', type: 'MATCH_REQUEST_REJECTED', status: 'REJECTED', role: 'REQUESTER', direction: 'BUY', read: true, created_at: '2026-11-23T10:01:00Z' }),
+    );
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    await user.click(await screen.findByRole('button', { name: 'Notifications' }));
+    const history = within(await screen.findByRole('dialog', { name: 'Notifications' })).getByRole('region', { name: 'History' });
+    await expect.poll(() => within(history).queryAllByTestId('notification-terms').map((t) => t.textContent)).toEqual([
+      'Buy 2,000 @ -0.025', 'Sell 12,500 @ -0.020', 'Buy 1,500 @ -0.020',
+    ]);
+    const entries = within(history).getAllByTestId('notification');
+    expect(entries[0]).toHaveTextContent('Match request accepted');
+    expect(entries[0]).toHaveTextContent('Your match request was accepted.');
+    expect(entries[1]).toHaveTextContent('Trade filled');
+    expect(entries[1]).toHaveTextContent('Matched and filled: both brokers reported the trade.');
+    expect(entries[2]).toHaveTextContent('Match rejected');
+    // Opened on its own, the view says the terms too.
+    await user.click(entries[2]!.querySelector('[role="button"]') ?? entries[2]!);
+    expect(await screen.findByText(/^Buy 1,500 @ -0\.020\. Liquidity returned to the parent order\.$/)).toBeInTheDocument();
   });
 
   it('never opens a quote received on an RFQ that has ended: it goes to the history, read', async () => {

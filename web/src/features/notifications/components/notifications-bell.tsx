@@ -16,6 +16,7 @@ import NotificationsNoneOutlined from '@mui/icons-material/NotificationsNoneOutl
 import { useInstrument } from '@/lib/api/get-instrument';
 import { formatDateTime } from '@/lib/format-date';
 import { useTopic } from '@/lib/realtime';
+import { dec, toGrouped } from '@/lib/decimal';
 import { formatPrice, truncateName } from '@/lib/trading-format';
 import {
   notificationsQueryKey,
@@ -32,8 +33,15 @@ import { NotificationView } from './notification-view';
 /** Spec section 4: the menu is 408 to 432 px wide. */
 export const MENU_WIDTH = 420;
 
-/** The history keeps what ended without a match (spec section 2). */
-const HISTORY: Notification['status'][] = ['TIMED_OUT', 'CANCELLED', 'REJECTED', 'SYSTEM_CANCELLED_PRICE_OUT_OF_TICK'];
+/**
+ * The history keeps what ended without a match (spec section 2), and, beyond the spec, the
+ * trades made (issue 28.10, ADR 0038): a trader reads there what matched as well as what
+ * did not, each with its side, quantity and price.
+ */
+const HISTORY: Notification['status'][] = [
+  'TIMED_OUT', 'CANCELLED', 'REJECTED', 'SYSTEM_CANCELLED_PRICE_OUT_OF_TICK',
+  'ACCEPTED', 'PARTIAL_BROKER_ACCEPTED', 'BROKER_ACCEPTED', 'PARTIAL_BROKER_FILLED', 'BROKER_FILLED',
+];
 /** Notices that only tell, kept in the history too: a trade a broker declined, a price an operator corrected (issue 28.7, 28.8). */
 const TOLD: Notification['type'][] = ['MATCH_REQUEST_BROKER_REJECTED', 'ORDER_PRICE_CORRECTED'];
 
@@ -65,6 +73,12 @@ export function notificationViewTitle(n: Notification): string {
       return 'Match request';
     case 'ACCEPTED':
       return 'Match request accepted';
+    case 'PARTIAL_BROKER_ACCEPTED':
+    case 'BROKER_ACCEPTED':
+    case 'PARTIAL_BROKER_FILLED':
+      return 'Trade matched';
+    case 'BROKER_FILLED':
+      return 'Trade filled';
     case 'REJECTED':
       return 'Match request rejected';
     case 'TIMED_OUT':
@@ -94,6 +108,13 @@ function notificationText(n: Notification, tick?: number | string, name?: string
       return 'A counterparty wants to match your working order.';
     case 'ACCEPTED':
       return n.role === 'REQUESTER' ? 'Your match request was accepted.' : 'You accepted the match request.';
+    case 'PARTIAL_BROKER_ACCEPTED':
+    case 'BROKER_ACCEPTED':
+      return 'Matched: the brokers are confirming the trade.';
+    case 'PARTIAL_BROKER_FILLED':
+      return 'Matched: one broker has reported the fill.';
+    case 'BROKER_FILLED':
+      return 'Matched and filled: both brokers reported the trade.';
     case 'REJECTED':
       return 'Liquidity returned to the parent order.';
     case 'TIMED_OUT':
@@ -155,11 +176,21 @@ function rfqText(n: Notification): string {
   }
 }
 
+/** A match request's terms as the recipient sees them: 'Sell 1,500 @ -0.020'; '' for other notices. */
+export function termsText(n: Notification, tick?: number | string): string {
+  if (n.direction == null || n.quantity == null || n.price == null) return '';
+  const side = n.direction === 'BUY' ? 'Buy' : 'Sell';
+  const price = tick === undefined ? String(n.price) : formatPrice(n.price, tick);
+  return `${side} ${toGrouped(dec(n.quantity), 0)} @ ${price}`;
+}
+
 /** A notification shown on its own, its prices written with its instrument's tick. */
 function ShownNotification(props: Omit<ComponentProps<typeof NotificationView>, 'title' | 'text'>) {
   const instrument = useInstrument(props.notification.instrument_id);
   const n = props.notification;
-  return <NotificationView {...props} title={notificationViewTitle(n)} text={notificationText(n, instrument.data?.tick_size, instrument.data?.name)} />;
+  const terms = termsText(n, instrument.data?.tick_size);
+  const text = notificationText(n, instrument.data?.tick_size, instrument.data?.name);
+  return <NotificationView {...props} title={notificationViewTitle(n)} text={terms ? `${terms}. ${text}` : text} />;
 }
 
 function Item({ n, onOpen }: { n: Notification; onOpen: (n: Notification) => void }) {
@@ -175,6 +206,11 @@ function Item({ n, onOpen }: { n: Notification; onOpen: (n: Notification) => voi
               <Box component="span" sx={{ display: 'block' }}>
                 {instrument.data ? truncateName(instrument.data.name) : <Skeleton component="span" width={140} />}
               </Box>
+              {termsText(n) && (
+                <Box component="span" sx={{ display: 'block', color: 'text.primary', fontWeight: 500 }} data-testid="notification-terms">
+                  {termsText(n, instrument.data?.tick_size)}
+                </Box>
+              )}
               <Box component="span" sx={{ display: 'block' }}>
                 {notificationText(n, instrument.data?.tick_size)}
               </Box>

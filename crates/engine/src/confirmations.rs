@@ -220,8 +220,11 @@ impl<S: Store> Confirmations<S> {
         let told = if answer.yes { Vec::new() } else { crate::notifications::broker_rejected(&m, now) };
         if !answer.yes {
             let mut rows = NewRows { notifications: told.clone(), ..NewRows::default() };
+            let mine = changed.iter().find(|o| o.order_id == order).ok_or_else(invalid_link)?;
             for other in changed.iter().filter(|o| o.order_id != order) {
                 self.tell_declined(&mut tx, &mut rows, &m, other, answer.step, now).await?;
+                // A broker on FIX has the step's TradeCaptureReport: it is cancelled.
+                self.fix_reports.report_trade_cancel(&mut tx, &m, other, mine, answer.step, now).await?;
             }
             tx.insert_rows(&rows).await?;
         }

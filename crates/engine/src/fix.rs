@@ -30,8 +30,8 @@ use crate::reports::FixReports;
 use crate::reports::enqueue_fix;
 pub use crate::reports::{
     CancelRefusal, CancelRefusalReason, ExecutionKind, ExecutionReport, FixReport, LastFill, OrderStatus,
-    RefusedAnswer, RefusedCancel, RefusedOrder, ReportedInstrument, TradeReport, parse_trade_report_id,
-    trade_report_id, valid_comp_id,
+    RefusedAnswer, RefusedCancel, RefusedOrder, ReportedInstrument, TradeReport, parse_trade_cancel_id,
+    parse_trade_report_id, trade_cancel_id, trade_report_id, valid_comp_id,
 };
 use crate::withdrawals::Withdrawals;
 

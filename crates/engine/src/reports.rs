@@ -43,6 +43,17 @@ pub fn parse_trade_report_id(id: &str) -> Option<(OrderId, ConfirmationStep)> {
     Some((OrderId(Uuid::parse_str(order).ok()?), step))
 }
 
+/// The TradeReportID of the cancel of `order`'s report for `step`, sent when the other
+/// side's broker declined the trade (ADR 0037).
+pub fn trade_cancel_id(order: OrderId, step: ConfirmationStep) -> String {
+    format!("{}-C", trade_report_id(order, step))
+}
+
+/// The order and step of the report a cancel's TradeReportID cancels.
+pub fn parse_trade_cancel_id(id: &str) -> Option<(OrderId, ConfirmationStep)> {
+    parse_trade_report_id(id.strip_suffix("-C")?)
+}
+
 /// Why an OrderCancelRequest was refused (an OrderCancelReject's reason and text).
 #[derive(Debug, PartialEq, Eq)]
 pub struct CancelRefusal {
@@ -72,6 +83,9 @@ pub enum CancelRefusalReason {
 pub enum FixReport {
     /// A trade to a broker, at the match or when it is to be filled.
     Trade(TradeReport),
+    /// The cancel of a trade report sent before (the step's), when the other side's
+    /// broker declined the trade: it does not go ahead.
+    TradeCancel(TradeReport),
     /// A parent order an execution system sent, as it stands after a change.
     Execution(ExecutionReport),
     /// A NewOrderSingle refused.
@@ -87,6 +101,7 @@ impl FixReport {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::Trade(_) => "trade",
+            Self::TradeCancel(_) => "trade_cancel",
             Self::Execution(_) => "execution",
             Self::OrderRefused(_) => "order_refused",
             Self::CancelRefused(_) => "cancel_refused",
@@ -246,8 +261,39 @@ impl<S: Store> FixReports<S> {
         step: ConfirmationStep,
         now: DateTime<Utc>,
     ) -> Result<(), EngineError> {
-        let Some(broker) = tx.company(o.broker_id).await? else { return Ok(()) };
-        let Some(broker_comp_id) = broker.fix_comp_id.clone() else { return Ok(()) };
+        let Some((broker, report)) = self.trade_report(tx, m, o, other, step).await? else { return Ok(()) };
+        let id = trade_report_id(o.order_id, step);
+        enqueue_fix_as(tx, id, broker, FixReport::Trade(report), now).await
+    }
+
+    /// Inside the transaction of a broker's decline: the cancel of the report `o`'s broker
+    /// was sent for `step`, when it has a FIX session (the trade does not go ahead).
+    pub(crate) async fn report_trade_cancel(
+        &self,
+        tx: &mut S::Tx,
+        m: &MatchRequest,
+        o: &ChildOrder,
+        other: &ChildOrder,
+        step: ConfirmationStep,
+        now: DateTime<Utc>,
+    ) -> Result<(), EngineError> {
+        let Some((broker, report)) = self.trade_report(tx, m, o, other, step).await? else { return Ok(()) };
+        let id = trade_cancel_id(o.order_id, step);
+        enqueue_fix_as(tx, id, broker, FixReport::TradeCancel(report), now).await
+    }
+
+    /// `o`'s side of the trade as its broker is told it, and the broker, when it has a FIX
+    /// CompID.
+    async fn trade_report(
+        &self,
+        tx: &mut S::Tx,
+        m: &MatchRequest,
+        o: &ChildOrder,
+        other: &ChildOrder,
+        step: ConfirmationStep,
+    ) -> Result<Option<(CompanyId, TradeReport)>, EngineError> {
+        let Some(broker) = tx.company(o.broker_id).await? else { return Ok(None) };
+        let Some(broker_comp_id) = broker.fix_comp_id.clone() else { return Ok(None) };
         let contra = tx.company(other.broker_id).await?;
         let client = tx.company(o.company_id).await?;
         let instrument = self.instrument_in(tx, o.instrument_id).await?;
@@ -266,15 +312,7 @@ impl<S: Store> FixReports<S> {
             contra_firm: contra.map(|c| c.name).unwrap_or_default(),
             client: client.map(|c| c.account.unwrap_or(c.name)).unwrap_or_default(),
         };
-        tx.insert_fix_outbox(&FixOutboxMessage {
-            fix_outbox_id: trade_report_id(o.order_id, step),
-            company_id: broker.company_id,
-            report: FixReport::Trade(report),
-            created_at: now,
-            sent_seq: None,
-        })
-        .await?;
-        Ok(())
+        Ok(Some((broker.company_id, report)))
     }
 
     /// Inside a transaction that changed these parents' matched quantity (a match, a
@@ -378,8 +416,19 @@ pub(crate) async fn enqueue_fix<T: crate::ports::Tx>(
     report: FixReport,
     now: DateTime<Utc>,
 ) -> Result<(), EngineError> {
+    enqueue_fix_as(tx, Uuid::now_v7().to_string(), company, report, now).await
+}
+
+/// [`enqueue_fix`] under an id of its own (a trade report's TradeReportID).
+async fn enqueue_fix_as<T: crate::ports::Tx>(
+    tx: &mut T,
+    id: String,
+    company: CompanyId,
+    report: FixReport,
+    now: DateTime<Utc>,
+) -> Result<(), EngineError> {
     tx.insert_fix_outbox(&FixOutboxMessage {
-        fix_outbox_id: Uuid::now_v7().to_string(),
+        fix_outbox_id: id,
         company_id: company,
         report,
         created_at: now,
@@ -411,5 +460,11 @@ mod tests {
         }
         assert_eq!(parse_trade_report_id("nope-A"), None);
         assert_eq!(parse_trade_report_id(&format!("{o}-X")), None);
+        // A cancel's id names the report it cancels, and is not itself a report's.
+        for step in [ConfirmationStep::Accept, ConfirmationStep::Fill] {
+            assert_eq!(parse_trade_cancel_id(&trade_cancel_id(o, step)), Some((o, step)));
+            assert_eq!(parse_trade_report_id(&trade_cancel_id(o, step)), None);
+            assert_eq!(parse_trade_cancel_id(&trade_report_id(o, step)), None);
+        }
     }
 }

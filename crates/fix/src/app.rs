@@ -248,6 +248,12 @@ impl<S: Store> VenueApp<S> {
             }
             None => return Err(missing(tag::TRD_RPT_STATUS, "TrdRptStatus")),
         };
+        // The broker's ack of a cancel the venue sent (the other side's broker declined):
+        // there is nothing left to answer.
+        if upstairs_engine::fix::parse_trade_cancel_id(id).is_some() {
+            tracing::info!(%company, trade_report = id, yes, "FIX ack of a trade report's cancel");
+            return Ok(());
+        }
         match self.engine.fix.fix_confirm_trade(company, id, yes).await {
             Ok(c) => {
                 tracing::info!(%company, order = %c.order_id, step = ?c.step, yes, "broker answered by FIX");

@@ -89,7 +89,8 @@ pub struct Message {
 /// (a trade report's TradeReportID, an execution report's ExecID).
 pub fn encode(id: &str, report: &FixReport) -> Message {
     let (msg_type, fields) = match report {
-        FixReport::Trade(r) => (msg_type::TRADE_CAPTURE_REPORT, trade(id, r)),
+        FixReport::Trade(r) => (msg_type::TRADE_CAPTURE_REPORT, trade(id, r, false)),
+        FixReport::TradeCancel(r) => (msg_type::TRADE_CAPTURE_REPORT, trade(id, r, true)),
         FixReport::Execution(r) => (msg_type::EXECUTION_REPORT, execution(id, r)),
         FixReport::OrderRefused(r) => (msg_type::EXECUTION_REPORT, order_refused(id, r)),
         FixReport::CancelRefused(r) => (msg_type::ORDER_CANCEL_REJECT, cancel_refused(r)),
@@ -155,13 +156,20 @@ fn price(p: Decimal) -> String {
     p.normalize().to_string()
 }
 
-fn trade(id: &str, r: &TradeReport) -> Vec<(u32, String)> {
+/// A TradeCaptureReport of one side's trade, or (`cancel`) the cancel of the report sent
+/// for its step.
+fn trade(id: &str, r: &TradeReport, cancel: bool) -> Vec<(u32, String)> {
     let mut f = vec![(tag::TRADE_REPORT_ID, id.to_owned())];
-    match r.step {
-        // TradeReportTransType 0: new.
-        ConfirmationStep::Accept => f.push((tag::TRADE_REPORT_TRANS_TYPE, "0".into())),
+    match (cancel, r.step) {
+        // TradeReportTransType 1: cancel, naming the report it cancels.
+        (true, step) => {
+            f.push((tag::TRADE_REPORT_TRANS_TYPE, "1".into()));
+            f.push((tag::TRADE_REPORT_REF_ID, trade_report_id(r.order_id, step)));
+        }
+        // 0: new.
+        (false, ConfirmationStep::Accept) => f.push((tag::TRADE_REPORT_TRANS_TYPE, "0".into())),
         // 2: replace, naming the report it replaces.
-        ConfirmationStep::Fill => {
+        (false, ConfirmationStep::Fill) => {
             f.push((tag::TRADE_REPORT_TRANS_TYPE, "2".into()));
             f.push((tag::TRADE_REPORT_REF_ID, trade_report_id(r.order_id, ConfirmationStep::Accept)));
         }
@@ -423,6 +431,18 @@ mod tests {
                 format!(
                     "571=X-A|487=2|572={ORDER}-A|856=0|880={MATCH}|17=X-A|570=N|55=VOD LN|207=XLON|32=1500|\
                      31=94.76|75=20261126|60=20261126-14:05:09.042|552=1|54=2|37={ORDER}|{parties}"
+                ),
+            ),
+            (
+                "the cancel of a trade report, the other side's broker having declined",
+                match trade(ConfirmationStep::Fill, listed()) {
+                    FixReport::Trade(r) => FixReport::TradeCancel(r),
+                    other => other,
+                },
+                "AE",
+                format!(
+                    "571=X-A|487=1|572={ORDER}-F|856=0|880={MATCH}|17=X-A|570=N|55=VOD LN|48=GB00BH4HKS39|22=8|207=XLON|\
+                     32=1500|31=94.76|75=20261126|60=20261126-14:05:09.042|552=1|54=2|37={ORDER}|{parties}"
                 ),
             ),
             (

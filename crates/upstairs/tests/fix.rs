@@ -539,6 +539,28 @@ async fn a_broker_declines_and_a_late_ack_is_told(b: Backend) {
     let (_, now) = v.app.get(&format!("/api/parent-orders/{}", field(&new, 37).unwrap()), Some(&v.a)).await;
     assert_eq!(now["state"], "ACTIVE", "{now}");
     assert_eq!(children(&v, &v.b, &buy).await, vec![("BROKER_REJECTED".to_owned(), 1000)]);
+    // The other side's report (B's, accepted before) is cancelled: the trade does not go
+    // ahead (TradeReportTransType 1, naming the report it cancels).
+    let cancel = broker.expect("a cancel", WITHIN, |e| is_app(e, "AE") && field(e, 487).as_deref() == Some("1")).await;
+    let b_report = field(buy_report, 571).unwrap();
+    assert_eq!(
+        (field(&cancel, 571), field(&cancel, 572), field(&cancel, 54), field(&cancel, 32)),
+        (Some(format!("{b_report}-C")), Some(b_report), Some("1".into()), Some("1000".into())),
+        "{cancel}"
+    );
+    // Its ack changes nothing and is not refused: the next thing the broker hears is the
+    // answer to a late ack of the declined report.
+    broker.send("AR", ack(&cancel, "0"), json!([])).await;
+    broker.send("AR", ack(sell_report, "0"), json!([])).await;
+    let sell_id = field(sell_report, 571);
+    broker.expect("the late ack's reject", WITHIN, |e| is_app(e, "j") && field(e, 379) == sell_id).await;
+    let cancel_id = field(&cancel, 571);
+    let refused: Vec<&Value> = broker
+        .events
+        .iter()
+        .filter(|e| (e["event"] == "admin" && e["msg_type"] == "3") || (is_app(e, "j") && field(e, 379) == cancel_id))
+        .collect();
+    assert!(refused.is_empty(), "the cancel's ack was refused: {refused:?}");
     ems.stop().await;
     broker.stop().await;
     v.app.stop().await;

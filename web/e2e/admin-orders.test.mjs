@@ -178,6 +178,36 @@ test('the demo admin filters orders, corrects a limit price on the tick and expo
     }
     await shot(page, T, '02-orders-filtered');
 
+    // An order an RFQ reserved: no price until a quote is accepted, and no price to correct
+    // (issue 28.19).
+    const kTrader = await login(server.baseUrl, 'trader1@kestrel.demo', PASSWORD);
+    const parent = (await api(server.baseUrl, '/parent-orders?state=ACTIVE', { token: kTrader })).find((p) => p.quantities.tradable > 0);
+    const [meridian] = (await api(server.baseUrl, '/liquidity-providers', { token: kTrader })).filter((c) => c.name === 'Meridian');
+    const rfq = await api(server.baseUrl, '/rfqs', {
+      token: kTrader, method: 'POST', body: { parent_order_id: parent.parent_order_id, quantity: parent.quantities.tradable, liquidity_provider_ids: [meridian.company_id] },
+    });
+    await page.getByRole('combobox', { name: 'State' }).click();
+    await page.getByRole('option', { name: 'Working', exact: true }).click();
+    await page.getByRole('option', { name: 'Awaiting RFQ Acceptance', exact: true }).click();
+    await page.keyboard.press('Escape');
+    const rfqRow = table.getByRole('row').filter({ hasText: 'Awaiting RFQ Acceptance' });
+    await rfqRow.first().waitFor();
+    assert.equal(await rfqRow.count(), 1, `the RFQ's order ${rfq.rfq_id}`);
+    assert.match(await rfqRow.textContent(), /RFQ, no price/);
+    assert.equal(await rfqRow.getByRole('button', { name: /^Edit limit price/ }).count(), 0);
+    for (const width of [1280, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      await shot(page, T, `02b-rfq-order-${width}`);
+    }
+    // Withdrawn again, so that its quotes do not wait for Kestrel's trader below.
+    await api(server.baseUrl, `/rfqs/${rfq.rfq_id}`, { token: kTrader, method: 'PATCH', body: { state: 'CANCELLED' } });
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.getByRole('combobox', { name: 'State' }).click();
+    await page.getByRole('option', { name: 'Awaiting RFQ Acceptance', exact: true }).click();
+    await page.getByRole('option', { name: 'Working', exact: true }).click();
+    await page.keyboard.press('Escape');
+    await until(async () => (await table.getByRole('row').count()) === working.total_items + 1, { what: 'the working rows again' });
+
     // The limit price of Kestrel's newest working order: off the tick first, then one tick up.
     const order = working.items[0];
     const instrument = await api(server.baseUrl, `/instruments/${order.instrument.id}`, { token });
@@ -274,7 +304,9 @@ test('the demo admin filters orders, corrects a limit price on the tick and expo
       await shot(sales.page, T, '06-sales-drawer');
       await nav.getByRole('link', { name: 'Orders panel' }).click();
       const salesTable = sales.page.getByRole('table', { name: 'Orders' });
-      await sales.page.getByText(`1–${Math.min(50, all.total_items)} of ${all.total_items}`).waitFor();
+      // Read again: the RFQ above added an order since.
+      const listed = await api(server.baseUrl, '/admin/orders?page=0&size=50', { token });
+      await sales.page.getByText(`1–${Math.min(50, listed.total_items)} of ${listed.total_items}`).waitFor();
       assert.equal(await sales.page.getByRole('button', { name: /^Edit limit price/ }).count(), 0);
       // Sales filter by company too (waited for: the filter bar may render after the rows).
       await sales.page.getByRole('combobox', { name: 'Company' }).waitFor();

@@ -47,6 +47,18 @@ async function restAndParent(server, { instrument, traders, broker }, rests, buy
   return { sell, buy };
 }
 
+/** The venue, Ben with every tip read; Anna signed in on `a`, Ben on `b`. */
+async function seedAndSignIn(server, a, b) {
+  const venue = await seedVenue(server);
+  const { instrument, traders } = venue;
+  await api(server.baseUrl, `/users/${traders.Ben.user.user_id}`, {
+    token: traders.Ben.token, method: 'PATCH', body: { ui_metadata: [{ key: 'TOOLTIPS', value: TIPS.map((key) => ({ key, read: true })) }] },
+  });
+  await signIn(a.page, server.baseUrl, traders.Anna.email);
+  await signIn(b.page, server.baseUrl, traders.Ben.email);
+  return { venue, instrument, traders };
+}
+
 async function signIn(page, baseUrl, email) {
   await signInAs(page, baseUrl, email, PASSWORD);
 }
@@ -331,14 +343,8 @@ test('A rejects one request and lets another time out', async () => {
   const b = await newPage(browser);
   const failed = [a, b].map((p) => failedCalls(p.page));
   try {
-    const venue = await seedVenue(server);
-    const { instrument, traders } = venue;
-    await api(server.baseUrl, `/users/${traders.Ben.user.user_id}`, {
-      token: traders.Ben.token, method: 'PATCH', body: { ui_metadata: [{ key: 'TOOLTIPS', value: TIPS.map((key) => ({ key, read: true })) }] },
-    });
+    const { venue, instrument, traders } = await seedAndSignIn(server, a, b);
     const { sell, buy } = await restAndParent(server, venue, [[-0.02, 1000], [-0.025, 1000]], 2000);
-    await signIn(a.page, server.baseUrl, traders.Anna.email);
-    await signIn(b.page, server.baseUrl, traders.Ben.email);
 
     // Rejected, after the confirmation with the Reliability Score (a buy at -0.025 hits the better offer only).
     await take(b.page, instrument, '-0.025', '1k', 1000);
@@ -390,6 +396,75 @@ test('A rejects one request and lets another time out', async () => {
   } catch (e) {
     console.error(server.log().slice(-4000));
     throw e;
+  } finally {
+    for (const p of [a, b]) await p.context.close();
+    await stop();
+  }
+});
+
+// Issue 29: the taker's own match requests. B sees each pending request (side, quantity,
+// price, the countdown) on the parent card and in the notifications menu, and withdraws
+// it from either; A is told each time.
+test("the taker sees its pending requests on the card and in the menu, and withdraws each", async () => {
+  const { server, stop } = await frozenServer();
+  const a = await newPage(browser);
+  const b = await newPage(browser);
+  const failed = [a, b].map((p) => failedCalls(p.page));
+  try {
+    const { venue, instrument, traders } = await seedAndSignIn(server, a, b);
+    const { sell, buy } = await restAndParent(server, venue, [[-0.02, 1000], [-0.025, 1500]], 3000);
+
+    // Withdrawn from the menu: the request is listed under 'Your requests', and its review
+    // drawer withdraws it.
+    await take(b.page, instrument, '-0.025', '1.5k', 1500);
+    await a.page.getByRole('dialog', { name: 'Match request' }).getByText('You sell 1,500 at -0.025').waitFor();
+    const card = b.page.getByRole('listitem', { name: `Buy ${instrument.name}` });
+    const row = card.getByRole('list', { name: 'Child orders' }).getByRole('listitem').filter({ hasText: '1,500 @ -0.025' });
+    await row.getByText('Awaiting Match', { exact: true }).waitFor();
+    await until(async () => /^\d:\d\d$/.test((await row.getByRole('timer').textContent()) ?? ''), { what: 'the countdown on the card' });
+    await b.page.getByRole('button', { name: 'Notifications' }).click();
+    const mine = b.page.getByRole('dialog', { name: 'Notifications' }).getByRole('region', { name: 'Your requests' });
+    const item = mine.getByTestId('own-request');
+    await item.getByText('Buy 1,500 @ -0.025').waitFor();
+    assert.match(await item.getByRole('timer').textContent(), /^Waiting for the counterparty · \d:\d\d left$/);
+    for (const width of [1280, 1440, 1920]) {
+      await b.page.keyboard.press('Escape');
+      await b.page.setViewportSize({ width, height: 900 });
+      await b.page.getByRole('button', { name: 'Notifications' }).click();
+      await item.waitFor();
+      await shot(b.page, T, `16-own-requests-${width}`);
+    }
+    await item.getByRole('button', { name: 'Your match request Buy 1,500 @ -0.025: review or withdraw' }).click();
+    const drawer = b.page.locator('.MuiDrawer-paper', { has: b.page.getByRole('heading', { name: 'Match request' }) });
+    await drawer.getByText('Your match request waits for the counterparty’s answer. You may withdraw it.').waitFor();
+    await shot(b.page, T, '17-withdraw-drawer');
+    await drawer.getByRole('button', { name: 'Withdraw' }).click();
+    await b.page.getByText('Match request withdrawn.').waitFor();
+    await a.page.getByRole('dialog', { name: 'Match request withdrawn' }).waitFor();
+    await a.page.getByRole('dialog', { name: 'Match request withdrawn' }).getByRole('button', { name: 'Close' }).click();
+    await row.waitFor({ state: 'detached' });
+
+    // Withdrawn from the card: its own button, after a confirmation.
+    await take(b.page, instrument, '-0.025', '1.5k', 1000);
+    await a.page.getByRole('dialog', { name: 'Match request' }).getByText('You sell 1,000 at -0.025').waitFor();
+    const second = card.getByRole('list', { name: 'Child orders' }).getByRole('listitem').filter({ hasText: '1,000 @ -0.025' });
+    await second.getByRole('button', { name: 'Withdraw match request 1,000 @ -0.025' }).click();
+    const confirm = b.page.getByRole('dialog', { name: 'Withdraw match request?' });
+    await shot(b.page, T, '18-withdraw-from-card');
+    await confirm.getByRole('button', { name: 'Yes, withdraw' }).click();
+    await b.page.getByText('Match request withdrawn.').first().waitFor();
+    await a.page.getByRole('dialog', { name: 'Match request withdrawn' }).waitFor();
+    await second.waitFor({ state: 'detached' });
+    await b.page.getByRole('button', { name: 'Notifications' }).click();
+    assert.equal(await mine.count(), 0, 'no request left');
+    // Nothing was traded: A's orders work again, B's quantity is back on its parent.
+    const annas = await api(server.baseUrl, `/orders?parent_order_id=${sell.parent_order_id}`, { token: traders.Anna.token });
+    assert.ok(annas.every((o) => o.state === 'WORKING'), JSON.stringify(annas.map((o) => o.state)));
+    assert.equal(annas.reduce((n, o) => n + o.quantity, 0), 2500);
+    const parent = await api(server.baseUrl, `/parent-orders/${buy.parent_order_id}`, { token: traders.Ben.token });
+    assert.equal(parent.quantities.tradable, 3000);
+    for (const p of [a, b]) assert.deepEqual(p.errors.map(String), []);
+    assert.deepEqual(failed.flat(), []);
   } finally {
     for (const p of [a, b]) await p.context.close();
     await stop();

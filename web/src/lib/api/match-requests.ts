@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
 import { apiFetch } from '@/lib/api-client';
 import { type MatchRequestState, matchRequestSchema } from '@/lib/api/dto';
-import { useRefreshOrders } from '@/lib/api/trading-keys';
-import { notificationsQueryKey } from './get-notifications';
+import { tradingKeys, useRefreshOrders } from '@/lib/api/trading-keys';
 
-export const matchRequestQueryKey = (id: string) => ['order-match-requests', id] as const;
+export const matchRequestQueryKey = (id: string) => [...tradingKeys.matchRequests, id] as const;
 
 /** GET /order-match-requests/{id}: the request from the caller's side. */
 export function useMatchRequest(id: string | null) {
@@ -12,6 +12,18 @@ export function useMatchRequest(id: string | null) {
     queryKey: matchRequestQueryKey(id ?? ''),
     queryFn: ({ signal }) => apiFetch(`/order-match-requests/${encodeURIComponent(id ?? '')}`, { schema: matchRequestSchema, signal }),
     enabled: id !== null,
+  });
+}
+
+/**
+ * GET /order-match-requests?state=PENDING: the caller's match requests waiting for an answer,
+ * newest first. Every notification frame reads it again (the bell invalidates the match
+ * requests), and so does the caller's own take or withdrawal.
+ */
+export function usePendingMatchRequests() {
+  return useQuery({
+    queryKey: tradingKeys.pendingMatchRequests,
+    queryFn: ({ signal }) => apiFetch('/order-match-requests?state=PENDING', { schema: z.array(matchRequestSchema), signal }),
   });
 }
 
@@ -29,7 +41,7 @@ export function useAnswerMatchRequest({ onSettled }: { onSettled?: () => void } 
       apiFetch(`/order-match-requests/${encodeURIComponent(id)}`, { method: 'PATCH', body: { state }, schema: matchRequestSchema }),
     onSuccess: (m) => {
       queryClient.setQueryData(matchRequestQueryKey(m.order_match_request_id), m);
-      void queryClient.invalidateQueries({ queryKey: notificationsQueryKey });
+      void queryClient.invalidateQueries({ queryKey: tradingKeys.notifications });
       refresh(m.instrument_id);
     },
   });

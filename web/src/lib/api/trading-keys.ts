@@ -6,6 +6,9 @@ import { instrumentsQueryKey } from './get-instruments';
 export const tradingKeys = {
   parentOrders: ['parent-orders'] as const,
   orders: ['orders'] as const,
+  matchRequests: ['order-match-requests'] as const,
+  pendingMatchRequests: ['order-match-requests', 'PENDING'] as const,
+  notifications: ['notifications'] as const,
   book: (instrumentId: string) => [...instrumentsQueryKey, 'book', instrumentId] as const,
   marketData: (instrumentId: string) => [...instrumentsQueryKey, 'market-data', instrumentId] as const,
 };
@@ -34,7 +37,8 @@ export function refreshOrderLists(queryClient: QueryClient, lists: ('parentOrder
 }
 
 /**
- * After any order change: the lists (gathered with the write's frames), and while the
+ * After any order change: the lists (gathered with the write's frames), the caller's
+ * pending match requests, and while the
  * socket is down the book and market data of its instrument (while it is up, the book's
  * frames carry the change: ADR 0029).
  */
@@ -43,6 +47,8 @@ export function useRefreshOrders() {
   const connected = useRealtimeConnected();
   return (instrumentId?: string) => {
     refreshOrderLists(queryClient, ['parentOrders', 'orders']);
+    // A take made a request of the caller's, or a cancel withdrew one.
+    void queryClient.invalidateQueries({ queryKey: tradingKeys.pendingMatchRequests });
     if (instrumentId && !connected) {
       void queryClient.invalidateQueries({ queryKey: tradingKeys.book(instrumentId) });
       void queryClient.invalidateQueries({ queryKey: tradingKeys.marketData(instrumentId) });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { apiFetch } from '@/lib/api-client';
 import { matchRequestStates, pageSchema } from '@/lib/api/dto';
 import type { components } from '@/lib/api/schema';
+import { tradingKeys } from '@/lib/api/trading-keys';
 
 export type Notification = components['schemas']['NotificationDto'];
 type NotificationType = components['schemas']['NotificationType'];
@@ -38,7 +39,7 @@ const notificationPageSchema = pageSchema(notificationSchema) satisfies z.ZodTyp
 type NotificationPage = z.infer<typeof notificationPageSchema>;
 type Listed = z.infer<typeof notificationSchema>;
 
-export const notificationsQueryKey = ['notifications'] as const;
+export const notificationsQueryKey = tradingKeys.notifications;
 
 /** How many notifications the list holds (its one page). */
 const LISTED = 100;

@@ -4,10 +4,11 @@ import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { serverErrorText } from '@/components/form/form-drawer';
+import { useToast } from '@/components/ui/toast';
 import { DrawerHeader, SideDrawer } from '@/components/ui/side-drawer';
 import { useSecondsLeft } from '@/lib/use-seconds-left';
 import { mutateThen } from '@/lib/api/mutate-then';
-import { useAnswerMatchRequest, useMatchRequest } from '../api/match-request';
+import { useAnswerMatchRequest, useMatchRequest } from '@/lib/api/match-requests';
 import { answerDeadline, MatchSummary, RejectDialog, TimeToAction } from './match-request-parts';
 
 type Props = {
@@ -35,6 +36,7 @@ export function MatchRequestDrawer({ id, onClose, onAccepted }: Props) {
 function Review({ id, onClose, onAccepted }: { id: string; onClose: () => void; onAccepted: () => void }) {
   const request = useMatchRequest(id);
   const answer = useAnswerMatchRequest();
+  const { showToast } = useToast();
   const [rejecting, setRejecting] = useState(false);
   const m = request.data;
   const deadline = answerDeadline(m);
@@ -59,6 +61,7 @@ function Review({ id, onClose, onAccepted }: { id: string; onClose: () => void; 
         onSuccess: () => {
           setRejecting(false);
           if (state === 'ACCEPTED') onAccepted();
+          if (state === 'CANCELLED') showToast({ message: 'Match request withdrawn.' });
           onClose();
         },
       },

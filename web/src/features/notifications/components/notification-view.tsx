@@ -9,7 +9,7 @@ import CelebrationOutlined from '@mui/icons-material/CelebrationOutlined';
 import Close from '@mui/icons-material/Close';
 import { useSecondsLeft } from '@/lib/use-seconds-left';
 import type { Notification } from '../api/get-notifications';
-import { useAnswerMatchRequest, useMatchRequest } from '../api/match-request';
+import { useAnswerMatchRequest, useMatchRequest } from '@/lib/api/match-requests';
 import { answerDeadline, automaticAnswer, MatchSummary, RejectDialog, TimeToAction } from './match-request-parts';
 
 type Props = {

@@ -18,6 +18,10 @@ import { formatDateTime } from '@/lib/format-date';
 import { useTopic } from '@/lib/realtime';
 import { dec, toGrouped } from '@/lib/decimal';
 import { formatPrice, truncateName } from '@/lib/trading-format';
+import { tradingKeys } from '@/lib/api/trading-keys';
+import { usePendingMatchRequests } from '@/lib/api/match-requests';
+import type { MatchRequest } from '@/lib/api/dto';
+import { formatCountdown, useSecondsLeft } from '@/lib/use-seconds-left';
 import {
   notificationsQueryKey,
   notificationsQueryOptions,
@@ -225,6 +229,59 @@ function Item({ n, onOpen }: { n: Notification; onOpen: (n: Notification) => voi
   );
 }
 
+/** One of the caller's own pending match requests, as its taker: its terms and its countdown. */
+function OwnRequest({ m, onOpen }: { m: MatchRequest; onOpen: (id: string) => void }) {
+  const instrument = useInstrument(m.instrument_id);
+  const seconds = useSecondsLeft(m.expired_at);
+  const tick = instrument.data?.tick_size;
+  const terms = `${m.direction === 'BUY' ? 'Buy' : 'Sell'} ${toGrouped(dec(m.quantity), 0)} @ ${tick === undefined ? String(m.price) : formatPrice(m.price, tick)}`;
+  return (
+    <ListItem disablePadding data-testid="own-request">
+      <ListItemButton alignItems="flex-start" sx={{ px: 2 }} onClick={() => onOpen(m.order_match_request_id)} aria-label={`Your match request ${terms}: review or withdraw`}>
+        <ListItemText
+          primary="Your match request"
+          slotProps={{ primary: { sx: { fontWeight: 600 } } }}
+          secondary={
+            <>
+              <Box component="span" sx={{ display: 'block' }}>
+                {instrument.data ? truncateName(instrument.data.name) : <Skeleton component="span" width={140} />}
+              </Box>
+              <Box component="span" sx={{ display: 'block', color: 'text.primary', fontWeight: 500 }}>
+                {terms}
+              </Box>
+              <Box component="span" sx={{ display: 'block' }} role="timer">
+                Waiting for the counterparty · {seconds === null ? '–' : formatCountdown(seconds)} left
+              </Box>
+            </>
+          }
+        />
+      </ListItemButton>
+    </ListItem>
+  );
+}
+
+/** The caller's pending match requests as their taker (issue 29): seen and withdrawn from here. */
+function OwnRequests({ onOpen }: { onOpen: (id: string) => void }) {
+  const pending = usePendingMatchRequests();
+  const mine = (pending.data ?? []).filter((m) => m.role === 'REQUESTER');
+  if (mine.length === 0) return null;
+  return (
+    <>
+      <Divider />
+      <Box component="section" aria-label="Your requests">
+        <Typography variant="overline" color="text.secondary" sx={{ px: 2, display: 'block' }}>
+          Your requests
+        </Typography>
+        <List dense disablePadding>
+          {mine.map((m) => (
+            <OwnRequest key={m.order_match_request_id} m={m} onOpen={onOpen} />
+          ))}
+        </List>
+      </Box>
+    </>
+  );
+}
+
 function Section({ title, items, empty, onOpen }: { title: string; items: Notification[]; empty?: string; onOpen: (n: Notification) => void }) {
   return (
     <Box component="section" aria-label={title}>
@@ -295,7 +352,7 @@ export function NotificationsBell() {
         queryClient.setQueryData(notificationsQueryOptions().queryKey, (page) => withNotification(page, n));
       } else void queryClient.invalidateQueries({ queryKey: notificationsQueryKey });
       // What the notification tells of changed: a request under review reads it again.
-      void queryClient.invalidateQueries({ queryKey: ['order-match-requests'] });
+      void queryClient.invalidateQueries({ queryKey: tradingKeys.matchRequests });
     },
     (since) =>
       void queryClient.invalidateQueries(
@@ -391,6 +448,12 @@ export function NotificationsBell() {
         ) : (
           <>
             <Section title="Active" items={active} empty="You're all caught up! No new notifications" onOpen={show} />
+            <OwnRequests
+              onOpen={(id) => {
+                setAnchor(null);
+                setReviewing(id);
+              }}
+            />
             {history.length > 0 && (
               <>
                 <Divider />

@@ -11,6 +11,7 @@ import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import Add from '@mui/icons-material/Add';
 import CancelOutlined from '@mui/icons-material/CancelOutlined';
+import UndoOutlined from '@mui/icons-material/UndoOutlined';
 import Close from '@mui/icons-material/Close';
 import RequestQuoteOutlined from '@mui/icons-material/RequestQuoteOutlined';
 import { useToast } from '@/components/ui/toast';
@@ -18,6 +19,8 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import type { Instrument, Order } from '@/lib/api/dto';
 import { useLiveInstrument } from '@/lib/api/get-instrument';
 import { formatPrice, inBand, stateLabel, truncateName } from '@/lib/trading-format';
+import { useAnswerMatchRequest, usePendingMatchRequests } from '@/lib/api/match-requests';
+import { formatCountdown, useSecondsLeft } from '@/lib/use-seconds-left';
 import { mutateThen } from '@/lib/api/mutate-then';
 import { useCancelOrder } from '../api/cancel-order';
 import { useCancelParentOrder } from '../api/cancel-parent-order';
@@ -208,11 +211,26 @@ function ParentOrderCard({ parent, created, orders, open, onEdit, onShowBook, on
   );
 }
 
+/** The countdown of the caller's own match request, beside its 'Awaiting Match' order. */
+function RequestTimer({ until }: { until: string }) {
+  const seconds = useSecondsLeft(until);
+  return (
+    <Typography variant="caption" role="timer" aria-label="Time left for the counterparty" sx={{ fontVariantNumeric: 'tabular-nums', color: seconds !== null && seconds <= 30 ? 'error.main' : 'text.secondary' }}>
+      {seconds === null ? '–' : formatCountdown(seconds)}
+    </Typography>
+  );
+}
+
 function ChildOrderRow({ order, instrument, open, onEdit }: { order: Order; instrument: Instrument; open: boolean; onEdit: () => void }) {
   const tickSize = instrument.tick_size;
   const cancel = useCancelOrder();
+  const withdraw = useAnswerMatchRequest();
   const { showToast } = useToast();
   const [confirming, setConfirming] = useState(false);
+  // The caller's own match request this order was made for, while it waits (issue 29).
+  const pending = usePendingMatchRequests();
+  const request =
+    order.state === 'AWAITING_MATCH' ? pending.data?.find((m) => m.role === 'REQUESTER' && m.order_id === order.order_id && m.state === 'PENDING') : undefined;
   const editable = order.state === 'WORKING' && open;
   // An RFQ's reserved quantity has no price until a quote is accepted.
   const summary =
@@ -256,30 +274,49 @@ function ChildOrderRow({ order, instrument, open, onEdit }: { order: Order; inst
           </Tooltip>
         )}
         <Box sx={{ flexGrow: 1 }} />
+        {request && <RequestTimer until={request.expired_at} />}
         <Chip size="small" label={stateLabel(order.state)} color={order.state === 'WORKING' ? 'primary' : 'default'} variant="outlined" />
       </Box>
-      {CANCELLABLE.includes(order.state) && (
-        <IconButton size="small" aria-label={`Cancel order ${summary}`} onClick={() => setConfirming(true)}>
-          <CancelOutlined fontSize="small" />
-        </IconButton>
+      {request ? (
+        <Tooltip title="Withdraw your match request">
+          <IconButton size="small" aria-label={`Withdraw match request ${summary}`} onClick={() => setConfirming(true)}>
+            <UndoOutlined fontSize="small" />
+          </IconButton>
+        </Tooltip>
+      ) : (
+        CANCELLABLE.includes(order.state) && (
+          <IconButton size="small" aria-label={`Cancel order ${summary}`} onClick={() => setConfirming(true)}>
+            <CancelOutlined fontSize="small" />
+          </IconButton>
+        )
       )}
       <ConfirmDialog
         open={confirming}
-        title="Cancel order?"
-        text={`Your order ${summary} will be cancelled and its quantity returned to the parent order.`}
-        confirmLabel="Yes, cancel"
-        pending={cancel.isPending}
+        pending={request ? withdraw.isPending : cancel.isPending}
         onClose={() => setConfirming(false)}
-        onConfirm={() =>
-          mutateThen(
-            cancel,
-            { orderId: order.order_id, instrumentId: order.instrument_id },
-            {
-              onSuccess: () => showToast({ message: 'Order cancelled.' }),
-              onSettled: () => setConfirming(false),
-            },
-          )
-        }
+        {...(request
+          ? {
+              title: 'Withdraw match request?',
+              text: `Your match request ${summary} is withdrawn before the counterparty answers; its quantity goes back to the parent order.`,
+              confirmLabel: 'Yes, withdraw',
+              onConfirm: () =>
+                mutateThen(
+                  withdraw,
+                  { id: request.order_match_request_id, state: 'CANCELLED' },
+                  { onSuccess: () => showToast({ message: 'Match request withdrawn.' }), onSettled: () => setConfirming(false) },
+                ),
+            }
+          : {
+              title: 'Cancel order?',
+              text: `Your order ${summary} will be cancelled and its quantity returned to the parent order.`,
+              confirmLabel: 'Yes, cancel',
+              onConfirm: () =>
+                mutateThen(
+                  cancel,
+                  { orderId: order.order_id, instrumentId: order.instrument_id },
+                  { onSuccess: () => showToast({ message: 'Order cancelled.' }), onSettled: () => setConfirming(false) },
+                ),
+            })}
       />
     </Box>
   );

@@ -124,7 +124,7 @@ pub fn grouped(quantity: i64) -> String {
         out.push('-');
     }
     for (n, d) in digits.chars().enumerate() {
-        if n > 0 && (digits.len() - n) % 3 == 0 {
+        if n > 0 && (digits.len() - n).is_multiple_of(3) {
             out.push(',');
         }
         out.push(d);

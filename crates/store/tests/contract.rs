@@ -1354,6 +1354,8 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
         instrument_id: parent.instrument_id,
         subject: Subject::MatchRequest(m.match_request_id),
         role: Party::Responder,
+        // Its terms as the responder sees them, read back exactly (issue 28.10).
+        terms: Some(Terms { direction: Direction::Sell, quantity: 1500 + n, price: Decimal::new(-2_250 - n, 5) }),
         read: false,
         archived: false,
         created_at: t0() + Duration::seconds(n),
@@ -1530,6 +1532,7 @@ async fn rfqs_and_responses<S: Store>(s: S) {
         instrument_id: parent.instrument_id,
         subject: Subject::Rfq(rfq.rfq_id),
         role: Party::Requester,
+        terms: None,
         read: false,
         archived: false,
         created_at: t0(),

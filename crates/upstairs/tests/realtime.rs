@@ -36,6 +36,7 @@ fn notice_of(user: UserId) -> (Event, NotificationId) {
         instrument_id: InstrumentId::new(),
         subject: Subject::MatchRequest(MatchRequestId::new()),
         role: Party::Responder,
+        terms: None,
         read: false,
         archived: false,
         created_at: now,

@@ -311,6 +311,7 @@ mod tests {
                 instrument_id: upstairs_domain::InstrumentId::new(),
                 subject: upstairs_engine::model::Subject::MatchRequest(upstairs_domain::MatchRequestId::new()),
                 role: upstairs_domain::notification::Party::Responder,
+                terms: None,
                 read: false,
                 archived: false,
                 created_at: now,

@@ -32,6 +32,8 @@ const INVALID_LINK: &str = "This link is not valid or has expired.";
 pub struct Answer {
     pub step: ConfirmationStep,
     pub yes: bool,
+    /// Answered by the broker's FIX session (a TradeCaptureReportAck), not its link.
+    pub by_fix: bool,
 }
 
 /// What a broker's link shows: the trade of its client, and where the confirmation stands.
@@ -221,10 +223,18 @@ impl<S: Store> Confirmations<S> {
         if !answer.yes {
             let mut rows = NewRows { notifications: told.clone(), ..NewRows::default() };
             let mine = changed.iter().find(|o| o.order_id == order).ok_or_else(invalid_link)?;
-            for other in changed.iter().filter(|o| o.order_id != order) {
-                self.tell_declined(&mut tx, &mut rows, &m, other, answer.step, now).await?;
-                // A broker on FIX has the step's TradeCaptureReport: it is cancelled.
-                self.fix_reports.report_trade_cancel(&mut tx, &m, other, mine, answer.step, now).await?;
+            let matched_at = Self::matched_at(&mut tx, &m).await?;
+            for o in &changed {
+                let contra = changed.iter().find(|c| c.order_id != o.order_id).unwrap_or(mine);
+                if o.order_id != order {
+                    self.tell_declined(&mut tx, &mut rows, &m, o, answer.step, now).await?;
+                } else if answer.by_fix {
+                    // The decliner's own report was answered by the decline itself.
+                    continue;
+                }
+                // A broker on FIX holds the step's TradeCaptureReport: it is cancelled (the
+                // decliner's own too when it declined by its link).
+                self.fix_reports.report_trade_cancel(&mut tx, &m, o, contra, answer.step, matched_at, now).await?;
             }
             tx.insert_rows(&rows).await?;
         }

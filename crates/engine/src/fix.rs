@@ -328,7 +328,7 @@ impl<S: Store> Fix<S> {
                 errors: vec![],
             });
         }
-        self.confirmations.answer_confirmation(seen, Answer { step, yes }).await
+        self.confirmations.answer_confirmation(seen, Answer { step, yes, by_fix: true }).await
     }
 
     /// An execution system's NewOrderSingle: a parent order of the trader it names, with

@@ -267,7 +267,9 @@ impl<S: Store> FixReports<S> {
     }
 
     /// Inside the transaction of a broker's decline: the cancel of the report `o`'s broker
-    /// was sent for `step`, when it has a FIX session (the trade does not go ahead).
+    /// was sent for `step`, when it has a FIX session (the trade does not go ahead), dated
+    /// with the trade (`traded_at`).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn report_trade_cancel(
         &self,
         tx: &mut S::Tx,
@@ -275,9 +277,11 @@ impl<S: Store> FixReports<S> {
         o: &ChildOrder,
         other: &ChildOrder,
         step: ConfirmationStep,
+        traded_at: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Result<(), EngineError> {
-        let Some((broker, report)) = self.trade_report(tx, m, o, other, step).await? else { return Ok(()) };
+        let Some((broker, mut report)) = self.trade_report(tx, m, o, other, step).await? else { return Ok(()) };
+        report.traded_at = traded_at;
         let id = trade_cancel_id(o.order_id, step);
         enqueue_fix_as(tx, id, broker, FixReport::TradeCancel(report), now).await
     }

@@ -251,7 +251,11 @@ impl<S: Store> VenueApp<S> {
         // The broker's ack of a cancel the venue sent (the other side's broker declined):
         // there is nothing left to answer.
         if upstairs_engine::fix::parse_trade_cancel_id(id).is_some() {
-            tracing::info!(%company, trade_report = id, yes, "FIX ack of a trade report's cancel");
+            if yes {
+                tracing::info!(%company, trade_report = id, "FIX ack of a trade report's cancel");
+            } else {
+                tracing::warn!(%company, trade_report = id, "a broker rejected a trade report's cancel: the trade stays declined");
+            }
             return Ok(());
         }
         match self.engine.fix.fix_confirm_trade(company, id, yes).await {

@@ -175,8 +175,8 @@ fn trade(id: &str, r: &TradeReport, cancel: bool) -> Vec<(u32, String)> {
         }
     }
     f.extend([
-        // TradeReportType 0: submit.
-        (tag::TRADE_REPORT_TYPE, "0".into()),
+        // TradeReportType 0: submit; 6: trade report cancel.
+        (tag::TRADE_REPORT_TYPE, if cancel { "6" } else { "0" }.into()),
         (tag::TRD_MATCH_ID, r.match_request_id.to_string()),
         (tag::EXEC_ID, id.to_owned()),
         (tag::PREVIOUSLY_REPORTED, "N".into()),
@@ -441,7 +441,7 @@ mod tests {
                 },
                 "AE",
                 format!(
-                    "571=X-A|487=1|572={ORDER}-F|856=0|880={MATCH}|17=X-A|570=N|55=VOD LN|48=GB00BH4HKS39|22=8|207=XLON|\
+                    "571=X-A|487=1|572={ORDER}-F|856=6|880={MATCH}|17=X-A|570=N|55=VOD LN|48=GB00BH4HKS39|22=8|207=XLON|\
                      32=1500|31=94.76|75=20261126|60=20261126-14:05:09.042|552=1|54=2|37={ORDER}|{parties}"
                 ),
             ),

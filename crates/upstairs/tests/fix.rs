@@ -24,6 +24,7 @@ on_both_backends!(
     logons_are_authenticated,
     sessions_over_tls,
     a_broker_declines_and_a_late_ack_is_told,
+    a_decline_by_link_cancels_every_report_sent_over_fix,
     logon_rules,
     failed_logons_lock_out_their_address_only,
     refused_logons_look_alike,
@@ -562,6 +563,41 @@ async fn a_broker_declines_and_a_late_ack_is_told(b: Backend) {
         .collect();
     assert!(refused.is_empty(), "the cancel's ack was refused: {refused:?}");
     ems.stop().await;
+    broker.stop().await;
+    v.app.stop().await;
+}
+
+/// A broker on FIX that declines by its e-mail link instead: both sides' reports it was
+/// sent are cancelled, its own included (it holds both, being both sides' broker).
+async fn a_decline_by_link_cancels_every_report_sent_over_fix(b: Backend) {
+    let (v, port) = fix_venue(b).await;
+    let dir = temp_dir();
+    let mut broker = FixPeer::spawn(port, "BALTIC", BROKER_PW, dir.path(), &[]);
+    broker.logon().await;
+    let sell = v.parent(&v.a, "SELL", 1000).await;
+    rest_and_take(&v, &sell, 1000).await;
+    let reports = [
+        broker.expect("a report", WITHIN, |e| is_app(e, "AE")).await,
+        broker.expect("a report", WITHIN, |e| is_app(e, "AE")).await,
+    ];
+    let mails = v.app.mails_to(BROKER_DESK, 2).await;
+    let a_order = field(reports.iter().find(|r| field(r, 54).as_deref() == Some("2")).unwrap(), 37).unwrap();
+    let mail = mails.iter().find(|m| m.contains(&format!("order_id={a_order}"))).unwrap();
+    let at = mail.find("token=").unwrap() + "token=".len();
+    let token: String =
+        mail[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+    let (s, _) = v.app.patch(&format!("/api/orders/{a_order}?token={token}"), None, json!({"accepted": false})).await;
+    assert_eq!(s, StatusCode::OK);
+    let mut cancelled = Vec::new();
+    for _ in 0..2 {
+        let c = broker.expect("a cancel", WITHIN, |e| is_app(e, "AE") && field(e, 487).as_deref() == Some("1")).await;
+        assert_eq!(field(&c, 571), field(&c, 572).map(|r| format!("{r}-C")), "{c}");
+        cancelled.push(field(&c, 572).unwrap());
+    }
+    cancelled.sort();
+    let mut sent: Vec<String> = reports.iter().map(|r| field(r, 571).unwrap()).collect();
+    sent.sort();
+    assert_eq!(cancelled, sent, "both reports are cancelled");
     broker.stop().await;
     v.app.stop().await;
 }

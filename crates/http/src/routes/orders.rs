@@ -217,8 +217,8 @@ pub async fn edit_order<S: Store>(
     if let Some(token) = q.token {
         let req: ConfirmOrderRequest = body_as(body)?;
         let answer = match (req.accepted, req.filled) {
-            (Some(yes), None) => Answer { step: ConfirmationStep::Accept, yes },
-            (None, Some(yes)) => Answer { step: ConfirmationStep::Fill, yes },
+            (Some(yes), None) => Answer { step: ConfirmationStep::Accept, yes, by_fix: false },
+            (None, Some(yes)) => Answer { step: ConfirmationStep::Fill, yes, by_fix: false },
             _ => return Err(ApiError::bad_request("Send exactly one of accepted and filled.")),
         };
         let c = st.engine.confirmations.confirm_trade(id, &token, answer).await?;

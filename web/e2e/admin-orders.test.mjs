@@ -78,17 +78,19 @@ const utc = (iso) => {
   return `${pad(d.getUTCDate())}/${pad(d.getUTCMonth() + 1)}/${d.getUTCFullYear()} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
 };
 
-/** The trade first (issue 28.19), the ids last: hidden on screen, in the CSV. */
+/** The billing item's fields in the order of admin spec section 3: the CSV's columns. */
 const BILLING_HEADERS = [
-  'Match request created', 'Company', 'Instrument', 'Direction', 'Quantity', 'Price', 'First name', 'Last name', 'Broker', 'Term', 'Tick size',
-  'Exchange', 'Exchange ISO code', 'BBG code', 'Exchange instrument ID', 'User ID', 'Broker ID', 'Match request ID', 'Order ID', 'Payment order ID',
+  'Company', 'First name', 'Last name', 'User ID', 'Broker', 'Broker ID', 'Match request ID', 'Order ID', 'Payment order ID', 'Match request created',
+  'Instrument', 'BBG code', 'Exchange instrument ID', 'Exchange', 'Exchange ISO code', 'Tick size', 'Term', 'Direction', 'Quantity', 'Price',
 ];
+/** What the grid shows first (issue 28.19): the trade; the ids are hidden until asked for. */
+const BILLING_SHOWN_FIRST = ['Match request created', 'Company', 'Instrument', 'Direction', 'Quantity', 'Price'];
 
 /** A billing item as the grid exports it: text as sent, the time as UTC, decimals exact. */
 const csvRow = (b) => [
-  utc(b.match_request_created_at), b.company_name, b.instrument_name, b.direction, String(b.quantity), String(b.price), b.first_name, b.last_name,
-  b.broker_name, b.term, String(b.tick_size), b.exchange, b.exchange_iso_code, b.bbg_code ?? '', b.exchange_instrument_id ?? '',
-  b.user_id, b.broker_id, b.match_request_id, b.order_id, b.payment_order_id,
+  b.company_name, b.first_name, b.last_name, b.user_id, b.broker_name, b.broker_id, b.match_request_id, b.order_id, b.payment_order_id,
+  utc(b.match_request_created_at), b.instrument_name, b.bbg_code ?? '', b.exchange_instrument_id ?? '', b.exchange, b.exchange_iso_code,
+  String(b.tick_size), b.term, b.direction, String(b.quantity), String(b.price),
 ];
 
 /**
@@ -263,7 +265,7 @@ test('the demo admin filters orders, corrects a limit price on the tick and expo
     // The trade reads first, in the window with no scrolling: when (as UTC), who, what,
     // which side, how much and at what price; the ids are hidden until asked for.
     const headers = await grid.getByRole('columnheader').allTextContents();
-    assert.deepEqual(headers.slice(0, 6), BILLING_HEADERS.slice(0, 6));
+    assert.deepEqual(headers.slice(0, 6), BILLING_SHOWN_FIRST);
     assert.ok(!headers.includes('User ID') && !headers.includes('Match request ID'), `${headers}`);
     const firstRow = grid.locator('[data-rowindex="0"]');
     // The price with its tick's decimals (0.50 on a 0.01 tick); the CSV keeps it exact.

@@ -62,10 +62,14 @@ export function formatK(quantity: number): string {
   return `${toPlain(mul(dec(quantity), dec('0.001')))}k`;
 }
 
-/** A price with the tick's decimals, or the placeholder when missing. */
+/**
+ * A price with the tick's decimals, or the placeholder when missing. A price finer than
+ * the tick (the tick changed since) keeps its own decimals: never rounded into another.
+ */
 export function formatPrice(price: number | string | null | undefined, tickSize: number | string): string {
   if (price === null || price === undefined) return NO_PRICE;
-  return toFixed(dec(price), decimalsOf(dec(tickSize)));
+  const d = dec(price);
+  return toFixed(d, Math.max(decimalsOf(dec(tickSize)), d.scale));
 }
 
 export type LadderRow = {

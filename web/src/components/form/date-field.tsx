@@ -30,9 +30,11 @@ export function DateField({ label, value, onChange, withTime = false, error, wid
   // What is typed, a date not whole yet included (the field keeps its text only while its
   // value is that invalid date); the caller hears only whole dates.
   const [typed, setTyped] = useState<Dayjs | null>(() => (value ? dayjs(value) : null));
-  const heard = typed?.isValid() ? typed.format(wire) : '';
-  if (heard !== value && !(value === '' && typed && !typed.isValid())) {
-    // Set from outside (the filters cleared): show that.
+  // The value last said or heard: only a value set from outside (the filters cleared)
+  // replaces what is typed, once.
+  const [synced, setSynced] = useState(value);
+  if (value !== synced) {
+    setSynced(value);
     setTyped(value ? dayjs(value) : null);
   }
   const slotProps = {
@@ -40,8 +42,10 @@ export function DateField({ label, value, onChange, withTime = false, error, wid
     field: { clearable: true },
   };
   const change = (d: Dayjs | null) => {
+    const said = d?.isValid() ? d.format(wire) : '';
     setTyped(d);
-    onChange(d?.isValid() ? d.format(wire) : '');
+    setSynced(said);
+    onChange(said);
   };
   return (
     <LocalizationProvider dateAdapter={AdapterDayjs} adapterLocale="en-gb">

@@ -63,6 +63,9 @@ describe('formats', () => {
     expect(formatPrice(0.5, 0.005)).toBe('0.500');
     expect(formatPrice(5512, 1)).toBe('5512');
     expect(formatPrice(null, 0.01)).toBe(NO_PRICE);
+    // Finer than the tick (a tick changed since): its own decimals, never rounded.
+    expect(formatPrice(0.0025, 0.005)).toBe('0.0025');
+    expect(formatPrice('-0.5', '0.005')).toBe('-0.500');
   });
 
   it('cuts names after 35 characters and splits the term into leg labels', () => {

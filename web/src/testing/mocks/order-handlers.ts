@@ -399,6 +399,11 @@ export const orderHandlers: HttpHandler[] = [
     );
     return HttpResponse.json(sent, { status: 201 });
   }),
+  http.get('*/api/order-match-requests', ({ request }) => {
+    // The caller's requests in a state (default PENDING), newest first, as the server lists them.
+    const state = new URL(request.url).searchParams.get('state') ?? 'PENDING';
+    return HttpResponse.json(trading.matchRequests.filter((m) => m.state === state).reverse());
+  }),
   http.get('*/api/order-match-requests/:id', ({ params }) => {
     const m = trading.matchRequests.find((x) => x.order_match_request_id === params.id);
     return m ? HttpResponse.json(m) : problem(404, 'Match request not found.');

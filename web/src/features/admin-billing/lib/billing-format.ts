@@ -8,8 +8,13 @@ export const BILLING_CSV_OPTIONS = {
   // The grid's own formula escaping also puts a quote before every negative number
   // ('-0.02' → "'-0.02"); text columns are escaped by `csvText` instead, so numbers stay numbers.
   escapeFormulas: false,
-  // Every field, the ids the grid hides at first included.
-  allColumns: true,
+  // Every field of a billing item in the order of admin spec section 3, the ids the grid
+  // hides at first included, whatever order the grid shows them in.
+  fields: [
+    'company_name', 'first_name', 'last_name', 'user_id', 'broker_name', 'broker_id', 'match_request_id', 'order_id',
+    'payment_order_id', 'match_request_created_at', 'instrument_name', 'bbg_code', 'exchange_instrument_id', 'exchange',
+    'exchange_iso_code', 'tick_size', 'term', 'direction', 'quantity', 'price',
+  ],
 } as const satisfies GridCsvExportOptions;
 
 const pad = (n: number) => String(n).padStart(2, '0');

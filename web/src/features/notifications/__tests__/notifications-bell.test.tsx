@@ -2,7 +2,7 @@ import { waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { MENU_WIDTH } from '@/features/notifications/components/notifications-bell';
 import { db, type MockNotification } from '@/testing/mocks/db';
-import { stomp } from '@/testing/mocks/order-handlers';
+import { addMatchRequest, stomp } from '@/testing/mocks/order-handlers';
 import { renderApp, screen } from '@/testing/test-utils';
 
 function notification(overrides: Partial<MockNotification> = {}): MockNotification {
@@ -99,6 +99,24 @@ describe('notifications bell', () => {
     // Opened on its own, the view says the terms too.
     await user.click(entries[2]!.querySelector('[role="button"]') ?? entries[2]!);
     expect(await screen.findByText(/^Buy 1,500 @ -0\.020\. Liquidity returned to the parent order\.$/)).toBeInTheDocument();
+  });
+
+  it("lists the taker's own pending requests, with their terms and countdown, and reviews one to withdraw it", async () => {
+    addMatchRequest({ role: 'REQUESTER', direction: 'BUY', quantity: 1500, price: -0.025 });
+    addMatchRequest({ role: 'RESPONDER', direction: 'SELL', quantity: 500, price: -0.02 });
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    await user.click(await screen.findByRole('button', { name: 'Notifications' }));
+    const mine = await within(await screen.findByRole('dialog', { name: 'Notifications' })).findByRole('region', { name: 'Your requests' });
+    const items = within(mine).getAllByTestId('own-request');
+    expect(items).toHaveLength(1);
+    expect(items[0]).toHaveTextContent('Buy 1,500 @ -0.025');
+    expect(within(items[0]!).getByRole('timer')).toHaveTextContent(/^Waiting for the counterparty · [45]:\d\d left$/);
+    await user.click(within(items[0]!).getByRole('button', { name: 'Your match request Buy 1,500 @ -0.025: review or withdraw' }));
+    await user.click(await screen.findByRole('button', { name: 'Withdraw' }));
+    expect(await screen.findByText('Match request withdrawn.')).toBeInTheDocument();
+    await user.click(await screen.findByRole('button', { name: 'Notifications' }));
+    const menu = await screen.findByRole('dialog', { name: 'Notifications' });
+    await waitFor(() => expect(within(menu).queryByRole('region', { name: 'Your requests' })).toBeNull());
   });
 
   it('never opens a quote received on an RFQ that has ended: it goes to the history, read', async () => {

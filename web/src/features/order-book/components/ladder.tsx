@@ -201,13 +201,21 @@ function Cue({ at, hidden, onClick, cueRef }: { at: 'above' | 'below'; hidden: H
 export function Ladder({ rows, bestBuy, bestSell, onWork, note, placeholder, tipRow, withTip }: Props) {
   const ref = useRef<HTMLDivElement>(null);
   const [hidden, setHidden] = useState<ReturnType<typeof hiddenRows>>();
+  // What the cues said last: a scroll that changes nothing of it renders nothing.
+  const said = useRef('');
   // The cues' heights as last drawn (one line until drawn; two when a narrow book wraps them).
   const aboveCue = useRef<HTMLButtonElement>(null);
   const belowCue = useRef<HTMLButtonElement>(null);
   const measure = useCallback(() => {
     const el = ref.current;
     const cues = { above: aboveCue.current?.offsetHeight || CUE_HEIGHT, below: belowCue.current?.offsetHeight || CUE_HEIGHT };
-    if (el) setHidden(hiddenRows(el, rows, bestBuy, bestSell, cues));
+    if (!el) return;
+    const next = hiddenRows(el, rows, bestBuy, bestSell, cues);
+    const key = JSON.stringify(next);
+    if (key !== said.current) {
+      said.current = key;
+      setHidden(next);
+    }
   }, [rows, bestBuy, bestSell]);
 
   // Start with the band in view: two rows above its first row at the top.

@@ -335,6 +335,17 @@ test('the demo admin filters orders, corrects a limit price on the tick and expo
       await typeDate(sales.page, 'Created to', day(-1));
       await sales.page.getByText('Before the start date').waitFor();
       await typeDate(sales.page, 'Created to', day(0));
+      // The whole date shows in each field: no section cut off by the field's width.
+      for (const label of ['Created from', 'Created to']) {
+        const cut = await sales.page.getByRole('group', { name: label }).evaluate((g) => {
+          const year = [...g.querySelectorAll('[role="spinbutton"]')].at(-1).getBoundingClientRect();
+          for (let el = g.querySelector('[role="spinbutton"]').parentElement; el && el !== g.parentElement; el = el.parentElement) {
+            if (getComputedStyle(el).overflow !== 'visible' && year.right > el.getBoundingClientRect().right + 0.5) return true;
+          }
+          return false;
+        });
+        assert.equal(cut, false, `${label} shows its whole date`);
+      }
       const start = new Date();
       start.setHours(0, 0, 0, 0);
       const end = new Date(start);

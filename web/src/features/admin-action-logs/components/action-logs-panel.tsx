@@ -116,8 +116,8 @@ export function ActionLogsPanel() {
       </TextField>
       <TextField label="Operation" value={operation} onChange={(e) => setOperation(e.target.value)} size="small" placeholder="create, cancel, band…" sx={{ width: 170 }} />
       <CompanyFilter value={companyId} onChange={setCompanyId} width={190} />
-      <DateField label="From" value={fromLocal} onChange={setFromLocal} withTime width={220} />
-      <DateField label="Until" value={untilLocal} onChange={setUntilLocal} withTime error={rangeError} width={220} />
+      <DateField label="From" value={fromLocal} onChange={setFromLocal} withTime width={260} />
+      <DateField label="Until" value={untilLocal} onChange={setUntilLocal} withTime error={rangeError} width={260} />
       <FormControlLabel
         control={<Switch checked={bandMoves} onChange={(e) => setBandMoves(e.target.checked)} />}
         label="Automatic band moves"

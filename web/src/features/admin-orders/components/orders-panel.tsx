@@ -102,7 +102,7 @@ export function OrdersPanel({ canEdit }: Props) {
         value={instrumentId}
         onChange={(e) => filter({ instrumentId: e.target.value })}
         size="small"
-        sx={{ width: 260 }}
+        sx={{ width: 240 }}
         slotProps={{ inputLabel: { shrink: true }, select: { displayEmpty: true } }}
       >
         <MenuItem value="">All instruments</MenuItem>
@@ -124,7 +124,7 @@ export function OrdersPanel({ canEdit }: Props) {
           filter({ states: ORDER_STATES.filter((s) => chosen.includes(s)) });
         }}
         size="small"
-        sx={{ width: 240 }}
+        sx={{ width: 220 }}
         slotProps={{
           inputLabel: { shrink: true },
           select: {
@@ -141,8 +141,8 @@ export function OrdersPanel({ canEdit }: Props) {
           </MenuItem>
         ))}
       </TextField>
-      <DateField label="Created from" value={fromDate} onChange={(v) => filter({ fromDate: v })} width={170} />
-      <DateField label="Created to" value={toDate} onChange={(v) => filter({ toDate: v })} error={range.error} width={170} />
+      <DateField label="Created from" value={fromDate} onChange={(v) => filter({ fromDate: v })} width={190} />
+      <DateField label="Created to" value={toDate} onChange={(v) => filter({ toDate: v })} error={range.error} width={190} />
       <Box sx={{ flexGrow: 1 }} />
       {filtered && (
         <Button onClick={clear} sx={{ mt: 0.25 }}>

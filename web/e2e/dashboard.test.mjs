@@ -110,6 +110,12 @@ test("a fifth instrument's book is said not to fit, and its card brings it in", 
       assert.equal(new Set(ladders.map((l) => l.top)).size, 1, `level at ${width}: ${JSON.stringify(ladders)}`);
       assert.ok(ladders.every((l) => l.rows === 15 && l.whole), `whole at ${width}: ${JSON.stringify(ladders)}`);
       assert.equal(await page.locator('[data-testid^="ladder-more-"]').count(), 0);
+      // The books take the width beside the parent list, up to the page's edge (28.12:
+      // no half-empty screen at 1920 px).
+      const [list, last, note] = [await page.getByRole('list', { name: 'Parent orders' }).boundingBox(), await books.nth(3).boundingBox(), await page.getByTestId('hidden-books').boundingBox()];
+      assert.ok(last.x + last.width >= note.x + note.width - 1, `the fourth book ends at the row's end at ${width}`);
+      const span = (last.x + last.width - list.x) / width;
+      assert.ok(span >= 0.75, `the parent list and books span ${span.toFixed(2)} of the ${width} px window`);
       await shot(page, T, `03-fifth-book-${width}`);
     }
     await page.getByRole('button', { name: `Show the order book of ${instrument.name}` }).click();

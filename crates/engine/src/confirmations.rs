@@ -220,14 +220,14 @@ impl<S: Store> Confirmations<S> {
         // A decline breaks the trade down: both traders are told at once, and the other
         // side's broker by e-mail (its own links no longer work).
         let told = if answer.yes { Vec::new() } else { crate::notifications::broker_rejected(&m, now) };
+        let mine = changed.iter().find(|o| o.order_id == order).cloned().ok_or_else(invalid_link)?;
+        let matched_at = Self::matched_at(&mut tx, &m).await?;
         if !answer.yes {
             let mut rows = NewRows { notifications: told.clone(), ..NewRows::default() };
-            let mine = changed.iter().find(|o| o.order_id == order).ok_or_else(invalid_link)?;
-            let matched_at = Self::matched_at(&mut tx, &m).await?;
             for o in &changed {
-                let contra = changed.iter().find(|c| c.order_id != o.order_id).unwrap_or(mine);
+                let contra = changed.iter().find(|c| c.order_id != o.order_id).unwrap_or(&mine);
                 if o.order_id != order {
-                    self.tell_declined(&mut tx, &mut rows, &m, o, answer.step, now).await?;
+                    self.tell_declined(&mut tx, &mut rows, &m, o, answer.step, matched_at, now).await?;
                 } else if answer.by_fix {
                     // The decliner's own report was answered by the decline itself.
                     continue;
@@ -258,8 +258,6 @@ impl<S: Store> Confirmations<S> {
             json!({"broker_id": seen.broker_id, "match_request_id": m.match_request_id, "state": to}),
         )
         .await?;
-        let mine = changed.iter().find(|o| o.order_id == order).cloned().ok_or_else(invalid_link)?;
-        let matched_at = Self::matched_at(&mut tx, &m).await?;
         let trade = self.trade_details(&mut tx, &m, &mine, None, matched_at).await?;
         tx.commit().await?;
         self.poke();
@@ -275,8 +273,9 @@ impl<S: Store> Confirmations<S> {
         Ok(TradeConfirmation { order_id: order, step: answer.step, state: mine.state, trade, answer: Some(answer.yes) })
     }
 
-    /// E-mails `o`'s broker (when it takes confirmations by e-mail) that the trade of `m`
-    /// was declined at `step` by the other side's broker.
+    /// E-mails `o`'s broker (when it takes confirmations by e-mail) that the trade of `m`,
+    /// matched at `matched_at`, was declined at `step` by the other side's broker.
+    #[allow(clippy::too_many_arguments)]
     async fn tell_declined(
         &self,
         tx: &mut S::Tx,
@@ -284,12 +283,12 @@ impl<S: Store> Confirmations<S> {
         m: &MatchRequest,
         o: &ChildOrder,
         step: ConfirmationStep,
+        matched_at: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Result<(), EngineError> {
         let broker = tx.company(o.broker_id).await?;
         let to = broker.filter(|b| b.trade_confirmation_via_email_enabled).and_then(|b| b.trade_confirmation_email);
         let Some(to) = to else { return Ok(()) };
-        let matched_at = Self::matched_at(tx, m).await?;
         let trade = self.trade_details(tx, m, o, None, matched_at).await?;
         let (message, timer) =
             crate::core::email_rows(&self.mail_domain(), now, &to, EmailTemplate::TradeDeclined { step, trade });

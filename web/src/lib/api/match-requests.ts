@@ -18,10 +18,12 @@ export function useMatchRequest(id: string | null) {
 /**
  * GET /order-match-requests?state=PENDING: the caller's match requests waiting for an answer,
  * newest first. Every notification frame reads it again (the bell invalidates the match
- * requests), and so does the caller's own take or withdrawal.
+ * requests), and so does the caller's own take or withdrawal, while a screen shows it
+ * (`enabled`: only where a request can be, so that an order write reads nothing more).
  */
-export function usePendingMatchRequests() {
+export function usePendingMatchRequests({ enabled = true }: { enabled?: boolean } = {}) {
   return useQuery({
+    enabled,
     queryKey: tradingKeys.pendingMatchRequests,
     queryFn: ({ signal }) => apiFetch('/order-match-requests?state=PENDING', { schema: z.array(matchRequestSchema), signal }),
   });

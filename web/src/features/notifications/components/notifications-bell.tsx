@@ -180,8 +180,11 @@ function rfqText(n: Notification): string {
   }
 }
 
-/** A match request's terms as the recipient sees them: 'Sell 1,500 @ -0.020'; '' for other notices. */
-export function termsText(n: Notification, tick?: number | string): string {
+/** Side, quantity and price of a match request as one party sees them. */
+type Terms = { direction?: 'BUY' | 'SELL' | null; quantity?: number | null; price?: number | null };
+
+/** A match request's terms as its party sees them: 'Sell 1,500 @ -0.020'; '' for other notices. */
+export function termsText(n: Terms, tick?: number | string): string {
   if (n.direction == null || n.quantity == null || n.price == null) return '';
   const side = n.direction === 'BUY' ? 'Buy' : 'Sell';
   const price = tick === undefined ? String(n.price) : formatPrice(n.price, tick);
@@ -234,7 +237,7 @@ function OwnRequest({ m, onOpen }: { m: MatchRequest; onOpen: (id: string) => vo
   const instrument = useInstrument(m.instrument_id);
   const seconds = useSecondsLeft(m.expired_at);
   const tick = instrument.data?.tick_size;
-  const terms = `${m.direction === 'BUY' ? 'Buy' : 'Sell'} ${toGrouped(dec(m.quantity), 0)} @ ${tick === undefined ? String(m.price) : formatPrice(m.price, tick)}`;
+  const terms = termsText(m, tick);
   return (
     <ListItem disablePadding data-testid="own-request">
       <ListItemButton alignItems="flex-start" sx={{ px: 2 }} onClick={() => onOpen(m.order_match_request_id)} aria-label={`Your match request ${terms}: review or withdraw`}>

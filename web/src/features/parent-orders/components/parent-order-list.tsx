@@ -228,9 +228,9 @@ function ChildOrderRow({ order, instrument, open, onEdit }: { order: Order; inst
   const { showToast } = useToast();
   const [confirming, setConfirming] = useState(false);
   // The caller's own match request this order was made for, while it waits (issue 29).
-  const pending = usePendingMatchRequests();
-  const request =
-    order.state === 'AWAITING_MATCH' ? pending.data?.find((m) => m.role === 'REQUESTER' && m.order_id === order.order_id && m.state === 'PENDING') : undefined;
+  const awaiting = order.state === 'AWAITING_MATCH';
+  const pending = usePendingMatchRequests({ enabled: awaiting });
+  const request = awaiting ? pending.data?.find((m) => m.role === 'REQUESTER' && m.order_id === order.order_id) : undefined;
   const editable = order.state === 'WORKING' && open;
   // An RFQ's reserved quantity has no price until a quote is accepted.
   const summary =

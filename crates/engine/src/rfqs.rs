@@ -448,10 +448,10 @@ impl<S: Store> Rfqs<S> {
         after.state = response_transition(before.state, event)
             .map_err(|_| conflict("This response can no longer be changed."))?;
         tx.update_rfq_response(&before, &after).await?;
-        let mut notices = Vec::new();
+        let (mut notices, mut rows) = (Vec::new(), NewRows::default());
         if event == ResponseEvent::Quote && before.state == ResponseState::AwaitingResponse {
             let n = notice(rfq, rfq.user_id, Party::Requester, NotificationType::RfqQuoteReceived, now);
-            tx.insert_notification(&n).await?;
+            rows.notifications.push(n.clone());
             notices.push(n);
         }
         if event == ResponseEvent::Decline {
@@ -467,7 +467,8 @@ impl<S: Store> Rfqs<S> {
             after.state.as_str(),
             json!({"rfq_id": id, "buy": after.buy.map(side_json), "sell": after.sell.map(side_json)}),
         );
-        tx.insert_action_log(&log.keyed(key, 0)).await?;
+        rows.action_logs.push(log.keyed(key, 0));
+        tx.insert_rows(&rows).await?;
         let listeners = self.rfq_listeners(&mut tx, rfq, &[before.company_id]).await?;
         let all_declined = event == ResponseEvent::Decline
             && tx.rfq_responses(&[id]).await?.iter().all(|r| r.state == ResponseState::RejectedByResponder);

@@ -4,6 +4,7 @@
 mod adapt;
 mod conn;
 mod fanout;
+mod group;
 pub mod postgres;
 mod repos;
 mod rows;

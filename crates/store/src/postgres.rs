@@ -22,6 +22,7 @@ use uuid::Uuid;
 
 use crate::adapt::{Dec, Ts};
 use crate::conn::Conn;
+use crate::group::{ORDER_ARGS, PendingOrder};
 use crate::map_err;
 use crate::repos::{self as sql, shared_repos};
 use crate::rows::*;
@@ -53,9 +54,16 @@ pub const STATEMENT_TIMEOUT: &str = "30s";
 pub const LOCK_TIMEOUT: &str = "10s";
 pub const IDLE_IN_TRANSACTION_TIMEOUT: &str = "1min";
 
+/// The most orders one group commit takes.
+const MAX_ORDER_BATCH: usize = 16;
+/// Writers of batches at once, each for its share of the instruments (ADR 0040).
+const ORDER_WRITERS: usize = 4;
+
 #[derive(Clone)]
 pub struct PgStore {
     pool: PgPool,
+    /// The order writers' queue (ADR 0040): orders arriving together commit together.
+    orders: crate::group::Queues,
     /// The other nodes on this database and schema (ADR 0026).
     fanout: Arc<crate::fanout::PgFanout>,
 }
@@ -108,12 +116,61 @@ impl PgStore {
         // database (the tests' schemas) apart.
         let schema: String = sqlx::query_scalar("select current_schema()").fetch_one(&pool).await.map_err(map_err)?;
         let fanout = Arc::new(crate::fanout::PgFanout::start(pool.clone(), format!("upstairs_{schema}")));
-        Ok(Self { pool, fanout })
+        let orders =
+            crate::group::Queues::start(ORDER_WRITERS, MAX_ORDER_BATCH, &pool, |p, b| Box::pin(write_orders(p, b)));
+        Ok(Self { pool, orders, fanout })
     }
 
     pub fn pool(&self) -> &PgPool {
         &self.pool
     }
+}
+
+/// Writes one batch of orders with their audit rows (group commit, [`crate::group`]): in
+/// one statement, its own transaction.
+async fn write_orders(pool: &PgPool, batch: &[PendingOrder]) -> Vec<StoreResult<bool>> {
+    if batch.len() > 1
+        && let Ok(written) = insert_orders(pool, batch).await
+    {
+        return batch.iter().map(|p| Ok(written.contains(&p.order.order_id.0))).collect();
+    }
+    // One order alone, or a batch that failed (a parent's counters refused one, a company
+    // was stopped meanwhile, a deadlock with a take): each on its own, so that only the
+    // order at fault gets the error.
+    let mut out = Vec::with_capacity(batch.len());
+    for p in batch {
+        out.push(insert_orders(pool, std::slice::from_ref(p)).await.map(|w| !w.is_empty()).map_err(map_err));
+    }
+    out
+}
+
+/// Orders with their audit rows in one statement (one transaction): an order is written
+/// only into a parent in the state it names and a company whose trading runs, its audit
+/// row only from its written row; the counters' trigger failing undoes all. Returns the
+/// ids of the orders written.
+async fn insert_orders(pool: &PgPool, batch: &[PendingOrder]) -> Result<Vec<Uuid>, sqlx::Error> {
+    let rows: Vec<String> =
+        (0..batch.len()).map(|n| format!("({})", sql::placeholders(n * ORDER_ARGS + 1, ORDER_ARGS))).collect();
+    let query = format!(
+        "with v ({cols}, parent_state, log_id, log_entity, log_entity_id, log_operation, log_user_id, \
+         log_created_at, log_details, log_key, log_part, log_hash) as (values {rows}), \
+         o as (insert into child_order ({cols}) select {cols} from v where exists \
+         (select 1 from parent_order p where p.parent_order_id = v.parent_order_id and p.state = v.parent_state) \
+         and not exists (select 1 from company c where c.company_id = v.company_id and c.trading_stopped_at is not null) \
+         returning order_id) \
+         insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
+         idempotency_key, idempotency_part, request_hash) \
+         select log_id, log_entity, log_entity_id, log_operation, log_user_id, log_created_at, log_details, log_key, \
+         log_part, log_hash from v join o using (order_id) returning entity_id",
+        cols = sql::ORDER_COLUMNS,
+        rows = rows.join(", "),
+    );
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(query));
+    for p in batch {
+        q = bind_action_log(bind_order(q, &p.order).bind(p.parent_state.as_str()), &p.log);
+    }
+    let written = q.fetch_all(pool).await?;
+    written.iter().map(|r| sqlx::Row::try_get::<Uuid, _>(r, 0)).collect()
 }
 
 pub struct PgTx {
@@ -147,16 +204,7 @@ impl Store for PgStore {
         parent_state: ParentState,
         log: &ActionLog,
     ) -> StoreResult<bool> {
-        // One statement is one transaction: the audit row is written only from the
-        // order's row, and the counters' trigger failing undoes both.
-        let query = format!(
-            "with o as ({} returning order_id) {} from o",
-            sql::insert_order_if_parent(),
-            sql::INSERT_ACTION_LOG_SELECT
-        );
-        let q = bind_order(sqlx::query(sqlx::AssertSqlSafe(query)), o).bind(parent_state.as_str());
-        let r = bind_action_log(q, log).execute(&self.pool).await.map_err(map_err)?;
-        Ok(r.rows_affected() == 1)
+        self.orders.submit(o, parent_state, log).await
     }
 
     fn backend(&self) -> &'static str {

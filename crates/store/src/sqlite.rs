@@ -22,6 +22,7 @@ use uuid::Uuid;
 
 use crate::adapt::{Dec, Ts};
 use crate::conn::Conn;
+use crate::group::{ORDER_ARGS, PendingOrder};
 use crate::map_err;
 use crate::repos::{self as sql, shared_repos};
 use crate::rows::*;
@@ -55,23 +56,13 @@ const READERS: u32 = 8;
 
 /// The most orders one group commit of the order writer takes.
 const MAX_ORDER_BATCH: usize = 32;
-/// The arguments of one order and its audit row (`$1`–`$28`).
-const ORDER_ARGS: usize = 28;
 
 #[derive(Clone)]
 pub struct SqliteStore {
     writer: SqlitePool,
     readers: SqlitePool,
     /// The order writer's queue (ADR 0019): orders arriving together commit together.
-    orders: tokio::sync::mpsc::UnboundedSender<PendingOrder>,
-}
-
-/// One `insert_order_audited` waiting for the order writer.
-struct PendingOrder {
-    order: ChildOrder,
-    parent_state: ParentState,
-    log: ActionLog,
-    reply: tokio::sync::oneshot::Sender<StoreResult<bool>>,
+    orders: crate::group::Queues,
 }
 
 impl SqliteStore {
@@ -122,30 +113,14 @@ impl SqliteStore {
             .connect_with(opts.read_only(true))
             .await
             .map_err(map_err)?;
-        let (orders, queue) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(order_writer(writer.clone(), queue));
+        let orders = crate::group::Queues::start(1, MAX_ORDER_BATCH, &writer, |w, b| Box::pin(write_orders(w, b)));
         Ok(Self { writer, readers, orders })
     }
 }
 
-/// Writes queued orders with their audit rows on the writer connection: every order
-/// waiting when the writer is free goes into one transaction, one batch of statements,
-/// one commit (group commit), so that the hand-overs between threads and the commit are
-/// paid once per batch instead of once per order. Each order's insert is still
-/// conditioned on its own parent and checked by the counters; when any statement of a
-/// batch fails, the batch is rolled back and its orders are written one by one, so that
-/// only the order at fault gets the error. Ends when the store is dropped.
-async fn order_writer(writer: SqlitePool, mut queue: tokio::sync::mpsc::UnboundedReceiver<PendingOrder>) {
-    let mut batch = Vec::with_capacity(MAX_ORDER_BATCH);
-    while queue.recv_many(&mut batch, MAX_ORDER_BATCH).await > 0 {
-        let results = write_orders(&writer, &batch).await;
-        for (pending, result) in batch.drain(..).zip(results) {
-            // The caller may have gone (a dropped request): its order is written all the same.
-            let _ = pending.reply.send(result);
-        }
-    }
-}
-
+/// Writes one batch of orders with their audit rows on the writer connection (group
+/// commit, [`crate::group`]): one transaction, one batch of statements, one commit, so
+/// that the hand-overs between threads are paid once per batch too.
 async fn write_orders(writer: &SqlitePool, batch: &[PendingOrder]) -> Vec<StoreResult<bool>> {
     let failed = |e: &sqlx::Error| batch.iter().map(|_| Err(StoreError::Other(format!("order writer: {e}")))).collect();
     let mut conn = match writer.acquire().await {
@@ -275,10 +250,7 @@ impl Store for SqliteStore {
         parent_state: ParentState,
         log: &ActionLog,
     ) -> StoreResult<bool> {
-        let (reply, answer) = tokio::sync::oneshot::channel();
-        let pending = PendingOrder { order: o.clone(), parent_state, log: log.clone(), reply };
-        self.orders.send(pending).map_err(|_| StoreError::Other("the order writer has stopped".into()))?;
-        answer.await.map_err(|_| StoreError::Other("the order writer has stopped".into()))?
+        self.orders.submit(o, parent_state, log).await
     }
 
     fn backend(&self) -> &'static str {

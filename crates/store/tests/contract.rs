@@ -1165,11 +1165,23 @@ async fn order_and_audit_in_one_write<S: Store>(s: S) {
     assert!(tx.order(late.order_id).await.unwrap().is_none());
 }
 
-/// Orders written at once (on SQLite, one group commit): each gets its own outcome, the
-/// ones past the parent's quantity refused alone, every order with its audit row.
+/// Orders written at once (group commit on both backends): each gets its own outcome,
+/// the ones past the parent's quantity refused alone, the ones into a parent no longer
+/// active not written, every order written with its audit row and no other.
 async fn concurrent_order_writes_keep_each_outcome<S: Store>(s: S) {
     let (parent, order) = parent_with_orders(&s, 3000).await;
-    let orders: Vec<ChildOrder> = (0..8).map(|_| order("-0.02", 500, false)).collect();
+    let ended = ParentOrder {
+        parent_order_id: upstairs_domain::ParentOrderId::new(),
+        state: ParentState::Cancelled,
+        ..parent.clone()
+    };
+    let mut tx = s.write().await.unwrap();
+    tx.insert_parent_order(&ended).await.unwrap();
+    tx.commit().await.unwrap();
+    let late = |o: ChildOrder| ChildOrder { parent_order_id: ended.parent_order_id, ..o };
+    let orders: Vec<ChildOrder> = (0..12)
+        .map(|n| if n % 3 == 1 { late(order("-0.02", 100, false)) } else { order("-0.02", 500, false) })
+        .collect();
     let writes = orders.iter().map(|o| {
         let (s, o) = (s.clone(), o.clone());
         tokio::spawn(async move {
@@ -1186,16 +1198,16 @@ async fn concurrent_order_writes_keep_each_outcome<S: Store>(s: S) {
             s.insert_order_audited(&o, ParentState::Active, &log).await
         })
     });
-    let mut written = 0;
-    let mut refused = 0;
-    for w in writes.collect::<Vec<_>>() {
+    let (mut written, mut refused, mut not_written) = (0, 0, 0);
+    for (o, w) in orders.iter().zip(writes.collect::<Vec<_>>()) {
         match w.await.unwrap() {
             Ok(true) => written += 1,
             Err(StoreError::Check(_)) => refused += 1,
+            Ok(false) if o.parent_order_id == ended.parent_order_id => not_written += 1,
             other => panic!("{other:?}"),
         }
     }
-    assert_eq!((written, refused), (6, 2));
+    assert_eq!((written, refused, not_written), (6, 2, 4));
     let mut tx = s.read().await.unwrap();
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
     assert_eq!(view.working, 3000);

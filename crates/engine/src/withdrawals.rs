@@ -15,7 +15,7 @@ use crate::error::EngineError;
 use crate::matches::Matches;
 use crate::model::*;
 use crate::notifications::Notifications;
-use crate::orders::{OrderDetail, Orders, not_found_order};
+use crate::orders::{OrderDetail, Orders, not_found_order, not_found_parent};
 use crate::ports::*;
 use crate::ratelimit::Write;
 use crate::reports::FixReports;
@@ -46,6 +46,9 @@ impl<S: Store> Withdrawals<S> {
         // Its open RFQs are withdrawn first, each in its own transaction, when the
         // parent can be cancelled at all.
         let seen = self.orders.own_parent(&mut self.store.single().await?, actor, id, false).await?;
+        if !self.may_trade_on(actor, seen.parent.instrument_id).await? {
+            return Err(not_found_parent());
+        }
         if seen.parent.state == ParentState::Active && seen.matched == 0 {
             self.rfqs.cancel_rfqs_of(actor, id).await?;
         }
@@ -105,6 +108,9 @@ impl<S: Store> Withdrawals<S> {
         let mut tx = self.store.write().await?;
         let current =
             tx.order(id).await?.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
+        if !self.may_trade_on(actor, current.instrument_id).await? {
+            return Err(not_found_order());
+        }
         let view = self.orders.own_parent(&mut tx, actor, current.parent_order_id, true).await?;
         let before = tx.order(id).await?.ok_or_else(not_found_order)?;
         if before.state == OrderState::AwaitingMatch {

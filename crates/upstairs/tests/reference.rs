@@ -601,6 +601,10 @@ async fn permission_matrix(b: Backend) {
         (Method::POST, format!("/api/companies/{h}/kill-switch"), Some(json!({})), [OK, NO, NO, OK, NO, NO]),
         (Method::GET, "/api/platform/status".into(), None, [OK, OK, OK, OK, OK, OK]),
         (Method::DELETE, format!("/api/companies/{h}/kill-switch"), None, [OK, NO, NO, NO, NO, NO]),
+        // A sandbox user touches no live order of a colleague: it finds none, where the
+        // trader is told that the kill switch above already pulled it.
+        (Method::DELETE, format!("/api/orders/{o}"), None, [NO, NO, C::CONFLICT, NO, NF, NF]),
+        (Method::DELETE, format!("/api/parent-orders/{}", id(&parent, "parent_order_id")), None, [NO, NO, C::NO_CONTENT, NO, NF, NF]),
     ];
     let mut failures = Vec::new();
     for (n, (method, path, body, expected)) in cells.into_iter().enumerate() {

@@ -470,3 +470,57 @@ test("the taker sees its pending requests on the card and in the menu, and withd
     await stop();
   }
 });
+
+test('a minimum execution size: set in the Work drawer, on the card, honoured by the preview, never shown to the other firm', async () => {
+  const { server, stop } = await frozenServer();
+  const a = await newPage(browser);
+  const b = await newPage(browser);
+  const failed = [a, b].map((p) => failedCalls(p.page));
+  try {
+    const { instrument, traders } = await seedAndSignIn(server, a, b);
+    const post = (t, path, body) => api(server.baseUrl, path, { token: traders[t].token, method: 'POST', body });
+    await post('Anna', '/parent-orders', { direction: 'SELL', instrument_id: instrument.instrument_id, quantity: 3000 });
+    await post('Ben', '/parent-orders', { direction: 'BUY', instrument_id: instrument.instrument_id, quantity: 3000 });
+
+    // A works all 3,000 at -0.020, none of it to be filled below 2,000.
+    const bookA = a.page.getByRole('region', { name: `Order book ${instrument.name}` });
+    await bookA.getByRole('button', { name: 'Price -0.020' }).click();
+    const work = a.page.locator('form', { has: a.page.getByRole('heading', { name: 'Work order' }) });
+    const mes = work.getByRole('textbox', { name: 'Minimum execution size' });
+    await mes.fill('400');
+    await work.getByText('Min block size: 500').waitFor();
+    await mes.fill('2000');
+    await shot(a.page, T, '19-work-order-min-execution');
+    await work.getByRole('button', { name: 'Place order' }).click();
+    await a.page.getByText('Your order to sell 3,000 at -0.020 is working.').waitFor();
+    const mine = a.page.getByRole('listitem', { name: `Sell ${instrument.name}` }).getByRole('list', { name: 'Child orders' });
+    await mine.getByText('Min 2,000').waitFor();
+    await shot(a.page, T, '20-card-min-execution');
+
+    // B: the book shows the 3,000; a preview of 1,000 finds nothing, without a reason.
+    const bookB = b.page.getByRole('region', { name: `Order book ${instrument.name}` });
+    await bookB.getByRole('button', { name: 'Price -0.020, sell 3k' }).click();
+    const drawer = b.page.locator('form', { has: b.page.getByRole('heading', { name: 'Take liquidity' }) });
+    const preview = drawer.getByRole('region', { name: 'Match preview' });
+    await drawer.getByRole('textbox', { name: 'Quantity' }).fill('1000');
+    await preview.getByRole('status').filter({ hasText: 'This trade could not be matched due to your trade criteria' }).waitFor();
+    await shot(b.page, T, '21-preview-below-the-size');
+    await drawer.getByRole('textbox', { name: 'Quantity' }).fill('2000');
+    await preview.getByRole('row', { name: /-0\.020 2,000 Northgate/ }).waitFor();
+    await shot(b.page, T, '22-preview-at-the-size');
+    const bText = await b.page.locator('body').textContent();
+    for (const secret of ['Min 2,000', 'Minimum execution', '2,000 minimum']) assert.ok(!bText.includes(secret), `B's screen shows ${secret}`);
+    await drawer.getByRole('button', { name: 'Send match request' }).click();
+    await b.page.getByText('Match request sent').waitFor();
+
+    // A is asked for 2,000 of it; the 1,000 left keeps its size on A's card.
+    await a.page.getByRole('dialog', { name: 'Match request' }).getByText('You sell 2,000 at -0.020').waitFor();
+    const orders = await api(server.baseUrl, '/orders', { token: traders.Anna.token });
+    assert.deepEqual(orders.map((o) => `${o.state} ${o.quantity} ${o.min_execution}`).sort(), ['AWAITING_MATCH 2000 2000', 'WORKING 1000 2000']);
+    for (const p of [a, b]) assert.deepEqual(p.errors.map(String), []);
+    assert.deepEqual(failed.flat(), []);
+  } finally {
+    for (const p of [a, b]) await p.context.close();
+    await stop();
+  }
+});

@@ -86,20 +86,38 @@ impl Multiplier {
     }
 }
 
+/// A resting order as a take may reach it: how much of it the take may have (`has`: its
+/// quantity, or for a preview what the book shows of it) and the least one fill of it
+/// may be (`least`, from [`least_fill`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reachable {
+    pub has: i64,
+    pub least: i64,
+}
+
+/// The least one fill of a resting order of `quantity` lots may be (ADR 0041): the
+/// minimum block, or its minimum execution size when it has one, except that a
+/// remainder below that size may be filled whole.
+pub fn least_fill(min_block: i64, min_execution: Option<i64>, quantity: i64) -> i64 {
+    min_block.max(min_execution.map_or(0, |m| m.min(quantity)))
+}
+
 /// How much of each resting order a take of `wanted` lots reaches, best first, against
-/// `available` (each order's quantity, or for a preview what the book shows of it):
-/// nothing below the minimum block `min_block`, no resting order left with less than
-/// one, and the sum never above `wanted`. Returns (index into `available`, quantity).
-pub fn allocate(wanted: i64, min_block: i64, available: &[i64]) -> Vec<(usize, i64)> {
+/// `available`: nothing below the minimum block `min_block` nor below an order's own
+/// least fill (its minimum execution size: an order the take is too small for is passed
+/// by), no resting order left with less than a block, and the sum never above `wanted`.
+/// Returns (index into `available`, quantity).
+pub fn allocate(wanted: i64, min_block: i64, available: &[Reachable]) -> Vec<(usize, i64)> {
     let mut left = wanted;
     let mut hits = Vec::new();
     if min_block <= 0 {
         return hits;
     }
-    for (i, &has) in available.iter().enumerate() {
+    for (i, r) in available.iter().enumerate() {
         if left < min_block {
             break;
         }
+        let has = r.has;
         let mut quantity = left.min(has);
         let rest = has - quantity;
         if rest > 0 && rest < min_block {
@@ -107,7 +125,7 @@ pub fn allocate(wanted: i64, min_block: i64, available: &[i64]) -> Vec<(usize, i
             // resting order a whole block, or pass it by when that is too little.
             quantity = has - min_block;
         }
-        if quantity < min_block {
+        if quantity < min_block.max(r.least) {
             continue;
         }
         left -= quantity;
@@ -156,16 +174,59 @@ mod tests {
         assert_eq!(Multiplier::new(3).unwrap().max_parent_quantity(100, DEFAULT_MAX_ORDER_QUANTITY), 300);
     }
 
+    /// Orders with no minimum execution size: each may be filled down to a block.
+    fn plain(has: &[i64]) -> Vec<Reachable> {
+        has.iter().map(|&has| Reachable { has, least: 0 }).collect()
+    }
+
     #[test]
     fn allocation_leaves_whole_blocks() {
         // 5,000 wanted against 4,950 and 2,000 with a block of 100: the first is taken
         // whole, and the 50 left is below a block.
-        assert_eq!(allocate(5_000, 100, &[4_950, 2_000]), vec![(0, 4_950)]);
+        assert_eq!(allocate(5_000, 100, &plain(&[4_950, 2_000])), vec![(0, 4_950)]);
         // A remainder of 50 would be left: the hit leaves a whole block instead.
-        assert_eq!(allocate(950, 100, &[1_000]), vec![(0, 900)]);
-        assert_eq!(allocate(1_000, 100, &[100, 2_000]), vec![(0, 100), (1, 900)]);
-        assert_eq!(allocate(99, 100, &[1_000]), vec![]);
-        assert_eq!(allocate(100, 0, &[1_000]), vec![]);
+        assert_eq!(allocate(950, 100, &plain(&[1_000])), vec![(0, 900)]);
+        assert_eq!(allocate(1_000, 100, &plain(&[100, 2_000])), vec![(0, 100), (1, 900)]);
+        assert_eq!(allocate(99, 100, &plain(&[1_000])), vec![]);
+        assert_eq!(allocate(100, 0, &plain(&[1_000])), vec![]);
+    }
+
+    #[test]
+    fn least_fills() {
+        // (block, minimum execution size, the order's quantity) → the least one fill.
+        let table = [
+            (100, None, 5_000, 100),
+            (100, Some(1_000), 5_000, 1_000),
+            // A remainder below the size may be filled, whole.
+            (100, Some(1_000), 600, 600),
+            (100, Some(1_000), 1_000, 1_000),
+            // Never below the block, whatever was stored.
+            (100, Some(50), 5_000, 100),
+            (100, Some(i64::MAX), 5_000, 5_000),
+        ];
+        for (block, mes, quantity, least) in table {
+            assert_eq!(least_fill(block, mes, quantity), least, "{block} {mes:?} {quantity}");
+        }
+    }
+
+    #[test]
+    fn allocation_passes_by_orders_the_take_is_too_small_for() {
+        let r = |has, least| Reachable { has, least };
+        // The oldest order asks for 1,000 at least: a take of 800 passes it by for the next.
+        assert_eq!(allocate(800, 100, &[r(5_000, 1_000), r(2_000, 100)]), vec![(1, 800)]);
+        // At its size it is filled, and the rest goes on to the next.
+        assert_eq!(allocate(1_500, 100, &[r(5_000, 1_000), r(2_000, 100)]), vec![(0, 1_500)]);
+        assert_eq!(allocate(6_000, 100, &[r(5_000, 1_000), r(2_000, 100)]), vec![(0, 5_000), (1, 1_000)]);
+        // What is left of the take after the first is too small for the second.
+        assert_eq!(allocate(2_500, 100, &[r(2_000, 100), r(3_000, 1_000)]), vec![(0, 2_000)]);
+        // A remainder below the size is filled whole, never in part.
+        assert_eq!(allocate(600, 100, &[r(600, 600)]), vec![(0, 600)]);
+        assert_eq!(allocate(500, 100, &[r(600, 600)]), vec![]);
+        // A preview reaches only an iceberg's shown block: one asking for more than that
+        // is left out, without a word.
+        assert_eq!(allocate(5_000, 100, &[r(100, 2_000)]), vec![]);
+        // Leaving a whole block behind must not take the fill below the size.
+        assert_eq!(allocate(1_950, 100, &[r(2_000, 1_950)]), vec![]);
     }
 
     fn any_quantity() -> impl Strategy<Value = i64> {
@@ -212,14 +273,19 @@ mod tests {
         fn allocation_never_overfills(
             wanted in any_quantity().prop_filter("a quantity", |q| Quantity::new(*q).is_ok()),
             block in 1..=QUANTITY_CEILING,
-            resting in proptest::collection::vec(1..=QUANTITY_CEILING, 0..8),
+            resting in proptest::collection::vec((1..=QUANTITY_CEILING, proptest::option::of(1..=QUANTITY_CEILING)), 0..8),
         ) {
-            let hits = allocate(wanted, block, &resting);
+            let reachable: Vec<Reachable> =
+                resting.iter().map(|&(has, mes)| Reachable { has, least: least_fill(block, mes, has) }).collect();
+            let hits = allocate(wanted, block, &reachable);
             let total: i128 = hits.iter().map(|&(_, q)| i128::from(q)).sum();
             prop_assert!(total <= i128::from(wanted));
             for &(i, q) in &hits {
-                prop_assert!(q >= block && q <= resting[i]);
-                let rest = resting[i] - q;
+                let (has, mes) = resting[i];
+                prop_assert!(q >= block && q <= has);
+                // Never below the order's own size, but for a smaller remainder filled whole.
+                prop_assert!(mes.is_none_or(|m| q >= m || q == has));
+                let rest = has - q;
                 prop_assert!(rest == 0 || rest >= block);
             }
         }

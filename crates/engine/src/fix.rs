@@ -53,6 +53,8 @@ pub struct FixNewOrder {
     pub trader: Option<String>,
     pub side: Option<Direction>,
     pub quantity: Option<i64>,
+    /// MinQty (110): the parent's minimum execution size (ADR 0041).
+    pub min_quantity: Option<i64>,
     pub symbol: Option<String>,
     pub security_id: Option<String>,
     pub exchange: Option<String>,
@@ -360,6 +362,10 @@ impl<S: Store> Fix<S> {
             Ok(q) => q,
             Err(e) => return Ok(FixOrderAnswer::Refused(format!("OrderQty: {e}"))),
         };
+        let min_execution = match o.min_quantity.map(upstairs_domain::quantity::Quantity::new).transpose() {
+            Ok(m) => m,
+            Err(e) => return Ok(FixOrderAnswer::Refused(format!("MinQty: {e}"))),
+        };
         let Some(instrument) = self.fix_instrument(&o).await? else {
             return Ok(FixOrderAnswer::Refused("Unknown instrument".into()));
         };
@@ -368,6 +374,7 @@ impl<S: Store> Fix<S> {
             instrument_id: instrument,
             quantity,
             broker_instructions: o.text,
+            min_execution,
             idempotency: None,
             fix_cl_ord_id: Some((company, o.cl_ord_id.clone())),
         };
@@ -479,7 +486,15 @@ impl<S: Store> Fix<S> {
 fn refusal_text(e: &EngineError) -> Option<String> {
     match e {
         EngineError::Invalid { detail, errors } | EngineError::Conflict { detail, errors } => {
-            let parts: BTreeSet<&str> = errors.iter().map(|e| e.message.as_str()).collect();
+            // A field the FIX message names by its tag says which (MinQty's rule shares
+            // its wording with OrderQty's).
+            let parts: BTreeSet<String> = errors
+                .iter()
+                .map(|e| match e.field.as_str() {
+                    "min_execution" => format!("MinQty (110): {}", e.message),
+                    _ => e.message.clone(),
+                })
+                .collect();
             Some(if parts.is_empty() { detail.clone() } else { parts.into_iter().collect::<Vec<_>>().join("; ") })
         }
         EngineError::NotFound(m) | EngineError::Forbidden(m) => Some(m.clone()),

@@ -8,7 +8,7 @@ use serde_json::json;
 use std::collections::{BTreeSet, HashMap};
 use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, reliability, transition as mr_transition};
 use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, shown_quantity, transition};
-use upstairs_domain::quantity::allocate;
+use upstairs_domain::quantity::{Reachable, allocate, least_fill};
 use upstairs_domain::{AutoAccept, CompanyId, FieldError, MatchRequestId, OrderId, ParentOrderId, UserId};
 use uuid::Uuid;
 
@@ -215,6 +215,7 @@ impl<S: Store> Matches<S> {
                 quantity,
                 iceberg: false,
                 residual: take.residual,
+                min_execution: None,
                 broker_id: take.requesting_broker_id,
                 created_at: now,
                 updated_at: now,
@@ -276,6 +277,7 @@ impl<S: Store> Matches<S> {
                 quantity: left,
                 iceberg: false,
                 residual: true,
+                min_execution: None,
                 broker_id: take.requesting_broker_id,
                 created_at: now,
                 updated_at: now,
@@ -580,11 +582,17 @@ impl<S: Store> Matches<S> {
                     })
                     .cloned(),
             );
-            let reachable: Vec<i64> = candidates
+            // An order's own minimum execution size counts against its whole quantity,
+            // also in a preview, which then leaves out without a word an order the take
+            // is too small for (ADR 0041).
+            let reachable: Vec<Reachable> = candidates
                 .iter()
-                .map(|f| match reach {
-                    Reach::Shown => shown_quantity(f.order.quantity, f.order.iceberg, block),
-                    _ => f.order.quantity,
+                .map(|f| Reachable {
+                    has: match reach {
+                        Reach::Shown => shown_quantity(f.order.quantity, f.order.iceberg, block),
+                        _ => f.order.quantity,
+                    },
+                    least: least_fill(block, f.order.min_execution, f.order.quantity),
                 })
                 .collect();
             hits = allocate(wanted, block, &reachable);

@@ -33,6 +33,8 @@ pub struct NewParentOrder {
     pub instrument_id: InstrumentId,
     pub quantity: Quantity,
     pub broker_instructions: Option<String>,
+    /// The minimum execution size its child orders take when they name none (ADR 0041).
+    pub min_execution: Option<Quantity>,
     /// The client's key for this write (ADR 0023).
     pub idempotency: Option<IdempotencyKey>,
     /// The company and ClOrdID of the execution system that sent it by FIX (ADR 0025).
@@ -45,6 +47,8 @@ pub struct NewOrder {
     pub price: Decimal,
     pub residual: bool,
     pub iceberg: bool,
+    /// The least one fill of it may be (ADR 0041); the parent's when not sent.
+    pub min_execution: Option<Quantity>,
     pub broker_id: CompanyId,
     /// Must agree with the parent when sent.
     pub instrument_id: Option<InstrumentId>,
@@ -59,6 +63,8 @@ pub struct OrderEdit {
     pub price: Option<Decimal>,
     pub residual: Option<bool>,
     pub iceberg: Option<bool>,
+    /// `Some(None)` removes the minimum execution size.
+    pub min_execution: Option<Option<Quantity>>,
 }
 
 /// A parent order with its quantities and the brokers its child orders may use.
@@ -103,6 +109,22 @@ pub(crate) fn check_price_and_quantity(
     }
 }
 
+/// A minimum execution size's rule (ADR 0041): from the instrument's block to the order's
+/// quantity.
+pub(crate) fn check_min_execution(
+    instrument: &Instrument,
+    min_execution: Option<Quantity>,
+    quantity: Quantity,
+    errors: &mut Vec<FieldError>,
+) {
+    let Some(m) = min_execution.map(Quantity::get) else { return };
+    if m < instrument.min_quantity {
+        errors.push(FieldError::new("min_execution", format!("Min block size: {}", instrument.min_quantity)));
+    } else if m > quantity.get() {
+        errors.push(FieldError::new("min_execution", "Must not exceed the quantity"));
+    }
+}
+
 pub(crate) fn not_found_order() -> EngineError {
     EngineError::NotFound("Order not found.".into())
 }
@@ -117,7 +139,8 @@ pub(crate) fn closed() -> EngineError {
 
 fn order_json(o: &ChildOrder) -> serde_json::Value {
     json!({"state": o.state, "price": o.price.to_string(), "quantity": o.quantity, "iceberg": o.iceberg,
-           "residual": o.residual, "broker_id": o.broker_id, "parent_order_id": o.parent_order_id})
+           "residual": o.residual, "min_execution": o.min_execution, "broker_id": o.broker_id,
+           "parent_order_id": o.parent_order_id})
 }
 
 service!(
@@ -229,6 +252,8 @@ impl<S: Store> Orders<S> {
             errors.push(FieldError::new("quantity", format!("The minimum block size is {}", instrument.min_quantity)));
         } else if quantity > max {
             errors.push(FieldError::new("quantity", format!("The maximum quantity is {max}")));
+        } else {
+            check_min_execution(&instrument, input.min_execution, input.quantity, &mut errors);
         }
         let Some(direction) = input.direction.filter(|_| errors.is_empty()) else {
             return Err(EngineError::invalid_many(errors));
@@ -248,6 +273,7 @@ impl<S: Store> Orders<S> {
             direction,
             quantity,
             broker_instructions: input.broker_instructions.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()),
+            min_execution: input.min_execution.map(Quantity::get),
             state: ParentState::Active,
             created_at: now,
             updated_at: now,
@@ -261,7 +287,8 @@ impl<S: Store> Orders<S> {
             "parent_order",
             Some(parent.parent_order_id.0),
             "create",
-            json!({"instrument_id": parent.instrument_id, "direction": direction, "quantity": parent.quantity}),
+            json!({"instrument_id": parent.instrument_id, "direction": direction, "quantity": parent.quantity,
+                   "min_execution": parent.min_execution}),
         );
         tx.insert_action_log(&log.keyed(input.idempotency.as_ref(), 0)).await?;
         let view = ParentOrderView { parent, working: 0, matched: 0 };
@@ -338,12 +365,16 @@ impl<S: Store> Orders<S> {
             errors.push(FieldError::new("broker_id", "Choose one of the eligible brokers"));
         }
         crate::orders::check_price_and_quantity(&instrument, input.price, input.quantity, parent.quantity, &mut errors);
+        check_min_execution(&instrument, input.min_execution, input.quantity, &mut errors);
         if !errors.is_empty() {
             return Err(EngineError::invalid_many(errors));
         }
         if !instrument.active {
             return Err(EngineError::Conflict { detail: "This instrument is not active.".into(), errors: vec![] });
         }
+        // An order that names no size takes its parent's, up to its own quantity (ADR 0041).
+        let min_execution =
+            input.min_execution.map(Quantity::get).or(parent.min_execution.map(|m| m.min(input.quantity.get())));
         let order = ChildOrder {
             order_id: OrderId::new(),
             parent_order_id: parent.parent_order_id,
@@ -356,6 +387,7 @@ impl<S: Store> Orders<S> {
             quantity: input.quantity.get(),
             iceberg: input.iceberg,
             residual: input.residual,
+            min_execution,
             broker_id: input.broker_id,
             created_at: now,
             updated_at: now,
@@ -463,9 +495,23 @@ impl<S: Store> Orders<S> {
         if price == o.price {
             errors.retain(|e| e.field != "limit_price");
         }
+        // A size kept is checked again only when the quantity changes: a remainder below
+        // its size (ADR 0041) keeps it while its price or flags change.
+        let min_execution = match edit.min_execution {
+            Some(m) => m,
+            None => o
+                .min_execution
+                .map(Quantity::new)
+                .transpose()
+                .map_err(|e| EngineError::Internal(format!("order {id}: {e}")))?,
+        };
+        if edit.min_execution.is_some() || edit.quantity.is_some_and(|q| q.get() != o.quantity) {
+            check_min_execution(&instrument, min_execution, quantity, &mut errors);
+        }
         if !errors.is_empty() {
             return Err(EngineError::invalid_many(errors));
         }
+        o.min_execution = min_execution.map(Quantity::get);
         o.quantity = quantity.get();
         o.price = price.normalize();
         o.residual = edit.residual.unwrap_or(o.residual);
@@ -562,6 +608,7 @@ mod tests {
             quantity: q,
             iceberg,
             residual: true,
+            min_execution: None,
             broker_id: CompanyId::new(),
             created_at: Utc::now(),
             updated_at: Utc::now(),

@@ -291,14 +291,21 @@ impl<S: Store> VenueApp<S> {
             trader: trader(m),
             side: read_side(side),
             quantity: Decimal::from_str(qty).ok().and_then(whole_quantity),
+            min_quantity: None,
             symbol: m.get_field_str(tag::SYMBOL).map(str::to_owned),
             security_id: m.get_field_str(tag::SECURITY_ID).map(str::to_owned),
             exchange: m.get_field_str(tag::SECURITY_EXCHANGE).map(str::to_owned),
             text: m.get_field_str(tag::TEXT).map(str::to_owned),
         };
+        // MinQty (110): the minimum execution size of the parent's child orders (ADR 0041).
+        let min_qty = m.get_field_str(tag::MIN_QTY);
+        order.min_quantity = min_qty.and_then(|q| Decimal::from_str(q).ok()).and_then(whole_quantity);
         let refused = match (order.side, order.quantity) {
             (None, _) => Some("Side (54) is 1 (buy) or 2 (sell)".to_owned()),
             (_, None) => Some("OrderQty (38) must be a whole number of lots above 0".to_owned()),
+            _ if min_qty.is_some() && order.min_quantity.is_none() => {
+                Some("MinQty (110) must be a whole number of lots above 0".to_owned())
+            }
             _ => None,
         };
         let answer = match refused {

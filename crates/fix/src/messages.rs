@@ -35,6 +35,7 @@ pub mod tag {
     pub const MSG_TYPE: u32 = 35;
     pub const TRANSACT_TIME: u32 = 60;
     pub const TRADE_DATE: u32 = 75;
+    pub const MIN_QTY: u32 = 110;
     pub const CXL_REJ_REASON: u32 = 102;
     pub const RESET_SEQ_NUM_FLAG: u32 = 141;
     pub const EXEC_TYPE: u32 = 150;

@@ -115,20 +115,20 @@ pub(crate) const REBUILD_LEVELS: &str = "insert into book_level (instrument_id, 
      where c.instrument_id = $1 and c.state = $2 \
      group by c.instrument_id, c.direction, c.price, c.company_id";
 
-/// The columns of a child order as [`bind_order`] binds them (`$1`–`$17`).
+/// The columns of a child order as [`bind_order`] binds them (`$1`–`$18`).
 pub(crate) const ORDER_COLUMNS: &str = "order_id, parent_order_id, company_id, created_by, instrument_id, direction, \
      state, price, quantity, iceberg, residual, broker_id, created_at, updated_at, working_quantity, \
-     matched_quantity, rests";
+     matched_quantity, rests, min_execution";
 
-/// A child order into a parent in state `$18` only, its columns `$1`–`$17` as `bind_order`
+/// A child order into a parent in state `$19` only, its columns `$1`–`$18` as `bind_order`
 /// binds them; nothing is written when the parent is in another state or the company's
 /// trading is stopped (the kill switch, ADR 0021).
 pub(crate) fn insert_order_if_parent() -> String {
     format!(
         "insert into child_order ({ORDER_COLUMNS}) select {} where exists \
-         (select 1 from parent_order where parent_order_id = $2 and state = $18) and not exists \
+         (select 1 from parent_order where parent_order_id = $2 and state = $19) and not exists \
          (select 1 from company where company_id = $3 and trading_stopped_at is not null)",
-        placeholders(1, 17)
+        placeholders(1, 18)
     )
 }
 
@@ -186,12 +186,12 @@ pub(crate) const INSERT_ACTION_LOG: &str = "insert into action_log (action_log_i
      user_id, created_at, details, idempotency_key, idempotency_part, request_hash) \
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 
-/// An audit row from `$19`–`$28` as `bind_action_log` binds them, selected so that the
+/// An audit row from `$20`–`$29` as `bind_action_log` binds them, selected so that the
 /// caller adds the condition (`from` a CTE, or a `where`).
 pub(crate) const INSERT_ACTION_LOG_SELECT: &str = "insert into action_log \
      (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
      idempotency_key, idempotency_part, request_hash) \
-     select $19, $20, $21, $22, $23, $24, $25, $26, $27, $28";
+     select $20, $21, $22, $23, $24, $25, $26, $27, $28, $29";
 
 macro_rules! shared_repos {
     ($tx:ty, $db:ty) => {
@@ -245,6 +245,7 @@ macro_rules! shared_repos {
                 .bind(working)
                 .bind(matched)
                 .bind(o.rests())
+                .bind(o.min_execution)
         }
 
         /// Binds an audit row's columns in the order of `insert into action_log`.
@@ -1471,8 +1472,8 @@ macro_rules! shared_repos {
             async fn insert_parent_order(&mut self, p: &ParentOrder) -> StoreResult<()> {
                 sqlx::query(
                     "insert into parent_order (parent_order_id, company_id, created_by, instrument_id, direction, \
-                     quantity, broker_instructions, state, created_at, updated_at) \
-                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                     quantity, broker_instructions, state, created_at, updated_at, min_execution) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
                 )
                 .bind(p.parent_order_id.0)
                 .bind(p.company_id.0)
@@ -1484,6 +1485,7 @@ macro_rules! shared_repos {
                 .bind(p.state.as_str())
                 .bind(Ts(p.created_at))
                 .bind(Ts(p.updated_at))
+                .bind(p.min_execution)
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
@@ -1565,7 +1567,7 @@ macro_rules! shared_repos {
             }
 
             async fn insert_order(&mut self, o: &ChildOrder) -> StoreResult<()> {
-                let sql = format!("insert into child_order ({}) values ({})", sql::ORDER_COLUMNS, sql::placeholders(1, 17));
+                let sql = format!("insert into child_order ({}) values ({})", sql::ORDER_COLUMNS, sql::placeholders(1, 18));
                 bind_order(sqlx::query(sqlx::AssertSqlSafe(sql)), o).execute(&mut *self.tx).await.map_err(map_err)?;
                 Ok(())
             }
@@ -1573,7 +1575,7 @@ macro_rules! shared_repos {
             async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder) -> StoreResult<()> {
                 let r = sqlx::query(
                     "update child_order set state = $1, price = $2, quantity = $3, iceberg = $4, residual = $5, \
-                     updated_at = $6, working_quantity = $12, matched_quantity = $13, rests = $14 \
+                     updated_at = $6, working_quantity = $12, matched_quantity = $13, rests = $14, min_execution = $15 \
                      where order_id = $7 and state = $8 and price = $9 and quantity = $10 and iceberg = $11",
                 )
                 .bind(after.state.as_str())
@@ -1590,6 +1592,7 @@ macro_rules! shared_repos {
                 .bind(after.parent_counts().0)
                 .bind(after.parent_counts().1)
                 .bind(after.rests())
+                .bind(after.min_execution)
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;

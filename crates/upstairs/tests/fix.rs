@@ -245,6 +245,28 @@ async fn an_execution_system_sends_parent_orders(b: Backend) {
     ems.send("D", f, g).await;
     let r = ems.expect("the same rejection", WITHIN, |e| is_app(e, "8") && field(e, 11).as_deref() == Some("C3")).await;
     assert_eq!(field(&r, 58).as_deref(), Some("The minimum block size is 500"), "{r}");
+    // MinQty (110): the parent's minimum execution size (ADR 0041), within its rules.
+    let with_min_qty = |id: &str, min_qty: &str| {
+        let (mut f, g) = new_order(id, "1", 1000, symbol, "T1");
+        f.as_array_mut().unwrap().push(json!([110, min_qty]));
+        (f, g)
+    };
+    let (f, g) = with_min_qty("C7", "600");
+    ems.send("D", f, g).await;
+    let new = ems.expect("New", WITHIN, |e| is_app(e, "8") && field(e, 11).as_deref() == Some("C7")).await;
+    assert_eq!(field(&new, 39).as_deref(), Some("0"), "{new}");
+    let (_, p7) = v.app.get(&format!("/api/parent-orders/{}", field(&new, 37).unwrap()), Some(&v.a)).await;
+    assert_eq!(p7["min_execution"], json!(600), "{p7}");
+    for (id, min_qty, why) in [
+        ("C8", "1500", "MinQty (110): Must not exceed the quantity"),
+        ("C9", "400", "MinQty (110): Min block size: 500"),
+        ("C10", "600.5", "MinQty (110) must be a whole number of lots above 0"),
+    ] {
+        let (f, g) = with_min_qty(id, min_qty);
+        ems.send("D", f, g).await;
+        let r = ems.expect("a rejection", WITHIN, |e| is_app(e, "8") && field(e, 11).as_deref() == Some(id)).await;
+        assert_eq!((field(&r, 39).as_deref(), field(&r, 58).as_deref()), (Some("8"), Some(why)), "{r}");
+    }
     let (f, g) = new_order("C4", "1", 1000, "NO SUCH THING", "T1");
     ems.send("D", f, g).await;
     let r = ems.expect("a rejection", WITHIN, |e| is_app(e, "8") && field(e, 11).as_deref() == Some("C4")).await;

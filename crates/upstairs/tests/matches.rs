@@ -31,6 +31,8 @@ on_both_backends!(
     no_resting_order_is_left_below_a_block,
     no_sequence_of_previews_finds_a_hidden_size,
     previews_are_throttled_per_user,
+    a_minimum_execution_size_holds_in_takes_and_previews,
+    a_minimum_execution_size_is_the_owners_to_set,
 );
 
 /// A's SELL of `quantity` resting at `price`; B's BUY parent of `parent_quantity`.
@@ -1137,5 +1139,168 @@ async fn previews_are_throttled_per_user(b: Backend) {
     v.app.clock.advance(Duration::seconds(1));
     let (s, dry) = take(&v, &buy, 500, "94.75", true, false).await;
     assert_eq!(s, StatusCode::OK, "{dry}");
+    v.app.stop().await;
+}
+
+/// A child order of `parent` at `price` with a minimum execution size; (status, body).
+async fn rest_with_mes(v: &Venue, token: &str, parent: &Value, quantity: i64, mes: Value) -> (StatusCode, Value) {
+    v.app.clock.advance(Duration::seconds(1));
+    v.app
+        .post(
+            "/api/orders",
+            Some(token),
+            json!({"parent_order_id": parent["parent_order_id"], "quantity": quantity, "limit_price": p("94.75").0,
+                   "residual": true, "iceberg": false, "broker_id": v.broker, "min_execution": mes}),
+        )
+        .await
+}
+
+/// No key of `body`, however deep, names a minimum execution size.
+fn names_no_mes(body: &Value) -> bool {
+    match body {
+        Value::Object(m) => m.iter().all(|(k, v)| k != "min_execution" && names_no_mes(v)),
+        Value::Array(a) => a.iter().all(names_no_mes),
+        _ => true,
+    }
+}
+
+/// Issue 29 (ADR 0041): Halyard rests 3000 at 94.75 with a minimum execution size of 2000,
+/// then a plain 1000 at the same price. The book shows 4000 either way. A take of 1500
+/// passes the older order by, without a word, for the plain one; a take of 2000 fills it
+/// at its size; the 1000 left, below its size, is filled whole or not at all. Nothing
+/// Kestrel reads (book, previews, requests, notifications) names the size.
+async fn a_minimum_execution_size_holds_in_takes_and_previews(b: Backend) {
+    let v = venue(b).await;
+    let sell = v.parent(&v.a, "SELL", 5000).await;
+    let (s, big) = rest_with_mes(&v, &v.a, &sell, 3000, json!(2000)).await;
+    assert_eq!((s, big["min_execution"].clone()), (StatusCode::CREATED, json!(2000)), "{big}");
+    let big = big["order_id"].as_str().unwrap().to_owned();
+    let plain = rest(&v, &v.a, &sell, 1000, "94.75", &v.broker).await;
+    let book_path = format!("/api/instruments/{}/book", v.instrument);
+    let (_, book) = v.app.get(&book_path, Some(&v.b)).await;
+    assert_eq!(book["levels"][0]["sell_quantity"], json!(4000), "{book}");
+    let buy = v.parent(&v.b, "BUY", 10_000).await;
+    let mut seen = vec![book];
+
+    // Too small for the older order: the preview and the take go to the plain one.
+    let (s, dry) = take(&v, &buy, 1500, "94.75", true, false).await;
+    assert_eq!(s, StatusCode::OK, "{dry}");
+    assert_eq!(dry.as_array().unwrap().iter().map(|h| h["quantity"].as_i64().unwrap()).collect::<Vec<_>>(), [1000]);
+    seen.push(dry);
+    let (s, sent) = take(&v, &buy, 1500, "94.75", false, false).await;
+    assert_eq!((s, sent.as_array().map(Vec::len)), (StatusCode::CREATED, Some(1)), "{sent}");
+    assert_eq!(order_state(&v, &v.a, &plain).await.0, "AWAITING_MATCH");
+    assert_eq!(order_state(&v, &v.a, &big).await, ("WORKING".into(), json!(94.75), 3000));
+    seen.push(sent);
+
+    // At its size it fills; the 1000 left keeps the size (a remainder below it).
+    let (s, dry) = take(&v, &buy, 2000, "94.75", true, false).await;
+    assert_eq!((s, dry[0]["quantity"].clone()), (StatusCode::OK, json!(2000)), "{dry}");
+    seen.push(dry);
+    let (s, sent) = take(&v, &buy, 2000, "94.75", false, false).await;
+    assert_eq!((s, sent[0]["quantity"].clone()), (StatusCode::CREATED, json!(2000)), "{sent}");
+    let (_, left) = v.app.get(&format!("/api/orders/{big}"), Some(&v.a)).await;
+    assert_eq!((left["quantity"].clone(), left["min_execution"].clone()), (json!(1000), json!(2000)), "{left}");
+    let id = sent[0]["order_match_request_id"].as_str().unwrap();
+    seen.push(v.app.get(&format!("/api/order-match-requests/{id}"), Some(&v.b)).await.1);
+    seen.push(sent);
+
+    // The remainder is filled whole, never in part.
+    let (s, dry) = take(&v, &buy, 500, "94.75", true, false).await;
+    assert_eq!((s, dry.clone()), (StatusCode::OK, json!([])), "{dry}");
+    let (s, none) = take(&v, &buy, 500, "94.75", false, false).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{none}");
+    let (s, sent) = take(&v, &buy, 1000, "94.75", false, false).await;
+    assert_eq!((s, sent[0]["quantity"].clone()), (StatusCode::CREATED, json!(1000)), "{sent}");
+    seen.push(sent);
+    seen.push(v.app.get("/api/order-match-requests", Some(&v.b)).await.1);
+    seen.push(v.app.get("/api/notifications", Some(&v.b)).await.1);
+    seen.push(v.app.get(&book_path, Some(&v.b)).await.1);
+    assert!(seen.iter().all(names_no_mes), "{seen:?}");
+    assert_balanced_for(&v, &[&v.a, &v.b]).await;
+    v.app.stop().await;
+}
+
+/// A minimum execution size runs from the instrument's block (500) to the order's
+/// quantity, on creating and editing; null removes it; a parent's size (an execution
+/// system's MinQty) is its child orders' when they name none, up to their quantity; the
+/// action log keeps it.
+async fn a_minimum_execution_size_is_the_owners_to_set(b: Backend) {
+    let v = venue(b).await;
+    let sell = v.parent(&v.a, "SELL", 5000).await;
+    for (mes, want) in [(json!(499), "Min block size: 500"), (json!(3001), "Must not exceed the quantity")] {
+        let (s, e) = rest_with_mes(&v, &v.a, &sell, 3000, mes).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+        assert_eq!(
+            (e["errors"][0]["field"].clone(), e["errors"][0]["message"].clone()),
+            (json!("min_execution"), json!(want))
+        );
+    }
+    // Out of a quantity's bounds: 400 on the field; not a whole number: 422, as for the quantity.
+    for (mes, want) in [
+        (json!(-1), StatusCode::BAD_REQUEST),
+        (json!(i64::MAX), StatusCode::BAD_REQUEST),
+        (json!(1.5), StatusCode::UNPROCESSABLE_ENTITY),
+        (json!("1000"), StatusCode::UNPROCESSABLE_ENTITY),
+    ] {
+        let (s, e) = rest_with_mes(&v, &v.a, &sell, 3000, mes.clone()).await;
+        assert_eq!(s, want, "{mes}: {e}");
+    }
+    let (s, o) = rest_with_mes(&v, &v.a, &sell, 3000, json!(null)).await;
+    assert_eq!((s, o["min_execution"].clone()), (StatusCode::CREATED, json!(null)), "{o}");
+    let (s, o) = rest_with_mes(&v, &v.a, &sell, 2000, json!(1500)).await;
+    assert_eq!((s, o["min_execution"].clone()), (StatusCode::CREATED, json!(1500)), "{o}");
+    let path = format!("/api/orders/{}", o["order_id"].as_str().unwrap());
+
+    // Editing: the quantity may not go below the size kept; the size may change or go.
+    let (s, e) = v.app.patch(&path, Some(&v.a), json!({"quantity": 1000})).await;
+    assert_eq!((s, e["errors"][0]["field"].clone()), (StatusCode::BAD_REQUEST, json!("min_execution")), "{e}");
+    let (s, e) = v.app.patch(&path, Some(&v.a), json!({"min_execution": 2001})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    let (s, o) = v.app.patch(&path, Some(&v.a), json!({"quantity": 1000, "min_execution": 1000})).await;
+    assert_eq!(
+        (s, o["quantity"].clone(), o["min_execution"].clone()),
+        (StatusCode::OK, json!(1000), json!(1000)),
+        "{o}"
+    );
+    let (s, o) = v.app.patch(&path, Some(&v.a), json!({"limit_price": 94.76})).await;
+    assert_eq!((s, o["min_execution"].clone()), (StatusCode::OK, json!(1000)), "{o}");
+    let (s, o) = v.app.patch(&path, Some(&v.a), json!({"min_execution": null})).await;
+    assert_eq!((s, o["min_execution"].clone()), (StatusCode::OK, json!(null)), "{o}");
+    // Another firm cannot touch it.
+    let (s, _) = v.app.patch(&path, Some(&v.b), json!({"min_execution": 500})).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+
+    // A parent's size.
+    let (s, e) = v
+        .app
+        .post(
+            "/api/parent-orders",
+            Some(&v.b),
+            json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 2000, "min_execution": 2500}),
+        )
+        .await;
+    assert_eq!((s, e["errors"][0]["field"].clone()), (StatusCode::BAD_REQUEST, json!("min_execution")), "{e}");
+    let (s, parent) = v
+        .app
+        .post(
+            "/api/parent-orders",
+            Some(&v.b),
+            json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 5000, "min_execution": 1500}),
+        )
+        .await;
+    assert_eq!((s, parent["min_execution"].clone()), (StatusCode::CREATED, json!(1500)), "{parent}");
+    let (s, o) = rest_with_mes(&v, &v.b, &parent, 3000, json!(null)).await;
+    assert_eq!((s, o["min_execution"].clone()), (StatusCode::CREATED, json!(1500)), "{o}");
+    let (s, o) = rest_with_mes(&v, &v.b, &parent, 1000, json!(null)).await;
+    assert_eq!((s, o["min_execution"].clone()), (StatusCode::CREATED, json!(1000)), "up to its quantity: {o}");
+    let (s, o) = rest_with_mes(&v, &v.b, &parent, 1000, json!(500)).await;
+    assert_eq!((s, o["min_execution"].clone()), (StatusCode::CREATED, json!(500)), "its own: {o}");
+
+    // The action log keeps each size.
+    let admin = v.app.admin_token().await;
+    let (_, logs) = v.app.get("/api/admin/action-logs?entity=order&operation=create&size=100", Some(&admin)).await;
+    let row = logs["items"].as_array().unwrap().iter().find(|l| l["entity_id"] == o["order_id"]).unwrap();
+    assert_eq!(row["details"]["after"]["min_execution"], json!(500), "{row}");
     v.app.stop().await;
 }

@@ -528,6 +528,13 @@ async fn permission_matrix(b: Backend) {
                         "iceberg": false, "broker_id": broker["company_id"], "instrument_id": i, "direction": "BUY"})),
             [NO, NO, NEW, NO, NF, NF],
         ),
+        // A minimum execution size (issue 29) is its order's owner's alone to set.
+        (
+            Method::PATCH,
+            format!("/api/orders/{o}"),
+            Some(json!({"min_execution": 500})),
+            [NO, NO, OK, NO, NF, NF],
+        ),
         (Method::POST, "/api/order-match-requests".into(), Some(take(true)), [NO, NO, OK, NO, NF, NF]),
         (Method::POST, "/api/order-match-requests".into(), Some(take(false)), [NO, NO, NEW, NO, NF, NF]),
         (

@@ -6,6 +6,7 @@ export const MESSAGES = {
   exceeds: 'Exceeds available quantity',
   tick: 'Invalid tick value',
   band: 'Must be between electronic price',
+  overQuantity: 'Must not exceed the quantity',
 } as const;
 
 /** A whole quantity from the field's text, or null. */
@@ -20,6 +21,18 @@ export function quantityError(text: string, { min, available }: { min: number; a
   const q = parseQuantity(text);
   if (q === null || q < min) return MESSAGES.minBlock(min);
   if (q > available) return MESSAGES.exceeds;
+  return null;
+}
+
+/**
+ * A minimum execution size (ADR 0041), optional: from the minimum block to the order's
+ * quantity, as the server checks it.
+ */
+export function minExecutionError(text: string, { min, quantity }: { min: number; quantity: number | null }): string | null {
+  if (text.trim() === '') return null;
+  const m = parseQuantity(text);
+  if (m === null || m < min) return MESSAGES.minBlock(min);
+  if (quantity !== null && m > quantity) return MESSAGES.overQuantity;
   return null;
 }
 

@@ -15,6 +15,9 @@ pub struct ParentOrder {
     pub direction: Direction,
     pub quantity: i64,
     pub broker_instructions: Option<String>,
+    /// The minimum execution size its child orders take when they name none (an execution
+    /// system's MinQty, ADR 0041).
+    pub min_execution: Option<i64>,
     pub state: ParentState,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -51,6 +54,10 @@ pub struct ChildOrder {
     pub iceberg: bool,
     /// After a partial match, whether the rest keeps working (true) or returns to the parent.
     pub residual: bool,
+    /// No take fills it below this size, but for a smaller remainder filled whole
+    /// (ADR 0041). Its owner's alone: no book, preview, push or answer to another firm
+    /// carries it.
+    pub min_execution: Option<i64>,
     pub broker_id: CompanyId,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,

@@ -122,6 +122,7 @@ pub async fn create_parent_order<S: Store>(
         instrument_id: InstrumentId(req.instrument_id),
         quantity: crate::dto::quantity("quantity", req.quantity)?,
         broker_instructions: req.broker_instructions,
+        min_execution: crate::dto::quantity_option("min_execution", req.min_execution)?,
         idempotency: key.clone(),
         fix_cl_ord_id: None,
     };
@@ -190,6 +191,7 @@ pub async fn create_order<S: Store>(
         price,
         residual: req.residual,
         iceberg: req.iceberg,
+        min_execution: crate::dto::quantity_option("min_execution", req.min_execution)?,
         broker_id: upstairs_domain::CompanyId(req.broker_id),
         instrument_id: req.instrument_id.map(InstrumentId),
         direction: req.direction,
@@ -232,6 +234,7 @@ pub async fn edit_order<S: Store>(
         price: req.limit_price,
         residual: req.residual,
         iceberg: req.iceberg,
+        min_execution: req.min_execution.map(|m| crate::dto::quantity_option("min_execution", m)).transpose()?,
     };
     Ok(Json(PatchOrderResponse::Order(st.engine.orders.edit_order(&actor, id, edit).await?.into())))
 }
@@ -338,6 +341,10 @@ pub struct ParentOrderDto {
     pub state: String,
     #[schema(required = true)]
     pub broker_instructions: Option<String>,
+    /// The minimum execution size its child orders take when they name none (an
+    /// execution system's MinQty); null for none.
+    #[schema(required = true)]
+    pub min_execution: Option<i64>,
     /// The brokers the child orders may name.
     pub eligible_brokers: Vec<CompanyRefDto>,
     pub created_by: Uuid,
@@ -360,6 +367,7 @@ impl From<upstairs_engine::orders::ParentOrderDetail> for ParentOrderDto {
             },
             state: p.state.as_str().into(),
             broker_instructions: p.broker_instructions,
+            min_execution: p.min_execution,
             eligible_brokers: d
                 .eligible_brokers
                 .into_iter()
@@ -382,6 +390,11 @@ pub struct CreateParentOrderRequest {
     #[schema(minimum = 0, maximum = 1_000_000_000_000_i64)]
     pub quantity: i64,
     pub broker_instructions: Option<String>,
+    /// The minimum execution size of its child orders, from the instrument's block to the
+    /// quantity (see `CreateOrderRequest.min_execution`).
+    #[serde(default, deserialize_with = "whole::option")]
+    #[schema(minimum = 0, maximum = 1_000_000_000_000_i64)]
+    pub min_execution: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -405,6 +418,10 @@ pub struct OrderDto {
     pub direction: Direction,
     pub iceberg: bool,
     pub residual: bool,
+    /// No take fills it below this size, but for a smaller remainder filled whole; null
+    /// for none. Only its own company ever reads it.
+    #[schema(required = true)]
+    pub min_execution: Option<i64>,
     pub broker_id: Uuid,
     pub created_by: Uuid,
     pub created_at: DateTime<Utc>,
@@ -428,6 +445,7 @@ impl From<upstairs_engine::orders::OrderDetail> for OrderDto {
             direction: o.direction,
             iceberg: o.iceberg,
             residual: o.residual,
+            min_execution: o.min_execution,
             broker_id: o.broker_id.0,
             created_by: o.created_by.0,
             created_at: o.created_at,
@@ -456,6 +474,12 @@ pub struct CreateOrderRequest {
     pub residual: bool,
     #[serde(default)]
     pub iceberg: bool,
+    /// The least one fill of it may be, from the instrument's block to the quantity
+    /// ('Min block size: …', 'Must not exceed the quantity'); a remainder below it is
+    /// filled whole. Absent or null: the parent's, if it has one.
+    #[serde(default, deserialize_with = "whole::option")]
+    #[schema(minimum = 0, maximum = 1_000_000_000_000_i64)]
+    pub min_execution: Option<i64>,
     pub broker_id: Uuid,
     pub instrument_id: Option<Uuid>,
     pub direction: Option<Direction>,
@@ -472,6 +496,10 @@ pub struct EditOrderRequest {
     pub limit_price: Option<rust_decimal::Decimal>,
     pub residual: Option<bool>,
     pub iceberg: Option<bool>,
+    /// The minimum execution size; null removes it.
+    #[serde(default, deserialize_with = "whole::double_option")]
+    #[schema(minimum = 0, maximum = 1_000_000_000_000_i64, nullable)]
+    pub min_execution: Option<Option<i64>>,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

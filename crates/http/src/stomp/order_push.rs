@@ -102,6 +102,7 @@ mod tests {
             quantity: 1000,
             iceberg: false,
             residual: true,
+            min_execution: None,
             broker_id: CompanyId::new(),
             created_at: at,
             updated_at: at,

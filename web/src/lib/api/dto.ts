@@ -60,6 +60,7 @@ export const orderSchema = z.object({
   direction: directionSchema,
   iceberg: z.boolean(),
   residual: z.boolean(),
+  min_execution: z.number().nullable(),
   broker_id: z.string(),
   matchable: z.boolean(),
   waiting_for_open: z.boolean(),

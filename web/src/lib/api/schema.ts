@@ -1187,6 +1187,13 @@ export interface components {
             instrument_id?: string | null;
             /** @description exact decimal */
             limit_price?: number;
+            /**
+             * Format: int64
+             * @description The least one fill of it may be, from the instrument's block to the quantity
+             *     ('Min block size: …', 'Must not exceed the quantity'); a remainder below it is
+             *     filled whole. Absent or null: the parent's, if it has one.
+             */
+            min_execution?: number | null;
             /** Format: uuid */
             parent_order_id: string;
             /** Format: int64 */
@@ -1198,6 +1205,12 @@ export interface components {
             direction?: null | components["schemas"]["Direction"];
             /** Format: uuid */
             instrument_id: string;
+            /**
+             * Format: int64
+             * @description The minimum execution size of its child orders, from the instrument's block to the
+             *     quantity (see `CreateOrderRequest.min_execution`).
+             */
+            min_execution?: number | null;
             /** Format: int64 */
             quantity: number;
         };
@@ -1261,6 +1274,11 @@ export interface components {
             iceberg?: boolean | null;
             /** @description exact decimal */
             limit_price?: number;
+            /**
+             * Format: int64
+             * @description The minimum execution size; null removes it.
+             */
+            min_execution?: number | null;
             /** Format: int64 */
             quantity?: number | null;
             residual?: boolean | null;
@@ -1682,6 +1700,12 @@ export interface components {
             instrument_id: string;
             /** @description False while the price is outside the instrument's current band, or before the open. */
             matchable: boolean;
+            /**
+             * Format: int64
+             * @description No take fills it below this size, but for a smaller remainder filled whole; null
+             *     for none. Only its own company ever reads it.
+             */
+            min_execution: number | null;
             /** Format: uuid */
             order_id: string;
             /** Format: uuid */
@@ -2021,6 +2045,12 @@ export interface components {
             eligible_brokers: components["schemas"]["CompanyRefDto"][];
             /** Format: uuid */
             instrument_id: string;
+            /**
+             * Format: int64
+             * @description The minimum execution size its child orders take when they name none (an
+             *     execution system's MinQty); null for none.
+             */
+            min_execution: number | null;
             /** Format: uuid */
             parent_order_id: string;
             quantities: components["schemas"]["QuantitiesDto"];

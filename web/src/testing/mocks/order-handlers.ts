@@ -27,6 +27,7 @@ export type MockParent = {
   quantities: { tradable: number; working: number; matched: number };
   eligible_brokers: { company_id: string; name: string }[];
   broker_instructions: string | null;
+  min_execution?: number | null;
   state: string;
   created_at: string;
 };
@@ -41,6 +42,7 @@ export type MockOrder = {
   direction: 'BUY' | 'SELL';
   iceberg: boolean;
   residual: boolean;
+  min_execution?: number | null;
   broker_id: string;
   matchable: boolean;
   waiting_for_open?: boolean;
@@ -55,8 +57,8 @@ const instrumentDto = (i: MockInstrument) => ({
   exchange_instrument_id: null, bbg_code: null, exchange_tick_size: i.tick_size, active: true, is_sandbox: false,
   created_at: STAMP, updated_at: STAMP, ...i,
 });
-const parentDto = (p: MockParent) => ({ created_by: 'u-1', updated_at: p.created_at, ...p });
-const orderDto = (o: MockOrder) => ({ created_by: 'u-1', updated_at: o.created_at, waiting_for_open: false, ...o });
+const parentDto = (p: MockParent) => ({ created_by: 'u-1', updated_at: p.created_at, min_execution: null, ...p });
+const orderDto = (o: MockOrder) => ({ created_by: 'u-1', updated_at: o.created_at, waiting_for_open: false, min_execution: null, ...o });
 
 export const BROKER = { company_id: 'b-1', name: 'Northgate' };
 
@@ -373,6 +375,8 @@ export const orderHandlers: HttpHandler[] = [
       quantity: body.quantity,
       iceberg: body.iceberg,
       residual: body.residual,
+      // The server's rule (ADR 0041): the order's own size, else its parent's up to its quantity.
+      min_execution: body.min_execution ?? (parent.min_execution == null ? null : Math.min(parent.min_execution, body.quantity)),
       broker_id: body.broker_id,
       matchable: true,
       created_at: '2026-11-23T10:01:00Z',
@@ -384,8 +388,9 @@ export const orderHandlers: HttpHandler[] = [
   http.patch('*/api/orders/:id', async ({ request, params }) => {
     const o = trading.orders.find((x) => x.order_id === params.id);
     if (!o) return problem(404, 'Order not found.');
-    const body = (await request.json()) as { quantity: number; limit_price: number; residual: boolean; iceberg: boolean };
+    const body = (await request.json()) as { quantity: number; limit_price: number; residual: boolean; iceberg: boolean; min_execution?: number | null };
     Object.assign(o, { quantity: body.quantity, price: body.limit_price, residual: body.residual, iceberg: body.iceberg });
+    if (body.min_execution !== undefined) o.min_execution = body.min_execution;
     const parent = trading.parents.find((p) => p.parent_order_id === o.parent_order_id);
     if (parent) recompute(parent);
     return HttpResponse.json(orderDto(o));

@@ -61,6 +61,13 @@ describe('working and editing child orders', () => {
     await user.type(quantity, '2000');
     await user.click(within(form).getByRole('switch', { name: /Iceberg/ }));
     await user.click(within(form).getByRole('radio', { name: 'No' }));
+    // A minimum execution size above the quantity is refused with the server's text.
+    const mes = within(form).getByRole('textbox', { name: 'Minimum execution size' });
+    await user.type(mes, '2500');
+    expect(await within(form).findByText('Must not exceed the quantity')).toBeInTheDocument();
+    expect(submit).toBeDisabled();
+    await user.clear(mes);
+    await user.type(mes, '1000');
     expect(submit).toBeEnabled();
     await user.click(submit);
 
@@ -73,10 +80,12 @@ describe('working and editing child orders', () => {
       limit_price: -0.02,
       residual: false,
       iceberg: true,
+      min_execution: 1000,
       broker_id: BROKER.company_id,
     });
     const card = await screen.findByRole('listitem', { name: /Buy Euribor/ });
     expect(await within(card).findByText('2,000 @ -0.020')).toBeInTheDocument();
+    expect(within(card).getByText('Min 1,000')).toBeInTheDocument();
     expect(within(card).getByText('Working', { selector: '.MuiChip-label' })).toBeInTheDocument();
     expect(within(card).getByTestId('parent-remaining')).toHaveTextContent('1,000');
   });

@@ -207,7 +207,7 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
       const changed = orderChanges(values, original);
       if (Object.keys(changed).length === 0) return onClose();
       edit.mutate(
-        { orderId: original.order_id, body: editOrderBody(values) },
+        { orderId: original.order_id, body: editOrderBody(values, original) },
         {
           onSuccess: () => {
             showToast({ message: editMessage(changed) });
@@ -273,6 +273,16 @@ function OrderForm({ target, onClose }: { target: OrderDrawerTarget; onClose: ()
         serverError={serverFieldError(saving.error, 'quantity')}
         slotProps={{ htmlInput: { inputMode: 'numeric' } }}
       />
+      {!taking && (
+        <FormTextField
+          control={control}
+          name="min_execution"
+          label="Minimum execution size"
+          helperText="Optional: no fill below this size, except the last of the order"
+          serverError={serverFieldError(saving.error, 'min_execution')}
+          slotProps={{ htmlInput: { inputMode: 'numeric' } }}
+        />
+      )}
       {!taking && (
         <OnboardingTip step="FIRST_ICEBERG_ORDER" show={tip === 'FIRST_ICEBERG_ORDER'} placement="left" inDrawer>
           <FormSwitch control={control} name="iceberg" label="Iceberg (show only the minimum block)" />

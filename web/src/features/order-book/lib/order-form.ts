@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { dec, decimalsOf, eq, parseDecimal, toFixed } from '@/lib/decimal';
 import type { Instrument, Order } from '@/lib/api/dto';
 import type { components } from '@/lib/api/schema';
-import { parseQuantity, priceError, priceValue, quantityError } from '@/lib/order-validation';
+import { minExecutionError, parseQuantity, priceError, priceValue, quantityError } from '@/lib/order-validation';
 import { addIssues, INCOMPLETE } from '@/lib/validation';
 
 // Spec section 5 (order form, child order): work the remaining quantity of a parent
@@ -18,6 +18,8 @@ export type OrderForm = {
   residual: boolean;
   /** The broker chosen in the field; '' until one is, when the company's default (or the first eligible) is used. */
   broker_id: string;
+  /** The minimum execution size (ADR 0041); '' for none. */
+  min_execution: string;
 };
 
 /** What the rules read besides the fields: the instrument, the parents to work and, when editing, the order. */
@@ -53,6 +55,8 @@ export function orderFormDefaults({ instrument, parents, original }: OrderFormCo
     iceberg: original?.iceberg ?? false,
     residual: original?.residual ?? true,
     broker_id: original?.broker_id ?? '',
+    // An order starts from its parent's size (an execution system's MinQty), if any.
+    min_execution: String((original ? original.min_execution : parent?.min_execution) ?? ''),
   };
 }
 
@@ -61,7 +65,9 @@ export function takeDefaults(context: OrderFormContext, price: string, shown: nu
   const defaults = orderFormDefaults(context, price);
   const tradable = context.parents[0]?.quantities.tradable ?? 0;
   const quantity = shown >= context.instrument.min_quantity ? Math.min(shown, tradable) : tradable;
-  return { ...defaults, quantity: String(quantity), residual: false };
+  // A take has no size of its own (the field is not shown); 'Leave passive' then works
+  // the order with the parent's, as the server gives it.
+  return { ...defaults, quantity: String(quantity), residual: false, min_execution: '' };
 }
 
 /** The POST /order-match-requests body of a valid form (the caller adds dry_run). */
@@ -88,7 +94,21 @@ export function orderErrors(f: OrderForm, { instrument, parents, original }: Ord
   else if (!keepsPrice(f, original)) e.price = priceError(f.price, { tick: instrument.tick_size, min: instrument.min_tick_price, max: instrument.max_tick_price }) ?? undefined;
   if (f.quantity.trim() === '') e[INCOMPLETE] = 'No quantity';
   else e.quantity = quantityError(f.quantity, { min: instrument.min_quantity, available: availableQuantity(parent, original) }) ?? undefined;
+  // As the server: a size kept on an edit is checked again only when the quantity changes
+  // (a remainder below its size keeps it).
+  if (!original || minExecutionChanged(f, original) || parseQuantity(f.quantity) !== original.quantity) {
+    e.min_execution = minExecutionError(f.min_execution, { min: instrument.min_quantity, quantity: parseQuantity(f.quantity) }) ?? undefined;
+  }
   return e;
+}
+
+/** The size the field says: a number, or null for none. */
+function minExecutionValue(f: OrderForm): number | null {
+  return parseQuantity(f.min_execution);
+}
+
+function minExecutionChanged(f: OrderForm, original: Order): boolean {
+  return minExecutionValue(f) !== (original.min_execution ?? null);
 }
 
 /**
@@ -110,6 +130,7 @@ export function orderFormSchema(context: OrderFormContext) {
       iceberg: z.boolean(),
       residual: z.boolean(),
       broker_id: z.string(),
+      min_execution: z.string(),
     })
     .superRefine((f, ctx) => addIssues(ctx, orderErrors(f, context))) satisfies z.ZodType<OrderForm>;
 }
@@ -123,12 +144,15 @@ export function orderChanges(f: OrderForm, original: Order): Parameters<typeof e
   if (!p || !eq(p, dec(original.price))) changed.price = f.price;
   if (f.residual !== original.residual) changed.residual = f.residual;
   if (f.iceberg !== original.iceberg) changed.iceberg = f.iceberg;
+  if (minExecutionChanged(f, original)) changed.min_execution = minExecutionValue(f);
   return changed;
 }
 
-/** The PATCH /orders/{id} body of a valid form. */
-export function editOrderBody(f: OrderForm): components['schemas']['EditOrderRequest'] {
-  return { quantity: parseQuantity(f.quantity) ?? 0, limit_price: priceValue(parseDecimal(f.price)), residual: f.residual, iceberg: f.iceberg };
+/** The PATCH /orders/{id} body of a valid form; the size only when it changed (null removes it). */
+export function editOrderBody(f: OrderForm, original: Order): components['schemas']['EditOrderRequest'] {
+  const body: components['schemas']['EditOrderRequest'] = { quantity: parseQuantity(f.quantity) ?? 0, limit_price: priceValue(parseDecimal(f.price)), residual: f.residual, iceberg: f.iceberg };
+  if (minExecutionChanged(f, original)) body.min_execution = minExecutionValue(f);
+  return body;
 }
 
 /** The POST /orders body of a valid form, for the chosen parent order and broker. */
@@ -141,6 +165,7 @@ export function createOrderBody(f: OrderForm, instrument: Instrument, parent: Pa
     limit_price: priceValue(parseDecimal(f.price)),
     residual: f.residual,
     iceberg: f.iceberg,
+    min_execution: minExecutionValue(f),
     broker_id: brokerId,
   };
 }
@@ -148,7 +173,7 @@ export function createOrderBody(f: OrderForm, instrument: Instrument, parent: Pa
 const number = new Intl.NumberFormat('en-GB');
 
 /** The success message of spec section 8 for what an edit changed. */
-export function editMessage(changed: { quantity?: number; price?: string; residual?: boolean; iceberg?: boolean }): string {
+export function editMessage(changed: { quantity?: number; price?: string; residual?: boolean; iceberg?: boolean; min_execution?: number | null }): string {
   const keys = Object.keys(changed) as (keyof typeof changed)[];
   if (keys.length !== 1) return 'Changes applied to current order.';
   switch (keys[0]) {
@@ -158,6 +183,8 @@ export function editMessage(changed: { quantity?: number; price?: string; residu
       return `Limit price updated to ${changed.price}.`;
     case 'residual':
       return 'Residuals setting updated.';
+    case 'min_execution':
+      return changed.min_execution == null ? 'Minimum execution size removed.' : `Minimum execution size updated to ${number.format(changed.min_execution)}.`;
     default:
       return 'Visibility preferences updated.';
   }

@@ -16,6 +16,7 @@ export const parentOrderSchema = z.object({
   quantities: z.object({ tradable: z.number(), working: z.number(), matched: z.number() }),
   eligible_brokers: z.array(companyRefSchema),
   broker_instructions: z.string().nullable(),
+  min_execution: z.number().nullable(),
   state: z.string(),
   created_by: z.string(),
   created_at: z.string(),

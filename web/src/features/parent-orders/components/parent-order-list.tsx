@@ -177,6 +177,11 @@ function ParentOrderCard({ parent, created, orders, open, onEdit, onShowBook, on
           </Box>
         ))}
       </Box>
+      {parent.min_execution != null && (
+        <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1 }}>
+          Minimum execution size: {number.format(parent.min_execution)}
+        </Typography>
+      )}
       {parent.broker_instructions && (
         <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1 }}>
           Broker instructions: {parent.broker_instructions}
@@ -263,6 +268,11 @@ function ChildOrderRow({ order, instrument, open, onEdit }: { order: Order; inst
           {summary}
         </Typography>
         {order.iceberg && <Chip size="small" label="Iceberg" variant="outlined" />}
+        {order.min_execution != null && (
+          <Tooltip title="Minimum execution size: no fill below it, except the last of the order.">
+            <Chip size="small" label={`Min ${number.format(order.min_execution)}`} variant="outlined" />
+          </Tooltip>
+        )}
         {order.waiting_for_open && (
           <Tooltip title="Worked before the open: it goes live at the open by itself.">
             <Chip size="small" color="info" label="Waits for the open" />

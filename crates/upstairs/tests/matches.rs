@@ -1171,6 +1171,12 @@ fn names_no_mes(body: &Value) -> bool {
 /// Kestrel reads (book, previews, requests, notifications) names the size.
 async fn a_minimum_execution_size_holds_in_takes_and_previews(b: Backend) {
     let v = venue(b).await;
+    // Kestrel's socket on the book: what the pushes carry of Halyard's orders.
+    let topic = format!("/topic/instruments/{}/book", v.instrument);
+    let wait = std::time::Duration::from_secs(10);
+    let mut peer = Peer::spawn("stomp_client.py", &["127.0.0.1".into(), v.app.port().to_string(), v.b.clone(), topic]);
+    assert_eq!(peer.next_json(wait).await.unwrap()["event"], "connected");
+    assert_eq!(peer.next_json(wait).await.unwrap()["event"], "subscribed");
     let sell = v.parent(&v.a, "SELL", 5000).await;
     let (s, big) = rest_with_mes(&v, &v.a, &sell, 3000, json!(2000)).await;
     assert_eq!((s, big["min_execution"].clone()), (StatusCode::CREATED, json!(2000)), "{big}");
@@ -1216,6 +1222,16 @@ async fn a_minimum_execution_size_holds_in_takes_and_previews(b: Backend) {
     seen.push(v.app.get("/api/order-match-requests", Some(&v.b)).await.1);
     seen.push(v.app.get("/api/notifications", Some(&v.b)).await.1);
     seen.push(v.app.get(&book_path, Some(&v.b)).await.1);
+    // Every book frame up to the last change (the level emptied by the last take).
+    loop {
+        let frame = peer.next_json(wait).await.expect("a book frame");
+        let empty = frame["body"]["levels"] == json!([]);
+        seen.push(frame);
+        if empty {
+            break;
+        }
+    }
+    drop(peer);
     assert!(seen.iter().all(names_no_mes), "{seen:?}");
     assert_balanced_for(&v, &[&v.a, &v.b]).await;
     v.app.stop().await;

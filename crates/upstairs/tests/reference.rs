@@ -529,12 +529,7 @@ async fn permission_matrix(b: Backend) {
             [NO, NO, NEW, NO, NF, NF],
         ),
         // A minimum execution size (issue 29) is its order's owner's alone to set.
-        (
-            Method::PATCH,
-            format!("/api/orders/{o}"),
-            Some(json!({"min_execution": 500})),
-            [NO, NO, OK, NO, NF, NF],
-        ),
+        (Method::PATCH, format!("/api/orders/{o}"), Some(json!({"min_execution": 500})), [NO, NO, OK, NO, NF, NF]),
         (Method::POST, "/api/order-match-requests".into(), Some(take(true)), [NO, NO, OK, NO, NF, NF]),
         (Method::POST, "/api/order-match-requests".into(), Some(take(false)), [NO, NO, NEW, NO, NF, NF]),
         (
@@ -611,7 +606,12 @@ async fn permission_matrix(b: Backend) {
         // A sandbox user touches no live order of a colleague: it finds none, where the
         // trader is told that the kill switch above already pulled it.
         (Method::DELETE, format!("/api/orders/{o}"), None, [NO, NO, C::CONFLICT, NO, NF, NF]),
-        (Method::DELETE, format!("/api/parent-orders/{}", id(&parent, "parent_order_id")), None, [NO, NO, C::NO_CONTENT, NO, NF, NF]),
+        (
+            Method::DELETE,
+            format!("/api/parent-orders/{}", id(&parent, "parent_order_id")),
+            None,
+            [NO, NO, C::NO_CONTENT, NO, NF, NF],
+        ),
     ];
     let mut failures = Vec::new();
     for (n, (method, path, body, expected)) in cells.into_iter().enumerate() {

@@ -524,3 +524,61 @@ test('a minimum execution size: set in the Work drawer, on the card, honoured by
     await stop();
   }
 });
+
+test('counterparty filters: a trader blocks a firm in Settings, the operator sees the firm’s in Companies; the blocked firm finds nothing', async () => {
+  const { server, stop } = await frozenServer();
+  const a = await newPage(browser);
+  const b = await newPage(browser);
+  const op = await newPage(browser);
+  const failed = [a, b, op].map((p) => failedCalls(p.page));
+  try {
+    const { venue, instrument, traders } = await seedAndSignIn(server, a, b);
+    await restAndParent(server, venue, [[-0.02, 1500]], 2000);
+
+    // A blocks Kestrel for themselves, in Settings.
+    await a.page.goto(`${server.baseUrl}/settings`);
+    const section = a.page.getByRole('region', { name: 'Your counterparty filter' });
+    await section.getByText('No firm is blocked; any reliability score.').waitFor();
+    await section.getByRole('button', { name: 'Edit filter' }).click();
+    const dialog = a.page.getByRole('dialog', { name: 'Your counterparty filter' });
+    await dialog.getByRole('combobox', { name: 'Firms never to trade with' }).click();
+    await a.page.getByRole('option', { name: 'Kestrel' }).click();
+    await dialog.getByRole('textbox', { name: 'Least reliability score of a counterparty firm' }).fill('120');
+    await dialog.getByText('Must be from 0 to 100').waitFor();
+    await dialog.getByRole('textbox', { name: 'Least reliability score of a counterparty firm' }).fill('50');
+    await shot(a.page, T, '23-own-counterparty-filter');
+    await dialog.getByRole('button', { name: 'Save filter' }).click();
+    await section.getByText('Never trades with Kestrel; counterparty firms scoring 50 or more.').waitFor();
+
+    // B still sees the level, but a preview finds nothing, as if nothing were there.
+    const bookB = b.page.getByRole('region', { name: `Order book ${instrument.name}` });
+    await bookB.getByRole('button', { name: 'Price -0.020, sell 1.5k' }).click();
+    const drawer = b.page.locator('form', { has: b.page.getByRole('heading', { name: 'Take liquidity' }) });
+    await drawer.getByRole('textbox', { name: 'Quantity' }).fill('1500');
+    await drawer.getByRole('region', { name: 'Match preview' }).getByRole('status').filter({ hasText: 'This trade could not be matched due to your trade criteria' }).waitFor();
+    await shot(b.page, T, '24-blocked-preview-finds-nothing');
+    const bText = await b.page.locator('body').textContent();
+    for (const secret of ['Halyard', 'blocked', 'filter']) assert.ok(!bText.includes(secret), `B's screen shows ${secret}`);
+
+    // The operator sets Halyard's own filter in the Companies panel.
+    await signInAs(op.page, server.baseUrl, ADMIN.email, ADMIN.password);
+    await op.page.goto(`${server.baseUrl}/admin/company`);
+    const row = op.page.getByRole('table', { name: 'Companies' }).getByRole('row', { name: /^Halyard / });
+    await row.getByRole('button', { name: 'Counterparty filter of Halyard' }).click();
+    const firm = op.page.getByRole('dialog', { name: "Halyard's counterparty filter" });
+    await firm.getByText('None: every firm').waitFor();
+    await firm.getByRole('combobox', { name: 'Firms never to trade with' }).click();
+    assert.equal(await op.page.getByRole('option', { name: 'Halyard' }).count(), 0, 'a firm never blocks itself');
+    await op.page.getByRole('option', { name: 'Kestrel' }).click();
+    await shot(op.page, T, '25-operator-firm-filter');
+    await firm.getByRole('button', { name: 'Save filter' }).click();
+    await op.page.getByText('Counterparty filter saved.').waitFor();
+    const saved = await api(server.baseUrl, `/companies/${traders.Anna.firm.company_id}/counterparty-filter`, { token: traders.Anna.token });
+    assert.deepEqual(saved.blocked_companies.map((c) => c.name), ['Kestrel']);
+    for (const p of [a, b, op]) assert.deepEqual(p.errors.map(String), []);
+    assert.deepEqual(failed.flat(), []);
+  } finally {
+    for (const p of [a, b, op]) await p.context.close();
+    await stop();
+  }
+});

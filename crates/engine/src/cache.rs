@@ -14,7 +14,7 @@ use upstairs_domain::{CompanyId, InstrumentId, ParentOrderId};
 
 use crate::book::BookLevels;
 use crate::events::Event;
-use crate::model::{CompanyRef, Instrument, ParentOrder, Session, UserView};
+use crate::model::{CompanyRef, CounterpartyFilter, Instrument, ParentOrder, Session, UserView};
 
 pub(crate) struct Cache<K, V> {
     slots: Mutex<HashMap<K, Slot<V>>>,
@@ -96,6 +96,9 @@ pub(crate) struct Caches {
     pub parents: Cache<ParentOrderId, ParentOrder>,
     /// A session and its user, by token hash: every authenticated call reads one.
     pub sessions: Cache<String, (Session, UserView)>,
+    /// Every counterparty filter of the venue (one row per firm or trader that set one,
+    /// ADR 0042): every take and preview screens with them.
+    pub counterparty_filters: Cache<(), Vec<CounterpartyFilter>>,
 }
 
 impl Caches {
@@ -106,6 +109,7 @@ impl Caches {
         self.books.drop_all();
         self.parents.drop_all();
         self.sessions.drop_all();
+        self.counterparty_filters.drop_all();
     }
 
     /// Drops what `event` makes stale.
@@ -117,10 +121,12 @@ impl Caches {
                 self.instruments.drop_key(&instrument.instrument_id);
                 self.books.drop_key(&instrument.instrument_id);
             }
-            // A broker's new name is in every list that names it, a company's in its users' sessions.
+            // A broker's new name is in every list that names it, a company's in its users'
+            // sessions; a counterparty filter of the company or one of its traders changed.
             Event::CompanyChanged { .. } => {
                 self.brokers.drop_all();
                 self.sessions.drop_all();
+                self.counterparty_filters.drop_all();
             }
             // Rare beside the calls that read them: all sessions are read again.
             Event::SessionsEnded { .. } | Event::UserChanged { .. } => self.sessions.drop_all(),

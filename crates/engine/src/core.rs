@@ -206,12 +206,6 @@ impl<S: Store> Core<S> {
             .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
     }
 
-    /// Whether the actor may trade on the instrument: a sandbox user touches no live order
-    /// of a colleague, a live trader no sandbox one ([`crate::context::may_trade`]).
-    pub(crate) async fn may_trade_on(&self, actor: &Actor, id: InstrumentId) -> Result<bool, EngineError> {
-        Ok(crate::context::may_trade(actor, &*self.cached_instrument(id).await?))
-    }
-
     /// An instrument the caller may see (admins see every one; others the active ones
     /// of their kind, sandbox or not).
     pub(crate) async fn visible_instrument(

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod confirmations;
 pub mod context;
 pub mod core;
+pub mod counterparties;
 pub mod error;
 pub mod events;
 pub mod fanout;
@@ -103,6 +104,7 @@ pub struct Engine<S: Store> {
     core: Core<S>,
     pub accounts: accounts::Accounts<S>,
     pub users: users::Users<S>,
+    pub counterparties: counterparties::Counterparties<S>,
     pub notifications: notifications::Notifications<S>,
     pub orders: orders::Orders<S>,
     pub confirmations: confirmations::Confirmations<S>,
@@ -124,6 +126,7 @@ impl<S: Store> Clone for Engine<S> {
             core: self.core.clone(),
             accounts: self.accounts.clone(),
             users: self.users.clone(),
+            counterparties: self.counterparties.clone(),
             notifications: self.notifications.clone(),
             orders: self.orders.clone(),
             confirmations: self.confirmations.clone(),
@@ -161,12 +164,13 @@ impl<S: Store> Engine<S> {
         let fix_reports = reports::FixReports::new(&core);
         let accounts = accounts::Accounts::new(&core);
         let users = users::Users::new(&core, &accounts);
+        let counterparties = counterparties::Counterparties::new(&core);
         let notifications = notifications::Notifications::new(&core);
         let orders = orders::Orders::new(&core, &fix_reports);
         let confirmations = confirmations::Confirmations::new(&core, &fix_reports, &orders);
-        let matches = matches::Matches::new(&core, &notifications, &orders, &confirmations);
-        let rfqs = rfqs::Rfqs::new(&core, &notifications, &orders, &confirmations);
-        let reference = reference::Reference::new(&core, &matches);
+        let matches = matches::Matches::new(&core, &counterparties, &notifications, &orders, &confirmations);
+        let rfqs = rfqs::Rfqs::new(&core, &counterparties, &notifications, &orders, &confirmations);
+        let reference = reference::Reference::new(&core, &counterparties, &matches);
         let withdrawals = withdrawals::Withdrawals::new(&core, &fix_reports, &notifications, &orders, &matches, &rfqs);
         let kill_switch = kill_switch::KillSwitch::new(&core, &matches, &rfqs);
         let fix = fix::Fix::new(&core, &fix_reports, &orders, &confirmations, &withdrawals);
@@ -178,6 +182,7 @@ impl<S: Store> Engine<S> {
             core,
             accounts,
             users,
+            counterparties,
             notifications,
             orders,
             confirmations,

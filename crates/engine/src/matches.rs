@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 use rust_decimal::Decimal;
 use serde_json::json;
 use std::collections::{BTreeSet, HashMap};
-use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, reliability, transition as mr_transition};
+use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, transition as mr_transition};
 use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, shown_quantity, transition};
 use upstairs_domain::quantity::{Reachable, allocate, least_fill};
 use upstairs_domain::{AutoAccept, CompanyId, FieldError, MatchRequestId, OrderId, ParentOrderId, UserId};
@@ -16,6 +16,7 @@ use crate::Store;
 use crate::confirmations::Confirmations;
 use crate::context::{Actor, action_log};
 use crate::core::service;
+use crate::counterparties::{Counterparties, Party, Screen};
 use crate::error::{EngineError, StoreError};
 use crate::model::*;
 use crate::notifications::Notifications;
@@ -28,8 +29,6 @@ use crate::ratelimit::Write;
 pub const RESPONSE_TIME: Duration = Duration::minutes(5);
 /// `ACCEPT_WITH_DELAY` and `REJECT_WITH_DELAY` answer after this long.
 pub const AUTO_RESPONSE_DELAY: Duration = Duration::seconds(15);
-/// The reliability score looks this far back.
-pub const RELIABILITY_WINDOW: Duration = Duration::days(30);
 /// Timer kinds.
 pub const EXPIRE: &str = "match_request.expire";
 pub const AUTO_RESPONSE: &str = "match_request.auto_response";
@@ -81,7 +80,7 @@ pub(crate) enum By {
 
 service!(
     /// Taking liquidity: match requests sent, answered, timed out; reliability.
-    Matches { notifications: Notifications, orders: Orders, confirmations: Confirmations }
+    Matches { counterparties: Counterparties, notifications: Notifications, orders: Orders, confirmations: Confirmations }
 );
 
 impl<S: Store> Matches<S> {
@@ -115,6 +114,8 @@ impl<S: Store> Matches<S> {
         if !self.config.calendar.is_open(now) {
             return Err(closed());
         }
+        // Read before any transaction opens: a cold cache takes a connection of its own.
+        let filters = self.counterparties.all().await?;
         if take.dry_run {
             let mut tx = self.store.read().await?;
             let view = self.orders.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
@@ -122,6 +123,7 @@ impl<S: Store> Matches<S> {
             // A preview tells no more than the book shows (ADR 0027): it allocates against
             // each iceberg's shown block, never its hidden size; the take itself may reach more.
             let facing = tx.orders_facing(view.parent.parent_order_id, actor.user.company_id, take.price).await?;
+            let facing = self.screened(&mut tx, actor, &filters, facing).await?;
             let hits = self.hits(&instrument, view.parent.direction, &take, &facing, None, Reach::Shown)?;
             let mut out = Vec::with_capacity(hits.len());
             for (FacingOrder { order: o, .. }, quantity) in hits {
@@ -142,6 +144,7 @@ impl<S: Store> Matches<S> {
         // take and an answer, never wait on each other in a cycle; then the side is read
         // again under the locks. The checks run on the locked parent.
         let seen = tx.orders_facing(own, company, take.price).await?;
+        let seen = self.screened(&mut tx, actor, &filters, seen).await?;
         let mut parents = BTreeSet::new();
         if let Some(first) = seen.first() {
             let instrument = self.instrument_in(&mut tx, first.order.instrument_id).await?;
@@ -165,7 +168,10 @@ impl<S: Store> Matches<S> {
         let facing = match (parents.is_empty(), self.store.one_writer()) {
             (true, _) => Vec::new(),
             (false, true) => seen,
-            (false, false) => tx.orders_facing(own, company, take.price).await?,
+            (false, false) => {
+                let facing = tx.orders_facing(own, company, take.price).await?;
+                self.screened(&mut tx, actor, &filters, facing).await?
+            }
         };
         let hits = self.hits(&instrument, view.parent.direction, &take, &facing, Some(&parents), Reach::Whole)?;
         if hits.is_empty() {
@@ -292,31 +298,6 @@ impl<S: Store> Matches<S> {
         self.publish_changes(&changed, locked.into_iter().map(|v| v.parent));
         self.notifications.publish_notifications(notices);
         Ok(TakeOutcome::Requested(requests))
-    }
-
-    /// Each user's reliability score over the last 30 days (DESIGN §4; 100 with no history).
-    pub async fn reliability_scores(&self, users: &[UserId]) -> Result<HashMap<UserId, i64>, EngineError> {
-        let scores = self.reliability(Responders::Users(users)).await?;
-        Ok(users.iter().map(|u| (*u, scores.get(&u.0).copied().unwrap_or(100))).collect())
-    }
-
-    /// Each company's reliability score: the same over every request its users received.
-    pub async fn company_reliability_scores(
-        &self,
-        companies: &[CompanyId],
-    ) -> Result<HashMap<CompanyId, i64>, EngineError> {
-        let scores = self.reliability(Responders::Companies(companies)).await?;
-        Ok(companies.iter().map(|c| (*c, scores.get(&c.0).copied().unwrap_or(100))).collect())
-    }
-
-    async fn reliability(&self, by: Responders<'_>) -> Result<HashMap<Uuid, i64>, EngineError> {
-        let since = self.clock.now() - RELIABILITY_WINDOW;
-        let counts = self.store.single().await?.received_by_state(by, since).await?;
-        let mut per: HashMap<Uuid, Vec<(MatchRequestState, i64)>> = HashMap::new();
-        for (id, state, n) in counts {
-            per.entry(id).or_default().push((state, n));
-        }
-        Ok(per.into_iter().map(|(id, c)| (id, reliability(c))).collect())
     }
 
     /// The caller's match requests in `state`, as taker or responder, newest first.
@@ -526,6 +507,39 @@ impl<S: Store> Matches<S> {
             }
         }
         Ok(())
+    }
+
+    /// The resting orders the actor may trade with by both sides' counterparty filters
+    /// (`filters`, ADR 0042): the others are left out as if they were not there. The firms'
+    /// reliability scores are read, in `tx`, only when a filter asks for one.
+    async fn screened(
+        &self,
+        tx: &mut S::Tx,
+        actor: &Actor,
+        filters: &[CounterpartyFilter],
+        mut facing: Vec<FacingOrder>,
+    ) -> Result<Vec<FacingOrder>, EngineError> {
+        if facing.is_empty() || filters.is_empty() {
+            return Ok(facing);
+        }
+        let me = Party { company: actor.user.company_id, user: actor.user.user_id };
+        let them = |f: &FacingOrder| Party { company: f.order.company_id, user: f.order.created_by };
+        let mut parties: Vec<Party> = facing.iter().map(them).collect();
+        parties.push(me);
+        let screen = Screen::of(filters, &parties);
+        if screen.is_empty() {
+            return Ok(facing);
+        }
+        let scores = if screen.asks_scores() {
+            let mut companies: Vec<CompanyId> = parties.iter().map(|p| p.company).collect();
+            companies.sort();
+            companies.dedup();
+            self.counterparties.company_scores_in(tx, &companies).await?
+        } else {
+            HashMap::new()
+        };
+        facing.retain(|f| screen.allows(me, them(f), |c| scores.get(&c).copied().unwrap_or(100)));
+        Ok(facing)
     }
 
     /// The resting orders `take` would hit, with how much of each: the other side at

@@ -140,6 +140,10 @@ pub trait CompanyRepo {
     /// Locks every active parent order of a company until commit (the kill switch's
     /// sweep waits for the order writes in flight; a no-op on SQLite's single writer).
     async fn lock_parent_orders_of_company(&mut self, id: CompanyId) -> StoreResult<()>;
+    /// Every counterparty filter, in one statement.
+    async fn counterparty_filters(&mut self) -> StoreResult<Vec<CounterpartyFilter>>;
+    /// Writes an owner's filter whole (its blocked firms replaced).
+    async fn replace_counterparty_filter(&mut self, f: &CounterpartyFilter) -> StoreResult<()>;
 }
 
 #[async_trait]

@@ -9,6 +9,7 @@ use upstairs_domain::{CompanyId, Email, FieldError, InstrumentId, Permission, Us
 use crate::Store;
 use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, action_log, audit, blank_to_none, require};
 use crate::core::service;
+use crate::counterparties::Counterparties;
 use crate::error::EngineError;
 use crate::events::Event;
 use crate::keyed::first;
@@ -86,7 +87,7 @@ fn instrument_json(i: &Instrument) -> serde_json::Value {
 
 service!(
     /// Reference data: companies, instruments and their bands.
-    Reference { matches: Matches }
+    Reference { counterparties: Counterparties, matches: Matches }
 );
 
 impl<S: Store> Reference<S> {
@@ -135,9 +136,10 @@ impl<S: Store> Reference<S> {
     }
 
     /// Companies of type liquidity provider (an RFQ's addressees).
-    pub async fn liquidity_providers(&self, _actor: &Actor) -> Result<Vec<Company>, EngineError> {
-        let mut tx = self.store.read().await?;
-        Ok(tx.companies_of_type(COMPANY_LIQUIDITY_PROVIDER).await?)
+    /// The liquidity providers the caller may ask, by both sides' counterparty filters.
+    pub async fn liquidity_providers(&self, actor: &Actor) -> Result<Vec<Company>, EngineError> {
+        let all = self.store.read().await?.companies_of_type(COMPANY_LIQUIDITY_PROVIDER).await?;
+        self.counterparties.reachable(actor, all).await
     }
 
     pub(crate) async fn create_company_inner(

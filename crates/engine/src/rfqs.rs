@@ -24,6 +24,7 @@ use crate::Store;
 use crate::confirmations::Confirmations;
 use crate::context::{Actor, action_log, audit};
 use crate::core::service;
+use crate::counterparties::Counterparties;
 use crate::error::EngineError;
 use crate::events::Event;
 use crate::keyed::first;
@@ -98,7 +99,7 @@ pub struct IncomingRfq {
 
 service!(
     /// Requests for quotes: sent, answered, accepted, ended.
-    Rfqs { notifications: Notifications, orders: Orders, confirmations: Confirmations }
+    Rfqs { counterparties: Counterparties, notifications: Notifications, orders: Orders, confirmations: Confirmations }
 );
 
 impl<S: Store> Rfqs<S> {
@@ -155,7 +156,10 @@ impl<S: Store> Rfqs<S> {
         let mut providers = input.liquidity_provider_ids.clone();
         providers.sort();
         providers.dedup();
-        let known: Vec<Company> = self.store.single().await?.companies_of_type(COMPANY_LIQUIDITY_PROVIDER).await?;
+        // A provider the counterparty filters screen out is as unknown as one that is not
+        // a provider (ADR 0042).
+        let all = self.store.single().await?.companies_of_type(COMPANY_LIQUIDITY_PROVIDER).await?;
+        let known: Vec<Company> = self.counterparties.reachable(actor, all).await?;
         if providers.is_empty() {
             errors.push(FieldError::new("liquidity_provider_ids", "Choose at least one liquidity provider"));
         } else if providers.iter().any(|p| *p == actor.user.company_id || !known.iter().any(|k| k.company_id == *p)) {

@@ -46,7 +46,7 @@ impl<S: Store> Withdrawals<S> {
         // Its open RFQs are withdrawn first, each in its own transaction, when the
         // parent can be cancelled at all.
         let seen = self.orders.own_parent(&mut self.store.single().await?, actor, id, false).await?;
-        if !self.may_trade_on(actor, seen.parent.instrument_id).await? {
+        if !crate::context::may_trade(actor, &*self.cached_instrument(seen.parent.instrument_id).await?) {
             return Err(not_found_parent());
         }
         if seen.parent.state == ParentState::Active && seen.matched == 0 {
@@ -108,7 +108,7 @@ impl<S: Store> Withdrawals<S> {
         let mut tx = self.store.write().await?;
         let current =
             tx.order(id).await?.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
-        if !self.may_trade_on(actor, current.instrument_id).await? {
+        if !crate::context::may_trade(actor, &*self.cached_instrument(current.instrument_id).await?) {
             return Err(not_found_order());
         }
         let view = self.orders.own_parent(&mut tx, actor, current.parent_order_id, true).await?;

@@ -29,6 +29,7 @@ const CORE: &[&str] = &[
 const FEATURES: &[(&str, &str)] = &[
     ("accounts", "Accounts"),
     ("users", "Users"),
+    ("counterparties", "Counterparties"),
     ("notifications", "Notifications"),
     ("orders", "Orders"),
     ("confirmations", "Confirmations"),

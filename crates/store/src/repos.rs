@@ -616,6 +616,65 @@ macro_rules! shared_repos {
                 .map_err(map_err)?;
                 Ok(())
             }
+
+            async fn counterparty_filters(&mut self) -> StoreResult<Vec<CounterpartyFilter>> {
+                let q = sqlx::query_as::<_, CounterpartyRow>(
+                    "select f.owner_id, f.company_id, f.min_reliability_score, f.updated_at, b.blocked_company_id \
+                     from counterparty_filter f left join counterparty_block b on b.owner_id = f.owner_id",
+                );
+                let mut out: Vec<CounterpartyFilter> = Vec::new();
+                for r in q.fetch_all(&mut *self.tx).await.map_err(map_err)? {
+                    let i = match out.iter().position(|f| f.owner_id == r.owner_id) {
+                        Some(i) => i,
+                        None => {
+                            out.push(CounterpartyFilter {
+                                owner_id: r.owner_id,
+                                company_id: CompanyId(r.company_id),
+                                min_reliability_score: r.min_reliability_score,
+                                blocked: Default::default(),
+                                updated_at: r.updated_at.0,
+                            });
+                            out.len() - 1
+                        }
+                    };
+                    out[i].blocked.extend(r.blocked_company_id.map(CompanyId));
+                }
+                Ok(out)
+            }
+
+            async fn replace_counterparty_filter(&mut self, f: &CounterpartyFilter) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into counterparty_filter (owner_id, company_id, min_reliability_score, updated_at) \
+                     values ($1, $2, $3, $4) on conflict (owner_id) do update set \
+                     min_reliability_score = excluded.min_reliability_score, updated_at = excluded.updated_at",
+                )
+                .bind(f.owner_id)
+                .bind(f.company_id.0)
+                .bind(f.min_reliability_score)
+                .bind(Ts(f.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                sqlx::query("delete from counterparty_block where owner_id = $1")
+                    .bind(f.owner_id)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                if !f.blocked.is_empty() {
+                    let rows: Vec<String> =
+                        (0..f.blocked.len()).map(|n| format!("($1, ${})", n + 2)).collect();
+                    let query = format!(
+                        "insert into counterparty_block (owner_id, blocked_company_id) values {}",
+                        rows.join(", ")
+                    );
+                    let mut q = sqlx::query(sqlx::AssertSqlSafe(query)).bind(f.owner_id);
+                    for c in &f.blocked {
+                        q = q.bind(c.0);
+                    }
+                    q.execute(&mut *self.tx).await.map_err(map_err)?;
+                }
+                Ok(())
+            }
         }
 
         #[async_trait]

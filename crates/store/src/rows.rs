@@ -904,3 +904,14 @@ impl BacklogRow {
         }
     }
 }
+
+/// One blocked firm of a counterparty filter (none: the filter alone), as
+/// `counterparty_filters` reads them.
+#[derive(sqlx::FromRow)]
+pub struct CounterpartyRow {
+    pub owner_id: Uuid,
+    pub company_id: Uuid,
+    pub min_reliability_score: Option<i64>,
+    pub updated_at: Ts,
+    pub blocked_company_id: Option<Uuid>,
+}

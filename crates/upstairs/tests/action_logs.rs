@@ -328,6 +328,8 @@ const AUDITED: &[(&str, &str, &str)] = &[
     ("PATCH /api/admin/orders/{id}", "order", "price_correction"),
     ("POST /api/companies/{id}/kill-switch", "company", "kill_switch_on"),
     ("DELETE /api/companies/{id}/kill-switch", "company", "kill_switch_off"),
+    ("PUT /api/companies/{id}/counterparty-filter", "counterparty_filter", "update"),
+    ("PUT /api/users/me/counterparty-filter", "counterparty_filter", "update"),
     ("POST /api/admin/newsletters", "newsletter", "create"),
     ("POST /api/admin/newsletters/{newsletterId}/recipients", "newsletter", "add_recipients"),
     ("DELETE /api/admin/newsletters/{newsletterId}/recipients/{recipientId}", "newsletter", "remove_recipient"),
@@ -655,6 +657,26 @@ async fn every_mutating_operation_leaves_a_row(b: Backend) {
     let (s, body) = app.delete(&switch, Some(&admin)).await;
     w.left("DELETE /api/companies/{id}/kill-switch", "kill_switch_off", (s, &body), Some(ADMIN_EMAIL), Some(&halyard))
         .await;
+
+    // Counterparty filters: a firm's (by a venue admin here) and a trader's own.
+    let kestrel = id(&b_me, "company_id");
+    let (s, body) = app
+        .put(
+            &format!("/api/companies/{halyard}/counterparty-filter"),
+            Some(&admin),
+            json!({"blocked_company_ids": [kestrel]}),
+        )
+        .await;
+    w.left("PUT /api/companies/{id}/counterparty-filter", "update", (s, &body), Some(ADMIN_EMAIL), Some(&halyard))
+        .await;
+    let (s, body) = app
+        .put(
+            "/api/users/me/counterparty-filter",
+            Some(&v.a),
+            json!({"blocked_company_ids": [], "min_reliability_score": 10}),
+        )
+        .await;
+    w.left("PUT /api/users/me/counterparty-filter", "update", (s, &body), Some("a@halyard.test"), Some(&a_id)).await;
 
     // Signing out.
     let (s, body) = app.delete("/api/auth/session", Some(&lp_token)).await;

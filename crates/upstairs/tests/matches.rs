@@ -33,6 +33,8 @@ on_both_backends!(
     previews_are_throttled_per_user,
     a_minimum_execution_size_holds_in_takes_and_previews,
     a_minimum_execution_size_is_the_owners_to_set,
+    counterparty_filters_hold_both_ways_unseen,
+    counterparty_filters_are_set_by_their_owners,
 );
 
 /// A's SELL of `quantity` resting at `price`; B's BUY parent of `parent_quantity`.
@@ -1318,5 +1320,177 @@ async fn a_minimum_execution_size_is_the_owners_to_set(b: Backend) {
     let (_, logs) = v.app.get("/api/admin/action-logs?entity=order&operation=create&size=100", Some(&admin)).await;
     let row = logs["items"].as_array().unwrap().iter().find(|l| l["entity_id"] == o["order_id"]).unwrap();
     assert_eq!(row["details"]["after"]["min_execution"], json!(500), "{row}");
+    v.app.stop().await;
+}
+
+/// Halyard's company admin (token) and Halyard's and Kestrel's company ids.
+async fn halyard_admin(v: &Venue) -> (String, String, String) {
+    upstairs::app::bootstrap_user(&v.app.database_url, "boss@halyard.test", PW, &["company-admin"], "Halyard")
+        .await
+        .unwrap();
+    let boss = v.app.login_remembered("boss@halyard.test", PW).await;
+    let company = |token: String| async move {
+        v.app.get("/api/users/me", Some(&token)).await.1["company_id"].as_str().unwrap().to_owned()
+    };
+    (boss.clone(), company(boss).await, company(v.b.clone()).await)
+}
+
+/// Issue 29 (ADR 0042): Halyard's firm filter blocks Kestrel. Kestrel's preview and take
+/// find nothing, in the very words of an empty book, and Halyard's take of Kestrel's offer
+/// finds nothing either; Kestrel cannot read Halyard's filter. A trader's own filter, and
+/// a least reliability score (Kestrel rejected its one request: 0), screen the same way.
+async fn counterparty_filters_hold_both_ways_unseen(b: Backend) {
+    let v = venue(b).await;
+    let (boss, halyard, kestrel) = halyard_admin(&v).await;
+    let (_, _, buy) = rest_and_parent(&v, 1000, "94.75", 3000).await;
+    let filter = format!("/api/companies/{halyard}/counterparty-filter");
+    let (s, f) = v.app.put(&filter, Some(&boss), json!({"blocked_company_ids": [kestrel]})).await;
+    assert_eq!((s, f["blocked_companies"][0]["name"].clone()), (StatusCode::OK, json!("Kestrel")), "{f}");
+
+    // Kestrel: nothing to preview, nothing to take, as where nothing rests at all.
+    assert_eq!(take(&v, &buy, 1000, "94.75", true, false).await, (StatusCode::OK, json!([])));
+    let blocked = take(&v, &buy, 1000, "94.75", false, false).await;
+    let empty = take(&v, &buy, 1000, "94.70", false, false).await;
+    assert_eq!(blocked.0, StatusCode::CONFLICT, "{}", blocked.1);
+    assert_eq!(blocked, empty);
+    // The book still shows the level, to everyone.
+    let (_, book) = v.app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.b)).await;
+    assert_eq!(book["levels"][0]["sell_quantity"], json!(1000), "{book}");
+    // Kestrel cannot read the filter: as for a company that does not exist.
+    let unknown = v
+        .app
+        .get(&format!("/api/companies/{}/counterparty-filter", upstairs_domain::CompanyId::new().0), Some(&v.b))
+        .await;
+    assert_eq!(v.app.get(&filter, Some(&v.b)).await, unknown);
+    assert_eq!(unknown.0, StatusCode::NOT_FOUND);
+
+    // The other way: Halyard's trader finds nothing of Kestrel's offer.
+    let k_sell = v.parent(&v.b, "SELL", 1000).await;
+    let (s, _) = v.child(&v.b, &k_sell, 1000, p("94.74"), false).await;
+    assert_eq!(s, StatusCode::CREATED);
+    let a_buy = v.parent(&v.a, "BUY", 1000).await;
+    let a_take = |dry_run: bool| {
+        json!({"requesting_parent_order_id": a_buy["parent_order_id"], "quantity": 1000, "price": p("94.74").0,
+               "requesting_broker_id": v.broker, "dry_run": dry_run, "residual": false})
+    };
+    assert_eq!(v.app.post("/api/order-match-requests", Some(&v.a), a_take(true)).await, (StatusCode::OK, json!([])));
+
+    // Lifted, the trade goes through; Kestrel rejects it, and its score falls to 0.
+    let (s, _) = v.app.put(&filter, Some(&boss), json!({"blocked_company_ids": []})).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, sent) = v.app.post("/api/order-match-requests", Some(&v.a), a_take(false)).await;
+    assert_eq!(s, StatusCode::CREATED, "{sent}");
+    assert_eq!(answer(&v, &v.b, &sent[0], "REJECTED").await.0, StatusCode::OK);
+    let k_sell = v.parent(&v.b, "SELL", 1000).await;
+    let (s, _) = v.child(&v.b, &k_sell, 1000, p("94.74"), false).await;
+    assert_eq!(s, StatusCode::CREATED);
+
+    // A trader's own least score (50): Kestrel (0 now) is out of that trader's reach, and
+    // that trader's orders out of Kestrel's, both ways as for a block.
+    let (s, f) = v
+        .app
+        .put(
+            "/api/users/me/counterparty-filter",
+            Some(&v.a),
+            json!({"blocked_company_ids": [], "min_reliability_score": 50}),
+        )
+        .await;
+    assert_eq!((s, f["min_reliability_score"].clone()), (StatusCode::OK, json!(50)), "{f}");
+    assert_eq!(v.app.post("/api/order-match-requests", Some(&v.a), a_take(true)).await, (StatusCode::OK, json!([])));
+    assert_eq!(take(&v, &buy, 1000, "94.75", true, false).await, (StatusCode::OK, json!([])));
+    // Another Halyard trader is not held by it.
+    let (_, small_parent) = v
+        .app
+        .post(
+            "/api/parent-orders",
+            Some(&v.a_admin_limited),
+            json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 1000}),
+        )
+        .await;
+    let (s, dry) = v
+        .app
+        .post(
+            "/api/order-match-requests",
+            Some(&v.a_admin_limited),
+            json!({"requesting_parent_order_id": small_parent["parent_order_id"], "quantity": 1000, "price": p("94.74").0,
+                   "requesting_broker_id": v.broker, "dry_run": true, "residual": false}),
+        )
+        .await;
+    assert_eq!((s, dry.as_array().map(Vec::len)), (StatusCode::OK, Some(1)), "{dry}");
+    // Kestrel's trader blocks Halyard for itself: Halyard's order is out of its reach.
+    let (s, _) = v.app.put("/api/users/me/counterparty-filter", Some(&v.a), json!({"blocked_company_ids": []})).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, _) =
+        v.app.put("/api/users/me/counterparty-filter", Some(&v.b), json!({"blocked_company_ids": [halyard]})).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(take(&v, &buy, 1000, "94.75", true, false).await, (StatusCode::OK, json!([])));
+    assert_balanced_for(&v, &[&v.a, &v.b]).await;
+    v.app.stop().await;
+}
+
+/// A firm's filter is its company admin's (or a venue admin's) to set and its people's to
+/// read; a trader sets its own; each change is in the action log; bad input is refused
+/// field by field.
+async fn counterparty_filters_are_set_by_their_owners(b: Backend) {
+    let v = venue(b).await;
+    let (boss, halyard, kestrel) = halyard_admin(&v).await;
+    let filter = format!("/api/companies/{halyard}/counterparty-filter");
+    // Empty until set; the firms to choose from leave out one's own firm and the broker.
+    assert_eq!(
+        v.app.get(&filter, Some(&v.a)).await,
+        (StatusCode::OK, json!({"blocked_companies": [], "min_reliability_score": null}))
+    );
+    let (_, firms) = v.app.get("/api/counterparty-firms", Some(&v.a)).await;
+    let names: Vec<&str> = firms.as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"Kestrel") && !names.contains(&"Halyard") && !names.contains(&"Baltic"), "{names:?}");
+
+    let body = json!({"blocked_company_ids": [kestrel], "min_reliability_score": 40});
+    assert_eq!(v.app.put(&filter, Some(&v.a), body.clone()).await.0, StatusCode::FORBIDDEN, "a trader");
+    assert_eq!(
+        v.app.put(&format!("/api/companies/{kestrel}/counterparty-filter"), Some(&boss), body.clone()).await.0,
+        StatusCode::NOT_FOUND
+    );
+    let (s, f) = v.app.put(&filter, Some(&boss), body).await;
+    assert_eq!((s, f["min_reliability_score"].clone()), (StatusCode::OK, json!(40)), "{f}");
+    assert_eq!(v.app.get(&filter, Some(&v.a)).await.1, f, "Halyard's trader reads it");
+    let admin = v.app.admin_token().await;
+    assert_eq!(v.app.get(&filter, Some(&admin)).await.1, f, "the operator reads it");
+
+    for (body, field, message) in [
+        (
+            json!({"blocked_company_ids": [], "min_reliability_score": 101}),
+            "min_reliability_score",
+            "Must be from 0 to 100",
+        ),
+        (
+            json!({"blocked_company_ids": [], "min_reliability_score": -1}),
+            "min_reliability_score",
+            "Must be from 0 to 100",
+        ),
+        (json!({"blocked_company_ids": [halyard]}), "blocked_company_ids", "A firm cannot block itself"),
+        (json!({"blocked_company_ids": [upstairs_domain::CompanyId::new().0]}), "blocked_company_ids", "Unknown firm"),
+    ] {
+        let (s, e) = v.app.put(&filter, Some(&boss), body.clone()).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {e}");
+        assert_eq!(
+            (e["errors"][0]["field"].as_str(), e["errors"][0]["message"].as_str()),
+            (Some(field), Some(message)),
+            "{e}"
+        );
+    }
+    let many: Vec<String> = (0..201).map(|_| upstairs_domain::CompanyId::new().0.to_string()).collect();
+    assert_eq!(v.app.put(&filter, Some(&boss), json!({"blocked_company_ids": many})).await.0, StatusCode::BAD_REQUEST);
+    // A company admin has no trader's filter of its own; a trader has.
+    assert_eq!(v.app.get("/api/users/me/counterparty-filter", Some(&boss)).await.0, StatusCode::FORBIDDEN);
+    let (s, f) =
+        v.app.put("/api/users/me/counterparty-filter", Some(&v.a), json!({"blocked_company_ids": [kestrel]})).await;
+    assert_eq!((s, f["blocked_companies"][0]["name"].clone()), (StatusCode::OK, json!("Kestrel")), "{f}");
+    assert_eq!(v.app.get("/api/users/me/counterparty-filter", Some(&v.a)).await.1, f);
+
+    let (_, logs) = v.app.get("/api/admin/action-logs?entity=counterparty_filter&size=100", Some(&admin)).await;
+    let owners: Vec<&str> =
+        logs["items"].as_array().unwrap().iter().map(|l| l["entity_id"].as_str().unwrap()).collect();
+    assert_eq!(owners.len(), 2, "{logs}");
+    assert!(owners.contains(&halyard.as_str()), "{logs}");
     v.app.stop().await;
 }

@@ -33,6 +33,7 @@ on_two_nodes!(
     a_node_that_stops_hearing_the_others_is_not_ready_until_it_does,
     a_node_killed_mid_job_leaves_it_to_the_other,
     a_node_reads_back_only_what_its_sessions_hear,
+    a_counterparty_filter_set_on_one_node_screens_takes_on_the_other,
 );
 
 /// A STOMP client of `token` on `node`, subscribed to `topic`.
@@ -188,6 +189,47 @@ mod body {
             let timed_out =
                 page["items"].as_array().unwrap().iter().filter(|n| n["type"] == "MATCH_REQUEST_TIMED_OUT").count();
             assert_eq!(timed_out, 1, "{page}");
+        }
+        two.stop().await;
+        v.app.stop().await;
+    }
+
+    /// Issue 29 (ADR 0042): each node keeps the venue's counterparty filters in a cache. A
+    /// filter set through one node screens a take through the other at once (its
+    /// announcement drops the other's cache), and lifted there, the take goes through.
+    pub async fn a_counterparty_filter_set_on_one_node_screens_takes_on_the_other() {
+        let v = venue(Backend::Postgres).await;
+        let two = v.app.spawn_node().await;
+        let sell = v.parent(&v.a, "SELL", 1000).await;
+        rest_on(&v, &v.app, &sell, 1000, "94.75").await;
+        let buy = v.parent(&v.b, "BUY", 1000).await;
+        let body = json!({"requesting_parent_order_id": buy["parent_order_id"], "quantity": 1000,
+                          "price": p("94.75").0, "requesting_broker_id": v.broker, "dry_run": true, "residual": false});
+        async fn preview_on(node: &TestApp, token: &str, body: &Value) -> (StatusCode, Value) {
+            node.post("/api/order-match-requests", Some(token), body.clone()).await
+        }
+        let preview = |node| preview_on(node, &v.b, &body);
+        // Node one's cache holds the filters (none yet).
+        assert_eq!(preview(&v.app).await.1.as_array().map(Vec::len), Some(1));
+        let halyard = v.app.get("/api/users/me", Some(&v.a)).await.1["company_id"].clone();
+        let (s, _) = two.put("/api/users/me/counterparty-filter", Some(&v.b), json!({"blocked_company_ids": [halyard]})).await;
+        assert_eq!(s, StatusCode::OK);
+        let deadline = std::time::Instant::now() + WAIT;
+        while preview(&v.app).await.1 != json!([]) {
+            assert!(std::time::Instant::now() < deadline, "node one still takes from a firm B blocked on node two");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let (s, _) = two.put("/api/users/me/counterparty-filter", Some(&v.b), json!({"blocked_company_ids": []})).await;
+        assert_eq!(s, StatusCode::OK);
+        let deadline = std::time::Instant::now() + WAIT;
+        loop {
+            let (s, sent) = take_on(&v, &v.app, &buy, 1000).await;
+            if s == StatusCode::CREATED {
+                assert_eq!(sent[0]["quantity"], json!(1000));
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "node one never saw the filter lifted: {s} {sent}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
         two.stop().await;
         v.app.stop().await;

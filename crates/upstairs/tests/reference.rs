@@ -528,6 +528,24 @@ async fn permission_matrix(b: Backend) {
                         "iceberg": false, "broker_id": broker["company_id"], "instrument_id": i, "direction": "BUY"})),
             [NO, NO, NEW, NO, NF, NF],
         ),
+        // Counterparty filters (issue 29): a firm's is read by its people and the venue's
+        // staff, set by its company admin or a venue admin; another firm finds none. A
+        // trader's own is a trader's.
+        (Method::GET, "/api/counterparty-firms".into(), None, [OK, OK, OK, OK, OK, OK]),
+        (Method::GET, format!("/api/companies/{h}/counterparty-filter"), None, [OK, OK, OK, OK, OK, NF]),
+        (
+            Method::PUT,
+            format!("/api/companies/{h}/counterparty-filter"),
+            Some(json!({"blocked_company_ids": []})),
+            [OK, NO, NO, OK, NO, NF],
+        ),
+        (Method::GET, "/api/users/me/counterparty-filter".into(), None, [NO, NO, OK, NO, OK, OK]),
+        (
+            Method::PUT,
+            "/api/users/me/counterparty-filter".into(),
+            Some(json!({"blocked_company_ids": []})),
+            [NO, NO, OK, NO, OK, OK],
+        ),
         // A minimum execution size (issue 29) is its order's owner's alone to set.
         (Method::PATCH, format!("/api/orders/{o}"), Some(json!({"min_execution": 500})), [NO, NO, OK, NO, NF, NF]),
         (Method::POST, "/api/order-match-requests".into(), Some(take(true)), [NO, NO, OK, NO, NF, NF]),

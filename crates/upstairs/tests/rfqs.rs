@@ -26,6 +26,7 @@ on_both_backends!(
     providers_see_todays_outcomes,
     keyed_rfqs_and_quotes_act_once,
     an_accepted_quote_reaches_the_broker_by_fix,
+    a_provider_that_blocks_the_requester_is_not_on_its_list,
 );
 
 on_both_backends!(
@@ -1406,5 +1407,35 @@ async fn an_accepted_quote_reaches_the_broker_by_fix(b: Backend) {
     assert_eq!(sides, ["1", "2"]);
     broker.stop().await;
     balanced(&r).await;
+    r.v.app.stop().await;
+}
+
+/// Issue 29 (ADR 0042): Fathom's firm filter blocks Kestrel. Kestrel's list of providers
+/// no longer names Fathom, and an RFQ to it is refused as one to a firm that is no
+/// provider at all; Gull is asked as before. Lifted, Fathom is back.
+async fn a_provider_that_blocks_the_requester_is_not_on_its_list(b: Backend) {
+    let r = rfq_venue(b).await;
+    let v = &r.v;
+    let admin = v.app.admin_token().await;
+    let kestrel = v.app.get("/api/users/me", Some(&v.b)).await.1["company_id"].clone();
+    let filter = format!("/api/companies/{}/counterparty-filter", r.fathom_id);
+    let names = || async {
+        let (_, lps) = v.app.get("/api/liquidity-providers", Some(&v.b)).await;
+        lps.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_owned()).collect::<Vec<_>>()
+    };
+    assert_eq!(names().await, ["Fathom", "Gull"]);
+    let (s, _) = v.app.put(&filter, Some(&admin), json!({"blocked_company_ids": [kestrel]})).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(names().await, ["Gull"]);
+    let buy = v.parent(&v.b, "BUY", 3000).await;
+    let blocked = send(&r, &buy, json!({"liquidity_provider_ids": [r.fathom_id]})).await;
+    let unknown = send(&r, &buy, json!({"liquidity_provider_ids": [v.broker]})).await;
+    assert_eq!(blocked.0, StatusCode::BAD_REQUEST, "{}", blocked.1);
+    assert_eq!(blocked, unknown);
+    let (s, rfq) = send(&r, &buy, json!({"liquidity_provider_ids": [r.gull_id]})).await;
+    assert_eq!(s, StatusCode::CREATED, "{rfq}");
+    let (s, _) = v.app.put(&filter, Some(&admin), json!({"blocked_company_ids": []})).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(names().await, ["Fathom", "Gull"]);
     r.v.app.stop().await;
 }

@@ -1,6 +1,7 @@
 pub mod action_logs;
 pub mod admin_orders;
 pub mod auth;
+pub mod counterparties;
 pub mod fix;
 pub mod matches;
 pub mod meta;

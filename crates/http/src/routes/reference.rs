@@ -47,7 +47,7 @@ pub async fn admin_companies<S: Store>(
 ) -> ApiResult<Json<Page<CompanyDto>>> {
     let page = st.engine.reference.admin_companies(&actor, q.page.unwrap_or(0), q.size.unwrap_or(200)).await?;
     let ids: Vec<CompanyId> = page.items.iter().map(|c| c.company_id).collect();
-    let scores = st.engine.matches.company_reliability_scores(&ids).await?;
+    let scores = st.engine.counterparties.company_reliability_scores(&ids).await?;
     let items = page.items.into_iter().map(|c| {
         let score = scores.get(&c.company_id).copied().unwrap_or(100);
         CompanyDto::new(c, score)
@@ -127,7 +127,7 @@ pub async fn release_company<S: Store>(
 /// A company's DTO with its reliability score.
 async fn with_score<S: Store>(st: &AppState<S>, c: upstairs_engine::model::Company) -> ApiResult<CompanyDto> {
     let id = c.company_id;
-    let score = st.engine.matches.company_reliability_scores(&[id]).await?.get(&id).copied().unwrap_or(100);
+    let score = st.engine.counterparties.company_reliability_scores(&[id]).await?.get(&id).copied().unwrap_or(100);
     Ok(CompanyDto::new(c, score))
 }
 

@@ -42,7 +42,7 @@ pub async fn me<S: Store>(State(st): State<AppState<S>>, Auth(actor): Auth) -> A
 /// A user's DTO with its reliability score.
 async fn with_score<S: Store>(st: &AppState<S>, view: upstairs_engine::model::UserView) -> ApiResult<UserDto> {
     let id = view.user.user_id;
-    let score = st.engine.matches.reliability_scores(&[id]).await?.get(&id).copied().unwrap_or(100);
+    let score = st.engine.counterparties.reliability_scores(&[id]).await?.get(&id).copied().unwrap_or(100);
     Ok(UserDto::new(view, score))
 }
 
@@ -144,7 +144,7 @@ pub async fn admin_list<S: Store>(
     };
     let page = st.engine.users.admin_users(&actor, filter).await?;
     let ids: Vec<UserId> = page.items.iter().map(|v| v.user.user_id).collect();
-    let scores = st.engine.matches.reliability_scores(&ids).await?;
+    let scores = st.engine.counterparties.reliability_scores(&ids).await?;
     let items = page.items.into_iter().map(|v| {
         let score = scores.get(&v.user.user_id).copied().unwrap_or(100);
         UserDto::new(v, score)

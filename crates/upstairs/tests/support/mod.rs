@@ -364,6 +364,10 @@ impl TestApp {
         self.call(Method::PATCH, path, token, Some(body)).await
     }
 
+    pub async fn put(&self, path: &str, token: Option<&str>, body: Value) -> (StatusCode, Value) {
+        self.call(Method::PUT, path, token, Some(body)).await
+    }
+
     pub async fn delete(&self, path: &str, token: Option<&str>) -> (StatusCode, Value) {
         self.call(Method::DELETE, path, token, None).await
     }

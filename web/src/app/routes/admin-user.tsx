@@ -1,5 +1,6 @@
 import Stack from '@mui/material/Stack';
 import { useCompanies } from '@/features/admin-companies/api/get-companies';
+import { CounterpartyFilterSection } from '@/components/counterparty-filter-dialog';
 import { OwnKillSwitch } from '@/features/admin-companies/components/own-kill-switch';
 import { UsersPanel } from '@/features/admin-users/components/users-panel';
 import { useCurrentUser } from '@/lib/api/get-me';
@@ -14,13 +15,18 @@ function UsersWithCompanies() {
 
 /**
  * A company admin manages its own company's users only (DESIGN section 4): that company is
- * the one choice. Its kill switch is here too.
+ * the one choice. Its counterparty filter and kill switch are here too.
  */
 function OwnCompanyUsers() {
   const user = useCurrentUser();
   return (
     <Stack spacing={3}>
       <UsersPanel companies={[{ company_id: user.company_id, name: user.company_name }]} />
+      <CounterpartyFilterSection
+        owner={{ companyId: user.company_id }}
+        title={`${user.company_name}'s counterparty filter`}
+        description="Firms none of your traders trade with, and the least reliability score of a firm they trade with. Each trader may add their own."
+      />
       <OwnKillSwitch companyId={user.company_id} />
     </Stack>
   );

@@ -13,6 +13,9 @@ export const admin = {
   instruments: [] as Record<string, unknown>[],
   requests: [] as { method: string; path: string; body: unknown }[],
   nextId: 1,
+  /** The venue's firms a counterparty filter may name, and each owner's filter ('me' or a company id). */
+  firms: [] as Ref[],
+  filters: {} as Record<string, { blocked_companies: Ref[]; min_reliability_score: number | null }>,
   /** The answering node's FIX acceptor; null: FIX off there. */
   fixAcceptor: { address: '127.0.0.1:9878', tls: false, comp_id: 'UPSTAIRS' } as { address: string; tls: boolean; comp_id: string } | null,
 };
@@ -57,6 +60,21 @@ export function resetAdminMocks() {
   ];
   admin.requests = [];
   admin.nextId = 1;
+  admin.firms = [{ company_id: 'c-corvid', name: 'Corvid' }, { company_id: 'c-halyard', name: 'Halyard' }, { company_id: 'c-kestrel', name: 'Kestrel' }];
+  admin.filters = {};
+}
+
+/** A filter as the server answers it, the blocked firms by name. */
+const filterOf = (owner: string) => admin.filters[owner] ?? { blocked_companies: [], min_reliability_score: null };
+
+async function putFilter(request: Request, owner: string) {
+  await record(request);
+  const body = (await request.json()) as { blocked_company_ids: string[]; min_reliability_score: number | null };
+  admin.filters[owner] = {
+    blocked_companies: admin.firms.filter((f) => body.blocked_company_ids.includes(f.company_id)),
+    min_reliability_score: body.min_reliability_score,
+  };
+  return HttpResponse.json(filterOf(owner));
 }
 
 function caller(request: Request) {
@@ -95,6 +113,11 @@ async function record(request: Request) {
 const page = (items: unknown[]) => HttpResponse.json({ items, total_items: items.length });
 
 export const adminHandlers: HttpHandler[] = [
+  http.get('*/api/counterparty-firms', ({ request }) => HttpResponse.json(admin.firms.filter((f) => f.company_id !== caller(request)?.company_id))),
+  http.get('*/api/users/me/counterparty-filter', () => HttpResponse.json(filterOf('me'))),
+  http.put('*/api/users/me/counterparty-filter', ({ request }) => putFilter(request, 'me')),
+  http.get('*/api/companies/:id/counterparty-filter', ({ params }) => HttpResponse.json(filterOf(String(params.id)))),
+  http.put('*/api/companies/:id/counterparty-filter', ({ request, params }) => putFilter(request, String(params.id))),
   http.all('*/api/admin/*', async ({ request }) => {
     await record(request);
     return isAdminRequest(request) || isCompanyAdminListingUsers(request) || isSalesReadingLists(request) ? undefined : forbidden();

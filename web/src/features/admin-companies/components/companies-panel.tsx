@@ -14,9 +14,11 @@ import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
+import Block from '@mui/icons-material/Block';
 import EditOutlined from '@mui/icons-material/EditOutlined';
 import PlayCircleOutline from '@mui/icons-material/PlayCircleOutlined';
 import PowerSettingsNew from '@mui/icons-material/PowerSettingsNew';
+import { CounterpartyFilterDialog } from '@/components/counterparty-filter-dialog';
 import { FormDrawer, serverFieldError } from '@/components/form/form-drawer';
 import { FormSwitch, FormTextField } from '@/components/form/form-fields';
 import { AdminPage } from '@/components/layout/admin-page';
@@ -69,6 +71,8 @@ export function CompaniesPanel() {
   const [killSwitch, setKillSwitch] = useState<{ id: string; action: KillSwitchAction } | null>(null);
   // DESIGN section 4: only a venue admin releases the kill switch.
   const canRelease = isAdmin(useCurrentUser());
+  // A firm's counterparty filter (ADR 0042).
+  const [filtering, setFiltering] = useState<Company | null>(null);
   const items = companies.data?.items ?? [];
   const switching = killSwitch && items.find((c) => c.company_id === killSwitch.id);
   return (
@@ -82,6 +86,13 @@ export function CompaniesPanel() {
         <>
           {editing && <CompanyDrawer company={editing.company} all={items} onClose={() => setEditing(null)} />}
           {killSwitch && switching && <KillSwitchDialog company={switching} action={killSwitch.action} onClose={() => setKillSwitch(null)} />}
+          {filtering && (
+            <CounterpartyFilterDialog
+              owner={{ companyId: filtering.company_id }}
+              title={`${filtering.name}'s counterparty filter`}
+              onClose={() => setFiltering(null)}
+            />
+          )}
         </>
       }
       emptyText="No companies yet."
@@ -158,6 +169,9 @@ export function CompaniesPanel() {
                       Stop trading
                     </Button>
                   )}
+                  <IconButton size="small" aria-label={`Counterparty filter of ${c.name}`} onClick={() => setFiltering(c)} sx={{ ml: 1 }}>
+                    <Block fontSize="small" />
+                  </IconButton>
                   <IconButton size="small" aria-label={`Edit ${c.name}`} onClick={() => setEditing({ company: c })} sx={{ ml: 1 }}>
                     <EditOutlined fontSize="small" />
                   </IconButton>

@@ -212,7 +212,8 @@ mod body {
         // Node one's cache holds the filters (none yet).
         assert_eq!(preview(&v.app).await.1.as_array().map(Vec::len), Some(1));
         let halyard = v.app.get("/api/users/me", Some(&v.a)).await.1["company_id"].clone();
-        let (s, _) = two.put("/api/users/me/counterparty-filter", Some(&v.b), json!({"blocked_company_ids": [halyard]})).await;
+        let (s, _) =
+            two.put("/api/users/me/counterparty-filter", Some(&v.b), json!({"blocked_company_ids": [halyard]})).await;
         assert_eq!(s, StatusCode::OK);
         let deadline = std::time::Instant::now() + WAIT;
         while preview(&v.app).await.1 != json!([]) {

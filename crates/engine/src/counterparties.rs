@@ -190,7 +190,16 @@ impl<S: Store> Counterparties<S> {
         if actor.user.company_id != company && !actor.can(Permission::AdminDrawer) {
             return Err(not_found_company());
         }
+        self.require_company(company).await?;
         self.view(company.0).await
+    }
+
+    /// The venue's staff name any company: one that does not exist is not found.
+    async fn require_company(&self, id: CompanyId) -> Result<(), EngineError> {
+        match self.store.single().await?.company(id).await? {
+            Some(_) => Ok(()),
+            None => Err(not_found_company()),
+        }
     }
 
     /// Sets a firm's own filter: its company admin, or a venue admin.
@@ -208,6 +217,7 @@ impl<S: Store> Counterparties<S> {
                 not_found_company()
             });
         }
+        self.require_company(company).await?;
         self.set(actor, company.0, company, input).await
     }
 

@@ -1455,6 +1455,10 @@ async fn counterparty_filters_are_set_by_their_owners(b: Backend) {
     assert_eq!(v.app.get(&filter, Some(&v.a)).await.1, f, "Halyard's trader reads it");
     let admin = v.app.admin_token().await;
     assert_eq!(v.app.get(&filter, Some(&admin)).await.1, f, "the operator reads it");
+    // A company that does not exist is not found, even by the operator.
+    let nowhere = format!("/api/companies/{}/counterparty-filter", upstairs_domain::CompanyId::new().0);
+    assert_eq!(v.app.get(&nowhere, Some(&admin)).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(v.app.put(&nowhere, Some(&admin), json!({"blocked_company_ids": []})).await.0, StatusCode::NOT_FOUND);
 
     for (body, field, message) in [
         (

@@ -108,7 +108,7 @@ impl<S: Store> Withdrawals<S> {
         let mut tx = self.store.write().await?;
         let current =
             tx.order(id).await?.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
-        if !crate::context::may_trade(actor, &*self.cached_instrument(current.instrument_id).await?) {
+        if !crate::context::may_trade(actor, &*self.instrument_in(&mut tx, current.instrument_id).await?) {
             return Err(not_found_order());
         }
         let view = self.orders.own_parent(&mut tx, actor, current.parent_order_id, true).await?;

@@ -26,10 +26,13 @@ pub enum NotificationType {
     MatchRequestBrokerRejected,
     /// A trader: an operator corrected the limit price of their working order.
     OrderPriceCorrected,
+    /// A trader who chose it: the venue cancelled their working order when their last
+    /// connection dropped (ADR 0043).
+    OrderCancelledOnDisconnect,
 }
 
 impl NotificationType {
-    pub const ALL: [NotificationType; 11] = [
+    pub const ALL: [NotificationType; 12] = [
         NotificationType::MatchRequestAccepted,
         NotificationType::MatchRequestCancelled,
         NotificationType::MatchRequestReceived,
@@ -41,6 +44,7 @@ impl NotificationType {
         NotificationType::RfqQuoteAccepted,
         NotificationType::MatchRequestBrokerRejected,
         NotificationType::OrderPriceCorrected,
+        NotificationType::OrderCancelledOnDisconnect,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -58,6 +62,7 @@ impl NotificationType {
             NotificationType::RfqQuoteAccepted => "RFQ_QUOTE_ACCEPTED",
             NotificationType::MatchRequestBrokerRejected => "MATCH_REQUEST_BROKER_REJECTED",
             NotificationType::OrderPriceCorrected => "ORDER_PRICE_CORRECTED",
+            NotificationType::OrderCancelledOnDisconnect => "ORDER_CANCELLED_ON_DISCONNECT",
         }
     }
 

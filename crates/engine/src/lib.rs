@@ -12,6 +12,7 @@ pub mod confirmations;
 pub mod context;
 pub mod core;
 pub mod counterparties;
+pub mod disconnects;
 pub mod error;
 pub mod events;
 pub mod fanout;
@@ -53,6 +54,9 @@ pub mod defaults {
     pub const SUPPORT_EMAIL: &str = "support@upstairs.example";
     pub const SUPPORT_PHONE: &str = "+44 20 7946 0000";
     pub const MAIL_FROM: &str = "Upstairs <no-reply@upstairs.local>";
+    /// How long a trader's connections may all be gone before a cancel on disconnect
+    /// (ADR 0043), in seconds.
+    pub const DISCONNECT_GRACE_SECS: u64 = 10;
 }
 
 /// Settings the use cases depend on.
@@ -76,6 +80,9 @@ pub struct EngineConfig {
     /// `upstairs demo`: the E-mail outbox shows its messages' links (its logins are public
     /// anyway); anywhere else a live link would let the reader take an account over.
     pub demo: bool,
+    /// How long a trader's connections may all be gone before their orders are pulled,
+    /// when they chose it (ADR 0043).
+    pub disconnect_grace: Duration,
 }
 
 impl Default for EngineConfig {
@@ -93,6 +100,7 @@ impl Default for EngineConfig {
             calendar: upstairs_domain::calendar::Calendar::default(),
             max_order_quantity: upstairs_domain::quantity::DEFAULT_MAX_ORDER_QUANTITY,
             demo: false,
+            disconnect_grace: Duration::from_secs(defaults::DISCONNECT_GRACE_SECS),
         }
     }
 }
@@ -113,6 +121,7 @@ pub struct Engine<S: Store> {
     pub reference: reference::Reference<S>,
     pub withdrawals: withdrawals::Withdrawals<S>,
     pub kill_switch: kill_switch::KillSwitch<S>,
+    pub disconnects: disconnects::Disconnects<S>,
     pub fix: fix::Fix<S>,
     pub newsletters: newsletters::Newsletters<S>,
     pub admin_orders: admin_orders::AdminOrders<S>,
@@ -135,6 +144,7 @@ impl<S: Store> Clone for Engine<S> {
             reference: self.reference.clone(),
             withdrawals: self.withdrawals.clone(),
             kill_switch: self.kill_switch.clone(),
+            disconnects: self.disconnects.clone(),
             fix: self.fix.clone(),
             newsletters: self.newsletters.clone(),
             admin_orders: self.admin_orders.clone(),
@@ -173,11 +183,13 @@ impl<S: Store> Engine<S> {
         let reference = reference::Reference::new(&core, &counterparties, &matches);
         let withdrawals = withdrawals::Withdrawals::new(&core, &fix_reports, &notifications, &orders, &matches, &rfqs);
         let kill_switch = kill_switch::KillSwitch::new(&core, &matches, &rfqs);
+        let disconnects = disconnects::Disconnects::new(&core, &matches);
         let fix = fix::Fix::new(&core, &fix_reports, &orders, &confirmations, &withdrawals);
         let newsletters = newsletters::Newsletters::new(&core);
         let admin_orders = admin_orders::AdminOrders::new(&core);
         let action_logs = action_logs::ActionLogs::new(&core);
-        let scheduler = scheduler::Scheduler::new(&core, &orders, &matches, &rfqs, &withdrawals, &kill_switch);
+        let scheduler =
+            scheduler::Scheduler::new(&core, &orders, &matches, &rfqs, &withdrawals, &kill_switch, &disconnects);
         Self {
             core,
             accounts,
@@ -191,6 +203,7 @@ impl<S: Store> Engine<S> {
             reference,
             withdrawals,
             kill_switch,
+            disconnects,
             fix,
             newsletters,
             admin_orders,

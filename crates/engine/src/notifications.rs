@@ -167,6 +167,27 @@ pub(crate) fn price_corrected(before: &ChildOrder, after: &ChildOrder, now: Date
     }
 }
 
+/// The owner's notification of their working order cancelled when their connection
+/// dropped (ADR 0043), to write with it: the order's side, quantity and price. Done,
+/// nothing to answer.
+pub(crate) fn cancelled_on_disconnect(order: &ChildOrder, now: DateTime<Utc>) -> Notification {
+    Notification {
+        notification_id: NotificationId::new(),
+        user_id: order.created_by,
+        notification_type: NotificationType::OrderCancelledOnDisconnect,
+        status: MatchRequestState::Cancelled,
+        instrument_id: order.instrument_id,
+        subject: Subject::Order(order.order_id),
+        role: Party::Responder,
+        terms: Some(Terms { direction: order.direction, quantity: order.quantity, price: order.price }),
+        read: false,
+        archived: false,
+        created_at: now,
+        expired_at: now,
+        updated_at: now,
+    }
+}
+
 /// The responder's notification of a new match request, to write with it.
 pub(crate) fn received(m: &MatchRequest) -> Notification {
     new(m, Party::Responder, NotificationType::MatchRequestReceived, m.created_at)

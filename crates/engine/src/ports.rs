@@ -246,6 +246,14 @@ pub trait UserRepo {
     async fn user_by_email(&mut self, email: &str) -> StoreResult<Option<UserView>>;
     /// Ordered by e-mail.
     async fn users(&mut self, filter: &UserFilter) -> StoreResult<Page<UserView>>;
+    /// Holds `node`'s presence lease on each of `holders` until `until` (ADR 0043).
+    async fn renew_presence(&mut self, node: &str, holders: &[Holder], until: DateTime<Utc>) -> StoreResult<()>;
+    /// Ends `node`'s leases on `holders` at `at`, when their last session there closed.
+    async fn release_presence(&mut self, node: &str, holders: &[Holder], at: DateTime<Utc>) -> StoreResult<()>;
+    /// Removes every lease (any node's) that lapsed by `now`: each one's holder and end.
+    async fn take_lapsed_presence(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<(Holder, DateTime<Utc>)>>;
+    /// Whether any node holds a lease on `holder` beyond `now`.
+    async fn present(&mut self, holder: Holder, now: DateTime<Utc>) -> StoreResult<bool>;
 }
 
 #[async_trait]
@@ -325,6 +333,9 @@ pub trait TimerRepo {
     async fn delete_timer(&mut self, id: Uuid) -> StoreResult<()>;
     /// Releases a claimed timer to run again at `due_at`.
     async fn reschedule_timer(&mut self, id: Uuid, due_at: DateTime<Utc>) -> StoreResult<()>;
+    /// Moves the pending timer of `dedupe_key` to `due_at` when that is later than its due
+    /// time (a later cause of the same timer; one running now is deleted when done).
+    async fn postpone_timer(&mut self, dedupe_key: &str, due_at: DateTime<Utc>) -> StoreResult<()>;
     async fn pending_timers(&mut self) -> StoreResult<Vec<Timer>>;
     /// Makes every timer of `kind` that nobody holds due at `now` at the latest;
     /// returns how many moved.

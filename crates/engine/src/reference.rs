@@ -31,6 +31,7 @@ pub struct CompanyChanges {
     /// Set (hashed) or, with `Some(None)`, removed.
     pub fix_password: Option<Option<String>>,
     pub fix_reset_on_logon: Option<bool>,
+    pub fix_cancel_on_disconnect: Option<bool>,
     pub default_broker_id: Option<Option<CompanyId>>,
     pub broker_ids: Option<Vec<CompanyId>>,
     pub roles: Option<Vec<String>>,
@@ -67,6 +68,7 @@ fn company_json(c: &Company) -> serde_json::Value {
         "account": c.account, "trade_confirmation_email": c.trade_confirmation_email,
         "trade_confirmation_via_email_enabled": c.trade_confirmation_via_email_enabled,
         "fix_comp_id": c.fix_comp_id, "fix_reset_on_logon": c.fix_reset_on_logon,
+        "fix_cancel_on_disconnect": c.fix_cancel_on_disconnect,
         "fix_password_set": c.fix_password_hash.is_some(),
         "default_broker_id": c.default_broker.as_ref().map(|b| b.company_id),
         "broker_ids": c.brokers.iter().map(|b| b.company_id).collect::<Vec<_>>(),
@@ -259,6 +261,9 @@ impl<S: Store> Reference<S> {
         }
         if let Some(v) = ch.fix_reset_on_logon {
             c.fix_reset_on_logon = v;
+        }
+        if let Some(v) = ch.fix_cancel_on_disconnect {
+            c.fix_cancel_on_disconnect = v;
         }
         if let Some(mut roles) = ch.roles {
             roles.sort();

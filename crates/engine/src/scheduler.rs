@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use crate::Store;
 use crate::core::service;
+use crate::disconnects::Disconnects;
 use crate::error::EngineError;
 use crate::kill_switch::KillSwitch;
 use crate::matches::Matches;
@@ -48,7 +49,14 @@ pub struct RunReport {
 
 service!(
     /// The timers' lanes: e-mail delivery, time-outs, the close, the sweeps.
-    Scheduler { orders: Orders, matches: Matches, rfqs: Rfqs, withdrawals: Withdrawals, kill_switch: KillSwitch }
+    Scheduler {
+        orders: Orders,
+        matches: Matches,
+        rfqs: Rfqs,
+        withdrawals: Withdrawals,
+        kill_switch: KillSwitch,
+        disconnects: Disconnects,
+    }
 );
 
 impl<S: Store> Scheduler<S> {
@@ -209,6 +217,10 @@ impl<S: Store> Scheduler<S> {
                 self.kill_switch.run_kill_sweep_timer(timer).await.map_err(|e| e.to_string())?;
                 self.finish_timer(timer.timer_id).await
             }
+            crate::disconnects::CANCEL => {
+                self.disconnects.run_cancel_timer(timer).await.map_err(|e| e.to_string())?;
+                self.finish_timer(timer.timer_id).await
+            }
             crate::rfqs::EXPIRE => {
                 self.rfqs.run_rfq_timer(timer).await.map_err(|e| e.to_string())?;
                 self.finish_timer(timer.timer_id).await
@@ -345,6 +357,7 @@ impl Lane {
                 crate::rfqs::EXPIRE,
                 crate::orders::DAY_CLOSE,
                 crate::kill_switch::KILL_SWEEP,
+                crate::disconnects::CANCEL,
                 CLEANUP,
             ],
             Lane::Mail => &[OUTBOX_DELIVER],

@@ -55,6 +55,8 @@ pub struct UserChanges {
     /// Refused when it names another company: a user's company cannot change.
     pub company_id: Option<CompanyId>,
     pub auto_accept: Option<upstairs_domain::AutoAccept>,
+    /// The user's own choice: pull their working orders when their connection drops.
+    pub cancel_on_disconnect: Option<bool>,
     pub ui_metadata: Option<Vec<upstairs_domain::UiMetadataEntry>>,
 }
 
@@ -76,7 +78,7 @@ fn user_json(u: &User) -> serde_json::Value {
         "email": u.email, "first_name": u.first_name, "last_name": u.last_name, "roles": u.roles,
         "active": u.active, "fix_integration": u.fix_integration, "ems_trader_id": u.ems_trader_id,
         "parent_order_limit_multiplier": u.parent_order_limit_multiplier, "auto_accept": u.auto_accept,
-        "ui_metadata": u.ui_metadata,
+        "cancel_on_disconnect": u.cancel_on_disconnect, "ui_metadata": u.ui_metadata,
     })
 }
 
@@ -183,6 +185,7 @@ impl<S: Store> Users<S> {
             parent_order_limit_multiplier: input.parent_order_limit_multiplier,
             ui_metadata: vec![],
             fix_integration: input.fix_integration,
+            cancel_on_disconnect: false,
             ems_trader_id: input.ems_trader_id.filter(|s| !s.trim().is_empty()),
             created_at: now,
             updated_at: now,
@@ -249,6 +252,7 @@ impl<S: Store> Users<S> {
             parent_order_limit_multiplier: None,
             ui_metadata: vec![],
             fix_integration: false,
+            cancel_on_disconnect: false,
             ems_trader_id: None,
             created_at: now,
             updated_at: now,
@@ -322,7 +326,8 @@ impl<S: Store> Users<S> {
                 return Err(EngineError::invalid_many(errors));
             }
         }
-        if (ch.auto_accept.is_some() || ch.ui_metadata.is_some()) && id != actor.user.user_id {
+        let preferences = ch.auto_accept.is_some() || ch.cancel_on_disconnect.is_some() || ch.ui_metadata.is_some();
+        if preferences && id != actor.user.user_id {
             return Err(EngineError::Forbidden("Only the user can change their own preferences.".into()));
         }
         if ch.company_id.is_some_and(|c| c != view.user.company_id) {
@@ -387,6 +392,9 @@ impl<S: Store> Users<S> {
         }
         if let Some(a) = ch.auto_accept {
             u.auto_accept = Some(a);
+        }
+        if let Some(c) = ch.cancel_on_disconnect {
+            u.cancel_on_disconnect = c;
         }
         if let Some(entries) = ch.ui_metadata {
             for e in entries {

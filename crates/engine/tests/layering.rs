@@ -38,6 +38,7 @@ const FEATURES: &[(&str, &str)] = &[
     ("reference", "Reference"),
     ("withdrawals", "Withdrawals"),
     ("kill_switch", "KillSwitch"),
+    ("disconnects", "Disconnects"),
     ("fix", "Fix"),
     ("newsletters", "Newsletters"),
     ("admin_orders", "AdminOrders"),

@@ -203,6 +203,9 @@ async fn run_session<S: Store>(
         return;
     };
     live.lock().unwrap_or_else(PoisonError::into_inner).push(conn.clone());
+    // Counted as present while it lives: gone for the grace period, the orders of the
+    // parents it sent are pulled unless the company turned it off (ADR 0043).
+    let _present = engine.presence.open_fix(company);
     let carried = shared.carried(company);
     let mut changes = engine.fix_outbox_changes();
     // This node's hold on the session (ADR 0026): renewed while it lives; a session whose

@@ -376,7 +376,7 @@ macro_rules! shared_repos {
                     _ => None,
                 })
                 .bind(match n.subject {
-                    Subject::PriceCorrection { order_id, .. } => Some(order_id.0),
+                    Subject::PriceCorrection { order_id, .. } | Subject::Order(order_id) => Some(order_id.0),
                     _ => None,
                 })
                 .bind(match n.subject {
@@ -429,8 +429,8 @@ macro_rules! shared_repos {
                 sqlx::query(
                     "insert into company (company_id, name, full_name, roles, ems_identifier, account, \
                      trade_confirmation_email, trade_confirmation_via_email_enabled, default_broker_id, created_at, \
-                     updated_at, fix_comp_id, fix_reset_on_logon, fix_password_hash) \
-                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+                     updated_at, fix_comp_id, fix_reset_on_logon, fix_password_hash, fix_cancel_on_disconnect) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
                 )
                 .bind(c.company_id.0)
                 .bind(&c.name)
@@ -446,6 +446,7 @@ macro_rules! shared_repos {
                 .bind(&c.fix_comp_id)
                 .bind(c.fix_reset_on_logon)
                 .bind(&c.fix_password_hash)
+                .bind(c.fix_cancel_on_disconnect)
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
@@ -458,7 +459,7 @@ macro_rules! shared_repos {
                     "update company set name = $1, full_name = $2, roles = $3, ems_identifier = $4, account = $5, \
                      trade_confirmation_email = $6, trade_confirmation_via_email_enabled = $7, \
                      default_broker_id = $8, updated_at = $9, fix_comp_id = $11, fix_reset_on_logon = $12, \
-                     fix_password_hash = $13 \
+                     fix_password_hash = $13, fix_cancel_on_disconnect = $14 \
                      where company_id = $10",
                 )
                 .bind(&c.name)
@@ -474,6 +475,7 @@ macro_rules! shared_repos {
                 .bind(&c.fix_comp_id)
                 .bind(c.fix_reset_on_logon)
                 .bind(&c.fix_password_hash)
+                .bind(c.fix_cancel_on_disconnect)
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
@@ -821,8 +823,8 @@ macro_rules! shared_repos {
                 sqlx::query(
                     "insert into app_user (user_id, company_id, email, first_name, last_name, roles, password_hash, \
                      active, verified, auto_accept, parent_order_limit_multiplier, ui_metadata, fix_integration, \
-                     ems_trader_id, created_at, updated_at) \
-                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+                     ems_trader_id, created_at, updated_at, cancel_on_disconnect) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
                 )
                 .bind(u.user_id.0)
                 .bind(u.company_id.0)
@@ -840,6 +842,7 @@ macro_rules! shared_repos {
                 .bind(&u.ems_trader_id)
                 .bind(Ts(u.created_at))
                 .bind(Ts(u.updated_at))
+                .bind(u.cancel_on_disconnect)
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
@@ -851,8 +854,8 @@ macro_rules! shared_repos {
                 sqlx::query(
                     "update app_user set email = $1, first_name = $2, last_name = $3, roles = $4, password_hash = $5, \
                      active = $6, verified = $7, auto_accept = $8, parent_order_limit_multiplier = $9, \
-                     ui_metadata = $10, fix_integration = $11, ems_trader_id = $12, updated_at = $13 \
-                     where user_id = $14",
+                     ui_metadata = $10, fix_integration = $11, ems_trader_id = $12, updated_at = $13, \
+                     cancel_on_disconnect = $15 where user_id = $14",
                 )
                 .bind(&u.email)
                 .bind(&u.first_name)
@@ -868,10 +871,76 @@ macro_rules! shared_repos {
                 .bind(&u.ems_trader_id)
                 .bind(Ts(u.updated_at))
                 .bind(u.user_id.0)
+                .bind(u.cancel_on_disconnect)
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
                 Ok(())
+            }
+
+            async fn renew_presence(&mut self, node: &str, holders: &[Holder], until: DateTime<Utc>) -> StoreResult<()> {
+                for h in holders {
+                    let (kind, id) = h.parts();
+                    sqlx::query(
+                        "insert into presence (holder_kind, holder_id, node_id, until) values ($1, $2, $3, $4) \
+                         on conflict (holder_kind, holder_id, node_id) do update set until = excluded.until",
+                    )
+                    .bind(kind)
+                    .bind(id)
+                    .bind(node)
+                    .bind(Ts(until))
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                }
+                Ok(())
+            }
+
+            async fn release_presence(&mut self, node: &str, holders: &[Holder], at: DateTime<Utc>) -> StoreResult<()> {
+                for h in holders {
+                    let (kind, id) = h.parts();
+                    sqlx::query(
+                        "update presence set until = $4 where holder_kind = $1 and holder_id = $2 and node_id = $3",
+                    )
+                    .bind(kind)
+                    .bind(id)
+                    .bind(node)
+                    .bind(Ts(at))
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                }
+                Ok(())
+            }
+
+            async fn take_lapsed_presence(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<(Holder, DateTime<Utc>)>> {
+                let rows: Vec<(String, Uuid, Ts)> =
+                    sqlx::query_as("delete from presence where until <= $1 returning holder_kind, holder_id, until")
+                        .bind(Ts(now))
+                        .fetch_all(&mut *self.tx)
+                        .await
+                        .map_err(map_err)?;
+                rows.into_iter()
+                    .map(|(kind, id, t)| {
+                        let holder = Holder::from_parts(&kind, id)
+                            .ok_or_else(|| StoreError::Other(format!("a presence lease of kind {kind}")))?;
+                        Ok((holder, t.0))
+                    })
+                    .collect()
+            }
+
+            async fn present(&mut self, holder: Holder, now: DateTime<Utc>) -> StoreResult<bool> {
+                let (kind, id) = holder.parts();
+                let n: i64 = sqlx::query_scalar(
+                    "select count(*) from presence where holder_kind = $1 and holder_id = $2 and until > $3",
+                )
+                .bind(kind)
+                .bind(id)
+                .bind(Ts(now))
+                .fetch_one(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(n > 0)
             }
 
             async fn user(&mut self, id: UserId) -> StoreResult<Option<UserView>> {
@@ -1350,6 +1419,18 @@ macro_rules! shared_repos {
                 }
                 let r = bind_timer(sqlx::query(sql::INSERT_TIMER), t).execute(&mut *self.tx).await.map_err(map_err)?;
                 Ok(r.rows_affected() == 1)
+            }
+
+            async fn postpone_timer(&mut self, dedupe_key: &str, due_at: DateTime<Utc>) -> StoreResult<()> {
+                sqlx::query(
+                    "update timer set due_at = $2 where dedupe_key = $1 and due_at < $2",
+                )
+                .bind(dedupe_key)
+                .bind(Ts(due_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
             }
 
             async fn claim_due_timers(

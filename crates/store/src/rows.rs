@@ -38,6 +38,7 @@ pub struct CompanyRow {
     fix_comp_id: Option<String>,
     fix_password_hash: Option<String>,
     fix_reset_on_logon: bool,
+    fix_cancel_on_disconnect: bool,
     default_broker_id: Option<Uuid>,
     default_broker_name: Option<String>,
     trading_stopped_at: Option<Ts>,
@@ -64,6 +65,7 @@ impl CompanyRow {
             fix_comp_id: self.fix_comp_id,
             fix_password_hash: self.fix_password_hash,
             fix_reset_on_logon: self.fix_reset_on_logon,
+            fix_cancel_on_disconnect: self.fix_cancel_on_disconnect,
             default_broker: self
                 .default_broker_id
                 .zip(self.default_broker_name)
@@ -144,6 +146,7 @@ pub struct UserRow {
     parent_order_limit_multiplier: Option<i64>,
     ui_metadata: Json<Vec<UiMetadataEntry>>,
     fix_integration: bool,
+    cancel_on_disconnect: bool,
     ems_trader_id: Option<String>,
     created_at: Ts,
     updated_at: Ts,
@@ -168,6 +171,7 @@ impl UserRow {
                 parent_order_limit_multiplier: self.parent_order_limit_multiplier,
                 ui_metadata: self.ui_metadata.0,
                 fix_integration: self.fix_integration,
+                cancel_on_disconnect: self.cancel_on_disconnect,
                 ems_trader_id: self.ems_trader_id,
                 created_at: self.created_at.0,
                 updated_at: self.updated_at.0,
@@ -737,6 +741,7 @@ impl NotificationRow {
                 (None, None, Some(o), Some(old), Some(new)) => {
                     Subject::PriceCorrection { order_id: OrderId(o), old_price: old.0, new_price: new.0 }
                 }
+                (None, None, Some(o), None, None) => Subject::Order(OrderId(o)),
                 _ => return Err(StoreError::Other(format!("notification {} tells of nothing", self.notification_id))),
             },
             role: stored("notification role", &self.role, Party::parse(&self.role))?,

@@ -35,6 +35,7 @@ contract!(
     outbox_lifecycle,
     timers_claim_and_reschedule,
     timers_are_claimed_once_under_concurrency,
+    presence_leases_lapse_once,
     uncommitted_writes_vanish,
     companies_with_brokers,
     instruments_exact_filtered_sorted,
@@ -76,6 +77,7 @@ fn user(company: &Company, email: &str) -> User {
         parent_order_limit_multiplier: None,
         ui_metadata: vec![],
         fix_integration: false,
+        cancel_on_disconnect: false,
         ems_trader_id: None,
         created_at: t0(),
         updated_at: t0(),
@@ -124,6 +126,7 @@ async fn users_round_trip<S: Store>(s: S) {
     u.ui_metadata =
         vec![UiMetadataEntry { key: "TOOLTIPS".into(), value: json!([{"key": "FIRST_PARENT_ORDER", "read": true}]) }];
     u.ems_trader_id = Some("EMS-7".into());
+    u.cancel_on_disconnect = true;
     u.updated_at = t0() + Duration::seconds(5);
     let mut tx = s.write().await.unwrap();
     tx.update_user(&u).await.unwrap();
@@ -531,6 +534,50 @@ async fn timers_claim_and_reschedule<S: Store>(s: S) {
     tx.claim_due_timers(now + Duration::minutes(10), now + Duration::minutes(12), 10, ABC).await.unwrap();
     assert_eq!(tx.bring_forward("a", now).await.unwrap(), 0, "held by a lease");
     tx.commit().await.unwrap();
+}
+
+/// Presence leases (ADR 0043): renewed per node, ended when a node's last session of a
+/// holder closes, and each lapsed one taken once; a holder (a user, a company's FIX
+/// session) is present while any node's lease holds.
+/// A later cause of a deduplicated timer moves it later, never earlier.
+async fn presence_leases_lapse_once<S: Store>(s: S) {
+    let (c, u) = seeded(&s).await;
+    let (u, other, fix) = (Holder::User(u.user_id), Holder::User(UserId::new()), Holder::Fix(c.company_id));
+    let now = t0();
+    let mut tx = s.write().await.unwrap();
+    tx.renew_presence("n1", &[u, other, fix], now + Duration::seconds(15)).await.unwrap();
+    tx.renew_presence("n2", &[u], now + Duration::seconds(15)).await.unwrap();
+    tx.renew_presence("n1", &[u], now + Duration::seconds(20)).await.unwrap();
+    tx.commit().await.unwrap();
+    let mut tx = s.write().await.unwrap();
+    assert!(tx.present(u, now + Duration::seconds(16)).await.unwrap(), "n1's renewed lease");
+    assert!(!tx.present(other, now + Duration::seconds(16)).await.unwrap());
+    assert!(tx.present(fix, now).await.unwrap());
+    assert!(!tx.present(Holder::Fix(upstairs_domain::CompanyId(u.parts().1)), now).await.unwrap(), "kinds apart");
+    assert!(tx.take_lapsed_presence(now).await.unwrap().is_empty());
+    // n1's sessions of `u` close: n2's lease still holds.
+    tx.release_presence("n1", &[u], now + Duration::seconds(1)).await.unwrap();
+    assert!(tx.present(u, now + Duration::seconds(1)).await.unwrap());
+    let mut lapsed = tx.take_lapsed_presence(now + Duration::seconds(15)).await.unwrap();
+    lapsed.sort();
+    let mut want = vec![
+        (u, now + Duration::seconds(1)),
+        (u, now + Duration::seconds(15)),
+        (other, now + Duration::seconds(15)),
+        (fix, now + Duration::seconds(15)),
+    ];
+    want.sort();
+    assert_eq!(lapsed, want);
+    assert!(tx.take_lapsed_presence(now + Duration::seconds(15)).await.unwrap().is_empty(), "taken once");
+    assert!(!tx.present(u, now + Duration::seconds(15)).await.unwrap());
+
+    let key = "disconnect.cancel:x";
+    assert!(tx.insert_timer(&timer("a", now + Duration::seconds(10), Some(key))).await.unwrap());
+    tx.postpone_timer(key, now + Duration::seconds(25)).await.unwrap();
+    tx.postpone_timer(key, now + Duration::seconds(12)).await.unwrap();
+    tx.commit().await.unwrap();
+    let mut tx = s.read().await.unwrap();
+    assert_eq!(tx.pending_timers().await.unwrap()[0].due_at, now + Duration::seconds(25), "later, never earlier");
 }
 
 async fn timers_are_claimed_once_under_concurrency<S: Store>(s: S) {

@@ -61,6 +61,8 @@ pub struct Settings {
     pub fix: Option<upstairs_fix::FixSettings>,
     /// The largest order of any kind (ADR 0027).
     pub max_order_quantity: i64,
+    /// How long a trader's connections may all be gone before a cancel on disconnect.
+    pub disconnect_grace: Duration,
     /// Where `/metrics` is served (`host:port`), apart from the app; `None`: nowhere.
     pub metrics_bind: Option<String>,
 }
@@ -88,6 +90,7 @@ impl Default for Settings {
             server_limits: ServerLimits::default(),
             fix: None,
             max_order_quantity: e.max_order_quantity,
+            disconnect_grace: e.disconnect_grace,
             metrics_bind: Some(defaults::METRICS_BIND.into()),
         }
     }
@@ -185,6 +188,7 @@ fn engine_config(s: &Settings, public_url: &str) -> EngineConfig {
         calendar: s.calendar.clone(),
         rate_limits: s.rate_limits.clone(),
         max_order_quantity: s.max_order_quantity,
+        disconnect_grace: s.disconnect_grace,
         demo: s.demo,
         ..EngineConfig::default()
     }
@@ -293,8 +297,9 @@ async fn start_with<S: Store>(
     let peers = engine.hear_peers(shutdown_rx.clone()).await.context("listen to the other nodes")?;
     let wake = engine.wake_handle();
     let scheduler = engine.scheduler.clone().run_scheduler(settings.scheduler_poll, shutdown_rx.clone());
+    let presence = engine.disconnects.clone().run_presence(shutdown_rx.clone());
     let jobs = tokio::spawn(async move {
-        scheduler.await;
+        tokio::join!(scheduler, presence);
         if let Some(peers) = peers {
             let _ = peers.await;
         }
@@ -353,6 +358,10 @@ async fn start_with<S: Store>(
     let run_due = Arc::new(move || -> BoxFuture<'static, ()> {
         let engine = engine.clone();
         Box::pin(async move {
+            // Who is here first: a lease that lapsed schedules its cancel on disconnect.
+            if let Err(e) = engine.disconnects.presence_pass().await {
+                tracing::error!(error = %e, "presence pass failed");
+            }
             if let Err(e) = engine.scheduler.run_due_timers().await {
                 tracing::error!(error = %e, "scheduler pass failed");
             }

@@ -134,6 +134,11 @@ pub struct ServeArgs {
     #[arg(long, env = "UPSTAIRS_MAX_ORDER_QUANTITY", default_value_t = upstairs_domain::quantity::DEFAULT_MAX_ORDER_QUANTITY,
           value_parser = clap::value_parser!(i64).range(1..=upstairs_domain::quantity::QUANTITY_CEILING))]
     pub max_order_quantity: i64,
+    /// Seconds a trader's connections (web sessions, or their firm's FIX session) may all
+    /// be gone before their working orders are pulled, when they chose it (ADR 0043).
+    #[arg(long, env = "UPSTAIRS_DISCONNECT_GRACE", default_value_t = upstairs_engine::defaults::DISCONNECT_GRACE_SECS,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub disconnect_grace: u64,
     /// Where `/metrics` is served (`host:port`), apart from the app's port (which answers
     /// it 404); `off` (or empty): nowhere. Keep it on loopback or a private network.
     #[arg(long, env = "UPSTAIRS_METRICS_BIND", default_value = defaults::METRICS_BIND)]
@@ -215,6 +220,7 @@ impl ServeArgs {
             },
             fix,
             max_order_quantity: self.max_order_quantity,
+            disconnect_grace: Duration::from_secs(self.disconnect_grace),
             metrics_bind,
         })
     }
@@ -309,6 +315,7 @@ mod tests {
         assert_eq!((&mail.support_email, &mail.product_name), (&engine.support_email, &engine.product_name));
         assert_eq!(from_cli.calendar.open, Calendar::default().open);
         assert_eq!(from_cli.max_order_quantity, engine.max_order_quantity);
+        assert_eq!(from_cli.disconnect_grace, engine.disconnect_grace);
     }
 
     #[test]

@@ -28,6 +28,7 @@ on_both_backends!(
     logon_rules,
     failed_logons_lock_out_their_address_only,
     refused_logons_look_alike,
+    a_dropped_session_pulls_the_orders_of_its_parents,
 );
 
 /// Several nodes share one PostgreSQL; SQLite is one node.
@@ -776,5 +777,87 @@ async fn one_session_across_nodes() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     node.stop().await;
+    v.app.stop().await;
+}
+
+/// Runs the presence pass and the due timers until `want` says so, within a deadline (the
+/// gateway notices a closed session when its read ends).
+async fn until(v: &Venue, what: &str, want: impl AsyncFn() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while !want().await {
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        v.app.running.as_ref().unwrap().run_due_timers().await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Cancel on disconnect for FIX (issue 29, ADR 0043), on by default: Halyard's execution
+/// system sends a parent order, and A works a child order of it and one of a parent made
+/// on screen. The FIX session drops: after the grace period the child order of the FIX
+/// parent is cancelled, told and audited, the other works on. With the company's setting
+/// off, a second drop pulls nothing.
+async fn a_dropped_session_pulls_the_orders_of_its_parents(b: Backend) {
+    use chrono::Duration as Span;
+    use upstairs_engine::Clock;
+    use upstairs_engine::model::Holder;
+    let (v, port) = fix_venue(b).await;
+    let admin = v.app.admin_token().await;
+    let (_, me) = v.app.get("/api/users/me", Some(&v.a)).await;
+    let halyard = me["company_id"].as_str().unwrap().to_owned();
+    let (_, company) = v.app.get(&format!("/api/companies/{halyard}"), Some(&v.a)).await;
+    assert_eq!(company["fix_cancel_on_disconnect"], json!(true), "on by default: {company}");
+    let fix_holder = Holder::Fix(upstairs_domain::CompanyId(halyard.parse().unwrap()));
+    let dir = temp_dir();
+    let mut ems = FixPeer::spawn(port, "HALYARD", FIRM_PW, dir.path(), &[]);
+    ems.logon().await;
+    let (f, g) = new_order("D1", "2", 3000, "Euribor 3M Dec26-Mar27", "T1");
+    ems.send("D", f, g).await;
+    let new = ems.expect("New", WITHIN, |e| is_app(e, "8") && field(e, 11).as_deref() == Some("D1")).await;
+    let (_, by_fix) = v.app.get(&format!("/api/parent-orders/{}", field(&new, 37).unwrap()), Some(&v.a)).await;
+    let on_screen = v.parent(&v.a, "SELL", 3000).await;
+    let (_, pulled) = v.child(&v.a, &by_fix, 1000, p("94.75"), false).await;
+    let (_, kept) = v.child(&v.a, &on_screen, 1000, p("94.75"), false).await;
+    let state = |id: Value| {
+        let v = &v;
+        async move { v.app.get(&format!("/api/orders/{}", id.as_str().unwrap()), Some(&v.a)).await.1["state"].clone() }
+    };
+    let db = v.app.database_url.clone();
+    until(&v, "the session's lease", async || present(&db, fix_holder, v.app.clock.now()).await).await;
+
+    drop(ems);
+    let cancels = async || pending_timers(&db).await.iter().any(|t| t.kind == "disconnect.cancel");
+    until(&v, "a cancel on disconnect scheduled", cancels).await;
+    v.app.clock.advance(Span::seconds(9));
+    v.app.running.as_ref().unwrap().run_due_timers().await;
+    assert_eq!(state(pulled["order_id"].clone()).await, "WORKING", "within the grace period");
+    v.app.clock.advance(Span::seconds(2));
+    v.app.running.as_ref().unwrap().run_due_timers().await;
+    assert_eq!(state(pulled["order_id"].clone()).await, "CANCELLED");
+    assert_eq!(state(kept["order_id"].clone()).await, "WORKING", "not sent by FIX");
+    let (_, page) = v.app.get("/api/notifications", Some(&v.a)).await;
+    let told: Vec<_> =
+        page["items"].as_array().unwrap().iter().filter(|n| n["type"] == "ORDER_CANCELLED_ON_DISCONNECT").collect();
+    assert_eq!(told.len(), 1, "{page}");
+    assert_eq!(told[0]["order_id"], pulled["order_id"]);
+    let (_, logs) =
+        v.app.get("/api/admin/action-logs?entity=order&operation=cancel_on_disconnect&size=10", Some(&admin)).await;
+    assert_eq!(logs["items"][0]["details"]["reason"], "The firm's FIX session dropped.", "{logs}");
+
+    // Turned off: a second drop pulls nothing.
+    let (s, c) = v
+        .app
+        .patch(&format!("/api/admin/companies/{halyard}"), Some(&admin), json!({"fix_cancel_on_disconnect": false}))
+        .await;
+    assert_eq!((s, c["fix_cancel_on_disconnect"].clone()), (StatusCode::OK, json!(false)), "{c}");
+    let (_, again) = v.child(&v.a, &by_fix, 1000, p("94.75"), false).await;
+    let mut ems = FixPeer::spawn(port, "HALYARD", FIRM_PW, dir.path(), &[]);
+    ems.logon().await;
+    until(&v, "the session's lease again", async || present(&db, fix_holder, v.app.clock.now()).await).await;
+    drop(ems);
+    until(&v, "the lease ended", async || !present(&db, fix_holder, v.app.clock.now()).await).await;
+    v.app.clock.advance(Span::seconds(30));
+    v.app.running.as_ref().unwrap().run_due_timers().await;
+    assert!(!cancels().await);
+    assert_eq!(state(again["order_id"].clone()).await, "WORKING");
     v.app.stop().await;
 }

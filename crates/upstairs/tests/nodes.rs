@@ -34,6 +34,7 @@ on_two_nodes!(
     a_node_killed_mid_job_leaves_it_to_the_other,
     a_node_reads_back_only_what_its_sessions_hear,
     a_counterparty_filter_set_on_one_node_screens_takes_on_the_other,
+    a_session_on_any_node_holds_off_a_cancel_on_disconnect,
 );
 
 /// A STOMP client of `token` on `node`, subscribed to `topic`.
@@ -233,6 +234,59 @@ mod body {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         two.stop().await;
+        v.app.stop().await;
+    }
+
+    /// Issue 29 (ADR 0043): A chose cancel on disconnect and has a session on each node.
+    /// The one on node one closes: node two's lease keeps A present, and the grace period
+    /// passes with A's order working. Node two then stops: node one sees A gone, and a
+    /// grace period later the order is cancelled.
+    pub async fn a_session_on_any_node_holds_off_a_cancel_on_disconnect() {
+        use chrono::Duration as Span;
+        let v = venue(Backend::Postgres).await;
+        let two = v.app.spawn_node().await;
+        let (_, me) = v.app.get("/api/users/me", Some(&v.a)).await;
+        let (s, _) = v
+            .app
+            .patch(
+                &format!("/api/users/{}", me["user_id"].as_str().unwrap()),
+                Some(&v.a),
+                json!({"cancel_on_disconnect": true}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        let sell = v.parent(&v.a, "SELL", 1000).await;
+        let order = rest_on(&v, &v.app, &sell, 1000, "94.75").await;
+        let path = format!("/api/orders/{}", order["order_id"].as_str().unwrap());
+        let on_two = listening(&two, &v.a, "/user/topic/notifications").await;
+        let on_one = listening(&v.app, &v.a, "/user/topic/notifications").await;
+        two.running.as_ref().unwrap().run_due_timers().await;
+        v.app.running.as_ref().unwrap().run_due_timers().await;
+        drop(on_one);
+        let db = v.app.database_url.clone();
+        let cancels = || async { pending_timers(&db).await.iter().filter(|t| t.kind == "disconnect.cancel").count() };
+        // Node one's own lease ends at once; whether or not it scheduled a cancel, A is
+        // present on node two when it is due.
+        for _ in 0..50 {
+            v.app.running.as_ref().unwrap().run_due_timers().await;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        v.app.clock.advance(Span::seconds(11));
+        v.app.running.as_ref().unwrap().run_due_timers().await;
+        assert_eq!(v.app.get(&path, Some(&v.a)).await.1["state"], "WORKING");
+        assert_eq!(cancels().await, 0);
+
+        // Node two stops. Whether it ended its lease on the way (its sessions closed) or
+        // not (killed: the lease lapses by itself), node one sees A gone, and a grace
+        // period later pulls the order.
+        two.stop().await;
+        drop(on_two);
+        v.app.clock.advance(Span::seconds(16));
+        v.app.running.as_ref().unwrap().run_due_timers().await;
+        v.app.clock.advance(Span::seconds(10));
+        v.app.running.as_ref().unwrap().run_due_timers().await;
+        assert_eq!(v.app.get(&path, Some(&v.a)).await.1["state"], "CANCELLED");
+        assert_eq!(cancels().await, 0);
         v.app.stop().await;
     }
 

@@ -475,6 +475,20 @@ async fn permission_matrix(b: Backend) {
         ),
         (Method::PATCH, format!("/api/users/{t}"), Some(json!({"last_name": "Edited"})), [OK, NF, NO, OK, NO, NF]),
         (Method::PATCH, format!("/api/users/{t}"), Some(json!({"auto_accept": "INSTANT"})), [NO, NF, OK, NO, NO, NF]),
+        // Cancel on disconnect (issue 29): the user's own choice; the firm's FIX session's is
+        // set by a venue admin.
+        (
+            Method::PATCH,
+            format!("/api/users/{t}"),
+            Some(json!({"cancel_on_disconnect": true})),
+            [NO, NF, OK, NO, NO, NF],
+        ),
+        (
+            Method::PATCH,
+            format!("/api/admin/companies/{h}"),
+            Some(json!({"fix_cancel_on_disconnect": true})),
+            [OK, NO, NO, NO, NO, NO],
+        ),
         (Method::GET, "/api/admin/instruments".into(), None, [OK, OK, NO, NO, NO, NO]),
         (
             Method::POST,

@@ -31,6 +31,8 @@ pub struct User {
     pub parent_order_limit_multiplier: Option<i64>,
     pub ui_metadata: Vec<UiMetadataEntry>,
     pub fix_integration: bool,
+    /// Their working orders are cancelled when their last connection drops (ADR 0043).
+    pub cancel_on_disconnect: bool,
     pub ems_trader_id: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -88,4 +90,30 @@ pub struct LinkToken {
     pub created_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
     pub used_at: Option<DateTime<Utc>>,
+}
+
+/// Who a presence lease (ADR 0043) keeps connected: a user's realtime sessions, or a
+/// company's FIX session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Holder {
+    User(UserId),
+    Fix(CompanyId),
+}
+
+impl Holder {
+    /// Its kind and id as the `presence` table keeps them.
+    pub fn parts(self) -> (&'static str, uuid::Uuid) {
+        match self {
+            Holder::User(u) => ("USER", u.0),
+            Holder::Fix(c) => ("FIX", c.0),
+        }
+    }
+
+    pub fn from_parts(kind: &str, id: uuid::Uuid) -> Option<Self> {
+        match kind {
+            "USER" => Some(Holder::User(UserId(id))),
+            "FIX" => Some(Holder::Fix(CompanyId(id))),
+            _ => None,
+        }
+    }
 }

@@ -18,6 +18,9 @@ pub enum Subject {
         old_price: Decimal,
         new_price: Decimal,
     },
+    /// A child order the venue did something to on its owner's behalf (cancelled it when
+    /// their connection dropped).
+    Order(OrderId),
 }
 
 /// A match request's terms as one of its parties sees them: their own side, the quantity

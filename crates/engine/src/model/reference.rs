@@ -30,6 +30,9 @@ pub struct Company {
     /// Whether a FIX Logon may start both sequences again at 1 (ResetSeqNumFlag 141=Y);
     /// without it, such a Logon is refused.
     pub fix_reset_on_logon: bool,
+    /// Whether the working orders of the parents its FIX session sent are pulled when the
+    /// session is gone for the grace period (ADR 0043); on unless turned off.
+    pub fix_cancel_on_disconnect: bool,
     /// One of `brokers`.
     pub default_broker: Option<CompanyRef>,
     /// The brokers the company may use, in the order chosen.
@@ -56,6 +59,7 @@ impl Company {
             fix_comp_id: None,
             fix_password_hash: None,
             fix_reset_on_logon: false,
+            fix_cancel_on_disconnect: true,
             default_broker: None,
             brokers: vec![],
             trading_stopped_at: None,

@@ -23,6 +23,7 @@ pub async fn config<S: Store>(State(st): State<AppState<S>>) -> Json<PublicConfi
         support_email: c.support_email.clone(),
         support_phone: c.support_phone.clone(),
         always_open: c.calendar.always_open,
+        disconnect_grace_seconds: c.disconnect_grace.as_secs(),
     })
 }
 
@@ -66,4 +67,6 @@ pub struct PublicConfig {
     pub support_phone: String,
     /// The demo runs the venue always open.
     pub always_open: bool,
+    /// How long a trader's connections may all be gone before a cancel on disconnect.
+    pub disconnect_grace_seconds: u64,
 }

@@ -36,15 +36,17 @@ pub struct NotificationDto {
     pub notification_type: NotificationType,
     /// The state of the match request when the notification last changed; for an RFQ
     /// the same names: `PENDING` while open, then `ACCEPTED`, `REJECTED`, `TIMED_OUT`
-    /// or `CANCELLED`; `ACCEPTED` for an `ORDER_PRICE_CORRECTED` (done, nothing to answer).
+    /// or `CANCELLED`; `ACCEPTED` for an `ORDER_PRICE_CORRECTED`, `CANCELLED` for an
+    /// `ORDER_CANCELLED_ON_DISCONNECT` (done, nothing to answer).
     pub status: MatchRequestState,
     pub instrument_id: Uuid,
     /// The match request it tells of; null for an RFQ's.
     pub order_match_request_id: Option<Uuid>,
     /// The RFQ it tells of (`RFQ_*` types); null for a match request's.
     pub rfq_id: Option<Uuid>,
-    /// The child order whose limit price an operator corrected (`ORDER_PRICE_CORRECTED`);
-    /// null otherwise.
+    /// The child order whose limit price an operator corrected (`ORDER_PRICE_CORRECTED`),
+    /// or which the venue cancelled when its owner's connection dropped
+    /// (`ORDER_CANCELLED_ON_DISCONNECT`); null otherwise.
     pub order_id: Option<Uuid>,
     /// The corrected order's limit price before the correction; null otherwise.
     #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
@@ -57,11 +59,12 @@ pub struct NotificationDto {
     /// The recipient's side of the match request or RFQ.
     pub role: Party,
     /// The recipient's own side of the match request (a `MATCH_REQUEST_*` notification):
-    /// the taker's is the request's, the responder's the other; null otherwise.
+    /// the taker's is the request's, the responder's the other; the order's side for an
+    /// `ORDER_CANCELLED_ON_DISCONNECT`; null otherwise.
     pub direction: Option<Direction>,
-    /// The match request's quantity; null otherwise.
+    /// The match request's quantity (the cancelled order's); null otherwise.
     pub quantity: Option<i64>,
-    /// The match request's price; null otherwise.
+    /// The match request's price (the cancelled order's); null otherwise.
     #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
     #[schema(schema_with = nullable_decimal_schema, required = true)]
     pub price: Option<rust_decimal::Decimal>,
@@ -88,7 +91,7 @@ impl From<&Notification> for NotificationDto {
                 _ => None,
             },
             order_id: match n.subject {
-                Subject::PriceCorrection { order_id, .. } => Some(order_id.0),
+                Subject::PriceCorrection { order_id, .. } | Subject::Order(order_id) => Some(order_id.0),
                 _ => None,
             },
             old_price: match n.subject {

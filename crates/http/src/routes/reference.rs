@@ -272,6 +272,10 @@ pub struct CompanyDto {
     /// Whether a FIX Logon may start both sequences again at 1 (ResetSeqNumFlag 141=Y);
     /// without it, such a Logon is refused.
     pub fix_reset_on_logon: bool,
+    /// Whether the working child orders of the parent orders its FIX session sent are
+    /// cancelled, and their pending match requests ended, when the session has been gone
+    /// for the venue's grace period. On unless turned off.
+    pub fix_cancel_on_disconnect: bool,
     #[schema(required = true)]
     pub default_broker: Option<CompanyRefDto>,
     pub brokers: Vec<CompanyRefDto>,
@@ -300,6 +304,7 @@ impl CompanyDto {
             fix_comp_id: c.fix_comp_id,
             fix_password_set: c.fix_password_hash.is_some(),
             fix_reset_on_logon: c.fix_reset_on_logon,
+            fix_cancel_on_disconnect: c.fix_cancel_on_disconnect,
             default_broker: c.default_broker.map(r),
             brokers: c.brokers.into_iter().map(r).collect(),
             roles: c.roles,
@@ -331,6 +336,7 @@ pub struct CompanyRequest {
     #[serde(default, deserialize_with = "double_option")]
     pub fix_password: Option<Option<String>>,
     pub fix_reset_on_logon: Option<bool>,
+    pub fix_cancel_on_disconnect: Option<bool>,
     #[serde(default, deserialize_with = "double_option")]
     pub default_broker: Option<Option<CompanyIdDto>>,
     pub brokers: Option<Vec<CompanyIdDto>>,
@@ -350,6 +356,7 @@ impl From<CompanyRequest> for upstairs_engine::reference::CompanyChanges {
             fix_comp_id: r.fix_comp_id,
             fix_password: r.fix_password,
             fix_reset_on_logon: r.fix_reset_on_logon,
+            fix_cancel_on_disconnect: r.fix_cancel_on_disconnect,
             default_broker_id: r.default_broker.map(|d| d.map(|c| CompanyId(c.company_id))),
             broker_ids: r.brokers.map(|v| v.into_iter().map(|c| CompanyId(c.company_id)).collect()),
             roles: r.roles,

@@ -179,6 +179,10 @@ pub struct UserDto {
     pub active: bool,
     pub verified: bool,
     pub fix_integration: bool,
+    /// The user's choice: their working child orders are cancelled, and their pending
+    /// match requests ended, when their last realtime connection has been gone for the
+    /// venue's grace period. Off unless chosen.
+    pub cancel_on_disconnect: bool,
     #[schema(required = true)]
     pub ems_trader_id: Option<String>,
     /// Accepted ÷ (accepted + rejected + timed out) of the match requests received in the
@@ -205,6 +209,7 @@ impl UserDto {
             active: u.active,
             verified: u.verified,
             fix_integration: u.fix_integration,
+            cancel_on_disconnect: u.cancel_on_disconnect,
             ems_trader_id: u.ems_trader_id,
             reliability_score,
             created_at: u.created_at,
@@ -213,12 +218,15 @@ impl UserDto {
     }
 }
 
-/// Changes to a user: its own preferences (`auto_accept`, `ui_metadata`) by the user,
+/// Changes to a user: its own preferences (`auto_accept`, `cancel_on_disconnect`,
+/// `ui_metadata`) by the user,
 /// the other fields by an admin (or a company admin for its company's users).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateUserRequest {
     pub auto_accept: Option<AutoAccept>,
+    /// The user's own: pull their working orders when their connection drops.
+    pub cancel_on_disconnect: Option<bool>,
     /// Entries replace stored entries of the same key; other keys are kept.
     pub ui_metadata: Option<Vec<UiMetadataDto>>,
     pub first_name: Option<String>,
@@ -249,6 +257,7 @@ impl From<UpdateUserRequest> for upstairs_engine::users::UserChanges {
             parent_order_limit_multiplier: r.parent_order_limit_multiplier,
             company_id: r.company_id.map(upstairs_domain::CompanyId),
             auto_accept: r.auto_accept,
+            cancel_on_disconnect: r.cancel_on_disconnect,
             ui_metadata: r
                 .ui_metadata
                 .map(|v| v.into_iter().map(|e| UiMetadataEntry { key: e.key, value: e.value }).collect()),

@@ -548,6 +548,26 @@ pub async fn audit_and_outbox(
     }
 }
 
+async fn read_present<S: upstairs_engine::Store>(
+    s: S,
+    holder: upstairs_engine::model::Holder,
+    at: DateTime<Utc>,
+) -> bool {
+    use upstairs_engine::ports::UserRepo;
+    let mut tx = s.read().await.unwrap();
+    tx.present(holder, at).await.unwrap()
+}
+
+/// Whether any node holds a presence lease on `holder` beyond `at` (ADR 0043), read
+/// straight from the database.
+pub async fn present(database_url: &str, holder: upstairs_engine::model::Holder, at: DateTime<Utc>) -> bool {
+    if database_url.starts_with("sqlite:") {
+        read_present(upstairs_store::SqliteStore::connect(database_url).await.unwrap(), holder, at).await
+    } else {
+        read_present(upstairs_store::PgStore::connect(database_url).await.unwrap(), holder, at).await
+    }
+}
+
 /// A real SMTP server (aiosmtpd) writing what it receives into `dir`.
 pub struct SmtpSink {
     pub peer: Peer,

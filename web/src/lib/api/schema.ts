@@ -1157,6 +1157,12 @@ export interface components {
             created_at: string;
             default_broker: null | components["schemas"]["CompanyRefDto"];
             ems_identifier: string | null;
+            /**
+             * @description Whether the working child orders of the parent orders its FIX session sent are
+             *     cancelled, and their pending match requests ended, when the session has been gone
+             *     for the venue's grace period. On unless turned off.
+             */
+            fix_cancel_on_disconnect: boolean;
             /** @description The SenderCompID of the company's FIX session; null: no FIX. */
             fix_comp_id: string | null;
             /** @description Whether a FIX password is set (it is never shown). */
@@ -1203,6 +1209,7 @@ export interface components {
             brokers?: components["schemas"]["CompanyIdDto"][] | null;
             default_broker?: null | components["schemas"]["CompanyIdDto"];
             ems_identifier?: string | null;
+            fix_cancel_on_disconnect?: boolean | null;
             /** @description 1 to 32 letters, digits, `.`, `_` or `-`; null removes it. */
             fix_comp_id?: string | null;
             /** @description At least 8 characters, stored hashed; null removes it. */
@@ -1688,8 +1695,9 @@ export interface components {
             old_price: number | null;
             /**
              * Format: uuid
-             * @description The child order whose limit price an operator corrected (`ORDER_PRICE_CORRECTED`);
-             *     null otherwise.
+             * @description The child order whose limit price an operator corrected (`ORDER_PRICE_CORRECTED`),
+             *     or which the venue cancelled when its owner's connection dropped
+             *     (`ORDER_CANCELLED_ON_DISCONNECT`); null otherwise.
              */
             order_id?: string | null;
             /**
@@ -1701,7 +1709,7 @@ export interface components {
             price: number | null;
             /**
              * Format: int64
-             * @description The match request's quantity; null otherwise.
+             * @description The match request's quantity (the cancelled order's); null otherwise.
              */
             quantity?: number | null;
             read: boolean;
@@ -1715,7 +1723,8 @@ export interface components {
             /**
              * @description The state of the match request when the notification last changed; for an RFQ
              *     the same names: `PENDING` while open, then `ACCEPTED`, `REJECTED`, `TIMED_OUT`
-             *     or `CANCELLED`; `ACCEPTED` for an `ORDER_PRICE_CORRECTED` (done, nothing to answer).
+             *     or `CANCELLED`; `ACCEPTED` for an `ORDER_PRICE_CORRECTED`, `CANCELLED` for an
+             *     `ORDER_CANCELLED_ON_DISCONNECT` (done, nothing to answer).
              */
             status: components["schemas"]["MatchRequestState"];
             type: components["schemas"]["NotificationType"];
@@ -1736,7 +1745,7 @@ export interface components {
          * @description The types the spec names (section 3).
          * @enum {string}
          */
-        NotificationType: "MATCH_REQUEST_ACCEPTED" | "MATCH_REQUEST_CANCELLED" | "MATCH_REQUEST_RECEIVED" | "MATCH_REQUEST_REJECTED" | "MATCH_REQUEST_TIMED_OUT" | "MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE" | "RFQ_RECEIVED" | "RFQ_QUOTE_RECEIVED" | "RFQ_QUOTE_ACCEPTED" | "MATCH_REQUEST_BROKER_REJECTED" | "ORDER_PRICE_CORRECTED";
+        NotificationType: "MATCH_REQUEST_ACCEPTED" | "MATCH_REQUEST_CANCELLED" | "MATCH_REQUEST_RECEIVED" | "MATCH_REQUEST_REJECTED" | "MATCH_REQUEST_TIMED_OUT" | "MATCH_REQUEST_SYSTEM_CANCELLED_OUT_OF_TICK_PRICE" | "RFQ_RECEIVED" | "RFQ_QUOTE_RECEIVED" | "RFQ_QUOTE_ACCEPTED" | "MATCH_REQUEST_BROKER_REJECTED" | "ORDER_PRICE_CORRECTED" | "ORDER_CANCELLED_ON_DISCONNECT";
         /** @description A trade as its broker's link shows it: the client's side, and the other side's broker. */
         OrderConfirmationDto: {
             /** @description The broker's answer to this step; null while open. */
@@ -1920,6 +1929,12 @@ export interface components {
                 created_at: string;
                 default_broker: null | components["schemas"]["CompanyRefDto"];
                 ems_identifier: string | null;
+                /**
+                 * @description Whether the working child orders of the parent orders its FIX session sent are
+                 *     cancelled, and their pending match requests ended, when the session has been gone
+                 *     for the venue's grace period. On unless turned off.
+                 */
+                fix_cancel_on_disconnect: boolean;
                 /** @description The SenderCompID of the company's FIX session; null: no FIX. */
                 fix_comp_id: string | null;
                 /** @description Whether a FIX password is set (it is never shown). */
@@ -2012,8 +2027,9 @@ export interface components {
                 old_price: number | null;
                 /**
                  * Format: uuid
-                 * @description The child order whose limit price an operator corrected (`ORDER_PRICE_CORRECTED`);
-                 *     null otherwise.
+                 * @description The child order whose limit price an operator corrected (`ORDER_PRICE_CORRECTED`),
+                 *     or which the venue cancelled when its owner's connection dropped
+                 *     (`ORDER_CANCELLED_ON_DISCONNECT`); null otherwise.
                  */
                 order_id?: string | null;
                 /**
@@ -2025,7 +2041,7 @@ export interface components {
                 price: number | null;
                 /**
                  * Format: int64
-                 * @description The match request's quantity; null otherwise.
+                 * @description The match request's quantity (the cancelled order's); null otherwise.
                  */
                 quantity?: number | null;
                 read: boolean;
@@ -2039,7 +2055,8 @@ export interface components {
                 /**
                  * @description The state of the match request when the notification last changed; for an RFQ
                  *     the same names: `PENDING` while open, then `ACCEPTED`, `REJECTED`, `TIMED_OUT`
-                 *     or `CANCELLED`; `ACCEPTED` for an `ORDER_PRICE_CORRECTED` (done, nothing to answer).
+                 *     or `CANCELLED`; `ACCEPTED` for an `ORDER_PRICE_CORRECTED`, `CANCELLED` for an
+                 *     `ORDER_CANCELLED_ON_DISCONNECT` (done, nothing to answer).
                  */
                 status: components["schemas"]["MatchRequestState"];
                 type: components["schemas"]["NotificationType"];
@@ -2086,6 +2103,12 @@ export interface components {
             items: {
                 active: boolean;
                 auto_accept: null | components["schemas"]["AutoAccept"];
+                /**
+                 * @description The user's choice: their working child orders are cancelled, and their pending
+                 *     match requests ended, when their last realtime connection has been gone for the
+                 *     venue's grace period. Off unless chosen.
+                 */
+                cancel_on_disconnect: boolean;
                 /** Format: uuid */
                 company_id: string;
                 company_name: string;
@@ -2211,6 +2234,11 @@ export interface components {
         PublicConfig: {
             /** @description The demo runs the venue always open. */
             always_open: boolean;
+            /**
+             * Format: int64
+             * @description How long a trader's connections may all be gone before a cancel on disconnect.
+             */
+            disconnect_grace_seconds: number;
             product_name: string;
             support_email: string;
             support_phone: string;
@@ -2329,12 +2357,15 @@ export interface components {
             value: unknown;
         };
         /**
-         * @description Changes to a user: its own preferences (`auto_accept`, `ui_metadata`) by the user,
+         * @description Changes to a user: its own preferences (`auto_accept`, `cancel_on_disconnect`,
+         *     `ui_metadata`) by the user,
          *     the other fields by an admin (or a company admin for its company's users).
          */
         UpdateUserRequest: {
             active?: boolean | null;
             auto_accept?: null | components["schemas"]["AutoAccept"];
+            /** @description The user's own: pull their working orders when their connection drops. */
+            cancel_on_disconnect?: boolean | null;
             /**
              * Format: uuid
              * @description May be sent, but must be the user's current company.
@@ -2358,6 +2389,12 @@ export interface components {
         UserDto: {
             active: boolean;
             auto_accept: null | components["schemas"]["AutoAccept"];
+            /**
+             * @description The user's choice: their working child orders are cancelled, and their pending
+             *     match requests ended, when their last realtime connection has been gone for the
+             *     venue's grace period. Off unless chosen.
+             */
+            cancel_on_disconnect: boolean;
             /** Format: uuid */
             company_id: string;
             company_name: string;

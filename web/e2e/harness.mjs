@@ -239,6 +239,8 @@ export async function frozenServer() {
         at += seconds * 1000;
         set(at);
       },
+      /** Where it stands, in ms since the epoch. */
+      now: () => at,
     },
     async stop() {
       await server.stop();

@@ -2,6 +2,7 @@ import Box from '@mui/material/Box';
 import { CounterpartyFilterSection } from '@/components/counterparty-filter-dialog';
 import { useCurrentUser } from '@/lib/api/get-me';
 import { canTrade } from '@/lib/permissions';
+import { DisconnectSection } from '@/features/settings/components/disconnect-section';
 import { SettingsForm } from '@/features/settings/components/settings-form';
 
 export default function SettingsRoute() {
@@ -10,7 +11,8 @@ export default function SettingsRoute() {
     <>
       <SettingsForm key={user.user_id} user={user} />
       {user.auto_accept !== null && canTrade(user) && (
-        <Box sx={{ maxWidth: 880, mx: 'auto', mt: 3 }}>
+        <Box sx={{ maxWidth: 880, mx: 'auto', mt: 3, display: 'grid', gap: 3 }}>
+          <DisconnectSection user={user} />
           <CounterpartyFilterSection
             owner="me"
             title="Your counterparty filter"

@@ -11,6 +11,7 @@ export const publicConfigSchema = z.object({
   support_email: z.string(),
   support_phone: z.string(),
   always_open: z.boolean(),
+  disconnect_grace_seconds: z.number().int(),
 });
 
 export function getConfig(signal?: AbortSignal): Promise<PublicConfig> {
@@ -20,7 +21,7 @@ export function getConfig(signal?: AbortSignal): Promise<PublicConfig> {
 export const configQueryOptions = () =>
   queryOptions({ queryKey: ['config'], queryFn: ({ signal }) => getConfig(signal), staleTime: Infinity, retry: 1 });
 
-const FALLBACK: PublicConfig = { product_name: DEFAULT_PRODUCT_NAME, support_email: '', support_phone: '', always_open: false };
+const FALLBACK: PublicConfig = { product_name: DEFAULT_PRODUCT_NAME, support_email: '', support_phone: '', always_open: false, disconnect_grace_seconds: 10 };
 
 /** Public configuration; while loading, the product name falls back to the default. */
 export function useAppConfig(): PublicConfig {

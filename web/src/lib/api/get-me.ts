@@ -20,6 +20,7 @@ export const userSchema = z.object({
   active: z.boolean(),
   verified: z.boolean(),
   fix_integration: z.boolean(),
+  cancel_on_disconnect: z.boolean(),
   ems_trader_id: z.string().nullable(),
   auto_accept: autoAcceptSchema.nullable(),
   parent_order_limit_multiplier: z.number().nullable(),

@@ -34,6 +34,7 @@ function company(name: string, roles: string[], brokers: Ref[] = []): MockCompan
     fix_comp_id: null,
     fix_password_set: false,
     fix_reset_on_logon: false,
+    fix_cancel_on_disconnect: true,
     default_broker: brokers[0] ?? null,
     brokers,
     roles,
@@ -147,12 +148,19 @@ export const adminHandlers: HttpHandler[] = [
   http.patch('*/api/admin/companies/:id', async ({ request, params }) => {
     const c = admin.companies.find((x) => x.company_id === params.id);
     if (!c) return HttpResponse.json({ status: 404, detail: 'Company not found.' }, { status: 404 });
-    const body = (await request.json()) as { name: string; fix_comp_id?: string | null; fix_password?: string | null; fix_reset_on_logon?: boolean };
+    const body = (await request.json()) as {
+      name: string;
+      fix_comp_id?: string | null;
+      fix_password?: string | null;
+      fix_reset_on_logon?: boolean;
+      fix_cancel_on_disconnect?: boolean;
+    };
     Object.assign(c, { name: body.name });
     // The FIX fields as the server keeps them: an absent password stays as it is.
     if (body.fix_comp_id !== undefined) c.fix_comp_id = body.fix_comp_id || null;
     if (body.fix_password !== undefined) c.fix_password_set = body.fix_password !== null;
     if (body.fix_reset_on_logon !== undefined) c.fix_reset_on_logon = body.fix_reset_on_logon;
+    if (body.fix_cancel_on_disconnect !== undefined) c.fix_cancel_on_disconnect = body.fix_cancel_on_disconnect;
     return HttpResponse.json(c);
   }),
   // A company admin lists its own company's users only (DESIGN section 4).

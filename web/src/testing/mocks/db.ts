@@ -23,6 +23,7 @@ function makeUser(overrides: Partial<MockUser> = {}): MockUser {
     active: true,
     verified: true,
     fix_integration: false,
+    cancel_on_disconnect: false,
     ems_trader_id: null,
     reliability_score: 92,
     created_at: '2026-03-04T09:05:00Z',
@@ -40,7 +41,7 @@ export const db = {
   resetRequests: [] as { email: string; newAccount: boolean }[],
   /** Bodies of PATCH /users/{id}, in order. */
   userPatches: [] as { userId: string; body: Record<string, unknown> }[],
-  config: { product_name: 'Upstairs', support_email: SUPPORT_EMAIL, support_phone: SUPPORT_PHONE, always_open: true },
+  config: { product_name: 'Upstairs', support_email: SUPPORT_EMAIL, support_phone: SUPPORT_PHONE, always_open: true, disconnect_grace_seconds: 10 },
   /** The signed-in user's notifications, newest first. */
   notifications: [] as MockNotification[],
   /** How many times the list of notifications was read. */
@@ -53,7 +54,7 @@ export const db = {
     this.links = new Map();
     this.resetRequests = [];
     this.userPatches = [];
-    this.config = { product_name: 'Upstairs', support_email: SUPPORT_EMAIL, support_phone: SUPPORT_PHONE, always_open: true };
+    this.config = { product_name: 'Upstairs', support_email: SUPPORT_EMAIL, support_phone: SUPPORT_PHONE, always_open: true, disconnect_grace_seconds: 10 };
   },
   addUser(overrides: Partial<MockUser>) {
     const u = makeUser(overrides);

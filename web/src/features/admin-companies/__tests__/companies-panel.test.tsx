@@ -72,6 +72,7 @@ describe('companies panel', () => {
       roles: [],
       fix_comp_id: null,
       fix_reset_on_logon: false,
+      fix_cancel_on_disconnect: true,
     });
   });
 
@@ -161,10 +162,15 @@ describe('FIX fields of the company form', () => {
     expect(within(form).getByLabelText('FIX password')).toHaveValue('');
     expect(within(form).getByText('A FIX password is set; leave blank to keep it')).toBeInTheDocument();
     expect(within(form).getByRole('switch', { name: 'Allow sequence resets (141=Y) on FIX Logon' })).toBeChecked();
+    // Cancel on disconnect for FIX is on by default (issue 29); turned off here.
+    const cod = within(form).getByRole('switch', { name: /^Cancel on disconnect/ });
+    expect(cod).toBeChecked();
+    await user.click(cod);
     await user.click(within(form).getByRole('button', { name: 'Save changes' }));
     expect(await screen.findByText('Northgate updated.')).toBeInTheDocument();
     const kept = admin.requests.filter((r) => r.method === 'PATCH').at(-1)?.body as Record<string, unknown>;
-    expect(kept).toMatchObject({ fix_comp_id: 'NORTHGATE', fix_reset_on_logon: true });
+    expect(kept).toMatchObject({ fix_comp_id: 'NORTHGATE', fix_reset_on_logon: true, fix_cancel_on_disconnect: false });
+    expect(northgate.fix_cancel_on_disconnect).toBe(false);
     expect(kept).not.toHaveProperty('fix_password');
 
     // Removing it: the password field is off (a short value there no longer blocks), null is sent.

@@ -4,7 +4,7 @@ import { companyErrors, FIX_MESSAGES, nextDefaultBroker } from '../lib/company-f
 describe('company rules', () => {
   const ok = {
     name: 'Halyard', full_name: 'Ha', trade_confirmation_email: '', trade_confirmation_via_email_enabled: false, brokers: ['b'], default_broker: 'b', roles: [],
-    fix_comp_id: '', fix_password: '', fix_password_remove: false, fix_reset_on_logon: false,
+    fix_comp_id: '', fix_password: '', fix_password_remove: false, fix_reset_on_logon: false, fix_cancel_on_disconnect: true,
   };
   it('keeps the rule and shows the quoted message', () => {
     expect(companyErrors(ok)).toEqual({});

@@ -20,6 +20,7 @@ export const companySchema = z.object({
   fix_comp_id: z.string().nullable(),
   fix_password_set: z.boolean(),
   fix_reset_on_logon: z.boolean(),
+  fix_cancel_on_disconnect: z.boolean(),
   default_broker: companyRefSchema.nullable(),
   brokers: z.array(companyRefSchema),
   roles: z.array(z.string()),

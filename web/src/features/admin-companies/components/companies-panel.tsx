@@ -55,6 +55,7 @@ function toForm(c: Company | null): CompanyForm {
     fix_password: '',
     fix_password_remove: false,
     fix_reset_on_logon: c?.fix_reset_on_logon ?? false,
+    fix_cancel_on_disconnect: c?.fix_cancel_on_disconnect ?? true,
   };
 }
 
@@ -209,6 +210,7 @@ function CompanyDrawer({ company, all, onClose }: { company: Company | null; all
       roles: v.roles,
       fix_comp_id: v.fix_comp_id.trim() || null,
       fix_reset_on_logon: v.fix_reset_on_logon,
+      fix_cancel_on_disconnect: v.fix_cancel_on_disconnect,
       // Write-only: sent when typed (set) or removed (null); absent, the server keeps it.
       ...(v.fix_password_remove ? { fix_password: null } : v.fix_password !== '' ? { fix_password: v.fix_password } : {}),
     };
@@ -311,6 +313,11 @@ function CompanyDrawer({ company, all, onClose }: { company: Company | null; all
         <FormSwitch control={control} name="fix_password_remove" deps={['fix_password']} label="Remove FIX password" />
       )}
       <FormSwitch control={control} name="fix_reset_on_logon" label="Allow sequence resets (141=Y) on FIX Logon" />
+      <FormSwitch
+        control={control}
+        name="fix_cancel_on_disconnect"
+        label="Cancel on disconnect: pull the working orders of the parent orders its FIX session sent when the session drops"
+      />
     </FormDrawer>
   );
 }

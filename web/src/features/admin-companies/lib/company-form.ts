@@ -20,6 +20,8 @@ export type CompanyForm = {
   /** Removes the current password; only offered when one is set. */
   fix_password_remove: boolean;
   fix_reset_on_logon: boolean;
+  /** On unless turned off, as on the exchanges (ADR 0043). */
+  fix_cancel_on_disconnect: boolean;
 };
 
 /** The server's FIX messages (crates/engine/src/reference.rs), as it words them. */
@@ -77,5 +79,6 @@ export const companyFormSchema = z
     fix_password: z.string(),
     fix_password_remove: z.boolean(),
     fix_reset_on_logon: z.boolean(),
+    fix_cancel_on_disconnect: z.boolean(),
   })
   .superRefine((f, ctx) => addIssues(ctx, companyErrors(f))) satisfies z.ZodType<CompanyForm>;

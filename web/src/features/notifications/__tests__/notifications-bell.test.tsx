@@ -78,6 +78,23 @@ describe('notifications bell', () => {
     expect(await within(history).findByText('The venue corrected the limit price of your working order from -0.020 to -0.015.')).toBeInTheDocument();
   });
 
+  it('tells of an order cancelled on disconnect, opened by itself and kept in the history with its terms (issue 29)', async () => {
+    db.notifications.push(
+      notification({
+        notification_id: 'n-cod', order_match_request_id: null, order_id: 'o-2', type: 'ORDER_CANCELLED_ON_DISCONNECT',
+        status: 'CANCELLED', role: 'RESPONDER', direction: 'SELL', quantity: 2000, price: -0.025, read: false,
+      }),
+    );
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    const view = await screen.findByRole('dialog', { name: 'Order cancelled on disconnect' });
+    expect(await within(view).findByText(/^Sell 2,000 @ -0.025\. You were disconnected, so the venue cancelled your working order on .+, as you chose: its quantity is back on your parent order\.$/)).toBeInTheDocument();
+    await user.click(within(view).getByRole('button', { name: 'Close' }));
+    await user.click(await screen.findByRole('button', { name: 'Notifications' }));
+    const history = within(await screen.findByRole('dialog', { name: 'Notifications' })).getByRole('region', { name: 'History' });
+    expect(within(history).getByText('Order cancelled on disconnect')).toBeInTheDocument();
+    expect(await within(history).findByText('Sell 2,000 @ -0.025')).toBeInTheDocument();
+  });
+
   it('lists the trades made beside what ended without one, each with its side, quantity and price on the tick (issue 28.10)', async () => {
     db.notifications.push(
       notification({ notification_id: 'n-acc', order_match_request_id: 'm-5', type: 'MATCH_REQUEST_ACCEPTED', status: 'ACCEPTED', role: 'REQUESTER', direction: 'BUY', quantity: 2000, price: -0.025, read: true, created_at: '2026-11-23T10:03:00Z' }),

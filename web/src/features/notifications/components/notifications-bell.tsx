@@ -46,8 +46,12 @@ const HISTORY: Notification['status'][] = [
   'TIMED_OUT', 'CANCELLED', 'REJECTED', 'SYSTEM_CANCELLED_PRICE_OUT_OF_TICK',
   'ACCEPTED', 'PARTIAL_BROKER_ACCEPTED', 'BROKER_ACCEPTED', 'PARTIAL_BROKER_FILLED', 'BROKER_FILLED',
 ];
-/** Notices that only tell, kept in the history too: a trade a broker declined, a price an operator corrected (issue 28.7, 28.8). */
-const TOLD: Notification['type'][] = ['MATCH_REQUEST_BROKER_REJECTED', 'ORDER_PRICE_CORRECTED'];
+/**
+ * Notices that only tell, kept in the history too: a trade a broker declined, a price an
+ * operator corrected (issue 28.7, 28.8), an order cancelled when its owner disconnected
+ * (issue 29).
+ */
+const TOLD: Notification['type'][] = ['MATCH_REQUEST_BROKER_REJECTED', 'ORDER_PRICE_CORRECTED', 'ORDER_CANCELLED_ON_DISCONNECT'];
 
 /** A notification's title in the menu's list: spec section 4, 'Notification titles in the list'. */
 export function notificationTitle(n: Notification): string {
@@ -72,6 +76,7 @@ export function notificationViewTitle(n: Notification): string {
   if (n.rfq_id) return rfqTitle(n);
   if (n.type === 'MATCH_REQUEST_BROKER_REJECTED') return 'Trade declined by a broker';
   if (n.type === 'ORDER_PRICE_CORRECTED') return 'Limit price corrected';
+  if (n.type === 'ORDER_CANCELLED_ON_DISCONNECT') return 'Order cancelled on disconnect';
   switch (n.status) {
     case 'PENDING':
       return 'Match request';
@@ -101,6 +106,10 @@ function notificationText(n: Notification, tick?: number | string, name?: string
   if (n.rfq_id) return rfqText(n);
   if (n.type === 'MATCH_REQUEST_BROKER_REJECTED') {
     return 'A broker declined the trade, so it did not go ahead: its quantity is back on your parent order.';
+  }
+  if (n.type === 'ORDER_CANCELLED_ON_DISCONNECT') {
+    const on = name ? ` on ${truncateName(name)}` : '';
+    return `You were disconnected, so the venue cancelled your working order${on}, as you chose: its quantity is back on your parent order.`;
   }
   if (n.type === 'ORDER_PRICE_CORRECTED') {
     const price = (p: number | null) => (p === null ? '—' : tick === undefined ? String(p) : formatPrice(p, tick));

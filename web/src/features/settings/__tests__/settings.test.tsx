@@ -95,3 +95,32 @@ describe('settings', () => {
     expect(router.state.location.pathname).toBe('/settings');
   });
 });
+
+describe('settings, cancel on disconnect (issue 29)', () => {
+  it('is off unless chosen, saved as it is switched, and said with the venue’s grace period', async () => {
+    const { user } = renderApp('/settings', { signedInAs: 'trader@acme.test' });
+    const section = await screen.findByRole('region', { name: 'Cancel on disconnect' });
+    expect(section).toHaveTextContent('lost its connection for 10 seconds');
+    const toggle = screen.getByRole('switch', { name: 'Cancel my working orders when I disconnect' });
+    expect(toggle).not.toBeChecked();
+    await user.click(toggle);
+    expect(await screen.findByText('Your working orders will be cancelled if you disconnect.')).toBeInTheDocument();
+    expect(toggle).toBeChecked();
+    expect(db.user().cancel_on_disconnect).toBe(true);
+    expect(db.userPatches.at(-1)?.body).toEqual({ cancel_on_disconnect: true });
+    // Keyboard: space switches it back.
+    act(() => toggle.focus());
+    await user.keyboard(' ');
+    await waitFor(() => expect(db.user().cancel_on_disconnect).toBe(false));
+    expect(toggle).not.toBeChecked();
+  });
+
+  it('says why a save failed and shows the stored choice', async () => {
+    server.use(http.patch('*/api/users/:id', () => HttpResponse.json({ status: 409, title: 'Conflict', detail: 'Your account changed meanwhile. Please reload.' }, { status: 409 })));
+    const { user } = renderApp('/settings', { signedInAs: 'trader@acme.test' });
+    const toggle = await screen.findByRole('switch', { name: 'Cancel my working orders when I disconnect' });
+    await user.click(toggle);
+    expect(await screen.findAllByText(/Your account changed meanwhile/)).toHaveLength(1);
+    expect(toggle).not.toBeChecked();
+  });
+});

@@ -147,36 +147,65 @@ impl<S: Store> Counterparties<S> {
         Ok(self.caches.counterparty_filters.get((), load).await?.unwrap_or_default())
     }
 
-    /// The firms among `firms` that `actor` may trade with by both firms' filters and the
-    /// actor's own (the RFQ providers); one screened out is left out as if it were not
-    /// one of them.
-    pub(crate) async fn reachable(&self, actor: &Actor, firms: Vec<Company>) -> Result<Vec<Company>, EngineError> {
+    /// The one rule of who may trade with whom (ADR 0042), for takes, previews and RFQ
+    /// providers alike: keeps the `items` whose party may trade with the actor under
+    /// `filters` (read before the caller's transaction opens). The firms' reliability
+    /// scores are read through `tx`, and only when a filter asks for them.
+    pub(crate) async fn screen_in<T>(
+        &self,
+        tx: &mut S::Tx,
+        actor: &Actor,
+        filters: &[CounterpartyFilter],
+        mut items: Vec<T>,
+        party: impl Fn(&T) -> Party,
+    ) -> Result<Vec<T>, EngineError> {
+        if items.is_empty() || filters.is_empty() {
+            return Ok(items);
+        }
         let me = Party { company: actor.user.company_id, user: actor.user.user_id };
-        // A firm as a whole: its own filter, no trader's.
-        let firm = |c: &Company| Party { company: c.company_id, user: UserId(c.company_id.0) };
-        let mut parties: Vec<Party> = firms.iter().map(firm).collect();
+        let mut parties: Vec<Party> = items.iter().map(&party).collect();
         parties.push(me);
-        let screen = Screen::of(&self.all().await?, &parties);
+        let screen = Screen::of(filters, &parties);
         if screen.is_empty() {
-            return Ok(firms);
+            return Ok(items);
         }
         let scores = if screen.asks_scores() {
-            self.company_reliability_scores(&parties.iter().map(|p| p.company).collect::<Vec<_>>()).await?
+            let mut companies: Vec<CompanyId> = parties.iter().map(|p| p.company).collect();
+            companies.sort();
+            companies.dedup();
+            self.company_scores_in(tx, &companies).await?
         } else {
             HashMap::new()
         };
-        Ok(firms
-            .into_iter()
-            .filter(|c| screen.allows(me, firm(c), |id| scores.get(&id).copied().unwrap_or(100)))
-            .collect())
+        items.retain(|i| screen.allows(me, party(i), |c| scores.get(&c).copied().unwrap_or(100)));
+        Ok(items)
+    }
+
+    /// The liquidity providers the actor may ask: each firm as a whole (its own filter,
+    /// no trader's) and the actor by theirs and their firm's.
+    pub(crate) async fn providers(&self, actor: &Actor) -> Result<Vec<Company>, EngineError> {
+        let filters = self.all().await?;
+        let mut c = self.store.single().await?;
+        let all = c.companies_of_type(COMPANY_LIQUIDITY_PROVIDER).await?;
+        let firm = |c: &Company| Party { company: c.company_id, user: UserId(c.company_id.0) };
+        self.screen_in(&mut c, actor, &filters, all, firm).await
     }
 
     /// The venue's firms one may block: every company but the caller's own and the
-    /// brokers that do nothing else, by name.
+    /// brokers that do nothing else, by name, however many there are.
     pub async fn firms(&self, actor: &Actor) -> Result<Vec<CompanyRef>, EngineError> {
-        let page = self.store.single().await?.companies(0, crate::context::MAX_PAGE_SIZE).await?;
-        Ok(page
-            .items
+        let mut c = self.store.single().await?;
+        let size = crate::context::MAX_PAGE_SIZE;
+        let mut all = Vec::new();
+        for page in 0.. {
+            let read = c.companies(page, size).await?;
+            let last = read.items.len() < size as usize;
+            all.extend(read.items);
+            if last {
+                break;
+            }
+        }
+        Ok(all
             .into_iter()
             .filter(|c| {
                 c.company_id != actor.user.company_id && (c.roles.is_empty() || c.roles.iter().any(|r| r != "broker"))
@@ -237,6 +266,8 @@ impl<S: Store> Counterparties<S> {
             return Ok(FilterView::default());
         };
         let mut tx = self.store.read().await?;
+        // The blocked firms' names in one statement (the loop below reads them back).
+        tx.read_ahead(&f.blocked.iter().copied().collect::<Vec<_>>(), &[]).await?;
         let mut blocked = Vec::with_capacity(f.blocked.len());
         for id in f.blocked {
             if let Some(c) = tx.company(id).await? {
@@ -300,7 +331,7 @@ impl<S: Store> Counterparties<S> {
         .await?;
         tx.commit().await?;
         // Every node's screens read the filters again (the cache drops on this, here at once).
-        self.publish(crate::events::Event::CompanyChanged { company_id: company });
+        self.publish(crate::events::Event::CounterpartyFiltersChanged);
         self.view(owner).await
     }
 }

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Duration, Utc};
 use rust_decimal::Decimal;
 use serde_json::json;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, transition as mr_transition};
 use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, shown_quantity, transition};
 use upstairs_domain::quantity::{Reachable, allocate, least_fill};
@@ -16,7 +16,7 @@ use crate::Store;
 use crate::confirmations::Confirmations;
 use crate::context::{Actor, action_log};
 use crate::core::service;
-use crate::counterparties::{Counterparties, Party, Screen};
+use crate::counterparties::{Counterparties, Party};
 use crate::error::{EngineError, StoreError};
 use crate::model::*;
 use crate::notifications::Notifications;
@@ -78,6 +78,11 @@ pub(crate) enum By {
     Venue,
 }
 
+/// The party of a resting order, as the counterparty filters see it (ADR 0042).
+fn them(f: &FacingOrder) -> Party {
+    Party { company: f.order.company_id, user: f.order.created_by }
+}
+
 service!(
     /// Taking liquidity: match requests sent, answered, timed out; reliability.
     Matches { counterparties: Counterparties, notifications: Notifications, orders: Orders, confirmations: Confirmations }
@@ -123,7 +128,7 @@ impl<S: Store> Matches<S> {
             // A preview tells no more than the book shows (ADR 0027): it allocates against
             // each iceberg's shown block, never its hidden size; the take itself may reach more.
             let facing = tx.orders_facing(view.parent.parent_order_id, actor.user.company_id, take.price).await?;
-            let facing = self.screened(&mut tx, actor, &filters, facing).await?;
+            let facing = self.counterparties.screen_in(&mut tx, actor, &filters, facing, them).await?;
             let hits = self.hits(&instrument, view.parent.direction, &take, &facing, None, Reach::Shown)?;
             let mut out = Vec::with_capacity(hits.len());
             for (FacingOrder { order: o, .. }, quantity) in hits {
@@ -144,7 +149,7 @@ impl<S: Store> Matches<S> {
         // take and an answer, never wait on each other in a cycle; then the side is read
         // again under the locks. The checks run on the locked parent.
         let seen = tx.orders_facing(own, company, take.price).await?;
-        let seen = self.screened(&mut tx, actor, &filters, seen).await?;
+        let seen = self.counterparties.screen_in(&mut tx, actor, &filters, seen, them).await?;
         let mut parents = BTreeSet::new();
         if let Some(first) = seen.first() {
             let instrument = self.instrument_in(&mut tx, first.order.instrument_id).await?;
@@ -170,7 +175,7 @@ impl<S: Store> Matches<S> {
             (false, true) => seen,
             (false, false) => {
                 let facing = tx.orders_facing(own, company, take.price).await?;
-                self.screened(&mut tx, actor, &filters, facing).await?
+                self.counterparties.screen_in(&mut tx, actor, &filters, facing, them).await?
             }
         };
         let hits = self.hits(&instrument, view.parent.direction, &take, &facing, Some(&parents), Reach::Whole)?;
@@ -507,39 +512,6 @@ impl<S: Store> Matches<S> {
             }
         }
         Ok(())
-    }
-
-    /// The resting orders the actor may trade with by both sides' counterparty filters
-    /// (`filters`, ADR 0042): the others are left out as if they were not there. The firms'
-    /// reliability scores are read, in `tx`, only when a filter asks for one.
-    async fn screened(
-        &self,
-        tx: &mut S::Tx,
-        actor: &Actor,
-        filters: &[CounterpartyFilter],
-        mut facing: Vec<FacingOrder>,
-    ) -> Result<Vec<FacingOrder>, EngineError> {
-        if facing.is_empty() || filters.is_empty() {
-            return Ok(facing);
-        }
-        let me = Party { company: actor.user.company_id, user: actor.user.user_id };
-        let them = |f: &FacingOrder| Party { company: f.order.company_id, user: f.order.created_by };
-        let mut parties: Vec<Party> = facing.iter().map(them).collect();
-        parties.push(me);
-        let screen = Screen::of(filters, &parties);
-        if screen.is_empty() {
-            return Ok(facing);
-        }
-        let scores = if screen.asks_scores() {
-            let mut companies: Vec<CompanyId> = parties.iter().map(|p| p.company).collect();
-            companies.sort();
-            companies.dedup();
-            self.counterparties.company_scores_in(tx, &companies).await?
-        } else {
-            HashMap::new()
-        };
-        facing.retain(|f| screen.allows(me, them(f), |c| scores.get(&c).copied().unwrap_or(100)));
-        Ok(facing)
     }
 
     /// The resting orders `take` would hit, with how much of each: the other side at

@@ -137,11 +137,10 @@ impl<S: Store> Reference<S> {
         tx.company(id).await?.ok_or_else(|| EngineError::NotFound("Company not found.".into()))
     }
 
-    /// Companies of type liquidity provider (an RFQ's addressees).
-    /// The liquidity providers the caller may ask, by both sides' counterparty filters.
+    /// The liquidity providers the caller may ask (an RFQ's addressees), by both sides'
+    /// counterparty filters.
     pub async fn liquidity_providers(&self, actor: &Actor) -> Result<Vec<Company>, EngineError> {
-        let all = self.store.read().await?.companies_of_type(COMPANY_LIQUIDITY_PROVIDER).await?;
-        self.counterparties.reachable(actor, all).await
+        self.counterparties.providers(actor).await
     }
 
     pub(crate) async fn create_company_inner(

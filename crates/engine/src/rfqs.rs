@@ -158,8 +158,7 @@ impl<S: Store> Rfqs<S> {
         providers.dedup();
         // A provider the counterparty filters screen out is as unknown as one that is not
         // a provider (ADR 0042).
-        let all = self.store.single().await?.companies_of_type(COMPANY_LIQUIDITY_PROVIDER).await?;
-        let known: Vec<Company> = self.counterparties.reachable(actor, all).await?;
+        let known: Vec<Company> = self.counterparties.providers(actor).await?;
         if providers.is_empty() {
             errors.push(FieldError::new("liquidity_provider_ids", "Choose at least one liquidity provider"));
         } else if providers.iter().any(|p| *p == actor.user.company_id || !known.iter().any(|k| k.company_id == *p)) {

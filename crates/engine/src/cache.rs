@@ -122,12 +122,13 @@ impl Caches {
                 self.books.drop_key(&instrument.instrument_id);
             }
             // A broker's new name is in every list that names it, a company's in its users'
-            // sessions; a counterparty filter of the company or one of its traders changed.
+            // sessions; a company gone or renamed is in the filters that name it.
             Event::CompanyChanged { .. } => {
                 self.brokers.drop_all();
                 self.sessions.drop_all();
                 self.counterparty_filters.drop_all();
             }
+            Event::CounterpartyFiltersChanged => self.counterparty_filters.drop_all(),
             // Rare beside the calls that read them: all sessions are read again.
             Event::SessionsEnded { .. } | Event::UserChanged { .. } => self.sessions.drop_all(),
             Event::ParentOrderChanged { parent_order_id, active: false, .. } => self.parents.drop_key(parent_order_id),

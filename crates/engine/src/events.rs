@@ -29,6 +29,8 @@ pub enum Event {
     NotificationChanged { user_id: UserId, notification: Notification },
     /// Not delivered: a company's reference data (its brokers) changed.
     CompanyChanged { company_id: CompanyId },
+    /// Not delivered: a firm's or a trader's counterparty filter changed (ADR 0042).
+    CounterpartyFiltersChanged,
     /// Not delivered: some sessions of this user ended (logout, deactivation, new password),
     /// so its open sockets re-check their session at once.
     SessionsEnded { user_id: UserId },
@@ -130,6 +132,7 @@ pub enum Announced {
     Company {
         id: CompanyId,
     },
+    CounterpartyFilters,
     SessionsEnded {
         user: UserId,
     },
@@ -154,6 +157,7 @@ impl Announced {
                 Self::Notification { id: notification.notification_id, user: Some(*user_id) }
             }
             Event::CompanyChanged { company_id } => Self::Company { id: *company_id },
+            Event::CounterpartyFiltersChanged => Self::CounterpartyFilters,
             Event::SessionsEnded { user_id } => Self::SessionsEnded { user: *user_id },
             Event::UserChanged { user_id } => Self::User { user: *user_id },
         }

@@ -246,7 +246,10 @@ impl Outgoing {
             Event::SessionsEnded { user_id } | Event::UserChanged { user_id } => Some(Self::SessionsEnded(*user_id)),
             // An instrument's band and tick reach subscribers in its book frame: a change of
             // them also says its book changed (`Engine::move_band`), so none is pushed twice.
-            Event::BookChanged { .. } | Event::CompanyChanged { .. } | Event::InstrumentChanged { .. } => None,
+            Event::BookChanged { .. }
+            | Event::CompanyChanged { .. }
+            | Event::CounterpartyFiltersChanged
+            | Event::InstrumentChanged { .. } => None,
             // Their rows are read for the frame by the per-user pushers (`user_push`).
             Event::OrderChanged { .. } | Event::ParentOrderChanged { .. } | Event::RfqChanged { .. } => None,
         }

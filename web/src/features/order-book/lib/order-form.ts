@@ -102,13 +102,8 @@ export function orderErrors(f: OrderForm, { instrument, parents, original }: Ord
   return e;
 }
 
-/** The size the field says: a number, or null for none. */
-function minExecutionValue(f: OrderForm): number | null {
-  return parseQuantity(f.min_execution);
-}
-
 function minExecutionChanged(f: OrderForm, original: Order): boolean {
-  return minExecutionValue(f) !== (original.min_execution ?? null);
+  return parseQuantity(f.min_execution) !== (original.min_execution ?? null);
 }
 
 /**
@@ -144,14 +139,14 @@ export function orderChanges(f: OrderForm, original: Order): Parameters<typeof e
   if (!p || !eq(p, dec(original.price))) changed.price = f.price;
   if (f.residual !== original.residual) changed.residual = f.residual;
   if (f.iceberg !== original.iceberg) changed.iceberg = f.iceberg;
-  if (minExecutionChanged(f, original)) changed.min_execution = minExecutionValue(f);
+  if (minExecutionChanged(f, original)) changed.min_execution = parseQuantity(f.min_execution);
   return changed;
 }
 
 /** The PATCH /orders/{id} body of a valid form; the size only when it changed (null removes it). */
 export function editOrderBody(f: OrderForm, original: Order): components['schemas']['EditOrderRequest'] {
   const body: components['schemas']['EditOrderRequest'] = { quantity: parseQuantity(f.quantity) ?? 0, limit_price: priceValue(parseDecimal(f.price)), residual: f.residual, iceberg: f.iceberg };
-  if (minExecutionChanged(f, original)) body.min_execution = minExecutionValue(f);
+  if (minExecutionChanged(f, original)) body.min_execution = parseQuantity(f.min_execution);
   return body;
 }
 
@@ -165,7 +160,7 @@ export function createOrderBody(f: OrderForm, instrument: Instrument, parent: Pa
     limit_price: priceValue(parseDecimal(f.price)),
     residual: f.residual,
     iceberg: f.iceberg,
-    min_execution: minExecutionValue(f),
+    min_execution: parseQuantity(f.min_execution),
     broker_id: brokerId,
   };
 }

@@ -253,6 +253,7 @@ impl<S: Store> Matches<S> {
                 rfq_id: None,
                 auto_answer: auto_answer(now, auto_accept),
                 answered_automatically: false,
+                answered_at: None,
             };
             let notice = crate::notifications::received(&request);
             let log = action_log(

@@ -152,6 +152,17 @@ pub trait InstrumentRepo {
     async fn update_instrument(&mut self, i: &Instrument) -> StoreResult<()>;
     async fn instrument(&mut self, id: InstrumentId) -> StoreResult<Option<Instrument>>;
     async fn instruments(&mut self, filter: &InstrumentFilter) -> StoreResult<Page<Instrument>>;
+    /// Keeps the band an instrument has from `at` on (the scorecards measure against it);
+    /// a second move at the same instant replaces the first.
+    async fn record_band(&mut self, i: &Instrument, at: DateTime<Utc>) -> StoreResult<()>;
+    /// The bands `instrument` had from `from` to `to`: the one in force at `from`, then
+    /// every move, oldest first, as (since, min, max).
+    async fn band_history(
+        &mut self,
+        instrument: InstrumentId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> StoreResult<Vec<(DateTime<Utc>, rust_decimal::Decimal, rust_decimal::Decimal)>>;
 }
 
 #[async_trait]

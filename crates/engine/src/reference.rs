@@ -373,6 +373,7 @@ impl<S: Store> Reference<S> {
         apply_instrument_changes(&mut i, ch)?;
         let mut tx = self.store.write().await?;
         tx.insert_instrument(&i).await?;
+        tx.record_band(&i, now).await?;
         let log = action_log(
             now,
             Some(actor.user.user_id),
@@ -425,9 +426,14 @@ impl<S: Store> Reference<S> {
         let mut tx = self.store.write().await?;
         let mut i = tx.instrument(id).await?.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
         let before = instrument_json(&i);
+        let band = (i.min_tick_price, i.max_tick_price);
         apply_instrument_changes(&mut i, ch)?;
         i.updated_at = now;
         tx.update_instrument(&i).await?;
+        // Its history, for the scorecards' price improvement and markouts (issue 29).
+        if band != (i.min_tick_price, i.max_tick_price) {
+            tx.record_band(&i, now).await?;
+        }
         audit(&mut tx, now, by, "instrument", Some(id.0), op, json!({"before": before, "after": instrument_json(&i)}))
             .await?;
         tx.commit().await?;

@@ -605,6 +605,8 @@ impl<S: Store> Rfqs<S> {
             rfq_id: Some(rfq.rfq_id),
             auto_answer: None,
             answered_automatically: false,
+            // The quote's acceptance is its answer.
+            answered_at: Some(now),
         };
         let mut rows = NewRows { match_requests: vec![m.clone()], ..Default::default() };
         self.confirmations

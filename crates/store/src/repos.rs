@@ -155,12 +155,12 @@ pub(crate) fn shift_placeholders(sql: &str, by: usize) -> String {
     out
 }
 
-/// A match request's columns `$1`–`$18` as `bind_match_request` binds them.
+/// A match request's columns `$1`–`$22` as `bind_match_request` binds them.
 pub(crate) const INSERT_MATCH_REQUEST: &str = "insert into match_request (match_request_id, instrument_id, direction, \
      price, quantity, requesting_order_id, requesting_company_id, requesting_user_id, responding_order_id, \
      responding_company_id, responding_user_id, iceberg, state, created_at, expires_at, updated_at, take_price, rfq_id, \
-     auto_answer_at, auto_accept, answered_automatically) \
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)";
+     auto_answer_at, auto_accept, answered_automatically, answered_at) \
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)";
 
 /// A timer's columns `$1`–`$6` as `bind_timer` binds them; one already there stays.
 pub(crate) const INSERT_TIMER: &str = "insert into timer (timer_id, kind, payload, due_at, dedupe_key, attempts) \
@@ -291,6 +291,7 @@ macro_rules! shared_repos {
                 .bind(m.auto_answer.map(|a| Ts(a.at)))
                 .bind(m.auto_answer.map(|a| a.accept))
                 .bind(m.answered_automatically)
+                .bind(m.answered_at.map(Ts))
         }
 
         /// Binds a broker's link's columns in the order of [`sql::INSERT_BROKER_CONFIRMATION`].
@@ -778,6 +779,42 @@ macro_rules! shared_repos {
                     .await
                     .map_err(map_err)?
                     .map(InstrumentRow::into_model))
+            }
+
+            async fn record_band(&mut self, i: &Instrument, at: DateTime<Utc>) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into band_history (instrument_id, at, min_tick_price, max_tick_price) \
+                     values ($1, $2, $3, $4) on conflict (instrument_id, at) do update \
+                     set min_tick_price = excluded.min_tick_price, max_tick_price = excluded.max_tick_price",
+                )
+                .bind(i.instrument_id.0)
+                .bind(Ts(at))
+                .bind(Dec(i.min_tick_price))
+                .bind(Dec(i.max_tick_price))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn band_history(
+                &mut self,
+                instrument: InstrumentId,
+                from: DateTime<Utc>,
+                to: DateTime<Utc>,
+            ) -> StoreResult<Vec<(DateTime<Utc>, rust_decimal::Decimal, rust_decimal::Decimal)>> {
+                let rows: Vec<(Ts, Dec, Dec)> = sqlx::query_as(
+                    "select at, min_tick_price, max_tick_price from band_history where instrument_id = $1 \
+                     and at <= $3 and at >= coalesce((select max(at) from band_history \
+                     where instrument_id = $1 and at <= $2), $2) order by at",
+                )
+                .bind(instrument.0)
+                .bind(Ts(from))
+                .bind(Ts(to))
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(rows.into_iter().map(|(at, min, max)| (at.0, min.0, max.0)).collect())
             }
 
             async fn instruments(&mut self, f: &InstrumentFilter) -> StoreResult<Page<Instrument>> {
@@ -1932,7 +1969,7 @@ macro_rules! shared_repos {
                     parts.push(sql::shift_placeholders(insert, at));
                     at += columns;
                 };
-                rows.match_requests.iter().for_each(|_| part(sql::INSERT_MATCH_REQUEST, 21));
+                rows.match_requests.iter().for_each(|_| part(sql::INSERT_MATCH_REQUEST, 22));
                 rows.notifications.iter().for_each(|_| part(sql::INSERT_NOTIFICATION, 19));
                 rows.broker_confirmations.iter().for_each(|_| part(sql::INSERT_BROKER_CONFIRMATION, 9));
                 rows.outbox.iter().for_each(|_| part(sql::INSERT_OUTBOX, 7));
@@ -1985,7 +2022,9 @@ macro_rules! shared_repos {
                 at: DateTime<Utc>,
             ) -> StoreResult<()> {
                 let r = sqlx::query(
-                    "update match_request set state = $1, updated_at = $2 where match_request_id = $3 and state = $4",
+                    "update match_request set state = $1, updated_at = $2, \
+                     answered_at = case when $4 = 'PENDING' then $2 else answered_at end \
+                     where match_request_id = $3 and state = $4",
                 )
                 .bind(to.as_str())
                 .bind(Ts(at))
@@ -2448,7 +2487,8 @@ macro_rules! shared_repos {
             async fn update_rfq_response(&mut self, before: &RfqResponse, r: &RfqResponse) -> StoreResult<()> {
                 let done = sqlx::query(
                     "update rfq_response set state = $1, user_id = $2, broker_id = $3, buy_price = $4, \
-                     buy_quantity = $5, sell_price = $6, sell_quantity = $7, match_request_id = $8, updated_at = $9 \
+                     buy_quantity = $5, sell_price = $6, sell_quantity = $7, match_request_id = $8, updated_at = $9, \
+                     quoted_at = coalesce(quoted_at, case when $1 = 'RESPONDED' then $9 end) \
                      where rfq_response_id = $10 and state = $11 and updated_at = $12",
                 )
                 .bind(r.state.as_str())

@@ -564,6 +564,7 @@ pub struct MatchRequestRow {
     auto_answer_at: Option<Ts>,
     auto_accept: Option<bool>,
     answered_automatically: bool,
+    answered_at: Option<Ts>,
 }
 
 impl MatchRequestRow {
@@ -592,6 +593,7 @@ impl MatchRequestRow {
                 .zip(self.auto_accept)
                 .map(|(at, accept)| upstairs_engine::model::AutoAnswer { at: at.0, accept }),
             answered_automatically: self.answered_automatically,
+            answered_at: self.answered_at.map(|t| t.0),
         })
     }
 }

@@ -36,6 +36,7 @@ contract!(
     timers_claim_and_reschedule,
     timers_are_claimed_once_under_concurrency,
     presence_leases_lapse_once,
+    band_history_is_kept,
     uncommitted_writes_vanish,
     companies_with_brokers,
     instruments_exact_filtered_sorted,
@@ -578,6 +579,31 @@ async fn presence_leases_lapse_once<S: Store>(s: S) {
     tx.commit().await.unwrap();
     let mut tx = s.read().await.unwrap();
     assert_eq!(tx.pending_timers().await.unwrap()[0].due_at, now + Duration::seconds(25), "later, never earlier");
+}
+
+/// Every band an instrument had (issue 29's scorecards): a window starts with the band in
+/// force at its start; a second move at one instant keeps the last.
+async fn band_history_is_kept<S: Store>(s: S) {
+    let mut i = instrument("Euribor", "I", true, false, 0);
+    let mut tx = s.write().await.unwrap();
+    tx.insert_instrument(&i).await.unwrap();
+    for (min, max, at) in
+        [("-0.04", "-0.01", 0), ("-0.035", "-0.01", 60), ("-0.03", "-0.01", 120), ("-0.03", "-0.005", 120)]
+    {
+        i.min_tick_price = d(min);
+        i.max_tick_price = d(max);
+        tx.record_band(&i, t0() + Duration::seconds(at)).await.unwrap();
+    }
+    tx.commit().await.unwrap();
+    let mut tx = s.read().await.unwrap();
+    let at = |s: i64| t0() + Duration::seconds(s);
+    let all = tx.band_history(i.instrument_id, at(-60), at(600)).await.unwrap();
+    assert_eq!(
+        all,
+        [(at(0), d("-0.04"), d("-0.01")), (at(60), d("-0.035"), d("-0.01")), (at(120), d("-0.03"), d("-0.005"))]
+    );
+    let window = tx.band_history(i.instrument_id, at(90), at(100)).await.unwrap();
+    assert_eq!(window, [(at(60), d("-0.035"), d("-0.01"))], "the band in force at the start");
 }
 
 async fn timers_are_claimed_once_under_concurrency<S: Store>(s: S) {
@@ -1341,6 +1367,7 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
             accept: false,
         }),
         answered_automatically: false,
+        answered_at: None,
     };
     let m = request(M::Pending, 0);
     tx.insert_match_request(&m).await.unwrap();
@@ -1361,9 +1388,13 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
     assert_eq!(tx.match_requests_of_user(taker.user_id, M::Pending).await.unwrap(), vec![m.clone()]);
     assert!(tx.match_requests_of_user(taker.user_id, M::Accepted).await.unwrap().is_empty());
     // Compare-and-set: the second answer finds it no longer pending.
-    tx.update_match_request_state(m.match_request_id, M::Pending, M::Accepted, t0()).await.unwrap();
+    let answered = t0() + Duration::seconds(7);
+    tx.update_match_request_state(m.match_request_id, M::Pending, M::Accepted, answered).await.unwrap();
     let again = tx.update_match_request_state(m.match_request_id, M::Pending, M::Rejected, t0()).await;
     assert!(matches!(again, Err(StoreError::Stale(_))), "{again:?}");
+    // When it left PENDING is kept.
+    let read = tx.match_request(m.match_request_id).await.unwrap().unwrap();
+    assert_eq!((read.answered_at, read.state), (Some(answered), M::Accepted));
     // A broker's link: read back by its hash, answered once, listed per match and step.
     let link = BrokerConfirmation {
         token_hash: "ab".repeat(32),

@@ -37,6 +37,10 @@ pub struct MatchRequest {
     pub auto_answer: Option<AutoAnswer>,
     /// Answered by the responder's preference, not by hand.
     pub answered_automatically: bool,
+    /// When it left PENDING (accepted, rejected, withdrawn, timed out): the scorecards'
+    /// response times (issue 29). None while pending, and for requests answered before
+    /// it was kept.
+    pub answered_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// A responder's preference as it applies to one match request.

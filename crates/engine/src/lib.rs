@@ -31,6 +31,7 @@ pub mod reference;
 pub mod reports;
 pub mod rfqs;
 pub mod scheduler;
+pub mod scorecards;
 pub mod security;
 pub mod users;
 pub mod withdrawals;
@@ -126,6 +127,7 @@ pub struct Engine<S: Store> {
     pub newsletters: newsletters::Newsletters<S>,
     pub admin_orders: admin_orders::AdminOrders<S>,
     pub action_logs: action_logs::ActionLogs<S>,
+    pub scorecards: scorecards::Scorecards<S>,
     pub scheduler: scheduler::Scheduler<S>,
 }
 
@@ -149,6 +151,7 @@ impl<S: Store> Clone for Engine<S> {
             newsletters: self.newsletters.clone(),
             admin_orders: self.admin_orders.clone(),
             action_logs: self.action_logs.clone(),
+            scorecards: self.scorecards.clone(),
             scheduler: self.scheduler.clone(),
         }
     }
@@ -188,6 +191,7 @@ impl<S: Store> Engine<S> {
         let newsletters = newsletters::Newsletters::new(&core);
         let admin_orders = admin_orders::AdminOrders::new(&core);
         let action_logs = action_logs::ActionLogs::new(&core);
+        let scorecards = scorecards::Scorecards::new(&core);
         let scheduler =
             scheduler::Scheduler::new(&core, &orders, &matches, &rfqs, &withdrawals, &kill_switch, &disconnects);
         Self {
@@ -208,6 +212,7 @@ impl<S: Store> Engine<S> {
             newsletters,
             admin_orders,
             action_logs,
+            scorecards,
             scheduler,
         }
     }

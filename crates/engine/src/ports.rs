@@ -377,6 +377,14 @@ pub trait RowsRepo {
 #[async_trait]
 pub trait MatchRequestRepo {
     async fn insert_match_request(&mut self, m: &MatchRequest) -> StoreResult<()>;
+    /// The match requests made from `from` (inclusive) to `to` (exclusive) that
+    /// `company` is a party of (every one when `None`), oldest first.
+    async fn match_requests_between(
+        &mut self,
+        company: Option<CompanyId>,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> StoreResult<Vec<MatchRequest>>;
     /// Moves a match request from `from` to `to` (compare-and-set: `StoreError::Stale`
     /// when it is no longer in `from`).
     async fn update_match_request_state(
@@ -418,6 +426,14 @@ pub trait MatchRequestRepo {
 #[async_trait]
 pub trait BrokerConfirmationRepo {
     async fn insert_broker_confirmation(&mut self, c: &BrokerConfirmation) -> StoreResult<()>;
+    /// The brokers' links made from `from` to `to` (exclusive) for the orders of `company`
+    /// (every one when `None`).
+    async fn broker_confirmations_between(
+        &mut self,
+        company: Option<CompanyId>,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> StoreResult<Vec<BrokerConfirmation>>;
     async fn broker_confirmation(&mut self, token_hash: &str) -> StoreResult<Option<BrokerConfirmation>>;
     /// The link of one order for one step (the newest, should there be several).
     async fn broker_confirmation_of_order(
@@ -481,6 +497,15 @@ pub trait NotificationRepo {
 #[async_trait]
 pub trait RfqRepo {
     async fn insert_rfq(&mut self, r: &Rfq) -> StoreResult<()>;
+    /// The providers' responses to the RFQs made from `from` to `to` (exclusive) that
+    /// `company` asked or was asked (every one when `None`): each with the requester's
+    /// company and when it was first quoted.
+    async fn quotes_between(
+        &mut self,
+        company: Option<CompanyId>,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> StoreResult<Vec<QuoteTimes>>;
     /// Moves an RFQ from `from` to `to` (compare-and-set: `StoreError::Stale` when it
     /// is no longer in `from`).
     async fn update_rfq_state(&mut self, id: RfqId, from: RfqState, to: RfqState, at: DateTime<Utc>)

@@ -43,6 +43,7 @@ const FEATURES: &[(&str, &str)] = &[
     ("newsletters", "Newsletters"),
     ("admin_orders", "AdminOrders"),
     ("action_logs", "ActionLogs"),
+    ("scorecards", "Scorecards"),
     ("scheduler", "Scheduler"),
 ];
 

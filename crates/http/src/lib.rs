@@ -29,7 +29,7 @@ use crate::error::ApiError;
 use crate::openapi::ApiRouter;
 use crate::routes::{
     action_logs, admin_orders, auth, counterparties, fix, matches, meta, newsletters, notifications, orders, outbox,
-    reference, rfqs, users,
+    reference, rfqs, scorecards, users,
 };
 
 /// What every handler can reach.
@@ -142,6 +142,7 @@ fn api<S: Store>() -> (Router<AppState<S>>, utoipa::openapi::OpenApi) {
         .merge(action_logs::router())
         .merge(admin_orders::router())
         .merge(newsletters::router())
+        .merge(scorecards::router())
         .split(ApiDoc::openapi())
 }
 

@@ -2075,6 +2075,26 @@ macro_rules! shared_repos {
                 convert(rows, MatchRequestRow::into_model)
             }
 
+            async fn match_requests_between(
+                &mut self,
+                company: Option<CompanyId>,
+                from: DateTime<Utc>,
+                to: DateTime<Utc>,
+            ) -> StoreResult<Vec<MatchRequest>> {
+                let rows = sqlx::query_as::<_, MatchRequestRow>(
+                    "select * from match_request where created_at >= $2 and created_at < $3 \
+                     and ($1 is null or requesting_company_id = $1 or responding_company_id = $1) \
+                     order by created_at, match_request_id",
+                )
+                .bind(company.map(|c| c.0))
+                .bind(Ts(from))
+                .bind(Ts(to))
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                convert(rows, MatchRequestRow::into_model)
+            }
+
             async fn match_requests_in_state(&mut self, state: MatchRequestState) -> StoreResult<Vec<MatchRequest>> {
                 let rows = sqlx::query_as::<_, MatchRequestRow>(
                     "select * from match_request where state = $1 order by created_at, match_request_id",
@@ -2164,6 +2184,26 @@ macro_rules! shared_repos {
                     .await
                     .map_err(map_err)?;
                 Ok(())
+            }
+
+            async fn broker_confirmations_between(
+                &mut self,
+                company: Option<CompanyId>,
+                from: DateTime<Utc>,
+                to: DateTime<Utc>,
+            ) -> StoreResult<Vec<BrokerConfirmation>> {
+                let rows = sqlx::query_as::<_, BrokerConfirmationRow>(
+                    "select b.* from broker_confirmation b join child_order o on o.order_id = b.order_id \
+                     where b.created_at >= $2 and b.created_at < $3 and ($1 is null or o.company_id = $1) \
+                     order by b.created_at",
+                )
+                .bind(company.map(|c| c.0))
+                .bind(Ts(from))
+                .bind(Ts(to))
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                convert(rows, BrokerConfirmationRow::into_model)
             }
 
             async fn broker_confirmation(&mut self, token_hash: &str) -> StoreResult<Option<BrokerConfirmation>> {
@@ -2360,6 +2400,38 @@ macro_rules! shared_repos {
 
         #[async_trait]
         impl RfqRepo for $tx {
+            async fn quotes_between(
+                &mut self,
+                company: Option<CompanyId>,
+                from: DateTime<Utc>,
+                to: DateTime<Utc>,
+            ) -> StoreResult<Vec<QuoteTimes>> {
+                let rows: Vec<(Uuid, Uuid, Uuid, String, Ts, Option<Ts>)> = sqlx::query_as(
+                    "select q.rfq_id, q.company_id, s.company_id, s.state, s.created_at, s.quoted_at \
+                     from rfq_response s join rfq q on q.rfq_id = s.rfq_id \
+                     where q.created_at >= $2 and q.created_at < $3 \
+                     and ($1 is null or q.company_id = $1 or s.company_id = $1) order by s.created_at",
+                )
+                .bind(company.map(|c| c.0))
+                .bind(Ts(from))
+                .bind(Ts(to))
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                rows.into_iter()
+                    .map(|(rfq, requester, provider, state, asked_at, quoted_at)| {
+                        Ok(QuoteTimes {
+                            rfq_id: RfqId(rfq),
+                            requester: CompanyId(requester),
+                            provider: CompanyId(provider),
+                            state: crate::rows::stored("response state", &state, ResponseState::parse(&state))?,
+                            asked_at: asked_at.0,
+                            quoted_at: quoted_at.map(|t| t.0),
+                        })
+                    })
+                    .collect()
+            }
+
             async fn insert_rfq(&mut self, r: &Rfq) -> StoreResult<()> {
                 sqlx::query(
                     "insert into rfq (rfq_id, parent_order_id, order_id, instrument_id, direction, company_id, \

@@ -21,7 +21,7 @@ use uuid::Uuid;
 
 use crate::adapt::{Dec, Ts};
 
-fn stored<T>(what: &str, text: &str, parsed: Option<T>) -> StoreResult<T> {
+pub(crate) fn stored<T>(what: &str, text: &str, parsed: Option<T>) -> StoreResult<T> {
     parsed.ok_or_else(|| StoreError::Other(format!("stored {what} {text}")))
 }
 

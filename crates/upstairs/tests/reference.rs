@@ -560,6 +560,11 @@ async fn permission_matrix(b: Backend) {
             Some(json!({"blocked_company_ids": []})),
             [NO, NO, OK, NO, OK, OK],
         ),
+        // Scorecards (issue 29): a firm's for its traders and company admin, the venue's
+        // (and any firm's) for the venue's staff.
+        (Method::GET, "/api/scorecard".into(), None, [OK, NO, OK, OK, NO, OK]),
+        (Method::GET, "/api/admin/scorecard".into(), None, [OK, OK, NO, NO, NO, NO]),
+        (Method::GET, format!("/api/admin/scorecard?company_id={h}"), None, [OK, OK, NO, NO, NO, NO]),
         // A minimum execution size (issue 29) is its order's owner's alone to set.
         (Method::PATCH, format!("/api/orders/{o}"), Some(json!({"min_execution": 500})), [NO, NO, OK, NO, NF, NF]),
         (Method::POST, "/api/order-match-requests".into(), Some(take(true)), [NO, NO, OK, NO, NF, NF]),

@@ -55,3 +55,15 @@ pub struct RfqResponse {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
+
+/// One provider's response to one RFQ as the scorecards count it (issue 29).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuoteTimes {
+    pub rfq_id: RfqId,
+    pub requester: CompanyId,
+    pub provider: CompanyId,
+    pub state: ResponseState,
+    pub asked_at: DateTime<Utc>,
+    /// When it was first quoted; `None` when never (or before this was kept).
+    pub quoted_at: Option<DateTime<Utc>>,
+}

@@ -11,4 +11,5 @@ pub mod orders;
 pub mod outbox;
 pub mod reference;
 pub mod rfqs;
+pub mod scorecards;
 pub mod users;

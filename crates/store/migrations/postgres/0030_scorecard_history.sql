@@ -15,3 +15,7 @@ alter table match_request add column answered_at timestamptz;
 update match_request set answered_at = updated_at
 where state in ('REJECTED', 'TIMED_OUT', 'CANCELLED', 'SYSTEM_CANCELLED_PRICE_OUT_OF_TICK');
 alter table rfq_response add column quoted_at timestamptz;
+-- A scorecard reads a period's requests, RFQs and brokers' links.
+create index match_request_created on match_request (created_at);
+create index rfq_created on rfq (created_at);
+create index broker_confirmation_created on broker_confirmation (created_at);

@@ -267,6 +267,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/scorecard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The venue's scorecard, or one firm's (`company_id`), for the venue's staff. */
+        get: operations["venue_scorecard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/users": {
         parameters: {
             query?: never;
@@ -809,6 +826,23 @@ export interface paths {
          *     refused), the other responses are rejected, and both brokers are asked to confirm.
          */
         patch: operations["accept_quote"];
+        trace?: never;
+    };
+    "/api/scorecard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's firm's scorecard (its traders and company admin). */
+        get: operations["own_scorecard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/users": {
@@ -1557,6 +1591,11 @@ export interface components {
             /** @description exact decimal */
             min_tick_price: number;
         };
+        /** @description The band's mid some minutes after each trade, against its price. */
+        MarkoutDto: components["schemas"]["TicksDto"] & {
+            /** Format: int64 */
+            minutes: number;
+        };
         /**
          * @description A match request as one of its two parties sees it. `direction` is the caller's
          *     side; nothing names the other party's firm, user or broker.
@@ -1864,6 +1903,29 @@ export interface components {
             /** @description What it is about, in a line. */
             summary: string;
             to: string;
+        };
+        /** @description How the match requests of one side ended. */
+        OutcomesDto: {
+            /**
+             * Format: int64
+             * @description Accepted, whatever the brokers did since.
+             */
+            accepted: number;
+            /**
+             * Format: int64
+             * @description Ended by the venue when the band left the price.
+             */
+            cancelled_by_venue: number;
+            /** Format: int64 */
+            pending: number;
+            /** Format: int64 */
+            rejected: number;
+            /** Format: int64 */
+            timed_out: number;
+            /** Format: int64 */
+            total: number;
+            /** Format: int64 */
+            withdrawn: number;
         };
         /** @description One page of a list, and how many items the whole list has. */
         Page_ActionLogDto: {
@@ -2348,6 +2410,79 @@ export interface components {
          * @enum {string}
          */
         Role: "trader" | "upstairs-admin" | "company-admin" | "upstairs-sales" | "sandbox";
+        /**
+         * @description A scorecard: a firm's (`company_id`) or the venue's (`company_id` null). A firm's
+         *     figures count only what it took part in, from its side; the venue's count every match
+         *     request, and its prices from the resting side.
+         */
+        ScorecardDto: {
+            /** @description How long the brokers took to accept its trades, and to report their fills. */
+            broker_accept_times: components["schemas"]["TimesDto"];
+            broker_fill_times: components["schemas"]["TimesDto"];
+            /** Format: uuid */
+            company_id: string | null;
+            /** Format: date-time */
+            from: string;
+            /**
+             * @description The band's mid 1, 5 and 30 minutes after each trade against its price (trades whose
+             *     horizon has not come yet are left out).
+             */
+            markouts: components["schemas"]["MarkoutDto"][];
+            /** @description The trade price against the band's mid at the trade. */
+            price_improvement: components["schemas"]["TicksDto"];
+            /** @description How long it took to quote. */
+            quote_times: components["schemas"]["TimesDto"];
+            /**
+             * Format: int64
+             * @description RFQs it was asked as a liquidity provider; those it quoted; those it won.
+             */
+            quotes_asked: number;
+            /** Format: int64 */
+            quotes_given: number;
+            /** Format: int64 */
+            quotes_won: number;
+            /** @description The match requests its resting orders received. */
+            received: components["schemas"]["OutcomesDto"];
+            /** @description How long it took to accept or reject what it received. */
+            response_times: components["schemas"]["TimesDto"];
+            /** Format: int64 */
+            rfqs_quoted: number;
+            /**
+             * Format: int64
+             * @description RFQs it asked; those that got a quote; those that traded.
+             */
+            rfqs_sent: number;
+            /** Format: int64 */
+            rfqs_traded: number;
+            /** @description The match requests the firm sent. */
+            sent: components["schemas"]["OutcomesDto"];
+            /** Format: date-time */
+            to: string;
+            /**
+             * Format: int64
+             * @description Trades (accepted match requests) in the period.
+             */
+            trades: number;
+        };
+        /**
+         * @description An average over trades in ticks of each trade's instrument (null when none); positive
+         *     is better for the side it is told from.
+         */
+        TicksDto: {
+            /** @description exact decimal */
+            ticks: number | null;
+            /** Format: int64 */
+            trades: number;
+        };
+        /** @description Durations in milliseconds: how many, their median and 90th percentile (null when none). */
+        TimesDto: {
+            /** Format: int64 */
+            count: number;
+            /** Format: int64 */
+            p50_ms: number | null;
+            /** Format: int64 */
+            p90_ms: number | null;
+        };
         TokenResponse: {
             token: string;
         };
@@ -4061,6 +4196,83 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The venue is busy: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    venue_scorecard: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                company_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScorecardDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7284,6 +7496,73 @@ export interface operations {
                 };
             };
             /** @description Too many attempts: try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The venue is busy: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    own_scorecard: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScorecardDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -377,7 +377,7 @@ pub trait RowsRepo {
 #[async_trait]
 pub trait MatchRequestRepo {
     async fn insert_match_request(&mut self, m: &MatchRequest) -> StoreResult<()>;
-    /// The match requests made from `from` (inclusive) to `to` (exclusive) that
+    /// The match requests made from `from` to `to`, both included, that
     /// `company` is a party of (every one when `None`), oldest first.
     async fn match_requests_between(
         &mut self,
@@ -426,7 +426,7 @@ pub trait MatchRequestRepo {
 #[async_trait]
 pub trait BrokerConfirmationRepo {
     async fn insert_broker_confirmation(&mut self, c: &BrokerConfirmation) -> StoreResult<()>;
-    /// The brokers' links made from `from` to `to` (exclusive) for the orders of `company`
+    /// The brokers' links made from `from` to `to` (included) for the orders of `company`
     /// (every one when `None`).
     async fn broker_confirmations_between(
         &mut self,
@@ -497,7 +497,7 @@ pub trait NotificationRepo {
 #[async_trait]
 pub trait RfqRepo {
     async fn insert_rfq(&mut self, r: &Rfq) -> StoreResult<()>;
-    /// The providers' responses to the RFQs made from `from` to `to` (exclusive) that
+    /// The providers' responses to the RFQs made from `from` to `to` (included) that
     /// `company` asked or was asked (every one when `None`): each with the requester's
     /// company and when it was first quoted.
     async fn quotes_between(

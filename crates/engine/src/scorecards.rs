@@ -94,7 +94,8 @@ pub struct Scorecard {
     pub company: Option<CompanyId>,
     pub from: DateTime<Utc>,
     pub to: DateTime<Utc>,
-    /// Match requests the firm sent (took with); the venue's: every one.
+    /// Match requests the firm sent (took with); the venue's: every one. An RFQ's trade
+    /// counts with the RFQs and the trades, not here.
     pub sent: Outcomes,
     /// Match requests the firm's resting orders received; the venue's: every one.
     pub received: Outcomes,
@@ -182,7 +183,9 @@ impl<S: Store> Scorecards<S> {
         let ours = |id: CompanyId| company.is_none_or(|c| c == id);
 
         let (mut sent, mut received, mut answers) = (Outcomes::default(), Outcomes::default(), Vec::new());
-        for m in &requests {
+        // An RFQ's trade is a match request made accepted: counted with the RFQs, and
+        // with the trades below, not here.
+        for m in requests.iter().filter(|m| m.rfq_id.is_none()) {
             if ours(m.requesting_company_id) {
                 sent.count(m.state);
             }
@@ -195,8 +198,7 @@ impl<S: Store> Scorecards<S> {
                         | MatchRequestState::Cancelled
                         | MatchRequestState::SystemCancelledPriceOutOfTick
                 );
-                // An RFQ's match request is accepted as it is made: no answer to time.
-                if let Some(at) = m.answered_at.filter(|_| answered && m.rfq_id.is_none()) {
+                if let Some(at) = m.answered_at.filter(|_| answered) {
                     answers.push((at - m.created_at).num_milliseconds());
                 }
             }

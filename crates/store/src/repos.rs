@@ -2082,7 +2082,7 @@ macro_rules! shared_repos {
                 to: DateTime<Utc>,
             ) -> StoreResult<Vec<MatchRequest>> {
                 let rows = sqlx::query_as::<_, MatchRequestRow>(
-                    "select * from match_request where created_at >= $2 and created_at < $3 \
+                    "select * from match_request where created_at >= $2 and created_at <= $3 \
                      and ($1 is null or requesting_company_id = $1 or responding_company_id = $1) \
                      order by created_at, match_request_id",
                 )
@@ -2194,7 +2194,7 @@ macro_rules! shared_repos {
             ) -> StoreResult<Vec<BrokerConfirmation>> {
                 let rows = sqlx::query_as::<_, BrokerConfirmationRow>(
                     "select b.* from broker_confirmation b join child_order o on o.order_id = b.order_id \
-                     where b.created_at >= $2 and b.created_at < $3 and ($1 is null or o.company_id = $1) \
+                     where b.created_at >= $2 and b.created_at <= $3 and ($1 is null or o.company_id = $1) \
                      order by b.created_at",
                 )
                 .bind(company.map(|c| c.0))
@@ -2409,7 +2409,7 @@ macro_rules! shared_repos {
                 let rows: Vec<(Uuid, Uuid, Uuid, String, Ts, Option<Ts>)> = sqlx::query_as(
                     "select q.rfq_id, q.company_id, s.company_id, s.state, s.created_at, s.quoted_at \
                      from rfq_response s join rfq q on q.rfq_id = s.rfq_id \
-                     where q.created_at >= $2 and q.created_at < $3 \
+                     where q.created_at >= $2 and q.created_at <= $3 \
                      and ($1 is null or q.company_id = $1 or s.company_id = $1) order by s.created_at",
                 )
                 .bind(company.map(|c| c.0))

@@ -167,7 +167,9 @@ async fn send_quote_and_accept(b: Backend) {
     assert_eq!(open.as_array().unwrap().len(), 1);
     assert_eq!(notice_types(v, &r.fathom).await, vec![pair("RFQ_RECEIVED", "PENDING")]);
 
-    // A one-way RFQ to buy asks the providers to sell.
+    // A one-way RFQ to buy asks the providers to sell (two seconds in: the scorecard's
+    // quote time below).
+    v.app.clock.advance(chrono::Duration::seconds(2));
     let (s, body) = quote(&r, &r.fathom, &rfq, json!({"buy_price": 94.74, "buy_quantity": 1500})).await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
     let (s, q) = quote(&r, &r.fathom, &rfq, json!({"sell_price": 94.76, "sell_quantity": 1500})).await;
@@ -219,6 +221,22 @@ async fn send_quote_and_accept(b: Backend) {
     assert_eq!(open, json!([]));
     let (_, completed) = v.app.get(&format!("/api/rfqs?state=COMPLETED&parent_order_id={pid}"), Some(&v.b)).await;
     assert_eq!(completed.as_array().unwrap().len(), 1);
+
+    // The scorecards (issue 29): the requester's RFQ quoted and traded; the provider's
+    // quote, given in 2 s and won; the other provider's, asked and declined. The trade is
+    // not a match request either side sent or received.
+    let card = |token: String| async move { v.app.get("/api/scorecard", Some(&token)).await.1 };
+    let requester = card(v.b.clone()).await;
+    let rfqs = |c: &Value| (c["rfqs_sent"].clone(), c["rfqs_quoted"].clone(), c["rfqs_traded"].clone());
+    let quotes = |c: &Value| (c["quotes_asked"].clone(), c["quotes_given"].clone(), c["quotes_won"].clone());
+    assert_eq!(rfqs(&requester), (json!(1), json!(1), json!(1)), "{requester}");
+    assert_eq!((requester["trades"].clone(), requester["sent"]["total"].clone()), (json!(1), json!(0)));
+    let won = card(r.fathom.clone()).await;
+    assert_eq!(quotes(&won), (json!(1), json!(1), json!(1)), "{won}");
+    assert_eq!(won["quote_times"], json!({"count": 1, "p50_ms": 2000, "p90_ms": 2000}));
+    assert_eq!((won["rfqs_sent"].clone(), won["received"]["total"].clone()), (json!(0), json!(0)));
+    let declined = card(r.gull.clone()).await;
+    assert_eq!(quotes(&declined), (json!(1), json!(0), json!(0)), "{declined}");
     balanced(&r).await;
     r.v.app.stop().await;
 }

@@ -25,7 +25,7 @@ pub fn router<S: Store>() -> ApiRouter<S> {
         .route::<__path_venue_scorecard, _, _>(venue_scorecard::<S>)
 }
 
-/// The period: from `from` (inclusive) to `to` (exclusive), at most 366 days; by default
+/// The period: from `from` to `to`, both included, at most 366 days; by default
 /// the 30 days to now.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -17,6 +17,7 @@ const FillOrderRoute = lazy(() => import('./routes/fill-order'));
 const DashboardRoute = lazy(() => import('./routes/dashboard'));
 const SettingsRoute = lazy(() => import('./routes/settings'));
 const AccountRoute = lazy(() => import('./routes/account'));
+const ScorecardRoute = lazy(() => import('./routes/scorecard'));
 const AdminActionLogsRoute = lazy(() => import('./routes/admin-action-logs'));
 const AdminBillingRoute = lazy(() => import('./routes/admin-billing'));
 const AdminCompaniesRoute = lazy(() => import('./routes/admin-company'));
@@ -46,6 +47,7 @@ export const routes: RouteObject[] = [
           { path: paths.dashboard, element: <DashboardRoute /> },
           { path: paths.settings, element: <SettingsRoute /> },
           { path: paths.account, element: <AccountRoute /> },
+          { path: paths.scorecard, element: <ScorecardRoute /> },
           { path: paths.adminActionLogs, element: <AdminActionLogsRoute /> },
           { path: paths.adminBilling, element: <AdminBillingRoute /> },
           { path: paths.adminCompanies, element: <AdminCompaniesRoute /> },

@@ -10,6 +10,7 @@ export const paths = {
   dashboard: '/dashboard',
   settings: '/settings',
   account: '/user/account',
+  scorecard: '/scorecard',
   adminActionLogs: '/admin/action-logs',
   adminBilling: '/admin/billing',
   adminCompanies: '/admin/company',

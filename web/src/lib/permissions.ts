@@ -52,3 +52,8 @@ export function canTrade(user: Roles): boolean {
   const venue = user.roles.some((r) => r === 'upstairs-admin' || r === 'upstairs-sales');
   return !venue && user.roles.some((r) => r === 'trader' || r === 'sandbox');
 }
+
+/** Scorecards (issue 29): a firm's own for its traders and company admin; the venue's for its staff. Not for sandbox users. */
+export function canReadScorecard(user: Roles): boolean {
+  return !user.roles.includes('sandbox') && (isOrderAdmin(user) || user.roles.includes('trader') || user.roles.includes('company-admin'));
+}

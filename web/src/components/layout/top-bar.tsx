@@ -11,13 +11,14 @@ import Typography from '@mui/material/Typography';
 import Logout from '@mui/icons-material/Logout';
 import MenuIcon from '@mui/icons-material/Menu';
 import PersonOutline from '@mui/icons-material/PersonOutlineOutlined';
+import InsightsOutlined from '@mui/icons-material/InsightsOutlined';
 import SettingsOutlined from '@mui/icons-material/SettingsOutlined';
 import { Link as RouterLink, useNavigate } from 'react-router';
 import { Logo } from '@/components/ui/logo';
 import { paths } from '@/config/paths';
 import type { User } from '@/lib/api/get-me';
 import { useLogout } from '@/lib/api/logout';
-import { hasAdminDrawer } from '@/lib/permissions';
+import { canReadScorecard, hasAdminDrawer } from '@/lib/permissions';
 import { AdminDrawer } from './admin-drawer';
 import { TradingHours } from './trading-hours';
 
@@ -85,6 +86,14 @@ export function TopBar({ user, actions }: { user: User; actions?: ReactNode }) {
             </ListItemIcon>
             Settings
           </MenuItem>
+          {canReadScorecard(user) && (
+            <MenuItem component={RouterLink} to={paths.scorecard} onClick={close}>
+              <ListItemIcon>
+                <InsightsOutlined fontSize="small" />
+              </ListItemIcon>
+              Scorecard
+            </MenuItem>
+          )}
           <MenuItem
             onClick={() => {
               close();

@@ -169,6 +169,14 @@ impl<S: Store> Scorecards<S> {
         from: DateTime<Utc>,
         to: DateTime<Utc>,
     ) -> Result<Scorecard, EngineError> {
+        // Times both databases keep, and a reader means.
+        let latest = "9999-12-31T23:59:59Z".parse::<DateTime<Utc>>().unwrap_or(DateTime::<Utc>::MAX_UTC);
+        let earliest = DateTime::<Utc>::UNIX_EPOCH;
+        for (field, at) in [("from", from), ("to", to)] {
+            if !(earliest..=latest).contains(&at) {
+                return Err(EngineError::invalid(field, "Must be a time from 1970 to 9999"));
+            }
+        }
         if to <= from {
             return Err(EngineError::invalid("to", "Must be after from"));
         }

@@ -149,6 +149,10 @@ async fn scorecards_are_read_by_whom_they_concern(b: Backend) {
         (StatusCode::BAD_REQUEST, json!("At most 366 days")),
         "{body}"
     );
+    for bad in ["-262143-01-01T00:00:00Z", "+262142-12-31T23:59:59Z", "0001-01-01T00:00:00Z"] {
+        let (s, body) = v.app.get(&format!("/api/scorecard?to={}", bad.replace('+', "%2B")), Some(&v.a)).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {body}");
+    }
     // The default period: the 30 days to now.
     let (s, body) = v.app.get("/api/scorecard", Some(&v.b)).await;
     assert_eq!(s, StatusCode::OK, "{body}");

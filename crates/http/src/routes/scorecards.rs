@@ -51,7 +51,8 @@ fn period(
     now: DateTime<Utc>,
 ) -> (DateTime<Utc>, DateTime<Utc>) {
     let to = to.unwrap_or(now);
-    (from.unwrap_or(to - chrono::Duration::days(30)), to)
+    // A `to` so early that 30 days before it is no time: the engine refuses the period.
+    (from.unwrap_or_else(|| to.checked_sub_signed(chrono::Duration::days(30)).unwrap_or(to)), to)
 }
 
 /// How the match requests of one side ended.

@@ -82,8 +82,17 @@ class Client:
         headers = {"content-type": "application/json"}
         if self.token:
             headers["authorization"] = f"Bearer {self.token}"
-        self.conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
-        res = self.conn.getresponse()
+        try:
+            self.conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+            res = self.conn.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            # The server closed a connection left idle (a long seeding): a read is asked again.
+            if method != "GET":
+                raise
+            self.conn.close()
+            self.conn = http.client.HTTPConnection(self.conn.host, self.conn.port, timeout=30)
+            self.conn.request(method, path, headers=headers)
+            res = self.conn.getresponse()
         data = res.read()
         if data and res.getheader("content-type", "").split(";")[0].endswith("json"):
             return res.status, json.loads(data)

@@ -79,8 +79,8 @@ describe('scorecard (issue 29)', () => {
     server.use(http.get('*/api/scorecard', () => HttpResponse.json({ status: 400, title: 'Bad Request', detail: 'At most 366 days' }, { status: 400 })));
     renderApp('/scorecard', { signedInAs: 'trader@acme.test' });
     // On the page (the app's toast says it too, and goes).
-    const alerts = await screen.findAllByRole('alert');
-    expect(alerts.filter((a) => a.classList.contains('MuiAlert-standard')).map((a) => a.textContent)).toEqual(['At most 366 days']);
+    const onPage = () => screen.queryAllByRole('alert').filter((a) => a.classList.contains('MuiAlert-standard')).map((a) => a.textContent);
+    await expect.poll(onPage).toEqual(['At most 366 days']);
     expect(screen.getByRole('button', { name: 'Download CSV' })).toBeDisabled();
   });
 

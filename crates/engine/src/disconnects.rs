@@ -57,6 +57,7 @@ impl<S: Store> Disconnects<S> {
     /// ends those whose last session here closed, and schedules the cancel of every holder
     /// (who chose it) whose last lease anywhere has lapsed. Returns how many.
     pub async fn presence_pass(&self) -> Result<usize, EngineError> {
+        let _one = self.presence.passes.lock().await;
         let now = self.clock.now();
         let (here, left) = (self.presence.here(), self.presence.take_left());
         let grace = Duration::from_std(self.config.disconnect_grace).unwrap_or(Duration::seconds(10));

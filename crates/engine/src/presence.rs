@@ -17,6 +17,9 @@ pub struct Presence {
     /// Holders whose last session here closed since the loop last looked.
     left: Mutex<Vec<Holder>>,
     changed: Notify,
+    /// One presence pass at a time on this node: a pass that read who is here must not
+    /// renew a lease after a later pass ended it.
+    pub(crate) passes: tokio::sync::Mutex<()>,
 }
 
 /// One open session, counted while it lives.

@@ -19,6 +19,7 @@ stdout: one JSON object per line, flushed, for every event:
    sends, resends and gap fills included (a message sent while disconnected is stored
    under its number and goes out as a PossDup resend when the venue asks for it)
   {"event": "acked", "trade_report_id": ..., "status": 0|1}  an --auto-ack answer sent
+  {"event": "acked", "alloc_id": ..., "status": 0|1}  the same for an AllocationInstruction
   {"event": "seq", "next_sender": N, "next_target": N} / {"event": "stopped"}
   {"event": "error", "text": ...}  a command that failed; the peer goes on
 --pretty prints one readable line per trade report and execution report instead.
@@ -36,7 +37,8 @@ the peer running; so does losing the reader of stdout (exit 1 at the next event)
 With --auto-ack, every TradeCaptureReport (35=AE) received, PossDup or not, is answered
 with a TradeCaptureReportAck (35=AR): 571 from the AE, 939 = 0 (accept) or 1 (reject),
 and what FIX44.xml requires besides: ExecType 150 and the Instrument (55/48/22/207) from
-the AE.
+the AE. Every AllocationInstruction (35=J) is answered likewise with an
+AllocationInstructionAck (35=P): 70 from the J, 87 = 0 (accepted) or 1 (block rejected).
 
 --tls connects with TLS 1.2 (QuickFIX's SSLSocketInitiator, no client certificate);
 --ca FILE makes it verify the venue's certificate chain against FILE (QuickFIX does not
@@ -187,6 +189,22 @@ class Peer(fix.Application):
         emit("app", **info, fields=flat_fields(message))
         if info["msg_type"] == "AE" and self.auto_ack != "none":
             self.ack(message)
+        if info["msg_type"] == "J" and self.auto_ack != "none":
+            self.ack_allocation(message)
+
+    def ack_allocation(self, instruction):
+        status = 0 if self.auto_ack == "accept" else 1
+        ack = fix.Message()
+        ack.getHeader().setField(fix.MsgType("P"))
+        alloc_id = instruction.getField(70)
+        items = [[70, alloc_id], [60, time.strftime("%Y%m%d-%H:%M:%S", time.gmtime())], [87, status]]
+        if status:
+            items.append([58, "rejected by fix_peer --auto-ack reject"])
+        fill(ack, items)
+        if fix.Session.sendToTarget(ack, self.session_id):
+            emit("acked", alloc_id=alloc_id, status=status)
+        else:
+            emit("error", text=f"could not send the P for 70={alloc_id}")
 
     def ack(self, report):
         status = 0 if self.auto_ack == "accept" else 1

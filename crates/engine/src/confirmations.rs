@@ -317,7 +317,7 @@ impl<S: Store> Confirmations<S> {
     }
 
     /// The trade as `o`'s broker sees it.
-    async fn trade_details(
+    pub(crate) async fn trade_details(
         &self,
         tx: &mut S::Tx,
         m: &MatchRequest,
@@ -336,6 +336,11 @@ impl<S: Store> Confirmations<S> {
         };
         let trader = tx.user(o.created_by).await?;
         let instrument = self.instrument_in(tx, o.instrument_id).await?;
+        let allocation = tx.allocation(o.order_id).await?;
+        let give_up = match allocation.as_ref().and_then(|a| a.give_up_broker_id) {
+            Some(id) => tx.company(id).await?,
+            None => None,
+        };
         Ok(TradeDetails {
             broker_name: name(tx.company(o.broker_id).await?),
             client_name: name(tx.company(o.company_id).await?),
@@ -347,6 +352,8 @@ impl<S: Store> Confirmations<S> {
             tick_size: Some(instrument.tick_size),
             counterparty_broker_name: name(tx.company(other.broker_id).await?),
             matched_at,
+            allocations: allocation.map(|a| a.lines).unwrap_or_default(),
+            give_up_broker_name: give_up.map(|c| c.name),
         })
     }
 }

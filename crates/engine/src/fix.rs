@@ -29,9 +29,9 @@ use crate::ports::*;
 use crate::reports::FixReports;
 use crate::reports::enqueue_fix;
 pub use crate::reports::{
-    CancelRefusal, CancelRefusalReason, ExecutionKind, ExecutionReport, FixReport, LastFill, OrderStatus,
-    RefusedAnswer, RefusedCancel, RefusedOrder, ReportedInstrument, TradeReport, parse_trade_cancel_id,
-    parse_trade_report_id, trade_cancel_id, trade_report_id, valid_comp_id,
+    AllocationReport, CancelRefusal, CancelRefusalReason, ExecutionKind, ExecutionReport, FixReport, LastFill,
+    OrderStatus, RefusedAnswer, RefusedCancel, RefusedOrder, ReportedInstrument, TradeReport, allocation_id,
+    parse_allocation_id, parse_trade_cancel_id, parse_trade_report_id, trade_cancel_id, trade_report_id, valid_comp_id,
 };
 use crate::withdrawals::Withdrawals;
 

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod action_logs;
 pub mod admin_orders;
+pub mod allocations;
 pub mod book;
 mod cache;
 pub mod clock;
@@ -117,6 +118,7 @@ pub struct Engine<S: Store> {
     pub notifications: notifications::Notifications<S>,
     pub orders: orders::Orders<S>,
     pub confirmations: confirmations::Confirmations<S>,
+    pub allocations: allocations::Allocations<S>,
     pub matches: matches::Matches<S>,
     pub rfqs: rfqs::Rfqs<S>,
     pub reference: reference::Reference<S>,
@@ -141,6 +143,7 @@ impl<S: Store> Clone for Engine<S> {
             notifications: self.notifications.clone(),
             orders: self.orders.clone(),
             confirmations: self.confirmations.clone(),
+            allocations: self.allocations.clone(),
             matches: self.matches.clone(),
             rfqs: self.rfqs.clone(),
             reference: self.reference.clone(),
@@ -181,6 +184,7 @@ impl<S: Store> Engine<S> {
         let notifications = notifications::Notifications::new(&core);
         let orders = orders::Orders::new(&core, &fix_reports);
         let confirmations = confirmations::Confirmations::new(&core, &fix_reports, &orders);
+        let allocations = allocations::Allocations::new(&core, &confirmations);
         let matches = matches::Matches::new(&core, &counterparties, &notifications, &orders, &confirmations);
         let rfqs = rfqs::Rfqs::new(&core, &counterparties, &notifications, &orders, &confirmations);
         let reference = reference::Reference::new(&core, &counterparties, &matches);
@@ -202,6 +206,7 @@ impl<S: Store> Engine<S> {
             notifications,
             orders,
             confirmations,
+            allocations,
             matches,
             rfqs,
             reference,

@@ -106,6 +106,7 @@ pub trait Tx:
     + TimerRepo
     + NewsletterRepo
     + FixRepo
+    + AllocationRepo
     + Send
 {
     async fn commit(self) -> StoreResult<()>;
@@ -552,6 +553,21 @@ pub trait NewsletterRepo {
     /// False when the user was not a recipient.
     async fn remove_newsletter_recipient(&mut self, id: Uuid, user: UserId) -> StoreResult<bool>;
     async fn mark_newsletter_sent(&mut self, id: Uuid, at: DateTime<Utc>) -> StoreResult<()>;
+}
+
+/// Companies' accounts and the allocations of trades to them (ADR 0045).
+#[async_trait]
+pub trait AllocationRepo {
+    /// Refuses (`Conflict`) a second account of the company with the same code.
+    async fn insert_account(&mut self, a: &CompanyAccount) -> StoreResult<()>;
+    /// Writes the name, whether active, and when.
+    async fn update_account(&mut self, a: &CompanyAccount) -> StoreResult<()>;
+    async fn account(&mut self, id: uuid::Uuid) -> StoreResult<Option<CompanyAccount>>;
+    /// A company's accounts, by code.
+    async fn accounts(&mut self, company: CompanyId) -> StoreResult<Vec<CompanyAccount>>;
+    async fn allocation(&mut self, order: OrderId) -> StoreResult<Option<Allocation>>;
+    /// Writes the allocation whole (a new order's first, or the next version).
+    async fn put_allocation(&mut self, a: &Allocation) -> StoreResult<()>;
 }
 
 /// The FIX gateway's sessions, sent messages and outbox (ADR 0025).

@@ -54,6 +54,18 @@ pub fn parse_trade_cancel_id(id: &str) -> Option<(OrderId, ConfirmationStep)> {
     parse_trade_report_id(id.strip_suffix("-C")?)
 }
 
+/// The AllocID of version `version` of an order's allocation.
+pub fn allocation_id(order: OrderId, version: i64) -> String {
+    format!("{order}-L{version}")
+}
+
+/// The order and version an AllocID names.
+pub fn parse_allocation_id(id: &str) -> Option<(OrderId, i64)> {
+    let (order, version) = id.rsplit_once("-L")?;
+    let version: i64 = version.parse().ok().filter(|v| *v > 0)?;
+    Some((OrderId(Uuid::parse_str(order).ok()?), version))
+}
+
 /// Why an OrderCancelRequest was refused (an OrderCancelReject's reason and text).
 #[derive(Debug, PartialEq, Eq)]
 pub struct CancelRefusal {
@@ -94,6 +106,9 @@ pub enum FixReport {
     CancelRefused(RefusedCancel),
     /// A broker's answer to a trade that changed nothing (answered already).
     AnswerRefused(RefusedAnswer),
+    /// A trade's split across its client's accounts, and its give-up, to the executing
+    /// broker (ADR 0045).
+    Allocation(AllocationReport),
 }
 
 impl FixReport {
@@ -106,6 +121,7 @@ impl FixReport {
             Self::OrderRefused(_) => "order_refused",
             Self::CancelRefused(_) => "cancel_refused",
             Self::AnswerRefused(_) => "answer_refused",
+            Self::Allocation(_) => "allocation",
         }
     }
 }
@@ -149,6 +165,35 @@ pub struct TradeReport {
     pub contra_firm: String,
     /// The client: its account, else its name.
     pub client: String,
+    /// How the trader split it across the client's accounts, when they had by then
+    /// (ADR 0045; absent in reports queued before allocations were kept).
+    #[serde(default)]
+    pub allocations: Vec<AllocationLine>,
+    /// The broker it is given up to for clearing, by name.
+    #[serde(default)]
+    pub give_up_firm: Option<String>,
+}
+
+/// One side's trade as its trader allocated it, to the side's broker (ADR 0045).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AllocationReport {
+    pub order_id: OrderId,
+    pub version: i64,
+    /// The AllocID of the version this one replaces.
+    pub replaces: Option<String>,
+    pub instrument: ReportedInstrument,
+    pub side: Direction,
+    pub quantity: i64,
+    #[serde(with = "rust_decimal::serde::str")]
+    pub price: Decimal,
+    pub traded_at: DateTime<Utc>,
+    /// The broker itself, by its CompID.
+    pub executing_firm: String,
+    /// The client: its account, else its name.
+    pub client: String,
+    /// The broker the trade is given up to for clearing, by name.
+    pub give_up_firm: Option<String>,
+    pub lines: Vec<AllocationLine>,
 }
 
 /// What happened to a parent order an execution report tells of.
@@ -301,6 +346,11 @@ impl<S: Store> FixReports<S> {
         let contra = tx.company(other.broker_id).await?;
         let client = tx.company(o.company_id).await?;
         let instrument = self.instrument_in(tx, o.instrument_id).await?;
+        let allocation = tx.allocation(o.order_id).await?;
+        let give_up_firm = match allocation.as_ref().and_then(|a| a.give_up_broker_id) {
+            Some(id) => tx.company(id).await?.map(|c| c.name),
+            None => None,
+        };
         // The other broker by name, as the e-mail names it: its CompID is half of its
         // FIX credentials and stays between it and the venue.
         let report = TradeReport {
@@ -315,6 +365,8 @@ impl<S: Store> FixReports<S> {
             executing_firm: broker_comp_id,
             contra_firm: contra.map(|c| c.name).unwrap_or_default(),
             client: client.map(|c| c.account.unwrap_or(c.name)).unwrap_or_default(),
+            allocations: allocation.map(|a| a.lines).unwrap_or_default(),
+            give_up_firm,
         };
         Ok(Some((broker.company_id, report)))
     }
@@ -424,7 +476,7 @@ pub(crate) async fn enqueue_fix<T: crate::ports::Tx>(
 }
 
 /// [`enqueue_fix`] under an id of its own (a trade report's TradeReportID).
-async fn enqueue_fix_as<T: crate::ports::Tx>(
+pub(crate) async fn enqueue_fix_as<T: crate::ports::Tx>(
     tx: &mut T,
     id: String,
     company: CompanyId,

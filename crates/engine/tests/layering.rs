@@ -33,6 +33,7 @@ const FEATURES: &[(&str, &str)] = &[
     ("notifications", "Notifications"),
     ("orders", "Orders"),
     ("confirmations", "Confirmations"),
+    ("allocations", "Allocations"),
     ("matches", "Matches"),
     ("rfqs", "Rfqs"),
     ("reference", "Reference"),

@@ -282,6 +282,33 @@ impl<S: Store> VenueApp<S> {
         }
     }
 
+    /// A broker's AllocationInstructionAck (ADR 0045): AllocStatus 0 accepts the version
+    /// its AllocID names, 1 (block) or 2 (an account) rejects it; 3 (received) and the
+    /// pending statuses leave it pending.
+    async fn allocation_ack(&self, company: CompanyId, m: &RawMessage<'_>) -> Result<(), RejectReason> {
+        let id = m.get_field_str(tag::ALLOC_ID).ok_or_else(|| missing(tag::ALLOC_ID, "AllocID"))?;
+        let accepted = match m.get_field_str(tag::ALLOC_STATUS) {
+            Some("0") => true,
+            Some("1" | "2" | "5") => false,
+            Some(status) => {
+                tracing::info!(%company, alloc_id = id, status, "a broker received an allocation");
+                return Ok(());
+            }
+            None => return Err(missing(tag::ALLOC_STATUS, "AllocStatus")),
+        };
+        let text = m.get_field_str(tag::TEXT).map(str::to_owned);
+        match self.engine.allocations.acknowledge(company, id, accepted, text).await {
+            Ok(()) => {
+                tracing::info!(%company, alloc_id = id, accepted, "broker answered an allocation by FIX");
+                Ok(())
+            }
+            Err(EngineError::NotFound(text)) => {
+                Err(RejectReason::new(VALUE_INCORRECT, text).with_ref_tag(tag::ALLOC_ID))
+            }
+            Err(e) => Err(venue_failure(&e)),
+        }
+    }
+
     async fn new_order(&self, company: CompanyId, m: &RawMessage<'_>) -> Result<(), RejectReason> {
         let cl_ord_id = m.get_field_str(tag::CL_ORD_ID).ok_or_else(|| missing(tag::CL_ORD_ID, "ClOrdID"))?;
         let side = m.get_field_str(tag::SIDE).ok_or_else(|| missing(tag::SIDE, "Side"))?;
@@ -433,6 +460,7 @@ impl<S: Store> Application for VenueApp<S> {
         crate::dictionary::check(m)?;
         match m.msg_type().as_str() {
             msg_type::TRADE_CAPTURE_REPORT_ACK => self.trade_ack(company, m).await,
+            msg_type::ALLOCATION_INSTRUCTION_ACK => self.allocation_ack(company, m).await,
             // Another engine's BusinessMessageReject of one of ours: noted, never answered.
             msg_type::BUSINESS_MESSAGE_REJECT => {
                 tracing::warn!(%company, ref_msg_type = m.get_field_str(372), reason = m.get_field_str(380),

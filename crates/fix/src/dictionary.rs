@@ -1,7 +1,7 @@
 //! The FIX 4.4 data dictionary of what the venue reads (ADR 0033): every message type
 //! FIX 4.4 defines, and for the administrative messages (Logon and Logout aside) and the
 //! application messages the venue acts on (NewOrderSingle, OrderCancelRequest,
-//! TradeCaptureReportAck, BusinessMessageReject) the fields each may
+//! TradeCaptureReportAck, AllocationInstructionAck, BusinessMessageReject) the fields each may
 //! carry, which are required, their types and values, the party group, and the order of
 //! header, body and trailer. A message that breaks it gets a session Reject (35=3) with
 //! the SessionRejectReason (373) and RefTagID (371) the FIX session test cases name; a
@@ -30,6 +30,7 @@ const SUPPORTED: &[&str] = &[
     msg_type::NEW_ORDER_SINGLE,
     msg_type::ORDER_CANCEL_REQUEST,
     msg_type::TRADE_CAPTURE_REPORT_ACK,
+    msg_type::ALLOCATION_INSTRUCTION_ACK,
     msg_type::BUSINESS_MESSAGE_REJECT,
 ];
 
@@ -212,6 +213,25 @@ const TRADE_CAPTURE_REPORT_ACK: &[Field] = &[
     f(58, Str),
 ];
 
+const ALLOCATION_INSTRUCTION_ACK: &[Field] = &[
+    req(70, Str),
+    f(453, Group),
+    f(448, Str),
+    f(447, Enum(PARTY_SOURCES)),
+    f(452, Int),
+    f(793, Str),
+    f(75, Str),
+    req(60, Time),
+    req(87, Enum(&["0", "1", "2", "3", "4", "5", "6", "7"])),
+    f(88, Int),
+    f(626, Int),
+    f(808, Int),
+    f(573, Str),
+    f(460, Int),
+    f(167, Enum(SECURITY_TYPES)),
+    f(58, Str),
+];
+
 const BUSINESS_MESSAGE_REJECT: &[Field] = &[f(45, Int), req(372, Str), f(379, Str), req(380, Int), f(58, Str)];
 
 /// The administrative messages checked (a Logon is checked by its own rules, a Logout
@@ -232,6 +252,7 @@ fn body_of(msg_type: &str) -> Option<&'static [Field]> {
         msg_type::NEW_ORDER_SINGLE => NEW_ORDER_SINGLE,
         msg_type::ORDER_CANCEL_REQUEST => ORDER_CANCEL_REQUEST,
         msg_type::TRADE_CAPTURE_REPORT_ACK => TRADE_CAPTURE_REPORT_ACK,
+        msg_type::ALLOCATION_INSTRUCTION_ACK => ALLOCATION_INSTRUCTION_ACK,
         msg_type::BUSINESS_MESSAGE_REJECT => BUSINESS_MESSAGE_REJECT,
         _ => return None,
     })

@@ -7,14 +7,27 @@ use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use upstairs_domain::order::Direction;
 use upstairs_engine::fix::{
-    CancelRefusalReason, ExecutionKind, ExecutionReport, FixReport, OrderStatus, RefusedAnswer, RefusedCancel,
-    RefusedOrder, ReportedInstrument, TradeReport, trade_report_id,
+    AllocationReport, CancelRefusalReason, ExecutionKind, ExecutionReport, FixReport, OrderStatus, RefusedAnswer,
+    RefusedCancel, RefusedOrder, ReportedInstrument, TradeReport, trade_report_id,
 };
-use upstairs_engine::model::ConfirmationStep;
+use upstairs_engine::model::{AllocationLine, ConfirmationStep};
 
 /// The tags the gateway writes and reads.
 pub mod tag {
     pub const AVG_PX: u32 = 6;
+    pub const QUANTITY: u32 = 53;
+    pub const ALLOC_ID: u32 = 70;
+    pub const ALLOC_TRANS_TYPE: u32 = 71;
+    pub const REF_ALLOC_ID: u32 = 72;
+    pub const NO_ORDERS: u32 = 73;
+    pub const NO_ALLOCS: u32 = 78;
+    pub const ALLOC_ACCOUNT: u32 = 79;
+    pub const ALLOC_QTY: u32 = 80;
+    pub const ALLOC_STATUS: u32 = 87;
+    pub const ALLOC_REJ_CODE: u32 = 88;
+    pub const INDIVIDUAL_ALLOC_ID: u32 = 467;
+    pub const ALLOC_TYPE: u32 = 626;
+    pub const ALLOC_NO_ORDERS_TYPE: u32 = 857;
     pub const CL_ORD_ID: u32 = 11;
     pub const CUM_QTY: u32 = 14;
     pub const EXEC_ID: u32 = 17;
@@ -70,6 +83,8 @@ pub mod msg_type {
     pub const BUSINESS_MESSAGE_REJECT: &str = "j";
     pub const TRADE_CAPTURE_REPORT: &str = "AE";
     pub const TRADE_CAPTURE_REPORT_ACK: &str = "AR";
+    pub const ALLOCATION_INSTRUCTION: &str = "J";
+    pub const ALLOCATION_INSTRUCTION_ACK: &str = "P";
 }
 
 /// PartyRole (452) values.
@@ -77,6 +92,7 @@ pub const ROLE_EXECUTING_FIRM: &str = "1";
 pub const ROLE_CLIENT_ID: &str = "3";
 pub const ROLE_ORDER_ORIGINATION_TRADER: &str = "11";
 pub const ROLE_CONTRA_FIRM: &str = "17";
+pub const ROLE_GIVEUP_CLEARING_FIRM: &str = "14";
 
 /// A message ready for the session: its MsgType and its body fields in wire order after
 /// the standard header (repeating groups flattened).
@@ -96,6 +112,7 @@ pub fn encode(id: &str, report: &FixReport) -> Message {
         FixReport::OrderRefused(r) => (msg_type::EXECUTION_REPORT, order_refused(id, r)),
         FixReport::CancelRefused(r) => (msg_type::ORDER_CANCEL_REJECT, cancel_refused(r)),
         FixReport::AnswerRefused(r) => (msg_type::BUSINESS_MESSAGE_REJECT, answer_refused(r)),
+        FixReport::Allocation(r) => (msg_type::ALLOCATION_INSTRUCTION, allocation(id, r)),
     };
     Message { msg_type, fields: clean(fields) }
 }
@@ -191,14 +208,77 @@ fn trade(id: &str, r: &TradeReport, cancel: bool) -> Vec<(u32, String)> {
         (tag::NO_SIDES, "1".into()),
         (tag::SIDE, side(r.side).into()),
         (tag::ORDER_ID, r.order_id.to_string()),
-        (tag::NO_PARTY_IDS, "3".into()),
     ]);
-    for (party, role) in
-        [(&r.executing_firm, ROLE_EXECUTING_FIRM), (&r.contra_firm, ROLE_CONTRA_FIRM), (&r.client, ROLE_CLIENT_ID)]
-    {
-        // PartyIDSource D: proprietary.
-        f.extend([(tag::PARTY_ID, party.clone()), (tag::PARTY_ID_SOURCE, "D".into()), (tag::PARTY_ROLE, role.into())]);
+    let mut parties =
+        vec![(&r.executing_firm, ROLE_EXECUTING_FIRM), (&r.contra_firm, ROLE_CONTRA_FIRM), (&r.client, ROLE_CLIENT_ID)];
+    parties.extend(r.give_up_firm.as_ref().map(|g| (g, ROLE_GIVEUP_CLEARING_FIRM)));
+    party_group(&parties, &mut f);
+    alloc_group(&r.allocations, &mut f);
+    f
+}
+
+/// The Parties group (NoPartyIDs), each by its own id (PartyIDSource D: proprietary).
+fn party_group(parties: &[(&String, &str)], f: &mut Vec<(u32, String)>) {
+    f.push((tag::NO_PARTY_IDS, parties.len().to_string()));
+    for (party, role) in parties {
+        f.extend([
+            (tag::PARTY_ID, (*party).clone()),
+            (tag::PARTY_ID_SOURCE, "D".into()),
+            (tag::PARTY_ROLE, (*role).into()),
+        ]);
     }
+}
+
+/// The allocation group (NoAllocs): each account by its code, and its quantity.
+fn alloc_group(lines: &[AllocationLine], f: &mut Vec<(u32, String)>) {
+    if lines.is_empty() {
+        return;
+    }
+    f.push((tag::NO_ALLOCS, lines.len().to_string()));
+    for (n, l) in lines.iter().enumerate() {
+        f.extend([
+            (tag::ALLOC_ACCOUNT, l.code.clone()),
+            (tag::INDIVIDUAL_ALLOC_ID, (n + 1).to_string()),
+            (tag::ALLOC_QTY, l.quantity.to_string()),
+        ]);
+    }
+}
+
+/// An AllocationInstruction: one side's trade split across its client's accounts, new or
+/// replacing the version before (ADR 0045).
+fn allocation(id: &str, r: &AllocationReport) -> Vec<(u32, String)> {
+    let mut f = vec![(tag::ALLOC_ID, id.to_owned())];
+    match &r.replaces {
+        // AllocTransType 1: replace, naming the instruction it replaces.
+        Some(before) => {
+            f.push((tag::ALLOC_TRANS_TYPE, "1".into()));
+            f.push((tag::ALLOC_TYPE, "5".into()));
+            f.push((tag::REF_ALLOC_ID, before.clone()));
+        }
+        // 0: new. AllocType 5: ready to book, one order.
+        None => {
+            f.push((tag::ALLOC_TRANS_TYPE, "0".into()));
+            f.push((tag::ALLOC_TYPE, "5".into()));
+        }
+    }
+    f.extend([
+        // AllocNoOrdersType 1: the orders are listed.
+        (tag::ALLOC_NO_ORDERS_TYPE, "1".into()),
+        (tag::NO_ORDERS, "1".into()),
+        (tag::CL_ORD_ID, r.order_id.to_string()),
+        (tag::ORDER_ID, r.order_id.to_string()),
+        (tag::SIDE, side(r.side).into()),
+    ]);
+    instrument(&r.instrument, &mut f);
+    f.extend([(tag::QUANTITY, r.quantity.to_string()), (tag::AVG_PX, price(r.price))]);
+    let mut parties = vec![(&r.executing_firm, ROLE_EXECUTING_FIRM), (&r.client, ROLE_CLIENT_ID)];
+    parties.extend(r.give_up_firm.as_ref().map(|g| (g, ROLE_GIVEUP_CLEARING_FIRM)));
+    party_group(&parties, &mut f);
+    f.extend([
+        (tag::TRADE_DATE, r.traded_at.format("%Y%m%d").to_string()),
+        (tag::TRANSACT_TIME, utc_timestamp(r.traded_at)),
+    ]);
+    alloc_group(&r.lines, &mut f);
     f
 }
 
@@ -344,7 +424,19 @@ mod tests {
             executing_firm: "BALTIC".into(),
             contra_firm: "Halyard Securities".into(),
             client: "ACC-1".into(),
+            allocations: vec![],
+            give_up_firm: None,
         })
+    }
+
+    fn lines() -> Vec<AllocationLine> {
+        let line = |code: &str, quantity| AllocationLine {
+            account_id: Uuid::nil(),
+            code: code.into(),
+            name: format!("Fund {code}"),
+            quantity,
+        };
+        vec![line("F-1", 1000), line("F-2", 500)]
     }
 
     fn execution(kind: ExecutionKind, status: OrderStatus) -> ExecutionReport {
@@ -432,6 +524,48 @@ mod tests {
                 format!(
                     "571=X-A|487=2|572={ORDER}-A|856=0|880={MATCH}|17=X-A|570=N|55=VOD LN|207=XLON|32=1500|\
                      31=94.76|75=20261126|60=20261126-14:05:09.042|552=1|54=2|37={ORDER}|{parties}"
+                ),
+            ),
+            (
+                "an allocated trade to fill, given up to another broker",
+                match trade(ConfirmationStep::Fill, ReportedInstrument { exchange_instrument_id: None, ..listed() }) {
+                    FixReport::Trade(r) => FixReport::Trade(TradeReport {
+                        allocations: lines(),
+                        give_up_firm: Some("Northgate".into()),
+                        ..r
+                    }),
+                    other => other,
+                },
+                "AE",
+                format!(
+                    "571=X-A|487=2|572={ORDER}-A|856=0|880={MATCH}|17=X-A|570=N|55=VOD LN|207=XLON|32=1500|\
+                     31=94.76|75=20261126|60=20261126-14:05:09.042|552=1|54=2|37={ORDER}|\
+                     453=4|448=BALTIC|447=D|452=1|448=Halyard Securities|447=D|452=17|448=ACC-1|447=D|452=3|\
+                     448=Northgate|447=D|452=14|78=2|79=F-1|467=1|80=1000|79=F-2|467=2|80=500"
+                ),
+            ),
+            (
+                "an allocation, replacing the one before",
+                FixReport::Allocation(AllocationReport {
+                    order_id: OrderId(Uuid::parse_str(ORDER).unwrap()),
+                    version: 2,
+                    replaces: Some(format!("{ORDER}-L1")),
+                    instrument: listed(),
+                    side: Direction::Sell,
+                    quantity: 1500,
+                    price: Decimal::new(947600, 4),
+                    traded_at: at(),
+                    executing_firm: "BALTIC".into(),
+                    client: "ACC-1".into(),
+                    give_up_firm: Some("Northgate".into()),
+                    lines: lines(),
+                }),
+                "J",
+                format!(
+                    "70=X-A|71=1|626=5|72={ORDER}-L1|857=1|73=1|11={ORDER}|37={ORDER}|54=2|55=VOD LN|48=GB00BH4HKS39|\
+                     22=8|207=XLON|53=1500|6=94.76|453=3|448=BALTIC|447=D|452=1|448=ACC-1|447=D|452=3|\
+                     448=Northgate|447=D|452=14|75=20261126|60=20261126-14:05:09.042|78=2|79=F-1|467=1|80=1000|\
+                     79=F-2|467=2|80=500"
                 ),
             ),
             (

@@ -139,6 +139,10 @@ fn trade_rows(trade: &TradeDetails) -> Vec<(String, String)> {
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
+    .chain(trade.allocations.iter().map(|l| {
+        (format!("Account {}", one_line(&l.code)), format!("{} ({})", grouped(l.quantity), one_line(&l.name)))
+    }))
+    .chain(trade.give_up_broker_name.iter().map(|b| ("Give-up broker".to_owned(), one_line(b))))
     .collect()
 }
 
@@ -212,6 +216,23 @@ impl Content {
                         .to_owned(),
                     "",
                     "If you had already booked the trade, please reverse it.".to_owned(),
+                )
+            }
+            EmailTemplate::TradeAllocated { trade } => {
+                let side = side_of(trade);
+                details = trade_rows(trade);
+                let client = one_line(&trade.client_name);
+                let instrument = one_line(&trade.instrument_name);
+                (
+                    format!("Trade allocated: {client}, {side} {} {instrument}", grouped(trade.quantity)),
+                    &trade.broker_name,
+                    &no_link,
+                    format!("Your client {client} allocated this block trade on {product} to its accounts."),
+                    "Please book the trade to these accounts. This allocation replaces any we sent you \
+                     before for this trade."
+                        .to_owned(),
+                    "",
+                    "If an account is unknown to you, please contact your client.".to_owned(),
                 )
             }
             EmailTemplate::TradeConfirmation { step, trade, confirm_link, decline_link } => {
@@ -623,6 +644,8 @@ mod tests {
                     tick_size: Some("0.005".parse().unwrap()),
                     counterparty_broker_name: "Harbour Futures".into(),
                     matched_at: "2026-11-25T10:01:02Z".parse().unwrap(),
+                    allocations: vec![],
+                    give_up_broker_name: None,
                 },
                 confirm_link: link(true),
                 decline_link: link(false),
@@ -676,6 +699,34 @@ mod tests {
         let html = part(&raw, "text/html");
         assert!(!html.contains("<a href=\"\""), "no empty button: {html}");
         assert!(html.contains("no longer work"));
+    }
+
+    #[test]
+    fn an_allocation_names_each_account_and_the_give_up_broker() {
+        let EmailTemplate::TradeConfirmation { mut trade, .. } = trade(ConfirmationStep::Accept).template else {
+            unreachable!()
+        };
+        let line = |code: &str, name: &str, quantity| upstairs_engine::model::AllocationLine {
+            account_id: Default::default(),
+            code: code.into(),
+            name: name.into(),
+            quantity,
+        };
+        trade.allocations = vec![line("NW-1", "Northwind Macro", 2000), line("NW-2", "Northwind Rates", 500)];
+        trade.give_up_broker_name = Some("Baltic".into());
+        let email = OutgoingEmail {
+            message_id: "<a@localhost>".into(),
+            to: "confirmations@broker.example".into(),
+            template: EmailTemplate::TradeAllocated { trade },
+        };
+        assert!(email.template.links().is_empty());
+        let raw = raw(&settings(), &email);
+        assert_eq!(header(&raw, "Subject"), Some("Trade allocated: Northwind, Sell 2,500 ICE Brent Jan27"));
+        let text = part(&raw, "text/plain");
+        assert!(text.lines().any(|l| l == "Account NW-1: 2,000 (Northwind Macro)"), "{text}");
+        assert!(text.lines().any(|l| l == "Account NW-2: 500 (Northwind Rates)"), "{text}");
+        assert!(text.lines().any(|l| l == "Give-up broker: Baltic"), "{text}");
+        assert!(!text.contains("http"), "no link: {text}");
     }
 
     fn raw_fill() -> String {

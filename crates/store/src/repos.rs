@@ -93,9 +93,10 @@ pub(crate) const BILLING_ITEMS: &str = "select co.name as company_name, u.first_
             b.name as broker_name, o.broker_id, m.match_request_id, o.order_id, o.parent_order_id, \
             m.created_at as match_request_created_at, i.name as instrument_name, i.bbg_code, \
             i.exchange_instrument_id, i.exchange, i.exchange_iso_code, i.tick_size, i.term, o.direction, \
-            m.quantity, m.price \
+            m.quantity, m.price, a.lines as allocation_lines, g.name as give_up_broker_name \
      from match_request m cross join (select 0 as side union all select 1) s cross join child_order o \
      cross join app_user u cross join company co cross join company b cross join instrument i \
+     left join allocation a on a.order_id = o.order_id left join company g on g.company_id = a.give_up_broker_id \
      where m.state in ($1, $2, $3, $4, $5) \
        and o.order_id = case s.side when 0 then m.requesting_order_id else m.responding_order_id end \
        and u.user_id = case s.side when 0 then m.requesting_user_id else m.responding_user_id end \
@@ -2626,6 +2627,92 @@ macro_rules! shared_repos {
                     q = q.bind(s.as_str());
                 }
                 convert(q.fetch_all(&mut *self.tx).await.map_err(map_err)?, RfqResponseRow::into_model)
+            }
+        }
+
+        #[async_trait]
+        impl AllocationRepo for $tx {
+            async fn insert_account(&mut self, a: &CompanyAccount) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into company_account (account_id, company_id, code, name, active, created_at, updated_at) \
+                     values ($1, $2, $3, $4, $5, $6, $7)",
+                )
+                .bind(a.account_id)
+                .bind(a.company_id.0)
+                .bind(&a.code)
+                .bind(&a.name)
+                .bind(a.active)
+                .bind(Ts(a.created_at))
+                .bind(Ts(a.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn update_account(&mut self, a: &CompanyAccount) -> StoreResult<()> {
+                sqlx::query("update company_account set name = $2, active = $3, updated_at = $4 where account_id = $1")
+                    .bind(a.account_id)
+                    .bind(&a.name)
+                    .bind(a.active)
+                    .bind(Ts(a.updated_at))
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn account(&mut self, id: Uuid) -> StoreResult<Option<CompanyAccount>> {
+                Ok(sqlx::query_as::<_, AccountRow>("select * from company_account where account_id = $1")
+                    .bind(id)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .map(AccountRow::into_model))
+            }
+
+            async fn accounts(&mut self, company: CompanyId) -> StoreResult<Vec<CompanyAccount>> {
+                Ok(sqlx::query_as::<_, AccountRow>("select * from company_account where company_id = $1 order by code")
+                    .bind(company.0)
+                    .fetch_all(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .into_iter()
+                    .map(AccountRow::into_model)
+                    .collect())
+            }
+
+            async fn allocation(&mut self, order: OrderId) -> StoreResult<Option<Allocation>> {
+                sqlx::query_as::<_, AllocationRow>("select * from allocation where order_id = $1")
+                    .bind(order.0)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .map(AllocationRow::into_model)
+                    .transpose()
+            }
+
+            async fn put_allocation(&mut self, a: &Allocation) -> StoreResult<()> {
+                let lines = serde_json::to_string(&a.lines).map_err(|e| StoreError::Other(e.to_string()))?;
+                sqlx::query(
+                    "insert into allocation (order_id, version, give_up_broker_id, lines, ack, ack_text, updated_by, \
+                     updated_at) values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict (order_id) do update set \
+                     version = excluded.version, give_up_broker_id = excluded.give_up_broker_id, \
+                     lines = excluded.lines, ack = excluded.ack, ack_text = excluded.ack_text, \
+                     updated_by = excluded.updated_by, updated_at = excluded.updated_at",
+                )
+                .bind(a.order_id.0)
+                .bind(a.version)
+                .bind(a.give_up_broker_id.map(|c| c.0))
+                .bind(lines)
+                .bind(a.ack.as_str())
+                .bind(&a.ack_text)
+                .bind(a.updated_by.0)
+                .bind(Ts(a.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
             }
         }
 

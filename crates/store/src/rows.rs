@@ -459,6 +459,8 @@ pub struct BillingItemRow {
     direction: String,
     quantity: i64,
     price: Dec,
+    allocation_lines: Option<String>,
+    give_up_broker_name: Option<String>,
 }
 
 impl BillingItemRow {
@@ -484,6 +486,8 @@ impl BillingItemRow {
             direction: stored("direction", &self.direction, Direction::parse(&self.direction))?,
             quantity: self.quantity,
             price: self.price.0,
+            allocations: self.allocation_lines.as_deref().map(allocation_lines).transpose()?.unwrap_or_default(),
+            give_up_broker_name: self.give_up_broker_name,
         })
     }
 }
@@ -921,4 +925,64 @@ pub struct CounterpartyRow {
     pub min_reliability_score: Option<i64>,
     pub updated_at: Ts,
     pub blocked_company_id: Option<Uuid>,
+}
+
+/// A company's account (ADR 0045).
+#[derive(sqlx::FromRow)]
+pub struct AccountRow {
+    pub account_id: Uuid,
+    pub company_id: Uuid,
+    pub code: String,
+    pub name: String,
+    pub active: bool,
+    pub created_at: Ts,
+    pub updated_at: Ts,
+}
+
+impl AccountRow {
+    pub fn into_model(self) -> CompanyAccount {
+        CompanyAccount {
+            account_id: self.account_id,
+            company_id: CompanyId(self.company_id),
+            code: self.code,
+            name: self.name,
+            active: self.active,
+            created_at: self.created_at.0,
+            updated_at: self.updated_at.0,
+        }
+    }
+}
+
+/// A trade's allocation (ADR 0045), its lines as JSON.
+#[derive(sqlx::FromRow)]
+pub struct AllocationRow {
+    pub order_id: Uuid,
+    pub version: i64,
+    pub give_up_broker_id: Option<Uuid>,
+    pub lines: String,
+    pub ack: String,
+    pub ack_text: Option<String>,
+    pub updated_by: Uuid,
+    pub updated_at: Ts,
+}
+
+impl AllocationRow {
+    pub fn into_model(self) -> StoreResult<Allocation> {
+        Ok(Allocation {
+            order_id: OrderId(self.order_id),
+            version: self.version,
+            give_up_broker_id: self.give_up_broker_id.map(CompanyId),
+            lines: allocation_lines(&self.lines)?,
+            ack: AllocationAck::parse(&self.ack)
+                .ok_or_else(|| StoreError::Other(format!("unknown ack {}", self.ack)))?,
+            ack_text: self.ack_text,
+            updated_by: UserId(self.updated_by),
+            updated_at: self.updated_at.0,
+        })
+    }
+}
+
+/// An allocation's lines as stored.
+pub fn allocation_lines(json: &str) -> StoreResult<Vec<AllocationLine>> {
+    serde_json::from_str(json).map_err(|e| StoreError::Other(format!("allocation lines: {e}")))
 }

@@ -11,7 +11,7 @@ use upstairs_domain::{AutoAccept, InstrumentId, Role};
 
 use upstairs_engine::context::audit;
 use upstairs_engine::error::EngineError;
-use upstairs_engine::model::{Company, CompanyRef, Instrument, InstrumentFilter};
+use upstairs_engine::model::{Company, CompanyAccount, CompanyRef, Instrument, InstrumentFilter};
 use upstairs_engine::ports::*;
 use upstairs_engine::users::BootstrapUser;
 use upstairs_engine::{Engine, Store};
@@ -118,6 +118,17 @@ fn dec(s: &str) -> Result<Decimal, EngineError> {
 }
 
 /// Loads the demo data set when the database has no company yet; returns whether it did.
+/// The demo firms' accounts: (firm, code, name).
+const ACCOUNTS: &[(&str, &str, &str)] = &[
+    ("Halyard", "HAL-MACRO", "Halyard Global Macro Fund"),
+    ("Halyard", "HAL-RATES", "Halyard Rates Opportunities"),
+    ("Halyard", "HAL-PROP", "Halyard proprietary book"),
+    ("Kestrel", "KES-MAIN", "Kestrel main book"),
+    ("Kestrel", "KES-CLIENT", "Kestrel client facilitation"),
+    ("Meridian", "MER-MM", "Meridian market making"),
+    ("Ostrava", "OST-MM", "Ostrava market making"),
+];
+
 pub async fn seed_demo<S: Store>(engine: &Engine<S>) -> Result<bool, EngineError> {
     {
         let mut tx = engine.store().read().await?;
@@ -151,6 +162,10 @@ pub async fn seed_demo<S: Store>(engine: &Engine<S>) -> Result<bool, EngineError
         };
         tx.insert_company(&c).await?;
         audit(&mut tx, now, None, "company", Some(c.company_id.0), "demo_seed", json!({"name": c.name})).await?;
+        // The trading firms' accounts, which their traders allocate trades to (ADR 0045).
+        for (code, name) in ACCOUNTS.iter().filter(|(firm, ..)| *firm == d.name).map(|(_, code, name)| (code, name)) {
+            tx.insert_account(&CompanyAccount::open(c.company_id, code, name, now)).await?;
+        }
         made.push(c);
     }
     for d in INSTRUMENTS {

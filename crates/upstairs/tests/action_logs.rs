@@ -330,6 +330,9 @@ const AUDITED: &[(&str, &str, &str)] = &[
     ("DELETE /api/companies/{id}/kill-switch", "company", "kill_switch_off"),
     ("PUT /api/companies/{id}/counterparty-filter", "counterparty_filter", "update"),
     ("PUT /api/users/me/counterparty-filter", "counterparty_filter", "update"),
+    ("POST /api/admin/companies/{id}/accounts", "account", "create"),
+    ("PATCH /api/admin/companies/{id}/accounts/{account_id}", "account", "update"),
+    ("PUT /api/orders/{order_id}/allocation", "order", "allocate"),
     ("POST /api/admin/newsletters", "newsletter", "create"),
     ("POST /api/admin/newsletters/{newsletterId}/recipients", "newsletter", "add_recipients"),
     ("DELETE /api/admin/newsletters/{newsletterId}/recipients/{recipientId}", "newsletter", "remove_recipient"),
@@ -415,20 +418,6 @@ async fn documented_mutations(app: &TestApp) -> BTreeSet<String> {
 
 fn id(v: &Value, key: &str) -> String {
     v[key].as_str().unwrap_or_else(|| panic!("no {key} in {v}")).to_owned()
-}
-
-/// (order id, token) of each broker link with `flag=true` to `path` in the e-mails.
-fn broker_links(mails: &[String], path: &str) -> Vec<(String, String)> {
-    let needle = format!("{path}?order_id=");
-    let mut out = Vec::new();
-    for mail in mails {
-        let Some(at) = mail.find(&needle) else { continue };
-        let link: String = mail[at..].chars().take_while(|c| !c.is_whitespace() && *c != '"').collect();
-        let query = link.split_once('?').unwrap().1;
-        let param = |k: &str| query.split('&').find_map(|kv| kv.strip_prefix(&format!("{k}="))).unwrap().to_owned();
-        out.push((param("order_id"), param("token")));
-    }
-    out
 }
 
 async fn every_mutating_operation_leaves_a_row(b: Backend) {
@@ -578,6 +567,39 @@ async fn every_mutating_operation_leaves_a_row(b: Backend) {
     let (a_order, a_token) = links.first().cloned().expect("a broker link");
     let (s, body) = app.patch(&format!("/api/orders/{a_order}?token={a_token}"), None, json!({"accepted": true})).await;
     w.left("PATCH /api/orders/{id}", "broker_accepted", (s, &body), None, Some(&a_order)).await;
+
+    // Allocations: Halyard gets an account (renamed), and A allocates its side of the trade.
+    let accounts = format!("/api/admin/companies/{}/accounts", id(&a_me, "company_id"));
+    let (s, account) = app.post(&accounts, Some(&admin), json!({"code": "HAL-1", "name": "Main"})).await;
+    let account_id = id(&account, "account_id");
+    w.left("POST /api/admin/companies/{id}/accounts", "create", (s, &account), Some(ADMIN_EMAIL), Some(&account_id))
+        .await;
+    let (s, body) = app.patch(&format!("{accounts}/{account_id}"), Some(&admin), json!({"name": "Main book"})).await;
+    w.left(
+        "PATCH /api/admin/companies/{id}/accounts/{account_id}",
+        "update",
+        (s, &body),
+        Some(ADMIN_EMAIL),
+        Some(&account_id),
+    )
+    .await;
+    let (_, sold) = app.get(&format!("/api/orders?parent_order_id={}", id(&sell, "parent_order_id")), Some(&v.a)).await;
+    let traded = sold
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["state"] == "MATCHED" || o["state"] == "PARTIAL_BROKER_ACCEPTED")
+        .expect("A's side of the trade");
+    let traded = id(traded, "order_id");
+    let (s, body) = app
+        .put(
+            &format!("/api/orders/{traded}/allocation"),
+            Some(&v.a),
+            json!({"lines": [{"account_id": account_id, "quantity": 1000}]}),
+        )
+        .await;
+    w.left("PUT /api/orders/{order_id}/allocation", "allocate", (s, &body), Some("a@halyard.test"), Some(&traded))
+        .await;
 
     // B reads a notification.
     let (_, notices) = app.get("/api/notifications", Some(&v.b)).await;

@@ -29,6 +29,7 @@ on_both_backends!(
     failed_logons_lock_out_their_address_only,
     refused_logons_look_alike,
     a_dropped_session_pulls_the_orders_of_its_parents,
+    a_broker_acknowledges_allocations_by_fix,
 );
 
 /// Several nodes share one PostgreSQL; SQLite is one node.
@@ -860,4 +861,143 @@ async fn a_dropped_session_pulls_the_orders_of_its_parents(b: Backend) {
     assert!(!cancels().await);
     assert_eq!(state(again["order_id"].clone()).await, "WORKING");
     v.app.stop().await;
+}
+
+/// Issue 29 (ADR 0045): Halyard's trader allocates its side of a trade across two
+/// accounts, given up to another broker. Baltic's QuickFIX session gets an
+/// AllocationInstruction that QuickFIX's FIX44.xml accepts, and acknowledges it (35=P);
+/// a new version replaces it (71=1, 72 the old AllocID), an ack of the old one changes
+/// nothing, a reject is kept with its text. The fill's TradeCaptureReport carries the
+/// accounts (NoAllocs) and the give-up firm.
+async fn a_broker_acknowledges_allocations_by_fix(b: Backend) {
+    let (v, port) = fix_venue(b).await;
+    let admin = v.app.admin_token().await;
+    let dir = temp_dir();
+    let mut broker = FixPeer::spawn(port, "BALTIC", BROKER_PW, dir.path(), &["--auto-ack", "none"]);
+    broker.logon().await;
+    let (sell, buy) = a_match(&v).await;
+    for _ in 0..2 {
+        broker.expect("a trade report", WITHIN, |e| is_app(e, "AE")).await;
+    }
+    // Northgate becomes Halyard's second broker; Halyard gets two accounts.
+    let (s, northgate) = v
+        .app
+        .post(
+            "/api/admin/companies",
+            Some(&admin),
+            json!({"name": "Northgate", "full_name": "Northgate LLP", "roles": ["broker"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{northgate}");
+    let halyard = v.app.get("/api/users/me", Some(&v.a)).await.1["company_id"].as_str().unwrap().to_owned();
+    let brokers = json!([{"company_id": v.broker}, {"company_id": northgate["company_id"]}]);
+    let (s, c) =
+        v.app.patch(&format!("/api/admin/companies/{halyard}"), Some(&admin), json!({"brokers": brokers})).await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    let mut accounts = Vec::new();
+    for code in ["HAL-1", "HAL-2"] {
+        let (s, a) = v
+            .app
+            .post(
+                &format!("/api/admin/companies/{halyard}/accounts"),
+                Some(&admin),
+                json!({"code": code, "name": code}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{a}");
+        accounts.push(a["account_id"].as_str().unwrap().to_owned());
+    }
+    let pid = sell["parent_order_id"].as_str().unwrap();
+    let (_, orders) = v.app.get(&format!("/api/orders?parent_order_id={pid}"), Some(&v.a)).await;
+    let order = orders[0]["order_id"].as_str().unwrap().to_owned();
+    let allocate = |first: i64, give_up: Value| {
+        let body = json!({"lines": [{"account_id": accounts[0], "quantity": first},
+                                    {"account_id": accounts[1], "quantity": 1000 - first}],
+                          "give_up_broker_id": give_up});
+        let (app, path, token) = (&v.app, format!("/api/orders/{order}/allocation"), v.a.clone());
+        async move { app.put(&path, Some(&token), body).await }
+    };
+    let (s, first) = allocate(600, northgate["company_id"].clone()).await;
+    assert_eq!(
+        (s, first["version"].clone(), first["broker_ack"].clone()),
+        (StatusCode::OK, json!(1), json!("PENDING"))
+    );
+
+    let j = broker.expect("an allocation instruction", WITHIN, |e| is_app(e, "J")).await;
+    let first_id = field(&j, 70).unwrap();
+    assert_eq!(first_id, format!("{order}-L1"));
+    assert_eq!((field(&j, 71).as_deref(), field(&j, 626).as_deref()), (Some("0"), Some("5")));
+    assert_eq!(
+        (field(&j, 54).as_deref(), field(&j, 53).as_deref(), field(&j, 6).as_deref()),
+        (Some("2"), Some("1000"), Some("94.75"))
+    );
+    assert_eq!((field(&j, 37), field(&j, 72)), (Some(order.clone()), None));
+    assert_eq!(fields(&j, 79), ["HAL-1", "HAL-2"]);
+    assert_eq!(fields(&j, 80), ["600", "400"]);
+    assert_eq!(fields(&j, 452), ["1", "3", "14"], "executing firm, client, give-up firm");
+    assert_eq!(fields(&j, 448), ["BALTIC", "Halyard", "Northgate"]);
+    let ack = |id: &str, status: &str, text: Option<&str>| {
+        let mut f = vec![json!([70, id]), json!([60, "20261124-10:00:00"]), json!([87, status])];
+        f.extend(text.map(|t| json!([58, t])));
+        json!(f)
+    };
+    let status = |want: &'static str| {
+        let (app, path, token) = (&v.app, format!("/api/orders/{order}/allocation"), v.a.clone());
+        async move {
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            loop {
+                let (_, a) = app.get(&path, Some(&token)).await;
+                if a["broker_ack"] == want {
+                    return a;
+                }
+                assert!(std::time::Instant::now() < deadline, "want {want}: {a}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    broker.send("P", ack(&first_id, "0", None), json!([])).await;
+    status("ACCEPTED").await;
+
+    // A second version replaces it; the broker's late answer to the first changes nothing,
+    // its reject of the second is kept with why.
+    let (s, second) = allocate(700, Value::Null).await;
+    assert_eq!(
+        (s, second["version"].clone(), second["broker_ack"].clone()),
+        (StatusCode::OK, json!(2), json!("PENDING"))
+    );
+    let j = broker.expect("the replacing instruction", WITHIN, |e| is_app(e, "J")).await;
+    assert_eq!(
+        (field(&j, 70), field(&j, 71).as_deref(), field(&j, 72)),
+        (Some(format!("{order}-L2")), Some("1"), Some(first_id.clone()))
+    );
+    assert_eq!(
+        (fields(&j, 80), fields(&j, 452)),
+        (vec!["700".to_owned(), "300".to_owned()], vec!["1".to_owned(), "3".to_owned()])
+    );
+    broker.send("P", ack(&first_id, "0", None), json!([])).await;
+    broker.send("P", ack(&format!("{order}-L2"), "2", Some("Unknown account HAL-2")), json!([])).await;
+    let rejected = status("REJECTED").await;
+    assert_eq!(rejected["broker_ack_text"], "Unknown account HAL-2");
+    // An AllocID of no allocation of this broker's: a session Reject naming tag 70.
+    broker.send("P", ack("00000000-0000-0000-0000-000000000000-L1", "0", None), json!([])).await;
+    let r = broker.expect("a reject of an unknown AllocID", WITHIN, |e| e["msg_type"] == "3").await;
+    assert_eq!(field(&r, 371).as_deref(), Some("70"), "{r}");
+
+    // Both brokers accept by their links: the fill reports carry the allocation.
+    for (o, t) in broker_links(&v.app.mails_to(BROKER_DESK, 2).await, "/accept-order") {
+        let (s, e) = v.app.patch(&format!("/api/orders/{o}?token={t}"), None, json!({"accepted": true})).await;
+        assert_eq!(s, StatusCode::OK, "{e}");
+    }
+    both_in(&v, &sell, &buy, "BROKER_ACCEPTED").await;
+    let fill = broker
+        .expect("Halyard's fill report", WITHIN, |e| {
+            is_app(e, "AE") && field(e, 571).is_some_and(|i| i == format!("{order}-F"))
+        })
+        .await;
+    assert_eq!(
+        (fields(&fill, 79), fields(&fill, 80)),
+        (vec!["HAL-1".to_owned(), "HAL-2".to_owned()], vec!["700".to_owned(), "300".to_owned()])
+    );
+    assert_eq!(fields(&fill, 452), ["1", "17", "3"], "no give-up in the second version");
+    broker.stop().await;
 }

@@ -565,6 +565,23 @@ async fn permission_matrix(b: Backend) {
         (Method::GET, "/api/scorecard".into(), None, [OK, NO, OK, OK, NO, OK]),
         (Method::GET, "/api/admin/scorecard".into(), None, [OK, OK, NO, NO, NO, NO]),
         (Method::GET, format!("/api/admin/scorecard?company_id={h}"), None, [OK, OK, NO, NO, NO, NO]),
+        // Allocations (issue 29): a firm's accounts are read by its people and the venue's
+        // staff and opened by a venue admin; a trade is allocated by its own trader alone
+        // (this order still works, so not yet).
+        (Method::GET, format!("/api/companies/{h}/accounts"), None, [OK, OK, OK, OK, OK, NF]),
+        (
+            Method::POST,
+            format!("/api/admin/companies/{h}/accounts"),
+            Some(json!({"code": "A-{n}", "name": "Book"})),
+            [NEW, NO, NO, NO, NO, NO],
+        ),
+        (
+            Method::PUT,
+            format!("/api/orders/{o}/allocation"),
+            Some(json!({"lines": []})),
+            [NO, NO, C::CONFLICT, NO, NF, NF],
+        ),
+        (Method::GET, format!("/api/orders/{o}/allocation"), None, [NF, NF, NF, NF, NF, NF]),
         // A minimum execution size (issue 29) is its order's owner's alone to set.
         (Method::PATCH, format!("/api/orders/{o}"), Some(json!({"min_execution": 500})), [NO, NO, OK, NO, NF, NF]),
         (Method::POST, "/api/order-match-requests".into(), Some(take(true)), [NO, NO, OK, NO, NF, NF]),

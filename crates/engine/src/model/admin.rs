@@ -61,4 +61,8 @@ pub struct BillingItem {
     pub direction: Direction,
     pub quantity: i64,
     pub price: Decimal,
+    /// How the side's trader split it across the firm's accounts (ADR 0045); empty when not.
+    pub allocations: Vec<AllocationLine>,
+    /// The broker it was given up to for clearing, if any.
+    pub give_up_broker_name: Option<String>,
 }

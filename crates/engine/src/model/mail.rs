@@ -38,6 +38,10 @@ pub enum EmailTemplate {
         step: ConfirmationStep,
         trade: TradeDetails,
     },
+    /// The client's trader allocated the trade (again): the accounts and the give-up.
+    TradeAllocated {
+        trade: TradeDetails,
+    },
     /// The orders digest of a newsletter: resting interest per instrument, no firm named.
     OrdersDigest {
         first_name: String,
@@ -65,6 +69,13 @@ pub struct TradeDetails {
     pub tick_size: Option<Decimal>,
     pub counterparty_broker_name: String,
     pub matched_at: DateTime<Utc>,
+    /// How the client's trader split it across the client's accounts, when they had
+    /// (ADR 0045; absent in e-mails queued before allocations were kept).
+    #[serde(default)]
+    pub allocations: Vec<AllocationLine>,
+    /// The broker it is given up to for clearing.
+    #[serde(default)]
+    pub give_up_broker_name: Option<String>,
 }
 
 /// What replaces a secret link in the copy kept after delivery.
@@ -82,7 +93,7 @@ impl EmailTemplate {
             | EmailTemplate::EmailChanged { link, .. } => vec![link],
             EmailTemplate::TradeConfirmation { confirm_link, decline_link, .. } => vec![confirm_link, decline_link],
             EmailTemplate::OrdersDigest { dashboard_link, .. } => vec![dashboard_link],
-            EmailTemplate::TradeDeclined { .. } => vec![],
+            EmailTemplate::TradeDeclined { .. } | EmailTemplate::TradeAllocated { .. } => vec![],
         }
     }
 
@@ -120,7 +131,8 @@ impl EmailTemplate {
             // Their links are public pages (the dashboard, sign-in): nothing secret to remove.
             EmailTemplate::OrdersDigest { .. }
             | EmailTemplate::EmailChanged { .. }
-            | EmailTemplate::TradeDeclined { .. } => self.clone(),
+            | EmailTemplate::TradeDeclined { .. }
+            | EmailTemplate::TradeAllocated { .. } => self.clone(),
         }
     }
 }

@@ -5,6 +5,7 @@ pub use upstairs_domain::order::ParentState;
 
 mod accounts;
 mod admin;
+mod allocations;
 mod audit;
 mod confirmations;
 mod counterparties;
@@ -20,6 +21,7 @@ mod timers;
 
 pub use accounts::*;
 pub use admin::*;
+pub use allocations::*;
 pub use audit::*;
 pub use confirmations::*;
 pub use counterparties::*;

@@ -209,6 +209,11 @@ pub struct BillingItemDto {
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = decimal_schema)]
     pub price: rust_decimal::Decimal,
+    /// How the side's trader split it across the firm's accounts (ADR 0045); empty when not.
+    pub allocations: Vec<crate::routes::allocations::AllocationLineDto>,
+    /// The broker it was given up to for clearing, if any.
+    #[schema(required = true)]
+    pub give_up_broker_name: Option<String>,
 }
 
 impl From<BillingItem> for BillingItemDto {
@@ -234,6 +239,8 @@ impl From<BillingItem> for BillingItemDto {
             direction: b.direction,
             quantity: b.quantity,
             price: b.price.normalize(),
+            allocations: b.allocations.into_iter().map(Into::into).collect(),
+            give_up_broker_name: b.give_up_broker_name,
         }
     }
 }

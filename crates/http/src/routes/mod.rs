@@ -1,5 +1,6 @@
 pub mod action_logs;
 pub mod admin_orders;
+pub mod allocations;
 pub mod auth;
 pub mod counterparties;
 pub mod fix;

@@ -34,6 +34,7 @@ pub enum EmailKindDto {
     TradeFill,
     /// To the other side's broker: a broker declined the trade.
     TradeDeclined,
+    TradeAllocated,
     OrdersDigest,
 }
 
@@ -89,6 +90,19 @@ impl From<OutboxMessage> for OutboxMessageDto {
                     trade.direction.as_str(),
                     grouped(trade.quantity),
                     trade.instrument_name
+                ),
+            ),
+            EmailTemplate::TradeAllocated { trade } => (
+                EmailKindDto::TradeAllocated,
+                format!(
+                    "{}: {} {} {} {} allocated to {} account{}",
+                    trade.broker_name,
+                    trade.client_name,
+                    trade.direction.as_str(),
+                    grouped(trade.quantity),
+                    trade.instrument_name,
+                    trade.allocations.len(),
+                    if trade.allocations.len() == 1 { "" } else { "s" }
                 ),
             ),
             EmailTemplate::TradeConfirmation { step, trade, .. } => {

@@ -465,6 +465,21 @@ pub fn link_token(mail: &str, path: &str) -> String {
     mail[at..].chars().take_while(|c| c.is_ascii_hexdigit()).collect()
 }
 
+/// (order id, token) of each broker link to `path` (`/accept-order`, `/fill-order`) in
+/// the e-mails, in their order.
+#[allow(dead_code)]
+pub fn broker_links(mails: &[String], path: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for mail in mails {
+        let Some(at) = mail.find(&format!("{path}?order_id=")) else { continue };
+        let link: String = mail[at..].chars().take_while(|c| !c.is_whitespace() && *c != '"').collect();
+        let query = link.split_once('?').unwrap().1;
+        let param = |k: &str| query.split('&').find_map(|kv| kv.strip_prefix(&format!("{k}="))).unwrap().to_owned();
+        out.push((param("order_id"), param("token")));
+    }
+    out
+}
+
 pub fn header<'a>(mail: &'a str, name: &str) -> Option<&'a str> {
     let prefix = format!("{name}: ");
     mail.lines().find_map(|l| l.strip_prefix(&prefix))

@@ -56,6 +56,43 @@ export interface paths {
         patch: operations["update_company"];
         trace?: never;
     };
+    "/api/admin/companies/{id}/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Opens an account for a company (venue admins); in the action log. */
+        post: operations["create_account"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/companies/{id}/accounts/{account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Renames an account, or closes (reopens) it to new allocations (venue admins); in the
+         *     action log. Its code never changes: the brokers book to it.
+         */
+        patch: operations["update_account"];
+        trace?: never;
+    };
     "/api/admin/fix-sessions": {
         parameters: {
             query?: never;
@@ -361,6 +398,26 @@ export interface paths {
         };
         /** A company: one's own, or any for an admin. */
         get: operations["company"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/companies/{id}/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A company's accounts: every one for the venue's staff, the open ones for its own
+         *     people (another firm finds no such company).
+         */
+        get: operations["company_accounts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -675,6 +732,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/orders/{order_id}/allocation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The allocation of one of the caller's trades (404 when it has none). */
+        get: operations["allocation"];
+        /**
+         * Splits one of the caller's trades across the firm's accounts and names its give-up
+         *     broker, before or after the broker accepts it and until the fill is confirmed (409
+         *     after). Each call replaces the allocation before and is sent to the executing broker
+         *     (AllocationInstruction over FIX, e-mail); in the action log.
+         */
+        put: operations["allocate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/parent-orders": {
         parameters: {
             query?: never;
@@ -967,6 +1047,23 @@ export interface components {
             /** @description `ACCEPTED`. */
             state: components["schemas"]["ResponseState"];
         };
+        /**
+         * @description One of a company's accounts: the code its brokers book to, a name, and whether
+         *     trades may still be allocated to it.
+         */
+        AccountDto: {
+            /** Format: uuid */
+            account_id: string;
+            active: boolean;
+            code: string;
+            /** Format: uuid */
+            company_id: string;
+            /** Format: date-time */
+            created_at: string;
+            name: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         /** @description One audit row. */
         ActionLogDto: {
             /** Format: uuid */
@@ -1023,6 +1120,50 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * @description How a trade is split across the firm's accounts, the broker it is given up to, and
+         *     the executing broker's answer to this version (PENDING until it answers over FIX).
+         */
+        AllocationDto: {
+            /** @example PENDING */
+            broker_ack: string;
+            broker_ack_text: string | null;
+            give_up_broker: null | components["schemas"]["CompanyRefDto"];
+            lines: components["schemas"]["AllocationLineDto"][];
+            /** Format: uuid */
+            order_id: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: int64 */
+            version: number;
+        };
+        /** @description One account's part of a trade. */
+        AllocationLineDto: {
+            /** Format: uuid */
+            account_id: string;
+            /** @description The account's code and name when allocated. */
+            code: string;
+            name: string;
+            /** Format: int64 */
+            quantity: number;
+        };
+        /** @description One account's part as the trader asks for it (at least 1). */
+        AllocationLineRequest: {
+            /** Format: uuid */
+            account_id: string;
+            /** Format: int64 */
+            quantity: number;
+        };
+        /**
+         * @description A trade's allocation, whole: 1 to 50 of the firm's open accounts, each once, whose
+         *     quantities add up to the trade's; and the broker it is given up to (one of the firm's
+         *     brokers other than the executing one), or null.
+         */
+        AllocationRequest: {
+            /** Format: uuid */
+            give_up_broker_id?: string | null;
+            lines: components["schemas"]["AllocationLineRequest"][];
+        };
         AnswerMatchRequest: {
             /** @description `ACCEPTED` or `REJECTED` by the responder, `CANCELLED` by the taker. */
             state: components["schemas"]["MatchRequestState"];
@@ -1060,6 +1201,8 @@ export interface components {
         };
         /** @description One side of a trade (the billing item of admin spec section 3). */
         BillingItemDto: {
+            /** @description How the side's trader split it across the firm's accounts (ADR 0045); empty when not. */
+            allocations: components["schemas"]["AllocationLineDto"][];
             bbg_code: string | null;
             /** Format: uuid */
             broker_id: string;
@@ -1070,6 +1213,8 @@ export interface components {
             exchange_instrument_id: string | null;
             exchange_iso_code: string;
             first_name: string;
+            /** @description The broker it was given up to for clearing, if any. */
+            give_up_broker_name: string | null;
             instrument_name: string;
             last_name: string;
             /** Format: date-time */
@@ -1291,6 +1436,14 @@ export interface components {
             /** Format: int64 */
             min_reliability_score?: number | null;
         };
+        /**
+         * @description A new account: its code (1 to 32 letters, digits, '.', '_', '-' or '/', once per
+         *     company) and its name (1 to 100 characters).
+         */
+        CreateAccountRequest: {
+            code: string;
+            name: string;
+        };
         CreateNewsletterRequest: {
             /** @description At least 2 characters. */
             description: string;
@@ -1406,7 +1559,7 @@ export interface components {
             residual?: boolean | null;
         };
         /** @enum {string} */
-        EmailKindDto: "PASSWORD_RESET" | "ACCOUNT_ACTIVATION" | "EMAIL_CHANGED" | "TRADE_ACCEPTANCE" | "TRADE_FILL" | "TRADE_DECLINED" | "ORDERS_DIGEST";
+        EmailKindDto: "PASSWORD_RESET" | "ACCOUNT_ACTIVATION" | "EMAIL_CHANGED" | "TRADE_ACCEPTANCE" | "TRADE_FILL" | "TRADE_DECLINED" | "TRADE_ALLOCATED" | "ORDERS_DIGEST";
         EmailRequest: {
             email: string;
         };
@@ -2491,6 +2644,11 @@ export interface components {
             key: string;
             value: unknown;
         };
+        /** @description What changes of an account: its name, whether it is open to new allocations. */
+        UpdateAccountRequest: {
+            active?: boolean | null;
+            name?: string | null;
+        };
         /**
          * @description Changes to a user: its own preferences (`auto_accept`, `cancel_on_disconnect`,
          *     `ui_metadata`) by the user,
@@ -2915,6 +3073,246 @@ export interface operations {
             };
             /** @description Conflicts with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not have the documented shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The venue is busy: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_account: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAccountRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not have the documented shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The venue is busy: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    update_account: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAccountRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within 10 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4583,6 +4981,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CompanyDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The venue is busy: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    company_accounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDto"][];
                 };
             };
             /** @description The request or a field of it is not valid */
@@ -6413,6 +6877,196 @@ export interface operations {
             };
             /** @description No valid session: sign in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The venue is busy: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    allocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AllocationDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The venue is busy: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    allocate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AllocationRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AllocationDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not have the documented shape */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,400 @@
+//! Allocations and give-ups (issue 29, ADR 0045): a company's accounts, set by the
+//! venue's operators; a trader splits a matched child order across them, before or after
+//! the broker accepts, and may give the trade up to another of the firm's brokers for
+//! clearing. Each change is a new version, sent to the executing broker: an
+//! AllocationInstruction over its FIX session, an e-mail where it takes them; the
+//! broker's AllocationInstructionAck answers the version it names.
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use std::collections::BTreeSet;
+use upstairs_domain::match_request::MatchRequestState;
+use upstairs_domain::order::OrderState;
+use upstairs_domain::{CompanyId, FieldError, OrderId, Permission};
+use uuid::Uuid;
+
+use crate::Store;
+use crate::confirmations::Confirmations;
+use crate::context::{Actor, audit, require};
+use crate::core::service;
+use crate::error::{EngineError, StoreError};
+use crate::model::*;
+use crate::orders::not_found_order;
+use crate::ports::*;
+use crate::reports::{AllocationReport, FixReport, ReportedInstrument, allocation_id, parse_allocation_id};
+
+/// The most accounts one trade is split across.
+pub const MAX_LINES: usize = 50;
+/// The most accounts one company has.
+pub const MAX_ACCOUNTS: usize = 500;
+
+pub const ACCOUNT_CODE_TAKEN: &str = "This company already has an account with this code";
+pub const TOO_LATE: &str = "This trade can no longer be allocated.";
+
+/// A new account.
+#[derive(Clone, Debug, Default)]
+pub struct AccountInput {
+    pub code: String,
+    pub name: String,
+}
+
+/// What an operator changes of an account (its code stays: the brokers know it by it).
+#[derive(Clone, Debug, Default)]
+pub struct AccountChanges {
+    pub name: Option<String>,
+    pub active: Option<bool>,
+}
+
+/// One account's part, as a trader asks for it.
+#[derive(Clone, Copy, Debug)]
+pub struct LineInput {
+    pub account_id: Uuid,
+    pub quantity: i64,
+}
+
+/// An allocation as a trader asks for it.
+#[derive(Clone, Debug, Default)]
+pub struct AllocationInput {
+    pub lines: Vec<LineInput>,
+    pub give_up_broker_id: Option<CompanyId>,
+}
+
+/// An allocation as its trader reads it, with the give-up broker's name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AllocationView {
+    pub allocation: Allocation,
+    pub give_up_broker: Option<CompanyRef>,
+}
+
+/// The states of a side whose trade stands and whose fill its broker has not confirmed.
+const ALLOCATABLE: [OrderState; 4] = [
+    OrderState::Matched,
+    OrderState::PartialBrokerAccepted,
+    OrderState::BrokerAccepted,
+    OrderState::PartialBrokerFilled,
+];
+
+fn valid_code(code: &str) -> bool {
+    (1..=32).contains(&code.len()) && code.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-/".contains(&b))
+}
+
+service!(
+    /// Companies' accounts and the allocations of their trades.
+    Allocations { confirmations: Confirmations }
+);
+
+impl<S: Store> Allocations<S> {
+    // ----- accounts ------------------------------------------------------------------
+
+    /// A company's accounts: every one for the venue's staff, the active ones for its own
+    /// people; another firm gets the 404 of a company that does not exist.
+    pub async fn accounts(&self, actor: &Actor, company: CompanyId) -> Result<Vec<CompanyAccount>, EngineError> {
+        let staff = actor.can(Permission::AdminDrawer);
+        if actor.user.company_id != company && !staff {
+            return Err(not_found_company());
+        }
+        let mut tx = self.store.read().await?;
+        tx.company(company).await?.ok_or_else(not_found_company)?;
+        let all = tx.accounts(company).await?;
+        Ok(all.into_iter().filter(|a| staff || a.active).collect())
+    }
+
+    /// A venue admin opens an account for a company.
+    pub async fn create_account(
+        &self,
+        actor: &Actor,
+        company: CompanyId,
+        input: AccountInput,
+    ) -> Result<CompanyAccount, EngineError> {
+        require(actor, Permission::Admin)?;
+        let code = input.code.trim().to_owned();
+        let name = input.name.trim().to_owned();
+        let mut errors = Vec::new();
+        if !valid_code(&code) {
+            errors.push(FieldError::new("code", "1 to 32 letters, digits, '.', '_', '-' or '/'"));
+        }
+        if name.is_empty() || name.chars().count() > 100 {
+            errors.push(FieldError::new("name", "1 to 100 characters"));
+        }
+        if !errors.is_empty() {
+            return Err(EngineError::Invalid { detail: "The account is not valid.".into(), errors });
+        }
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        tx.company(company).await?.ok_or_else(not_found_company)?;
+        if tx.accounts(company).await?.len() >= MAX_ACCOUNTS {
+            return Err(EngineError::Conflict {
+                detail: format!("A company has at most {MAX_ACCOUNTS} accounts."),
+                errors: vec![],
+            });
+        }
+        let a = CompanyAccount::open(company, &code, &name, now);
+        match tx.insert_account(&a).await {
+            Err(StoreError::Unique(_)) => {
+                return Err(EngineError::Conflict {
+                    detail: ACCOUNT_CODE_TAKEN.into(),
+                    errors: vec![FieldError::new("code", ACCOUNT_CODE_TAKEN)],
+                });
+            }
+            r => r?,
+        }
+        audit(&mut tx, now, Some(actor.user.user_id), "account", Some(a.account_id), "create", account_json(&a))
+            .await?;
+        tx.commit().await?;
+        Ok(a)
+    }
+
+    /// A venue admin renames an account, or closes (reopens) it to new allocations.
+    pub async fn update_account(
+        &self,
+        actor: &Actor,
+        company: CompanyId,
+        account: Uuid,
+        changes: AccountChanges,
+    ) -> Result<CompanyAccount, EngineError> {
+        require(actor, Permission::Admin)?;
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let before = tx.account(account).await?.filter(|a| a.company_id == company).ok_or_else(not_found_account)?;
+        let mut after = before.clone();
+        if let Some(name) = changes.name {
+            let name = name.trim().to_owned();
+            if name.is_empty() || name.chars().count() > 100 {
+                return Err(EngineError::Invalid {
+                    detail: "The account is not valid.".into(),
+                    errors: vec![FieldError::new("name", "1 to 100 characters")],
+                });
+            }
+            after.name = name;
+        }
+        if let Some(active) = changes.active {
+            after.active = active;
+        }
+        after.updated_at = now;
+        tx.update_account(&after).await?;
+        let details = json!({"before": account_json(&before), "after": account_json(&after)});
+        audit(&mut tx, now, Some(actor.user.user_id), "account", Some(account), "update", details).await?;
+        tx.commit().await?;
+        Ok(after)
+    }
+
+    // ----- allocations ---------------------------------------------------------------
+
+    /// The allocation of one of the trader's own trades (404 when it has none).
+    pub async fn allocation(&self, actor: &Actor, order: OrderId) -> Result<AllocationView, EngineError> {
+        let mut tx = self.store.read().await?;
+        let o = tx.order(order).await?.filter(|o| o.created_by == actor.user.user_id).ok_or_else(not_found_order)?;
+        let a = tx.allocation(o.order_id).await?.ok_or_else(not_found_allocation)?;
+        Self::view(&mut tx, a).await
+    }
+
+    /// The trader splits one of their trades across the firm's accounts, and names the
+    /// broker it is given up to (or none): a new version, sent to the executing broker.
+    pub async fn allocate(
+        &self,
+        actor: &Actor,
+        order: OrderId,
+        input: AllocationInput,
+    ) -> Result<AllocationView, EngineError> {
+        crate::context::require_trade(actor)?;
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        // The parent's lock serialises this with the broker's answers to the same trade.
+        let o = tx.order(order).await?.filter(|o| o.created_by == actor.user.user_id).ok_or_else(not_found_order)?;
+        tx.lock_parent_order(o.parent_order_id).await?;
+        let o = tx.order(order).await?.ok_or_else(not_found_order)?;
+        if !ALLOCATABLE.contains(&o.state) {
+            return Err(EngineError::Conflict { detail: TOO_LATE.into(), errors: vec![] });
+        }
+        let firm = tx.company(o.company_id).await?.ok_or_else(not_found_company)?;
+        let accounts = tx.accounts(o.company_id).await?;
+        let mut errors = Vec::new();
+        if input.lines.is_empty() || input.lines.len() > MAX_LINES {
+            errors.push(FieldError::new("lines", format!("1 to {MAX_LINES} accounts")));
+        }
+        let mut seen = BTreeSet::new();
+        let mut lines = Vec::with_capacity(input.lines.len());
+        let mut total: i64 = 0;
+        for (n, l) in input.lines.iter().enumerate() {
+            let account = accounts.iter().find(|a| a.account_id == l.account_id && a.active);
+            match account {
+                None => errors.push(FieldError::new(format!("lines[{n}].account_id"), "Not an account of your firm")),
+                Some(_) if !seen.insert(l.account_id) => {
+                    errors.push(FieldError::new(format!("lines[{n}].account_id"), "Each account once"))
+                }
+                Some(a) => lines.push(AllocationLine {
+                    account_id: a.account_id,
+                    code: a.code.clone(),
+                    name: a.name.clone(),
+                    quantity: l.quantity,
+                }),
+            }
+            if l.quantity < 1 {
+                errors.push(FieldError::new(format!("lines[{n}].quantity"), "At least 1"));
+            }
+            total = total.saturating_add(l.quantity.max(0));
+        }
+        if errors.is_empty() && total != o.quantity {
+            errors.push(FieldError::new(
+                "lines",
+                format!("The quantities add up to {total}, not the trade's {}", o.quantity),
+            ));
+        }
+        let give_up = match input.give_up_broker_id {
+            None => None,
+            Some(b) if b == o.broker_id => {
+                errors.push(FieldError::new("give_up_broker_id", "The executing broker clears it already"));
+                None
+            }
+            Some(b) => match firm.brokers.iter().find(|r| r.company_id == b) {
+                Some(r) => Some(r.clone()),
+                None => {
+                    errors.push(FieldError::new("give_up_broker_id", "Not one of your firm's brokers"));
+                    None
+                }
+            },
+        };
+        if !errors.is_empty() {
+            return Err(EngineError::Invalid { detail: "The allocation is not valid.".into(), errors });
+        }
+        let before = tx.allocation(o.order_id).await?;
+        let a = Allocation {
+            order_id: o.order_id,
+            version: before.as_ref().map_or(1, |b| b.version + 1),
+            give_up_broker_id: give_up.as_ref().map(|g| g.company_id),
+            lines,
+            ack: AllocationAck::Pending,
+            ack_text: None,
+            updated_by: actor.user.user_id,
+            updated_at: now,
+        };
+        tx.put_allocation(&a).await?;
+        self.tell_broker(&mut tx, &o, &firm, &a, give_up.as_ref(), before.as_ref(), now).await?;
+        let details = json!({
+            "version": a.version,
+            "lines": a.lines,
+            "give_up_broker_id": a.give_up_broker_id,
+            "before": before.as_ref().map(|b| json!({"version": b.version, "lines": b.lines, "give_up_broker_id": b.give_up_broker_id})),
+        });
+        audit(&mut tx, now, Some(actor.user.user_id), "order", Some(o.order_id.0), "allocate", details).await?;
+        tx.commit().await?;
+        self.poke();
+        Ok(AllocationView { allocation: a, give_up_broker: give_up })
+    }
+
+    /// Inside the allocation's transaction: the executing broker's AllocationInstruction
+    /// (when it has a FIX session) and e-mail (when it takes them).
+    #[allow(clippy::too_many_arguments)]
+    async fn tell_broker(
+        &self,
+        tx: &mut S::Tx,
+        o: &ChildOrder,
+        firm: &Company,
+        a: &Allocation,
+        give_up: Option<&CompanyRef>,
+        before: Option<&Allocation>,
+        now: DateTime<Utc>,
+    ) -> Result<(), EngineError> {
+        let Some(broker) = tx.company(o.broker_id).await? else { return Ok(()) };
+        let matched_at = tx
+            .broker_confirmation_of_order(o.order_id, ConfirmationStep::Accept)
+            .await?
+            .map_or(o.updated_at, |c| c.created_at);
+        if let Some(comp_id) = broker.fix_comp_id.clone() {
+            let instrument = self.instrument_in(tx, o.instrument_id).await?;
+            let report = AllocationReport {
+                order_id: o.order_id,
+                version: a.version,
+                replaces: before.map(|b| allocation_id(o.order_id, b.version)),
+                instrument: ReportedInstrument::from(&*instrument),
+                side: o.direction,
+                quantity: o.quantity,
+                price: o.price,
+                traded_at: matched_at,
+                executing_firm: comp_id,
+                client: firm.account.clone().unwrap_or_else(|| firm.name.clone()),
+                give_up_firm: give_up.map(|g| g.name.clone()),
+                lines: a.lines.clone(),
+            };
+            let id = allocation_id(o.order_id, a.version);
+            crate::reports::enqueue_fix_as(tx, id, broker.company_id, FixReport::Allocation(report), now).await?;
+        }
+        let to = Some(&broker)
+            .filter(|b| b.trade_confirmation_via_email_enabled)
+            .and_then(|b| b.trade_confirmation_email.clone());
+        if let Some(to) = to {
+            let m = Self::match_of(tx, o).await?;
+            let trade = self.confirmations.trade_details(tx, &m, o, None, matched_at).await?;
+            let (message, timer) =
+                crate::core::email_rows(&self.mail_domain(), now, &to, EmailTemplate::TradeAllocated { trade });
+            let rows = NewRows { outbox: vec![message], timers: vec![timer], ..NewRows::default() };
+            tx.insert_rows(&rows).await?;
+        }
+        Ok(())
+    }
+
+    /// A broker's AllocationInstructionAck: the answer to the version its AllocID names,
+    /// from the broker the instruction went to; an answer to an older version changes
+    /// nothing.
+    pub async fn acknowledge(
+        &self,
+        broker: CompanyId,
+        alloc_id: &str,
+        accepted: bool,
+        text: Option<String>,
+    ) -> Result<(), EngineError> {
+        let unknown = || EngineError::NotFound(format!("Unknown AllocID {alloc_id}"));
+        let (order, version) = parse_allocation_id(alloc_id).ok_or_else(unknown)?;
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        tx.order(order).await?.filter(|o| o.broker_id == broker).ok_or_else(unknown)?;
+        let Some(mut a) = tx.allocation(order).await?.filter(|a| a.version >= version) else {
+            return Err(unknown());
+        };
+        if a.version != version {
+            tracing::info!(%order, version, current = a.version, "an ack of an allocation since replaced");
+            return Ok(());
+        }
+        a.ack = if accepted { AllocationAck::Accepted } else { AllocationAck::Rejected };
+        a.ack_text = text.map(|t| t.chars().take(500).collect());
+        tx.put_allocation(&a).await?;
+        let details = json!({"version": version, "accepted": accepted, "text": a.ack_text, "broker_id": broker});
+        audit(&mut tx, now, None, "order", Some(order.0), "allocation_ack", details).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The match request `o` traded in.
+    async fn match_of(tx: &mut S::Tx, o: &ChildOrder) -> Result<MatchRequest, EngineError> {
+        for state in MatchRequestState::TRADES {
+            if let Some(m) = tx.match_requests_of_order(o.order_id, state).await?.into_iter().next() {
+                return Ok(m);
+            }
+        }
+        Err(EngineError::Conflict { detail: TOO_LATE.into(), errors: vec![] })
+    }
+
+    async fn view(tx: &mut S::Tx, a: Allocation) -> Result<AllocationView, EngineError> {
+        let give_up_broker = match a.give_up_broker_id {
+            Some(id) => tx.company(id).await?.map(|c| CompanyRef { company_id: id, name: c.name }),
+            None => None,
+        };
+        Ok(AllocationView { allocation: a, give_up_broker })
+    }
+}
+
+fn account_json(a: &CompanyAccount) -> serde_json::Value {
+    json!({"company_id": a.company_id, "code": a.code, "name": a.name, "active": a.active})
+}
+
+fn not_found_company() -> EngineError {
+    EngineError::NotFound("Company not found.".into())
+}
+
+fn not_found_account() -> EngineError {
+    EngineError::NotFound("Account not found.".into())
+}
+
+fn not_found_allocation() -> EngineError {
+    EngineError::NotFound("This trade is not allocated.".into())
+}

@@ -199,13 +199,8 @@ impl<S: Store> Scorecards<S> {
             }
             if ours(m.responding_company_id) {
                 received.count(m.state);
-                let answered = !matches!(
-                    m.state,
-                    MatchRequestState::Pending
-                        | MatchRequestState::TimedOut
-                        | MatchRequestState::Cancelled
-                        | MatchRequestState::SystemCancelledPriceOutOfTick
-                );
+                // The responder answered: it accepted (a trade) or rejected.
+                let answered = traded(m.state) || m.state == MatchRequestState::Rejected;
                 if let Some(at) = m.answered_at.filter(|_| answered) {
                     answers.push((at - m.created_at).num_milliseconds());
                 }

@@ -79,12 +79,7 @@ impl<S: Store> AdminOrders<S> {
         )
         .await?;
         tx.commit().await?;
-        self.publish_order(&after);
-        if let Some(p) = parent {
-            self.publish_parent(&p);
-        }
-        self.publish_book(after.instrument_id);
-        self.publish(crate::events::Event::NotificationChanged { user_id: told.user_id, notification: told });
+        crate::core::publish_order_told(self, &after, parent.as_ref(), told);
         let filter = AdminOrderFilter { order_id: Some(id), page: 0, size: 1, ..Default::default() };
         let page = self.store.single().await?.admin_orders(&filter).await?;
         page.items.into_iter().next().ok_or_else(not_found_order)

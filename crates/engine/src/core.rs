@@ -313,3 +313,19 @@ macro_rules! service {
     };
 }
 pub(crate) use service;
+
+/// After a commit that changed one order and told its trader why (a cancel on disconnect,
+/// a price correction): the order, its parent, its book and the notice, in that order.
+pub(crate) fn publish_order_told<S: Store>(
+    core: &Core<S>,
+    order: &ChildOrder,
+    parent: Option<&ParentOrder>,
+    told: Notification,
+) {
+    core.publish_order(order);
+    if let Some(p) = parent {
+        core.publish_parent(p);
+    }
+    core.publish_book(order.instrument_id);
+    core.publish(Event::NotificationChanged { user_id: told.user_id, notification: told });
+}

@@ -26,7 +26,6 @@ use crate::Store;
 use crate::context::audit;
 use crate::core::service;
 use crate::error::EngineError;
-use crate::events::Event;
 use crate::matches::{By, Matches};
 use crate::model::*;
 use crate::ports::*;
@@ -241,12 +240,7 @@ impl<S: Store> Disconnects<S> {
         )
         .await?;
         tx.commit().await?;
-        self.publish_order(&after);
-        if let Some(p) = parent {
-            self.publish_parent(&p);
-        }
-        self.publish_book(after.instrument_id);
-        self.publish(Event::NotificationChanged { user_id: told.user_id, notification: told });
+        crate::core::publish_order_told(self, &after, parent.as_ref(), told);
         Ok(())
     }
 }

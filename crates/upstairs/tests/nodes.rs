@@ -265,10 +265,26 @@ mod body {
         drop(on_one);
         let db = v.app.database_url.clone();
         let cancels = || async { pending_timers(&db).await.iter().filter(|t| t.kind == "disconnect.cancel").count() };
-        // Node one's own lease ends at once; whether or not it scheduled a cancel, A is
-        // present on node two when it is due.
-        for _ in 0..50 {
+        // Node one ends its own lease once it sees the session gone: then only node two's
+        // is live. Whether or not node one scheduled a cancel, A is present on node two
+        // when it is due.
+        let pool = sqlx::PgPool::connect(&db).await.unwrap();
+        let a_id = sqlx::types::Uuid::parse_str(me["user_id"].as_str().unwrap()).unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
             v.app.running.as_ref().unwrap().run_due_timers().await;
+            let live: i64 = sqlx::query_scalar(
+                "select count(*) from presence where holder_kind = 'USER' and holder_id = $1 and until > $2",
+            )
+            .bind(a_id)
+            .bind(upstairs_engine::Clock::now(&*v.app.clock))
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+            if live == 1 {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "node one never ended its lease ({live} live)");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         v.app.clock.advance(Span::seconds(11));

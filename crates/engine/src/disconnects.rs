@@ -58,10 +58,16 @@ impl<S: Store> Disconnects<S> {
     pub async fn presence_pass(&self) -> Result<usize, EngineError> {
         let _one = self.presence.passes.lock().await;
         let now = self.clock.now();
-        let (here, left) = (self.presence.here(), self.presence.take_left());
+        // Every lease each RENEW_EVERY; between, a pass a session's arrival woke writes the
+        // newcomers' alone (the others were renewed less than RENEW_EVERY ago).
+        let every = Duration::from_std(RENEW_EVERY).unwrap_or(Duration::seconds(5));
+        let all = self.presence.all_due(now, every);
+        let arrived = self.presence.take_arrived();
+        let renew = if all { self.presence.here() } else { arrived };
+        let left = self.presence.take_left();
         let grace = Duration::from_std(self.config.disconnect_grace).unwrap_or(Duration::seconds(10));
         let mut tx = self.store.write().await?;
-        tx.renew_presence(self.node(), &here, now + LEASE).await?;
+        tx.renew_presence(self.node(), &renew, now + LEASE).await?;
         tx.release_presence(self.node(), &left, now).await?;
         let mut scheduled = 0;
         for (holder, until) in tx.take_lapsed_presence(now).await? {
@@ -99,6 +105,9 @@ impl<S: Store> Disconnects<S> {
             scheduled += 1;
         }
         tx.commit().await?;
+        if all {
+            self.presence.renewed_all(now);
+        }
         Ok(scheduled)
     }
 

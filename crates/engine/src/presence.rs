@@ -16,6 +16,10 @@ pub struct Presence {
     open: Mutex<HashMap<Holder, usize>>,
     /// Holders whose last session here closed since the loop last looked.
     left: Mutex<Vec<Holder>>,
+    /// Holders whose first session here opened since the loop last looked.
+    arrived: Mutex<Vec<Holder>>,
+    /// When the loop last renewed every lease of this node (the engine's clock).
+    renewed_all: Mutex<Option<chrono::DateTime<chrono::Utc>>>,
     changed: Notify,
     /// One presence pass at a time on this node: a pass that read who is here must not
     /// renew a lease after a later pass ended it.
@@ -48,6 +52,7 @@ impl Presence {
         }
         *n += 1;
         if *n == 1 {
+            self.arrived.lock().unwrap_or_else(PoisonError::into_inner).push(holder);
             self.changed.notify_one();
         }
         Some(PresenceSlot { holder, presence: self.clone() })
@@ -67,6 +72,28 @@ impl Presence {
         left.sort();
         left.dedup();
         left
+    }
+
+    /// The holders whose first session here opened since the last call, and who are
+    /// still here.
+    pub fn take_arrived(&self) -> Vec<Holder> {
+        let arrived = std::mem::take(&mut *self.arrived.lock().unwrap_or_else(PoisonError::into_inner));
+        let open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut arrived: Vec<Holder> = arrived.into_iter().filter(|h| open.contains_key(h)).collect();
+        arrived.sort();
+        arrived.dedup();
+        arrived
+    }
+
+    /// Whether every lease of this node is due to be renewed at `now`: never renewed, or
+    /// last renewed `every` ago.
+    pub(crate) fn all_due(&self, now: chrono::DateTime<chrono::Utc>, every: chrono::Duration) -> bool {
+        self.renewed_all.lock().unwrap_or_else(PoisonError::into_inner).is_none_or(|at| at + every <= now)
+    }
+
+    /// Every lease of this node was renewed at `at`.
+    pub(crate) fn renewed_all(&self, at: chrono::DateTime<chrono::Utc>) {
+        *self.renewed_all.lock().unwrap_or_else(PoisonError::into_inner) = Some(at);
     }
 
     /// Resolves when a user arrived here or left since the last wake-up.
@@ -137,6 +164,8 @@ mod tests {
         assert_eq!((p.total(), p.here().len()), (1, 2));
         drop(fix);
         assert_eq!(p.take_left(), vec![Holder::Fix(firm)]);
+        assert_eq!(p.take_arrived(), vec![Holder::User(a)], "one who is here, once however often they came");
+        assert!(p.take_arrived().is_empty());
         drop(back);
     }
 }

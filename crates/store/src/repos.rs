@@ -917,19 +917,21 @@ macro_rules! shared_repos {
             }
 
             async fn renew_presence(&mut self, node: &str, holders: &[Holder], until: DateTime<Utc>) -> StoreResult<()> {
-                for h in holders {
-                    let (kind, id) = h.parts();
-                    sqlx::query(
-                        "insert into presence (holder_kind, holder_id, node_id, until) values ($1, $2, $3, $4) \
+                // A statement per 500 holders (1,002 parameters).
+                for chunk in holders.chunks(500) {
+                    let rows: Vec<String> =
+                        (0..chunk.len()).map(|n| format!("(${}, ${}, $1, $2)", 3 + 2 * n, 4 + 2 * n)).collect();
+                    let query = format!(
+                        "insert into presence (holder_kind, holder_id, node_id, until) values {} \
                          on conflict (holder_kind, holder_id, node_id) do update set until = excluded.until",
-                    )
-                    .bind(kind)
-                    .bind(id)
-                    .bind(node)
-                    .bind(Ts(until))
-                    .execute(&mut *self.tx)
-                    .await
-                    .map_err(map_err)?;
+                        rows.join(", ")
+                    );
+                    let mut q = sqlx::query(sqlx::AssertSqlSafe(query)).bind(node).bind(Ts(until));
+                    for h in chunk {
+                        let (kind, id) = h.parts();
+                        q = q.bind(kind).bind(id);
+                    }
+                    q.execute(&mut *self.tx).await.map_err(map_err)?;
                 }
                 Ok(())
             }

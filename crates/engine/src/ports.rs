@@ -386,6 +386,15 @@ pub trait MatchRequestRepo {
         from: DateTime<Utc>,
         to: DateTime<Utc>,
     ) -> StoreResult<Vec<MatchRequest>>;
+    /// The quantity of the resting orders placed from `from` to `to`, both included, by
+    /// `company` (every firm when `None`), per state: child orders that were never a
+    /// taker's, nor an RFQ's trade (the scorecards' fill rate of resting interest).
+    async fn rested_between(
+        &mut self,
+        company: Option<CompanyId>,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> StoreResult<Vec<(OrderState, i64)>>;
     /// Moves a match request from `from` to `to` (compare-and-set: `StoreError::Stale`
     /// when it is no longer in `from`).
     async fn update_match_request_state(

@@ -28,15 +28,17 @@ pub const LONGEST: Duration = Duration::days(366);
 pub const MARKOUT_MINUTES: [i64; 3] = [1, 5, 30];
 
 /// How the match requests of one side ended, by count.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = OutcomesDto))]
 pub struct Outcomes {
     pub total: i64,
     pub pending: i64,
+    /// Accepted, whatever the brokers did since.
     pub accepted: i64,
     pub rejected: i64,
     pub timed_out: i64,
     pub withdrawn: i64,
-    /// Ended by the venue: the band left the price.
+    /// Ended by the venue when the band left the price.
     pub cancelled_by_venue: i64,
 }
 
@@ -56,11 +58,14 @@ impl Outcomes {
     }
 }
 
-/// Durations, in milliseconds: how many, their median and 90th percentile.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Durations in milliseconds: how many, their median and 90th percentile (null when none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = TimesDto))]
 pub struct Times {
     pub count: i64,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub p50_ms: Option<i64>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub p90_ms: Option<i64>,
 }
 
@@ -102,6 +107,9 @@ pub struct Scorecard {
     /// How long the firm took to accept or reject what it received (by hand or by its
     /// preference).
     pub response_times: Times,
+    /// The resting interest the firm placed in the period (the venue's: every firm's), and
+    /// how much of it traded: the fill rate of resting interest.
+    pub resting: Resting,
     /// RFQs the firm asked: how many, how many got a quote, how many traded.
     pub rfqs_sent: i64,
     pub rfqs_quoted: i64,
@@ -123,6 +131,16 @@ pub struct Scorecard {
     /// The band's mid 1, 5 and 30 minutes after each trade against its price, from the
     /// same side: positive is the market moving the firm's way.
     pub markouts: Vec<(i64, TickAverage)>,
+}
+
+/// The quantity of the resting orders placed in the period (child orders rested in the
+/// book: never a taker's, nor an RFQ's trade), and how much of it traded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = RestingDto))]
+pub struct Resting {
+    pub rested_quantity: i64,
+    /// Of it, what traded (whatever its brokers did since).
+    pub filled_quantity: i64,
 }
 
 service!(
@@ -188,6 +206,13 @@ impl<S: Store> Scorecards<S> {
         let requests = c.match_requests_between(company, from, to).await?;
         let quotes = c.quotes_between(company, from, to).await?;
         let links = c.broker_confirmations_between(company, from, to).await?;
+        let mut resting = Resting::default();
+        for (state, quantity) in c.rested_between(company, from, to).await? {
+            resting.rested_quantity = resting.rested_quantity.saturating_add(quantity);
+            if state.is_matched() {
+                resting.filled_quantity = resting.filled_quantity.saturating_add(quantity);
+            }
+        }
         let ours = |id: CompanyId| company.is_none_or(|c| c == id);
 
         let (mut sent, mut received, mut answers) = (Outcomes::default(), Outcomes::default(), Vec::new());
@@ -283,6 +308,7 @@ impl<S: Store> Scorecards<S> {
             sent,
             received,
             response_times: Times::of(answers),
+            resting,
             rfqs_sent: asked.len() as i64,
             rfqs_quoted: asked.values().filter(|(quoted, _)| *quoted).count() as i64,
             rfqs_traded: asked.values().filter(|(_, won)| *won).count() as i64,

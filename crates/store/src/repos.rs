@@ -2098,6 +2098,31 @@ macro_rules! shared_repos {
                 convert(rows, MatchRequestRow::into_model)
             }
 
+            async fn rested_between(
+                &mut self,
+                company: Option<CompanyId>,
+                from: DateTime<Utc>,
+                to: DateTime<Utc>,
+            ) -> StoreResult<Vec<(OrderState, i64)>> {
+                let rows: Vec<(String, i64)> = sqlx::query_as(
+                    "select o.state, cast(sum(o.quantity) as bigint) from child_order o \
+                     where ($1 is null or o.company_id = $1) and o.created_at >= $2 and o.created_at <= $3 \
+                     and not exists (select 1 from match_request m where m.requesting_order_id = o.order_id) \
+                     and not exists (select 1 from match_request m where m.responding_order_id = o.order_id \
+                                     and m.rfq_id is not null) \
+                     group by o.state",
+                )
+                .bind(company.map(|c| c.0))
+                .bind(Ts(from))
+                .bind(Ts(to))
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                rows.into_iter()
+                    .map(|(state, n)| Ok((stored("state", &state, OrderState::parse(&state))?, n)))
+                    .collect()
+            }
+
             async fn match_requests_in_state(&mut self, state: MatchRequestState) -> StoreResult<Vec<MatchRequest>> {
                 let rows = sqlx::query_as::<_, MatchRequestRow>(
                     "select * from match_request where state = $1 order by created_at, match_request_id",

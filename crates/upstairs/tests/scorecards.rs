@@ -93,6 +93,8 @@ async fn a_firm_sees_its_own_figures_and_the_venue_all(b: Backend) {
     };
     assert_eq!(halyard["markouts"], markouts(1));
     assert_eq!(halyard["broker_accept_times"], json!({"count": 0, "p50_ms": null, "p90_ms": null}));
+    // It rested three blocks of 1,000; one traded.
+    assert_eq!(halyard["resting"], json!({"rested_quantity": 3000, "filled_quantity": 1000}));
 
     // Kestrel: its own side; none of Halyard's answers.
     let (_, kestrel) = v.app.get(&format!("/api/scorecard?{q}"), Some(&v.b)).await;
@@ -102,6 +104,8 @@ async fn a_firm_sees_its_own_figures_and_the_venue_all(b: Backend) {
     assert_eq!(kestrel["price_improvement"], json!({"trades": 1, "ticks": -3}));
     assert_eq!(kestrel["markouts"], markouts(-1));
     assert_ne!(kestrel["company_id"], halyard["company_id"]);
+    // Its orders were takes, not resting interest.
+    assert_eq!(kestrel["resting"], json!({"rested_quantity": 0, "filled_quantity": 0}));
 
     // The venue: every request, from the resting side; one firm's when asked.
     let (s, venue) = v.app.get(&format!("/api/admin/scorecard?{q}"), Some(&admin)).await;
@@ -109,6 +113,7 @@ async fn a_firm_sees_its_own_figures_and_the_venue_all(b: Backend) {
     assert_eq!((venue["company_id"].clone(), venue["sent"].clone()), (Value::Null, outcomes(3, 1, 1, 1)));
     assert_eq!(venue["response_times"]["count"], json!(2));
     assert_eq!(venue["price_improvement"]["ticks"], json!(3));
+    assert_eq!(venue["resting"], halyard["resting"]);
     let firm = halyard["company_id"].as_str().unwrap();
     let (_, one) = v.app.get(&format!("/api/admin/scorecard?{q}&company_id={firm}"), Some(&admin)).await;
     assert_eq!(one, halyard);

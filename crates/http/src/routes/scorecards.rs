@@ -8,7 +8,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use upstairs_domain::CompanyId;
 use upstairs_engine::Store;
-use upstairs_engine::scorecards::{Outcomes, Scorecard, TickAverage, Times};
+use upstairs_engine::scorecards::{Outcomes, Resting, Scorecard, TickAverage, Times};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
@@ -55,50 +55,6 @@ fn period(
     (from.unwrap_or_else(|| to.checked_sub_signed(chrono::Duration::days(30)).unwrap_or(to)), to)
 }
 
-/// How the match requests of one side ended.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct OutcomesDto {
-    pub total: i64,
-    pub pending: i64,
-    /// Accepted, whatever the brokers did since.
-    pub accepted: i64,
-    pub rejected: i64,
-    pub timed_out: i64,
-    pub withdrawn: i64,
-    /// Ended by the venue when the band left the price.
-    pub cancelled_by_venue: i64,
-}
-
-impl From<Outcomes> for OutcomesDto {
-    fn from(o: Outcomes) -> Self {
-        Self {
-            total: o.total,
-            pending: o.pending,
-            accepted: o.accepted,
-            rejected: o.rejected,
-            timed_out: o.timed_out,
-            withdrawn: o.withdrawn,
-            cancelled_by_venue: o.cancelled_by_venue,
-        }
-    }
-}
-
-/// Durations in milliseconds: how many, their median and 90th percentile (null when none).
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TimesDto {
-    pub count: i64,
-    #[schema(required = true)]
-    pub p50_ms: Option<i64>,
-    #[schema(required = true)]
-    pub p90_ms: Option<i64>,
-}
-
-impl From<Times> for TimesDto {
-    fn from(t: Times) -> Self {
-        Self { count: t.count, p50_ms: t.p50_ms, p90_ms: t.p90_ms }
-    }
-}
-
 /// An average over trades in ticks of each trade's instrument (null when none); positive
 /// is better for the side it is told from.
 #[derive(Debug, Serialize, ToSchema)]
@@ -133,11 +89,14 @@ pub struct ScorecardDto {
     pub from: DateTime<Utc>,
     pub to: DateTime<Utc>,
     /// The match requests the firm sent.
-    pub sent: OutcomesDto,
+    pub sent: Outcomes,
     /// The match requests its resting orders received.
-    pub received: OutcomesDto,
+    pub received: Outcomes,
     /// How long it took to accept or reject what it received.
-    pub response_times: TimesDto,
+    pub response_times: Times,
+    /// The quantity it rested in the book in the period, and how much of it traded (the
+    /// fill rate of resting interest).
+    pub resting: Resting,
     /// RFQs it asked; those that got a quote; those that traded.
     pub rfqs_sent: i64,
     pub rfqs_quoted: i64,
@@ -147,10 +106,10 @@ pub struct ScorecardDto {
     pub quotes_given: i64,
     pub quotes_won: i64,
     /// How long it took to quote.
-    pub quote_times: TimesDto,
+    pub quote_times: Times,
     /// How long the brokers took to accept its trades, and to report their fills.
-    pub broker_accept_times: TimesDto,
-    pub broker_fill_times: TimesDto,
+    pub broker_accept_times: Times,
+    pub broker_fill_times: Times,
     /// Trades (accepted match requests) in the period.
     pub trades: i64,
     /// The trade price against the band's mid at the trade.
@@ -166,18 +125,19 @@ impl From<Scorecard> for ScorecardDto {
             company_id: s.company.map(|c| c.0),
             from: s.from,
             to: s.to,
-            sent: s.sent.into(),
-            received: s.received.into(),
-            response_times: s.response_times.into(),
+            sent: s.sent,
+            received: s.received,
+            response_times: s.response_times,
+            resting: s.resting,
             rfqs_sent: s.rfqs_sent,
             rfqs_quoted: s.rfqs_quoted,
             rfqs_traded: s.rfqs_traded,
             quotes_asked: s.quotes_asked,
             quotes_given: s.quotes_given,
             quotes_won: s.quotes_won,
-            quote_times: s.quote_times.into(),
-            broker_accept_times: s.broker_accept_times.into(),
-            broker_fill_times: s.broker_fill_times.into(),
+            quote_times: s.quote_times,
+            broker_accept_times: s.broker_accept_times,
+            broker_fill_times: s.broker_fill_times,
             trades: s.trades,
             price_improvement: s.price_improvement.into(),
             markouts: s.markouts.into_iter().map(|(minutes, a)| MarkoutDto { minutes, average: a.into() }).collect(),

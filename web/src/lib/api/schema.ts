@@ -2057,7 +2057,7 @@ export interface components {
             summary: string;
             to: string;
         };
-        /** @description How the match requests of one side ended. */
+        /** @description How the match requests of one side ended, by count. */
         OutcomesDto: {
             /**
              * Format: int64
@@ -2472,6 +2472,19 @@ export interface components {
          * @enum {string}
          */
         ResponseState: "AWAITING_RESPONSE" | "RESPONDED" | "ACCEPTED" | "REJECTED_BY_REQUESTER" | "REJECTED_BY_RESPONDER" | "EXPIRED" | "CANCELLED";
+        /**
+         * @description The quantity of the resting orders placed in the period (child orders rested in the
+         *     book: never a taker's, nor an RFQ's trade), and how much of it traded.
+         */
+        RestingDto: {
+            /**
+             * Format: int64
+             * @description Of it, what traded (whatever its brokers did since).
+             */
+            filled_quantity: number;
+            /** Format: int64 */
+            rested_quantity: number;
+        };
         /** @description An RFQ as its requester sees it (spec section 3), with every response. */
         RfqDto: {
             anonymous: boolean;
@@ -2598,6 +2611,11 @@ export interface components {
             received: components["schemas"]["OutcomesDto"];
             /** @description How long it took to accept or reject what it received. */
             response_times: components["schemas"]["TimesDto"];
+            /**
+             * @description The quantity it rested in the book in the period, and how much of it traded (the
+             *     fill rate of resting interest).
+             */
+            resting: components["schemas"]["RestingDto"];
             /** Format: int64 */
             rfqs_quoted: number;
             /**

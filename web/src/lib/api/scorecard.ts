@@ -20,6 +20,7 @@ const scorecardSchema = z.object({
   sent: outcomes,
   received: outcomes,
   response_times: times,
+  resting: z.object({ rested_quantity: z.number(), filled_quantity: z.number() }),
   rfqs_sent: z.number(),
   rfqs_quoted: z.number(),
   rfqs_traded: z.number(),
@@ -33,6 +34,11 @@ const scorecardSchema = z.object({
   price_improvement: ticks,
   markouts: z.array(ticks.extend({ minutes: z.number() })),
 }) satisfies z.ZodType<Scorecard>;
+
+/** The fill rate of resting interest, in whole percent (null with nothing rested). */
+export function fillRate(r: Scorecard['resting']): number | null {
+  return r.rested_quantity > 0 ? Math.round((r.filled_quantity * 100) / r.rested_quantity) : null;
+}
 
 /** Whose scorecard: the caller's firm's, or (the venue's staff) the venue's or one firm's. */
 export type ScorecardScope = { own: true } | { own: false; companyId: string | null };

@@ -15,7 +15,7 @@ import { Link as RouterLink } from 'react-router';
 import { serverErrorText } from '@/components/form/form-drawer';
 import { paths } from '@/config/paths';
 import { useCounterpartyFirms } from '@/lib/api/counterparty-filters';
-import { useScorecard, type Scorecard, type ScorecardScope } from '@/lib/api/scorecard';
+import { fillRate, useScorecard, type Scorecard, type ScorecardScope } from '@/lib/api/scorecard';
 import { scorecardCsv } from '../lib/scorecard-csv';
 
 const PERIODS = [
@@ -119,7 +119,8 @@ type Whose = 'own' | 'firm' | 'venue';
 
 function Figures({ s, whose }: { s: Scorecard; whose: Whose }) {
   const venue = whose === 'venue';
-  const quiet = s.sent.total + s.received.total + s.rfqs_sent + s.quotes_asked + s.trades === 0;
+  const quiet = s.sent.total + s.received.total + s.rfqs_sent + s.quotes_asked + s.trades + s.resting.rested_quantity === 0;
+  const rate = fillRate(s.resting);
   return (
     <Stack spacing={2}>
       {quiet && <Alert severity="info">No match request, RFQ or trade in this period.</Alert>}
@@ -134,6 +135,11 @@ function Figures({ s, whose }: { s: Scorecard; whose: Whose }) {
             </>
           )}
           <Legend />
+          <Typography variant="body2" sx={{ mt: 1.5 }} data-testid="fill-rate">
+            Fill rate of resting interest:{' '}
+            <strong>{rate === null ? 'none rested' : `${rate}%`}</strong>
+            {rate !== null && ` (${number.format(s.resting.filled_quantity)} of ${number.format(s.resting.rested_quantity)} rested ${venue ? 'on the venue' : whose === 'own' ? 'by your firm' : 'by the firm'} traded)`}
+          </Typography>
         </Section>
         <Section title="Response times">
           <Typography variant="body2" color="text.secondary">

@@ -1,4 +1,4 @@
-import type { Scorecard } from '@/lib/api/scorecard';
+import { fillRate, type Scorecard } from '@/lib/api/scorecard';
 
 /** One figure of a scorecard: its name (as the CSV says it) and its value, null when none. */
 export type Figure = [name: string, value: number | null];
@@ -16,6 +16,7 @@ export function figures(s: Scorecard): Figure[] {
   }
   const times = (name: string, t: Scorecard['response_times']): Figure[] => [[`${name}_count`, t.count], [`${name}_p50_ms`, t.p50_ms], [`${name}_p90_ms`, t.p90_ms]];
   out.push(...times('response_time', s.response_times));
+  out.push(['resting_quantity', s.resting.rested_quantity], ['resting_filled_quantity', s.resting.filled_quantity], ['resting_fill_rate_pct', fillRate(s.resting)]);
   out.push(['rfqs_sent', s.rfqs_sent], ['rfqs_quoted', s.rfqs_quoted], ['rfqs_traded', s.rfqs_traded]);
   out.push(['quotes_asked', s.quotes_asked], ['quotes_given', s.quotes_given], ['quotes_won', s.quotes_won]);
   out.push(...times('quote_time', s.quote_times), ...times('broker_accept_time', s.broker_accept_times), ...times('broker_fill_time', s.broker_fill_times));

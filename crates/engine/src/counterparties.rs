@@ -191,10 +191,15 @@ impl<S: Store> Counterparties<S> {
         self.screen_in(&mut c, actor, &filters, all, firm).await
     }
 
-    /// The venue's firms one may block: every company but the caller's own and the
-    /// brokers that do nothing else, by name, however many there are.
+    /// The venue's firms one may block: every company but the caller's own, the venue's
+    /// own (its staff's, which never trades) and the brokers that do nothing else, by
+    /// name, however many there are.
     pub async fn firms(&self, actor: &Actor) -> Result<Vec<CompanyRef>, EngineError> {
         let mut c = self.store.single().await?;
+        let mut venue = Vec::new();
+        for role in upstairs_domain::Role::ALL.into_iter().filter(|r| r.is_venue_role()) {
+            venue.extend(c.companies_with_role(role).await?);
+        }
         let size = crate::context::MAX_PAGE_SIZE;
         let mut all = Vec::new();
         for page in 0.. {
@@ -208,7 +213,9 @@ impl<S: Store> Counterparties<S> {
         Ok(all
             .into_iter()
             .filter(|c| {
-                c.company_id != actor.user.company_id && (c.roles.is_empty() || c.roles.iter().any(|r| r != "broker"))
+                c.company_id != actor.user.company_id
+                    && !venue.contains(&c.company_id)
+                    && (c.roles.is_empty() || c.roles.iter().any(|r| r != "broker"))
             })
             .map(|c| CompanyRef { company_id: c.company_id, name: c.name })
             .collect())

@@ -141,6 +141,8 @@ pub trait CompanyRepo {
     /// Locks every active parent order of a company until commit (the kill switch's
     /// sweep waits for the order writes in flight; a no-op on SQLite's single writer).
     async fn lock_parent_orders_of_company(&mut self, id: CompanyId) -> StoreResult<()>;
+    /// The companies with a user holding `role` (the venue's own: its staff's).
+    async fn companies_with_role(&mut self, role: upstairs_domain::Role) -> StoreResult<Vec<CompanyId>>;
     /// Every counterparty filter, in one statement.
     async fn counterparty_filters(&mut self) -> StoreResult<Vec<CounterpartyFilter>>;
     /// Writes an owner's filter whole (its blocked firms replaced).

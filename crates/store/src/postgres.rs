@@ -38,6 +38,7 @@ const STRPOS: &str = "strpos";
 const PRICE_AS_NUMBER: &str = "price";
 const LIMIT_AS_NUMBER: &str = "$5";
 const HAS_COMPANY_TYPE: &str = "c.roles @> jsonb_build_array($1::text)";
+const HAS_USER_ROLE: &str = "u.roles @> jsonb_build_array($1::text)";
 /// A company's brokers in order as one JSON array of `[id, name]` (read with the company).
 macro_rules! company_brokers {
     () => {

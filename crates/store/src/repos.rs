@@ -4,7 +4,7 @@
 //! takes them too), `on conflict … do update`, `returning`. What really differs lives
 //! in each backend's module as a few constants that this macro's body names:
 //! `FOR_UPDATE` (row locks), `WRITES_IN_ONE_STATEMENT`, `SKIP_LOCKED` (timer claims), `STRPOS` (substring
-//! search), `HAS_COMPANY_TYPE` (JSON containment) and `BOOK_LEVELS` (a JSON aggregate), and in the column adapters of
+//! search), `HAS_COMPANY_TYPE` and `HAS_USER_ROLE` (JSON containment) and `BOOK_LEVELS` (a JSON aggregate), and in the column adapters of
 //! [`crate::adapt`]. The macro is expanded once per backend, on its transaction type,
 //! because sqlx's executor traits cannot be named generically over both drivers
 //! without bounds that async traits do not carry.
@@ -619,6 +619,17 @@ macro_rules! shared_repos {
                 .await
                 .map_err(map_err)?;
                 Ok(())
+            }
+
+            async fn companies_with_role(&mut self, role: upstairs_domain::Role) -> StoreResult<Vec<CompanyId>> {
+                let ids: Vec<Uuid> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                    "select distinct u.company_id from app_user u where {HAS_USER_ROLE}"
+                )))
+                .bind(role.as_str())
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(ids.into_iter().map(CompanyId).collect())
             }
 
             async fn counterparty_filters(&mut self) -> StoreResult<Vec<CounterpartyFilter>> {

@@ -41,6 +41,7 @@ const STRPOS: &str = "instr";
 const PRICE_AS_NUMBER: &str = "cast(price as real)";
 const LIMIT_AS_NUMBER: &str = "cast($5 as real)";
 const HAS_COMPANY_TYPE: &str = "exists (select 1 from json_each(c.roles) where value = $1)";
+const HAS_USER_ROLE: &str = "exists (select 1 from json_each(u.roles) where value = $1)";
 /// A company's brokers in order as one JSON array of `[id, name]` (read with the company).
 macro_rules! company_brokers {
     () => {

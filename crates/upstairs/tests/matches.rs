@@ -1435,7 +1435,8 @@ async fn counterparty_filters_are_set_by_their_owners(b: Backend) {
     let v = venue(b).await;
     let (boss, halyard, kestrel) = halyard_admin(&v).await;
     let filter = format!("/api/companies/{halyard}/counterparty-filter");
-    // Empty until set; the firms to choose from leave out one's own firm and the broker.
+    // Empty until set; the firms to choose from leave out one's own firm, the broker and
+    // the venue's own company (its staff's).
     assert_eq!(
         v.app.get(&filter, Some(&v.a)).await,
         (StatusCode::OK, json!({"blocked_companies": [], "min_reliability_score": null}))
@@ -1443,6 +1444,7 @@ async fn counterparty_filters_are_set_by_their_owners(b: Backend) {
     let (_, firms) = v.app.get("/api/counterparty-firms", Some(&v.a)).await;
     let names: Vec<&str> = firms.as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
     assert!(names.contains(&"Kestrel") && !names.contains(&"Halyard") && !names.contains(&"Baltic"), "{names:?}");
+    assert!(!names.contains(&"Upstairs"), "{names:?}");
 
     let body = json!({"blocked_company_ids": [kestrel], "min_reliability_score": 40});
     assert_eq!(v.app.put(&filter, Some(&v.a), body.clone()).await.0, StatusCode::FORBIDDEN, "a trader");

@@ -324,7 +324,7 @@ impl<S: Store> Allocations<S> {
             .and_then(|b| b.trade_confirmation_email.clone());
         if let Some(to) = to {
             let m = Self::match_of(tx, o).await?;
-            let trade = self.confirmations.trade_details(tx, &m, o, None, matched_at).await?;
+            let trade = self.confirmations.trade_details(tx, &m, o, None, matched_at, true).await?;
             let (message, timer) =
                 crate::core::email_rows(&self.mail_domain(), now, &to, EmailTemplate::TradeAllocated { trade });
             let rows = NewRows { outbox: vec![message], timers: vec![timer], ..NewRows::default() };

@@ -100,7 +100,8 @@ impl<S: Store> Confirmations<S> {
                 continue;
             };
             let other = orders.iter().find(|x| x.order_id != o.order_id);
-            let trade = self.trade_details(tx, m, o, other, matched_at).await?;
+            // At the match nothing is allocated yet: no read for it on the trade's path.
+            let trade = self.trade_details(tx, m, o, other, matched_at, step == ConfirmationStep::Fill).await?;
             let (path, flag) = match step {
                 ConfirmationStep::Accept => ("accept-order", "accepted"),
                 ConfirmationStep::Fill => ("fill-order", "filled"),
@@ -144,7 +145,7 @@ impl<S: Store> Confirmations<S> {
             order_id: order,
             step,
             state: o.state,
-            trade: self.trade_details(&mut tx, &m, &o, None, matched_at).await?,
+            trade: self.trade_details(&mut tx, &m, &o, None, matched_at, true).await?,
             answer: c.answered.map(|(_, a)| a),
         })
     }
@@ -258,7 +259,7 @@ impl<S: Store> Confirmations<S> {
             json!({"broker_id": seen.broker_id, "match_request_id": m.match_request_id, "state": to}),
         )
         .await?;
-        let trade = self.trade_details(&mut tx, &m, &mine, None, matched_at).await?;
+        let trade = self.trade_details(&mut tx, &m, &mine, None, matched_at, true).await?;
         tx.commit().await?;
         self.poke();
         for o in &changed {
@@ -289,7 +290,7 @@ impl<S: Store> Confirmations<S> {
         let broker = tx.company(o.broker_id).await?;
         let to = broker.filter(|b| b.trade_confirmation_via_email_enabled).and_then(|b| b.trade_confirmation_email);
         let Some(to) = to else { return Ok(()) };
-        let trade = self.trade_details(tx, m, o, None, matched_at).await?;
+        let trade = self.trade_details(tx, m, o, None, matched_at, true).await?;
         let (message, timer) =
             crate::core::email_rows(&self.mail_domain(), now, &to, EmailTemplate::TradeDeclined { step, trade });
         rows.outbox.push(message);
@@ -316,7 +317,8 @@ impl<S: Store> Confirmations<S> {
         Ok(asked.iter().map(|c| c.created_at).min().unwrap_or(m.updated_at))
     }
 
-    /// The trade as `o`'s broker sees it.
+    /// The trade as `o`'s broker sees it, with its allocation when `allocated` may be
+    /// (false: matched in this transaction, so not yet).
     pub(crate) async fn trade_details(
         &self,
         tx: &mut S::Tx,
@@ -324,6 +326,7 @@ impl<S: Store> Confirmations<S> {
         o: &ChildOrder,
         other: Option<&ChildOrder>,
         matched_at: DateTime<Utc>,
+        allocated: bool,
     ) -> Result<TradeDetails, EngineError> {
         let name = |c: Option<Company>| c.map(|c| c.name).unwrap_or_default();
         let other = match other {
@@ -336,7 +339,7 @@ impl<S: Store> Confirmations<S> {
         };
         let trader = tx.user(o.created_by).await?;
         let instrument = self.instrument_in(tx, o.instrument_id).await?;
-        let allocation = tx.allocation(o.order_id).await?;
+        let allocation = if allocated { tx.allocation(o.order_id).await? } else { None };
         let give_up = match allocation.as_ref().and_then(|a| a.give_up_broker_id) {
             Some(id) => tx.company(id).await?,
             None => None,

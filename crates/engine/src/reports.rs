@@ -346,7 +346,12 @@ impl<S: Store> FixReports<S> {
         let contra = tx.company(other.broker_id).await?;
         let client = tx.company(o.company_id).await?;
         let instrument = self.instrument_in(tx, o.instrument_id).await?;
-        let allocation = tx.allocation(o.order_id).await?;
+        // The accept step's report goes out at the match, before any allocation (its cancel
+        // too, as it was sent); the fill's carries the one in force.
+        let allocation = match step {
+            ConfirmationStep::Fill => tx.allocation(o.order_id).await?,
+            ConfirmationStep::Accept => None,
+        };
         let give_up_firm = match allocation.as_ref().and_then(|a| a.give_up_broker_id) {
             Some(id) => tx.company(id).await?.map(|c| c.name),
             None => None,

@@ -82,6 +82,7 @@ const utc = (iso) => {
 const BILLING_HEADERS = [
   'Company', 'First name', 'Last name', 'User ID', 'Broker', 'Broker ID', 'Match request ID', 'Order ID', 'Payment order ID', 'Match request created',
   'Instrument', 'BBG code', 'Exchange instrument ID', 'Exchange', 'Exchange ISO code', 'Tick size', 'Term', 'Direction', 'Quantity', 'Price',
+  'Allocations', 'Give-up broker',
 ];
 /** What the grid shows first (issue 28.19): the trade; the ids are hidden until asked for. */
 const BILLING_SHOWN_FIRST = ['Match request created', 'Company', 'Instrument', 'Direction', 'Quantity', 'Price'];
@@ -91,6 +92,7 @@ const csvRow = (b) => [
   b.company_name, b.first_name, b.last_name, b.user_id, b.broker_name, b.broker_id, b.match_request_id, b.order_id, b.payment_order_id,
   utc(b.match_request_created_at), b.instrument_name, b.bbg_code ?? '', b.exchange_instrument_id ?? '', b.exchange, b.exchange_iso_code,
   String(b.tick_size), b.term, b.direction, String(b.quantity), String(b.price),
+  b.allocations.map((l) => `${l.code} ${l.quantity}`).join('; '), b.give_up_broker_name ?? '',
 ];
 
 /**

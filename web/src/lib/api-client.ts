@@ -15,6 +15,11 @@ type Options<S extends z.ZodType | undefined> = {
    * server acts on it at most once.
    */
   idempotent?: boolean;
+  /**
+   * Statuses the caller answers itself (a 404 that means 'there is none'): still thrown as an
+   * `ApiError`, but not shown in the error snackbar nor kept as the last error status.
+   */
+  quiet?: number[];
 };
 
 /** Tries of an idempotent write whose connection fails before an answer. */
@@ -48,7 +53,7 @@ async function readBody(res: Response): Promise<unknown> {
  */
 export async function apiFetch<S extends z.ZodType | undefined = undefined>(
   path: string,
-  { method = 'GET', body, schema, signal, token: tokenOverride, idempotent = false }: Options<S> = {},
+  { method = 'GET', body, schema, signal, token: tokenOverride, idempotent = false, quiet = [] }: Options<S> = {},
 ): Promise<Result<S>> {
   const token = tokenOverride ?? getToken();
   const headers: Record<string, string> = { Accept: 'application/json' };
@@ -72,6 +77,7 @@ export async function apiFetch<S extends z.ZodType | undefined = undefined>(
 
   if (!res.ok) {
     const error = new ApiError(res.status, data);
+    if (quiet.includes(res.status)) throw error;
     setLastErrorStatus(res.status);
     if (res.status === 401 && token) {
       endSession();

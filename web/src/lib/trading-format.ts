@@ -190,3 +190,12 @@ export function closedText(status: VenueHours & Pick<PlatformStatus, 'holiday' |
 export function shortHours(hours: VenueHours): string {
   return `${formatHour(hours.open_time)}–${formatHour(hours.close_time)} ${zoneLabel(hours.time_zone)}, Mon–Fri`;
 }
+
+/**
+ * How a trade is split across accounts, in one line: 'HAL-MACRO 1,000; HAL-RATES 500'
+ * (`grouped: false` writes the quantities plain, as a CSV does: 'HAL-MACRO 1000; HAL-RATES 500').
+ */
+export function allocationSummary(lines: readonly { code: string; quantity: number }[], { grouped = true } = {}): string {
+  const format = grouped ? (q: number) => new Intl.NumberFormat('en-GB').format(q) : String;
+  return lines.map((l) => `${l.code} ${format(l.quantity)}`).join('; ');
+}

@@ -95,3 +95,13 @@ export const matchRequestSchema = z.object({
   auto_accept: z.boolean().nullable(),
   answered_automatically: z.boolean(),
 }) satisfies z.ZodType<MatchRequest>;
+
+export type AllocationLine = Schemas['AllocationLineDto'];
+
+/** One account's part of a trade (ADR 0045): in a trader's allocation and on a billing item. */
+export const allocationLineSchema = z.object({
+  account_id: z.string(),
+  code: z.string(),
+  name: z.string(),
+  quantity: z.number().int(),
+}) satisfies z.ZodType<AllocationLine>;

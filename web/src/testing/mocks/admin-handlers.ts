@@ -7,6 +7,7 @@ import { db } from './db';
 
 type Ref = { company_id: string; name: string };
 export type MockCompany = components['schemas']['CompanyDto'];
+export type MockAccount = components['schemas']['AccountDto'];
 
 export const admin = {
   companies: [] as MockCompany[],
@@ -18,7 +19,14 @@ export const admin = {
   filters: {} as Record<string, { blocked_companies: Ref[]; min_reliability_score: number | null }>,
   /** The answering node's FIX acceptor; null: FIX off there. */
   fixAcceptor: { address: '127.0.0.1:9878', tls: false, comp_id: 'UPSTAIRS' } as { address: string; tls: boolean; comp_id: string } | null,
+  /** Every company's accounts (ADR 0045), oldest first. */
+  accounts: [] as MockAccount[],
 };
+
+/** An account as the server sends it. */
+export function mockAccount(company_id: string, code: string, name: string, active = true): MockAccount {
+  return { account_id: `acc-${code.toLowerCase()}`, company_id, code, name, active, created_at: now, updated_at: now };
+}
 
 const now = '2026-11-23T09:00:00Z';
 
@@ -63,6 +71,13 @@ export function resetAdminMocks() {
   admin.nextId = 1;
   admin.firms = [{ company_id: 'c-corvid', name: 'Corvid' }, { company_id: 'c-halyard', name: 'Halyard' }, { company_id: 'c-kestrel', name: 'Kestrel' }];
   admin.filters = {};
+  admin.accounts = [
+    // The trading mocks' user's firm (Acme Capital), one of its accounts closed.
+    mockAccount('c-1', 'ACME-MACRO', 'Acme Global Macro'),
+    mockAccount('c-1', 'ACME-RATES', 'Acme Rates'),
+    mockAccount('c-1', 'ACME-OLD', 'Acme legacy book', false),
+    mockAccount('c-halyard', 'HAL-MACRO', 'Halyard Global Macro Fund'),
+  ];
 }
 
 /** A filter as the server answers it, the blocked firms by name. */
@@ -186,6 +201,25 @@ export const adminHandlers: HttpHandler[] = [
       acceptor: admin.fixAcceptor,
     }),
   ),
+  http.post('*/api/admin/companies/:id/accounts', async ({ request, params }) => {
+    const body = (await request.json()) as { code: string; name: string };
+    const companyId = String(params.id);
+    if (admin.accounts.some((a) => a.company_id === companyId && a.code === body.code)) {
+      const detail = 'This company already has an account with this code';
+      return HttpResponse.json({ status: 409, detail, errors: [{ field: 'code', message: detail }] }, { status: 409 });
+    }
+    const a = mockAccount(companyId, body.code, body.name);
+    admin.accounts.push(a);
+    return HttpResponse.json(a);
+  }),
+  http.patch('*/api/admin/companies/:id/accounts/:accountId', async ({ request, params }) => {
+    const a = admin.accounts.find((x) => x.company_id === params.id && x.account_id === params.accountId);
+    if (!a) return HttpResponse.json({ status: 404, detail: 'Account not found.' }, { status: 404 });
+    const body = (await request.json()) as { name?: string; active?: boolean };
+    if (body.name !== undefined) a.name = body.name;
+    if (body.active !== undefined) a.active = body.active;
+    return HttpResponse.json(a);
+  }),
   http.get('*/api/admin/instruments', () => page(admin.instruments)),
   http.post('*/api/admin/instruments', async ({ request }) => {
     const body = (await request.json()) as Record<string, unknown>;

@@ -91,6 +91,15 @@ export function mockBilling(n: number): MockBillingItem[] {
         direction,
         quantity: 1500 + i,
         price: -0.025,
+        // The first trade's buyer split it across two accounts and gave it up to Baltic.
+        allocations:
+          i === 0 && side === 0
+            ? [
+                { account_id: 'a-macro', code: 'HAL-MACRO', name: 'Halyard Global Macro Fund', quantity: 1000 },
+                { account_id: 'a-rates', code: 'HAL-RATES', name: 'Halyard Rates Opportunities', quantity: 500 },
+              ]
+            : [],
+        give_up_broker_name: i === 0 && side === 0 ? 'Baltic' : null,
       };
     }),
   ).flat();

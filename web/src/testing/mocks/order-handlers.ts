@@ -46,6 +46,8 @@ export type MockOrder = {
   broker_id: string;
   matchable: boolean;
   waiting_for_open?: boolean;
+  /** The trader who placed it: the signed-in user (u-1) unless set. */
+  created_by?: string;
   created_at: string;
 };
 
@@ -61,6 +63,8 @@ const parentDto = (p: MockParent) => ({ created_by: 'u-1', updated_at: p.created
 const orderDto = (o: MockOrder) => ({ created_by: 'u-1', updated_at: o.created_at, waiting_for_open: false, min_execution: null, ...o });
 
 export const BROKER = { company_id: 'b-1', name: 'Northgate' };
+/** The firm's other broker, a trade may be given up to. */
+export const GIVE_UP_BROKER = { company_id: 'b-2', name: 'Baltic' };
 
 export type MockMatchRequest = {
   order_match_request_id: string;
@@ -94,9 +98,12 @@ export const trading = {
   /** The requester's RFQs, and the RFQs addressed to the user's firm as a provider. */
   rfqs: [] as MockRfq[],
   incoming: [] as MockIncomingRfq[],
+  /** The allocations of the caller's trades, by order id (ADR 0045). */
+  allocations: new Map<string, MockAllocation>(),
   nextId: 1,
 };
 
+export type MockAllocation = components['schemas']['AllocationDto'];
 export type MockRfq = components['schemas']['RfqDto'];
 export type MockIncomingRfq = components['schemas']['IncomingRfqDto'];
 export type MockRfqResponse = components['schemas']['RfqResponseDto'];
@@ -182,6 +189,7 @@ export function resetOrderMocks() {
   trading.matchRequests = [];
   trading.rfqs = [];
   trading.incoming = [];
+  trading.allocations = new Map();
   trading.nextId = 1;
 }
 
@@ -204,6 +212,12 @@ export function addParent(overrides: Partial<MockParent> = {}): MockParent {
 
 function problem(status: number, detail: string, errors?: { field: string; message: string }[]) {
   return HttpResponse.json({ type: 'about:blank', title: 'Error', status, detail, ...(errors ? { errors } : {}) }, { status });
+}
+
+function callerOf(request: Request) {
+  const token = request.headers.get('Authorization')?.replace(/^Bearer /, '');
+  const email = token ? db.sessions.get(token) : undefined;
+  return db.users.find((u) => u.email === email);
 }
 
 function signedIn(request: Request) {
@@ -347,6 +361,38 @@ export const orderHandlers: HttpHandler[] = [
   http.get('*/api/companies/:id', ({ params }) =>
     HttpResponse.json(admin.companies.find((c) => c.company_id === params.id) ?? { company_id: params.id, default_broker: BROKER, brokers: [BROKER] }),
   ),
+  // A company's accounts: all for the venue's staff, the open ones for its own people, none for other firms.
+  http.get('*/api/companies/:id/accounts', ({ request, params }) => {
+    const caller = callerOf(request);
+    const staff = caller?.roles.some((r) => r === 'upstairs-admin' || r === 'upstairs-sales') ?? false;
+    if (!staff && caller?.company_id !== params.id) return problem(404, 'Company not found.');
+    return HttpResponse.json(admin.accounts.filter((a) => a.company_id === params.id && (staff || a.active)));
+  }),
+  http.get('*/api/orders/:id/allocation', ({ params }) => {
+    const a = trading.allocations.get(String(params.id));
+    return a ? HttpResponse.json(a) : problem(404, 'This trade is not allocated.');
+  }),
+  // Echoes a whole allocation as a new version; the rules are the server's (tests override it for its refusals).
+  http.put('*/api/orders/:id/allocation', async ({ request, params }) => {
+    const orderId = String(params.id);
+    const body = (await request.json()) as components['schemas']['AllocationRequest'];
+    const before = trading.allocations.get(orderId);
+    const broker = admin.companies.find((c) => c.company_id === body.give_up_broker_id) ?? [BROKER, GIVE_UP_BROKER].find((b) => b.company_id === body.give_up_broker_id);
+    const a: MockAllocation = {
+      order_id: orderId,
+      version: (before?.version ?? 0) + 1,
+      lines: body.lines.map((l) => {
+        const account = admin.accounts.find((x) => x.account_id === l.account_id);
+        return { account_id: l.account_id, code: account?.code ?? '?', name: account?.name ?? '?', quantity: l.quantity };
+      }),
+      give_up_broker: broker ? { company_id: broker.company_id, name: broker.name } : null,
+      broker_ack: 'PENDING',
+      broker_ack_text: null,
+      updated_at: new Date().toISOString(),
+    };
+    trading.allocations.set(orderId, a);
+    return HttpResponse.json(a);
+  }),
   http.get('*/api/parent-orders', () => HttpResponse.json(trading.parents.filter((p) => p.state !== 'CANCELLED').map(parentDto))),
   http.post('*/api/parent-orders', async ({ request }) => {
     const body = (await request.json()) as { direction: 'BUY' | 'SELL'; instrument_id: string; quantity: number; broker_instructions: string | null };

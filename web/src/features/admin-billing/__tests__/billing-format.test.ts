@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BILLING_CSV_OPTIONS, billingRowId, csvText, decimalText, formatUtcDateTime } from '../lib/billing-format';
+import { allocationsText, BILLING_CSV_OPTIONS, billingRowId, csvText, decimalText, formatUtcDateTime } from '../lib/billing-format';
 import { parseCsv } from './csv';
 
 describe('billing formats', () => {
@@ -26,6 +26,14 @@ describe('billing formats', () => {
     expect(csvText('@home')).toBe("'@home");
     expect(csvText('Halyard')).toBe('Halyard');
     expect(csvText(null)).toBe('');
+  });
+
+  it('writes an allocation as its accounts’ codes and plain quantities, guarded like any text', () => {
+    const line = (code: string, quantity: number) => ({ account_id: code, code, name: code, quantity });
+    expect(allocationsText([line('HAL-MACRO', 1000), line('HAL-RATES', 500)])).toBe('HAL-MACRO 1000; HAL-RATES 500');
+    expect(allocationsText([line('-X', 12000)])).toBe("'-X 12000");
+    expect(allocationsText([])).toBe('');
+    expect(allocationsText(undefined)).toBe('');
   });
 
   it('exports billing.csv with semicolons', () => {

@@ -20,13 +20,14 @@ const dataRows = async () => within(await grid()).getAllByRole('row').filter((r)
 
 /** On screen the trade first; the ids last, hidden until the Columns panel shows them. */
 const SHOWN = [
-  'Match request created', 'Company', 'Instrument', 'Direction', 'Quantity', 'Price', 'First name', 'Last name', 'Broker', 'Term', 'Tick size',
-  'Exchange', 'Exchange ISO code', 'BBG code', 'Exchange instrument ID',
+  'Match request created', 'Company', 'Instrument', 'Direction', 'Quantity', 'Price', 'Allocations', 'First name', 'Last name', 'Broker',
+  'Give-up broker', 'Term', 'Tick size', 'Exchange', 'Exchange ISO code', 'BBG code', 'Exchange instrument ID',
 ];
-/** The CSV keeps the billing item's own field order (admin spec section 3), ids included. */
+/** The CSV keeps the billing item's own field order (admin spec section 3), ids included, then the allocation and give-up. */
 const HEADERS = [
   'Company', 'First name', 'Last name', 'User ID', 'Broker', 'Broker ID', 'Match request ID', 'Order ID', 'Payment order ID', 'Match request created',
   'Instrument', 'BBG code', 'Exchange instrument ID', 'Exchange', 'Exchange ISO code', 'Tick size', 'Term', 'Direction', 'Quantity', 'Price',
+  'Allocations', 'Give-up broker',
 ];
 
 afterEach(() => {
@@ -65,6 +66,11 @@ describe('billing', () => {
     expect(first.getByText('0.005')).toBeInTheDocument();
     expect(first.getByText('1,500')).toBeInTheDocument();
     expect(first.getByText('Tess')).toBeInTheDocument();
+    // The buyer's allocation across two accounts, given up to Baltic; the seller's none.
+    expect(first.getByText('HAL-MACRO 1,000; HAL-RATES 500')).toBeInTheDocument();
+    expect(first.getByText('Baltic')).toBeInTheDocument();
+    const cells = (row: HTMLElement) => Object.fromEntries(within(row).getAllByRole('gridcell').map((c) => [c.getAttribute('data-field'), c.textContent]));
+    expect(cells(rows[1]!)).toMatchObject({ allocations: '', give_up_broker_name: '' });
   });
 
   it('exports every row to billing.csv with semicolons, showing progress while it is built', async () => {
@@ -103,9 +109,12 @@ describe('billing', () => {
     const item = adminOrders.billing[2]!;
     expect(rows[2]).toEqual([
       'Halyard', 'Tess', 'Trader', item.user_id, 'Northgate', 'b-1', 'mr-001', 'o-1-0', 'p-1-0', '25/11/2026 14:04 UTC',
-      'Euribor 3M Dec26-Mar27', '', '', 'ICE Futures Europe', 'IFEU', '0.005', 'Dec26-Mar27', 'BUY', '1501', '-0.025',
+      'Euribor 3M Dec26-Mar27', '', '', 'ICE Futures Europe', 'IFEU', '0.005', 'Dec26-Mar27', 'BUY', '1501', '-0.025', '', '',
     ]);
     expect(rows[0]!.slice(0, 2)).toEqual(['Halyard; Co', `'=HYPERLINK("x")`]);
+    // The allocation with plain quantities (its '; ' inside one quoted field), and the give-up broker.
+    expect(rows[0]!.slice(-4)).toEqual(['1500', '-0.025', 'HAL-MACRO 1000; HAL-RATES 500', 'Baltic']);
+    expect(rows[1]!.slice(-2)).toEqual(['', '']);
     expect(rows.map((r) => r[6])).toEqual(adminOrders.billing.map((b) => b.match_request_id));
   });
 

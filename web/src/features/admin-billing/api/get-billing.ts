@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiFetch } from '@/lib/api-client';
-import { directionSchema } from '@/lib/api/dto';
+import { allocationLineSchema, directionSchema } from '@/lib/api/dto';
 import type { components } from '@/lib/api/schema';
 
 export type BillingItem = components['schemas']['BillingItemDto'];
@@ -27,6 +27,8 @@ const billingItemSchema = z.object({
   direction: directionSchema,
   quantity: z.number(),
   price: z.number(),
+  allocations: z.array(allocationLineSchema),
+  give_up_broker_name: z.string().nullable(),
 }) satisfies z.ZodType<BillingItem>;
 
 const billingSchema = z.object({ items: z.array(billingItemSchema) }) satisfies z.ZodType<components['schemas']['BillingDto']>;

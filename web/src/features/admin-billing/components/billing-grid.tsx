@@ -21,9 +21,9 @@ import {
   type GridColDef,
 } from '@mui/x-data-grid';
 import { dec, toGrouped } from '@/lib/decimal';
-import { formatPrice } from '@/lib/trading-format';
+import { allocationSummary, formatPrice } from '@/lib/trading-format';
 import type { BillingItem } from '../api/get-billing';
-import { BILLING_CSV_OPTIONS, billingRowId, csvText, decimalText, formatUtcDateTime } from '../lib/billing-format';
+import { allocationsText, BILLING_CSV_OPTIONS, billingRowId, csvText, decimalText, formatUtcDateTime } from '../lib/billing-format';
 
 /** Admin spec section 9: grid page sizes 10, 25, 50 and 100, default 50. */
 export const PAGE_SIZES = [10, 25, 50, 100];
@@ -84,9 +84,25 @@ export const BILLING_COLUMNS: GridColDef<BillingItem>[] = [
   },
   // Shown with the instrument's tick decimals (0.500 on a 0.005 tick); exported exact.
   { ...decimal('price', 'Price', 110), renderCell: ({ row }) => formatPrice(row.price, row.tick_size) },
+  // How the side's trader split it across the firm's accounts (ADR 0045): shown grouped
+  // ('HAL-MACRO 1,000; HAL-RATES 500'), filtered and sorted as that text, exported plain.
+  {
+    field: 'allocations',
+    headerName: 'Allocations',
+    // Two accounts read whole ('HAL-MACRO 1,000; HAL-RATES 500'); more show in the cell's title.
+    width: 280,
+    valueGetter: (value: BillingItem['allocations'] | undefined) => allocationSummary(value ?? []),
+    valueFormatter: (_: string, row: BillingItem) => allocationsText(row.allocations),
+    renderCell: ({ value }) => (
+      <Box component="span" title={value as string} sx={{ overflow: 'hidden', textOverflow: 'ellipsis' }}>
+        {value as string}
+      </Box>
+    ),
+  },
   text('first_name', 'First name', 120),
   text('last_name', 'Last name', 120),
   text('broker_name', 'Broker', 130),
+  text('give_up_broker_name', 'Give-up broker', 140),
   text('term', 'Term', 120),
   decimal('tick_size', 'Tick size', 100),
   text('exchange', 'Exchange', 170),

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
+import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import IconButton from '@mui/material/IconButton';
@@ -13,7 +14,9 @@ import TableCell from '@mui/material/TableCell';
 import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
+import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
+import AccountBalanceOutlined from '@mui/icons-material/AccountBalanceOutlined';
 import Block from '@mui/icons-material/Block';
 import EditOutlined from '@mui/icons-material/EditOutlined';
 import PlayCircleOutline from '@mui/icons-material/PlayCircleOutlined';
@@ -31,6 +34,7 @@ import { useCompanies, type Company } from '../api/get-companies';
 import type { KillSwitchAction } from '../api/kill-switch';
 import { useUpdateCompany } from '../api/update-company';
 import { companyFormSchema, nextDefaultBroker, type CompanyForm } from '../lib/company-form';
+import { AccountsDialog } from './accounts-dialog';
 import { KillSwitchDialog } from './kill-switch-dialog';
 import { visuallyHidden } from '@/components/ui/visually-hidden';
 
@@ -74,6 +78,8 @@ export function CompaniesPanel() {
   const canRelease = isAdmin(useCurrentUser());
   // A firm's counterparty filter (ADR 0042).
   const [filtering, setFiltering] = useState<Company | null>(null);
+  // A company's accounts, which its trades are allocated to (ADR 0045).
+  const [accounting, setAccounting] = useState<Company | null>(null);
   const items = companies.data?.items ?? [];
   const switching = killSwitch && items.find((c) => c.company_id === killSwitch.id);
   return (
@@ -94,6 +100,7 @@ export function CompaniesPanel() {
               onClose={() => setFiltering(null)}
             />
           )}
+          {accounting && <AccountsDialog company={accounting} onClose={() => setAccounting(null)} />}
         </>
       }
       emptyText="No companies yet."
@@ -147,7 +154,10 @@ export function CompaniesPanel() {
                   )}
                 </TableCell>
                 <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(c.updated_at)}</TableCell>
-                <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                {/* On one line in a wide window; below 1400 px the icons go under the kill
+                    switch rather than push the table past the window (at 1280 px the last
+                    ones were cut off). */}
+                <TableCell align="right" sx={{ '@media (min-width: 1400px)': { whiteSpace: 'nowrap' } }}>
                   {c.trading_stopped_at ? (
                     canRelease && (
                       <Button
@@ -170,12 +180,19 @@ export function CompaniesPanel() {
                       Stop trading
                     </Button>
                   )}
-                  <IconButton size="small" aria-label={`Counterparty filter of ${c.name}`} onClick={() => setFiltering(c)} sx={{ ml: 1 }}>
-                    <Block fontSize="small" />
-                  </IconButton>
-                  <IconButton size="small" aria-label={`Edit ${c.name}`} onClick={() => setEditing({ company: c })} sx={{ ml: 1 }}>
-                    <EditOutlined fontSize="small" />
-                  </IconButton>
+                  <Box component="span" sx={{ display: 'inline-flex', gap: 1, ml: 1, verticalAlign: 'middle' }}>
+                    <Tooltip title="Accounts">
+                      <IconButton size="small" aria-label={`Accounts of ${c.name}`} onClick={() => setAccounting(c)}>
+                        <AccountBalanceOutlined fontSize="small" />
+                      </IconButton>
+                    </Tooltip>
+                    <IconButton size="small" aria-label={`Counterparty filter of ${c.name}`} onClick={() => setFiltering(c)}>
+                      <Block fontSize="small" />
+                    </IconButton>
+                    <IconButton size="small" aria-label={`Edit ${c.name}`} onClick={() => setEditing({ company: c })}>
+                      <EditOutlined fontSize="small" />
+                    </IconButton>
+                  </Box>
                 </TableCell>
               </TableRow>
             ))}

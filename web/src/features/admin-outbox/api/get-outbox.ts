@@ -10,7 +10,7 @@ const outboxMessageSchema = z.object({
   outbox_id: z.string(),
   message_id: z.string(),
   to: z.string(),
-  kind: z.enum(['PASSWORD_RESET', 'ACCOUNT_ACTIVATION', 'EMAIL_CHANGED', 'TRADE_ACCEPTANCE', 'TRADE_FILL', 'TRADE_DECLINED', 'ORDERS_DIGEST']),
+  kind: z.enum(['PASSWORD_RESET', 'ACCOUNT_ACTIVATION', 'EMAIL_CHANGED', 'TRADE_ACCEPTANCE', 'TRADE_FILL', 'TRADE_DECLINED', 'TRADE_ALLOCATED', 'ORDERS_DIGEST']),
   summary: z.string(),
   created_at: z.string(),
   sent_at: z.string().nullable(),

@@ -22,6 +22,7 @@ const KIND: Record<OutboxMessage['kind'], string> = {
   TRADE_ACCEPTANCE: 'Trade to accept',
   TRADE_FILL: 'Trade to confirm filled',
   TRADE_DECLINED: 'Trade declined',
+  TRADE_ALLOCATED: 'Trade allocated',
   ORDERS_DIGEST: 'Orders digest',
 };
 

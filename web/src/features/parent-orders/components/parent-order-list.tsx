@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { Fragment, useEffect, useRef, useState } from 'react';
 import { keyframes } from '@mui/material/styles';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
@@ -14,17 +14,22 @@ import CancelOutlined from '@mui/icons-material/CancelOutlined';
 import UndoOutlined from '@mui/icons-material/UndoOutlined';
 import Close from '@mui/icons-material/Close';
 import RequestQuoteOutlined from '@mui/icons-material/RequestQuoteOutlined';
+import AccountTreeOutlined from '@mui/icons-material/AccountTreeOutlined';
 import { useToast } from '@/components/ui/toast';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
-import type { Instrument, Order } from '@/lib/api/dto';
+import type { CompanyRef, Instrument, Order } from '@/lib/api/dto';
+import { useCurrentUser } from '@/lib/api/get-me';
 import { useLiveInstrument } from '@/lib/api/get-instrument';
-import { formatPrice, inBand, stateLabel, truncateName } from '@/lib/trading-format';
+import { allocationSummary, formatPrice, inBand, stateLabel, truncateName } from '@/lib/trading-format';
 import { useAnswerMatchRequest, usePendingMatchRequests } from '@/lib/api/match-requests';
 import { formatCountdown, useSecondsLeft } from '@/lib/use-seconds-left';
 import { mutateThen } from '@/lib/api/mutate-then';
 import { useCancelOrder } from '../api/cancel-order';
 import { useCancelParentOrder } from '../api/cancel-parent-order';
+import { useAllocation, type Allocation } from '../api/get-allocation';
 import type { ParentOrder } from '../api/get-parent-orders';
+import { ALLOCATABLE_STATES, brokerAnswer } from '../lib/allocation-form';
+import { AllocationDialog } from './allocation-dialog';
 
 const glow = keyframes`
   from { box-shadow: 0 0 0 3px rgba(25, 118, 210, 0.6); }
@@ -190,7 +195,7 @@ function ParentOrderCard({ parent, created, orders, open, onEdit, onShowBook, on
       {orders.length > 0 && instrument.data && (
         <Stack spacing={0.5} sx={{ mt: 1.5 }} role="list" aria-label="Child orders">
           {orders.map((o) => (
-            <ChildOrderRow key={o.order_id} order={o} instrument={instrument.data} open={open} onEdit={() => onEdit(o)} />
+            <ChildOrderRow key={o.order_id} order={o} instrument={instrument.data} brokers={parent.eligible_brokers} open={open} onEdit={() => onEdit(o)} />
           ))}
         </Stack>
       )}
@@ -226,8 +231,14 @@ function RequestTimer({ until }: { until: string }) {
   );
 }
 
-function ChildOrderRow({ order, instrument, open, onEdit }: { order: Order; instrument: Instrument; open: boolean; onEdit: () => void }) {
+type RowProps = { order: Order; instrument: Instrument; brokers: readonly CompanyRef[]; open: boolean; onEdit: () => void };
+
+function ChildOrderRow({ order, instrument, brokers, open, onEdit }: RowProps) {
   const tickSize = instrument.tick_size;
+  const user = useCurrentUser();
+  // The trader's own trade, until its broker confirms the fill, may be allocated (ADR 0045).
+  const allocatable = order.created_by === user.user_id && ALLOCATABLE_STATES.includes(order.state);
+  const [allocating, setAllocating] = useState(false);
   const cancel = useCancelOrder();
   const withdraw = useAnswerMatchRequest();
   const { showToast } = useToast();
@@ -243,63 +254,67 @@ function ChildOrderRow({ order, instrument, open, onEdit }: { order: Order; inst
       ? `${number.format(order.quantity)} · RFQ`
       : `${number.format(order.quantity)} @ ${formatPrice(order.price, tickSize)}`;
   return (
-    <Box role="listitem" sx={{ display: 'flex', alignItems: 'center', gap: 1, bgcolor: 'action.hover', borderRadius: 1, pl: 1 }}>
-      <Box
-        component={editable ? 'button' : 'div'}
-        type={editable ? 'button' : undefined}
-        onClick={editable ? onEdit : undefined}
-        aria-label={editable ? `Edit order ${summary}` : undefined}
-        sx={{
-          flexGrow: 1,
-          display: 'flex',
-          alignItems: 'center',
-          gap: 1,
-          border: 0,
-          bgcolor: 'transparent',
-          font: 'inherit',
-          color: 'inherit',
-          textAlign: 'left',
-          py: 0.75,
-          cursor: editable ? 'pointer' : 'default',
-          '&:focus-visible': { outline: 2, outlineColor: 'primary.main' },
-        }}
-      >
-        <Typography variant="body2" sx={{ fontVariantNumeric: 'tabular-nums', fontWeight: 600 }}>
-          {summary}
-        </Typography>
-        {order.iceberg && <Chip size="small" label="Iceberg" variant="outlined" />}
-        {order.min_execution != null && (
-          <Tooltip title="Minimum execution size: no fill below it, except the last of the order.">
-            <Chip size="small" label={`Min ${number.format(order.min_execution)}`} variant="outlined" />
+    <Box role="listitem" sx={{ bgcolor: 'action.hover', borderRadius: 1 }}>
+      <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, pl: 1 }}>
+        <Box
+          component={editable ? 'button' : 'div'}
+          type={editable ? 'button' : undefined}
+          onClick={editable ? onEdit : undefined}
+          aria-label={editable ? `Edit order ${summary}` : undefined}
+          sx={{
+            flexGrow: 1,
+            display: 'flex',
+            alignItems: 'center',
+            gap: 1,
+            border: 0,
+            bgcolor: 'transparent',
+            font: 'inherit',
+            color: 'inherit',
+            textAlign: 'left',
+            py: 0.75,
+            cursor: editable ? 'pointer' : 'default',
+            '&:focus-visible': { outline: 2, outlineColor: 'primary.main' },
+          }}
+        >
+          <Typography variant="body2" sx={{ fontVariantNumeric: 'tabular-nums', fontWeight: 600 }}>
+            {summary}
+          </Typography>
+          {order.iceberg && <Chip size="small" label="Iceberg" variant="outlined" />}
+          {order.min_execution != null && (
+            <Tooltip title="Minimum execution size: no fill below it, except the last of the order.">
+              <Chip size="small" label={`Min ${number.format(order.min_execution)}`} variant="outlined" />
+            </Tooltip>
+          )}
+          {order.waiting_for_open && (
+            <Tooltip title="Worked before the open: it goes live at the open by itself.">
+              <Chip size="small" color="info" label="Waits for the open" />
+            </Tooltip>
+          )}
+          {order.state === 'WORKING' && !order.waiting_for_open && !inBand(order.price, instrument) && (
+            <Tooltip title="The price is outside the current electronic band; this order cannot match until the band returns.">
+              <Chip size="small" color="warning" label="Outside band" />
+            </Tooltip>
+          )}
+          <Box sx={{ flexGrow: 1 }} />
+          {request && <RequestTimer until={request.expired_at} />}
+          <Chip size="small" label={stateLabel(order.state)} color={order.state === 'WORKING' ? 'primary' : 'default'} variant="outlined" />
+        </Box>
+        {request ? (
+          <Tooltip title="Withdraw your match request">
+            <IconButton size="small" aria-label={`Withdraw match request ${summary}`} onClick={() => setConfirming(true)}>
+              <UndoOutlined fontSize="small" />
+            </IconButton>
           </Tooltip>
+        ) : (
+          CANCELLABLE.includes(order.state) && (
+            <IconButton size="small" aria-label={`Cancel order ${summary}`} onClick={() => setConfirming(true)}>
+              <CancelOutlined fontSize="small" />
+            </IconButton>
+          )
         )}
-        {order.waiting_for_open && (
-          <Tooltip title="Worked before the open: it goes live at the open by itself.">
-            <Chip size="small" color="info" label="Waits for the open" />
-          </Tooltip>
-        )}
-        {order.state === 'WORKING' && !order.waiting_for_open && !inBand(order.price, instrument) && (
-          <Tooltip title="The price is outside the current electronic band; this order cannot match until the band returns.">
-            <Chip size="small" color="warning" label="Outside band" />
-          </Tooltip>
-        )}
-        <Box sx={{ flexGrow: 1 }} />
-        {request && <RequestTimer until={request.expired_at} />}
-        <Chip size="small" label={stateLabel(order.state)} color={order.state === 'WORKING' ? 'primary' : 'default'} variant="outlined" />
       </Box>
-      {request ? (
-        <Tooltip title="Withdraw your match request">
-          <IconButton size="small" aria-label={`Withdraw match request ${summary}`} onClick={() => setConfirming(true)}>
-            <UndoOutlined fontSize="small" />
-          </IconButton>
-        </Tooltip>
-      ) : (
-        CANCELLABLE.includes(order.state) && (
-          <IconButton size="small" aria-label={`Cancel order ${summary}`} onClick={() => setConfirming(true)}>
-            <CancelOutlined fontSize="small" />
-          </IconButton>
-        )
-      )}
+      {allocatable && <AllocationLine order={order} summary={summary} onOpen={() => setAllocating(true)} />}
+      {allocating && <AllocationDialog order={order} instrument={instrument} brokers={brokers} onClose={() => setAllocating(false)} />}
       <ConfirmDialog
         open={confirming}
         pending={request ? withdraw.isPending : cancel.isPending}
@@ -328,6 +343,50 @@ function ChildOrderRow({ order, instrument, open, onEdit }: { order: Order; inst
                 ),
             })}
       />
+    </Box>
+  );
+}
+
+/**
+ * Under a trade the trader may allocate: the button to the allocation dialog and, once read
+ * or saved on this screen, the allocation with the broker's answer (the lists carry none,
+ * so it is read when the dialog opens).
+ */
+/** What the card says of an allocation: its version, each account's part (';' before all but the first), the give-up broker and the broker's answer. */
+function allocationParts(a: Allocation): string[] {
+  return [
+    `v${a.version}`,
+    ...a.lines.map((l, n) => `${n > 0 ? ';' : ''}${allocationSummary([l])}`),
+    ...(a.give_up_broker ? [`Give-up: ${a.give_up_broker.name}`] : []),
+    brokerAnswer(a),
+  ];
+}
+
+function AllocationLine({ order, summary, onOpen }: { order: Order; summary: string; onOpen: () => void }) {
+  const { data: allocation } = useAllocation(order.order_id, { enabled: false });
+  const label = allocation ? 'Allocation' : 'Allocate';
+  return (
+    <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, pl: 1, pr: 0.5, pb: 0.5 }}>
+      <Typography variant="caption" color="text.secondary" sx={{ flexGrow: 1, minWidth: 0 }} data-testid="allocation-summary">
+        {allocation &&
+          // Lines break between the parts (after their separator), never inside an account's
+          // code or the broker's answer.
+          allocationParts(allocation).map((part, n, parts) => {
+            const next = parts[n + 1];
+            return (
+              <Fragment key={n}>
+                {n > 0 && ' '}
+                <Box component="span" sx={{ whiteSpace: 'nowrap' }}>
+                  {part.replace(/^;/, '')}
+                  {next === undefined ? '' : next.startsWith(';') ? ';' : ' ·'}
+                </Box>
+              </Fragment>
+            );
+          })}
+      </Typography>
+      <Button size="small" startIcon={<AccountTreeOutlined />} aria-label={`${label} ${summary}`} onClick={onOpen} sx={{ flexShrink: 0 }}>
+        {label}
+      </Button>
     </Box>
   );
 }

@@ -203,7 +203,13 @@ impl<S: Store> Allocations<S> {
         let o = tx.order(order).await?.filter(|o| o.created_by == actor.user.user_id).ok_or_else(not_found_order)?;
         tx.lock_parent_order(o.parent_order_id).await?;
         let o = tx.order(order).await?.ok_or_else(not_found_order)?;
-        if !ALLOCATABLE.contains(&o.state) {
+        // Until this side's broker confirmed the fill (it booked the trade then), whatever
+        // the other side's did.
+        let filled = tx
+            .broker_confirmation_of_order(o.order_id, ConfirmationStep::Fill)
+            .await?
+            .is_some_and(|c| c.answered.is_some_and(|(_, yes)| yes));
+        if !ALLOCATABLE.contains(&o.state) || filled {
             return Err(EngineError::Conflict { detail: TOO_LATE.into(), errors: vec![] });
         }
         let firm = tx.company(o.company_id).await?.ok_or_else(not_found_company)?;
@@ -347,7 +353,10 @@ impl<S: Store> Allocations<S> {
         let (order, version) = parse_allocation_id(alloc_id).ok_or_else(unknown)?;
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        tx.order(order).await?.filter(|o| o.broker_id == broker).ok_or_else(unknown)?;
+        let o = tx.order(order).await?.filter(|o| o.broker_id == broker).ok_or_else(unknown)?;
+        // The trader's next version waits for this answer, or this answer for it: it never
+        // writes back a version since replaced.
+        tx.lock_parent_order(o.parent_order_id).await?;
         let Some(mut a) = tx.allocation(order).await?.filter(|a| a.version >= version) else {
             return Err(unknown());
         };

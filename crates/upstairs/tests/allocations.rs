@@ -188,10 +188,21 @@ async fn a_trader_allocates_a_trade_across_the_firms_accounts(b: Backend) {
         (json!([]), Value::Null)
     );
 
-    // Once both fills are confirmed the allocation stands.
-    for (o, t) in broker_links(&mails, "/fill-order") {
+    // Once its own broker confirmed the fill (it booked the trade), the allocation stands,
+    // though the other side's is still to come (both orders PARTIAL_BROKER_FILLED).
+    let fills = broker_links(&mails, "/fill-order");
+    let (mine_first, theirs_then): (Vec<_>, Vec<_>) = fills.into_iter().partition(|(o, _)| *o == order);
+    for (o, t) in mine_first.into_iter().chain(theirs_then) {
         let (s, e) = v.app.patch(&format!("/api/orders/{o}?token={t}"), None, json!({"filled": true})).await;
         assert_eq!(s, StatusCode::OK, "{e}");
+        if o == order {
+            assert_eq!(e["state"], "PARTIAL_BROKER_FILLED", "{e}");
+            let (s, e) = v.app.put(&path, Some(&v.a), json!({"lines": [line(&macro_, 1000)]})).await;
+            assert_eq!(
+                (s, e["detail"].clone()),
+                (StatusCode::CONFLICT, json!("This trade can no longer be allocated."))
+            );
+        }
     }
     let (s, e) = v.app.put(&path, Some(&v.a), json!({"lines": [line(&macro_, 1000)]})).await;
     assert_eq!((s, e["detail"].clone()), (StatusCode::CONFLICT, json!("This trade can no longer be allocated.")));

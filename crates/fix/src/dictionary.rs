@@ -230,7 +230,14 @@ const ALLOCATION_INSTRUCTION_ACK: &[Field] = &[
     f(460, Int),
     f(167, Enum(SECURITY_TYPES)),
     f(58, Str),
+    f(354, Int),
+    f(355, Str),
+    f(78, Group),
 ];
+
+/// AllocAckGrp (NoAllocs 78 in an AllocationInstructionAck): one entry per account, as a
+/// broker's account-level reject names them.
+const ALLOC_ACK_GROUP: &[u32] = &[79, 661, 366, 467, 776, 161, 360, 361];
 
 const BUSINESS_MESSAGE_REJECT: &[Field] = &[f(45, Int), req(372, Str), f(379, Str), req(380, Int), f(58, Str)];
 
@@ -346,6 +353,7 @@ fn is_group_member(tag: u32) -> bool {
 fn members(count_tag: u32) -> &'static [u32] {
     match count_tag {
         453 => PARTIES,
+        78 => ALLOC_ACK_GROUP,
         _ => &[628, 629, 630],
     }
 }

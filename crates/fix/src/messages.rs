@@ -27,6 +27,7 @@ pub mod tag {
     pub const ALLOC_REJ_CODE: u32 = 88;
     pub const INDIVIDUAL_ALLOC_ID: u32 = 467;
     pub const ALLOC_TYPE: u32 = 626;
+    pub const ALLOC_CANC_REPLACE_REASON: u32 = 796;
     pub const ALLOC_NO_ORDERS_TYPE: u32 = 857;
     pub const CL_ORD_ID: u32 = 11;
     pub const CUM_QTY: u32 = 14;
@@ -213,7 +214,7 @@ fn trade(id: &str, r: &TradeReport, cancel: bool) -> Vec<(u32, String)> {
         vec![(&r.executing_firm, ROLE_EXECUTING_FIRM), (&r.contra_firm, ROLE_CONTRA_FIRM), (&r.client, ROLE_CLIENT_ID)];
     parties.extend(r.give_up_firm.as_ref().map(|g| (g, ROLE_GIVEUP_CLEARING_FIRM)));
     party_group(&parties, &mut f);
-    alloc_group(&r.allocations, &mut f);
+    alloc_group(&r.allocations, true, &mut f);
     f
 }
 
@@ -229,18 +230,23 @@ fn party_group(parties: &[(&String, &str)], f: &mut Vec<(u32, String)>) {
     }
 }
 
-/// The allocation group (NoAllocs): each account by its code, and its quantity.
-fn alloc_group(lines: &[AllocationLine], f: &mut Vec<(u32, String)>) {
+/// The allocation group (NoAllocs): each account by its code, its IndividualAllocID and
+/// its quantity, in the order the message's own group has them: a TradeCaptureReport's
+/// TrdAllocGrp puts the id before the quantity, an AllocationInstruction's AllocGrp after.
+fn alloc_group(lines: &[AllocationLine], id_first: bool, f: &mut Vec<(u32, String)>) {
     if lines.is_empty() {
         return;
     }
     f.push((tag::NO_ALLOCS, lines.len().to_string()));
     for (n, l) in lines.iter().enumerate() {
-        f.extend([
-            (tag::ALLOC_ACCOUNT, l.code.clone()),
-            (tag::INDIVIDUAL_ALLOC_ID, (n + 1).to_string()),
-            (tag::ALLOC_QTY, l.quantity.to_string()),
-        ]);
+        let (id, quantity) =
+            ((tag::INDIVIDUAL_ALLOC_ID, (n + 1).to_string()), (tag::ALLOC_QTY, l.quantity.to_string()));
+        f.push((tag::ALLOC_ACCOUNT, l.code.clone()));
+        if id_first {
+            f.extend([id, quantity]);
+        } else {
+            f.extend([quantity, id]);
+        }
     }
 }
 
@@ -249,11 +255,13 @@ fn alloc_group(lines: &[AllocationLine], f: &mut Vec<(u32, String)>) {
 fn allocation(id: &str, r: &AllocationReport) -> Vec<(u32, String)> {
     let mut f = vec![(tag::ALLOC_ID, id.to_owned())];
     match &r.replaces {
-        // AllocTransType 1: replace, naming the instruction it replaces.
+        // AllocTransType 1: replace, naming the instruction it replaces, and why
+        // (AllocCancReplaceReason 1: its details were incorrect).
         Some(before) => {
             f.push((tag::ALLOC_TRANS_TYPE, "1".into()));
             f.push((tag::ALLOC_TYPE, "5".into()));
             f.push((tag::REF_ALLOC_ID, before.clone()));
+            f.push((tag::ALLOC_CANC_REPLACE_REASON, "1".into()));
         }
         // 0: new. AllocType 5: ready to book, one order.
         None => {
@@ -278,7 +286,7 @@ fn allocation(id: &str, r: &AllocationReport) -> Vec<(u32, String)> {
         (tag::TRADE_DATE, r.traded_at.format("%Y%m%d").to_string()),
         (tag::TRANSACT_TIME, utc_timestamp(r.traded_at)),
     ]);
-    alloc_group(&r.lines, &mut f);
+    alloc_group(&r.lines, false, &mut f);
     f
 }
 
@@ -562,10 +570,10 @@ mod tests {
                 }),
                 "J",
                 format!(
-                    "70=X-A|71=1|626=5|72={ORDER}-L1|857=1|73=1|11={ORDER}|37={ORDER}|54=2|55=VOD LN|48=GB00BH4HKS39|\
-                     22=8|207=XLON|53=1500|6=94.76|453=3|448=BALTIC|447=D|452=1|448=ACC-1|447=D|452=3|\
-                     448=Northgate|447=D|452=14|75=20261126|60=20261126-14:05:09.042|78=2|79=F-1|467=1|80=1000|\
-                     79=F-2|467=2|80=500"
+                    "70=X-A|71=1|626=5|72={ORDER}-L1|796=1|857=1|73=1|11={ORDER}|37={ORDER}|54=2|55=VOD LN|\
+                     48=GB00BH4HKS39|22=8|207=XLON|53=1500|6=94.76|453=3|448=BALTIC|447=D|452=1|448=ACC-1|447=D|\
+                     452=3|448=Northgate|447=D|452=14|75=20261126|60=20261126-14:05:09.042|78=2|79=F-1|80=1000|\
+                     467=1|79=F-2|80=500|467=2"
                 ),
             ),
             (

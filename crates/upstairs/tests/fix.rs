@@ -967,15 +967,17 @@ async fn a_broker_acknowledges_allocations_by_fix(b: Backend) {
     );
     let j = broker.expect("the replacing instruction", WITHIN, |e| is_app(e, "J")).await;
     assert_eq!(
-        (field(&j, 70), field(&j, 71).as_deref(), field(&j, 72)),
-        (Some(format!("{order}-L2")), Some("1"), Some(first_id.clone()))
+        (field(&j, 70), field(&j, 71).as_deref(), field(&j, 72), field(&j, 796).as_deref()),
+        (Some(format!("{order}-L2")), Some("1"), Some(first_id.clone()), Some("1"))
     );
     assert_eq!(
         (fields(&j, 80), fields(&j, 452)),
         (vec!["700".to_owned(), "300".to_owned()], vec!["1".to_owned(), "3".to_owned()])
     );
     broker.send("P", ack(&first_id, "0", None), json!([])).await;
-    broker.send("P", ack(&format!("{order}-L2"), "2", Some("Unknown account HAL-2")), json!([])).await;
+    // An account-level reject names the account in its AllocAckGrp.
+    let account = json!([{"count": 78, "delim": 79, "entries": [[[79, "HAL-2"], [161, "Unknown account"]]]}]);
+    broker.send("P", ack(&format!("{order}-L2"), "2", Some("Unknown account HAL-2")), account).await;
     let rejected = status("REJECTED").await;
     assert_eq!(rejected["broker_ack_text"], "Unknown account HAL-2");
     // An AllocID of no allocation of this broker's: a session Reject naming tag 70.

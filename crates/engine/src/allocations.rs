@@ -18,10 +18,11 @@ use crate::confirmations::Confirmations;
 use crate::context::{Actor, audit, require};
 use crate::core::service;
 use crate::error::{EngineError, StoreError};
+use crate::events::Event;
 use crate::model::*;
 use crate::orders::not_found_order;
 use crate::ports::*;
-use crate::reports::{AllocationReport, FixReport, ReportedInstrument, allocation_id, parse_allocation_id};
+use crate::reports::{FixReports, parse_allocation_cancel_id, parse_allocation_id};
 
 /// The most accounts one trade is split across.
 pub const MAX_LINES: usize = 50;
@@ -80,7 +81,7 @@ fn valid_code(code: &str) -> bool {
 
 service!(
     /// Companies' accounts and the allocations of their trades.
-    Allocations { confirmations: Confirmations }
+    Allocations { fix_reports: FixReports, confirmations: Confirmations }
 );
 
 impl<S: Store> Allocations<S> {
@@ -188,6 +189,28 @@ impl<S: Store> Allocations<S> {
         Self::view(&mut tx, a).await
     }
 
+    /// The allocations of the trader's own trades, the latest first (the screens show each
+    /// beside its trade).
+    pub async fn allocations(&self, actor: &Actor) -> Result<Vec<AllocationView>, EngineError> {
+        let mut tx = self.store.read().await?;
+        let all = tx.allocations_by(actor.user.user_id).await?;
+        Self::views(&mut tx, all).await
+    }
+
+    /// For the pushes of `trader`'s screens: the allocations of these of their trades.
+    pub async fn pushed(
+        &self,
+        trader: upstairs_domain::UserId,
+        orders: &BTreeSet<OrderId>,
+    ) -> Result<Vec<AllocationView>, EngineError> {
+        let mut tx = self.store.single().await?;
+        let mut all = Vec::with_capacity(orders.len());
+        for id in orders {
+            all.extend(tx.allocation(*id).await?.filter(|a| a.updated_by == trader));
+        }
+        Self::views(&mut tx, all).await
+    }
+
     /// The trader splits one of their trades across the firm's accounts, and names the
     /// broker it is given up to (or none): a new version, sent to the executing broker.
     pub async fn allocate(
@@ -275,7 +298,7 @@ impl<S: Store> Allocations<S> {
             updated_at: now,
         };
         tx.put_allocation(&a).await?;
-        self.tell_broker(&mut tx, &o, &firm, &a, give_up.as_ref(), before.as_ref(), now).await?;
+        self.tell_broker(&mut tx, &o, &a, before.as_ref(), now).await?;
         let details = json!({
             "version": a.version,
             "lines": a.lines,
@@ -285,50 +308,30 @@ impl<S: Store> Allocations<S> {
         audit(&mut tx, now, Some(actor.user.user_id), "order", Some(o.order_id.0), "allocate", details).await?;
         tx.commit().await?;
         self.poke();
+        self.publish(Event::AllocationChanged { user_id: o.created_by, order_id: o.order_id });
         Ok(AllocationView { allocation: a, give_up_broker: give_up })
     }
 
     /// Inside the allocation's transaction: the executing broker's AllocationInstruction
     /// (when it has a FIX session) and e-mail (when it takes them).
-    #[allow(clippy::too_many_arguments)]
     async fn tell_broker(
         &self,
         tx: &mut S::Tx,
         o: &ChildOrder,
-        firm: &Company,
         a: &Allocation,
-        give_up: Option<&CompanyRef>,
         before: Option<&Allocation>,
         now: DateTime<Utc>,
     ) -> Result<(), EngineError> {
+        self.fix_reports.report_allocation(tx, o, a, before, now).await?;
         let Some(broker) = tx.company(o.broker_id).await? else { return Ok(()) };
-        let matched_at = tx
-            .broker_confirmation_of_order(o.order_id, ConfirmationStep::Accept)
-            .await?
-            .map_or(o.updated_at, |c| c.created_at);
-        if let Some(comp_id) = broker.fix_comp_id.clone() {
-            let instrument = self.instrument_in(tx, o.instrument_id).await?;
-            let report = AllocationReport {
-                order_id: o.order_id,
-                version: a.version,
-                replaces: before.map(|b| allocation_id(o.order_id, b.version)),
-                instrument: ReportedInstrument::from(&*instrument),
-                side: o.direction,
-                quantity: o.quantity,
-                price: o.price,
-                traded_at: matched_at,
-                executing_firm: comp_id,
-                client: firm.account.clone().unwrap_or_else(|| firm.name.clone()),
-                give_up_firm: give_up.map(|g| g.name.clone()),
-                lines: a.lines.clone(),
-            };
-            let id = allocation_id(o.order_id, a.version);
-            crate::reports::enqueue_fix_as(tx, id, broker.company_id, FixReport::Allocation(report), now).await?;
-        }
         let to = Some(&broker)
             .filter(|b| b.trade_confirmation_via_email_enabled)
             .and_then(|b| b.trade_confirmation_email.clone());
         if let Some(to) = to {
+            let matched_at = tx
+                .broker_confirmation_of_order(o.order_id, ConfirmationStep::Accept)
+                .await?
+                .map_or(o.updated_at, |c| c.created_at);
             let m = Self::match_of(tx, o).await?;
             let trade = self.confirmations.trade_details(tx, &m, o, None, matched_at, true).await?;
             let (message, timer) =
@@ -350,6 +353,14 @@ impl<S: Store> Allocations<S> {
         text: Option<String>,
     ) -> Result<(), EngineError> {
         let unknown = || EngineError::NotFound(format!("Unknown AllocID {alloc_id}"));
+        if let Some((order, version)) = parse_allocation_cancel_id(alloc_id) {
+            // The ack of a cancel: the trade is gone, and so is its split.
+            let mut tx = self.store.single().await?;
+            tx.order(order).await?.filter(|o| o.broker_id == broker).ok_or_else(unknown)?;
+            tx.allocation(order).await?.filter(|a| a.version == version).ok_or_else(unknown)?;
+            tracing::info!(%order, version, accepted, "a broker answered the cancel of an allocation");
+            return Ok(());
+        }
         let (order, version) = parse_allocation_id(alloc_id).ok_or_else(unknown)?;
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
@@ -370,6 +381,7 @@ impl<S: Store> Allocations<S> {
         let details = json!({"version": version, "accepted": accepted, "text": a.ack_text, "broker_id": broker});
         audit(&mut tx, now, None, "order", Some(order.0), "allocation_ack", details).await?;
         tx.commit().await?;
+        self.publish(Event::AllocationChanged { user_id: o.created_by, order_id: order });
         Ok(())
     }
 
@@ -383,12 +395,32 @@ impl<S: Store> Allocations<S> {
         Err(EngineError::Conflict { detail: TOO_LATE.into(), errors: vec![] })
     }
 
+    /// Each allocation with its give-up broker's name, each broker read once.
+    async fn views(tx: &mut S::Tx, all: Vec<Allocation>) -> Result<Vec<AllocationView>, EngineError> {
+        let mut names: std::collections::BTreeMap<CompanyId, Option<String>> = Default::default();
+        let mut out = Vec::with_capacity(all.len());
+        for a in all {
+            let give_up_broker = match a.give_up_broker_id {
+                Some(id) => {
+                    let name = match names.get(&id) {
+                        Some(name) => name.clone(),
+                        None => {
+                            let name = tx.company(id).await?.map(|c| c.name);
+                            names.insert(id, name.clone());
+                            name
+                        }
+                    };
+                    name.map(|name| CompanyRef { company_id: id, name })
+                }
+                None => None,
+            };
+            out.push(AllocationView { allocation: a, give_up_broker });
+        }
+        Ok(out)
+    }
+
     async fn view(tx: &mut S::Tx, a: Allocation) -> Result<AllocationView, EngineError> {
-        let give_up_broker = match a.give_up_broker_id {
-            Some(id) => tx.company(id).await?.map(|c| CompanyRef { company_id: id, name: c.name }),
-            None => None,
-        };
-        Ok(AllocationView { allocation: a, give_up_broker })
+        Ok(Self::views(tx, vec![a]).await?.remove(0))
     }
 }
 

@@ -135,6 +135,7 @@ impl Caches {
             Event::OrderChanged { .. }
             | Event::ParentOrderChanged { .. }
             | Event::NotificationChanged { .. }
+            | Event::AllocationChanged { .. }
             | Event::RfqChanged { .. } => {}
         }
     }

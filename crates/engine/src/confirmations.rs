@@ -227,6 +227,8 @@ impl<S: Store> Confirmations<S> {
             let mut rows = NewRows { notifications: told.clone(), ..NewRows::default() };
             for o in &changed {
                 let contra = changed.iter().find(|c| c.order_id != o.order_id).unwrap_or(&mine);
+                // Each side's AllocationInstruction, if its trader sent one, is cancelled too.
+                self.fix_reports.report_allocation_cancel(&mut tx, o, now).await?;
                 if o.order_id != order {
                     self.tell_declined(&mut tx, &mut rows, &m, o, answer.step, matched_at, now).await?;
                 } else if answer.by_fix {

@@ -25,6 +25,9 @@ pub enum Event {
     /// An RFQ was sent, quoted, declined, accepted or ended; `user_id` (its requester, or a
     /// trader of an addressed provider, by `role`) hears of it.
     RfqChanged { user_id: UserId, rfq_id: RfqId, state: RfqState, role: Party },
+    /// The allocation of `user_id`'s trade `order_id` was written or answered by its broker
+    /// (ADR 0045). Its row is read by whoever shows it.
+    AllocationChanged { user_id: UserId, order_id: upstairs_domain::OrderId },
     /// A notification to `user_id` was created or changed.
     NotificationChanged { user_id: UserId, notification: Notification },
     /// Not delivered: a company's reference data (its brokers) changed.
@@ -124,6 +127,10 @@ pub enum Announced {
         state: RfqState,
         role: Party,
     },
+    Allocation {
+        id: upstairs_domain::OrderId,
+        user: UserId,
+    },
     Notification {
         id: upstairs_domain::NotificationId,
         #[serde(default)]
@@ -153,6 +160,7 @@ impl Announced {
             Event::RfqChanged { user_id, rfq_id, state, role } => {
                 Self::Rfq { user: *user_id, rfq: *rfq_id, state: *state, role: *role }
             }
+            Event::AllocationChanged { user_id, order_id } => Self::Allocation { id: *order_id, user: *user_id },
             Event::NotificationChanged { user_id, notification } => {
                 Self::Notification { id: notification.notification_id, user: Some(*user_id) }
             }
@@ -169,6 +177,7 @@ impl Announced {
     pub fn only_for(&self) -> Option<UserId> {
         match self {
             Self::Order { user, .. } | Self::Notification { user, .. } => *user,
+            Self::Allocation { user, .. } => Some(*user),
             Self::Parent { user, active: Some(_), .. } => *user,
             _ => None,
         }
@@ -204,5 +213,9 @@ mod tests {
         let unsure = Announced::Parent { id: parent, user: Some(user), active: None };
         assert_eq!(unsure.only_for(), None, "a parent that may have ended is read back");
         assert_eq!(Announced::Book { id: InstrumentId::new() }.only_for(), None);
+        // An allocation is its trader's alone: a node with no session of theirs skips it.
+        let allocated = Event::AllocationChanged { user_id: user, order_id: id };
+        let wire = serde_json::to_string(&Announcement { node: "n1".into(), what: Announced::of(&allocated) }).unwrap();
+        assert_eq!(serde_json::from_str::<Announcement>(&wire).unwrap().what.only_for(), Some(user));
     }
 }

@@ -160,6 +160,7 @@ impl<S: Store> Hearing<S> {
             Announced::Rfq { user, rfq, state, role } => {
                 Some(Event::RfqChanged { user_id: user, rfq_id: rfq, state, role })
             }
+            Announced::Allocation { id, user } => Some(Event::AllocationChanged { user_id: user, order_id: id }),
             Announced::Notification { id, .. } => read()
                 .await?
                 .notification(id)

@@ -184,7 +184,7 @@ impl<S: Store> Engine<S> {
         let notifications = notifications::Notifications::new(&core);
         let orders = orders::Orders::new(&core, &fix_reports);
         let confirmations = confirmations::Confirmations::new(&core, &fix_reports, &orders);
-        let allocations = allocations::Allocations::new(&core, &confirmations);
+        let allocations = allocations::Allocations::new(&core, &fix_reports, &confirmations);
         let matches = matches::Matches::new(&core, &counterparties, &notifications, &orders, &confirmations);
         let rfqs = rfqs::Rfqs::new(&core, &counterparties, &notifications, &orders, &confirmations);
         let reference = reference::Reference::new(&core, &counterparties, &matches);

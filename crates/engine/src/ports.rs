@@ -577,6 +577,9 @@ pub trait AllocationRepo {
     /// A company's accounts, by code.
     async fn accounts(&mut self, company: CompanyId) -> StoreResult<Vec<CompanyAccount>>;
     async fn allocation(&mut self, order: OrderId) -> StoreResult<Option<Allocation>>;
+    /// The allocations of a trader's trades (only the order's own trader writes one), the
+    /// latest first.
+    async fn allocations_by(&mut self, trader: UserId) -> StoreResult<Vec<Allocation>>;
     /// Writes the allocation whole (a new order's first, or the next version).
     async fn put_allocation(&mut self, a: &Allocation) -> StoreResult<()>;
 }

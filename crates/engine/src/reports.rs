@@ -66,6 +66,17 @@ pub fn parse_allocation_id(id: &str) -> Option<(OrderId, i64)> {
     Some((OrderId(Uuid::parse_str(order).ok()?), version))
 }
 
+/// The AllocID of the cancel of version `version` of an order's allocation, sent when a
+/// broker declined the trade.
+pub fn allocation_cancel_id(order: OrderId, version: i64) -> String {
+    format!("{}-C", allocation_id(order, version))
+}
+
+/// The order and version of the allocation a cancel's AllocID cancels.
+pub fn parse_allocation_cancel_id(id: &str) -> Option<(OrderId, i64)> {
+    parse_allocation_id(id.strip_suffix("-C")?)
+}
+
 /// Why an OrderCancelRequest was refused (an OrderCancelReject's reason and text).
 #[derive(Debug, PartialEq, Eq)]
 pub struct CancelRefusal {
@@ -179,8 +190,12 @@ pub struct TradeReport {
 pub struct AllocationReport {
     pub order_id: OrderId,
     pub version: i64,
-    /// The AllocID of the version this one replaces.
+    /// The AllocID of the version this one replaces, or cancels.
     pub replaces: Option<String>,
+    /// The instruction cancels `replaces`: a broker declined the trade (absent in
+    /// instructions queued before cancels were sent).
+    #[serde(default)]
+    pub cancel: bool,
     pub instrument: ReportedInstrument,
     pub side: Direction,
     pub quantity: i64,
@@ -329,6 +344,78 @@ impl<S: Store> FixReports<S> {
         report.traded_at = traded_at;
         let id = trade_cancel_id(o.order_id, step);
         enqueue_fix_as(tx, id, broker, FixReport::TradeCancel(report), now).await
+    }
+
+    /// Inside the transaction of an allocation: its AllocationInstruction to the executing
+    /// broker, when it has a FIX session, replacing the version `before`. The trade's time
+    /// is its accept step's (the match).
+    pub(crate) async fn report_allocation(
+        &self,
+        tx: &mut S::Tx,
+        o: &ChildOrder,
+        a: &Allocation,
+        before: Option<&Allocation>,
+        now: DateTime<Utc>,
+    ) -> Result<(), EngineError> {
+        let replaces = before.map(|b| allocation_id(o.order_id, b.version));
+        let Some((broker, report)) = self.allocation_report(tx, o, a, replaces, false).await? else { return Ok(()) };
+        enqueue_fix_as(tx, allocation_id(o.order_id, a.version), broker, FixReport::Allocation(report), now).await
+    }
+
+    /// Inside the transaction of a broker's decline: the cancel of the AllocationInstruction
+    /// in force for `o`, if one was sent (the trade does not go ahead, so neither does its
+    /// split).
+    pub(crate) async fn report_allocation_cancel(
+        &self,
+        tx: &mut S::Tx,
+        o: &ChildOrder,
+        now: DateTime<Utc>,
+    ) -> Result<(), EngineError> {
+        let Some(a) = tx.allocation(o.order_id).await? else { return Ok(()) };
+        let cancels = Some(allocation_id(o.order_id, a.version));
+        let Some((broker, report)) = self.allocation_report(tx, o, &a, cancels, true).await? else { return Ok(()) };
+        enqueue_fix_as(tx, allocation_cancel_id(o.order_id, a.version), broker, FixReport::Allocation(report), now)
+            .await
+    }
+
+    /// `o`'s allocation `a` as its broker is told it, and the broker, when it has a FIX
+    /// CompID.
+    async fn allocation_report(
+        &self,
+        tx: &mut S::Tx,
+        o: &ChildOrder,
+        a: &Allocation,
+        replaces: Option<String>,
+        cancel: bool,
+    ) -> Result<Option<(CompanyId, AllocationReport)>, EngineError> {
+        let Some(broker) = tx.company(o.broker_id).await? else { return Ok(None) };
+        let Some(executing_firm) = broker.fix_comp_id.clone() else { return Ok(None) };
+        let traded_at = tx
+            .broker_confirmation_of_order(o.order_id, ConfirmationStep::Accept)
+            .await?
+            .map_or(o.updated_at, |c| c.created_at);
+        let client = tx.company(o.company_id).await?.map(|c| c.account.unwrap_or(c.name)).unwrap_or_default();
+        let give_up_firm = match a.give_up_broker_id {
+            Some(id) => tx.company(id).await?.map(|c| c.name),
+            None => None,
+        };
+        let instrument = self.instrument_in(tx, o.instrument_id).await?;
+        let report = AllocationReport {
+            order_id: o.order_id,
+            version: a.version,
+            replaces,
+            cancel,
+            instrument: ReportedInstrument::from(&*instrument),
+            side: o.direction,
+            quantity: o.quantity,
+            price: o.price,
+            traded_at,
+            executing_firm,
+            client,
+            give_up_firm,
+            lines: a.lines.clone(),
+        };
+        Ok(Some((broker.company_id, report)))
     }
 
     /// `o`'s side of the trade as its broker is told it, and the broker, when it has a FIX

@@ -255,6 +255,14 @@ fn alloc_group(lines: &[AllocationLine], id_first: bool, f: &mut Vec<(u32, Strin
 fn allocation(id: &str, r: &AllocationReport) -> Vec<(u32, String)> {
     let mut f = vec![(tag::ALLOC_ID, id.to_owned())];
     match &r.replaces {
+        // AllocTransType 2: cancel, naming the instruction it cancels (a broker declined the
+        // trade; AllocCancReplaceReason 2: the underlying order changed).
+        Some(before) if r.cancel => {
+            f.push((tag::ALLOC_TRANS_TYPE, "2".into()));
+            f.push((tag::ALLOC_TYPE, "5".into()));
+            f.push((tag::REF_ALLOC_ID, before.clone()));
+            f.push((tag::ALLOC_CANC_REPLACE_REASON, "2".into()));
+        }
         // AllocTransType 1: replace, naming the instruction it replaces, and why
         // (AllocCancReplaceReason 1: its details were incorrect).
         Some(before) => {
@@ -437,6 +445,25 @@ mod tests {
         })
     }
 
+    /// Version 2 of a sell's allocation, replacing (or cancelling) `replaces`.
+    fn allocation_report(replaces: String, cancel: bool, give_up: Option<&str>) -> AllocationReport {
+        AllocationReport {
+            order_id: OrderId(Uuid::parse_str(ORDER).unwrap()),
+            version: 2,
+            replaces: Some(replaces),
+            cancel,
+            instrument: listed(),
+            side: Direction::Sell,
+            quantity: 1500,
+            price: Decimal::new(947600, 4),
+            traded_at: at(),
+            executing_firm: "BALTIC".into(),
+            client: "ACC-1".into(),
+            give_up_firm: give_up.map(str::to_owned),
+            lines: lines(),
+        }
+    }
+
     fn lines() -> Vec<AllocationLine> {
         let line = |code: &str, quantity| AllocationLine {
             account_id: Uuid::nil(),
@@ -554,26 +581,23 @@ mod tests {
             ),
             (
                 "an allocation, replacing the one before",
-                FixReport::Allocation(AllocationReport {
-                    order_id: OrderId(Uuid::parse_str(ORDER).unwrap()),
-                    version: 2,
-                    replaces: Some(format!("{ORDER}-L1")),
-                    instrument: listed(),
-                    side: Direction::Sell,
-                    quantity: 1500,
-                    price: Decimal::new(947600, 4),
-                    traded_at: at(),
-                    executing_firm: "BALTIC".into(),
-                    client: "ACC-1".into(),
-                    give_up_firm: Some("Northgate".into()),
-                    lines: lines(),
-                }),
+                FixReport::Allocation(allocation_report(format!("{ORDER}-L1"), false, Some("Northgate"))),
                 "J",
                 format!(
                     "70=X-A|71=1|626=5|72={ORDER}-L1|796=1|857=1|73=1|11={ORDER}|37={ORDER}|54=2|55=VOD LN|\
                      48=GB00BH4HKS39|22=8|207=XLON|53=1500|6=94.76|453=3|448=BALTIC|447=D|452=1|448=ACC-1|447=D|\
                      452=3|448=Northgate|447=D|452=14|75=20261126|60=20261126-14:05:09.042|78=2|79=F-1|80=1000|\
                      467=1|79=F-2|80=500|467=2"
+                ),
+            ),
+            (
+                "the cancel of an allocation, a broker having declined the trade",
+                FixReport::Allocation(allocation_report(format!("{ORDER}-L2"), true, None)),
+                "J",
+                format!(
+                    "70=X-A|71=2|626=5|72={ORDER}-L2|796=2|857=1|73=1|11={ORDER}|37={ORDER}|54=2|55=VOD LN|\
+                     48=GB00BH4HKS39|22=8|207=XLON|53=1500|6=94.76|453=2|448=BALTIC|447=D|452=1|448=ACC-1|447=D|\
+                     452=3|75=20261126|60=20261126-14:05:09.042|78=2|79=F-1|80=1000|467=1|79=F-2|80=500|467=2"
                 ),
             ),
             (

@@ -2730,6 +2730,19 @@ macro_rules! shared_repos {
                     .transpose()
             }
 
+            async fn allocations_by(&mut self, trader: UserId) -> StoreResult<Vec<Allocation>> {
+                sqlx::query_as::<_, AllocationRow>(
+                    "select * from allocation where updated_by = $1 order by updated_at desc, order_id",
+                )
+                .bind(trader.0)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?
+                .into_iter()
+                .map(AllocationRow::into_model)
+                .collect()
+            }
+
             async fn put_allocation(&mut self, a: &Allocation) -> StoreResult<()> {
                 let lines = serde_json::to_string(&a.lines).map_err(|e| StoreError::Other(e.to_string()))?;
                 sqlx::query(

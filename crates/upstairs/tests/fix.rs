@@ -879,6 +879,20 @@ async fn a_broker_acknowledges_allocations_by_fix(b: Backend) {
     for _ in 0..2 {
         broker.expect("a trade report", WITHIN, |e| is_app(e, "AE")).await;
     }
+    // Halyard's trader's screens hear of each version and of the broker's answers.
+    let mut screen = Peer::spawn(
+        "stomp_client.py",
+        &["127.0.0.1".into(), v.app.port().to_string(), v.a.clone(), "/user/topic/orders".into()],
+    );
+    assert_eq!(screen.next_json(WITHIN).await.unwrap()["event"], "connected");
+    assert_eq!(screen.next_json(WITHIN).await, Some(json!({"event": "subscribed"})));
+    let mut pushed = async |version: i64, ack: &str| loop {
+        let m = screen.next_json(WITHIN).await.unwrap_or_else(|| panic!("no allocation v{version} {ack} pushed"));
+        let body = &m["body"];
+        if body["type"] == "ALLOCATION_UPDATED" && body["version"] == version && body["broker_ack"] == ack {
+            return body.clone();
+        }
+    };
     // Northgate becomes Halyard's second broker; Halyard gets two accounts.
     let (s, northgate) = v
         .app
@@ -955,8 +969,16 @@ async fn a_broker_acknowledges_allocations_by_fix(b: Backend) {
             }
         }
     };
+    let frame = pushed(1, "PENDING").await;
+    assert_eq!((&frame["order_id"], &frame["give_up_broker"]["name"]), (&json!(order), &json!("Northgate")));
     broker.send("P", ack(&first_id, "0", None), json!([])).await;
     status("ACCEPTED").await;
+    pushed(1, "ACCEPTED").await;
+    // Listed with the trader's other allocations; another firm's trader has none of it.
+    let (_, listed) = v.app.get("/api/allocations", Some(&v.a)).await;
+    assert_eq!((listed[0]["order_id"].as_str(), &listed[0]["broker_ack"]), (Some(order.as_str()), &json!("ACCEPTED")));
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(v.app.get("/api/allocations", Some(&v.b)).await.1, json!([]));
 
     // A second version replaces it; the broker's late answer to the first changes nothing,
     // its reject of the second is kept with why.
@@ -980,6 +1002,7 @@ async fn a_broker_acknowledges_allocations_by_fix(b: Backend) {
     broker.send("P", ack(&format!("{order}-L2"), "2", Some("Unknown account HAL-2")), account).await;
     let rejected = status("REJECTED").await;
     assert_eq!(rejected["broker_ack_text"], "Unknown account HAL-2");
+    assert_eq!(pushed(2, "REJECTED").await["broker_ack_text"], "Unknown account HAL-2");
     // An AllocID of no allocation of this broker's: a session Reject naming tag 70.
     broker.send("P", ack("00000000-0000-0000-0000-000000000000-L1", "0", None), json!([])).await;
     let r = broker.expect("a reject of an unknown AllocID", WITHIN, |e| e["msg_type"] == "3").await;
@@ -1001,5 +1024,26 @@ async fn a_broker_acknowledges_allocations_by_fix(b: Backend) {
         (vec!["HAL-1".to_owned(), "HAL-2".to_owned()], vec!["700".to_owned(), "300".to_owned()])
     );
     assert_eq!(fields(&fill, 452), ["1", "17", "3"], "no give-up in the second version");
+
+    // The broker declines Halyard's fill by FIX: the trade breaks down, and the
+    // instruction in force is cancelled (AllocTransType 2 naming it), whose ack is taken.
+    let symbol = field(&fill, 55).unwrap();
+    let decline = json!([[571, format!("{order}-F")], [939, "1"], [150, "F"], [55, symbol]]);
+    broker.send("AR", decline, json!([])).await;
+    let cancel = broker.expect("the allocation's cancel", WITHIN, |e| is_app(e, "J")).await;
+    assert_eq!(
+        (field(&cancel, 70), field(&cancel, 71).as_deref(), field(&cancel, 72), field(&cancel, 796).as_deref()),
+        (Some(format!("{order}-L2-C")), Some("2"), Some(format!("{order}-L2")), Some("2")),
+        "{cancel}"
+    );
+    assert_eq!(fields(&cancel, 79), ["HAL-1", "HAL-2"]);
+    broker.send("P", ack(&format!("{order}-L2-C"), "0", None), json!([])).await;
+    // The next thing refused is an unknown AllocID's ack, not the cancel's.
+    broker.send("P", ack(&format!("{order}-L9-C"), "0", None), json!([])).await;
+    let r = broker.expect("a reject of the unknown cancel", WITHIN, |e| e["msg_type"] == "3").await;
+    assert!(field(&r, 58).is_some_and(|t| t.contains("-L9-C")), "{r}");
+    let refused = broker.events.iter().filter(|e| e["msg_type"] == "3").count();
+    assert_eq!(refused, 2, "only the two unknown AllocIDs were refused");
+    assert_eq!(children(&v, &v.a, &sell).await, vec![("BROKER_REJECTED".to_owned(), 1000)]);
     broker.stop().await;
 }

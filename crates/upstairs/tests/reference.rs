@@ -582,6 +582,8 @@ async fn permission_matrix(b: Backend) {
             [NO, NO, C::CONFLICT, NO, NF, NF],
         ),
         (Method::GET, format!("/api/orders/{o}/allocation"), None, [NF, NF, NF, NF, NF, NF]),
+        // Everyone reads their own trades' allocations (none, for those who do not trade).
+        (Method::GET, "/api/allocations".into(), None, [OK, OK, OK, OK, OK, OK]),
         // A minimum execution size (issue 29) is its order's owner's alone to set.
         (Method::PATCH, format!("/api/orders/{o}"), Some(json!({"min_execution": 500})), [NO, NO, OK, NO, NF, NF]),
         (Method::POST, "/api/order-match-requests".into(), Some(take(true)), [NO, NO, OK, NO, NF, NF]),

@@ -26,6 +26,7 @@ pub fn router<S: Store>() -> ApiRouter<S> {
         .route::<__path_company_accounts, _, _>(company_accounts::<S>)
         .route::<__path_create_account, _, _>(create_account::<S>)
         .route::<__path_update_account, _, _>(update_account::<S>)
+        .route::<__path_allocations, _, _>(allocations::<S>)
         .route::<__path_allocation, _, _>(allocation::<S>)
         .route::<__path_allocate, _, _>(allocate::<S>)
 }
@@ -188,6 +189,17 @@ pub async fn update_account<S: Store>(
 ) -> ApiResult<Json<AccountDto>> {
     let changes = AccountChanges { name: req.name, active: req.active };
     Ok(Json(st.engine.allocations.update_account(&actor, id, account_id, changes).await?.into()))
+}
+
+/// The allocations of the caller's own trades, the latest first: the screens show each
+/// beside its trade, and `/user/topic/orders` pushes each change (`ALLOCATION_UPDATED`).
+#[utoipa::path(get, path = "/api/allocations", tag = "orders",
+    responses((status = 200, body = Vec<AllocationDto>)), security(("bearer" = [])))]
+pub async fn allocations<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+) -> ApiResult<Json<Vec<AllocationDto>>> {
+    Ok(Json(st.engine.allocations.allocations(&actor).await?.into_iter().map(AllocationDto::from).collect()))
 }
 
 /// The allocation of one of the caller's trades (404 when it has none).

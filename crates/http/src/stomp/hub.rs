@@ -103,11 +103,19 @@ async fn run<S: Store>(
             Ok(Event::ParentOrderChanged { user_id, parent_order_id, .. }) if presence.has(user_id) => {
                 orders.changed(user_id, OrderChange::Parent(parent_order_id))
             }
+            Ok(Event::AllocationChanged { user_id, order_id }) if presence.has(user_id) => {
+                orders.changed(user_id, OrderChange::Allocation(order_id))
+            }
             Ok(Event::RfqChanged { user_id, rfq_id, role, .. }) if presence.has(user_id) => {
                 rfqs.changed(user_id, (rfq_id, role))
             }
             // No session of that user here: nothing to push, nothing to read.
-            Ok(Event::OrderChanged { .. } | Event::ParentOrderChanged { .. } | Event::RfqChanged { .. }) => {}
+            Ok(
+                Event::OrderChanged { .. }
+                | Event::ParentOrderChanged { .. }
+                | Event::AllocationChanged { .. }
+                | Event::RfqChanged { .. },
+            ) => {}
             Ok(event) => {
                 if let Some(out) = Outgoing::of(&event, &mut seqs) {
                     // No receiver means no session is connected.

@@ -131,6 +131,7 @@ pub struct BookShareLevel {
 pub enum OrderMessage {
     OrderUpdated(OrderUpdated),
     ParentOrderUpdated(ParentOrderUpdated),
+    AllocationUpdated(AllocationUpdated),
 }
 
 /// A child order changed (created, edited, cancelled, expired, matched): as `GET /orders`
@@ -153,6 +154,16 @@ pub struct ParentOrderUpdated {
     pub seq: u64,
     #[serde(flatten)]
     pub parent: crate::routes::orders::ParentOrderDto,
+}
+
+/// The allocation of one of the user's trades was written or answered by its broker: as
+/// `GET /allocations` lists it (ADR 0045).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AllocationUpdated {
+    /// As `OrderUpdated::seq` (one sequence for the destination).
+    pub seq: u64,
+    #[serde(flatten)]
+    pub allocation: crate::routes::allocations::AllocationDto,
 }
 
 /// `/user/topic/rfqs`: an RFQ the user's company sent, or one addressed to it, was sent,
@@ -251,7 +262,10 @@ impl Outgoing {
             | Event::CounterpartyFiltersChanged
             | Event::InstrumentChanged { .. } => None,
             // Their rows are read for the frame by the per-user pushers (`user_push`).
-            Event::OrderChanged { .. } | Event::ParentOrderChanged { .. } | Event::RfqChanged { .. } => None,
+            Event::OrderChanged { .. }
+            | Event::ParentOrderChanged { .. }
+            | Event::AllocationChanged { .. }
+            | Event::RfqChanged { .. } => None,
         }
     }
 }

@@ -5,12 +5,13 @@
 //! user's changed parents gathered by the [`UserPusher`](super::user_push::UserPusher).
 
 use std::collections::BTreeSet;
-use upstairs_domain::{ParentOrderId, UserId};
+use upstairs_domain::{OrderId, ParentOrderId, UserId};
 use upstairs_engine::model::ChildOrder;
 use upstairs_engine::{Engine, Store};
 
-use super::messages::{ORDERS, OrderMessage, OrderUpdated, ParentOrderUpdated};
+use super::messages::{AllocationUpdated, ORDERS, OrderMessage, OrderUpdated, ParentOrderUpdated};
 use super::user_push::UserFeed;
+use crate::routes::allocations::AllocationDto;
 use crate::routes::orders::{OrderDto, ParentOrderDto};
 
 /// What changed of a user's orders.
@@ -19,6 +20,8 @@ pub enum OrderChange {
     Order(ChildOrder),
     /// A parent order: its row is read back.
     Parent(ParentOrderId),
+    /// The allocation of a trade: read back.
+    Allocation(OrderId),
 }
 
 /// One user's order changes not pushed yet: the latest row of each child order, in the
@@ -27,6 +30,7 @@ pub enum OrderChange {
 pub struct OrderQueue {
     orders: Vec<ChildOrder>,
     parents: BTreeSet<ParentOrderId>,
+    allocations: BTreeSet<OrderId>,
 }
 
 impl OrderQueue {
@@ -40,6 +44,9 @@ impl OrderQueue {
             },
             OrderChange::Parent(id) => {
                 self.parents.insert(id);
+            }
+            OrderChange::Allocation(id) => {
+                self.allocations.insert(id);
             }
         }
     }
@@ -59,24 +66,32 @@ impl<S: Store> UserFeed for OrderFeed<S> {
     }
 
     fn is_empty(queue: &OrderQueue) -> bool {
-        queue.orders.is_empty() && queue.parents.is_empty()
+        queue.orders.is_empty() && queue.parents.is_empty() && queue.allocations.is_empty()
     }
 
-    /// Child orders first, then their parents.
-    async fn read(&self, _: UserId, queue: OrderQueue) -> Result<Vec<OrderMessage>, String> {
+    /// Child orders first, then their parents, then allocations.
+    async fn read(&self, user: UserId, queue: OrderQueue) -> Result<Vec<OrderMessage>, String> {
         let (orders, parents) = self.0.orders.pushed(queue.orders, &queue.parents).await.map_err(|e| e.to_string())?;
         let orders =
             orders.into_iter().map(|o| OrderMessage::OrderUpdated(OrderUpdated { seq: 0, order: OrderDto::from(o) }));
         let parents = parents
             .into_iter()
             .map(|p| OrderMessage::ParentOrderUpdated(ParentOrderUpdated { seq: 0, parent: ParentOrderDto::from(p) }));
-        Ok(orders.chain(parents).collect())
+        let allocations = match queue.allocations.is_empty() {
+            true => Vec::new(),
+            false => self.0.allocations.pushed(user, &queue.allocations).await.map_err(|e| e.to_string())?,
+        };
+        let allocations = allocations
+            .into_iter()
+            .map(|a| OrderMessage::AllocationUpdated(AllocationUpdated { seq: 0, allocation: AllocationDto::from(a) }));
+        Ok(orders.chain(parents).chain(allocations).collect())
     }
 
     fn number(message: &mut OrderMessage, seq: u64) {
         match message {
             OrderMessage::OrderUpdated(m) => m.seq = seq,
             OrderMessage::ParentOrderUpdated(m) => m.seq = seq,
+            OrderMessage::AllocationUpdated(m) => m.seq = seq,
         }
     }
 }

@@ -17,6 +17,7 @@ import { OrderBook } from '@/features/order-book/components/order-book';
 import { OrderDrawer, type OrderDrawerTarget } from '@/features/order-book/components/order-drawer';
 import { useOrders } from '@/features/parent-orders/api/get-orders';
 import { useParentOrders, type ParentOrder } from '@/features/parent-orders/api/get-parent-orders';
+import { allocationsQueryKey } from '@/features/parent-orders/api/get-allocation';
 import { applyOrderFrame } from '@/features/parent-orders/api/order-frames';
 import { CreateParentOrderDrawer } from '@/features/parent-orders/components/create-parent-order-drawer';
 import { ParentOrderList } from '@/features/parent-orders/components/parent-order-list';
@@ -73,6 +74,7 @@ function TraderDashboard() {
       const older = { predicate: (q: { state: { dataUpdatedAt: number } }) => q.state.dataUpdatedAt < since };
       void queryClient.invalidateQueries({ queryKey: tradingKeys.parentOrders, ...older }, { cancelRefetch: false });
       void queryClient.invalidateQueries({ queryKey: tradingKeys.orders, ...older }, { cancelRefetch: false });
+      void queryClient.invalidateQueries({ queryKey: allocationsQueryKey, ...older }, { cancelRefetch: false });
     },
   );
 

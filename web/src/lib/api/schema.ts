@@ -338,6 +338,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/allocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The allocations of the caller's own trades, the latest first: the screens show each
+         *     beside its trade, and `/user/topic/orders` pushes each change (`ALLOCATION_UPDATED`).
+         */
+        get: operations["allocations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -1163,6 +1183,17 @@ export interface components {
             /** Format: uuid */
             give_up_broker_id?: string | null;
             lines: components["schemas"]["AllocationLineRequest"][];
+        };
+        /**
+         * @description The allocation of one of the user's trades was written or answered by its broker: as
+         *     `GET /allocations` lists it (ADR 0045).
+         */
+        AllocationUpdated: components["schemas"]["AllocationDto"] & {
+            /**
+             * Format: int64
+             * @description As `OrderUpdated::seq` (one sequence for the destination).
+             */
+            seq: number;
         };
         AnswerMatchRequest: {
             /** @description `ACCEPTED` or `REJECTED` by the responder, `CANCELLED` by the taker. */
@@ -2014,6 +2045,9 @@ export interface components {
         }) | (components["schemas"]["ParentOrderUpdated"] & {
             /** @enum {string} */
             type: "PARENT_ORDER_UPDATED";
+        }) | (components["schemas"]["AllocationUpdated"] & {
+            /** @enum {string} */
+            type: "ALLOCATION_UPDATED";
         });
         /**
          * @description A child order changed (created, edited, cancelled, expired, matched): as `GET /orders`
@@ -4760,6 +4794,52 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The venue is busy: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    allocations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AllocationDto"][];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

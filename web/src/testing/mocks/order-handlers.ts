@@ -241,7 +241,7 @@ function recompute(parent: MockParent) {
 const signedInOnly: HttpHandler[] = [
   http.all('*/api/*', async ({ request }) => {
     const path = new URL(request.url).pathname;
-    const isTrading = /^\/api\/(platform|instruments|companies|parent-orders|orders|order-match-requests|rfqs|liquidity-providers)(\/|$)/.test(path);
+    const isTrading = /^\/api\/(platform|instruments|companies|parent-orders|orders|order-match-requests|rfqs|liquidity-providers|allocations)(\/|$)/.test(path);
     if (!isTrading) return undefined;
     if (!signedIn(request)) return problem(401, 'Not signed in.');
     await record(request);
@@ -368,6 +368,8 @@ export const orderHandlers: HttpHandler[] = [
     if (!staff && caller?.company_id !== params.id) return problem(404, 'Company not found.');
     return HttpResponse.json(admin.accounts.filter((a) => a.company_id === params.id && (staff || a.active)));
   }),
+  // The caller's allocations, the latest first (this mock keeps one trader's).
+  http.get('*/api/allocations', () => HttpResponse.json([...trading.allocations.values()].sort((a, b) => b.updated_at.localeCompare(a.updated_at)))),
   http.get('*/api/orders/:id/allocation', ({ params }) => {
     const a = trading.allocations.get(String(params.id));
     return a ? HttpResponse.json(a) : problem(404, 'This trade is not allocated.');

@@ -63,8 +63,8 @@ describe('allocating a trade', () => {
     matched();
     const { user } = signIn();
     const dialog = await openDialog(user);
-    // Not allocated yet: the 404 that says so is no error to show.
-    expect(trading.requests.some((r) => r.method === 'GET' && r.path === '/api/orders/o-9/allocation')).toBe(true);
+    // Not allocated yet: the trader's allocations, read once, have none for it.
+    expect(trading.requests.filter((r) => r.method === 'GET' && r.path.endsWith('allocations'))).toHaveLength(1);
     expect(screen.queryByTestId('api-error-snackbar')).not.toBeInTheDocument();
     expect(within(dialog).getByText(/^Bought 1,500 Euribor 3M Dec26-Mar27 at -0\.020, executed by Northgate\./)).toBeInTheDocument();
 
@@ -155,7 +155,7 @@ describe('allocating a trade', () => {
       ],
     });
     const { user } = signIn();
-    const again = await openDialog(user);
+    const again = await openDialog(user, 'Allocation 1,500 @ -0.020');
     expect(within(again).getByTestId('allocation-status')).toHaveTextContent('Version 1: Sent to broker');
     expect(within(line(again, 2)).getByRole('combobox', { name: 'Account' })).toHaveTextContent('ACME-RATES — Acme Rates');
     expect(within(again).getByRole('combobox', { name: 'Give-up broker' })).toHaveTextContent('Baltic');
@@ -226,10 +226,12 @@ describe('allocating a trade', () => {
       ],
     });
     const { user } = signIn();
-    // Not read until asked for: the lists carry no allocation.
-    expect(await screen.findByRole('button', { name: 'Allocate 1,500 @ -0.020' })).toBeInTheDocument();
-    expect(trading.requests.some((r) => r.path.endsWith('/allocation'))).toBe(false);
-    const dialog = await openDialog(user);
+    // The card says so before any dialog opens: the trader's allocations are read once.
+    expect(await screen.findByRole('button', { name: 'Allocation 1,500 @ -0.020' })).toBeInTheDocument();
+    const card = screen.getByRole('listitem', { name: /Buy Euribor/ });
+    expect(within(card).getByTestId('allocation-summary')).toHaveTextContent('v3 · ACME-MACRO 1,000; ACME-OLD 500 · Rejected by broker: Unknown account ACME-OLD');
+    expect(trading.requests.filter((r) => r.path.includes('allocation')).map((r) => r.path)).toEqual(['/api/allocations']);
+    const dialog = await openDialog(user, 'Allocation 1,500 @ -0.020');
     expect(within(dialog).getByTestId('allocation-status')).toHaveTextContent('Version 3: Rejected by broker: Unknown account ACME-OLD');
     const closed = line(dialog, 2);
     expect(within(closed).getByRole('combobox', { name: 'Account' })).toHaveTextContent('ACME-OLD — Acme legacy book (closed)');

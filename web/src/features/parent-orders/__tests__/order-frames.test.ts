@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Order } from '@/lib/api/dto';
 import { tradingKeys } from '@/lib/api/trading-keys';
 import { applyOrderFrame, withOrder, withParentOrder, type OrderMessage } from '../api/order-frames';
+import { allocationsQueryKey, type Allocation } from '../api/get-allocation';
 import type { ParentOrder } from '../api/get-parent-orders';
 
 const order = (id: string, state: string): Order => ({
@@ -75,5 +76,28 @@ describe('order frames', () => {
 
     applyOrderFrame(client, { type: 'ORDER_UPDATED', seq: 4, order_id: 'o-3' } as unknown as OrderMessage);
     expect(client.getQueryState(tradingKeys.orders)?.isInvalidated, 'a frame it cannot read').toBe(true);
+  });
+
+  it("write an allocation in as its broker answers it, with no read; an unreadable one reads the allocations again", () => {
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    const allocation = (order: string, ack: Allocation['broker_ack']): Allocation => ({
+      order_id: order,
+      version: 2,
+      lines: [{ account_id: 'a-1', code: 'HAL-1', name: 'Halyard one', quantity: 1000 }],
+      give_up_broker: null,
+      broker_ack: ack,
+      broker_ack_text: ack === 'REJECTED' ? 'Unknown account' : null,
+      updated_at: '2026-03-03T10:00:00Z',
+    });
+    client.setQueryData(allocationsQueryKey, [allocation('o-1', 'PENDING')]);
+    applyOrderFrame(client, { type: 'ALLOCATION_UPDATED', seq: 1, ...allocation('o-1', 'ACCEPTED') });
+    applyOrderFrame(client, { type: 'ALLOCATION_UPDATED', seq: 2, ...allocation('o-2', 'REJECTED') });
+    expect(client.getQueryData<Allocation[]>(allocationsQueryKey)?.map((a) => [a.order_id, a.broker_ack])).toEqual([
+      ['o-2', 'REJECTED'],
+      ['o-1', 'ACCEPTED'],
+    ]);
+    expect(client.getQueryState(allocationsQueryKey)?.isInvalidated).toBe(false);
+    applyOrderFrame(client, { type: 'ALLOCATION_UPDATED', seq: 3, order_id: 'o-3' } as unknown as OrderMessage);
+    expect(client.getQueryState(allocationsQueryKey)?.isInvalidated, 'a frame it cannot read').toBe(true);
   });
 });

@@ -1,8 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiFetch } from '@/lib/api-client';
-import { ApiError } from '@/lib/api-errors';
 import { allocationLineSchema, companyRefSchema } from '@/lib/api/dto';
+import { withRow } from '@/lib/api/list-frames';
 import type { components } from '@/lib/api/schema';
 
 export type Allocation = components['schemas']['AllocationDto'];
@@ -19,30 +19,28 @@ export const allocationSchema = z.object({
   updated_at: z.string(),
 }) satisfies z.ZodType<Allocation>;
 
-/** The server's answer for a trade never allocated. */
-export const NOT_ALLOCATED = 'This trade is not allocated.';
+// Not under ['orders']: the order lists' refreshes do not read it again.
+export const allocationsQueryKey = ['allocations'] as const;
 
-// Not under ['orders']: the order lists' refreshes would read every allocation open again.
-export const allocationQueryKey = (orderId: string) => ['allocations', orderId] as const;
-
-/** GET /orders/{id}/allocation, or null when the trade is not allocated (its 404 is expected, not an error to show). */
-export async function getAllocation(orderId: string, signal?: AbortSignal) {
-  try {
-    return await apiFetch(`/orders/${encodeURIComponent(orderId)}/allocation`, { schema: allocationSchema, signal, quiet: [404] });
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 404 && e.detail === NOT_ALLOCATED) return null;
-    throw e;
-  }
+/** GET /allocations: the allocations of the trader's own trades, the latest first. */
+export function getAllocations(signal?: AbortSignal) {
+  return apiFetch('/allocations', { schema: z.array(allocationSchema), signal });
 }
 
-export const allocationQueryOptions = (orderId: string) =>
-  queryOptions({ queryKey: allocationQueryKey(orderId), queryFn: ({ signal }) => getAllocation(orderId, signal) });
+/** Read once: every change reaches the trader's sessions as a frame, and a dropped socket reads it again. */
+export const allocationsQueryOptions = () =>
+  queryOptions({ queryKey: allocationsQueryKey, queryFn: ({ signal }) => getAllocations(signal), staleTime: Infinity });
+
+/** The list with one allocation written in (a save's answer, a pushed frame). */
+export function withAllocation(list: Allocation[] | undefined, a: Allocation): Allocation[] | undefined {
+  return withRow(list, a, (x) => x.order_id, true);
+}
 
 /**
- * A trade's allocation (ADR 0045), read only while `enabled` (its dialog is open): the child
- * order lists carry none, and a read per matched order would cost a call each. While not
- * enabled it still gives what was read or saved before.
+ * A trade's allocation (ADR 0045), or null when it has none: from the list of the trader's
+ * allocations, read once for every card and kept current by `/user/topic/orders`'s
+ * `ALLOCATION_UPDATED` frames (the broker's answer among them).
  */
-export function useAllocation(orderId: string, { enabled }: { enabled: boolean }) {
-  return useQuery({ ...allocationQueryOptions(orderId), enabled });
+export function useAllocation(orderId: string) {
+  return useQuery({ ...allocationsQueryOptions(), select: (all) => all.find((a) => a.order_id === orderId) ?? null });
 }

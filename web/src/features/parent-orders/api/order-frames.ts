@@ -4,6 +4,7 @@ import type { components } from '@/lib/api/schema';
 import { withRow, writeList } from '@/lib/api/list-frames';
 import { tradingKeys } from '@/lib/api/trading-keys';
 import { LISTED_STATES } from '@/lib/trading-format';
+import { allocationSchema, allocationsQueryKey, withAllocation, type Allocation } from './get-allocation';
 import { parentOrderSchema, type ParentOrder } from './get-parent-orders';
 
 export type OrderMessage = components['schemas']['OrderMessage'];
@@ -22,13 +23,16 @@ export function withParentOrder(list: ParentOrder[] | undefined, parent: ParentO
 }
 
 /**
- * Applies one `/user/topic/orders` frame (ADR 0029): it carries the order or parent as
- * the lists show it, written in without a read of either list.
+ * Applies one `/user/topic/orders` frame (ADR 0029): it carries the order, parent or
+ * allocation as the lists show it, written in without a read of any list.
  */
 export function applyOrderFrame(queryClient: QueryClient, message: OrderMessage) {
   if (message.type === 'ORDER_UPDATED') {
     const order = orderSchema.safeParse(message);
     writeList<Order>(queryClient, tradingKeys.orders, order.success ? (list) => withOrder(list, order.data) : null);
+  } else if (message.type === 'ALLOCATION_UPDATED') {
+    const allocation = allocationSchema.safeParse(message);
+    writeList<Allocation>(queryClient, allocationsQueryKey, allocation.success ? (list) => withAllocation(list, allocation.data) : null);
   } else {
     const parent = parentOrderSchema.safeParse(message);
     writeList<ParentOrder>(queryClient, tradingKeys.parentOrders, parent.success ? (list) => withParentOrder(list, parent.data) : null);

@@ -1,7 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { apiFetch } from '@/lib/api-client';
 import type { components } from '@/lib/api/schema';
-import { allocationQueryKey, allocationSchema } from './get-allocation';
+import { writeList } from '@/lib/api/list-frames';
+import { allocationSchema, allocationsQueryKey, withAllocation, type Allocation } from './get-allocation';
 
 export type AllocationRequest = components['schemas']['AllocationRequest'];
 
@@ -18,6 +19,6 @@ export function useSaveAllocation() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: saveAllocation,
-    onSuccess: (a, { orderId }) => queryClient.setQueryData(allocationQueryKey(orderId), a),
+    onSuccess: (a) => writeList<Allocation>(queryClient, allocationsQueryKey, (list) => withAllocation(list, a)),
   });
 }

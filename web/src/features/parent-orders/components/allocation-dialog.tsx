@@ -57,12 +57,11 @@ type Props = {
  */
 export function AllocationDialog({ order, instrument, brokers, onClose }: Props) {
   const user = useCurrentUser();
-  const allocation = useAllocation(order.order_id, { enabled: true });
+  // As pushed: the broker's answer reaches it while the dialog is open.
+  const allocation = useAllocation(order.order_id);
   const accounts = useCompanyAccounts(user.company_id);
   const failed = allocation.isError ? allocation.error : accounts.isError ? accounts.error : null;
-  // Read again on every opening (the broker may have answered since): a cached allocation
-  // would open the form on a version already replaced.
-  const ready = allocation.isFetchedAfterMount && allocation.data !== undefined && accounts.data !== undefined;
+  const ready = allocation.data !== undefined && accounts.data !== undefined;
   // Esc and a click beside it close it only while nothing was changed: a changed form
   // closes through Cancel, never by a stray key (as the form drawers).
   const [dirty, setDirty] = useState(false);

@@ -347,11 +347,6 @@ function ChildOrderRow({ order, instrument, brokers, open, onEdit }: RowProps) {
   );
 }
 
-/**
- * Under a trade the trader may allocate: the button to the allocation dialog and, once read
- * or saved on this screen, the allocation with the broker's answer (the lists carry none,
- * so it is read when the dialog opens).
- */
 /** What the card says of an allocation: its version, each account's part (';' before all but the first), the give-up broker and the broker's answer. */
 function allocationParts(a: Allocation): string[] {
   return [
@@ -362,8 +357,12 @@ function allocationParts(a: Allocation): string[] {
   ];
 }
 
+/**
+ * Under a trade the trader may allocate: the button to the allocation dialog and the
+ * allocation with the broker's answer, as pushed (ADR 0045).
+ */
 function AllocationLine({ order, summary, onOpen }: { order: Order; summary: string; onOpen: () => void }) {
-  const { data: allocation } = useAllocation(order.order_id, { enabled: false });
+  const { data: allocation } = useAllocation(order.order_id);
   const label = allocation ? 'Allocation' : 'Allocate';
   return (
     <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, pl: 1, pr: 0.5, pb: 0.5 }}>

@@ -115,6 +115,29 @@ describe("a company's accounts in the Companies panel", () => {
     await waitFor(() => expect(screen.queryByRole('dialog', { name: "Halyard's accounts" })).not.toBeInTheDocument());
   });
 
+  it('keeps what was typed in a new account through Esc, and closes an empty one', async () => {
+    const { user } = asAdmin();
+    const dialog = await openAccounts(user, 'Halyard');
+    await within(dialog).findByRole('table', { name: 'Accounts of Halyard' });
+    await user.click(within(dialog).getByRole('button', { name: 'Add account' }));
+    const form = within(dialog).getByRole('form', { name: 'Add account' });
+    await user.type(within(form).getByRole('textbox', { name: 'Code' }), 'HAL-NEW');
+    await user.keyboard('{Escape}');
+    // Typed input stays, in the dialog still open.
+    expect(screen.getByRole('dialog', { name: "Halyard's accounts" })).toBeInTheDocument();
+    expect(within(dialog).getByRole('textbox', { name: 'Code' })).toHaveValue('HAL-NEW');
+    // Cancel drops it; Esc in an empty form closes the form, then the dialog.
+    await user.click(within(form).getByRole('button', { name: 'Cancel' }));
+    await user.click(within(dialog).getByRole('button', { name: 'Add account' }));
+    expect(within(dialog).getByRole('textbox', { name: 'Code' })).toHaveValue('');
+    await user.keyboard('{Escape}');
+    expect(within(dialog).queryByRole('form', { name: 'Add account' })).not.toBeInTheDocument();
+    expect(screen.getByRole('dialog', { name: "Halyard's accounts" })).toBeInTheDocument();
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: "Halyard's accounts" })).not.toBeInTheDocument());
+    expect(requests('POST')).toEqual([]);
+  });
+
   it('says when a company has no account yet', async () => {
     const { user } = asAdmin();
     const dialog = await openAccounts(user, 'Baltic');

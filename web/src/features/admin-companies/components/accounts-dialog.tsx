@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
 import Alert from '@mui/material/Alert';
@@ -50,7 +50,16 @@ export function AccountsDialog({ company, onClose }: { company: Company; onClose
   const update = useUpdateAccount();
   const { showToast } = useToast();
   const [adding, setAdding] = useState(false);
+  // What the add form holds is never dropped by a stray Esc or click beside the dialog.
+  const [typed, setTyped] = useState(false);
   const [renaming, setRenaming] = useState<string | null>(null);
+  // Focus goes back to 'Add account' when its form closes, so Esc and Tab go on from there.
+  const addButton = useRef<HTMLButtonElement>(null);
+  const wasAdding = useRef(false);
+  useEffect(() => {
+    if (wasAdding.current && !adding) addButton.current?.focus();
+    wasAdding.current = adding;
+  }, [adding]);
   const items = accounts.data ?? [];
   const setActive = (a: Account, active: boolean) =>
     update.mutate(
@@ -59,7 +68,7 @@ export function AccountsDialog({ company, onClose }: { company: Company; onClose
     );
   const updateError = renaming ? null : alertText(update.error);
   return (
-    <Dialog open onClose={onClose} aria-labelledby="accounts-title" maxWidth="md" fullWidth>
+    <Dialog open onClose={() => !(adding && typed) && onClose()} aria-labelledby="accounts-title" maxWidth="md" fullWidth>
       <DialogTitle id="accounts-title">{`${company.name}'s accounts`}</DialogTitle>
       <DialogContent>
         <Stack spacing={2}>
@@ -128,10 +137,17 @@ export function AccountsDialog({ company, onClose }: { company: Company; onClose
           )}
           {updateError && <Alert severity="error">{updateError}</Alert>}
           {adding ? (
-            <AddAccountForm company={company} onDone={() => setAdding(false)} />
+            <AddAccountForm
+              company={company}
+              onTyped={setTyped}
+              onDone={() => {
+                setAdding(false);
+                setTyped(false);
+              }}
+            />
           ) : (
             <Box>
-              <Button variant="outlined" startIcon={<Add />} onClick={() => setAdding(true)} disabled={!accounts.data}>
+              <Button ref={addButton} variant="outlined" startIcon={<Add />} onClick={() => setAdding(true)} disabled={!accounts.data}>
                 Add account
               </Button>
             </Box>
@@ -145,9 +161,11 @@ export function AccountsDialog({ company, onClose }: { company: Company; onClose
   );
 }
 
-function AddAccountForm({ company, onDone }: { company: Company; onDone: () => void }) {
+function AddAccountForm({ company, onTyped, onDone }: { company: Company; onTyped: (typed: boolean) => void; onDone: () => void }) {
   const form = useForm<AccountForm>({ resolver: zodResolver(accountFormSchema), mode: 'all', defaultValues: { code: '', name: '' } });
   const { control } = form;
+  const typed = form.formState.isDirty;
+  useEffect(() => onTyped(typed), [typed, onTyped]);
   const create = useCreateAccount();
   const { showToast } = useToast();
   const submit = (v: AccountForm) => {
@@ -164,7 +182,21 @@ function AddAccountForm({ company, onDone }: { company: Company; onDone: () => v
   };
   const error = alertText(create.error);
   return (
-    <Paper variant="outlined" component="form" noValidate aria-label="Add account" onSubmit={form.handleSubmit(submit)} sx={{ p: 2 }}>
+    <Paper
+      variant="outlined"
+      component="form"
+      noValidate
+      aria-label="Add account"
+      onSubmit={form.handleSubmit(submit)}
+      onKeyDown={(e) => {
+        // Esc closes an empty form and keeps a typed one (Cancel drops it), the dialog open.
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          if (!typed) onDone();
+        }
+      }}
+      sx={{ p: 2 }}
+    >
       <Stack spacing={2}>
         <Typography variant="subtitle2" component="h3">
           New account

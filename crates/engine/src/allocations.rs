@@ -8,7 +8,6 @@
 use chrono::{DateTime, Utc};
 use serde_json::json;
 use std::collections::BTreeSet;
-use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::order::OrderState;
 use upstairs_domain::{CompanyId, FieldError, OrderId, Permission};
 use uuid::Uuid;
@@ -328,12 +327,13 @@ impl<S: Store> Allocations<S> {
             .filter(|b| b.trade_confirmation_via_email_enabled)
             .and_then(|b| b.trade_confirmation_email.clone());
         if let Some(to) = to {
-            let matched_at = tx
-                .broker_confirmation_of_order(o.order_id, ConfirmationStep::Accept)
-                .await?
-                .map_or(o.updated_at, |c| c.created_at);
-            let m = Self::match_of(tx, o).await?;
-            let trade = self.confirmations.trade_details(tx, &m, o, None, matched_at, true).await?;
+            // Every trade's sides were asked to accept it as it was made: that names the
+            // match and its time.
+            let too_late = || EngineError::Conflict { detail: TOO_LATE.into(), errors: vec![] };
+            let asked =
+                tx.broker_confirmation_of_order(o.order_id, ConfirmationStep::Accept).await?.ok_or_else(too_late)?;
+            let m = tx.match_request(asked.match_request_id).await?.ok_or_else(too_late)?;
+            let trade = self.confirmations.trade_details(tx, &m, o, None, asked.created_at, true).await?;
             let (message, timer) =
                 crate::core::email_rows(&self.mail_domain(), now, &to, EmailTemplate::TradeAllocated { trade });
             let rows = NewRows { outbox: vec![message], timers: vec![timer], ..NewRows::default() };
@@ -383,16 +383,6 @@ impl<S: Store> Allocations<S> {
         tx.commit().await?;
         self.publish(Event::AllocationChanged { user_id: o.created_by, order_id: order });
         Ok(())
-    }
-
-    /// The match request `o` traded in.
-    async fn match_of(tx: &mut S::Tx, o: &ChildOrder) -> Result<MatchRequest, EngineError> {
-        for state in MatchRequestState::TRADES {
-            if let Some(m) = tx.match_requests_of_order(o.order_id, state).await?.into_iter().next() {
-                return Ok(m);
-            }
-        }
-        Err(EngineError::Conflict { detail: TOO_LATE.into(), errors: vec![] })
     }
 
     /// Each allocation with its give-up broker's name, each broker read once.

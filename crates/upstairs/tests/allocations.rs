@@ -63,20 +63,7 @@ async fn a_trader_allocates_a_trade_across_the_firms_accounts(b: Backend) {
     let admin = v.app.admin_token().await;
     let (halyard, kestrel) = (company_of(&v, &v.a).await, company_of(&v, &v.b).await);
     // Northgate becomes Halyard's second broker, to give trades up to.
-    let (s, northgate) = v
-        .app
-        .post(
-            "/api/admin/companies",
-            Some(&admin),
-            json!({"name": "Northgate", "full_name": "Northgate LLP", "roles": ["broker"]}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{northgate}");
-    let northgate = northgate["company_id"].as_str().unwrap().to_owned();
-    let brokers = json!([{"company_id": v.broker}, {"company_id": northgate}]);
-    let (s, c) =
-        v.app.patch(&format!("/api/admin/companies/{halyard}"), Some(&admin), json!({"brokers": brokers})).await;
-    assert_eq!(s, StatusCode::OK, "{c}");
+    let northgate = v.second_broker(&admin, &halyard).await;
     let (macro_, rates, closed) = (
         open_account(&v, &admin, &halyard, "HAL-MACRO").await,
         open_account(&v, &admin, &halyard, "HAL-RATES").await,

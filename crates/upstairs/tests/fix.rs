@@ -894,20 +894,8 @@ async fn a_broker_acknowledges_allocations_by_fix(b: Backend) {
         }
     };
     // Northgate becomes Halyard's second broker; Halyard gets two accounts.
-    let (s, northgate) = v
-        .app
-        .post(
-            "/api/admin/companies",
-            Some(&admin),
-            json!({"name": "Northgate", "full_name": "Northgate LLP", "roles": ["broker"]}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{northgate}");
     let halyard = v.app.get("/api/users/me", Some(&v.a)).await.1["company_id"].as_str().unwrap().to_owned();
-    let brokers = json!([{"company_id": v.broker}, {"company_id": northgate["company_id"]}]);
-    let (s, c) =
-        v.app.patch(&format!("/api/admin/companies/{halyard}"), Some(&admin), json!({"brokers": brokers})).await;
-    assert_eq!(s, StatusCode::OK, "{c}");
+    let northgate = v.second_broker(&admin, &halyard).await;
     let mut accounts = Vec::new();
     for code in ["HAL-1", "HAL-2"] {
         let (s, a) = v
@@ -931,7 +919,7 @@ async fn a_broker_acknowledges_allocations_by_fix(b: Backend) {
         let (app, path, token) = (&v.app, format!("/api/orders/{order}/allocation"), v.a.clone());
         async move { app.put(&path, Some(&token), body).await }
     };
-    let (s, first) = allocate(600, northgate["company_id"].clone()).await;
+    let (s, first) = allocate(600, json!(northgate)).await;
     assert_eq!(
         (s, first["version"].clone(), first["broker_ack"].clone()),
         (StatusCode::OK, json!(1), json!("PENDING"))

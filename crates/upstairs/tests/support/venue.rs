@@ -111,6 +111,26 @@ impl Venue {
             )
             .await
     }
+
+    /// Makes Northgate, a new broker, `company`'s second broker beside the venue's one
+    /// (to give trades up to); its id.
+    pub async fn second_broker(&self, admin: &str, company: &str) -> String {
+        let (s, northgate) = self
+            .app
+            .post(
+                "/api/admin/companies",
+                Some(admin),
+                json!({"name": "Northgate", "full_name": "Northgate LLP", "roles": ["broker"]}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{northgate}");
+        let northgate = northgate["company_id"].as_str().unwrap().to_owned();
+        let brokers = json!([{"company_id": self.broker}, {"company_id": northgate}]);
+        let (s, c) =
+            self.app.patch(&format!("/api/admin/companies/{company}"), Some(admin), json!({"brokers": brokers})).await;
+        assert_eq!(s, StatusCode::OK, "{c}");
+        northgate
+    }
 }
 
 /// (state, quantity) of every child order of a parent, sorted.

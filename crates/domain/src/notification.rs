@@ -95,6 +95,29 @@ impl Party {
     }
 }
 
+/// Who made what a notification tells of, as its recipient may know it (ADR 0046): never
+/// another firm's name or people's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum Requestor {
+    /// The recipient: the taker of the match request, the requester of the RFQ.
+    You,
+    /// Another firm, unnamed (the block book is anonymous).
+    Counterparty,
+    /// The venue itself: an operator's price correction, a cancel on disconnect.
+    Venue,
+}
+
+/// The requestor of what a notification of `t` tells its recipient, whose side is `role`.
+pub fn requestor(t: NotificationType, role: Party) -> Requestor {
+    match (t, role) {
+        (NotificationType::OrderPriceCorrected | NotificationType::OrderCancelledOnDisconnect, _) => Requestor::Venue,
+        (_, Party::Requester) => Requestor::You,
+        (_, Party::Responder) => Requestor::Counterparty,
+    }
+}
+
 /// Who is told what when a match request ends by `event`, besides the responder's
 /// received notification taking the new state: an answer (the responder's, or their
 /// preference's) tells the taker; a withdrawal tells the responder; what the venue does
@@ -121,6 +144,29 @@ pub fn told_of(event: MatchRequestEvent) -> Vec<(Party, NotificationType)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_notification_names_its_requestor_without_another_firm() {
+        use NotificationType as T;
+        let cases = [
+            (T::MatchRequestReceived, Party::Responder, Requestor::Counterparty),
+            (T::MatchRequestAccepted, Party::Requester, Requestor::You),
+            (T::MatchRequestRejected, Party::Requester, Requestor::You),
+            (T::MatchRequestCancelled, Party::Responder, Requestor::Counterparty),
+            (T::MatchRequestTimedOut, Party::Requester, Requestor::You),
+            (T::MatchRequestTimedOut, Party::Responder, Requestor::Counterparty),
+            (T::MatchRequestSystemCancelledOutOfTickPrice, Party::Responder, Requestor::Counterparty),
+            (T::MatchRequestBrokerRejected, Party::Requester, Requestor::You),
+            (T::RfqReceived, Party::Responder, Requestor::Counterparty),
+            (T::RfqQuoteReceived, Party::Requester, Requestor::You),
+            (T::RfqQuoteAccepted, Party::Responder, Requestor::Counterparty),
+            (T::OrderPriceCorrected, Party::Responder, Requestor::Venue),
+            (T::OrderCancelledOnDisconnect, Party::Requester, Requestor::Venue),
+        ];
+        for (t, role, want) in cases {
+            assert_eq!(requestor(t, role), want, "{t:?} to the {role:?}");
+        }
+    }
 
     #[test]
     fn names_round_trip() {

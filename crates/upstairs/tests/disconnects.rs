@@ -117,6 +117,7 @@ async fn a_traders_orders_are_pulled_when_their_last_connection_drops(b: Backend
         told[0]
     );
     assert_eq!(told[0]["price"], json!(94.75));
+    assert_eq!(told[0]["requestor"], json!({"party": "VENUE"}), "the venue pulled it (ADR 0046)");
     let (_, page) = v.app.get("/api/notifications", Some(&v.b)).await;
     assert!(page["items"].as_array().unwrap().iter().all(|n| n["type"] != "ORDER_CANCELLED_ON_DISCONNECT"), "{page}");
 

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use upstairs_domain::NotificationId;
 use upstairs_domain::match_request::MatchRequestState;
-use upstairs_domain::notification::{NotificationType, Party};
+use upstairs_domain::notification::{NotificationType, Party, Requestor, requestor};
 use upstairs_domain::order::Direction;
 use upstairs_engine::Store;
 use upstairs_engine::model::{Notification, Subject};
@@ -58,6 +58,10 @@ pub struct NotificationDto {
     pub new_price: Option<rust_decimal::Decimal>,
     /// The recipient's side of the match request or RFQ.
     pub role: Party,
+    /// Who made what it tells of: the recipient (`YOU`), another firm, never named
+    /// (`COUNTERPARTY`), or the venue itself (`VENUE`: a price correction, a cancel on
+    /// disconnect). ADR 0046.
+    pub requestor: RequestorDto,
     /// The recipient's own side of the match request (a `MATCH_REQUEST_*` notification):
     /// the taker's is the request's, the responder's the other; the order's side for an
     /// `ORDER_CANCELLED_ON_DISCONNECT`; null otherwise.
@@ -73,6 +77,12 @@ pub struct NotificationDto {
     pub created_at: DateTime<Utc>,
     /// When the match request times out (or timed out).
     pub expired_at: DateTime<Utc>,
+}
+
+/// A notification's requestor, as its recipient may know it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RequestorDto {
+    pub party: Requestor,
 }
 
 impl From<&Notification> for NotificationDto {
@@ -106,6 +116,7 @@ impl From<&Notification> for NotificationDto {
                 Party::Requester => Party::Requester,
                 Party::Responder => Party::Responder,
             },
+            requestor: RequestorDto { party: requestor(n.notification_type, n.role) },
             direction: n.terms.map(|t| t.direction),
             quantity: n.terms.map(|t| t.quantity),
             price: n.terms.map(|t| t.price.normalize()),

@@ -1937,6 +1937,12 @@ export interface components {
             quantity?: number | null;
             read: boolean;
             /**
+             * @description Who made what it tells of: the recipient (`YOU`), another firm, never named
+             *     (`COUNTERPARTY`), or the venue itself (`VENUE`: a price correction, a cancel on
+             *     disconnect). ADR 0046.
+             */
+            requestor: components["schemas"]["RequestorDto"];
+            /**
              * Format: uuid
              * @description The RFQ it tells of (`RFQ_*` types); null for a match request's.
              */
@@ -2295,6 +2301,12 @@ export interface components {
                 quantity?: number | null;
                 read: boolean;
                 /**
+                 * @description Who made what it tells of: the recipient (`YOU`), another firm, never named
+                 *     (`COUNTERPARTY`), or the venue itself (`VENUE`: a price correction, a cancel on
+                 *     disconnect). ADR 0046.
+                 */
+                requestor: components["schemas"]["RequestorDto"];
+                /**
                  * Format: uuid
                  * @description The RFQ it tells of (`RFQ_*` types); null for a match request's.
                  */
@@ -2500,6 +2512,16 @@ export interface components {
             tradable: number;
             /** Format: int64 */
             working: number;
+        };
+        /**
+         * @description Who made what a notification tells of, as its recipient may know it (ADR 0046): never
+         *     another firm's name or people's.
+         * @enum {string}
+         */
+        Requestor: "YOU" | "COUNTERPARTY" | "VENUE";
+        /** @description A notification's requestor, as its recipient may know it. */
+        RequestorDto: {
+            party: components["schemas"]["Requestor"];
         };
         /**
          * @description One addressed provider's answer (spec section 4, RFQ response states).

@@ -21,6 +21,7 @@ function received(secondsLeft = 300, overrides: Partial<MockNotification> = {}) 
     old_price: null,
     new_price: null,
     role: 'RESPONDER',
+    requestor: { party: overrides.role === 'REQUESTER' ? 'YOU' : 'COUNTERPARTY' },
     direction: 'SELL',
     quantity: 1500,
     price: -0.02,

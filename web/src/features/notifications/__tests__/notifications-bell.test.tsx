@@ -17,6 +17,7 @@ function notification(overrides: Partial<MockNotification> = {}): MockNotificati
     old_price: null,
     new_price: null,
     role: 'RESPONDER',
+    requestor: { party: overrides.role === 'REQUESTER' ? 'YOU' : 'COUNTERPARTY' },
     direction: 'SELL',
     quantity: 1500,
     price: -0.02,

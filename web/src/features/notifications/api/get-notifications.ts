@@ -26,6 +26,8 @@ export const notificationSchema = z.object({
   old_price: z.number().nullable(),
   new_price: z.number().nullable(),
   role: z.enum(['REQUESTER', 'RESPONDER']),
+  // Who made it: the recipient, another firm (never named) or the venue (ADR 0046).
+  requestor: z.object({ party: z.enum(['YOU', 'COUNTERPARTY', 'VENUE']) }),
   direction: z.enum(['BUY', 'SELL']).nullable(),
   quantity: z.number().nullable(),
   price: z.number().nullable(),

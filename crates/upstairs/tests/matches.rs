@@ -521,6 +521,8 @@ async fn notifications_tell_each_party_at_once(b: Backend) {
         (body["type"].clone(), body["status"].clone(), body["role"].clone()),
         (json!("MATCH_REQUEST_RECEIVED"), json!("PENDING"), json!("RESPONDER"))
     );
+    // Another firm took: said, never named (ADR 0046).
+    assert_eq!(body["requestor"], json!({"party": "COUNTERPARTY"}));
     assert_eq!(body["order_match_request_id"], sent[0]["order_match_request_id"]);
     assert_eq!(body["expired_at"], sent[0]["expired_at"]);
     assert_eq!(body["seq"], 1, "the user's notification frames are numbered");
@@ -584,22 +586,6 @@ async fn matched(v: &Venue) -> (Value, Value, Value) {
     (sell, buy, sent[0].clone())
 }
 
-/// A broker's link as the e-mail carries it: (order id, token) of each `path` link with
-/// `flag=true`, in the order the e-mails came.
-fn broker_links(mails: &[String], path: &str, flag: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for mail in mails {
-        let needle = format!("{path}?order_id=");
-        let Some(at) = mail.find(&needle) else { continue };
-        let link: String = mail[at..].chars().take_while(|c| !c.is_whitespace() && *c != '"').collect();
-        assert!(link.ends_with(&format!("&{flag}=true")), "{link}");
-        let query = link.split_once('?').unwrap().1;
-        let param = |k: &str| query.split('&').find_map(|kv| kv.strip_prefix(&format!("{k}="))).unwrap().to_owned();
-        out.push((param("order_id"), param("token")));
-    }
-    out
-}
-
 /// The order a trader's parent holds in `state` (its id).
 async fn order_in(v: &Venue, token: &str, parent: &Value, state: &str) -> String {
     let pid = parent["parent_order_id"].as_str().unwrap();
@@ -621,7 +607,7 @@ async fn brokers_accept_then_fill_by_link(b: Backend) {
     let (sell, buy, m) = matched(&v).await;
     let (a_order, b_order) = (order_in(&v, &v.a, &sell, "MATCHED").await, order_in(&v, &v.b, &buy, "MATCHED").await);
     let mails = v.app.mails_to(BROKER_DESK, 2).await;
-    let links = broker_links(&mails, "/accept-order", "accepted");
+    let links = broker_links(&mails, "/accept-order");
     let token_of = |links: &[(String, String)], order: &str| {
         links.iter().find(|(o, _)| o == order).unwrap_or_else(|| panic!("no link for {order}")).1.clone()
     };
@@ -671,7 +657,7 @@ async fn brokers_accept_then_fill_by_link(b: Backend) {
     assert_eq!(children(&v, &v.a, &sell).await, vec![("BROKER_ACCEPTED".into(), 1000)]);
     assert_eq!(request_state(&v, &v.b, &m).await, "BROKER_ACCEPTED");
     let mails = v.app.mails_to(BROKER_DESK, 4).await;
-    let fills = broker_links(&mails, "/fill-order", "filled");
+    let fills = broker_links(&mails, "/fill-order");
     assert_eq!(fills.len(), 2);
     let (a_fill, b_fill) = (token_of(&fills, &a_order), token_of(&fills, &b_order));
     let at = chrono::DateTime::parse_from_rfc3339(matched_at.as_str().unwrap()).unwrap();
@@ -712,7 +698,7 @@ async fn a_broker_declining_breaks_the_trade_down(b: Backend) {
     let v = venue(b).await;
     let (sell, buy, m) = matched(&v).await;
     let (a_order, b_order) = (order_in(&v, &v.a, &sell, "MATCHED").await, order_in(&v, &v.b, &buy, "MATCHED").await);
-    let links = broker_links(&v.app.mails_to(BROKER_DESK, 2).await, "/accept-order", "accepted");
+    let links = broker_links(&v.app.mails_to(BROKER_DESK, 2).await, "/accept-order");
     let token_of = |order: &str| links.iter().find(|(o, _)| o == order).unwrap().1.clone();
 
     let (s, done) = confirm(&v, &b_order, &token_of(&b_order), json!({"accepted": false})).await;
@@ -723,9 +709,10 @@ async fn a_broker_declining_breaks_the_trade_down(b: Backend) {
     assert_eq!(children(&v, &v.a, &sell).await, vec![("BROKER_REJECTED".into(), 1000)]);
     assert_eq!(request_state(&v, &v.a, &m).await, "BREAKDOWN");
     // Both traders are told, each on their side of the match request (issue 28.7).
-    for (token, role) in [(&v.a, "RESPONDER"), (&v.b, "REQUESTER")] {
+    for (token, role, requestor) in [(&v.a, "RESPONDER", "COUNTERPARTY"), (&v.b, "REQUESTER", "YOU")] {
         let (_, told) = v.app.get("/api/notifications?archived=false&order_by=DESC", Some(token)).await;
         let first = &told["items"][0];
+        assert_eq!(first["requestor"], json!({"party": requestor}), "{told}");
         assert_eq!(
             (&first["type"], &first["status"], &first["role"], &first["order_match_request_id"], &first["read"]),
             (
@@ -759,7 +746,7 @@ async fn broker_links_are_bound_and_expire(b: Backend) {
     let v = venue(b).await;
     let (sell, buy, _) = matched(&v).await;
     let (a_order, b_order) = (order_in(&v, &v.a, &sell, "MATCHED").await, order_in(&v, &v.b, &buy, "MATCHED").await);
-    let links = broker_links(&v.app.mails_to(BROKER_DESK, 2).await, "/accept-order", "accepted");
+    let links = broker_links(&v.app.mails_to(BROKER_DESK, 2).await, "/accept-order");
     let a_token = links.iter().find(|(o, _)| *o == a_order).unwrap().1.clone();
 
     // A wrong token, another order's id, the wrong step, a malformed body: refused.

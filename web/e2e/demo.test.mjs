@@ -143,6 +143,24 @@ test("the action log keeps the venue's band moves out of people's way; the instr
       await page.setViewportSize({ width, height: 900 });
       await shot(page, T, `05-instruments-live-band-${width}`);
     }
+    // Issue 30: the band's history as a chart, from the moves the demo made since it started.
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await euribor.getByRole('button', { name: 'Band chart of Euribor 3M Dec26-Mar27' }).click();
+    const chartDialog = page.getByRole('dialog', { name: 'Band of Euribor 3M Dec26-Mar27' });
+    await chartDialog.getByRole('img', { name: /^Best bid and offer of Euribor 3M Dec26-Mar27 from / }).waitFor();
+    // Each choice of a period reads it to now: chosen again until the walk has moved twice.
+    const points = chartDialog.getByText(/^\d+ points?$/);
+    await until(
+      async () => {
+        await chartDialog.getByRole('button', { name: '24 hours' }).click();
+        await chartDialog.getByRole('button', { name: '1 hour' }).click();
+        await points.waitFor();
+        return Number((await points.textContent()).split(' ')[0]) >= 3;
+      },
+      { timeoutMs: 60_000, intervalMs: 1_000, what: 'the band chart to show the demo’s moves' },
+    );
+    await shot(page, T, '06-instrument-band-chart');
+    await chartDialog.getByRole('button', { name: 'Close' }).click();
     assert.deepEqual(failed, []);
   } catch (e) {
     console.error(server.log().slice(-4000));

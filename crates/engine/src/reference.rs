@@ -1,6 +1,7 @@
 //! Reference data: companies (brokers, liquidity providers, trading firms), instruments
 //! and their electronic band.
 
+use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde_json::json;
 use upstairs_domain::price::{Band, BandError};
@@ -339,6 +340,35 @@ impl<S: Store> Reference<S> {
         Ok((*self.visible_instrument(actor, id).await?).clone())
     }
 
+    /// The band an instrument the caller may see had from `from` to `to` (at most 31 days),
+    /// as at most [`BAND_POINTS`] points for a chart: the band in force at `from`, then in
+    /// each equal slice of the period that saw a move, the lowest low and the highest high
+    /// of its bands, at the slice's first move (kept outside the action log, ADR 0044).
+    pub async fn band_history(
+        &self,
+        actor: &Actor,
+        id: InstrumentId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<Vec<BandPoint>, EngineError> {
+        // Times both databases keep, and a reader means.
+        let latest = "9999-12-31T23:59:59Z".parse::<DateTime<Utc>>().unwrap_or(DateTime::<Utc>::MAX_UTC);
+        for (field, at) in [("from", from), ("to", to)] {
+            if !(DateTime::<Utc>::UNIX_EPOCH..=latest).contains(&at) {
+                return Err(EngineError::invalid(field, "Must be a time from 1970 to 9999"));
+            }
+        }
+        if to <= from {
+            return Err(EngineError::invalid("to", "Must be after from"));
+        }
+        if to - from > chrono::Duration::days(31) {
+            return Err(EngineError::invalid("from", "At most 31 days"));
+        }
+        self.visible_instrument(actor, id).await?;
+        let moves = self.store.read().await?.band_history(id, from, to).await?;
+        Ok(band_points(&moves, from, to))
+    }
+
     pub(crate) async fn create_instrument_inner(
         &self,
         actor: &Actor,
@@ -522,4 +552,73 @@ fn apply_instrument_changes(i: &mut Instrument, ch: InstrumentChanges) -> Result
         errors.push(FieldError::new("exchange_tick_size", "Tick size must be greater than 0"));
     }
     if errors.is_empty() { Ok(()) } else { Err(EngineError::invalid_many(errors)) }
+}
+
+/// The most points [`Reference::band_history`] answers.
+pub const BAND_POINTS: i64 = 500;
+
+/// One point of an instrument's band history: the band from `at` on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BandPoint {
+    pub at: DateTime<Utc>,
+    pub min_tick_price: Decimal,
+    pub max_tick_price: Decimal,
+}
+
+/// `moves` (the band in force at `from`, then each move, oldest first) as at most
+/// [`BAND_POINTS`] points: the first as it is, then per equal slice of `from..to` the
+/// slice's envelope (lowest low, highest high) at its first move.
+fn band_points(moves: &[(DateTime<Utc>, Decimal, Decimal)], from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<BandPoint> {
+    let span = (to - from).num_milliseconds().max(1);
+    let slice =
+        |at: DateTime<Utc>| ((at - from).num_milliseconds().max(0) * (BAND_POINTS - 1) / span).min(BAND_POINTS - 2);
+    let mut out: Vec<(i64, BandPoint)> = Vec::new();
+    for (n, (at, min, max)) in moves.iter().enumerate() {
+        // The first is the band in force at `from`, whenever it was set: a slice of its own.
+        let key = if n == 0 { -1 } else { slice(*at) };
+        match out.last_mut() {
+            Some((k, p)) if *k == key => {
+                p.min_tick_price = p.min_tick_price.min(*min);
+                p.max_tick_price = p.max_tick_price.max(*max);
+            }
+            _ => out.push((key, BandPoint { at: (*at).max(from), min_tick_price: *min, max_tick_price: *max })),
+        }
+    }
+    out.into_iter().map(|(_, p)| p).collect()
+}
+
+#[cfg(test)]
+mod band_tests {
+    use super::*;
+
+    fn at(s: i64) -> DateTime<Utc> {
+        DateTime::<Utc>::UNIX_EPOCH + chrono::Duration::seconds(1_000_000 + s)
+    }
+
+    #[test]
+    fn a_long_history_is_cut_into_envelopes_and_a_short_one_kept_whole() {
+        let d = |n: i64| Decimal::new(n, 2);
+        let (from, to) = (at(0), at(BAND_POINTS * 10));
+        // Set before the period: shown from its start.
+        let short = [(at(-50), d(100), d(110)), (at(20), d(101), d(111))];
+        assert_eq!(
+            band_points(&short, from, to),
+            vec![
+                BandPoint { at: from, min_tick_price: d(100), max_tick_price: d(110) },
+                BandPoint { at: at(20), min_tick_price: d(101), max_tick_price: d(111) },
+            ]
+        );
+        // A move a second for the whole period: one point per slice, each the envelope.
+        let many: Vec<_> = (0..BAND_POINTS * 10).map(|s| (at(s), d(100 - s % 7), d(110 + s % 5))).collect();
+        let points = band_points(&many, from, to);
+        assert!(points.len() as i64 <= BAND_POINTS, "{}", points.len());
+        assert_eq!(points[0], BandPoint { at: from, min_tick_price: d(100), max_tick_price: d(110) });
+        assert!(
+            points[1..].iter().all(|p| p.min_tick_price == d(94) && p.max_tick_price == d(114)),
+            "{:?}",
+            &points[..3]
+        );
+        assert!(points.windows(2).all(|w| w[0].at < w[1].at));
+        assert_eq!(band_points(&[], from, to), vec![]);
+    }
 }

@@ -4,10 +4,12 @@
 
 mod support;
 
+use chrono::SubsecRound;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use support::*;
 use upstairs::app;
+use upstairs_engine::Clock;
 
 on_both_backends!(
     companies_validation_and_brokers,
@@ -207,8 +209,37 @@ async fn instruments_rules_and_band(b: Backend) {
 
     // Exact decimals: 0.1 + 0.2 style values stay exact; off-tick prices are refused.
     let band = format!("/api/admin/instruments/{id}/band");
+    // The database keeps microseconds.
+    let created = app.clock.now().trunc_subsecs(6);
+    app.clock.advance(chrono::Duration::minutes(5));
     let (s, v) = app.post(&band, Some(&admin), json!({"min_tick_price": 0.3, "max_tick_price": 0.35})).await;
     assert_eq!((s, v["min_tick_price"].clone()), (StatusCode::OK, json!(0.3)));
+    // The band's history (ADR 0044), for the price chart: the band at the period's start,
+    // then each move, exact; bad periods are refused at their field.
+    let history = format!("/api/instruments/{id}/band-history");
+    let (s, h) = app.get(&history, Some(&admin)).await;
+    assert_eq!(s, StatusCode::OK, "{h}");
+    let moved = app.clock.now().trunc_subsecs(6);
+    assert_eq!(
+        h,
+        json!([{"at": created, "min_tick_price": -0.04, "max_tick_price": -0.015},
+               {"at": moved, "min_tick_price": 0.3, "max_tick_price": 0.35}])
+    );
+    // From a minute before the move: the band then in force, from then on.
+    let since = (moved - chrono::Duration::minutes(1)).trunc_subsecs(0);
+    let query = since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let (_, h) = app.get(&format!("{history}?from={query}"), Some(&admin)).await;
+    assert_eq!((h.as_array().map(Vec::len), &h[0]["min_tick_price"]), (Some(2), &json!(-0.04)), "{h}");
+    assert_eq!(h[0]["at"], json!(since), "{h}");
+    for (query, field) in [
+        ("from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z", "to"),
+        ("from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z", "from"),
+        ("from=1969-12-31T00:00:00Z&to=1970-01-02T00:00:00Z", "from"),
+        ("from=%2B20000-01-01T00:00:00Z&to=%2B20000-01-02T00:00:00Z", "from"),
+    ] {
+        let (s, e) = app.get(&format!("{history}?{query}"), Some(&admin)).await;
+        assert_eq!((s, e["errors"][0]["field"].clone()), (StatusCode::BAD_REQUEST, json!(field)), "{e}");
+    }
     let (s, v) = app.post(&band, Some(&admin), json!({"min_tick_price": 0.3001, "max_tick_price": 0.35})).await;
     assert_eq!(
         (s, v["errors"][0].clone()),
@@ -584,6 +615,9 @@ async fn permission_matrix(b: Backend) {
         (Method::GET, format!("/api/orders/{o}/allocation"), None, [NF, NF, NF, NF, NF, NF]),
         // Everyone reads their own trades' allocations (none, for those who do not trade).
         (Method::GET, "/api/allocations".into(), None, [OK, OK, OK, OK, OK, OK]),
+        // An instrument's band history is read by whoever may see the instrument (a
+        // sandbox user sees only sandbox instruments).
+        (Method::GET, format!("/api/instruments/{i}/band-history"), None, [OK, OK, OK, OK, NF, OK]),
         // A minimum execution size (issue 29) is its order's owner's alone to set.
         (Method::PATCH, format!("/api/orders/{o}"), Some(json!({"min_execution": 500})), [NO, NO, OK, NO, NF, NF]),
         (Method::POST, "/api/order-match-requests".into(), Some(take(true)), [NO, NO, OK, NO, NF, NF]),

@@ -34,6 +34,7 @@ pub fn router<S: Store>() -> ApiRouter<S> {
         .route::<__path_move_band, _, _>(move_band::<S>)
         .route::<__path_instruments, _, _>(instruments::<S>)
         .route::<__path_instrument, _, _>(instrument::<S>)
+        .route::<__path_band_history, _, _>(band_history::<S>)
 }
 
 /// Every company (venue admins; sales read it).
@@ -234,6 +235,52 @@ pub async fn instrument<S: Store>(
     ApiPath(id): ApiPath<InstrumentId>,
 ) -> ApiResult<Json<InstrumentDto>> {
     Ok(Json(st.engine.reference.instrument(&actor, id).await?.into()))
+}
+
+/// The period of an instrument's band history; by default the 24 hours to now.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct BandHistoryQuery {
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+}
+
+/// The band from `at` on (one point of its history).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BandPointDto {
+    pub at: DateTime<Utc>,
+    /// The exchange's best bid.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub min_tick_price: rust_decimal::Decimal,
+    /// The exchange's best offer.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub max_tick_price: rust_decimal::Decimal,
+}
+
+/// An instrument's band (the exchange's best bid and offer) over a period of at most 31
+/// days, oldest first, for its price chart: the band in force at `from`, then at most 499
+/// points, each the lowest low and highest high of a slice of the period that saw moves.
+#[utoipa::path(get, path = "/api/instruments/{id}/band-history", tag = "instruments",
+    params(("id" = Uuid, Path), BandHistoryQuery),
+    responses((status = 200, body = Vec<BandPointDto>), BadRequest, NotFound), security(("bearer" = [])))]
+pub async fn band_history<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath(id): ApiPath<InstrumentId>,
+    ApiQuery(q): ApiQuery<BandHistoryQuery>,
+) -> ApiResult<Json<Vec<BandPointDto>>> {
+    let to = q.to.unwrap_or_else(|| st.engine.clock().now());
+    let from = q.from.unwrap_or_else(|| to.checked_sub_signed(chrono::Duration::days(1)).unwrap_or(to));
+    let points = st.engine.reference.band_history(&actor, id, from, to).await?;
+    let dto = points.into_iter().map(|p| BandPointDto {
+        at: p.at,
+        min_tick_price: p.min_tick_price.normalize(),
+        max_tick_price: p.max_tick_price.normalize(),
+    });
+    Ok(Json(dto.collect()))
 }
 
 /// A company by id and name.

@@ -564,6 +564,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/instruments/{id}/band-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An instrument's band (the exchange's best bid and offer) over a period of at most 31
+         *     days, oldest first, for its price chart: the band in force at `from`, then at most 499
+         *     points, each the lowest low and highest high of a slice of the period that saw moves.
+         */
+        get: operations["band_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/instruments/{id}/book": {
         parameters: {
             query?: never;
@@ -1220,6 +1241,15 @@ export interface components {
          * @enum {string}
          */
         AutoAccept: "INSTANT" | "ACCEPT_WITH_DELAY" | "REJECT_WITH_DELAY";
+        /** @description The band from `at` on (one point of its history). */
+        BandPointDto: {
+            /** Format: date-time */
+            at: string;
+            /** @description exact decimal */
+            max_tick_price: number;
+            /** @description exact decimal */
+            min_tick_price: number;
+        };
         /** @description A new electronic band: the exchange's best bid and best offer. */
         BandRequest: {
             /** @description exact decimal */
@@ -5714,6 +5744,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InstrumentDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The venue is busy: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    band_history: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BandPointDto"][];
                 };
             };
             /** @description The request or a field of it is not valid */

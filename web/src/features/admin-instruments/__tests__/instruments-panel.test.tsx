@@ -1,9 +1,13 @@
 import { within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import { admin } from '@/testing/mocks/admin-handlers';
 import { db } from '@/testing/mocks/db';
 import { stomp } from '@/testing/mocks/order-handlers';
+import { server } from '@/testing/mocks/server';
 import { renderApp, screen } from '@/testing/test-utils';
+import { bandPaths } from '../components/band-chart-dialog';
+import { dec } from '@/lib/decimal';
 
 const ADMIN = 'ada@upstairs.test';
 
@@ -45,6 +49,51 @@ describe('instruments panel', () => {
     stomp.publish('/topic/instruments/ai-1/book', { seq: 1, instrument_id: 'ai-1', tick_size: 0.005, min_tick_price: -0.035, max_tick_price: -0.01, levels: [] });
     expect(await within(row).findByText('-0.035')).toBeInTheDocument();
     expect(within(row).getByText('-0.010')).toBeInTheDocument();
+  });
+
+  it("charts an instrument's band over a chosen period, in ticks", async () => {
+    const asked: URL[] = [];
+    server.use(
+      http.get('*/api/instruments/:id/band-history', ({ request }) => {
+        const url = new URL(request.url);
+        asked.push(url);
+        const from = url.searchParams.get('from') as string;
+        return HttpResponse.json([
+          { at: from, min_tick_price: -0.04, max_tick_price: -0.015 },
+          { at: new Date(Date.parse(from) + 60_000).toISOString(), min_tick_price: -0.035, max_tick_price: -0.01 },
+        ]);
+      }),
+    );
+    const { user } = asAdmin('/admin/instrument');
+    await user.click(await screen.findByRole('button', { name: 'Band chart of Euribor 3M Dec26-Mar27' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Band of Euribor 3M Dec26-Mar27' });
+    const chart = await within(dialog).findByRole('img', { name: /^Best bid and offer of Euribor 3M Dec26-Mar27 from .* to .*: from -0\.040 to -0\.010$/ });
+    expect(chart).toBeInTheDocument();
+    expect(within(dialog).getByText('Lowest bid -0.040')).toBeInTheDocument();
+    expect(within(dialog).getByText('Highest offer -0.010')).toBeInTheDocument();
+    // The last 24 hours, then the last hour when chosen.
+    const hours = (u: URL) => (Date.parse(u.searchParams.get('to') as string) - Date.parse(u.searchParams.get('from') as string)) / 3_600_000;
+    expect(hours(asked[0] as URL)).toBe(24);
+    await user.click(within(dialog).getByRole('button', { name: '1 hour' }));
+    await expect.poll(() => asked.length).toBe(2);
+    expect(hours(asked[1] as URL)).toBe(1);
+    expect(asked[1]?.pathname).toBe('/api/instruments/ai-1/band-history');
+    await user.click(within(dialog).getByRole('button', { name: 'Close' }));
+    expect(screen.queryByRole('dialog', { name: 'Band of Euribor 3M Dec26-Mar27' })).not.toBeInTheDocument();
+  });
+
+  it('draws the band in whole ticks: the lowest bid at the bottom, the highest offer at the top', () => {
+    const from = Date.parse('2026-11-28T10:00:00Z');
+    const points = [
+      { at: '2026-11-28T10:00:00Z', min_tick_price: 94.7, max_tick_price: 94.75 },
+      { at: '2026-11-28T10:30:00Z', min_tick_price: 94.75, max_tick_price: 94.8 },
+    ];
+    const paths = bandPaths(points, dec('0.05'), from, from + 3_600_000);
+    // Two ticks apart: the bid's first step at the bottom (228), its second one up a tick
+    // (half the height), to the period's end.
+    expect(paths?.bid).toBe('M8.0,228.0 L320.0,228.0 L320.0,120.0 L632.0,120.0');
+    expect(paths?.offer).toBe('M8.0,120.0 L320.0,120.0 L320.0,12.0 L632.0,12.0');
+    expect(bandPaths([], dec('0.05'), from, from + 1)).toBeNull();
   });
 
   it('creates the first instrument from the empty list', async () => {

@@ -16,6 +16,7 @@ import TableSortLabel from '@mui/material/TableSortLabel';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import EditOutlined from '@mui/icons-material/EditOutlined';
+import ShowChart from '@mui/icons-material/ShowChart';
 import { FormDrawer, serverFieldError } from '@/components/form/form-drawer';
 import { FormSwitch, FormTextField } from '@/components/form/form-fields';
 import { AdminPage } from '@/components/layout/admin-page';
@@ -29,6 +30,7 @@ import type { BandFrame } from '@/lib/api/get-instrument';
 import { useCreateInstrument } from '../api/create-instrument';
 import { useAdminInstruments, type InstrumentFilters, type SortBy } from '../api/get-instruments';
 import { useUpdateInstrument } from '../api/update-instrument';
+import { BandChartDialog } from './band-chart-dialog';
 import { BAND_TICKS, instrumentFormSchema, instrumentRequest, otherSide, toInstrumentForm, type InstrumentForm } from '../lib/instrument-form';
 
 /** Admin spec section 9: the name filter is debounced 500 ms. */
@@ -79,6 +81,7 @@ export function InstrumentsPanel() {
   const debouncedExchange = useDebounced(exchangeId, NAME_FILTER_DEBOUNCE_MS);
   const instruments = useAdminInstruments({ name: debouncedName, exchange_id: debouncedExchange, active, ...sort });
   const [editing, setEditing] = useState<{ instrument: Instrument | null } | null>(null);
+  const [charting, setCharting] = useState<Instrument | null>(null);
   const items = instruments.data?.items ?? [];
 
   const filters = (
@@ -101,7 +104,12 @@ export function InstrumentsPanel() {
       filters={filters}
       query={instruments}
       empty={items.length === 0}
-      drawer={editing && <InstrumentDrawer instrument={editing.instrument} onClose={() => setEditing(null)} />}
+      drawer={
+        <>
+          {editing && <InstrumentDrawer instrument={editing.instrument} onClose={() => setEditing(null)} />}
+          {charting && <BandChartDialog instrument={charting} onClose={() => setCharting(null)} />}
+        </>
+      }
       emptyText="No instrument matches these filters."
     >
       <TableContainer component={Paper} variant="outlined">
@@ -143,7 +151,10 @@ export function InstrumentsPanel() {
                   </Stack>
                 </TableCell>
                 <TableCell>{formatDateTime(i.updated_at)}</TableCell>
-                <TableCell align="right">
+                <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                  <IconButton size="small" aria-label={`Band chart of ${i.name}`} onClick={() => setCharting(i)}>
+                    <ShowChart fontSize="small" />
+                  </IconButton>
                   <IconButton size="small" aria-label={`Edit ${i.name}`} onClick={() => setEditing({ instrument: i })}>
                     <EditOutlined fontSize="small" />
                   </IconButton>

@@ -155,7 +155,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2, help="wrk threads (2)")
     ap.add_argument("--orders", type=int, default=100_000, help="child orders in all (100000)")
     ap.add_argument("--matches", type=int, default=20_000, help="broker-filled match requests (20000)")
-    ap.add_argument("--keep", action="store_true", help="keep the work folder (wrk outputs, database file)")
+    ap.add_argument("--keep", action="store_true", help="keep the work folder (wrk outputs, database file) and the PostgreSQL schema")
     args = ap.parse_args()
     if not os.path.exists(args.bin):
         sys.exit(f"{args.bin} is missing: cargo build --release -p upstairs (or set UPSTAIRS_BIN)")
@@ -172,7 +172,7 @@ def main():
           f"{duration} s per call", flush=True)
     results = []
     try:
-        with serving(args.bin, args.backend, args.pg_url, args.workdir) as (port, env):
+        with serving(args.bin, args.backend, args.pg_url, args.workdir, keep=args.keep) as (port, env):
             admin, broker, firms, parents, traders = setup(port, env, args)
             print("seeding…", flush=True)
             if args.backend == "sqlite":

@@ -227,11 +227,11 @@ ADMIN = "admin@bench.test"
 
 
 @contextlib.contextmanager
-def fresh_database(binary, backend, pg_url, workdir, throttle=False):
+def fresh_database(binary, backend, pg_url, workdir, throttle=False, keep=False):
     """A fresh database (a new SQLite file in `workdir`, or a new schema of `pg_url`) with a
     venue admin (ADMIN); yields (env, schema) to run `upstairs` on it with. The per-user
     write throttle is off unless `throttle`: most figures measure capacity, not it.
-    Drops the schema afterwards."""
+    Drops the schema afterwards, unless `keep` (it says which, to read it with psql)."""
     schema = None
     if backend == "postgres":
         schema = f"bench_{int(time.time())}_{os.getpid()}"
@@ -248,7 +248,9 @@ def fresh_database(binary, backend, pg_url, workdir, throttle=False):
                         "upstairs-admin"], env=env, check=True, stdout=subprocess.DEVNULL)
         yield env, schema
     finally:
-        if schema:
+        if schema and keep:
+            print(f"kept the PostgreSQL schema {schema} (drop schema {schema} cascade)", flush=True)
+        elif schema:
             psql(pg_url, f"drop schema {schema} cascade")
 
 
@@ -283,9 +285,9 @@ def stop_node(proc):
 
 
 @contextlib.contextmanager
-def serving(binary, backend, pg_url, workdir):
+def serving(binary, backend, pg_url, workdir, keep=False):
     """One node on a fresh database (`fresh_database`); yields (port, env). Stops it afterwards."""
-    with fresh_database(binary, backend, pg_url, workdir) as (env, _):
+    with fresh_database(binary, backend, pg_url, workdir, keep=keep) as (env, _):
         server, port = start_node(binary, env, os.path.join(workdir, "server.log"))
         # For benchmarks that read the server's own figures (/proc/PID/status, /metrics).
         env["UPSTAIRS_BENCH_SERVER_PID"] = str(server.pid)

@@ -193,6 +193,9 @@ pub async fn seed_demo<S: Store>(engine: &Engine<S>) -> Result<bool, EngineError
             updated_at: now,
         };
         tx.insert_instrument(&i).await?;
+        // Its band from now on, as an operator's instrument has it (the chart and the
+        // scorecards read it before the demo's walk first moves it).
+        tx.record_band(&i, now).await?;
         audit(&mut tx, now, None, "instrument", Some(i.instrument_id.0), "demo_seed", json!({"name": i.name})).await?;
     }
     tx.commit().await?;

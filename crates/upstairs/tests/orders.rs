@@ -708,9 +708,12 @@ async fn concurrent_writers_keep_counters_exact(b: Backend) {
                         v.child(&v.a, parent, q, p(prices[rng.gen_range(0..prices.len())]), false).await.0
                     }
                 };
-                // Refusals are fine (too much, or the order changed meanwhile); errors are not.
+                // Refusals are fine (too much, or the order changed meanwhile), and so is a
+                // write shed under load (503 with Retry-After: a busy CI machine); the
+                // counters are checked against the children after all. Errors are not.
+                let refusals = [StatusCode::BAD_REQUEST, StatusCode::CONFLICT, StatusCode::SERVICE_UNAVAILABLE];
                 assert!(
-                    [StatusCode::OK, StatusCode::CREATED, StatusCode::BAD_REQUEST, StatusCode::CONFLICT].contains(&s),
+                    [StatusCode::OK, StatusCode::CREATED].contains(&s) || refusals.contains(&s),
                     "client {client} step {step}: {s}"
                 );
             }

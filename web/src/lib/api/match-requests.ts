@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiFetch } from '@/lib/api-client';
-import { type MatchRequestState, matchRequestSchema } from '@/lib/api/dto';
+import { type MatchRequest, type MatchRequestState, matchRequestSchema } from '@/lib/api/dto';
 import { tradingKeys, useRefreshOrders } from '@/lib/api/trading-keys';
 
 export const matchRequestQueryKey = (id: string) => [...tradingKeys.matchRequests, id] as const;
@@ -43,6 +43,10 @@ export function useAnswerMatchRequest({ onSettled }: { onSettled?: () => void } 
       apiFetch(`/order-match-requests/${encodeURIComponent(id)}`, { method: 'PATCH', body: { state }, schema: matchRequestSchema }),
     onSuccess: (m) => {
       queryClient.setQueryData(matchRequestQueryKey(m.order_match_request_id), m);
+      // Answered or withdrawn: off the pending list at once, before its read comes back.
+      queryClient.setQueryData<MatchRequest[]>(tradingKeys.pendingMatchRequests, (list) =>
+        list?.filter((p) => p.order_match_request_id !== m.order_match_request_id),
+      );
       void queryClient.invalidateQueries({ queryKey: tradingKeys.notifications });
       refresh(m.instrument_id);
     },

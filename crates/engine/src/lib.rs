@@ -196,8 +196,16 @@ impl<S: Store> Engine<S> {
         let admin_orders = admin_orders::AdminOrders::new(&core);
         let action_logs = action_logs::ActionLogs::new(&core);
         let scorecards = scorecards::Scorecards::new(&core);
-        let scheduler =
-            scheduler::Scheduler::new(&core, &orders, &matches, &rfqs, &withdrawals, &kill_switch, &disconnects);
+        let scheduler = scheduler::Scheduler::new(
+            &core,
+            &orders,
+            &matches,
+            &rfqs,
+            &withdrawals,
+            &kill_switch,
+            &disconnects,
+            &reference,
+        );
         Self {
             core,
             accounts,

@@ -379,7 +379,14 @@ impl<S: Store> Matches<S> {
         // A band that moved away from the price since (its sweep of pending requests runs
         // after the move commits) cancels instead of matching.
         let event = match event {
-            MatchRequestEvent::Accept if !self.in_band_now(&mut tx, &m).await? => MatchRequestEvent::PriceOutOfTick,
+            MatchRequestEvent::Accept => {
+                let i = tx.instrument(m.instrument_id).await?.ok_or_else(|| internal("instrument gone"))?;
+                // Stale prices hold the accept: the request waits, as the band it needs (ADR 0048).
+                if i.is_stale(now) {
+                    return Err(crate::reference::stale_prices(&i));
+                }
+                if i.in_band(m.price) { event } else { MatchRequestEvent::PriceOutOfTick }
+            }
             e => e,
         };
         let to = mr_transition(m.state, event).map_err(|_| no_longer_pending())?;
@@ -496,11 +503,6 @@ impl<S: Store> Matches<S> {
     }
 
     /// Whether the request's price is inside its instrument's band as stored now.
-    async fn in_band_now(&self, tx: &mut S::Tx, m: &MatchRequest) -> Result<bool, EngineError> {
-        let i = tx.instrument(m.instrument_id).await?.ok_or_else(|| EngineError::Internal("instrument gone".into()))?;
-        Ok(i.in_band(m.price))
-    }
-
     /// Ends every pending match request of `instrument` whose price left the band.
     pub(crate) async fn cancel_out_of_band(&self, instrument: &Instrument) -> Result<(), EngineError> {
         let pending = self.store.single().await?.match_requests_in_state(MatchRequestState::Pending).await?;
@@ -621,6 +623,7 @@ impl<S: Store> Matches<S> {
         if !crate::context::may_trade(actor, instrument) {
             return Err(not_found_parent());
         }
+        self.require_fresh_prices(tx, instrument).await?;
         let mut errors = Vec::new();
         if !self.brokers_in(tx, actor.user.company_id).await?.iter().any(|b| b.company_id == take.requesting_broker_id)
         {

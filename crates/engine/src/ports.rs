@@ -350,6 +350,9 @@ pub trait TimerRepo {
     /// Moves the pending timer of `dedupe_key` to `due_at` when that is later than its due
     /// time (a later cause of the same timer; one running now is deleted when done).
     async fn postpone_timer(&mut self, dedupe_key: &str, due_at: DateTime<Utc>) -> StoreResult<()>;
+    /// Moves the pending timer of `dedupe_key` to `due_at` when that is earlier than its
+    /// due time (a cause that now comes sooner).
+    async fn advance_timer(&mut self, dedupe_key: &str, due_at: DateTime<Utc>) -> StoreResult<()>;
     async fn pending_timers(&mut self) -> StoreResult<Vec<Timer>>;
     /// Makes every timer of `kind` that nobody holds due at `now` at the latest;
     /// returns how many moved.

@@ -59,6 +59,8 @@ pub struct InstrumentChanges {
     pub active: Option<bool>,
     pub is_sandbox: Option<bool>,
     pub reversed_spread: Option<bool>,
+    /// Seconds without a price before it is stale (ADR 0048); `Some(None)` removes the guard.
+    pub prices_stale_after: Option<Option<i64>>,
 }
 
 const COMPANY_TYPES: [&str; 2] = [COMPANY_BROKER, COMPANY_LIQUIDITY_PROVIDER];
@@ -84,8 +86,49 @@ fn instrument_json(i: &Instrument) -> serde_json::Value {
         "exchange_instrument_id": i.exchange_instrument_id, "bbg_code": i.bbg_code, "country": i.country,
         "currency": i.currency, "min_tick_price": i.min_tick_price.to_string(),
         "max_tick_price": i.max_tick_price.to_string(), "active": i.active, "is_sandbox": i.is_sandbox,
-        "reversed_spread": i.reversed_spread,
+        "reversed_spread": i.reversed_spread, "prices_stale_after": i.prices_stale_after,
+        "prices_stale": i.prices_stale,
     })
+}
+
+/// The timer that finds an instrument's prices stale (ADR 0048).
+pub const PRICES_STALE: &str = "prices.stale";
+/// The longest staleness limit: a day.
+pub const MAX_STALE_AFTER: i32 = 86_400;
+
+fn stale_key(id: InstrumentId) -> String {
+    format!("{PRICES_STALE}:{}", id.0)
+}
+
+/// Schedules the sweep that will find `i` stale, at the time it would be (a sooner time
+/// moves a pending one forward); nothing without a guard or while it is stale already.
+async fn schedule_stale_sweep<T: Tx>(tx: &mut T, i: &Instrument) -> Result<(), EngineError> {
+    let Some(due) = i.stale_at().filter(|_| !i.prices_stale) else { return Ok(()) };
+    let key = stale_key(i.instrument_id);
+    let timer = Timer {
+        timer_id: uuid::Uuid::now_v7(),
+        kind: PRICES_STALE.into(),
+        payload: json!({"instrument_id": i.instrument_id.0}),
+        due_at: due,
+        dedupe_key: Some(key.clone()),
+        attempts: 0,
+    };
+    if !tx.insert_timer(&timer).await? {
+        tx.advance_timer(&key, due).await?;
+    }
+    Ok(())
+}
+
+/// The refusal of a take or an accept on an instrument whose prices are stale.
+pub(crate) fn stale_prices(i: &Instrument) -> EngineError {
+    EngineError::Conflict {
+        detail: format!(
+            "Prices for {} are stale: no exchange price since {} UTC. Trading resumes when prices return.",
+            i.name,
+            i.band_seen_at.format("%H:%M:%S")
+        ),
+        errors: vec![],
+    }
 }
 
 service!(
@@ -397,6 +440,9 @@ impl<S: Store> Reference<S> {
             active: true,
             is_sandbox: false,
             reversed_spread: false,
+            band_seen_at: now,
+            prices_stale_after: None,
+            prices_stale: false,
             created_at: now,
             updated_at: now,
         };
@@ -404,6 +450,7 @@ impl<S: Store> Reference<S> {
         let mut tx = self.store.write().await?;
         tx.insert_instrument(&i).await?;
         tx.record_band(&i, now).await?;
+        schedule_stale_sweep(&mut tx, &i).await?;
         let log = action_log(
             now,
             Some(actor.user.user_id),
@@ -456,22 +503,80 @@ impl<S: Store> Reference<S> {
         let mut tx = self.store.write().await?;
         let mut i = tx.instrument(id).await?.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
         let before = instrument_json(&i);
-        let band = (i.min_tick_price, i.max_tick_price);
+        let was = i.clone();
         apply_instrument_changes(&mut i, ch)?;
-        i.updated_at = now;
+        let moved = (was.min_tick_price, was.max_tick_price) != (i.min_tick_price, i.max_tick_price);
+        // A band given (by the feed or the operator) is a price received: the guard's clock
+        // starts again, and stale prices are fresh (ADR 0048).
+        if op == "band" || moved {
+            i.band_seen_at = now;
+        }
+        // Still stale only while its limit, perhaps changed or removed, has passed.
+        i.prices_stale &= i.stale_at().is_some_and(|at| now >= at);
+        // The feed's price that leaves the band as it was only says that prices still come:
+        // no audit, no push, no cache to drop (a cached copy that looks stale is read again).
+        let quiet = by.is_none() && !moved && !was.prices_stale && op == "band";
+        if !quiet {
+            i.updated_at = now;
+        }
         tx.update_instrument(&i).await?;
         // Its history, for the scorecards' price improvement and markouts (issue 29).
-        if band != (i.min_tick_price, i.max_tick_price) {
+        if moved {
             tx.record_band(&i, now).await?;
         }
-        audit(&mut tx, now, by, "instrument", Some(id.0), op, json!({"before": before, "after": instrument_json(&i)}))
-            .await?;
+        if was.prices_stale != i.prices_stale || was.prices_stale_after != i.prices_stale_after {
+            schedule_stale_sweep(&mut tx, &i).await?;
+        }
+        if !quiet {
+            let after = instrument_json(&i);
+            audit(&mut tx, now, by, "instrument", Some(id.0), op, json!({"before": before, "after": after})).await?;
+        }
         tx.commit().await?;
+        if quiet {
+            return Ok(i);
+        }
         self.publish_instrument(&i);
         // The book carries the band: subscribers see the move at once.
         self.publish_book(id);
         self.matches.cancel_out_of_band(&i).await?;
         Ok(i)
+    }
+
+    /// The sweep of one instrument's prices (the `prices.stale` timer): stale when its
+    /// limit has passed since the last price, said once (the flag, the action log, a push
+    /// to its screens); otherwise the timer waits for the time it would be.
+    pub(crate) async fn run_stale_timer(&self, timer: &Timer) -> Result<(), EngineError> {
+        let id = timer
+            .payload
+            .get("instrument_id")
+            .and_then(|v| v.as_str())
+            .and_then(|s| uuid::Uuid::parse_str(s).ok())
+            .map(InstrumentId)
+            .ok_or_else(|| EngineError::Internal("prices.stale timer without instrument_id".into()))?;
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let i = tx.instrument(id).await?;
+        match i.as_ref().and_then(|i| i.stale_at().filter(|_| !i.prices_stale).map(|at| (i, at))) {
+            Some((_, at)) if now < at => tx.reschedule_timer(timer.timer_id, at).await?,
+            Some((i, _)) => {
+                let before = instrument_json(i);
+                let mut after = i.clone();
+                after.prices_stale = true;
+                after.updated_at = now;
+                tx.update_instrument(&after).await?;
+                let body = json!({"before": before, "after": instrument_json(&after), "band_seen_at": i.band_seen_at});
+                audit(&mut tx, now, None, "instrument", Some(id.0), "prices_stale", body).await?;
+                tx.delete_timer(timer.timer_id).await?;
+                tx.commit().await?;
+                tracing::warn!(instrument = %id, last_price = %i.band_seen_at, "prices stale: trading held");
+                self.publish_instrument(&after);
+                self.publish_book(id);
+                return Ok(());
+            }
+            None => tx.delete_timer(timer.timer_id).await?,
+        }
+        tx.commit().await?;
+        Ok(())
     }
 
     fn publish_instrument(&self, i: &Instrument) {
@@ -523,6 +628,16 @@ fn apply_instrument_changes(i: &mut Instrument, ch: InstrumentChanges) -> Result
     }
     if let Some(v) = ch.reversed_spread {
         i.reversed_spread = v;
+    }
+    if let Some(v) = ch.prices_stale_after {
+        match v.map(i32::try_from) {
+            None => i.prices_stale_after = None,
+            Some(Ok(s)) if (1..=MAX_STALE_AFTER).contains(&s) => i.prices_stale_after = Some(s),
+            Some(_) => errors.push(FieldError::new(
+                "prices_stale_after",
+                format!("Must be between 1 and {MAX_STALE_AFTER} seconds"),
+            )),
+        }
     }
     if i.name.chars().count() < 2 {
         errors.push(FieldError::new("name", "Name must be at least 2 characters long"));

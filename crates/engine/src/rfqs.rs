@@ -539,6 +539,9 @@ impl<S: Store> Rfqs<S> {
         if !crate::context::may_trade(actor, &band) {
             return Err(not_found());
         }
+        if band.is_stale(now) {
+            return Err(crate::reference::stale_prices(&band));
+        }
         if !band.in_band(side.price) {
             return Err(conflict(QUOTE_OUT_OF_BAND));
         }

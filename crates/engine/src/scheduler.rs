@@ -17,6 +17,7 @@ use crate::matches::Matches;
 use crate::model::*;
 use crate::orders::Orders;
 use crate::ports::*;
+use crate::reference::Reference;
 use crate::rfqs::Rfqs;
 use crate::withdrawals::Withdrawals;
 
@@ -56,6 +57,7 @@ service!(
         withdrawals: Withdrawals,
         kill_switch: KillSwitch,
         disconnects: Disconnects,
+        reference: Reference,
     }
 );
 
@@ -217,6 +219,10 @@ impl<S: Store> Scheduler<S> {
                 self.kill_switch.run_kill_sweep_timer(timer).await.map_err(|e| e.to_string())?;
                 self.finish_timer(timer.timer_id).await
             }
+            crate::reference::PRICES_STALE => {
+                self.reference.run_stale_timer(timer).await.map_err(|e| e.to_string())?;
+                Ok(Outcome::Done)
+            }
             crate::disconnects::CANCEL => {
                 self.disconnects.run_cancel_timer(timer).await.map_err(|e| e.to_string())?;
                 self.finish_timer(timer.timer_id).await
@@ -358,6 +364,7 @@ impl Lane {
                 crate::orders::DAY_CLOSE,
                 crate::kill_switch::KILL_SWEEP,
                 crate::disconnects::CANCEL,
+                crate::reference::PRICES_STALE,
                 CLEANUP,
             ],
             Lane::Mail => &[OUTBOX_DELIVER],

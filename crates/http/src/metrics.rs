@@ -232,6 +232,13 @@ pub async fn metrics<S: Store>(State(st): State<AppState<S>>) -> Response {
                 "gauge",
                 age(b.oldest_due),
             );
+            gauge(
+                &mut out,
+                "upstairs_instruments_stale",
+                "Instruments without a recent exchange price: nothing trades on them (ADR 0048).",
+                "gauge",
+                b.stale_instruments,
+            );
         }
         Err(e) => {
             tracing::warn!(error = %e, "metrics: could not read the backlog");

@@ -395,6 +395,13 @@ macro_rules! shared_repos {
         }
 
         impl $tx {
+            /// Moves the pending timer of `dedupe_key` to `due_at` where `query` (its `$1`,
+            /// `$2`) says: later only, or sooner only.
+            async fn shift_timer(&mut self, query: &'static str, dedupe_key: &str, due_at: DateTime<Utc>) -> StoreResult<()> {
+                sqlx::query(query).bind(dedupe_key).bind(Ts(due_at)).execute(&mut *self.tx).await.map_err(map_err)?;
+                Ok(())
+            }
+
             /// Whether a timer is new to this transaction: one with a dedupe key already
             /// written in it is not written again (outside a transaction, always).
             fn remember_timer(&mut self, t: &Timer) -> bool {
@@ -699,8 +706,9 @@ macro_rules! shared_repos {
                     "insert into instrument (instrument_id, name, term, description, min_quantity, tick_size, \
                      exchange_tick_size, exchange_id, exchange, exchange_iso_code, exchange_instrument_id, bbg_code, \
                      country, currency, min_tick_price, max_tick_price, active, is_sandbox, reversed_spread, \
-                     created_at, updated_at) \
-                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
+                     created_at, updated_at, band_seen_at, prices_stale_after, prices_stale) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, \
+                     $21, $22, $23, $24)",
                 )
                 .bind(i.instrument_id.0)
                 .bind(&i.name)
@@ -723,6 +731,9 @@ macro_rules! shared_repos {
                 .bind(i.reversed_spread)
                 .bind(Ts(i.created_at))
                 .bind(Ts(i.updated_at))
+                .bind(Ts(i.band_seen_at))
+                .bind(i.prices_stale_after)
+                .bind(i.prices_stale)
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
@@ -741,7 +752,8 @@ macro_rules! shared_repos {
                      exchange_tick_size = $6, exchange_id = $7, exchange = $8, exchange_iso_code = $9, \
                      exchange_instrument_id = $10, bbg_code = $11, country = $12, currency = $13, \
                      min_tick_price = $14, max_tick_price = $15, active = $16, is_sandbox = $17, \
-                     reversed_spread = $18, updated_at = $19 where instrument_id = $20",
+                     reversed_spread = $18, updated_at = $19, band_seen_at = $21, prices_stale_after = $22, \
+                     prices_stale = $23 where instrument_id = $20",
                 )
                 .bind(&i.name)
                 .bind(&i.term)
@@ -763,6 +775,9 @@ macro_rules! shared_repos {
                 .bind(i.reversed_spread)
                 .bind(Ts(i.updated_at))
                 .bind(i.instrument_id.0)
+                .bind(Ts(i.band_seen_at))
+                .bind(i.prices_stale_after)
+                .bind(i.prices_stale)
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
@@ -1455,7 +1470,8 @@ macro_rules! shared_repos {
                      (select count(*) from fix_outbox where sent_seq is null) as fix_messages, \
                      (select min(created_at) from fix_outbox where sent_seq is null) as oldest_fix_message, \
                      (select count(*) from timer where due_at <= $1) as timers_due, \
-                     (select min(due_at) from timer where due_at <= $1) as oldest_due",
+                     (select min(due_at) from timer where due_at <= $1) as oldest_due, \
+                     (select count(*) from instrument where prices_stale) as stale_instruments",
                 )
                 .bind(Ts(now))
                 .fetch_one(&mut *self.tx)
@@ -1473,15 +1489,13 @@ macro_rules! shared_repos {
             }
 
             async fn postpone_timer(&mut self, dedupe_key: &str, due_at: DateTime<Utc>) -> StoreResult<()> {
-                sqlx::query(
-                    "update timer set due_at = $2 where dedupe_key = $1 and due_at < $2",
-                )
-                .bind(dedupe_key)
-                .bind(Ts(due_at))
-                .execute(&mut *self.tx)
-                .await
-                .map_err(map_err)?;
-                Ok(())
+                self.shift_timer("update timer set due_at = $2 where dedupe_key = $1 and due_at < $2", dedupe_key, due_at)
+                    .await
+            }
+
+            async fn advance_timer(&mut self, dedupe_key: &str, due_at: DateTime<Utc>) -> StoreResult<()> {
+                self.shift_timer("update timer set due_at = $2 where dedupe_key = $1 and due_at > $2", dedupe_key, due_at)
+                    .await
             }
 
             async fn claim_due_timers(

@@ -99,6 +99,9 @@ pub struct InstrumentRow {
     active: bool,
     is_sandbox: bool,
     reversed_spread: bool,
+    band_seen_at: Ts,
+    prices_stale_after: Option<i32>,
+    prices_stale: bool,
     created_at: Ts,
     updated_at: Ts,
 }
@@ -125,6 +128,9 @@ impl InstrumentRow {
             active: self.active,
             is_sandbox: self.is_sandbox,
             reversed_spread: self.reversed_spread,
+            band_seen_at: self.band_seen_at.0,
+            prices_stale_after: self.prices_stale_after,
+            prices_stale: self.prices_stale,
             created_at: self.created_at.0,
             updated_at: self.updated_at.0,
         }
@@ -901,6 +907,7 @@ pub struct BacklogRow {
     oldest_fix_message: Option<Ts>,
     timers_due: i64,
     oldest_due: Option<Ts>,
+    stale_instruments: i64,
 }
 
 impl BacklogRow {
@@ -912,6 +919,7 @@ impl BacklogRow {
             oldest_fix_message: self.oldest_fix_message.map(|t| t.0),
             timers_due: self.timers_due,
             oldest_due: self.oldest_due.map(|t| t.0),
+            stale_instruments: self.stale_instruments,
         }
     }
 }

@@ -744,6 +744,9 @@ fn instrument(name: &str, exchange: &str, active: bool, sandbox: bool, created: 
         active,
         is_sandbox: sandbox,
         reversed_spread: false,
+        band_seen_at: t0(),
+        prices_stale_after: None,
+        prices_stale: false,
         created_at: t0() + Duration::seconds(created),
         updated_at: t0(),
     }

@@ -113,6 +113,7 @@ pub struct Running {
     metrics: Option<JoinHandle<anyhow::Result<()>>>,
     run_due: Arc<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>,
     close: Arc<CloseFn>,
+    feed: Arc<FeedFn>,
     shutdown: watch::Sender<bool>,
     server: JoinHandle<anyhow::Result<()>>,
     jobs: JoinHandle<()>,
@@ -120,6 +121,13 @@ pub struct Running {
 
 type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 type CloseFn = dyn Fn(DateTime<Utc>) -> BoxFuture<'static, Result<usize, EngineError>> + Send + Sync;
+type FeedFn = dyn Fn(
+        upstairs_domain::InstrumentId,
+        rust_decimal::Decimal,
+        rust_decimal::Decimal,
+    ) -> BoxFuture<'static, Result<(), EngineError>>
+    + Send
+    + Sync;
 
 impl Running {
     /// Runs every timer due now and returns when done (tests use it after moving the clock).
@@ -131,6 +139,17 @@ impl Running {
     /// returns how many orders expired (tests race it against requests).
     pub async fn expire_day(&self, at: DateTime<Utc>) -> Result<usize, EngineError> {
         (self.close)(at).await
+    }
+
+    /// A price from the market-data feed on this node's engine: the band from outside, by
+    /// no one (tests drive the stale-price guard with it, on the test's clock).
+    pub async fn feed_price(
+        &self,
+        instrument: upstairs_domain::InstrumentId,
+        min: rust_decimal::Decimal,
+        max: rust_decimal::Decimal,
+    ) -> Result<(), EngineError> {
+        (self.feed)(instrument, min, max).await
     }
 
     /// Waits until the server stops (signal or error).
@@ -355,6 +374,11 @@ async fn start_with<S: Store>(
         let engine = closing.clone();
         Box::pin(async move { engine.withdrawals.expire_day(at).await })
     });
+    let feeding = engine.clone();
+    let feed = Arc::new(move |id, min, max| -> BoxFuture<'static, Result<(), EngineError>> {
+        let engine = feeding.clone();
+        Box::pin(async move { engine.reference.move_band(None, id, min, max).await.map(|_| ()) })
+    });
     let run_due = Arc::new(move || -> BoxFuture<'static, ()> {
         let engine = engine.clone();
         Box::pin(async move {
@@ -379,6 +403,7 @@ async fn start_with<S: Store>(
         metrics,
         run_due,
         close,
+        feed,
         shutdown,
         server,
         jobs,

@@ -189,6 +189,9 @@ pub async fn seed_demo<S: Store>(engine: &Engine<S>) -> Result<bool, EngineError
             active: true,
             is_sandbox: d.sandbox,
             reversed_spread: d.reversed,
+            band_seen_at: now,
+            prices_stale_after: None,
+            prices_stale: false,
             created_at: now,
             updated_at: now,
         };

@@ -35,6 +35,7 @@ on_both_backends!(
     a_minimum_execution_size_is_the_owners_to_set,
     counterparty_filters_hold_both_ways_unseen,
     counterparty_filters_are_set_by_their_owners,
+    stale_prices_hold_trading_until_a_price_comes,
 );
 
 /// A's SELL of `quantity` resting at `price`; B's BUY parent of `parent_quantity`.
@@ -1485,5 +1486,108 @@ async fn counterparty_filters_are_set_by_their_owners(b: Backend) {
         logs["items"].as_array().unwrap().iter().map(|l| l["entity_id"].as_str().unwrap()).collect();
     assert_eq!(owners.len(), 2, "{logs}");
     assert!(owners.contains(&halyard.as_str()), "{logs}");
+    v.app.stop().await;
+}
+
+/// The number a gauge of `/metrics` shows.
+async fn gauge(v: &Venue, name: &str) -> String {
+    let metrics = v.app.client.get(v.app.metrics_url()).send().await.unwrap().text().await.unwrap();
+    let line =
+        metrics.lines().find(|l| l.starts_with(&format!("{name} "))).unwrap_or_else(|| panic!("{name} in {metrics}"));
+    line.rsplit(' ').next().unwrap().to_owned()
+}
+
+/// Issue 30, ADR 0048: an instrument without a price for longer than its limit is stale.
+/// Takes (and their previews) and accepts are refused with the reason; orders rest and a
+/// request waits; the sweep says so once (the instrument, the book, the action log, the
+/// metric); the next price lets trading go on by itself. A feed's price that leaves the
+/// band as it was keeps prices fresh without an audit row or a push.
+async fn stale_prices_hold_trading_until_a_price_comes(b: Backend) {
+    let v = venue(b).await;
+    let admin = v.app.admin_token().await;
+    let path = format!("/api/admin/instruments/{}", v.instrument);
+    let read = format!("/api/instruments/{}", v.instrument);
+    for (bad, status) in [
+        (json!(0), StatusCode::BAD_REQUEST),
+        (json!(86_401), StatusCode::BAD_REQUEST),
+        (json!(-1), StatusCode::BAD_REQUEST),
+        (json!(i64::MAX), StatusCode::BAD_REQUEST),
+        (json!(1.5), StatusCode::UNPROCESSABLE_ENTITY),
+    ] {
+        let (s, e) = v.app.patch(&path, Some(&admin), json!({"prices_stale_after": bad})).await;
+        assert_eq!(s, status, "{bad}: {e}");
+    }
+    let (s, i) = v.app.patch(&path, Some(&admin), json!({"prices_stale_after": 30})).await;
+    assert_eq!((s, &i["prices_stale_after"], &i["prices_stale"]), (StatusCode::OK, &json!(30), &json!(false)), "{i}");
+    let (_, _, buy) = rest_and_parent(&v, 3000, "94.75", 3000).await;
+    let (s, pending) = take(&v, &buy, 500, "94.75", false, false).await;
+    assert_eq!(s, StatusCode::CREATED, "{pending}");
+    let id = upstairs_domain::InstrumentId(v.instrument.parse().unwrap());
+    let running = v.app.running.as_ref().unwrap();
+    let band = |lo: &str, hi: &str| (lo.parse().unwrap(), hi.parse().unwrap());
+
+    // 29 s on, a price that leaves the band as it was: fresh for another 30 s, unaudited.
+    v.app.clock.advance(Duration::seconds(29));
+    let (lo, hi) = band("94.70", "94.80");
+    running.feed_price(id, lo, hi).await.unwrap();
+    v.app.clock.advance(Duration::seconds(29));
+    run_timers(&v).await;
+    let (s, dry) = take(&v, &buy, 500, "94.75", true, false).await;
+    assert_eq!(s, StatusCode::OK, "{dry}");
+    let (_, logs) = v.app.get("/api/admin/action-logs?entity=instrument&size=100", Some(&admin)).await;
+    let ops: Vec<&str> = logs["items"].as_array().unwrap().iter().map(|l| l["operation"].as_str().unwrap()).collect();
+    assert_eq!(ops, ["update", "create"], "{logs}");
+
+    // 31 s after that price: stale before the sweep has run, and after.
+    v.app.clock.advance(Duration::seconds(2));
+    let refused = |what: &str, (s, e): (StatusCode, Value)| {
+        assert_eq!(s, StatusCode::CONFLICT, "{what}: {e}");
+        assert_eq!(
+            e["detail"],
+            "Prices for Euribor 3M Dec26-Mar27 are stale: no exchange price since 10:00:29 UTC. \
+             Trading resumes when prices return.",
+            "{what}"
+        );
+    };
+    refused("preview", take(&v, &buy, 500, "94.75", true, false).await);
+    assert_eq!(
+        v.app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.b)).await.1["prices_stale"],
+        false
+    );
+    run_timers(&v).await;
+    refused("take", take(&v, &buy, 500, "94.75", false, false).await);
+    refused("accept", answer(&v, &v.a, &pending[0], "ACCEPTED").await);
+    assert_eq!(request_state(&v, &v.b, &pending[0]).await, "PENDING");
+    let (_, i) = v.app.get(&read, Some(&v.b)).await;
+    assert_eq!(i["prices_stale"], true, "{i}");
+    for what in ["book", "market-data"] {
+        let (_, body) = v.app.get(&format!("/api/instruments/{}/{what}", v.instrument), Some(&v.b)).await;
+        assert_eq!(body["prices_stale"], true, "{what}: {body}");
+    }
+    assert_eq!(gauge(&v, "upstairs_instruments_stale").await, "1");
+    let (_, logs) = v.app.get("/api/admin/action-logs?entity=instrument&operation=prices_stale", Some(&admin)).await;
+    assert_eq!(logs["total_items"], 1, "{logs}");
+    // Orders rest meanwhile, and new ones may be placed; rejecting and withdrawing go on.
+    let (sell2, _, _) = rest_and_parent(&v, 500, "94.74", 500).await;
+    assert_eq!(children(&v, &v.a, &sell2).await, [("WORKING".to_owned(), 500)]);
+
+    // The next price (here, the band as it was) clears it: the accept goes through.
+    running.feed_price(id, lo, hi).await.unwrap();
+    let (_, i) = v.app.get(&read, Some(&v.b)).await;
+    assert_eq!(i["prices_stale"], false, "{i}");
+    assert_eq!(gauge(&v, "upstairs_instruments_stale").await, "0");
+    let (s, accepted) = answer(&v, &v.a, &pending[0], "ACCEPTED").await;
+    assert_eq!((s, &accepted["state"]), (StatusCode::OK, &json!("ACCEPTED")), "{accepted}");
+    // The sweep was scheduled again from that price: 30 s on it trips once more.
+    v.app.clock.advance(Duration::seconds(30));
+    run_timers(&v).await;
+    assert_eq!(v.app.get(&read, Some(&v.b)).await.1["prices_stale"], true);
+    // Without a guard nothing is ever stale.
+    let (s, i) = v.app.patch(&path, Some(&admin), json!({"prices_stale_after": null})).await;
+    assert_eq!((s, &i["prices_stale_after"]), (StatusCode::OK, &Value::Null), "{i}");
+    v.app.clock.advance(Duration::hours(1));
+    let (s, dry) = take(&v, &buy, 500, "94.75", true, false).await;
+    assert_eq!(s, StatusCode::OK, "{dry}");
+    assert_balanced(&v).await;
     v.app.stop().await;
 }

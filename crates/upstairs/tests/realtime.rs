@@ -67,6 +67,9 @@ fn instrument() -> Instrument {
         active: true,
         is_sandbox: false,
         reversed_spread: false,
+        band_seen_at: Utc::now(),
+        prices_stale_after: None,
+        prices_stale: false,
         created_at: Utc::now(),
         updated_at: Utc::now(),
     }

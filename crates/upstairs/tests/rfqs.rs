@@ -27,6 +27,7 @@ on_both_backends!(
     keyed_rfqs_and_quotes_act_once,
     an_accepted_quote_reaches_the_broker_by_fix,
     a_provider_that_blocks_the_requester_is_not_on_its_list,
+    a_quote_waits_while_prices_are_stale,
 );
 
 on_both_backends!(
@@ -1455,5 +1456,35 @@ async fn a_provider_that_blocks_the_requester_is_not_on_its_list(b: Backend) {
     let (s, _) = v.app.put(&filter, Some(&admin), json!({"blocked_company_ids": []})).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(names().await, ["Fathom", "Gull"]);
+    r.v.app.stop().await;
+}
+
+/// Issue 30, ADR 0048: a quote is not accepted while the instrument's prices are stale; the
+/// RFQ stays open and the quote stands, and the next price lets the accept through.
+async fn a_quote_waits_while_prices_are_stale(b: Backend) {
+    let r = rfq_venue(b).await;
+    let v = &r.v;
+    let admin = v.app.admin_token().await;
+    let path = format!("/api/admin/instruments/{}", v.instrument);
+    assert_eq!(v.app.patch(&path, Some(&admin), json!({"prices_stale_after": 10})).await.0, StatusCode::OK);
+    let buy = v.parent(&v.b, "BUY", 3000).await;
+    let (s, rfq) = send(&r, &buy, json!({})).await;
+    assert_eq!(s, StatusCode::CREATED, "{rfq}");
+    let (s, q) = quote(&r, &r.fathom, &rfq, json!({"sell_price": 94.76, "sell_quantity": 1500})).await;
+    assert_eq!(s, StatusCode::OK, "{q}");
+    v.app.clock.advance(Duration::seconds(10));
+    let seen = rfq_now(&r, &rfq).await;
+    let (s, e) = accept(&r, &v.b, &seen, response_of(&seen, "Fathom")).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    assert!(e["detail"].as_str().unwrap().contains("are stale"), "{e}");
+    assert_eq!(states(&rfq_now(&r, &rfq).await), vec![pair("Fathom", "RESPONDED"), pair("Gull", "AWAITING_RESPONSE")]);
+    let (s, _) = v
+        .app
+        .post(&format!("{path}/band"), Some(&admin), json!({"min_tick_price": 94.70, "max_tick_price": 94.80}))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, done) = accept(&r, &v.b, &seen, response_of(&seen, "Fathom")).await;
+    assert_eq!((s, done["state"].clone()), (StatusCode::OK, json!("COMPLETED")), "{done}");
+    balanced(&r).await;
     r.v.app.stop().await;
 }

@@ -72,4 +72,6 @@ pub struct Backlog {
     pub oldest_fix_message: Option<DateTime<Utc>>,
     pub timers_due: i64,
     pub oldest_due: Option<DateTime<Utc>>,
+    /// Instruments the stale-price guard holds (ADR 0048).
+    pub stale_instruments: i64,
 }

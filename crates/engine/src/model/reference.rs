@@ -103,11 +103,29 @@ pub struct Instrument {
     pub active: bool,
     pub is_sandbox: bool,
     pub reversed_spread: bool,
+    /// When the venue last received a price (a band) for it, from the feed or the operator.
+    pub band_seen_at: DateTime<Utc>,
+    /// The stale-price guard (ADR 0048): past this many seconds without a price the
+    /// instrument is stale and nothing trades on it. None: no guard (a band set by hand).
+    pub prices_stale_after: Option<i32>,
+    /// The venue's sweep found it stale (for screens, the metric and the action log).
+    pub prices_stale: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
 
 impl Instrument {
+    /// When its prices go stale without another price; None without a guard.
+    pub fn stale_at(&self) -> Option<DateTime<Utc>> {
+        self.prices_stale_after.map(|s| self.band_seen_at + chrono::Duration::seconds(s.into()))
+    }
+
+    /// Whether nothing may trade on it at `now` for want of a recent price: the sweep said
+    /// so, or its limit has passed since the last price (before the sweep ran).
+    pub fn is_stale(&self, now: DateTime<Utc>) -> bool {
+        self.prices_stale || self.stale_at().is_some_and(|at| now >= at)
+    }
+
     /// Whether `price` is inside the electronic band (both ends included).
     pub fn in_band(&self, price: Decimal) -> bool {
         self.min_tick_price <= price && price <= self.max_tick_price

@@ -288,6 +288,7 @@ pub async fn book<S: Store>(
             instrument_id: b.instrument.instrument_id.0,
             min_tick_price: b.instrument.min_tick_price.normalize(),
             max_tick_price: b.instrument.max_tick_price.normalize(),
+            prices_stale: b.instrument.prices_stale,
             levels: b
                 .levels()
                 .into_iter()
@@ -319,6 +320,7 @@ pub async fn market_data<S: Store>(
         best_sell_price: b.best_sell(),
         max_tick_price: b.instrument.max_tick_price.normalize(),
         min_tick_price: b.instrument.min_tick_price.normalize(),
+        prices_stale: b.instrument.prices_stale,
     }))
 }
 
@@ -535,6 +537,8 @@ pub struct BookDto {
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = decimal_schema)]
     pub max_tick_price: rust_decimal::Decimal,
+    /// No recent exchange price: takes and accepts on it are refused until one comes (ADR 0048).
+    pub prices_stale: bool,
     pub levels: Vec<LevelDto>,
 }
 
@@ -552,6 +556,8 @@ pub struct MarketDataDto {
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = decimal_schema)]
     pub min_tick_price: rust_decimal::Decimal,
+    /// No recent exchange price: takes and accepts on it are refused until one comes (ADR 0048).
+    pub prices_stale: bool,
 }
 
 /// Whether the venue is open, and its hours.

@@ -445,6 +445,13 @@ pub struct InstrumentDto {
     pub active: bool,
     pub is_sandbox: bool,
     pub reversed_spread: bool,
+    /// When the venue last received a price (a band) for it.
+    pub band_seen_at: DateTime<Utc>,
+    /// Seconds without a price before trading on it is held (ADR 0048); null: no guard.
+    #[schema(required = true, minimum = 1, maximum = 86400)]
+    pub prices_stale_after: Option<i32>,
+    /// Its prices are stale: takes, accepts and quote accepts on it are refused.
+    pub prices_stale: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -471,6 +478,9 @@ impl From<upstairs_engine::model::Instrument> for InstrumentDto {
             active: i.active,
             is_sandbox: i.is_sandbox,
             reversed_spread: i.reversed_spread,
+            band_seen_at: i.band_seen_at,
+            prices_stale_after: i.prices_stale_after,
+            prices_stale: i.prices_stale,
             created_at: i.created_at,
             updated_at: i.updated_at,
         }
@@ -510,6 +520,10 @@ pub struct InstrumentRequest {
     pub active: Option<bool>,
     pub is_sandbox: Option<bool>,
     pub reversed_spread: Option<bool>,
+    /// Seconds without a price before trading on it is held (1 to 86,400); null removes the guard.
+    #[serde(default, deserialize_with = "whole::double_option")]
+    #[schema(minimum = 1, maximum = 86400, nullable)]
+    pub prices_stale_after: Option<Option<i64>>,
 }
 
 impl From<InstrumentRequest> for upstairs_engine::reference::InstrumentChanges {
@@ -533,6 +547,7 @@ impl From<InstrumentRequest> for upstairs_engine::reference::InstrumentChanges {
             active: r.active,
             is_sandbox: r.is_sandbox,
             reversed_spread: r.reversed_spread,
+            prices_stale_after: r.prices_stale_after,
         }
     }
 }

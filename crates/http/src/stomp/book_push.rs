@@ -214,6 +214,7 @@ mod tests {
                 max_tick_price: Decimal::TEN + Decimal::from(self.band.load(Ordering::SeqCst)),
                 best_buy_price: Some(Decimal::TWO),
                 best_sell_price: None,
+                prices_stale: false,
                 levels: vec![super::super::messages::BookMessageLevel {
                     price: Decimal::TWO,
                     buy_quantity: quantity,

@@ -62,6 +62,8 @@ pub struct BookMessage {
     #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
     #[schema(schema_with = nullable_decimal_schema, required = true)]
     pub best_sell_price: Option<Decimal>,
+    /// No recent exchange price: takes and accepts on it are refused until one comes (ADR 0048).
+    pub prices_stale: bool,
     pub levels: Vec<BookMessageLevel>,
 }
 
@@ -86,6 +88,7 @@ impl From<&Book> for BookMessage {
             max_tick_price: b.instrument.max_tick_price.normalize(),
             best_buy_price: b.best_buy().map(|p| p.normalize()),
             best_sell_price: b.best_sell().map(|p| p.normalize()),
+            prices_stale: b.instrument.prices_stale,
             levels: b
                 .snapshot
                 .seen_by(None)

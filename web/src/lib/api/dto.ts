@@ -40,6 +40,9 @@ export const instrumentSchema = z.object({
   active: z.boolean(),
   is_sandbox: z.boolean(),
   reversed_spread: z.boolean(),
+  band_seen_at: z.string(),
+  prices_stale_after: z.number().nullable(),
+  prices_stale: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),
 }) satisfies z.ZodType<Instrument>;

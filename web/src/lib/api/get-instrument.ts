@@ -19,7 +19,7 @@ export function useInstrument(id: string) {
 }
 
 /** What a book frame says of its instrument. */
-export type BandFrame = Pick<components['schemas']['BookMessage'], 'tick_size' | 'min_tick_price' | 'max_tick_price'>;
+export type BandFrame = Pick<components['schemas']['BookMessage'], 'tick_size' | 'min_tick_price' | 'max_tick_price' | 'prices_stale'>;
 
 /**
  * The instrument cached after a book frame: its band moved with the frame. `stale` when
@@ -28,9 +28,10 @@ export type BandFrame = Pick<components['schemas']['BookMessage'], 'tick_size' |
 export function applyInstrumentBand(old: Instrument | undefined, frame: BandFrame): { instrument: Instrument | undefined; stale: boolean } {
   if (!old) return { instrument: undefined, stale: false };
   const stale = old.tick_size !== frame.tick_size;
-  if (old.min_tick_price === frame.min_tick_price && old.max_tick_price === frame.max_tick_price) return { instrument: old, stale };
+  const same = old.min_tick_price === frame.min_tick_price && old.max_tick_price === frame.max_tick_price;
+  if (same && old.prices_stale === frame.prices_stale) return { instrument: old, stale };
   return {
-    instrument: { ...old, min_tick_price: frame.min_tick_price, max_tick_price: frame.max_tick_price },
+    instrument: { ...old, min_tick_price: frame.min_tick_price, max_tick_price: frame.max_tick_price, prices_stale: frame.prices_stale },
     stale,
   };
 }

@@ -1308,6 +1308,8 @@ export interface components {
             max_tick_price: number;
             /** @description exact decimal */
             min_tick_price: number;
+            /** @description No recent exchange price: takes and accepts on it are refused until one comes (ADR 0048). */
+            prices_stale: boolean;
         };
         /**
          * @description `/topic/instruments/{id}/book`: the anonymous book of one instrument, best price
@@ -1328,6 +1330,8 @@ export interface components {
             max_tick_price: number;
             /** @description exact decimal */
             min_tick_price: number;
+            /** @description No recent exchange price: takes and accepts on it are refused until one comes (ADR 0048). */
+            prices_stale: boolean;
             /**
              * Format: int64
              * @description 1, 2, 3 … per instrument on the node that sent it: a number skipped means a frame
@@ -1710,6 +1714,11 @@ export interface components {
         };
         InstrumentDto: {
             active: boolean;
+            /**
+             * Format: date-time
+             * @description When the venue last received a price (a band) for it.
+             */
+            band_seen_at: string;
             bbg_code: string | null;
             country: string;
             /** Format: date-time */
@@ -1735,6 +1744,13 @@ export interface components {
             /** @description exact decimal */
             min_tick_price: number;
             name: string;
+            /** @description Its prices are stale: takes, accepts and quote accepts on it are refused. */
+            prices_stale: boolean;
+            /**
+             * Format: int32
+             * @description Seconds without a price before trading on it is held (ADR 0048); null: no guard.
+             */
+            prices_stale_after: number | null;
             reversed_spread: boolean;
             term: string;
             /** @description exact decimal */
@@ -1763,6 +1779,11 @@ export interface components {
             /** @description exact decimal */
             min_tick_price?: number;
             name?: string | null;
+            /**
+             * Format: int64
+             * @description Seconds without a price before trading on it is held (1 to 86,400); null removes the guard.
+             */
+            prices_stale_after?: number | null;
             reversed_spread?: boolean | null;
             term?: string | null;
             /** @description exact decimal */
@@ -1804,6 +1825,8 @@ export interface components {
             max_tick_price: number;
             /** @description exact decimal */
             min_tick_price: number;
+            /** @description No recent exchange price: takes and accepts on it are refused until one comes (ADR 0048). */
+            prices_stale: boolean;
         };
         /** @description The band's mid some minutes after each trade, against its price. */
         MarkoutDto: components["schemas"]["TicksDto"] & {
@@ -2255,6 +2278,11 @@ export interface components {
         Page_InstrumentDto: {
             items: {
                 active: boolean;
+                /**
+                 * Format: date-time
+                 * @description When the venue last received a price (a band) for it.
+                 */
+                band_seen_at: string;
                 bbg_code: string | null;
                 country: string;
                 /** Format: date-time */
@@ -2280,6 +2308,13 @@ export interface components {
                 /** @description exact decimal */
                 min_tick_price: number;
                 name: string;
+                /** @description Its prices are stale: takes, accepts and quote accepts on it are refused. */
+                prices_stale: boolean;
+                /**
+                 * Format: int32
+                 * @description Seconds without a price before trading on it is held (ADR 0048); null: no guard.
+                 */
+                prices_stale_after: number | null;
                 reversed_spread: boolean;
                 term: string;
                 /** @description exact decimal */

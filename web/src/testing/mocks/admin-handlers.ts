@@ -64,7 +64,7 @@ export function resetAdminMocks() {
       instrument_id: 'ai-1', name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', description: '', country: 'EU', currency: 'EUR', exchange_id: 'I',
       exchange: 'ICE Futures Europe', exchange_iso_code: 'IFEU', exchange_instrument_id: null, bbg_code: 'ERZ6ERH7 Comdty', tick_size: 0.005,
       exchange_tick_size: 0.005, min_quantity: 500, min_tick_price: -0.04, max_tick_price: -0.015, active: true, is_sandbox: false,
-      reversed_spread: false, created_at: now, updated_at: now,
+      reversed_spread: false, created_at: now, updated_at: now, band_seen_at: now, prices_stale_after: null, prices_stale: false,
     },
   ];
   admin.requests = [];
@@ -223,7 +223,7 @@ export const adminHandlers: HttpHandler[] = [
   http.get('*/api/admin/instruments', () => page(admin.instruments)),
   http.post('*/api/admin/instruments', async ({ request }) => {
     const body = (await request.json()) as Record<string, unknown>;
-    const i = { ...body, instrument_id: `ai-new-${admin.nextId++}`, created_at: now, updated_at: now };
+    const i = { ...body, instrument_id: `ai-new-${admin.nextId++}`, created_at: now, updated_at: now, band_seen_at: now, prices_stale: false };
     admin.instruments.push(i);
     return HttpResponse.json(i, { status: 201 });
   }),

@@ -17,6 +17,8 @@ export type MockInstrument = {
   min_tick_price: number;
   max_tick_price: number;
   reversed_spread: boolean;
+  /** No recent exchange price (issue 30); fresh when absent. */
+  prices_stale?: boolean;
 };
 
 export type MockParent = {
@@ -57,7 +59,7 @@ const STAMP = '2026-11-23T09:00:00Z';
 const instrumentDto = (i: MockInstrument) => ({
   description: '', country: 'EU', currency: 'EUR', exchange: 'ICE Futures Europe', exchange_id: 'I', exchange_iso_code: 'IFEU',
   exchange_instrument_id: null, bbg_code: null, exchange_tick_size: i.tick_size, active: true, is_sandbox: false,
-  created_at: STAMP, updated_at: STAMP, ...i,
+  created_at: STAMP, updated_at: STAMP, band_seen_at: STAMP, prices_stale_after: null, prices_stale: false, ...i,
 });
 const parentDto = (p: MockParent) => ({ created_by: 'u-1', updated_at: p.created_at, min_execution: null, ...p });
 const orderDto = (o: MockOrder) => ({ created_by: 'u-1', updated_at: o.created_at, waiting_for_open: false, min_execution: null, ...o });
@@ -342,7 +344,7 @@ export const orderHandlers: HttpHandler[] = [
   http.get('*/api/instruments/:id/book', ({ params }) => {
     const i = trading.instruments.find((x) => x.instrument_id === params.id);
     if (!i) return problem(404, 'Instrument not found.');
-    return HttpResponse.json({ instrument_id: i.instrument_id, min_tick_price: i.min_tick_price, max_tick_price: i.max_tick_price, levels: trading.levels.get(i.instrument_id) ?? [] });
+    return HttpResponse.json({ instrument_id: i.instrument_id, min_tick_price: i.min_tick_price, max_tick_price: i.max_tick_price, prices_stale: i.prices_stale ?? false, levels: trading.levels.get(i.instrument_id) ?? [] });
   }),
   http.get('*/api/instruments/:id/market-data', ({ params }) => {
     const i = trading.instruments.find((x) => x.instrument_id === params.id);
@@ -355,6 +357,7 @@ export const orderHandlers: HttpHandler[] = [
       best_sell_price: sells.length ? Math.min(...sells) : null,
       min_tick_price: i.min_tick_price,
       max_tick_price: i.max_tick_price,
+      prices_stale: i.prices_stale ?? false,
     });
   }),
   // A company the admin mocks know comes whole (the kill switch reads it); any other, as trading needs it.

@@ -8,6 +8,7 @@ const cached = {
   instrument_id: 'i-1',
   min_tick_price: -0.04,
   max_tick_price: -0.015,
+  prices_stale: false,
   levels: [
     { price: -0.02, buy_quantity: 0, sell_quantity: 1500, own_buy_quantity: 0, own_sell_quantity: 1000 },
     { price: -0.025, buy_quantity: 700, sell_quantity: 0, own_buy_quantity: 700, own_sell_quantity: 0 },
@@ -22,6 +23,7 @@ const frame: BookFrame = {
   max_tick_price: -0.01,
   best_buy_price: -0.025,
   best_sell_price: -0.02,
+  prices_stale: true,
   levels: [
     { price: -0.02, buy_quantity: 0, sell_quantity: 2500 },
     { price: -0.025, buy_quantity: 500, sell_quantity: 0 },
@@ -35,6 +37,7 @@ describe('book frames', () => {
       instrument_id: 'i-1',
       min_tick_price: -0.035,
       max_tick_price: -0.01,
+      prices_stale: true,
       levels: [
         { price: -0.02, buy_quantity: 0, sell_quantity: 2500, own_buy_quantity: 0, own_sell_quantity: 1000 },
         { price: -0.025, buy_quantity: 500, sell_quantity: 0, own_buy_quantity: 500, own_sell_quantity: 0 },
@@ -52,9 +55,12 @@ describe('book frames', () => {
   });
 
   it('give the market data and the instrument band; a new tick reads the instrument again', () => {
-    expect(marketDataOf(frame)).toEqual({ best_buy_price: -0.025, best_sell_price: -0.02, min_tick_price: -0.035, max_tick_price: -0.01 });
-    const instrument = { instrument_id: 'i-1', tick_size: 0.005, min_tick_price: -0.04, max_tick_price: -0.015 } as Instrument;
+    expect(marketDataOf(frame)).toEqual({ best_buy_price: -0.025, best_sell_price: -0.02, min_tick_price: -0.035, max_tick_price: -0.01, prices_stale: true });
+    const instrument = { instrument_id: 'i-1', tick_size: 0.005, min_tick_price: -0.04, max_tick_price: -0.015, prices_stale: true } as Instrument;
     expect(applyInstrumentBand(instrument, frame)).toEqual({ instrument: { ...instrument, min_tick_price: -0.035, max_tick_price: -0.01 }, stale: false });
+    // Prices going stale (or fresh) with the band as it was change the instrument too.
+    const fresh = { ...instrument, min_tick_price: -0.035, max_tick_price: -0.01, prices_stale: false };
+    expect(applyInstrumentBand(fresh, frame).instrument).toEqual({ ...fresh, prices_stale: true });
     expect(applyInstrumentBand(instrument, { ...frame, tick_size: 0.01 }).stale).toBe(true);
     const same = { ...instrument, min_tick_price: -0.035, max_tick_price: -0.01 };
     expect(applyInstrumentBand(same, frame).instrument).toBe(same);

@@ -20,6 +20,7 @@ const bookSchema = z.object({
   instrument_id: z.string(),
   min_tick_price: z.number(),
   max_tick_price: z.number(),
+  prices_stale: z.boolean(),
   levels: z.array(levelSchema),
 }) satisfies z.ZodType<Schemas['BookDto']>;
 

@@ -21,6 +21,7 @@ const marketDataSchema = z.object({
   best_sell_price: z.number().nullable(),
   min_tick_price: z.number(),
   max_tick_price: z.number(),
+  prices_stale: z.boolean(),
 }) satisfies z.ZodType<MarketData>;
 
 export function getMarketData(instrumentId: string, signal?: AbortSignal) {

@@ -24,6 +24,7 @@ export function applyBookFrame(old: Book | undefined, frame: BookFrame): Book | 
     instrument_id: frame.instrument_id,
     min_tick_price: frame.min_tick_price,
     max_tick_price: frame.max_tick_price,
+    prices_stale: frame.prices_stale,
     levels: frame.levels.map((l): Level => {
       const mine = own.get(l.price);
       return {
@@ -59,5 +60,6 @@ export function marketDataOf(frame: BookFrame): MarketData {
     best_sell_price: frame.best_sell_price,
     min_tick_price: frame.min_tick_price,
     max_tick_price: frame.max_tick_price,
+    prices_stale: frame.prices_stale,
   };
 }

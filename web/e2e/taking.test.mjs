@@ -29,7 +29,7 @@ async function seedVenue(server) {
   });
   const me = await api(server.baseUrl, '/users/me', { token: admin });
   await api(server.baseUrl, `/users/${me.user_id}`, { token: admin, method: 'PATCH', body: { auto_accept: 'INSTANT' } });
-  return { instrument, traders, broker };
+  return { instrument, traders, broker, admin };
 }
 
 /** A's SELL parent with orders resting at the prices given; B's BUY parent. */
@@ -577,6 +577,56 @@ test('counterparty filters: a trader blocks a firm in Settings, the operator see
     assert.deepEqual(saved.blocked_companies.map((c) => c.name), ['Kestrel']);
     for (const p of [a, b, op]) assert.deepEqual(p.errors.map(String), []);
     assert.deepEqual(failed.flat(), []);
+  } finally {
+    for (const p of [a, b, op]) await p.context.close();
+    await stop();
+  }
+});
+
+// Issue 30 (ADR 0048): the stale-price guard. The operator gives the instrument a 30 s
+// limit; 31 s without a price and B's book says so, live, and a take is refused with the
+// reason; the operator's Instruments panel shows it; the next price clears it everywhere
+// and the take goes through.
+test('stale prices: the book and the operator are told, a take is refused, the next price clears it', async () => {
+  const { server, clock, stop } = await frozenServer();
+  const a = await newPage(browser);
+  const b = await newPage(browser);
+  const op = await newPage(browser);
+  try {
+    const { venue, instrument } = await seedAndSignIn(server, a, b);
+    await restAndParent(server, venue, [[-0.02, 1000]], 1000);
+    const path = `/admin/instruments/${instrument.instrument_id}`;
+    await api(server.baseUrl, path, { token: venue.admin, method: 'PATCH', body: { prices_stale_after: 30 } });
+    const book = b.page.getByRole('region', { name: `Order book ${instrument.name}` });
+    await book.getByRole('button', { name: 'Price -0.020, sell 1k' }).waitFor();
+    assert.equal(await book.getByText('Prices stale').count(), 0);
+
+    clock.move(31);
+    await book.getByText('Prices stale').waitFor();
+    await book.getByText('No recent exchange price: takes and accepts wait until prices return.').waitFor();
+    await shot(b.page, T, '26-prices-stale-book');
+    await book.getByRole('button', { name: 'Price -0.020, sell 1k' }).click();
+    const drawer = b.page.locator('form', { has: b.page.getByRole('heading', { name: 'Take liquidity' }) });
+    await drawer.getByRole('textbox', { name: 'Quantity' }).fill('1000');
+    await b.page.getByText(/^Prices for .* are stale: no exchange price since \d\d:\d\d:\d\d UTC\. Trading resumes when prices return\.$/).first().waitFor();
+    await shot(b.page, T, '27-prices-stale-take-refused');
+
+    await signInAs(op.page, server.baseUrl, ADMIN.email, ADMIN.password);
+    await op.page.goto(`${server.baseUrl}/admin/instrument`);
+    const row = op.page.getByRole('table', { name: 'Instruments' }).getByRole('row').filter({ hasText: instrument.name });
+    await row.getByText('Prices stale').waitFor();
+    await shot(op.page, T, '28-prices-stale-instruments-panel');
+
+    // The operator's price (the band as it was) clears it on both screens, live.
+    await api(server.baseUrl, `${path}/band`, { token: venue.admin, method: 'POST', body: { min_tick_price: instrument.min_tick_price, max_tick_price: instrument.max_tick_price } });
+    await book.getByText('Prices stale').waitFor({ state: 'detached' });
+    await row.getByText('Prices stale').waitFor({ state: 'detached' });
+    await drawer.getByRole('textbox', { name: 'Quantity' }).fill('999');
+    await drawer.getByRole('textbox', { name: 'Quantity' }).fill('1000');
+    await drawer.getByRole('region', { name: 'Match preview' }).getByRole('row', { name: /-0.020 1,000 Northgate/ }).waitFor();
+    await drawer.getByRole('button', { name: 'Send match request' }).click();
+    await b.page.getByText('Match request sent').waitFor();
+    for (const p of [a, b, op]) assert.deepEqual(p.errors.map(String), []);
   } finally {
     for (const p of [a, b, op]) await p.context.close();
     await stop();

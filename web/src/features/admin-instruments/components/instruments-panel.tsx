@@ -45,7 +45,7 @@ const price = (value: number, tick: number) => toFixed(dec(value), decimalsOf(de
  */
 const LIVE_ROWS = 40;
 
-/** Best bid and best offer of a row, moved by the instrument's book frames when `live`. */
+/** Best bid, best offer and status of a row, moved by the instrument's book frames when `live`. */
 function BandCells({ instrument: i, live }: { instrument: Instrument; live: boolean }) {
   const [pushed, setPushed] = useState<BandFrame | null>(null);
   useTopic(live ? `/topic/instruments/${i.instrument_id}/book` : null, (frame) => setPushed(frame as BandFrame));
@@ -55,6 +55,14 @@ function BandCells({ instrument: i, live }: { instrument: Instrument; live: bool
     <>
       <TableCell sx={{ fontVariantNumeric: 'tabular-nums' }}>{price(band.min_tick_price, i.tick_size)}</TableCell>
       <TableCell sx={{ fontVariantNumeric: 'tabular-nums' }}>{price(band.max_tick_price, i.tick_size)}</TableCell>
+      <TableCell>
+        <Stack direction="row" spacing={0.5}>
+          <Chip size="small" variant="outlined" label={i.active ? 'Active' : 'Inactive'} color={i.active ? 'success' : 'default'} />
+          {i.is_sandbox && <Chip size="small" variant="outlined" label="Sandbox" />}
+          {i.reversed_spread && <Chip size="small" variant="outlined" label="Reversed" />}
+          {band.prices_stale && <Chip size="small" label="Prices stale" color="error" title={`No price since ${formatDateTime(i.band_seen_at)}`} />}
+        </Stack>
+      </TableCell>
     </>
   );
 }
@@ -143,13 +151,6 @@ export function InstrumentsPanel() {
                 <TableCell>{String(i.tick_size)}</TableCell>
                 <TableCell>{i.min_quantity}</TableCell>
                 <BandCells key={i.updated_at} instrument={i} live={i.active && n < LIVE_ROWS} />
-                <TableCell>
-                  <Stack direction="row" spacing={0.5}>
-                    <Chip size="small" variant="outlined" label={i.active ? 'Active' : 'Inactive'} color={i.active ? 'success' : 'default'} />
-                    {i.is_sandbox && <Chip size="small" variant="outlined" label="Sandbox" />}
-                    {i.reversed_spread && <Chip size="small" variant="outlined" label="Reversed" />}
-                  </Stack>
-                </TableCell>
                 <TableCell>{formatDateTime(i.updated_at)}</TableCell>
                 <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
                   <IconButton size="small" aria-label={`Band chart of ${i.name}`} onClick={() => setCharting(i)}>
@@ -226,7 +227,10 @@ function InstrumentDrawer({ instrument, onClose }: { instrument: Instrument | nu
         {field('tick_size', 'Tick size', { required: true, slotProps: { htmlInput: { inputMode: 'decimal' } } })}
         {field('exchange_tick_size', 'Exchange tick size', { helperText: 'Empty when the exchange sets none', slotProps: { htmlInput: { inputMode: 'decimal' } } })}
       </Stack>
-      {field('min_quantity', 'Minimum block size', { required: true, slotProps: { htmlInput: { inputMode: 'numeric' } } })}
+      <Stack direction="row" spacing={2}>
+        {field('min_quantity', 'Minimum block size', { required: true, slotProps: { htmlInput: { inputMode: 'numeric' } } })}
+        {field('prices_stale_after', 'Stale after (seconds)', { helperText: 'Empty: no stale-price guard', slotProps: { htmlInput: { inputMode: 'numeric' } } })}
+      </Stack>
       <Typography variant="subtitle2" sx={{ mb: -1 }}>
         Electronic band (best bid and best offer, {BAND_TICKS} ticks apart when one is set)
       </Typography>

@@ -25,12 +25,17 @@ export type InstrumentForm = {
   tick_size: string;
   exchange_tick_size: string;
   min_quantity: string;
+  /** Seconds without a price before trading is held (issue 30); empty: no guard. */
+  prices_stale_after: string;
   min_tick_price: string;
   max_tick_price: string;
   active: boolean;
   is_sandbox: boolean;
   reversed_spread: boolean;
 };
+
+/** The longest stale-price limit the server takes: a day. */
+export const MAX_STALE_AFTER = 86400;
 
 /** Admin spec section 9: best bid and best offer are set 10 ticks apart. */
 export const BAND_TICKS = 10;
@@ -63,6 +68,10 @@ export function instrumentErrors(f: InstrumentForm): Errors<keyof InstrumentForm
   if (!f.currency.trim()) e.currency = 'Currency is required';
   if (!f.min_quantity.trim()) e.min_quantity = 'Minimum block size is required';
   else if (!/^\d+$/.test(f.min_quantity.trim()) || Number(f.min_quantity) < 1) e.min_quantity = 'Invalid value';
+  const staleAfter = f.prices_stale_after.trim();
+  if (staleAfter && (!/^\d+$/.test(staleAfter) || Number(staleAfter) < 1 || Number(staleAfter) > MAX_STALE_AFTER)) {
+    e.prices_stale_after = `Must be between 1 and ${MAX_STALE_AFTER} seconds`;
+  }
   e.tick_size = tickError(f.tick_size);
   // Optional: empty is 'none' (sent as null).
   if (f.exchange_tick_size.trim()) e.exchange_tick_size = tickError(f.exchange_tick_size);
@@ -111,6 +120,7 @@ export function toInstrumentForm(i: Instrument | null): InstrumentForm {
     tick_size: i ? plain(i.tick_size) : '',
     exchange_tick_size: i?.exchange_tick_size != null ? plain(i.exchange_tick_size) : '',
     min_quantity: i ? String(i.min_quantity) : '',
+    prices_stale_after: i?.prices_stale_after != null ? String(i.prices_stale_after) : '',
     min_tick_price: i ? price(i.min_tick_price, i.tick_size) : '',
     max_tick_price: i ? price(i.max_tick_price, i.tick_size) : '',
     active: i?.active ?? true,
@@ -139,6 +149,7 @@ export function instrumentRequest(v: InstrumentForm): InstrumentRequest {
     tick_size: decimalValue(v.tick_size),
     exchange_tick_size: exchangeTick ? decimalValue(exchangeTick) : null,
     min_quantity: Number(v.min_quantity.trim()),
+    prices_stale_after: v.prices_stale_after.trim() ? Number(v.prices_stale_after.trim()) : null,
     min_tick_price: decimalValue(v.min_tick_price),
     max_tick_price: decimalValue(v.max_tick_price),
     active: v.active,
@@ -162,6 +173,7 @@ export const instrumentFormSchema = z
     tick_size: z.string(),
     exchange_tick_size: z.string(),
     min_quantity: z.string(),
+    prices_stale_after: z.string(),
     min_tick_price: z.string(),
     max_tick_price: z.string(),
     active: z.boolean(),

@@ -126,6 +126,26 @@ describe('order book', () => {
     await expect.poll(() => reads()).toBeGreaterThanOrEqual(before + 3);
   });
 
+  it('says when prices are stale, from the read and from a frame, and clears it when they return', async () => {
+    addParent();
+    trading.instruments[0]!.prices_stale = true;
+    signIn();
+    const region = await book('Euribor 3M Dec26-Mar27');
+    const note = 'No recent exchange price: takes and accepts wait until prices return.';
+    expect(await within(region).findByText('Prices stale')).toBeInTheDocument();
+    expect(within(region).getByRole('status')).toHaveTextContent(note);
+    await expect.poll(() => stomp.subscriptions.map((s) => s.destination)).toContain('/topic/instruments/i-1/book');
+    const frame = (seq: number, stale: boolean) => ({
+      seq, instrument_id: 'i-1', tick_size: 0.005, min_tick_price: -0.04, max_tick_price: -0.015, best_buy_price: null, best_sell_price: null,
+      prices_stale: stale, levels: [],
+    });
+    stomp.publish('/topic/instruments/i-1/book', frame(1, false));
+    await expect.poll(() => within(region).queryByText('Prices stale')).toBeNull();
+    expect(within(region).queryByText(note)).not.toBeInTheDocument();
+    stomp.publish('/topic/instruments/i-1/book', frame(2, true));
+    expect(await within(region).findByText('Prices stale')).toBeInTheDocument();
+  });
+
   it('overlays the closed message and offers no row outside hours', async () => {
     addParent();
     trading.status = { open: false, parent_orders_open: false, closing_soon: false };

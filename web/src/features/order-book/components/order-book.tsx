@@ -90,6 +90,8 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
   const preOpen = status !== undefined && !status.open && status.parent_orders_open;
   const closed = status !== undefined && !status.open && !status.parent_orders_open;
   const i = instrument.data;
+  // Issue 30 (ADR 0048): no recent exchange price, so nothing trades here until one comes.
+  const stale = book.data?.prices_stale === true;
   const takeTipRow = showTakeTip && !closed && onWork ? rows.find((r) => r.tradable && hasOthersLiquidity(r)) : undefined;
   /** A best price as its row writes it, or null while its side is empty. */
   const bestText = (price: number | string | null | undefined) => {
@@ -124,6 +126,7 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
             <Stack direction="row" spacing={0.5} sx={{ flexWrap: 'nowrap', overflow: 'hidden', height: 20, mt: 0.5, '& .MuiChip-root': { height: 20, fontSize: 12 }, '& .MuiChip-label': { px: 0.75 } }} useFlexGap>
               {i && legLabels(i).map((leg) => <Chip key={leg} size="small" label={leg} variant="outlined" />)}
               {i?.reversed_spread && <Chip size="small" label="Reversed" color="warning" variant="outlined" />}
+              {stale && <Chip size="small" label="Prices stale" color="error" />}
             </Stack>
           </Box>
           {onRemove && (
@@ -145,10 +148,16 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
           </OnboardingTip>
         )}
         note={
-          preOpen && (
-            <Typography role="status" variant="caption" sx={{ px: 1.5, py: 0.75, bgcolor: 'action.hover', color: 'text.secondary', borderBottom: 1, borderColor: 'divider' }}>
-              Opens at {formatHour(status.open_time)}: orders you work now wait for the open.
+          stale ? (
+            <Typography role="status" variant="caption" sx={{ px: 1.5, py: 0.75, bgcolor: 'action.hover', color: 'error.main', borderBottom: 1, borderColor: 'divider' }}>
+              No recent exchange price: takes and accepts wait until prices return.
             </Typography>
+          ) : (
+            preOpen && (
+              <Typography role="status" variant="caption" sx={{ px: 1.5, py: 0.75, bgcolor: 'action.hover', color: 'text.secondary', borderBottom: 1, borderColor: 'divider' }}>
+                Opens at {formatHour(status.open_time)}: orders you work now wait for the open.
+              </Typography>
+            )
           )
         }
         placeholder={

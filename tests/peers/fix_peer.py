@@ -47,7 +47,6 @@ check the host name).
 
 import argparse
 import functools
-import importlib.metadata
 import json
 import os
 import sys
@@ -56,7 +55,8 @@ import time
 
 import quickfix as fix
 
-SOH = "\x01"
+from quickfix_support import describe, flat_fields, log_out, settings_lines
+
 INSTRUMENT_TAGS = (55, 48, 22, 207)
 SIDES = {"1": "BUY", "2": "SELL"}
 
@@ -101,28 +101,6 @@ def pretty(event, fields):
     if event in ("admin", "app", "sent", "create"):
         return None
     return " ".join([event] + [f"{k}={v}" for k, v in fields.items()])
-
-
-def data_dictionary():
-    """FIX44.xml as installed by the quickfix-ssl wheel (under <prefix>/share/quickfix)."""
-    dist = importlib.metadata.distribution("quickfix-ssl")
-    for file in dist.files or ():
-        if file.name == "FIX44.xml":
-            return str(dist.locate_file(file).resolve())
-    sys.exit("fix_peer: FIX44.xml is not in the installed quickfix-ssl package")
-
-
-def flat_fields(message):
-    """[[tag, value], ...] in the order QuickFIX serialises the message."""
-    pairs = (item.split("=", 1) for item in message.toString().split(SOH) if item)
-    return [[int(tag), value] for tag, value in pairs]
-
-
-def describe(message):
-    header = message.getHeader()
-    poss_dup = header.isSetField(43) and header.getField(43) == "Y"
-    seq = int(header.getField(34)) if header.isSetField(34) else None
-    return {"msg_type": header.getField(35), "seq": seq, "poss_dup": poss_dup}
 
 
 def fill(field_map, items):
@@ -250,31 +228,15 @@ def run_command(command, session):
 
 def shut_down(initiator, session):
     """Log out, wait up to 2 s for the venue's Logout, then stop without QuickFIX's 10 s grace."""
-    if session.isLoggedOn():
-        session.logout()
-        deadline = time.monotonic() + 2
-        while session.isLoggedOn() and time.monotonic() < deadline:
-            time.sleep(0.02)
+    log_out(session)
     initiator.stop(True)
     emit("stopped")
 
 
 def settings_text(args):
-    lines = [
-        "[DEFAULT]",
-        "ConnectionType=initiator",
-        f"FileStorePath={args.store}",
-        f"FileLogPath={os.path.join(args.store, 'log')}",
-        "StartTime=00:00:00",
-        "EndTime=00:00:00",
-        f"HeartBtInt={args.heartbeat}",
+    lines = settings_lines("fix_peer", "initiator", args.store, args.heartbeat) + [
         "ReconnectInterval=1",
         f"ResetOnLogon={'Y' if args.reset_on_logon else 'N'}",
-        "UseDataDictionary=Y",
-        f"DataDictionary={data_dictionary()}",
-        "ValidateUserDefinedFields=N",
-        "ValidateFieldsOutOfOrder=N",
-        "AllowUnknownMsgFields=Y",
         f"SocketConnectHost={args.host}",
         f"SocketConnectPort={args.port}",
     ]

@@ -268,6 +268,17 @@ pub trait UserRepo {
     async fn take_lapsed_presence(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<(Holder, DateTime<Utc>)>>;
     /// Whether any node holds a lease on `holder` beyond `now`.
     async fn present(&mut self, holder: Holder, now: DateTime<Utc>) -> StoreResult<bool>;
+    /// Holds the venue-wide lease `name` for `node` until `until`, when it is free at `now`
+    /// (lapsed, or never taken) or `node`'s already; false when another node holds it.
+    async fn hold_lease(
+        &mut self,
+        name: &str,
+        node: &str,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> StoreResult<bool>;
+    /// Lets go of the lease `name`, if `node` holds it.
+    async fn release_lease(&mut self, name: &str, node: &str) -> StoreResult<()>;
 }
 
 #[async_trait]

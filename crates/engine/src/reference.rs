@@ -579,6 +579,41 @@ impl<S: Store> Reference<S> {
         Ok(())
     }
 
+    /// The instruments the market-data session subscribes to: every active one with an
+    /// exchange instrument id, which is the provider's Symbol (55) for it (ADR 0049).
+    pub async fn market_data_symbols(&self) -> Result<Vec<(String, InstrumentId)>, EngineError> {
+        let mut out = Vec::new();
+        let mut tx = self.store.read().await?;
+        for page in 0.. {
+            let f = InstrumentFilter { active: Some(true), page, size: MAX_PAGE_SIZE, ..InstrumentFilter::default() };
+            let got = tx.instruments(&f).await?;
+            let last = got.items.len() < MAX_PAGE_SIZE as usize;
+            out.extend(got.items.into_iter().filter_map(|i| i.exchange_instrument_id.map(|s| (s, i.instrument_id))));
+            if last || page >= MAX_PAGE {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Takes or renews this node's hold on the venue-wide lease `name` for `hold`: false
+    /// while another node holds it (ADR 0049: one node runs the market-data session).
+    pub async fn hold_lease(&self, name: &str, hold: chrono::Duration) -> Result<bool, EngineError> {
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let held = tx.hold_lease(name, self.node(), now, now + hold).await?;
+        tx.commit().await?;
+        Ok(held)
+    }
+
+    /// Lets go of the lease `name`, if this node holds it.
+    pub async fn release_lease(&self, name: &str) -> Result<(), EngineError> {
+        let mut tx = self.store.write().await?;
+        tx.release_lease(name, self.node()).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     fn publish_instrument(&self, i: &Instrument) {
         self.publish(Event::instrument_changed(i));
     }

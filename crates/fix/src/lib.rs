@@ -8,6 +8,7 @@
 
 mod app;
 mod dictionary;
+pub mod market_data;
 pub mod messages;
 mod store;
 

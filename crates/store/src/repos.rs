@@ -979,6 +979,38 @@ macro_rules! shared_repos {
                 Ok(())
             }
 
+            async fn hold_lease(
+                &mut self,
+                name: &str,
+                node: &str,
+                now: DateTime<Utc>,
+                until: DateTime<Utc>,
+            ) -> StoreResult<bool> {
+                let r = sqlx::query(
+                    "insert into lease (name, node_id, until) values ($1, $2, $4) on conflict (name) do update \
+                     set node_id = excluded.node_id, until = excluded.until \
+                     where lease.node_id = excluded.node_id or lease.until < $3",
+                )
+                .bind(name)
+                .bind(node)
+                .bind(Ts(now))
+                .bind(Ts(until))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(r.rows_affected() == 1)
+            }
+
+            async fn release_lease(&mut self, name: &str, node: &str) -> StoreResult<()> {
+                sqlx::query("delete from lease where name = $1 and node_id = $2")
+                    .bind(name)
+                    .bind(node)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
+            }
+
             async fn take_lapsed_presence(&mut self, now: DateTime<Utc>) -> StoreResult<Vec<(Holder, DateTime<Utc>)>> {
                 let rows: Vec<(String, Uuid, Ts)> =
                     sqlx::query_as("delete from presence where until <= $1 returning holder_kind, holder_id, until")

@@ -59,6 +59,8 @@ pub struct Settings {
     pub server_limits: ServerLimits,
     /// The FIX gateway, when it listens.
     pub fix: Option<upstairs_fix::FixSettings>,
+    /// The market-data session to the provider of the exchange's prices (ADR 0049).
+    pub market_data: Option<upstairs_fix::market_data::MarketDataSettings>,
     /// The largest order of any kind (ADR 0027).
     pub max_order_quantity: i64,
     /// How long a trader's connections may all be gone before a cancel on disconnect.
@@ -89,6 +91,7 @@ impl Default for Settings {
             trusted_proxies: Vec::new(),
             server_limits: ServerLimits::default(),
             fix: None,
+            market_data: None,
             max_order_quantity: e.max_order_quantity,
             disconnect_grace: e.disconnect_grace,
             metrics_bind: Some(defaults::METRICS_BIND.into()),
@@ -317,8 +320,13 @@ async fn start_with<S: Store>(
     let wake = engine.wake_handle();
     let scheduler = engine.scheduler.clone().run_scheduler(settings.scheduler_poll, shutdown_rx.clone());
     let presence = engine.disconnects.clone().run_presence(shutdown_rx.clone());
+    let market_data =
+        settings.market_data.clone().map(|m| upstairs_fix::market_data::start(engine.clone(), m, shutdown_rx.clone()));
     let jobs = tokio::spawn(async move {
         tokio::join!(scheduler, presence);
+        if let Some(m) = market_data {
+            let _ = m.await;
+        }
         if let Some(peers) = peers {
             let _ = peers.await;
         }

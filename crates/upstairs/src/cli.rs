@@ -129,6 +129,19 @@ pub struct ServeArgs {
     /// The certificate's PEM private key.
     #[arg(long, env = "UPSTAIRS_FIX_TLS_KEY", requires = "fix_tls_cert")]
     pub fix_tls_key: Option<PathBuf>,
+    /// The market-data provider's FIX acceptor (`host:port`): the venue logs on to it and
+    /// moves each band from its prices (ADR 0049); unset: bands move only by hand.
+    #[arg(long, env = "UPSTAIRS_MD_CONNECT")]
+    pub md_connect: Option<String>,
+    /// The venue's CompID on the market-data session.
+    #[arg(long, env = "UPSTAIRS_MD_SENDER_COMP_ID", default_value = "UPSTAIRS-MD")]
+    pub md_sender_comp_id: String,
+    /// The provider's CompID.
+    #[arg(long, env = "UPSTAIRS_MD_TARGET_COMP_ID", default_value = "PROVIDER")]
+    pub md_target_comp_id: String,
+    /// The Password (554) of the market-data Logon.
+    #[arg(long, env = "UPSTAIRS_MD_PASSWORD", hide_env_values = true)]
+    pub md_password: Option<String>,
     /// The largest order of any kind (parent order, child order, take, RFQ, quote), in
     /// lots: at most 10^12, the ceiling the database keeps (ADR 0027).
     #[arg(long, env = "UPSTAIRS_MAX_ORDER_QUANTITY", default_value_t = upstairs_domain::quantity::DEFAULT_MAX_ORDER_QUANTITY,
@@ -184,6 +197,15 @@ impl ServeArgs {
             comp_id: self.fix_comp_id,
             tls: self.fix_tls_cert.zip(self.fix_tls_key),
         });
+        let market_data = self.md_connect.filter(|c| !c.trim().is_empty()).map(|connect| {
+            let mut m = upstairs_fix::market_data::MarketDataSettings::new(
+                connect,
+                self.md_sender_comp_id,
+                self.md_target_comp_id,
+            );
+            m.password = self.md_password.filter(|p| !p.is_empty());
+            m
+        });
         let defaults = Settings::default();
         Ok(Settings {
             bind: self.bind,
@@ -219,6 +241,7 @@ impl ServeArgs {
                 ..defaults.server_limits
             },
             fix,
+            market_data,
             max_order_quantity: self.max_order_quantity,
             disconnect_grace: Duration::from_secs(self.disconnect_grace),
             metrics_bind,

@@ -30,7 +30,15 @@ on_both_backends!(
     refused_logons_look_alike,
     a_dropped_session_pulls_the_orders_of_its_parents,
     a_broker_acknowledges_allocations_by_fix,
+    exchange_prices_come_over_a_market_data_session,
 );
+
+/// Issue 30 (ADR 0049): one node at a time holds the market-data session; when it stops,
+/// another takes it over, logs on and subscribes again (PostgreSQL: several nodes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_market_data_session_moves_to_another_node() {
+    balanced_after(market_data_across_nodes()).await
+}
 
 /// Several nodes share one PostgreSQL; SQLite is one node.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1034,4 +1042,168 @@ async fn a_broker_acknowledges_allocations_by_fix(b: Backend) {
     assert_eq!(refused, 2, "only the two unknown AllocIDs were refused");
     assert_eq!(children(&v, &v.a, &sell).await, vec![("BROKER_REJECTED".to_owned(), 1000)]);
     broker.stop().await;
+}
+
+/// A QuickFIX acceptor playing the market-data provider (`tests/peers/md_provider.py`).
+struct MdProvider {
+    peer: Peer,
+    _store: tempfile::TempDir,
+}
+
+impl MdProvider {
+    async fn start(port: u16, password: &str) -> MdProvider {
+        let store = temp_dir();
+        let args =
+            ["--port", &port.to_string(), "--sender", "PROVIDER", "--target", "UPSTAIRS-MD", "--password", password]
+                .map(str::to_owned)
+                .into_iter()
+                .chain(["--store".to_owned(), store.path().display().to_string()])
+                .collect::<Vec<_>>();
+        let mut p = MdProvider { peer: Peer::spawn("md_provider.py", &args), _store: store };
+        p.expect("listening", |_| true).await;
+        p
+    }
+
+    async fn command(&mut self, cmd: Value) {
+        use tokio::io::AsyncWriteExt;
+        let stdin = self.peer.child.stdin.as_mut().unwrap();
+        stdin.write_all(format!("{cmd}\n").as_bytes()).await.unwrap();
+        stdin.flush().await.unwrap();
+    }
+
+    /// The next event `event` that `pred` accepts, within 15 s.
+    async fn expect(&mut self, event: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let Some(e) = self.peer.next_json(left).await else { panic!("no {event} event from the provider") };
+            if e["event"] == event && pred(&e) {
+                return e;
+            }
+        }
+    }
+}
+
+/// The band of the instrument as a trader reads it, once it is `want` (within 15 s).
+async fn band_becomes(v: &Venue, want: (f64, f64)) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let (_, i) = v.app.get(&format!("/api/instruments/{}", v.instrument), Some(&v.b)).await;
+        if (i["min_tick_price"].as_f64(), i["max_tick_price"].as_f64()) == (Some(want.0), Some(want.1)) {
+            return i;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "band {} {}, want {want:?}",
+            i["min_tick_price"],
+            i["max_tick_price"]
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Issue 30 (ADR 0049): the venue logs on to the provider with its password, subscribes to
+/// the instruments with an exchange instrument id (its Symbol), and moves each band from
+/// the snapshot and the incremental refreshes; a price the band cannot take moves
+/// nothing; when the provider goes silent the stale-price guard trips and the next price
+/// clears it; when the provider drops the session the venue logs on again, subscribes
+/// again and goes on.
+async fn exchange_prices_come_over_a_market_data_session(b: Backend) {
+    let port = free_port();
+    let mut provider = MdProvider::start(port, "md-pass").await;
+    let v = venue_with(b, |s| s.market_data = Some(md_settings(port))).await;
+    provider.expect("logon", |_| true).await;
+    // Nothing to subscribe to until an instrument names its symbol.
+    let admin = v.app.admin_token().await;
+    let path = format!("/api/admin/instruments/{}", v.instrument);
+    let body = json!({"exchange_instrument_id": "ERZ6", "prices_stale_after": 30});
+    assert_eq!(v.app.patch(&path, Some(&admin), body).await.0, StatusCode::OK);
+    let sub = provider.expect("subscribed", |_| true).await;
+    assert_eq!(sub["symbols"], json!(["ERZ6"]), "{sub}");
+    assert_eq!(sub["request_type"], "1", "{sub}");
+
+    provider.command(json!({"cmd": "price", "symbol": "ERZ6", "bid": "94.71", "offer": "94.81"})).await;
+    provider.expect("sent", |e| e["msg_type"] == "W").await;
+    band_becomes(&v, (94.71, 94.81)).await;
+    provider.command(json!({"cmd": "price", "symbol": "ERZ6", "bid": "94.72", "offer": "94.82"})).await;
+    provider.expect("sent", |e| e["msg_type"] == "X").await;
+    let i = band_becomes(&v, (94.72, 94.82)).await;
+    assert_eq!(i["prices_stale"], false, "{i}");
+    // Off the tick: not taken; the band stays.
+    provider.command(json!({"cmd": "price", "symbol": "ERZ6", "bid": "94.725", "offer": "94.825"})).await;
+    provider.expect("sent", |e| e["msg_type"] == "X").await;
+    provider.command(json!({"cmd": "price", "symbol": "ERZ6", "bid": "94.73", "offer": "94.83"})).await;
+    band_becomes(&v, (94.73, 94.83)).await;
+    // Three moves, by the venue itself (prices come in order: the one off the tick came
+    // before the last and was not taken).
+    let (_, moves) = v.app.get("/api/admin/action-logs?entity=instrument&operation=band", Some(&admin)).await;
+    assert_eq!(moves["total_items"], 3, "{moves}");
+    assert!(moves["items"].as_array().unwrap().iter().all(|m| m["user"].is_null()), "{moves}");
+
+    // The provider goes silent past the limit: stale; its next price clears it.
+    v.app.clock.advance(chrono::Duration::seconds(31));
+    run_timers(&v).await;
+    let (_, i) = v.app.get(&format!("/api/instruments/{}", v.instrument), Some(&v.b)).await;
+    assert_eq!(i["prices_stale"], true, "{i}");
+    provider.command(json!({"cmd": "price", "symbol": "ERZ6", "bid": "94.73", "offer": "94.83"})).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let (_, i) = v.app.get(&format!("/api/instruments/{}", v.instrument), Some(&v.b)).await;
+        if i["prices_stale"] == false {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "still stale: {i}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // Dropped: the venue logs on again, subscribes again, and the next price moves the band.
+    provider.command(json!({"cmd": "drop"})).await;
+    provider.expect("logon", |_| true).await;
+    let again = provider.expect("subscribed", |_| true).await;
+    assert_eq!(again["symbols"], json!(["ERZ6"]), "{again}");
+    provider.command(json!({"cmd": "price", "symbol": "ERZ6", "bid": "94.74", "offer": "94.84"})).await;
+    band_becomes(&v, (94.74, 94.84)).await;
+    // In the band's history (moves at one instant of the test's clock keep its last band).
+    let (_, history) = v.app.get(&format!("/api/instruments/{}/band-history", v.instrument), Some(&v.b)).await;
+    let last = history.as_array().unwrap().last().unwrap().clone();
+    assert_eq!((&last["min_tick_price"], &last["max_tick_price"]), (&json!(94.74), &json!(94.84)), "{history}");
+    provider.command(json!({"cmd": "stop"})).await;
+    v.app.stop().await;
+}
+
+fn md_settings(port: u16) -> upstairs_fix::market_data::MarketDataSettings {
+    let mut m = upstairs_fix::market_data::MarketDataSettings::new(
+        format!("127.0.0.1:{port}"),
+        "UPSTAIRS-MD".into(),
+        "PROVIDER".into(),
+    );
+    m.password = Some("md-pass".into());
+    m.refresh = Duration::from_millis(100);
+    m
+}
+
+async fn market_data_across_nodes() {
+    let port = free_port();
+    let mut provider = MdProvider::start(port, "md-pass").await;
+    let v = venue_with(Backend::Postgres, |s| s.market_data = Some(md_settings(port))).await;
+    provider.expect("logon", |_| true).await;
+    let admin = v.app.admin_token().await;
+    let path = format!("/api/admin/instruments/{}", v.instrument);
+    assert_eq!(v.app.patch(&path, Some(&admin), json!({"exchange_instrument_id": "ERZ6"})).await.0, StatusCode::OK);
+    provider.expect("subscribed", |_| true).await;
+    // A second node with the same settings waits: the first holds the session.
+    let node = v.app.spawn_node_with(|s| s.market_data = Some(md_settings(port))).await;
+    provider.command(json!({"cmd": "price", "symbol": "ERZ6", "bid": "94.71", "offer": "94.81"})).await;
+    band_becomes(&v, (94.71, 94.81)).await;
+    // The first stops (letting the lease go): the second logs on and subscribes.
+    let Venue { app, a, b, a_admin_limited, instrument, broker } = v;
+    app.stop().await;
+    provider.expect("logout", |_| true).await;
+    provider.expect("logon", |_| true).await;
+    provider.expect("subscribed", |e| e["symbols"] == json!(["ERZ6"])).await;
+    let v = Venue { app: node, a, b, a_admin_limited, instrument, broker };
+    provider.command(json!({"cmd": "price", "symbol": "ERZ6", "bid": "94.72", "offer": "94.82"})).await;
+    band_becomes(&v, (94.72, 94.82)).await;
+    provider.command(json!({"cmd": "stop"})).await;
+    v.app.stop().await;
 }

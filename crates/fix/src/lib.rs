@@ -10,6 +10,7 @@ mod app;
 mod dictionary;
 pub mod market_data;
 pub mod messages;
+pub mod provider;
 mod store;
 
 use async_trait::async_trait;

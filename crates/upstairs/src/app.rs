@@ -282,7 +282,7 @@ pub async fn start(settings: Settings, clock: Arc<dyn Clock>) -> anyhow::Result<
 
 async fn start_with<S: Store>(
     store: S,
-    settings: Settings,
+    mut settings: Settings,
     clock: Arc<dyn Clock>,
     (listener, metrics_listener): (TcpListener, Option<TcpListener>),
     public_url: String,
@@ -307,8 +307,27 @@ async fn start_with<S: Store>(
     engine.scheduler.on_start().await?;
 
     let (shutdown, shutdown_rx) = watch::channel(false);
+    if settings.demo && settings.market_data.is_none() {
+        // The demo's prices come over FIX from its own provider, the path production
+        // prices take (ADR 0049).
+        let (prices, published) = watch::channel(upstairs_fix::provider::Prices::default());
+        let (at, _) = upstairs_fix::provider::serve_prices(
+            "127.0.0.1:0",
+            DEMO_PROVIDER_COMP_ID,
+            DEMO_VENUE_COMP_ID,
+            published,
+            shutdown_rx.clone(),
+        )
+        .await
+        .context("the demo's market-data provider")?;
+        settings.market_data = Some(upstairs_fix::market_data::MarketDataSettings::new(
+            at.to_string(),
+            DEMO_VENUE_COMP_ID.into(),
+            DEMO_PROVIDER_COMP_ID.into(),
+        ));
+        tokio::spawn(simulate_bands(engine.clone(), prices, shutdown_rx.clone()));
+    }
     if settings.demo {
-        tokio::spawn(simulate_bands(engine.clone(), shutdown_rx.clone()));
         tokio::spawn(demo_quotes(engine.clone(), shutdown_rx.clone()));
         if let Some(every) = settings.demo_robots_every {
             tokio::spawn(demo_robots(engine.clone(), every, shutdown_rx.clone()));
@@ -418,8 +437,17 @@ async fn start_with<S: Store>(
     })
 }
 
-/// The demo's market-data feed: moves the demo instruments' bands every few seconds.
-async fn simulate_bands<S: Store>(engine: Engine<S>, mut stop: watch::Receiver<bool>) {
+/// The demo provider's CompID and the venue's on its market-data session.
+const DEMO_PROVIDER_COMP_ID: &str = "DEMO-PROVIDER";
+const DEMO_VENUE_COMP_ID: &str = "UPSTAIRS-MD";
+
+/// The demo's market: every few seconds each demo instrument's band takes a step of its
+/// walk, and the demo provider sends every price to the venue over FIX.
+async fn simulate_bands<S: Store>(
+    engine: Engine<S>,
+    prices: watch::Sender<upstairs_fix::provider::Prices>,
+    mut stop: watch::Receiver<bool>,
+) {
     use rand::SeedableRng;
     let mut sim = crate::demo::BandSimulator::default();
     let mut rng = rand::rngs::StdRng::from_entropy();
@@ -427,9 +455,21 @@ async fn simulate_bands<S: Store>(engine: Engine<S>, mut stop: watch::Receiver<b
     loop {
         tokio::select! {
             _ = every.tick() => {
-                if let Err(e) = crate::demo::simulate_band_step(&engine, &mut sim, &mut rng).await {
-                    tracing::warn!(error = %e, "band simulator step failed");
-                }
+                let instruments = match crate::demo::walked_instruments(&engine).await {
+                    Ok(i) => i,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "demo market: could not read the instruments");
+                        continue;
+                    }
+                };
+                let symbols: std::collections::HashMap<_, _> =
+                    instruments.iter().filter_map(|i| Some((i.instrument_id, i.exchange_instrument_id.clone()?))).collect();
+                let now = sim
+                    .step(&instruments, &mut rng)
+                    .into_iter()
+                    .filter_map(|(id, min, max)| Some((symbols.get(&id)?.clone(), (min, max))))
+                    .collect();
+                prices.send_replace(Arc::new(now));
             }
             _ = stop.changed() => return,
         }

@@ -180,7 +180,8 @@ pub async fn seed_demo<S: Store>(engine: &Engine<S>) -> Result<bool, EngineError
             exchange_id: d.exchange_id.into(),
             exchange: d.exchange.into(),
             exchange_iso_code: d.mic.into(),
-            exchange_instrument_id: None,
+            // The demo provider's Symbol (55) for it: the Bloomberg ticker (ADR 0049).
+            exchange_instrument_id: d.bbg.split(' ').next().map(str::to_owned),
             bbg_code: Some(d.bbg.into()),
             country: if d.mic == "XEUR" { "DE".into() } else { "GB".into() },
             currency: d.currency.into(),
@@ -190,7 +191,8 @@ pub async fn seed_demo<S: Store>(engine: &Engine<S>) -> Result<bool, EngineError
             is_sandbox: d.sandbox,
             reversed_spread: d.reversed,
             band_seen_at: now,
-            prices_stale_after: None,
+            // The demo provider repeats every price every few seconds (ADR 0048).
+            prices_stale_after: Some(DEMO_STALE_AFTER),
             prices_stale: false,
             created_at: now,
             updated_at: now,
@@ -309,12 +311,18 @@ pub fn ticks_inside(i: &Instrument) -> i64 {
     (ticks_between(i.min_tick_price, i.max_tick_price, i.tick_size).unwrap_or(4) / 4).max(1)
 }
 
+/// How long a demo instrument goes without a price before it is stale: ten of the demo
+/// provider's steps.
+pub const DEMO_STALE_AFTER: i32 = 30;
+
 /// The demo's market-data simulator: each band moves around a fair value (the seeded
 /// band's low end; the first seen one for an instrument the demo did not seed), mean
 /// reverting and never more than [`ticks_inside`] ticks from it.
 #[derive(Default)]
 pub struct BandSimulator {
     fair: HashMap<InstrumentId, Decimal>,
+    /// Each band as the walk last set it (the venue's at first sight).
+    bands: HashMap<InstrumentId, (Decimal, Decimal)>,
 }
 
 /// The band's next move in ticks, from its drift from the fair value, the farthest it
@@ -339,32 +347,36 @@ pub fn band_step(drift: i64, reach: i64, roll: u32) -> i64 {
     }
 }
 
-/// Moves the band of every active instrument by [`band_step`] ticks, keeping its width.
-pub async fn simulate_band_step<S: Store>(
-    engine: &Engine<S>,
-    sim: &mut BandSimulator,
-    rng: &mut impl rand::Rng,
-) -> Result<usize, EngineError> {
-    let instruments = {
-        let mut tx = engine.store().read().await?;
-        let f = InstrumentFilter { active: Some(true), page: 0, size: 500, ..InstrumentFilter::default() };
-        tx.instruments(&f).await?.items
-    };
-    let mut moved = 0;
-    for i in instruments {
-        let seeded = INSTRUMENTS.iter().find(|d| d.name == i.name).and_then(|d| dec(d.bid).ok());
-        let fair = *sim.fair.entry(i.instrument_id).or_insert(seeded.unwrap_or(i.min_tick_price));
-        let drift = ticks_between(fair, i.min_tick_price, i.tick_size).unwrap_or(0);
-        let step = band_step(drift, ticks_inside(&i), rng.gen_range(0..10));
-        if step == 0 {
-            continue;
-        }
-        let min = add_ticks(i.min_tick_price, i.tick_size, step);
-        let max = add_ticks(i.max_tick_price, i.tick_size, step);
-        engine.reference.move_band(None, i.instrument_id, min, max).await?;
-        moved += 1;
+impl BandSimulator {
+    /// Every instrument's band after one more step of its walk, by [`band_step`] ticks
+    /// keeping its width (moved or not: a provider repeats its prices).
+    pub fn step(
+        &mut self,
+        instruments: &[Instrument],
+        rng: &mut impl rand::Rng,
+    ) -> Vec<(InstrumentId, Decimal, Decimal)> {
+        instruments
+            .iter()
+            .map(|i| {
+                let id = i.instrument_id;
+                let seeded = INSTRUMENTS.iter().find(|d| d.name == i.name).and_then(|d| dec(d.bid).ok());
+                let fair = *self.fair.entry(id).or_insert(seeded.unwrap_or(i.min_tick_price));
+                let (min, max) = *self.bands.entry(id).or_insert((i.min_tick_price, i.max_tick_price));
+                let drift = ticks_between(fair, min, i.tick_size).unwrap_or(0);
+                let step = band_step(drift, ticks_inside(i), rng.gen_range(0..10));
+                let next = (add_ticks(min, i.tick_size, step), add_ticks(max, i.tick_size, step));
+                self.bands.insert(id, next);
+                (id, next.0, next.1)
+            })
+            .collect()
     }
-    Ok(moved)
+}
+
+/// The active instruments the demo's walk moves.
+pub async fn walked_instruments<S: Store>(engine: &Engine<S>) -> Result<Vec<Instrument>, EngineError> {
+    let mut tx = engine.store().read().await?;
+    let f = InstrumentFilter { active: Some(true), page: 0, size: 500, ..InstrumentFilter::default() };
+    Ok(tx.instruments(&f).await?.items)
 }
 
 /// The demo providers quote an RFQ this long after it was sent (the n-th provider a
@@ -614,6 +626,20 @@ mod tests {
     use upstairs_engine::matches::{Take, TakeOutcome};
     use upstairs_engine::model::{OrderFilter, ParentState};
     use upstairs_engine::{BroadcastPublisher, EngineConfig, ManualClock};
+
+    /// One step of the walk, straight into the engine (as the demo provider's prices
+    /// reach it over FIX).
+    async fn simulate_band_step<S: Store>(
+        engine: &Engine<S>,
+        sim: &mut BandSimulator,
+        rng: &mut StdRng,
+    ) -> Result<(), EngineError> {
+        let instruments = walked_instruments(engine).await?;
+        for (id, min, max) in sim.step(&instruments, rng) {
+            engine.reference.move_band(None, id, min, max).await?;
+        }
+        Ok(())
+    }
 
     #[test]
     fn the_band_leans_back_to_its_fair_value_and_never_passes_its_reach() {

@@ -220,7 +220,8 @@ async fn child_order_rules_and_edits(b: Backend) {
     let (_, md) = app.get(&format!("/api/instruments/{}/market-data", v.instrument), Some(&v.b)).await;
     assert_eq!(
         md,
-        json!({"best_buy_price": 94.71, "best_sell_price": null, "max_tick_price": 94.8, "min_tick_price": 94.7})
+        json!({"best_buy_price": 94.71, "best_sell_price": null, "max_tick_price": 94.8, "min_tick_price": 94.7,
+               "prices_stale": false})
     );
 
     // Band moves away: the order stays, flagged not matchable.

@@ -104,7 +104,10 @@ async fn run<S: Store>(engine: Engine<S>, settings: MarketDataSettings, mut stop
             Ok(conn) => {
                 backoff = BACKOFF_FIRST;
                 tracing::info!(provider = %settings.connect, "market data: logged on");
-                if session(&engine, &settings, &app, &conn, &mut stop).await {
+                let applying = tokio::spawn(app.clone().apply());
+                let stopped = session(&engine, &settings, &app, &conn, &mut stop).await;
+                applying.abort();
+                if stopped {
                     break;
                 }
             }
@@ -276,39 +279,68 @@ fn apply(tops: &mut HashMap<String, Top>, snapshot: bool, symbol: Option<String>
     changed
 }
 
-/// The session's ironfix callbacks: prices in, the Logon's password out.
+/// The session's ironfix callbacks: prices in, the Logon's password out. A price only
+/// updates its symbol's top and marks it (the session's reader never waits for the
+/// database); [`Provider::apply`] moves each marked band to its latest top, so prices
+/// that come faster than bands can be written are conflated, never queued.
 struct Provider<S: Store> {
     engine: Engine<S>,
     password: Option<String>,
     symbols: Mutex<HashMap<String, InstrumentId>>,
     tops: Mutex<HashMap<String, Top>>,
+    changed: Mutex<BTreeSet<String>>,
+    wake: tokio::sync::Notify,
 }
 
 impl<S: Store> Provider<S> {
     fn new(engine: Engine<S>, password: Option<String>) -> Self {
-        Self { engine, password, symbols: Mutex::default(), tops: Mutex::default() }
+        Self {
+            engine,
+            password,
+            symbols: Mutex::default(),
+            tops: Mutex::default(),
+            changed: Mutex::default(),
+            wake: tokio::sync::Notify::new(),
+        }
     }
 
     fn know(&self, symbols: &[(String, InstrumentId)]) {
         *self.symbols.lock().unwrap_or_else(PoisonError::into_inner) = symbols.iter().cloned().collect();
     }
 
-    /// Moves the band of each changed symbol whose bid and offer are both known.
-    async fn prices(&self, m: &RawMessage<'_>, snapshot: bool) {
+    /// Takes a snapshot or a refresh into the tops, and marks the symbols it changed.
+    fn prices(&self, m: &RawMessage<'_>, snapshot: bool) {
         let (symbol, entries) = entries(m);
-        let moves: Vec<(String, InstrumentId, Decimal, Decimal)> = {
-            let mut tops = self.tops.lock().unwrap_or_else(PoisonError::into_inner);
-            let changed = apply(&mut tops, snapshot, symbol, entries);
-            let symbols = self.symbols.lock().unwrap_or_else(PoisonError::into_inner);
-            changed
-                .into_iter()
-                .filter_map(|s| {
-                    let top = tops.get(&s).copied().unwrap_or_default();
-                    let id = symbols.get(&s).copied()?;
-                    Some((s, id, top.bid?, top.offer?))
-                })
-                .collect()
-        };
+        let changed = apply(&mut self.tops.lock().unwrap_or_else(PoisonError::into_inner), snapshot, symbol, entries);
+        if !changed.is_empty() {
+            self.changed.lock().unwrap_or_else(PoisonError::into_inner).extend(changed);
+            self.wake.notify_one();
+        }
+    }
+
+    /// Moves, for as long as the session lives, the band of each marked symbol whose bid
+    /// and offer are both known to its latest top.
+    async fn apply(self: Arc<Self>) {
+        loop {
+            self.wake.notified().await;
+            let marked = std::mem::take(&mut *self.changed.lock().unwrap_or_else(PoisonError::into_inner));
+            let moves: Vec<(String, InstrumentId, Decimal, Decimal)> = {
+                let tops = self.tops.lock().unwrap_or_else(PoisonError::into_inner);
+                let symbols = self.symbols.lock().unwrap_or_else(PoisonError::into_inner);
+                marked
+                    .into_iter()
+                    .filter_map(|s| {
+                        let top = tops.get(&s).copied().unwrap_or_default();
+                        let id = symbols.get(&s).copied()?;
+                        Some((s, id, top.bid?, top.offer?))
+                    })
+                    .collect()
+            };
+            self.move_bands(moves).await;
+        }
+    }
+
+    async fn move_bands(&self, moves: Vec<(String, InstrumentId, Decimal, Decimal)>) {
         for (symbol, id, bid, offer) in moves {
             // A price the band cannot take (off the tick, a crossed or locked book) moves
             // nothing: the band stays, and goes stale if no good price follows.
@@ -351,8 +383,8 @@ impl<S: Store> Application for Provider<S> {
 
     async fn from_app(&self, m: &RawMessage<'_>, _: &SessionId) -> Result<(), RejectReason> {
         match m.msg_type().as_str() {
-            "W" => self.prices(m, true).await,
-            "X" => self.prices(m, false).await,
+            "W" => self.prices(m, true),
+            "X" => self.prices(m, false),
             "Y" => tracing::warn!(
                 md_req_id = m.get_field_str(262),
                 reason = m.get_field_str(281),

@@ -107,3 +107,32 @@ pub(crate) fn require_trade(actor: &Actor) -> Result<(), EngineError> {
 pub(crate) fn may_trade(actor: &Actor, instrument: &Instrument) -> bool {
     instrument.is_sandbox == actor.can(Permission::SandboxOnly)
 }
+
+/// The refusal of a take or an accept on an instrument whose prices are stale.
+pub(crate) fn stale_prices(i: &Instrument) -> EngineError {
+    EngineError::Conflict {
+        detail: format!(
+            "Prices for {} are stale: no exchange price since {} UTC. Trading resumes when prices return.",
+            i.name,
+            i.band_seen_at.format("%H:%M:%S")
+        ),
+        errors: vec![],
+    }
+}
+
+/// Refuses a trade on an instrument whose prices are stale at `now` (ADR 0048). A cached
+/// copy may hold an older price time than the store (the feed's price that leaves the
+/// band as it was drops no cache): one that looks stale is read again before it refuses.
+pub(crate) async fn require_fresh_prices<T: Tx>(
+    tx: &mut T,
+    i: &Instrument,
+    now: DateTime<Utc>,
+) -> Result<(), EngineError> {
+    if !i.is_stale(now) {
+        return Ok(());
+    }
+    match tx.instrument(i.instrument_id).await? {
+        Some(fresh) if fresh.is_stale(now) => Err(stale_prices(&fresh)),
+        _ => Ok(()),
+    }
+}

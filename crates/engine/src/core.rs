@@ -239,20 +239,6 @@ impl<S: Store> Core<S> {
             .ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))
     }
 
-    /// Refuses a trade on an instrument whose prices are stale (ADR 0048). A cached copy
-    /// may hold an older price time than the store (the feed's price that leaves the band
-    /// as it was drops no cache): one that looks stale is read again before it refuses.
-    pub(crate) async fn require_fresh_prices(&self, tx: &mut S::Tx, i: &Instrument) -> Result<(), EngineError> {
-        let now = self.clock.now();
-        if !i.is_stale(now) {
-            return Ok(());
-        }
-        match tx.instrument(i.instrument_id).await? {
-            Some(fresh) if fresh.is_stale(now) => Err(crate::reference::stale_prices(&fresh)),
-            _ => Ok(()),
-        }
-    }
-
     /// [`Self::cached_brokers`] inside a transaction (see [`Self::instrument_in`]).
     pub(crate) async fn brokers_in(
         &self,

@@ -383,7 +383,7 @@ impl<S: Store> Matches<S> {
                 let i = tx.instrument(m.instrument_id).await?.ok_or_else(|| internal("instrument gone"))?;
                 // Stale prices hold the accept: the request waits, as the band it needs (ADR 0048).
                 if i.is_stale(now) {
-                    return Err(crate::reference::stale_prices(&i));
+                    return Err(crate::context::stale_prices(&i));
                 }
                 if i.in_band(m.price) { event } else { MatchRequestEvent::PriceOutOfTick }
             }
@@ -623,7 +623,7 @@ impl<S: Store> Matches<S> {
         if !crate::context::may_trade(actor, instrument) {
             return Err(not_found_parent());
         }
-        self.require_fresh_prices(tx, instrument).await?;
+        crate::context::require_fresh_prices(tx, instrument, self.clock.now()).await?;
         let mut errors = Vec::new();
         if !self.brokers_in(tx, actor.user.company_id).await?.iter().any(|b| b.company_id == take.requesting_broker_id)
         {

@@ -119,18 +119,6 @@ async fn schedule_stale_sweep<T: Tx>(tx: &mut T, i: &Instrument) -> Result<(), E
     Ok(())
 }
 
-/// The refusal of a take or an accept on an instrument whose prices are stale.
-pub(crate) fn stale_prices(i: &Instrument) -> EngineError {
-    EngineError::Conflict {
-        detail: format!(
-            "Prices for {} are stale: no exchange price since {} UTC. Trading resumes when prices return.",
-            i.name,
-            i.band_seen_at.format("%H:%M:%S")
-        ),
-        errors: vec![],
-    }
-}
-
 service!(
     /// Reference data: companies, instruments and their bands.
     Reference { counterparties: Counterparties, matches: Matches }

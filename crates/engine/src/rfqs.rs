@@ -540,7 +540,7 @@ impl<S: Store> Rfqs<S> {
             return Err(not_found());
         }
         if band.is_stale(now) {
-            return Err(crate::reference::stale_prices(&band));
+            return Err(crate::context::stale_prices(&band));
         }
         if !band.in_band(side.price) {
             return Err(conflict(QUOTE_OUT_OF_BAND));

@@ -27,7 +27,7 @@ use crate::BEGIN_STRING;
 /// The lease the node running the session holds.
 pub const LEASE: &str = "market-data";
 /// How long a hold lasts unless renewed.
-const HOLD: chrono::Duration = chrono::Duration::seconds(30);
+pub const HOLD: chrono::Duration = chrono::Duration::seconds(30);
 /// The longest wait before dialling the provider again.
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 const BACKOFF_FIRST: Duration = Duration::from_millis(500);

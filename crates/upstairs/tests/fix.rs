@@ -1044,46 +1044,6 @@ async fn a_broker_acknowledges_allocations_by_fix(b: Backend) {
     broker.stop().await;
 }
 
-/// A QuickFIX acceptor playing the market-data provider (`tests/peers/md_provider.py`).
-struct MdProvider {
-    peer: Peer,
-    _store: tempfile::TempDir,
-}
-
-impl MdProvider {
-    async fn start(port: u16, password: &str) -> MdProvider {
-        let store = temp_dir();
-        let args =
-            ["--port", &port.to_string(), "--sender", "PROVIDER", "--target", "UPSTAIRS-MD", "--password", password]
-                .map(str::to_owned)
-                .into_iter()
-                .chain(["--store".to_owned(), store.path().display().to_string()])
-                .collect::<Vec<_>>();
-        let mut p = MdProvider { peer: Peer::spawn("md_provider.py", &args), _store: store };
-        p.expect("listening", |_| true).await;
-        p
-    }
-
-    async fn command(&mut self, cmd: Value) {
-        use tokio::io::AsyncWriteExt;
-        let stdin = self.peer.child.stdin.as_mut().unwrap();
-        stdin.write_all(format!("{cmd}\n").as_bytes()).await.unwrap();
-        stdin.flush().await.unwrap();
-    }
-
-    /// The next event `event` that `pred` accepts, within 15 s.
-    async fn expect(&mut self, event: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
-        loop {
-            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            let Some(e) = self.peer.next_json(left).await else { panic!("no {event} event from the provider") };
-            if e["event"] == event && pred(&e) {
-                return e;
-            }
-        }
-    }
-}
-
 /// The band of the instrument as a trader reads it, once it is `want` (within 15 s).
 async fn band_becomes(v: &Venue, want: (f64, f64)) -> Value {
     let deadline = std::time::Instant::now() + Duration::from_secs(15);

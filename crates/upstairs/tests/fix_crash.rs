@@ -20,6 +20,14 @@ use upstairs_fix::FixSettings;
 
 on_both_backends!(fix_survives_sigkill);
 
+/// Issue 30 (ADR 0049): the node holding the market-data session is SIGKILLed. Another
+/// node takes the session within the lease and subscribes again; meanwhile the
+/// instrument, with no price past its limit, is not traded (PostgreSQL: several nodes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_market_data_session_survives_sigkill() {
+    balanced_after(market_data_survives_sigkill()).await
+}
+
 const BROKER_PW: &str = "Baltic-FIX-pass";
 const FIRM_PW: &str = "Halyard-FIX-pass";
 const MATCHES: usize = 12;
@@ -54,6 +62,94 @@ async fn a_match(v: &Venue, a: &str, b: &str) -> (Value, Value) {
     let (s, m) = v.app.patch(&format!("/api/order-match-requests/{id}"), Some(a), json!({"state": "ACCEPTED"})).await;
     assert_eq!(s, StatusCode::OK, "{m}");
     (sell, buy)
+}
+
+/// How long the instrument of [`market_data_survives_sigkill`] trades without a price.
+const STALE_AFTER: u64 = 2;
+
+async fn market_data_survives_sigkill() {
+    // The data set, made in-process: A's SELL rests at 94.75, B has a BUY parent; the
+    // instrument is the provider's ERZ6 and goes stale after two seconds without a price.
+    let mut v = venue_with(Backend::Postgres, |_| {}).await;
+    let admin = v.app.admin_token().await;
+    let body = json!({"exchange_instrument_id": "ERZ6", "prices_stale_after": STALE_AFTER});
+    let path = format!("/api/admin/instruments/{}", v.instrument);
+    assert_eq!(v.app.patch(&path, Some(&admin), body).await.0, StatusCode::OK);
+    let sell = v.parent(&v.a, "SELL", 1000).await;
+    let (s, resting) = v.child(&v.a, &sell, 1000, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{resting}");
+    let buy = v.parent(&v.b, "BUY", 1000).await;
+    v.app.running.take().unwrap().stop().await;
+
+    // Two nodes with the same market-data settings: the first holds the session.
+    let md_port = free_port();
+    let mut provider = MdProvider::start(md_port, "md-pass").await;
+    let md = format!("127.0.0.1:{md_port}");
+    let args = ["--md-connect", md.as_str(), "--md-password", "md-pass"];
+    let mail_dir = v.app.dir.path().join("binary-mail");
+    let envs: [(&str, &std::ffi::OsStr); 2] =
+        [("UPSTAIRS_MAIL_DIR", mail_dir.as_os_str()), ("UPSTAIRS_ALWAYS_OPEN", "true".as_ref())];
+    let (first_port, second_port) = (free_port(), free_port());
+    let mut first = serve_binary(&v.app.database_url, first_port, &args, &envs).await;
+    provider.expect("logon", |_| true).await;
+    provider.expect("subscribed", |e| e["symbols"] == json!(["ERZ6"])).await;
+    let mut second = serve_binary(&v.app.database_url, second_port, &args, &envs).await;
+    v.app.base = format!("http://127.0.0.1:{second_port}");
+    let b = v.app.login("b@kestrel.test", PW).await;
+    let take = |dry_run: bool| {
+        let body = json!({"requesting_parent_order_id": buy["parent_order_id"], "quantity": 1000,
+                          "price": p("94.75").0, "requesting_broker_id": v.broker, "dry_run": dry_run,
+                          "residual": false});
+        let (app, b) = (&v.app, b.clone());
+        async move { app.post("/api/order-match-requests", Some(&b), body).await }
+    };
+    let stale = |(s, e): &(StatusCode, Value)| {
+        *s == StatusCode::CONFLICT && e["detail"].as_str().is_some_and(|d| d.contains("are stale"))
+    };
+
+    // No price since the data set was made: stale. The provider's price, through the
+    // first node, opens the instrument on the second.
+    let refused = take(true).await;
+    assert!(stale(&refused), "{refused:?}");
+    provider.command(json!({"cmd": "price", "symbol": "ERZ6", "bid": "94.70", "offer": "94.80"})).await;
+    until("a preview on a live price", || async { take(true).await.0 == StatusCode::OK }).await;
+
+    // SIGKILL the holder: no logout, the lease is left to lapse. Prices stop: within
+    // the limit the instrument is stale, and neither a preview nor a take goes through.
+    first.kill().await.unwrap();
+    let killed = std::time::Instant::now();
+    until("stale prices", || async { stale(&take(true).await) }).await;
+    let refused = take(false).await;
+    assert!(stale(&refused), "{refused:?}");
+
+    // The second node takes the session when the lease lapses (its next renewal after
+    // that), logs on and subscribes again.
+    let within = upstairs_fix::market_data::HOLD.to_std().unwrap() + Duration::from_secs(25);
+    provider.expect_within("logon", within, |_| true).await;
+    let taken_over = killed.elapsed();
+    provider.expect("subscribed", |e| e["symbols"] == json!(["ERZ6"])).await;
+    eprintln!("the market-data session moved to the second node {taken_over:?} after the SIGKILL");
+    let refused = take(false).await;
+    assert!(stale(&refused), "no price yet: {refused:?}");
+    let (_, requests) = v.app.get("/api/order-match-requests", Some(&b)).await;
+    assert_eq!(requests.as_array().map(Vec::len), Some(0), "nothing traded while stale: {requests}");
+
+    // Its first price opens the instrument again: B's take goes through.
+    provider.command(json!({"cmd": "price", "symbol": "ERZ6", "bid": "94.71", "offer": "94.81"})).await;
+    until("a take on a live price", || async { take(true).await.0 == StatusCode::OK }).await;
+    let (s, sent) = take(false).await;
+    assert_eq!(s, StatusCode::CREATED, "{sent}");
+    provider.command(json!({"cmd": "stop"})).await;
+    second.kill().await.unwrap();
+}
+
+/// Polls `ok` until it holds, within 15 s.
+async fn until<F: std::future::Future<Output = bool>>(what: &str, ok: impl Fn() -> F) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while !ok().await {
+        assert!(std::time::Instant::now() < deadline, "no {what} within 15 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 async fn fix_survives_sigkill(backend: Backend) {

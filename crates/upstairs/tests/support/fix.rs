@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use super::{peer_script, python};
+use super::{Peer, peer_script, python, temp_dir};
 
 pub const WITHIN: Duration = Duration::from_secs(30);
 
@@ -155,12 +155,17 @@ pub async fn seqs_agree(app: &super::TestApp, admin: &str, comp_id: &str, peer: 
 
 /// Waits until the sessions screen shows `comp_id` logged off.
 pub async fn logged_off(app: &super::TestApp, admin: &str, comp_id: &str) {
+    session_becomes(app, admin, comp_id, "LOGGED_OFF").await
+}
+
+/// Polls the sessions screen until `comp_id`'s session is in `want` (within 10 s).
+pub async fn session_becomes(app: &super::TestApp, admin: &str, comp_id: &str, want: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let (_, sessions) = app.get("/api/admin/fix-sessions", Some(admin)).await;
         let row = sessions["items"].as_array().into_iter().flatten().find(|i| i["fix_comp_id"] == comp_id).cloned();
         let state = row.unwrap_or_else(|| panic!("no session row for {comp_id}: {sessions}"))["state"].clone();
-        if state == "LOGGED_OFF" {
+        if state == want {
             return;
         }
         assert!(Instant::now() < deadline, "{comp_id} still {state}");
@@ -303,4 +308,49 @@ fn find_frame_end(buf: &[u8]) -> Option<usize> {
 
 pub fn tag(m: &[(u32, String)], t: u32) -> Option<String> {
     m.iter().find(|(k, _)| *k == t).map(|(_, v)| v.clone())
+}
+
+/// A QuickFIX acceptor playing the market-data provider (`tests/peers/md_provider.py`).
+pub struct MdProvider {
+    peer: Peer,
+    _store: tempfile::TempDir,
+}
+
+impl MdProvider {
+    pub async fn start(port: u16, password: &str) -> MdProvider {
+        let store = temp_dir();
+        let args =
+            ["--port", &port.to_string(), "--sender", "PROVIDER", "--target", "UPSTAIRS-MD", "--password", password]
+                .map(str::to_owned)
+                .into_iter()
+                .chain(["--store".to_owned(), store.path().display().to_string()])
+                .collect::<Vec<_>>();
+        let mut p = MdProvider { peer: Peer::spawn("md_provider.py", &args), _store: store };
+        p.expect("listening", |_| true).await;
+        p
+    }
+
+    pub async fn command(&mut self, cmd: Value) {
+        use tokio::io::AsyncWriteExt;
+        let stdin = self.peer.child.stdin.as_mut().unwrap();
+        stdin.write_all(format!("{cmd}\n").as_bytes()).await.unwrap();
+        stdin.flush().await.unwrap();
+    }
+
+    /// The next event `event` that `pred` accepts, within 15 s.
+    pub async fn expect(&mut self, event: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        self.expect_within(event, Duration::from_secs(15), pred).await
+    }
+
+    /// The next event `event` that `pred` accepts, within `within`.
+    pub async fn expect_within(&mut self, event: &str, within: Duration, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let Some(e) = self.peer.next_json(left).await else { panic!("no {event} event from the provider") };
+            if e["event"] == event && pred(&e) {
+                return e;
+            }
+        }
+    }
 }

@@ -66,6 +66,10 @@ function startPeer({ port, sender, password }) {
   const send = (command) => child.stdin.write(`${JSON.stringify(command)}\n`);
   return {
     logon: () => next('a logon', (e) => e.event === 'logon'),
+    /** The first application message of `msgType` the peer received. */
+    received: (msgType) => next(`a ${msgType}`, (e) => e.event === 'app' && e.msg_type === msgType),
+    /** Sends an application message: its fields and repeating groups in order. */
+    send: (msgType, fields, groups = []) => send({ cmd: 'send', msg_type: msgType, fields, groups }),
     /** The peer's own next sequence numbers. */
     async seq() {
       const from = events.length;
@@ -237,6 +241,68 @@ test('the demo admin watches FIX sessions log on and off, and gives a company it
     assert.deepEqual(errors, []);
   } finally {
     await Promise.all(peers.map((p) => p.stop()));
+    await context.close();
+    await server.stop();
+  }
+});
+
+test("a trader loads parent orders from the firm's execution system over its FIX session", async () => {
+  const fixPort = await freePort();
+  const server = await startServer({ demo: true, env: { UPSTAIRS_FIX_BIND: `127.0.0.1:${fixPort}` } });
+  const { context, page, errors } = await newPage(browser);
+  const failed = failedCalls(page);
+  let halyard;
+  try {
+    // Hugo Hart (Halyard) is the execution system's trader HHART.
+    const admin = await login(server.baseUrl, ADMIN, PASSWORD);
+    const hugo = (await api(server.baseUrl, '/admin/users?email=trader2@halyard.demo', { token: admin })).items[0];
+    await api(server.baseUrl, `/users/${hugo.user_id}`, { token: admin, method: 'PATCH', body: { ems_trader_id: 'HHART', fix_integration: true } });
+    // Hugo has not chosen how to answer match requests: the welcome screen asks first.
+    await page.goto(`${server.baseUrl}/login`);
+    await page.getByLabel('Email').fill('trader2@halyard.demo');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('radio', { name: /Reject with delay/ }).check();
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    const token = await login(server.baseUrl, 'trader2@halyard.demo', PASSWORD);
+    const before = await api(server.baseUrl, '/parent-orders', { token });
+    const euribor = page.getByRole('list', { name: 'Parent orders' }).getByRole('listitem').filter({ hasText: 'Euribor 3M Dec26-Mar27' });
+    await euribor.first().waitFor();
+    const cards = await euribor.count();
+    const load = page.getByRole('button', { name: 'Load from your execution system' });
+
+    // No live session: the button says so, and nothing else changes.
+    await load.click();
+    await page.getByRole('alert').filter({ hasText: 'Your execution system is not connected: its FIX session is not logged on. Try again once it is.' }).waitFor();
+    await shot(page, T, '09-execution-system-not-connected');
+
+    // Halyard's execution system logs on; the pull asks it for its working orders.
+    halyard = startPeer({ port: fixPort, sender: 'HALYARD', password: FIX_PASSWORD });
+    await halyard.logon();
+    await until(
+      async () => (await api(server.baseUrl, '/admin/fix-sessions', { token: admin })).items.find((s) => s.fix_comp_id === 'HALYARD')?.state === 'LOGGED_ON',
+      { what: 'Halyard logged on' },
+    );
+    await load.click();
+    await page.getByRole('status').filter({ hasText: 'Asked your execution system for its working orders: they appear here as they arrive.' }).waitFor();
+    const asked = await halyard.received('AF');
+    const request = asked.fields.find(([tag]) => tag === 584)[1];
+
+    // Its answer: one working order for HHART, 2,000 left of 2,500. It appears on Hugo's dashboard.
+    halyard.send('8', [
+      [37, 'EMS-1'], [11, 'HH-1'], [584, request], [911, '1'], [912, 'Y'], [17, 'X-1'], [150, 'I'], [39, '1'],
+      [55, 'Euribor 3M Dec26-Mar27'], [54, '1'], [38, '2500'], [151, '2000'], [14, '500'], [6, '0.005'],
+    ], [{ count: 453, delim: 448, entries: [[[448, 'HHART'], [447, 'D'], [452, '11']]] }]);
+    await until(async () => (await euribor.count()) === cards + 1, { what: 'a new Euribor parent card, pushed' });
+    await shot(page, T, '10-loaded-from-execution-system');
+    const after = await api(server.baseUrl, '/parent-orders', { token });
+    const added = after.filter((p) => !before.some((b) => b.parent_order_id === p.parent_order_id));
+    assert.deepEqual(added.map((p) => [p.direction, p.quantity]), [['BUY', 2000]]);
+    assert.deepEqual(failed, ['POST /api/parent-orders/execution-system-pulls 409']);
+    assert.deepEqual(errors, []);
+  } finally {
+    await halyard?.stop();
     await context.close();
     await server.stop();
   }

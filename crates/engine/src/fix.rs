@@ -27,12 +27,12 @@ use crate::orders::NewParentOrder;
 use crate::orders::Orders;
 use crate::ports::*;
 use crate::reports::FixReports;
-use crate::reports::enqueue_fix;
 pub use crate::reports::{
     AllocationReport, CancelRefusal, CancelRefusalReason, ExecutionKind, ExecutionReport, FixReport, LastFill,
     OrderStatus, RefusedAnswer, RefusedCancel, RefusedOrder, ReportedInstrument, TradeReport, allocation_id,
     parse_allocation_id, parse_trade_cancel_id, parse_trade_report_id, trade_cancel_id, trade_report_id, valid_comp_id,
 };
+use crate::reports::{enqueue_fix, enqueue_fix_as};
 use crate::withdrawals::Withdrawals;
 
 /// How long a node holds a company's FIX session without renewing it (ADR 0026): a node
@@ -59,6 +59,38 @@ pub struct FixNewOrder {
     pub security_id: Option<String>,
     pub exchange: Option<String>,
     pub text: Option<String>,
+}
+
+/// An execution system's order as its answer to an OrderMassStatusRequest reports it
+/// (ADR 0050).
+#[derive(Clone, Debug)]
+pub struct FixOrderStatus {
+    /// The order; its quantity is what the execution system still works (LeavesQty).
+    pub order: FixNewOrder,
+    /// Whether the execution system still works it (OrdStatus new, partly filled,
+    /// pending or replaced); a filled, cancelled, rejected or expired order is not.
+    pub working: bool,
+}
+
+/// What a working order an execution system reported came to.
+#[derive(Debug, PartialEq, Eq)]
+pub enum FixStatusAnswer {
+    /// A parent order made of it; its ExecutionReport (New) waits in the outbox.
+    Created(ParentOrderId),
+    /// Refused, with the reason for an ExecutionReport (Rejected), as a NewOrderSingle.
+    Refused(String),
+    /// Its parent's order cancelled: the execution system no longer works it.
+    Cancelled(ParentOrderId),
+    /// Nothing to do: known already, refused before, or done and never a parent here.
+    Unchanged,
+}
+
+/// A pull a trader asked of the firm's execution system.
+#[derive(Clone, Debug)]
+pub struct EmsPull {
+    /// The OrderMassStatusRequest's MassStatusReqID (584).
+    pub request_id: String,
+    pub requested_at: chrono::DateTime<chrono::Utc>,
 }
 
 /// What a NewOrderSingle came to.
@@ -384,6 +416,88 @@ impl<S: Store> Fix<S> {
                 Some(text) => Ok(FixOrderAnswer::Refused(text)),
                 None => Err(e),
             },
+        }
+    }
+
+    /// Asks the caller's firm's execution system, over its live FIX session, for its
+    /// working orders (an OrderMassStatusRequest through the outbox); the
+    /// ExecutionReports that answer become parent orders ([`Self::fix_order_status`]).
+    pub async fn pull_ems_orders(&self, actor: &Actor) -> Result<EmsPull, EngineError> {
+        crate::context::require_trade(actor)?;
+        let company = actor.user.company_id;
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let connected = tx.company(company).await?.is_some_and(|c| c.fix_comp_id.is_some());
+        let live = connected
+            && tx
+                .read_fix_session(company)
+                .await?
+                .is_some_and(|s| s.logged_on && s.owner_until.is_none_or(|until| until >= now));
+        if !live {
+            let detail = if connected {
+                "Your execution system is not connected: its FIX session is not logged on. Try again once it is."
+            } else {
+                "Your firm has no execution system connected to the venue by FIX."
+            };
+            return Err(EngineError::Conflict { detail: detail.into(), errors: vec![] });
+        }
+        let request_id = uuid::Uuid::now_v7().to_string();
+        enqueue_fix_as(&mut tx, request_id.clone(), company, FixReport::OrderStatusRequest, now).await?;
+        audit(
+            &mut tx,
+            now,
+            Some(actor.user.user_id),
+            "company",
+            Some(company.0),
+            "ems_orders_requested",
+            json!({"request_id": request_id}),
+        )
+        .await?;
+        tx.commit().await?;
+        self.poke();
+        Ok(EmsPull { request_id, requested_at: now })
+    }
+
+    /// One order of an execution system's answer to the venue's OrderMassStatusRequest:
+    /// a working order the venue does not know becomes a parent order as a
+    /// NewOrderSingle with its ClOrdID would; a known one the execution system no longer
+    /// works is cancelled here too; anything else changes nothing (ADR 0050).
+    pub async fn fix_order_status(
+        &self,
+        company: CompanyId,
+        status: FixOrderStatus,
+    ) -> Result<FixStatusAnswer, EngineError> {
+        let cl_ord_id = status.order.cl_ord_id.clone();
+        let (known, refused) = {
+            let mut tx = self.store.single().await?;
+            (tx.fix_parent_by_cl_ord_id(company, &cl_ord_id).await?, tx.fix_refusal(company, &cl_ord_id).await?)
+        };
+        match (known, status.working) {
+            (None, true) if refused.is_none() => Ok(match self.fix_new_parent_order(company, status.order).await? {
+                FixOrderAnswer::Created(p) => FixStatusAnswer::Created(p),
+                FixOrderAnswer::Refused(text) => FixStatusAnswer::Refused(text),
+                FixOrderAnswer::Known(_) => FixStatusAnswer::Unchanged,
+            }),
+            (Some(parent), false) => {
+                let v = self.store.single().await?.parent_order(parent).await?;
+                let Some(v) = v.filter(|v| v.parent.state == ParentState::Active) else {
+                    return Ok(FixStatusAnswer::Unchanged);
+                };
+                let user = self.store.single().await?.user(v.parent.created_by).await?;
+                let Some(user) = user.filter(|u| u.user.active) else { return Ok(FixStatusAnswer::Unchanged) };
+                let actor = Actor {
+                    user: user.user,
+                    company_name: user.company_name,
+                    session_id: upstairs_domain::SessionId::new(),
+                };
+                match self.withdrawals.cancel_parent_order_from(&actor, parent, None).await {
+                    Ok(()) => Ok(FixStatusAnswer::Cancelled(parent)),
+                    // Matched already: the venue's trade stands, the parent with it.
+                    Err(e) if refusal_text(&e).is_some() => Ok(FixStatusAnswer::Unchanged),
+                    Err(e) => Err(e),
+                }
+            }
+            _ => Ok(FixStatusAnswer::Unchanged),
         }
     }
 

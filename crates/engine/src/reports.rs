@@ -120,6 +120,9 @@ pub enum FixReport {
     /// A trade's split across its client's accounts, and its give-up, to the executing
     /// broker (ADR 0045).
     Allocation(AllocationReport),
+    /// A trader's ask of the firm's execution system for its working orders (ADR 0050);
+    /// the outbox row's id is the request's id.
+    OrderStatusRequest,
 }
 
 impl FixReport {
@@ -133,6 +136,7 @@ impl FixReport {
             Self::CancelRefused(_) => "cancel_refused",
             Self::AnswerRefused(_) => "answer_refused",
             Self::Allocation(_) => "allocation",
+            Self::OrderStatusRequest => "order_status_request",
         }
     }
 }

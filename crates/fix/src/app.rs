@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use upstairs_domain::CompanyId;
 use upstairs_engine::fix::{
-    CancelRefusal, FixNewOrder, FixOrderAnswer, FixReport, OrderStatus, RefusedAnswer, RefusedCancel, RefusedOrder,
+    CancelRefusal, FixNewOrder, FixOrderAnswer, FixOrderStatus, FixReport, FixStatusAnswer, OrderStatus, RefusedAnswer,
+    RefusedCancel, RefusedOrder,
 };
 use upstairs_engine::{Engine, EngineError, Store};
 
@@ -310,37 +311,10 @@ impl<S: Store> VenueApp<S> {
     }
 
     async fn new_order(&self, company: CompanyId, m: &RawMessage<'_>) -> Result<(), RejectReason> {
-        let cl_ord_id = m.get_field_str(tag::CL_ORD_ID).ok_or_else(|| missing(tag::CL_ORD_ID, "ClOrdID"))?;
-        let side = m.get_field_str(tag::SIDE).ok_or_else(|| missing(tag::SIDE, "Side"))?;
-        let qty = m.get_field_str(tag::ORDER_QTY).ok_or_else(|| missing(tag::ORDER_QTY, "OrderQty"))?;
-        let mut order = FixNewOrder {
-            cl_ord_id: cl_ord_id.to_owned(),
-            trader: trader(m),
-            side: read_side(side),
-            quantity: Decimal::from_str(qty).ok().and_then(whole_quantity),
-            min_quantity: None,
-            symbol: m.get_field_str(tag::SYMBOL).map(str::to_owned),
-            security_id: m.get_field_str(tag::SECURITY_ID).map(str::to_owned),
-            exchange: m.get_field_str(tag::SECURITY_EXCHANGE).map(str::to_owned),
-            text: m.get_field_str(tag::TEXT).map(str::to_owned),
-        };
-        // MinQty (110): the minimum execution size of the parent's child orders (ADR 0041).
-        let min_qty = m.get_field_str(tag::MIN_QTY);
-        order.min_quantity = min_qty.and_then(|q| Decimal::from_str(q).ok()).and_then(whole_quantity);
-        let refused = match (order.side, order.quantity) {
-            (None, _) => Some("Side (54) is 1 (buy) or 2 (sell)".to_owned()),
-            (_, None) => Some("OrderQty (38) must be a whole number of lots above 0".to_owned()),
-            _ if min_qty.is_some() && order.min_quantity.is_none() => {
-                Some("MinQty (110) must be a whole number of lots above 0".to_owned())
-            }
-            _ => None,
-        };
+        let (order, refused) = read_order(m, tag::ORDER_QTY)?;
         let answer = match refused {
             Some(text) => FixOrderAnswer::Refused(text),
-            None => {
-                order.text = order.text.filter(|t| !t.trim().is_empty());
-                self.engine.fix.fix_new_parent_order(company, order).await.map_err(|e| venue_failure(&e))?
-            }
+            None => self.engine.fix.fix_new_parent_order(company, order).await.map_err(|e| venue_failure(&e))?,
         };
         match answer {
             FixOrderAnswer::Created(_) => Ok(()),
@@ -353,20 +327,56 @@ impl<S: Store> VenueApp<S> {
                 let report = FixReport::Execution(report);
                 self.engine.fix.fix_reply(company, report).await.map_err(|e| venue_failure(&e))
             }
-            FixOrderAnswer::Refused(text) => {
-                let refused = RefusedOrder {
-                    cl_ord_id: cl_ord_id.to_owned(),
-                    side: side.to_owned(),
-                    quantity: qty.to_owned(),
-                    symbol: m.get_field_str(tag::SYMBOL).map(str::to_owned),
-                    security_id: m.get_field_str(tag::SECURITY_ID).map(str::to_owned),
-                    security_id_source: m.get_field_str(tag::SECURITY_ID_SOURCE).map(str::to_owned),
-                    exchange: m.get_field_str(tag::SECURITY_EXCHANGE).map(str::to_owned),
-                    text,
-                };
-                self.engine.fix.fix_refuse_order(company, refused).await.map_err(|e| venue_failure(&e))
+            FixOrderAnswer::Refused(text) => self.refuse_order(company, m, tag::ORDER_QTY, text).await,
+        }
+    }
+
+    /// An ExecutionReport answering the venue's OrderMassStatusRequest (ADR 0050): one of
+    /// the execution system's orders, whose quantity is what it still works (LeavesQty).
+    /// An empty answer (TotNumReports 0) names no order.
+    async fn order_status(&self, company: CompanyId, m: &RawMessage<'_>) -> Result<(), RejectReason> {
+        let request = m
+            .get_field_str(tag::MASS_STATUS_REQ_ID)
+            .ok_or_else(|| missing(tag::MASS_STATUS_REQ_ID, "MassStatusReqID"))?;
+        if m.get_field_str(tag::TOT_NUM_REPORTS) == Some("0") {
+            tracing::info!(%company, request, "the execution system has no working orders");
+            return Ok(());
+        }
+        let working = m.get_field_str(tag::ORD_STATUS).is_some_and(crate::messages::working_status);
+        let (order, refused) = read_order(m, tag::LEAVES_QTY)?;
+        if let (true, Some(text)) = (working, refused) {
+            return self.refuse_order(company, m, tag::LEAVES_QTY, text).await;
+        }
+        let status = FixOrderStatus { order, working };
+        match self.engine.fix.fix_order_status(company, status).await.map_err(|e| venue_failure(&e))? {
+            FixStatusAnswer::Refused(text) => self.refuse_order(company, m, tag::LEAVES_QTY, text).await,
+            answer => {
+                tracing::info!(%company, request, ?answer, "an execution system's order status");
+                Ok(())
             }
         }
+    }
+
+    /// An ExecutionReport (Rejected) for an order the venue does not take.
+    async fn refuse_order(
+        &self,
+        company: CompanyId,
+        m: &RawMessage<'_>,
+        quantity_tag: u32,
+        text: String,
+    ) -> Result<(), RejectReason> {
+        let field = |t| m.get_field_str(t).map(str::to_owned);
+        let refused = RefusedOrder {
+            cl_ord_id: field(tag::CL_ORD_ID).unwrap_or_default(),
+            side: field(tag::SIDE).unwrap_or_default(),
+            quantity: field(quantity_tag).unwrap_or_default(),
+            symbol: field(tag::SYMBOL),
+            security_id: field(tag::SECURITY_ID),
+            security_id_source: field(tag::SECURITY_ID_SOURCE),
+            exchange: field(tag::SECURITY_EXCHANGE),
+            text,
+        };
+        self.engine.fix.fix_refuse_order(company, refused).await.map_err(|e| venue_failure(&e))
     }
 
     async fn cancel(&self, company: CompanyId, m: &RawMessage<'_>) -> Result<(), RejectReason> {
@@ -392,6 +402,39 @@ impl<S: Store> VenueApp<S> {
         };
         self.engine.fix.fix_reply(company, FixReport::CancelRefused(report)).await.map_err(|e| venue_failure(&e))
     }
+}
+
+/// An execution system's order as a NewOrderSingle (its quantity in OrderQty) or an
+/// order status (in `quantity_tag`, LeavesQty) carries it, and why it cannot be a parent
+/// order, when its side, quantity or MinQty cannot be read.
+fn read_order(m: &RawMessage<'_>, quantity_tag: u32) -> Result<(FixNewOrder, Option<String>), RejectReason> {
+    let cl_ord_id = m.get_field_str(tag::CL_ORD_ID).ok_or_else(|| missing(tag::CL_ORD_ID, "ClOrdID"))?;
+    let quantity_name = if quantity_tag == tag::ORDER_QTY { "OrderQty" } else { "LeavesQty" };
+    let side = m.get_field_str(tag::SIDE).ok_or_else(|| missing(tag::SIDE, "Side"))?;
+    let qty = m.get_field_str(quantity_tag).ok_or_else(|| missing(quantity_tag, quantity_name))?;
+    let whole = |q: &str| Decimal::from_str(q).ok().and_then(whole_quantity);
+    // MinQty (110): the minimum execution size of the parent's child orders (ADR 0041).
+    let min_qty = m.get_field_str(tag::MIN_QTY);
+    let order = FixNewOrder {
+        cl_ord_id: cl_ord_id.to_owned(),
+        trader: trader(m),
+        side: read_side(side),
+        quantity: whole(qty),
+        min_quantity: min_qty.and_then(whole),
+        symbol: m.get_field_str(tag::SYMBOL).map(str::to_owned),
+        security_id: m.get_field_str(tag::SECURITY_ID).map(str::to_owned),
+        exchange: m.get_field_str(tag::SECURITY_EXCHANGE).map(str::to_owned),
+        text: m.get_field_str(tag::TEXT).map(str::to_owned).filter(|t| !t.trim().is_empty()),
+    };
+    let refused = match (order.side, order.quantity) {
+        (None, _) => Some("Side (54) is 1 (buy) or 2 (sell)".to_owned()),
+        (_, None) => Some(format!("{quantity_name} ({quantity_tag}) must be a whole number of lots above 0")),
+        _ if min_qty.is_some() && order.min_quantity.is_none() => {
+            Some("MinQty (110) must be a whole number of lots above 0".to_owned())
+        }
+        _ => None,
+    };
+    Ok((order, refused))
 }
 
 /// The trader a NewOrderSingle is for: the PartyID of its Parties entry with PartyRole 11
@@ -469,6 +512,7 @@ impl<S: Store> Application for VenueApp<S> {
             }
             msg_type::NEW_ORDER_SINGLE => self.new_order(company, m).await,
             msg_type::ORDER_CANCEL_REQUEST => self.cancel(company, m).await,
+            msg_type::EXECUTION_REPORT => self.order_status(company, m).await,
             other => Err(RejectReason::new(INVALID_MSG_TYPE, format!("MsgType {other} is not supported here"))
                 .with_ref_tag(tag::MSG_TYPE)),
         }

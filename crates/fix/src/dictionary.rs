@@ -1,7 +1,8 @@
 //! The FIX 4.4 data dictionary of what the venue reads (ADR 0033): every message type
 //! FIX 4.4 defines, and for the administrative messages (Logon and Logout aside) and the
 //! application messages the venue acts on (NewOrderSingle, OrderCancelRequest,
-//! TradeCaptureReportAck, AllocationInstructionAck, BusinessMessageReject) the fields each may
+//! TradeCaptureReportAck, AllocationInstructionAck, BusinessMessageReject, and an
+//! ExecutionReport answering the venue's OrderMassStatusRequest) the fields each may
 //! carry, which are required, their types and values, the party group, and the order of
 //! header, body and trailer. A message that breaks it gets a session Reject (35=3) with
 //! the SessionRejectReason (373) and RefTagID (371) the FIX session test cases name; a
@@ -32,6 +33,7 @@ const SUPPORTED: &[&str] = &[
     msg_type::TRADE_CAPTURE_REPORT_ACK,
     msg_type::ALLOCATION_INSTRUCTION_ACK,
     msg_type::BUSINESS_MESSAGE_REJECT,
+    msg_type::EXECUTION_REPORT,
 ];
 
 /// The highest tag number FIX 4.4 defines; user-defined tags (5000–9999) are not read
@@ -239,6 +241,50 @@ const ALLOCATION_INSTRUCTION_ACK: &[Field] = &[
 /// broker's account-level reject names them.
 const ALLOC_ACK_GROUP: &[u32] = &[79, 661, 366, 467, 776, 161, 360, 361];
 
+/// An ExecutionReport, read as an execution system's answer to the venue's
+/// OrderMassStatusRequest (ADR 0050): the fields of an order's status.
+const EXECUTION_REPORT: &[Field] = &[
+    req(37, Str),
+    f(11, Str),
+    f(41, Str),
+    f(584, Str),
+    f(911, Int),
+    f(912, Enum(&["Y", "N"])),
+    req(17, Str),
+    req(150, Str),
+    req(39, Str),
+    f(1, Str),
+    f(453, Group),
+    f(448, Str),
+    f(447, Enum(PARTY_SOURCES)),
+    f(452, Int),
+    f(55, Str),
+    f(48, Str),
+    f(22, Str),
+    f(167, Enum(SECURITY_TYPES)),
+    f(200, Str),
+    f(207, Str),
+    req(54, Str),
+    f(38, Float),
+    f(40, Str),
+    f(44, Float),
+    f(59, Str),
+    f(110, Float),
+    f(15, Str),
+    f(18, Str),
+    f(21, Str),
+    f(30, Str),
+    f(31, Float),
+    f(32, Float),
+    req(151, Float),
+    req(14, Float),
+    req(6, Float),
+    f(75, Str),
+    f(60, Time),
+    f(526, Str),
+    f(58, Str),
+];
+
 const BUSINESS_MESSAGE_REJECT: &[Field] = &[f(45, Int), req(372, Str), f(379, Str), req(380, Int), f(58, Str)];
 
 /// The administrative messages checked (a Logon is checked by its own rules, a Logout
@@ -261,6 +307,7 @@ fn body_of(msg_type: &str) -> Option<&'static [Field]> {
         msg_type::TRADE_CAPTURE_REPORT_ACK => TRADE_CAPTURE_REPORT_ACK,
         msg_type::ALLOCATION_INSTRUCTION_ACK => ALLOCATION_INSTRUCTION_ACK,
         msg_type::BUSINESS_MESSAGE_REJECT => BUSINESS_MESSAGE_REJECT,
+        msg_type::EXECUTION_REPORT => EXECUTION_REPORT,
         _ => return None,
     })
 }

@@ -72,6 +72,9 @@ pub mod tag {
     pub const TRADE_REPORT_TYPE: u32 = 856;
     pub const TRD_MATCH_ID: u32 = 880;
     pub const TRD_RPT_STATUS: u32 = 939;
+    pub const MASS_STATUS_REQ_ID: u32 = 584;
+    pub const MASS_STATUS_REQ_TYPE: u32 = 585;
+    pub const TOT_NUM_REPORTS: u32 = 911;
 }
 
 /// MsgType (35) values.
@@ -86,6 +89,7 @@ pub mod msg_type {
     pub const TRADE_CAPTURE_REPORT_ACK: &str = "AR";
     pub const ALLOCATION_INSTRUCTION: &str = "J";
     pub const ALLOCATION_INSTRUCTION_ACK: &str = "P";
+    pub const ORDER_MASS_STATUS_REQUEST: &str = "AF";
 }
 
 /// PartyRole (452) values.
@@ -114,6 +118,11 @@ pub fn encode(id: &str, report: &FixReport) -> Message {
         FixReport::CancelRefused(r) => (msg_type::ORDER_CANCEL_REJECT, cancel_refused(r)),
         FixReport::AnswerRefused(r) => (msg_type::BUSINESS_MESSAGE_REJECT, answer_refused(r)),
         FixReport::Allocation(r) => (msg_type::ALLOCATION_INSTRUCTION, allocation(id, r)),
+        // MassStatusReqType 7: the status of every order (ADR 0050).
+        FixReport::OrderStatusRequest => (
+            msg_type::ORDER_MASS_STATUS_REQUEST,
+            vec![(tag::MASS_STATUS_REQ_ID, id.to_owned()), (tag::MASS_STATUS_REQ_TYPE, "7".to_owned())],
+        ),
     };
     Message { msg_type, fields: clean(fields) }
 }
@@ -131,6 +140,12 @@ fn side(d: Direction) -> &'static str {
 }
 
 /// The side a request names, if it is one.
+/// Whether an OrdStatus (39) is of an order still worked: new, partly filled, pending
+/// cancel, replaced, suspended, pending new, accepted for bidding or pending replace.
+pub fn working_status(v: &str) -> bool {
+    matches!(v, "0" | "1" | "5" | "6" | "9" | "A" | "D" | "E")
+}
+
 pub fn read_side(v: &str) -> Option<Direction> {
     match v {
         "1" => Some(Direction::Buy),
@@ -732,6 +747,21 @@ mod tests {
             assert_eq!(read_side(side(d)), Some(d));
         }
         assert_eq!(read_side("7"), None);
+    }
+
+    #[test]
+    fn a_pull_asks_for_every_order_and_reads_which_are_worked() {
+        let m = encode("req-1", &FixReport::OrderStatusRequest);
+        assert_eq!(m.msg_type, "AF");
+        assert_eq!(
+            m.fields,
+            [(tag::MASS_STATUS_REQ_ID, "req-1".to_owned()), (tag::MASS_STATUS_REQ_TYPE, "7".to_owned())]
+        );
+        let worked: Vec<&str> = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "Z"]
+            .into_iter()
+            .filter(|s| working_status(s))
+            .collect();
+        assert_eq!(worked, ["0", "1", "5", "6", "9", "A", "D", "E"]);
     }
 
     #[test]

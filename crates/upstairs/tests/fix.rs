@@ -31,6 +31,7 @@ on_both_backends!(
     a_dropped_session_pulls_the_orders_of_its_parents,
     a_broker_acknowledges_allocations_by_fix,
     exchange_prices_come_over_a_market_data_session,
+    the_execution_system_is_pulled,
 );
 
 /// Issue 30 (ADR 0049): one node at a time holds the market-data session; when it stops,
@@ -89,6 +90,144 @@ async fn fix_venue_with(b: Backend, tls: Option<(std::path::PathBuf, std::path::
     assert_eq!(s, StatusCode::OK, "{u}");
     let port = v.app.running.as_ref().unwrap().fix.as_ref().unwrap().local_addr().port();
     (v, port)
+}
+
+/// An execution system's ExecutionReport answering the venue's OrderMassStatusRequest
+/// `request`: its order `cl_ord_id` for `trader`, in OrdStatus `status`, with `leaves`
+/// of `quantity` still to work; the `n`th of `total`.
+fn order_status(
+    request: &str,
+    (n, total): (usize, usize),
+    cl_ord_id: &str,
+    status: &str,
+    side: &str,
+    (quantity, leaves): (i64, i64),
+    trader: &str,
+) -> (Value, Value) {
+    let fields = json!([
+        [37, format!("EMS-{cl_ord_id}")],
+        [11, cl_ord_id],
+        [584, request],
+        [911, total.to_string()],
+        [912, if n == total { "Y" } else { "N" }],
+        [17, format!("X-{request}-{cl_ord_id}")],
+        [150, "I"],
+        [39, status],
+        [55, "Euribor 3M Dec26-Mar27"],
+        [54, side],
+        [38, quantity.to_string()],
+        [151, leaves.to_string()],
+        [14, (quantity - leaves).to_string()],
+        [6, "0"]
+    ]);
+    let groups = json!([{"count": 453, "delim": 448, "entries": [[[448, trader], [447, "D"], [452, "11"]]]}]);
+    (fields, groups)
+}
+
+/// Issue 30 (ADR 0050): 'Load from your execution system' asks the firm's live EMS
+/// session for its working orders (OrderMassStatusRequest); the ExecutionReports that
+/// answer become parent orders of the traders they name, or cancel those it no longer
+/// works.
+async fn the_execution_system_is_pulled(b: Backend) {
+    let (v, port) = fix_venue(b).await;
+    const PULL: &str = "/api/parent-orders/execution-system-pulls";
+    // Without a live session the button says so; a firm without a CompID is told it has
+    // none; an account that cannot trade cannot ask.
+    let (s, e) = v.app.post(PULL, Some(&v.a), json!({})).await;
+    let not_on = "Your execution system is not connected: its FIX session is not logged on. Try again once it is.";
+    assert_eq!((s, e["detail"].clone()), (StatusCode::CONFLICT, json!(not_on)));
+    let (s, e) = v.app.post(PULL, Some(&v.b), json!({})).await;
+    let none = "Your firm has no execution system connected to the venue by FIX.";
+    assert_eq!((s, e["detail"].clone()), (StatusCode::CONFLICT, json!(none)));
+    let admin = v.app.admin_token().await;
+    assert_eq!(v.app.post(PULL, Some(&admin), json!({})).await.0, StatusCode::FORBIDDEN);
+
+    let dir = temp_dir();
+    let mut ems = FixPeer::spawn(port, "HALYARD", FIRM_PW, dir.path(), &[]);
+    ems.logon().await;
+    session_becomes(&v.app, &admin, "HALYARD", "LOGGED_ON").await;
+    let (s, asked) = v.app.post(PULL, Some(&v.a), json!({})).await;
+    assert_eq!(s, StatusCode::ACCEPTED, "{asked}");
+    let request = asked["request_id"].as_str().unwrap().to_owned();
+    let af = ems.expect("an OrderMassStatusRequest", WITHIN, |e| is_app(e, "AF")).await;
+    assert_eq!((field(&af, 584), field(&af, 585).as_deref()), (Some(request.clone()), Some("7")), "{af}");
+
+    // The answer: W1 new, W2 partly filled (its leaves are the parent's quantity), W3 for
+    // a trader the venue does not know, D1 filled already (never a parent here).
+    let answer = [
+        ("W1", "0", "2", (1000, 1000), "T1"),
+        ("W2", "1", "1", (2000, 1500), "T1"),
+        ("W3", "0", "1", (1000, 1000), "NOBODY"),
+        ("D1", "2", "2", (1000, 0), "T1"),
+    ];
+    for (n, (id, status, side, qty, trader)) in answer.iter().enumerate() {
+        let (f, g) = order_status(&request, (n + 1, answer.len()), id, status, side, *qty, trader);
+        ems.send("8", f, g).await;
+    }
+    let report = |id: &'static str| move |e: &Value| is_app(e, "8") && field(e, 11).as_deref() == Some(id);
+    for id in ["W1", "W2"] {
+        let new = ems.expect("ExecutionReport New", WITHIN, report(id)).await;
+        assert_eq!((field(&new, 150).as_deref(), field(&new, 39).as_deref()), (Some("0"), Some("0")), "{new}");
+    }
+    let refused = ems.expect("ExecutionReport Rejected", WITHIN, report("W3")).await;
+    assert_eq!(
+        (field(&refused, 150).as_deref(), field(&refused, 58).as_deref()),
+        (Some("8"), Some("Unknown trader NOBODY"))
+    );
+    let (_, listed) = v.app.get("/api/parent-orders", Some(&v.a)).await;
+    let mut parents: Vec<(String, i64)> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["direction"].as_str().unwrap().to_owned(), p["quantity"].as_i64().unwrap()))
+        .collect();
+    parents.sort();
+    assert_eq!(parents, [("BUY".to_owned(), 1500), ("SELL".to_owned(), 1000)], "{listed}");
+    assert!(ems.received("3").is_empty() && ems.received("j").is_empty(), "{}", ems.transcript());
+
+    // Pulled again: W1 cancelled at the execution system is cancelled here; W2 and W3 as
+    // before change nothing (no second New, no second rejection).
+    let (s, again) = v.app.post(PULL, Some(&v.a), json!({})).await;
+    assert_eq!(s, StatusCode::ACCEPTED, "{again}");
+    let request = again["request_id"].as_str().unwrap().to_owned();
+    ems.expect("a second OrderMassStatusRequest", WITHIN, |e| {
+        is_app(e, "AF") && field(e, 584) == Some(request.clone())
+    })
+    .await;
+    let answer = [("W1", "4", "2", (1000, 0), "T1"), answer[1], answer[2]];
+    for (n, (id, status, side, qty, trader)) in answer.iter().enumerate() {
+        let (f, g) = order_status(&request, (n + 1, answer.len()), id, status, side, *qty, trader);
+        ems.send("8", f, g).await;
+    }
+    let cancelled = ems.expect("ExecutionReport Cancelled", WITHIN, report("W1")).await;
+    assert_eq!(field(&cancelled, 150).as_deref(), Some("4"), "{cancelled}");
+    // An empty answer names no order.
+    let empty = json!([
+        [37, "NONE"],
+        [584, request],
+        [911, "0"],
+        [912, "Y"],
+        [17, "X-none"],
+        [150, "I"],
+        [39, "0"],
+        [54, "1"],
+        [151, "0"],
+        [14, "0"],
+        [6, "0"]
+    ]);
+    ems.send("8", empty, json!([])).await;
+    ems.drain(Duration::from_millis(500)).await;
+    let by_id = |id: &str, exec: &str| {
+        ems.received("8")
+            .iter()
+            .filter(|e| field(e, 11).as_deref() == Some(id) && field(e, 150).as_deref() == Some(exec))
+            .count()
+    };
+    assert_eq!((by_id("W2", "0"), by_id("W3", "8"), by_id("D1", "0")), (1, 1, 0), "{}", ems.transcript());
+    assert!(ems.received("3").is_empty() && ems.received("j").is_empty(), "{}", ems.transcript());
+    let (_, listed) = v.app.get("/api/parent-orders?state=CANCELLED", Some(&v.a)).await;
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
+    ems.stop().await;
 }
 
 /// A's resting SELL of 1000 at 94.75 taken by B and accepted by A.

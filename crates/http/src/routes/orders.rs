@@ -32,6 +32,7 @@ pub fn router<S: Store>() -> ApiRouter<S> {
         .route::<__path_parent_order, _, _>(parent_order::<S>)
         .route::<__path_create_parent_order, _, _>(create_parent_order::<S>)
         .route::<__path_cancel_parent_order, _, _>(cancel_parent_order::<S>)
+        .route::<__path_pull_ems_orders, _, _>(pull_ems_orders::<S>)
         .route::<__path_orders, _, _>(orders::<S>)
         .route::<__path_order, _, _>(order::<S>)
         .route::<__path_create_order, _, _>(create_order::<S>)
@@ -128,6 +129,27 @@ pub async fn create_parent_order<S: Store>(
     };
     let created = st.engine.orders.create_parent_order(&actor, input).await?;
     Ok((StatusCode::CREATED, Json(created.into())))
+}
+
+/// A pull of the firm's execution system's working orders, as asked (ADR 0050).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EmsPullDto {
+    /// The OrderMassStatusRequest's MassStatusReqID.
+    pub request_id: String,
+    pub requested_at: DateTime<Utc>,
+}
+
+/// Asks the firm's execution system, over its live FIX session, for its working orders;
+/// they become parent orders of the traders they name as its answers arrive (pushed like
+/// any new parent order). 409 when the execution system is not connected.
+#[utoipa::path(post, path = "/api/parent-orders/execution-system-pulls", tag = "orders",
+    responses((status = 202, body = EmsPullDto), Forbidden, Conflict), security(("bearer" = [])))]
+pub async fn pull_ems_orders<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+) -> ApiResult<(StatusCode, Json<EmsPullDto>)> {
+    let pull = st.engine.fix.pull_ems_orders(&actor).await?;
+    Ok((StatusCode::ACCEPTED, Json(EmsPullDto { request_id: pull.request_id, requested_at: pull.requested_at })))
 }
 
 /// Cancels a parent order and its working child orders (refused once anything matched).

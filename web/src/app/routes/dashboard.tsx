@@ -20,6 +20,7 @@ import { useParentOrders, type ParentOrder } from '@/features/parent-orders/api/
 import { allocationsQueryKey } from '@/features/parent-orders/api/get-allocation';
 import { applyOrderFrame } from '@/features/parent-orders/api/order-frames';
 import { CreateParentOrderDrawer } from '@/features/parent-orders/components/create-parent-order-drawer';
+import { LoadFromExecutionSystem } from '@/features/parent-orders/components/load-from-execution-system';
 import { ParentOrderList } from '@/features/parent-orders/components/parent-order-list';
 import { ActiveRfqs } from '@/features/rfqs/components/active-rfqs';
 import { CreateRfqDrawer, type RfqParent } from '@/features/rfqs/components/create-rfq-drawer';
@@ -162,13 +163,16 @@ function TraderDashboard() {
           status={status.data}
           aside={<IncomingRfqs />}
           action={
-            <Stack direction="row" spacing={2} useFlexGap sx={{ flexWrap: 'wrap' }}>
-              <OnboardingTip step="FIRST_PARENT_ORDER" show={firstTip !== null && !drawerOpen} placement="bottom">
-                <Button variant="contained" onClick={() => setCreating(true)} disabled={!canCreate}>
-                  Add parent order
-                </Button>
-              </OnboardingTip>
-              <AddBook variant="button" onAdd={added.add} />
+            <Stack spacing={2}>
+              <Stack direction="row" spacing={2} useFlexGap sx={{ flexWrap: 'wrap' }}>
+                <OnboardingTip step="FIRST_PARENT_ORDER" show={firstTip !== null && !drawerOpen} placement="bottom">
+                  <Button variant="contained" onClick={() => setCreating(true)} disabled={!canCreate}>
+                    Add parent order
+                  </Button>
+                </OnboardingTip>
+                <AddBook variant="button" onAdd={added.add} />
+              </Stack>
+              <LoadFromExecutionSystem disabled={!canCreate} />
             </Stack>
           }
         />

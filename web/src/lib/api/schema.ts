@@ -814,6 +814,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/parent-orders/execution-system-pulls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Asks the firm's execution system, over its live FIX session, for its working orders;
+         *     they become parent orders of the traders they name as its answers arrive (pushed like
+         *     any new parent order). 409 when the execution system is not connected.
+         */
+        post: operations["pull_ems_orders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/parent-orders/{id}": {
         parameters: {
             query?: never;
@@ -1627,6 +1648,13 @@ export interface components {
         EmailKindDto: "PASSWORD_RESET" | "ACCOUNT_ACTIVATION" | "EMAIL_CHANGED" | "TRADE_ACCEPTANCE" | "TRADE_FILL" | "TRADE_DECLINED" | "TRADE_ALLOCATED" | "ORDERS_DIGEST";
         EmailRequest: {
             email: string;
+        };
+        /** @description A pull of the firm's execution system's working orders, as asked (ADR 0050). */
+        EmsPullDto: {
+            /** @description The OrderMassStatusRequest's MassStatusReqID. */
+            request_id: string;
+            /** Format: date-time */
+            requested_at: string;
         };
         /** @description A node's FIX 4.4 acceptor. */
         FixAcceptorDto: {
@@ -7515,6 +7543,70 @@ export interface operations {
                 };
             };
             /** @description Too many attempts: try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The venue is busy: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    pull_ems_orders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmsPullDto"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -102,6 +102,8 @@ export const trading = {
   incoming: [] as MockIncomingRfq[],
   /** The allocations of the caller's trades, by order id (ADR 0045). */
   allocations: new Map<string, MockAllocation>(),
+  /** Whether the firm's execution system has a live FIX session (POST /parent-orders/execution-system-pulls). */
+  executionSystemConnected: false,
   nextId: 1,
 };
 
@@ -192,6 +194,7 @@ export function resetOrderMocks() {
   trading.rfqs = [];
   trading.incoming = [];
   trading.allocations = new Map();
+  trading.executionSystemConnected = false;
   trading.nextId = 1;
 }
 
@@ -228,7 +231,8 @@ function signedIn(request: Request) {
 }
 
 async function record(request: Request) {
-  const body: unknown = request.method === 'GET' || request.method === 'DELETE' ? undefined : await request.clone().json();
+  const text = request.method === 'GET' || request.method === 'DELETE' ? '' : await request.clone().text();
+  const body: unknown = text === '' ? undefined : JSON.parse(text);
   trading.requests.push({ method: request.method, path: new URL(request.url).pathname + new URL(request.url).search, body });
 }
 
@@ -405,6 +409,11 @@ export const orderHandlers: HttpHandler[] = [
     const p = addParent({ ...body, quantities: { tradable: body.quantity, working: 0, matched: 0 } });
     return HttpResponse.json(parentDto(p), { status: 201 });
   }),
+  http.post('*/api/parent-orders/execution-system-pulls', () =>
+    trading.executionSystemConnected
+      ? HttpResponse.json({ request_id: `pull-${trading.nextId++}`, requested_at: '2026-11-23T10:00:00Z' }, { status: 202 })
+      : problem(409, 'Your firm has no execution system connected to the venue by FIX.'),
+  ),
   http.delete('*/api/parent-orders/:id', ({ params }) => {
     const p = trading.parents.find((x) => x.parent_order_id === params.id);
     if (!p) return problem(404, 'Parent order not found.');

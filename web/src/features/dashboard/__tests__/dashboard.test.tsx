@@ -24,6 +24,29 @@ describe('dashboard without orders', () => {
   });
 });
 
+describe('load from your execution system', () => {
+  it('asks the execution system and says its orders are on their way', async () => {
+    trading.executionSystemConnected = true;
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    await user.click(await screen.findByRole('button', { name: 'Load from your execution system' }));
+    expect(await screen.findByRole('status')).toHaveTextContent('Asked your execution system for its working orders: they appear here as they arrive.');
+    expect(trading.requests).toContainEqual(expect.objectContaining({ method: 'POST', path: '/api/parent-orders/execution-system-pulls' }));
+  });
+
+  it("says so when the firm's execution system is not connected", async () => {
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    await user.click(await screen.findByRole('button', { name: 'Load from your execution system' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Your firm has no execution system connected to the venue by FIX.');
+    expect(screen.queryByRole('status')).not.toBeInTheDocument();
+  });
+
+  it('waits for the parent-order opening, as Add parent order does', async () => {
+    trading.status = { open: false, parent_orders_open: false, closing_soon: false };
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    expect(await screen.findByRole('button', { name: 'Load from your execution system' })).toBeDisabled();
+  });
+});
+
 describe('trading hours', () => {
   it('shows the configured hours in the top bar and the closed panel, never assumed ones', async () => {
     trading.status = { open: false, parent_orders_open: false, closing_soon: false, open_time: '08:30', close_time: '16:30' };

@@ -30,6 +30,7 @@ import { useAllocation, type Allocation } from '../api/get-allocation';
 import type { ParentOrder } from '../api/get-parent-orders';
 import { ALLOCATABLE_STATES, brokerAnswer } from '../lib/allocation-form';
 import { AllocationDialog } from './allocation-dialog';
+import { LoadFromExecutionSystem } from './load-from-execution-system';
 
 const glow = keyframes`
   from { box-shadow: 0 0 0 3px rgba(25, 118, 210, 0.6); }
@@ -70,6 +71,7 @@ export function ParentOrderList({ parents, created = null, orders, open, canCrea
           Add parent order
         </Button>
       </Stack>
+      <LoadFromExecutionSystem compact disabled={!canCreate} />
       {parents.length === 0 && (
         <Paper variant="outlined" sx={{ p: 2 }}>
           <Typography variant="body2" color="text.secondary">

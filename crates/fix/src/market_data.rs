@@ -24,6 +24,9 @@ use upstairs_engine::{Engine, Store};
 
 use crate::BEGIN_STRING;
 
+/// How many bands a round of prices moves at once.
+const BANDS_AT_ONCE: usize = 4;
+
 /// The lease the node running the session holds.
 pub const LEASE: &str = "market-data";
 /// How long a hold lasts unless renewed.
@@ -340,14 +343,20 @@ impl<S: Store> Provider<S> {
         }
     }
 
+    /// Moves the bands of different instruments side by side (each its own transaction;
+    /// a symbol is marked once per round, so no two touch one instrument), so that one
+    /// instrument's price does not wait behind the writes of all the others.
     async fn move_bands(&self, moves: Vec<(String, InstrumentId, Decimal, Decimal)>) {
-        for (symbol, id, bid, offer) in moves {
-            // A price the band cannot take (off the tick, a crossed or locked book) moves
-            // nothing: the band stays, and goes stale if no good price follows.
-            if let Err(e) = self.engine.reference.move_band(None, id, bid, offer).await {
-                tracing::warn!(%symbol, %bid, %offer, error = %e, "market data: a price not taken");
-            }
-        }
+        use futures::StreamExt;
+        futures::stream::iter(moves)
+            .for_each_concurrent(BANDS_AT_ONCE, |(symbol, id, bid, offer)| async move {
+                // A price the band cannot take (off the tick, a crossed or locked book)
+                // moves nothing: the band stays, and goes stale if no good price follows.
+                if let Err(e) = self.engine.reference.move_band(None, id, bid, offer).await {
+                    tracing::warn!(%symbol, %bid, %offer, error = %e, "market data: a price not taken");
+                }
+            })
+            .await;
     }
 }
 

@@ -3,7 +3,7 @@
 // calculator, the action log, and a trader who has no menu and gets no access.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN, api, createUserAsAdmin, launchBrowser, newPage, shot, startServer, until, waitForMail } from './harness.mjs';
+import { ADMIN, api, createUserAsAdmin, frozenServer, launchBrowser, newPage, shot, startServer, until, waitForMail } from './harness.mjs';
 
 const T = 'admin';
 let browser;
@@ -327,5 +327,72 @@ test('an admin reads the action log: pages, e-mail filter, sorting, details; a t
   } finally {
     await context.close();
     await server.stop();
+  }
+});
+
+test("an admin schedules an instrument's tick size and minimum block ahead; they take effect at their time", async () => {
+  const { server, clock, stop } = await frozenServer();
+  const { context, page, errors } = await newPage(browser);
+  try {
+    const { token } = await api(server.baseUrl, '/auth/login', { method: 'POST', body: { ...ADMIN, rememberMe: false } });
+    const created = await api(server.baseUrl, '/admin/instruments', {
+      token,
+      method: 'POST',
+      body: { name: 'Euribor 3M Dec26-Mar27', term: 'Dec26-Mar27', min_quantity: 500, tick_size: 0.005, exchange_id: 'I', currency: 'EUR', min_tick_price: -0.04, max_tick_price: -0.015 },
+    });
+    await signIn(page, server.baseUrl, ADMIN.email, ADMIN.password);
+    await page.getByRole('heading', { name: 'Welcome to Upstairs' }).waitFor();
+    await page.getByRole('radio', { name: /Instant/ }).check();
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await openPanel(page, 'Instruments panel');
+    await page.getByRole('table', { name: 'Instruments' }).getByText('Euribor 3M Dec26-Mar27').waitFor();
+
+    // The history: the settings it was made with, in force.
+    await page.getByRole('button', { name: 'Settings of Euribor 3M Dec26-Mar27' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings of Euribor 3M Dec26-Mar27' });
+    const history = dialog.getByRole('table', { name: 'Settings history' });
+    const rows = async () => (await history.getByRole('row').all()).slice(1);
+    const cells = async () => Promise.all((await rows()).map(async (r) => (await r.getByRole('cell').allTextContents()).slice(1, 5)));
+    await history.getByRole('cell', { name: 'In force' }).waitFor();
+    assert.deepEqual(await cells(), [['0.005', '—', '500', 'In force']]);
+
+    // An hour ahead (the venue's clock, in the browser's local time): 0.0025 and a block of 1,000.
+    const when = await page.evaluate((ms) => {
+      const d = new Date(ms);
+      const pad = (n) => String(n).padStart(2, '0');
+      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+    }, clock.now() + 3_600_000);
+    const form = dialog.getByRole('form', { name: 'Schedule a change' });
+    await form.getByLabel('Effective from').fill(when);
+    await form.getByRole('textbox', { name: 'Tick size', exact: true }).fill('0.0025');
+    await form.getByRole('textbox', { name: 'Minimum block' }).fill('1000');
+    await form.getByRole('button', { name: 'Schedule' }).click();
+    await dialog.getByRole('status').filter({ hasText: /^Change scheduled for \d\d\/\d\d\/\d{4} \d\d:\d\d\.$/ }).waitFor();
+    await history.getByRole('cell', { name: 'Scheduled' }).waitFor();
+    assert.deepEqual(await cells(), [['0.0025', '—', '1000', 'Scheduled'], ['0.005', '—', '500', 'In force']]);
+    await shot(page, T, '20-settings-scheduled');
+    let [instrument] = await api(server.baseUrl, '/instruments', { token });
+    assert.deepEqual([instrument.tick_size, instrument.min_quantity], [0.005, 500]);
+
+    // The hour passes on the venue's clock: in force by itself.
+    clock.move(3_700);
+    await until(async () => {
+      [instrument] = await api(server.baseUrl, '/instruments', { token });
+      return instrument.tick_size === 0.0025 && instrument.min_quantity === 1000;
+    }, { timeoutMs: 20_000, what: 'the scheduled settings in force' });
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: 'Settings of Euribor 3M Dec26-Mar27' }).click();
+    await history.getByRole('cell', { name: 'Superseded' }).waitFor();
+    assert.deepEqual(await cells(), [['0.0025', '—', '1000', 'In force'], ['0.005', '—', '500', 'Superseded']]);
+    // The form starts from the version now in force.
+    await until(async () => (await form.getByRole('textbox', { name: 'Tick size', exact: true }).inputValue()) === '0.0025', { what: 'the form from the settings in force' });
+    assert.equal(await form.getByRole('textbox', { name: 'Minimum block' }).inputValue(), '1000');
+    await shot(page, T, '21-settings-in-force');
+    assert.equal(created.instrument_id, instrument.instrument_id);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await stop();
   }
 });

@@ -254,6 +254,8 @@ impl<S: Store> Matches<S> {
                 auto_answer: auto_answer(now, auto_accept),
                 answered_automatically: false,
                 answered_at: None,
+                tick_size: instrument.tick_size,
+                min_quantity: instrument.min_quantity,
             };
             let notice = crate::notifications::received(&request);
             let log = action_log(

@@ -166,6 +166,16 @@ pub trait InstrumentRepo {
         from: DateTime<Utc>,
         to: DateTime<Utc>,
     ) -> StoreResult<Vec<(DateTime<Utc>, rust_decimal::Decimal, rust_decimal::Decimal)>>;
+    /// Keeps a version of an instrument's settings.
+    async fn insert_instrument_setting(&mut self, s: &InstrumentSetting) -> StoreResult<()>;
+    /// Every version of an instrument's settings, the latest `effective_from` first (the
+    /// latest made first among those of one time).
+    async fn instrument_settings(&mut self, instrument: InstrumentId) -> StoreResult<Vec<InstrumentSetting>>;
+    async fn instrument_setting(&mut self, id: uuid::Uuid) -> StoreResult<Option<InstrumentSetting>>;
+    /// Removes a version not yet applied; false when there is none such.
+    async fn delete_instrument_setting(&mut self, id: uuid::Uuid) -> StoreResult<bool>;
+    /// Marks a version applied at `at`.
+    async fn apply_instrument_setting(&mut self, id: uuid::Uuid, at: DateTime<Utc>) -> StoreResult<()>;
 }
 
 #[async_trait]

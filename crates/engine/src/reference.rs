@@ -91,6 +91,34 @@ fn instrument_json(i: &Instrument) -> serde_json::Value {
     })
 }
 
+/// The timer that puts a scheduled version of an instrument's settings in force (ADR 0051).
+pub const SETTINGS_DUE: &str = "instrument.settings";
+
+/// A version of an instrument's settings to put in force at `effective_from` (ADR 0051).
+#[derive(Debug, Clone)]
+pub struct ScheduledSetting {
+    pub effective_from: DateTime<Utc>,
+    pub tick_size: Decimal,
+    pub exchange_tick_size: Option<Decimal>,
+    pub min_quantity: i64,
+}
+
+/// The version of `i`'s settings it has now, applied at `now` (by `by`).
+fn setting_now(i: &Instrument, by: Option<UserId>, now: DateTime<Utc>) -> InstrumentSetting {
+    InstrumentSetting {
+        setting_id: uuid::Uuid::now_v7(),
+        instrument_id: i.instrument_id,
+        effective_from: now,
+        tick_size: i.tick_size,
+        exchange_tick_size: i.exchange_tick_size,
+        min_quantity: i.min_quantity,
+        created_by: by,
+        created_by_email: None,
+        created_at: now,
+        applied_at: Some(now),
+    }
+}
+
 /// The timer that finds an instrument's prices stale (ADR 0048).
 pub const PRICES_STALE: &str = "prices.stale";
 /// The longest staleness limit: a day.
@@ -438,6 +466,7 @@ impl<S: Store> Reference<S> {
         let mut tx = self.store.write().await?;
         tx.insert_instrument(&i).await?;
         tx.record_band(&i, now).await?;
+        tx.insert_instrument_setting(&setting_now(&i, Some(actor.user.user_id), now)).await?;
         schedule_stale_sweep(&mut tx, &i).await?;
         let log = action_log(
             now,
@@ -461,7 +490,7 @@ impl<S: Store> Reference<S> {
         ch: InstrumentChanges,
     ) -> Result<Instrument, EngineError> {
         require(actor, Permission::Admin)?;
-        self.change_instrument(Some(actor.user.user_id), id, ch, "update").await
+        self.change_instrument(Some(actor.user.user_id), id, ch, "update", None).await
     }
 
     /// Moves the electronic band (the exchange's best bid and offer): from the admin
@@ -477,15 +506,19 @@ impl<S: Store> Reference<S> {
             require(a, Permission::Admin)?;
         }
         let ch = InstrumentChanges { min_tick_price: Some(min), max_tick_price: Some(max), ..Default::default() };
-        self.change_instrument(actor.map(|a| a.user.user_id), id, ch, "band").await
+        self.change_instrument(actor.map(|a| a.user.user_id), id, ch, "band", None).await
     }
 
+    /// Applies `ch` to an instrument; `setting` is the scheduled version of its settings
+    /// that `ch` puts in force, marked applied in the same transaction. A change of its
+    /// settings made now is kept as a version of its own (ADR 0051).
     async fn change_instrument(
         &self,
         by: Option<UserId>,
         id: InstrumentId,
         ch: InstrumentChanges,
         op: &str,
+        setting: Option<uuid::Uuid>,
     ) -> Result<Instrument, EngineError> {
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
@@ -512,6 +545,15 @@ impl<S: Store> Reference<S> {
         if moved {
             tx.record_band(&i, now).await?;
         }
+        match setting {
+            Some(s) => tx.apply_instrument_setting(s, now).await?,
+            None if (was.tick_size, was.exchange_tick_size, was.min_quantity)
+                != (i.tick_size, i.exchange_tick_size, i.min_quantity) =>
+            {
+                tx.insert_instrument_setting(&setting_now(&i, by, now)).await?;
+            }
+            None => {}
+        }
         if was.prices_stale != i.prices_stale || was.prices_stale_after != i.prices_stale_after {
             schedule_stale_sweep(&mut tx, &i).await?;
         }
@@ -528,6 +570,148 @@ impl<S: Store> Reference<S> {
         self.publish_book(id);
         self.matches.cancel_out_of_band(&i).await?;
         Ok(i)
+    }
+
+    /// Every version of an instrument's settings, scheduled ones first (ADR 0051).
+    pub async fn instrument_settings(
+        &self,
+        actor: &Actor,
+        id: InstrumentId,
+    ) -> Result<Vec<InstrumentSetting>, EngineError> {
+        require(actor, Permission::Admin)?;
+        let mut tx = self.store.read().await?;
+        tx.instrument(id).await?.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
+        Ok(tx.instrument_settings(id).await?)
+    }
+
+    /// Schedules a version of an instrument's settings, put in force by a timer at its
+    /// time: checked now against the instrument as it stands, and again then.
+    pub async fn schedule_instrument_setting(
+        &self,
+        actor: &Actor,
+        id: InstrumentId,
+        new: ScheduledSetting,
+    ) -> Result<InstrumentSetting, EngineError> {
+        require(actor, Permission::Admin)?;
+        let now = self.clock.now();
+        let latest = "9999-12-31T23:59:59Z".parse::<DateTime<Utc>>().unwrap_or(DateTime::<Utc>::MAX_UTC);
+        let mut errors = Vec::new();
+        if new.effective_from <= now || new.effective_from > latest {
+            errors.push(FieldError::new("effective_from", "Choose a time after now"));
+        }
+        if new.min_quantity <= 0 {
+            errors.push(FieldError::new("min_quantity", "The minimum block must be a whole number above 0"));
+        }
+        let mut tx = self.store.write().await?;
+        let i = tx.instrument(id).await?.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
+        let ch = settings_changes(new.tick_size, new.exchange_tick_size, new.min_quantity);
+        if let Err(EngineError::Invalid { errors: more, .. }) = apply_instrument_changes(&mut i.clone(), ch) {
+            // The band's own fields are not the form's: a band off the new tick is the tick's.
+            let off_tick = more.iter().any(|e| e.field.ends_with("_tick_price"));
+            errors.extend(
+                more.into_iter().filter(|e| {
+                    !e.field.ends_with("_tick_price") && (e.field != "min_quantity" || new.min_quantity > 0)
+                }),
+            );
+            if off_tick {
+                let at = |p| upstairs_domain::price::priced(p, Some(i.tick_size));
+                let band = format!("{}–{}", at(i.min_tick_price), at(i.max_tick_price));
+                errors.push(FieldError::new("tick_size", format!("The band {band} is not on this tick")));
+            }
+        }
+        if !errors.is_empty() {
+            return Err(EngineError::invalid_many(errors));
+        }
+        let setting = InstrumentSetting {
+            setting_id: uuid::Uuid::now_v7(),
+            instrument_id: id,
+            effective_from: new.effective_from,
+            tick_size: new.tick_size,
+            exchange_tick_size: new.exchange_tick_size,
+            min_quantity: new.min_quantity,
+            created_by: Some(actor.user.user_id),
+            created_by_email: Some(actor.user.email.clone()),
+            created_at: now,
+            applied_at: None,
+        };
+        let taken = tx.instrument_settings(id).await?;
+        if taken.iter().any(|s| s.applied_at.is_none() && s.effective_from == new.effective_from) {
+            return Err(EngineError::Conflict {
+                detail: "A change of this instrument's settings is already scheduled for that time.".into(),
+                errors: vec![],
+            });
+        }
+        tx.insert_instrument_setting(&setting).await?;
+        tx.insert_timer(&Timer {
+            timer_id: uuid::Uuid::now_v7(),
+            kind: SETTINGS_DUE.into(),
+            payload: json!({"setting_id": setting.setting_id}),
+            due_at: setting.effective_from,
+            dedupe_key: Some(format!("{SETTINGS_DUE}:{}", setting.setting_id)),
+            attempts: 0,
+        })
+        .await?;
+        let body = json!({"setting_id": setting.setting_id, "effective_from": setting.effective_from,
+            "tick_size": setting.tick_size.to_string(), "exchange_tick_size": setting.exchange_tick_size.map(|d| d.to_string()),
+            "min_quantity": setting.min_quantity});
+        audit(&mut tx, now, Some(actor.user.user_id), "instrument", Some(id.0), "settings_scheduled", body).await?;
+        tx.commit().await?;
+        Ok(setting)
+    }
+
+    /// Cancels a version of an instrument's settings not yet in force.
+    pub async fn cancel_instrument_setting(
+        &self,
+        actor: &Actor,
+        id: InstrumentId,
+        setting_id: uuid::Uuid,
+    ) -> Result<(), EngineError> {
+        require(actor, Permission::Admin)?;
+        let now = self.clock.now();
+        let mut tx = self.store.write().await?;
+        let not_found = || EngineError::NotFound("Setting not found.".into());
+        let s = tx.instrument_setting(setting_id).await?.filter(|s| s.instrument_id == id).ok_or_else(not_found)?;
+        if s.applied_at.is_some() || !tx.delete_instrument_setting(setting_id).await? {
+            return Err(EngineError::Conflict {
+                detail: "This change is in force already: schedule another to change it.".into(),
+                errors: vec![],
+            });
+        }
+        let body = json!({"setting_id": setting_id, "effective_from": s.effective_from});
+        audit(&mut tx, now, Some(actor.user.user_id), "instrument", Some(id.0), "settings_cancelled", body).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Puts a scheduled version of an instrument's settings in force (the
+    /// `instrument.settings` timer). One the instrument can no longer take (its band is
+    /// off the new tick) is dropped, said in the action log.
+    pub(crate) async fn run_settings_timer(&self, timer: &Timer) -> Result<(), EngineError> {
+        let id = timer
+            .payload
+            .get("setting_id")
+            .and_then(|v| v.as_str())
+            .and_then(|s| uuid::Uuid::parse_str(s).ok())
+            .ok_or_else(|| EngineError::Internal("instrument.settings timer without setting_id".into()))?;
+        let s = self.store.read().await?.instrument_setting(id).await?;
+        let Some(s) = s.filter(|s| s.applied_at.is_none()) else { return Ok(()) };
+        let ch = settings_changes(s.tick_size, s.exchange_tick_size, s.min_quantity);
+        match self.change_instrument(s.created_by, s.instrument_id, ch, "settings", Some(id)).await {
+            Ok(_) => Ok(()),
+            Err(EngineError::Invalid { detail, errors }) => {
+                let why: Vec<String> = errors.into_iter().map(|e| format!("{}: {}", e.field, e.message)).collect();
+                let now = self.clock.now();
+                let mut tx = self.store.write().await?;
+                tx.delete_instrument_setting(id).await?;
+                let body =
+                    json!({"setting_id": id, "effective_from": s.effective_from, "detail": detail, "errors": why});
+                audit(&mut tx, now, None, "instrument", Some(s.instrument_id.0), "settings_not_applied", body).await?;
+                tx.commit().await?;
+                tracing::warn!(instrument = %s.instrument_id, setting = %id, ?why, "scheduled settings not applied");
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// The sweep of one instrument's prices (the `prices.stale` timer): stale when its
@@ -604,6 +788,16 @@ impl<S: Store> Reference<S> {
 
     fn publish_instrument(&self, i: &Instrument) {
         self.publish(Event::instrument_changed(i));
+    }
+}
+
+/// The changes a version of the settings makes.
+fn settings_changes(tick_size: Decimal, exchange_tick_size: Option<Decimal>, min_quantity: i64) -> InstrumentChanges {
+    InstrumentChanges {
+        tick_size: Some(tick_size),
+        exchange_tick_size: Some(exchange_tick_size),
+        min_quantity: Some(min_quantity),
+        ..Default::default()
     }
 }
 

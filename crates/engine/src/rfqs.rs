@@ -610,6 +610,8 @@ impl<S: Store> Rfqs<S> {
             answered_automatically: false,
             // The quote's acceptance is its answer.
             answered_at: Some(now),
+            tick_size: band.tick_size,
+            min_quantity: band.min_quantity,
         };
         let mut rows = NewRows { match_requests: vec![m.clone()], ..Default::default() };
         self.confirmations

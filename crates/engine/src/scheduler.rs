@@ -223,6 +223,10 @@ impl<S: Store> Scheduler<S> {
                 self.reference.run_stale_timer(timer).await.map_err(|e| e.to_string())?;
                 Ok(Outcome::Done)
             }
+            crate::reference::SETTINGS_DUE => {
+                self.reference.run_settings_timer(timer).await.map_err(|e| e.to_string())?;
+                self.finish_timer(timer.timer_id).await
+            }
             crate::disconnects::CANCEL => {
                 self.disconnects.run_cancel_timer(timer).await.map_err(|e| e.to_string())?;
                 self.finish_timer(timer.timer_id).await
@@ -365,6 +369,7 @@ impl Lane {
                 crate::kill_switch::KILL_SWEEP,
                 crate::disconnects::CANCEL,
                 crate::reference::PRICES_STALE,
+                crate::reference::SETTINGS_DUE,
                 CLEANUP,
             ],
             Lane::Mail => &[OUTBOX_DELIVER],

@@ -270,12 +270,13 @@ impl<S: Store> Scorecards<S> {
         let last = Duration::minutes(MARKOUT_MINUTES[MARKOUT_MINUTES.len() - 1]);
         let mut bands = HashMap::new();
         for i in instruments {
-            let tick = self.instrument_in(&mut c, i).await?.tick_size;
-            bands.insert(i, (tick, c.band_history(i, from, to + last).await?));
+            bands.insert(i, c.band_history(i, from, to + last).await?);
         }
         let (mut improvement, mut markouts) = (Vec::new(), vec![Vec::new(); MARKOUT_MINUTES.len()]);
         for m in &trades {
-            let Some((tick, history)) = bands.get(&m.instrument_id) else { continue };
+            let Some(history) = bands.get(&m.instrument_id) else { continue };
+            // In ticks of the trade's time (ADR 0051), not today's.
+            let tick = m.tick_size;
             if tick.is_zero() {
                 continue;
             }

@@ -92,7 +92,8 @@ pub(crate) fn admin_order_filter(f: &upstairs_engine::model::AdminOrderFilter) -
 pub(crate) const BILLING_ITEMS: &str = "select co.name as company_name, u.first_name, u.last_name, u.user_id, \
             b.name as broker_name, o.broker_id, m.match_request_id, o.order_id, o.parent_order_id, \
             m.created_at as match_request_created_at, i.name as instrument_name, i.bbg_code, \
-            i.exchange_instrument_id, i.exchange, i.exchange_iso_code, i.tick_size, i.term, o.direction, \
+            i.exchange_instrument_id, i.exchange, i.exchange_iso_code, coalesce(m.tick_size, i.tick_size) as tick_size, \
+            i.term, o.direction, \
             m.quantity, m.price, a.lines as allocation_lines, g.name as give_up_broker_name \
      from match_request m cross join (select 0 as side union all select 1) s cross join child_order o \
      cross join app_user u cross join company co cross join company b cross join instrument i \
@@ -160,8 +161,14 @@ pub(crate) fn shift_placeholders(sql: &str, by: usize) -> String {
 pub(crate) const INSERT_MATCH_REQUEST: &str = "insert into match_request (match_request_id, instrument_id, direction, \
      price, quantity, requesting_order_id, requesting_company_id, requesting_user_id, responding_order_id, \
      responding_company_id, responding_user_id, iceberg, state, created_at, expires_at, updated_at, take_price, rfq_id, \
-     auto_answer_at, auto_accept, answered_automatically, answered_at) \
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)";
+     auto_answer_at, auto_accept, answered_automatically, answered_at, tick_size, min_quantity) \
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, \
+     $24)";
+
+/// An instrument's settings with the e-mail of the operator who set them (ADR 0051).
+pub(crate) const SETTINGS: &str = "select s.setting_id, s.instrument_id, s.effective_from, s.tick_size, \
+     s.exchange_tick_size, s.min_quantity, s.created_by, u.email, s.created_at, s.applied_at \
+     from instrument_setting s left join app_user u on u.user_id = s.created_by";
 
 /// A timer's columns `$1`–`$6` as `bind_timer` binds them; one already there stays.
 pub(crate) const INSERT_TIMER: &str = "insert into timer (timer_id, kind, payload, due_at, dedupe_key, attempts) \
@@ -293,6 +300,8 @@ macro_rules! shared_repos {
                 .bind(m.auto_answer.map(|a| a.accept))
                 .bind(m.answered_automatically)
                 .bind(m.answered_at.map(Ts))
+                .bind(Dec(m.tick_size))
+                .bind(m.min_quantity)
         }
 
         /// Binds a broker's link's columns in the order of [`sql::INSERT_BROKER_CONFIRMATION`].
@@ -842,6 +851,68 @@ macro_rules! shared_repos {
                 .await
                 .map_err(map_err)?;
                 Ok(rows.into_iter().map(|(at, min, max)| (at.0, min.0, max.0)).collect())
+            }
+
+            async fn insert_instrument_setting(&mut self, s: &InstrumentSetting) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into instrument_setting (setting_id, instrument_id, effective_from, tick_size, \
+                     exchange_tick_size, min_quantity, created_by, created_at, applied_at) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                )
+                .bind(s.setting_id)
+                .bind(s.instrument_id.0)
+                .bind(Ts(s.effective_from))
+                .bind(Dec(s.tick_size))
+                .bind(s.exchange_tick_size.map(Dec))
+                .bind(s.min_quantity)
+                .bind(s.created_by.map(|u| u.0))
+                .bind(Ts(s.created_at))
+                .bind(s.applied_at.map(Ts))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn instrument_settings(&mut self, instrument: InstrumentId) -> StoreResult<Vec<InstrumentSetting>> {
+                let rows: Vec<SettingRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "{} where s.instrument_id = $1 order by s.effective_from desc, s.created_at desc",
+                    sql::SETTINGS
+                )))
+                .bind(instrument.0)
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(rows.into_iter().map(setting).collect())
+            }
+
+            async fn instrument_setting(&mut self, id: Uuid) -> StoreResult<Option<InstrumentSetting>> {
+                let row: Option<SettingRow> =
+                    sqlx::query_as(sqlx::AssertSqlSafe(format!("{} where s.setting_id = $1", sql::SETTINGS)))
+                        .bind(id)
+                        .fetch_optional(&mut *self.tx)
+                        .await
+                        .map_err(map_err)?;
+                Ok(row.map(setting))
+            }
+
+            async fn delete_instrument_setting(&mut self, id: Uuid) -> StoreResult<bool> {
+                let done = sqlx::query("delete from instrument_setting where setting_id = $1 and applied_at is null")
+                    .bind(id)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(done.rows_affected() == 1)
+            }
+
+            async fn apply_instrument_setting(&mut self, id: Uuid, at: DateTime<Utc>) -> StoreResult<()> {
+                sqlx::query("update instrument_setting set applied_at = $2 where setting_id = $1")
+                    .bind(id)
+                    .bind(Ts(at))
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
             }
 
             async fn instruments(&mut self, f: &InstrumentFilter) -> StoreResult<Page<Instrument>> {
@@ -2029,7 +2100,7 @@ macro_rules! shared_repos {
                     parts.push(sql::shift_placeholders(insert, at));
                     at += columns;
                 };
-                rows.match_requests.iter().for_each(|_| part(sql::INSERT_MATCH_REQUEST, 22));
+                rows.match_requests.iter().for_each(|_| part(sql::INSERT_MATCH_REQUEST, 24));
                 rows.notifications.iter().for_each(|_| part(sql::INSERT_NOTIFICATION, 19));
                 rows.broker_confirmations.iter().for_each(|_| part(sql::INSERT_BROKER_CONFIRMATION, 9));
                 rows.outbox.iter().for_each(|_| part(sql::INSERT_OUTBOX, 7));

@@ -575,6 +575,8 @@ pub struct MatchRequestRow {
     auto_accept: Option<bool>,
     answered_automatically: bool,
     answered_at: Option<Ts>,
+    tick_size: Option<Dec>,
+    min_quantity: Option<i64>,
 }
 
 impl MatchRequestRow {
@@ -604,6 +606,9 @@ impl MatchRequestRow {
                 .map(|(at, accept)| upstairs_engine::model::AutoAnswer { at: at.0, accept }),
             answered_automatically: self.answered_automatically,
             answered_at: self.answered_at.map(|t| t.0),
+            // Every request has them since PostgreSQL's 0035 and SQLite's 0032.
+            tick_size: self.tick_size.map_or(Decimal::ZERO, |d| d.0),
+            min_quantity: self.min_quantity.unwrap_or_default(),
         })
     }
 }
@@ -993,4 +998,22 @@ impl AllocationRow {
 /// An allocation's lines as stored.
 pub fn allocation_lines(json: &str) -> StoreResult<Vec<AllocationLine>> {
     serde_json::from_str(json).map_err(|e| StoreError::Other(format!("allocation lines: {e}")))
+}
+
+/// An instrument setting as `repos::SETTINGS` reads it.
+pub type SettingRow = (Uuid, Uuid, Ts, Dec, Option<Dec>, i64, Option<Uuid>, Option<String>, Ts, Option<Ts>);
+
+pub fn setting(r: SettingRow) -> InstrumentSetting {
+    InstrumentSetting {
+        setting_id: r.0,
+        instrument_id: InstrumentId(r.1),
+        effective_from: r.2.0,
+        tick_size: r.3.0,
+        exchange_tick_size: r.4.map(|d| d.0),
+        min_quantity: r.5,
+        created_by: r.6.map(UserId),
+        created_by_email: r.7,
+        created_at: r.8.0,
+        applied_at: r.9.map(|t| t.0),
+    }
 }

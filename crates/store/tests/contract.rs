@@ -1371,6 +1371,8 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
         }),
         answered_automatically: false,
         answered_at: None,
+        tick_size: Decimal::new(5, 3),
+        min_quantity: 500,
     };
     let m = request(M::Pending, 0);
     tx.insert_match_request(&m).await.unwrap();

@@ -20,6 +20,7 @@ on_both_backends!(
     kill_switch_withdraws_a_providers_quotes,
     no_order_slips_past_the_kill_switch,
     permissions_of_the_admin_area,
+    instrument_settings_take_effect_at_their_time,
 );
 
 const SALES: &str = "sam@upstairs.test";
@@ -653,5 +654,118 @@ async fn permissions_of_the_admin_area(b: Backend) {
         };
         assert_eq!(s, StatusCode::UNAUTHORIZED, "{method} {path}");
     }
+    v.app.stop().await;
+}
+
+/// Issue 30 (ADR 0051): a tick size and minimum block scheduled ahead take effect at their
+/// time by themselves; the history keeps every version; a trade keeps the tick of its
+/// time, and billing reads that one.
+async fn instrument_settings_take_effect_at_their_time(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let admin = app.admin_token().await;
+    let settings = format!("/api/admin/instruments/{}/settings", v.instrument);
+    use upstairs_engine::clock::Clock;
+    let at = |minutes: i64| (app.clock.now() + chrono::Duration::minutes(minutes)).to_rfc3339();
+    let states = |list: &Value| -> Vec<(String, String, i64)> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (id(s, "state"), s["tick_size"].to_string(), s["min_quantity"].as_i64().unwrap()))
+            .collect()
+    };
+    let row = |state: &str, tick: &str, min: i64| (state.to_owned(), tick.to_owned(), min);
+
+    // The instrument's first version, in force since it was made, set by the admin.
+    let (s, list) = app.get(&settings, Some(&admin)).await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    assert_eq!(states(&list), [row("IN_FORCE", "0.01", 500)]);
+    assert_eq!(list[0]["created_by_email"], ADMIN_EMAIL);
+
+    // A trade at today's tick.
+    let sell = v.parent(&v.a, "SELL", 2000).await;
+    let (s, resting) = v.child(&v.a, &sell, 2000, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{resting}");
+    let buy = v.parent(&v.b, "BUY", 2000).await;
+    let sent = take(&v, &buy, 1000, p("94.75")).await;
+    assert_eq!(answer(&v, &v.a, &sent[0], "ACCEPTED").await.0, StatusCode::OK);
+
+    // Refusals: a time past, a tick of 0, a block of 0, a tick the band is not on; an
+    // account that is not the venue's; an unknown instrument.
+    let body = |when: String, tick: Value, min: i64| json!({"effective_from": when, "tick_size": tick, "exchange_tick_size": null, "min_quantity": min});
+    let (s, e) = app.post(&settings, Some(&admin), body(at(-1), json!(0), 0)).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    let fields: Vec<(String, String)> =
+        e["errors"].as_array().unwrap().iter().map(|f| (id(f, "field"), id(f, "message"))).collect();
+    assert!(fields.contains(&("effective_from".into(), "Choose a time after now".into())), "{e}");
+    assert!(fields.contains(&("tick_size".into(), "Tick size must be greater than 0".into())), "{e}");
+    assert!(
+        fields.contains(&("min_quantity".into(), "The minimum block must be a whole number above 0".into())),
+        "{e}"
+    );
+    let (s, e) = app.post(&settings, Some(&admin), body(at(60), json!(0.03), 500)).await;
+    assert_eq!(
+        (s, e["errors"][0]["message"].clone()),
+        (StatusCode::BAD_REQUEST, json!("The band 94.70–94.80 is not on this tick"))
+    );
+    assert_eq!(app.post(&settings, Some(&v.a), body(at(60), json!(0.005), 1000)).await.0, StatusCode::FORBIDDEN);
+    let unknown = "/api/admin/instruments/0190a8f0-0000-7000-8000-000000000000/settings";
+    assert_eq!(app.post(unknown, Some(&admin), body(at(60), json!(0.005), 1000)).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(app.get(unknown, Some(&admin)).await.0, StatusCode::NOT_FOUND);
+
+    // Scheduled in an hour: 0.005 and a block of 1,000. Nothing changes until then; a
+    // second change for the same time is refused.
+    let (s, scheduled) = app.post(&settings, Some(&admin), body(at(60), json!(0.005), 1000)).await;
+    assert_eq!((s, scheduled["state"].clone()), (StatusCode::CREATED, json!("SCHEDULED")), "{scheduled}");
+    let (s, e) = app.post(&settings, Some(&admin), body(at(60), json!(0.005), 1000)).await;
+    assert_eq!(
+        (s, e["detail"].clone()),
+        (StatusCode::CONFLICT, json!("A change of this instrument's settings is already scheduled for that time."))
+    );
+    let (_, list) = app.get(&settings, Some(&admin)).await;
+    assert_eq!(states(&list), [row("SCHEDULED", "0.005", 1000), row("IN_FORCE", "0.01", 500)]);
+    run_timers(&v).await;
+    let (_, i) = app.get(&format!("/api/instruments/{}", v.instrument), Some(&v.a)).await;
+    assert_eq!((i["tick_size"].clone(), i["min_quantity"].clone()), (json!(0.01), json!(500)));
+
+    // Another, in two hours, cancelled; the one in force cannot be.
+    let (_, later) = app.post(&settings, Some(&admin), body(at(120), json!(0.02), 500)).await;
+    let cancel = |s: &Value| format!("{settings}/{}", id(s, "setting_id"));
+    assert_eq!(app.delete(&cancel(&later), Some(&admin)).await.0, StatusCode::NO_CONTENT);
+    assert_eq!(app.delete(&cancel(&later), Some(&admin)).await.0, StatusCode::NOT_FOUND);
+    let (s, e) = app.delete(&cancel(&list[1]), Some(&admin)).await;
+    assert_eq!(
+        (s, e["detail"].clone()),
+        (StatusCode::CONFLICT, json!("This change is in force already: schedule another to change it."))
+    );
+
+    // The hour passes: in force by itself, the instrument's orders and books see it.
+    app.clock.advance(chrono::Duration::minutes(60));
+    run_timers(&v).await;
+    let (_, i) = app.get(&format!("/api/instruments/{}", v.instrument), Some(&v.a)).await;
+    assert_eq!((i["tick_size"].clone(), i["min_quantity"].clone()), (json!(0.005), json!(1000)));
+    let (_, list) = app.get(&settings, Some(&admin)).await;
+    assert_eq!(states(&list), [row("IN_FORCE", "0.005", 1000), row("SUPERSEDED", "0.01", 500)]);
+    let more = v.parent(&v.a, "SELL", 3000).await;
+    let (s, small) = v.child(&v.a, &more, 500, p("94.745"), false).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "the new block: {small}");
+    let (s, fine) = v.child(&v.a, &more, 1000, p("94.745"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "the new tick: {fine}");
+    let (_, logs) = app.get("/api/admin/action-logs?entity=instrument&operation=settings", Some(&admin)).await;
+    assert_eq!(logs["total_items"], 1, "{logs}");
+
+    // The trade made before keeps its tick: billing reads 0.01, not today's 0.005.
+    let (_, bill) = app.get("/api/billing", Some(&admin)).await;
+    let ticks: Vec<Value> = bill["items"].as_array().unwrap().iter().map(|i| i["tick_size"].clone()).collect();
+    assert_eq!(ticks, [json!(0.01), json!(0.01)], "{bill}");
+
+    // A change made now is a version too.
+    let path = format!("/api/admin/instruments/{}", v.instrument);
+    assert_eq!(app.patch(&path, Some(&admin), json!({"min_quantity": 1500})).await.0, StatusCode::OK);
+    let (_, list) = app.get(&settings, Some(&admin)).await;
+    assert_eq!(
+        states(&list),
+        [row("IN_FORCE", "0.005", 1500), row("SUPERSEDED", "0.005", 1000), row("SUPERSEDED", "0.01", 500)]
+    );
     v.app.stop().await;
 }

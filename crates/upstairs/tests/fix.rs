@@ -149,6 +149,11 @@ async fn the_execution_system_is_pulled(b: Backend) {
     let (s, asked) = v.app.post(PULL, Some(&v.a), json!({})).await;
     assert_eq!(s, StatusCode::ACCEPTED, "{asked}");
     let request = asked["request_id"].as_str().unwrap().to_owned();
+    // Audited, under the firm, by the trader who asked.
+    let (_, logs) =
+        v.app.get("/api/admin/action-logs?entity=company&operation=ems_orders_requested", Some(&admin)).await;
+    assert_eq!(logs["total_items"], 1, "{logs}");
+    assert_eq!(logs["items"][0]["details"]["request_id"], json!(request), "{logs}");
     let af = ems.expect("an OrderMassStatusRequest", WITHIN, |e| is_app(e, "AF")).await;
     assert_eq!((field(&af, 584), field(&af, 585).as_deref()), (Some(request.clone()), Some("7")), "{af}");
 

@@ -41,6 +41,10 @@ pub struct MatchRequest {
     /// response times (issue 29). None while pending, and for requests answered before
     /// it was kept.
     pub answered_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// The instrument's tick size and minimum block when it was made (ADR 0051): billing
+    /// and reports read these, not the instrument's settings of today.
+    pub tick_size: Decimal,
+    pub min_quantity: i64,
 }
 
 /// A responder's preference as it applies to one match request.

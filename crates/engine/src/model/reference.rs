@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
-use upstairs_domain::{CompanyId, InstrumentId};
+use upstairs_domain::{CompanyId, InstrumentId, UserId};
 
 /// A company named by id, with its name for display.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,4 +172,23 @@ pub struct InstrumentFilter {
     pub descending: bool,
     pub page: i64,
     pub size: i64,
+}
+
+/// A version of an instrument's tick size, exchange tick size and minimum block (ADR
+/// 0051): in force from `applied_at`, or scheduled for `effective_from` while that is
+/// none.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InstrumentSetting {
+    pub setting_id: uuid::Uuid,
+    pub instrument_id: InstrumentId,
+    pub effective_from: DateTime<Utc>,
+    pub tick_size: Decimal,
+    pub exchange_tick_size: Option<Decimal>,
+    pub min_quantity: i64,
+    /// The operator who set it; none for the venue's own (the instrument's first).
+    pub created_by: Option<UserId>,
+    /// Their e-mail, as the history reads it.
+    pub created_by_email: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub applied_at: Option<DateTime<Utc>>,
 }

@@ -35,6 +35,9 @@ pub fn router<S: Store>() -> ApiRouter<S> {
         .route::<__path_instruments, _, _>(instruments::<S>)
         .route::<__path_instrument, _, _>(instrument::<S>)
         .route::<__path_band_history, _, _>(band_history::<S>)
+        .route::<__path_instrument_settings, _, _>(instrument_settings::<S>)
+        .route::<__path_schedule_instrument_setting, _, _>(schedule_instrument_setting::<S>)
+        .route::<__path_cancel_instrument_setting, _, _>(cancel_instrument_setting::<S>)
 }
 
 /// Every company (venue admins; sales read it).
@@ -213,6 +216,135 @@ pub async fn move_band<S: Store>(
 ) -> ApiResult<Json<InstrumentDto>> {
     let i = st.engine.reference.move_band(Some(&actor), id, req.min_tick_price, req.max_tick_price).await?;
     Ok(Json(i.into()))
+}
+
+/// Where a version of an instrument's settings stands (ADR 0051).
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum InstrumentSettingState {
+    /// To take effect at its time.
+    Scheduled,
+    /// The settings the instrument has now.
+    InForce,
+    /// In force before, not now.
+    Superseded,
+}
+
+/// A version of an instrument's tick size, exchange tick size and minimum block.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InstrumentSettingDto {
+    pub setting_id: Uuid,
+    pub instrument_id: Uuid,
+    /// When it takes effect (scheduled) or took effect.
+    pub effective_from: DateTime<Utc>,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = decimal_schema)]
+    pub tick_size: rust_decimal::Decimal,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(required = true, schema_with = nullable_decimal_schema)]
+    pub exchange_tick_size: Option<rust_decimal::Decimal>,
+    /// The minimum block size.
+    pub min_quantity: i64,
+    pub state: InstrumentSettingState,
+    /// The operator who set it; null for the venue's own.
+    #[schema(required = true)]
+    pub created_by_email: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Every version, each with its state: the latest applied one is in force.
+fn setting_dtos(list: Vec<upstairs_engine::model::InstrumentSetting>) -> Vec<InstrumentSettingDto> {
+    let in_force = list
+        .iter()
+        .filter(|s| s.applied_at.is_some())
+        .max_by_key(|s| (s.applied_at, s.created_at))
+        .map(|s| s.setting_id);
+    list.into_iter()
+        .map(|s| {
+            let state = match s.applied_at {
+                None => InstrumentSettingState::Scheduled,
+                Some(_) if Some(s.setting_id) == in_force => InstrumentSettingState::InForce,
+                Some(_) => InstrumentSettingState::Superseded,
+            };
+            setting_dto(s, state)
+        })
+        .collect()
+}
+
+fn setting_dto(s: upstairs_engine::model::InstrumentSetting, state: InstrumentSettingState) -> InstrumentSettingDto {
+    InstrumentSettingDto {
+        setting_id: s.setting_id,
+        instrument_id: s.instrument_id.0,
+        effective_from: s.effective_from,
+        tick_size: s.tick_size,
+        exchange_tick_size: s.exchange_tick_size,
+        min_quantity: s.min_quantity,
+        state,
+        created_by_email: s.created_by_email,
+        created_at: s.created_at,
+    }
+}
+
+/// A version of an instrument's settings to put in force at a later time.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleSettingRequest {
+    pub effective_from: DateTime<Utc>,
+    #[serde(deserialize_with = "decimal::deserialize")]
+    #[schema(schema_with = request_decimal_schema)]
+    pub tick_size: rust_decimal::Decimal,
+    #[serde(default, deserialize_with = "decimal::option")]
+    #[schema(schema_with = nullable_request_decimal_schema)]
+    pub exchange_tick_size: Option<rust_decimal::Decimal>,
+    #[serde(deserialize_with = "whole::deserialize")]
+    pub min_quantity: i64,
+}
+
+/// Every version of an instrument's settings, the latest time first: scheduled, in force
+/// and superseded (admin).
+#[utoipa::path(get, path = "/api/admin/instruments/{id}/settings", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Vec<InstrumentSettingDto>), Forbidden, NotFound), security(("bearer" = [])))]
+pub async fn instrument_settings<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath(id): ApiPath<InstrumentId>,
+) -> ApiResult<Json<Vec<InstrumentSettingDto>>> {
+    Ok(Json(setting_dtos(st.engine.reference.instrument_settings(&actor, id).await?)))
+}
+
+/// Schedules a version of an instrument's settings; it takes effect at its time by itself
+/// (admin).
+#[utoipa::path(post, path = "/api/admin/instruments/{id}/settings", tag = "admin",
+    request_body = ScheduleSettingRequest, params(("id" = Uuid, Path)),
+    responses((status = 201, body = InstrumentSettingDto), BadRequest, Forbidden, NotFound, Conflict),
+    security(("bearer" = [])))]
+pub async fn schedule_instrument_setting<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath(id): ApiPath<InstrumentId>,
+    ApiJson(req): ApiJson<ScheduleSettingRequest>,
+) -> ApiResult<(StatusCode, Json<InstrumentSettingDto>)> {
+    let new = upstairs_engine::reference::ScheduledSetting {
+        effective_from: req.effective_from,
+        tick_size: req.tick_size,
+        exchange_tick_size: req.exchange_tick_size,
+        min_quantity: req.min_quantity,
+    };
+    let s = st.engine.reference.schedule_instrument_setting(&actor, id, new).await?;
+    Ok((StatusCode::CREATED, Json(setting_dto(s, InstrumentSettingState::Scheduled))))
+}
+
+/// Cancels a version of an instrument's settings not yet in force (admin).
+#[utoipa::path(delete, path = "/api/admin/instruments/{id}/settings/{setting_id}", tag = "admin",
+    params(("id" = Uuid, Path), ("setting_id" = Uuid, Path)),
+    responses((status = 204), Forbidden, NotFound, Conflict), security(("bearer" = [])))]
+pub async fn cancel_instrument_setting<S: Store>(
+    State(st): State<AppState<S>>,
+    Auth(actor): Auth,
+    ApiPath((id, setting_id)): ApiPath<(InstrumentId, Uuid)>,
+) -> ApiResult<StatusCode> {
+    st.engine.reference.cancel_instrument_setting(&actor, id, setting_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// Active instruments the caller may trade.

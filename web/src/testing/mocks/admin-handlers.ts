@@ -21,7 +21,25 @@ export const admin = {
   fixAcceptor: { address: '127.0.0.1:9878', tls: false, comp_id: 'UPSTAIRS' } as { address: string; tls: boolean; comp_id: string } | null,
   /** Every company's accounts (ADR 0045), oldest first. */
   accounts: [] as MockAccount[],
+  /** Each instrument's dated settings (absent: one version in force, read from the instrument). */
+  settings: {} as Record<string, MockSetting[]>,
 };
+
+/** A dated version of an instrument's settings as the server sends it (GET /admin/instruments/{id}/settings). */
+export type MockSetting = {
+  setting_id: string;
+  instrument_id: string;
+  effective_from: string;
+  tick_size: number;
+  exchange_tick_size: number | null;
+  min_quantity: number;
+  state: 'SCHEDULED' | 'IN_FORCE' | 'SUPERSEDED';
+  created_by_email: string | null;
+  created_at: string;
+};
+
+/** A setting id (a UUID) from a number. */
+export const settingId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 /** An account as the server sends it. */
 export function mockAccount(company_id: string, code: string, name: string, active = true): MockAccount {
@@ -67,6 +85,22 @@ export function resetAdminMocks() {
       reversed_spread: false, created_at: now, updated_at: now, band_seen_at: now, prices_stale_after: null, prices_stale: false,
     },
   ];
+  admin.settings = {
+    'ai-1': [
+      {
+        setting_id: settingId(3), instrument_id: 'ai-1', effective_from: '2027-01-04T07:00:00Z', tick_size: 0.0025, exchange_tick_size: 0.0025,
+        min_quantity: 250, state: 'SCHEDULED', created_by_email: 'ada@upstairs.test', created_at: '2026-11-20T10:15:00Z',
+      },
+      {
+        setting_id: settingId(2), instrument_id: 'ai-1', effective_from: '2026-06-01T06:00:00Z', tick_size: 0.005, exchange_tick_size: 0.005,
+        min_quantity: 500, state: 'IN_FORCE', created_by_email: 'ada@upstairs.test', created_at: '2026-05-20T08:00:00Z',
+      },
+      {
+        setting_id: settingId(1), instrument_id: 'ai-1', effective_from: '2025-03-03T07:00:00Z', tick_size: 0.01, exchange_tick_size: null,
+        min_quantity: 100, state: 'SUPERSEDED', created_by_email: null, created_at: '2025-03-03T07:00:00Z',
+      },
+    ],
+  };
   admin.requests = [];
   admin.nextId = 1;
   admin.firms = [{ company_id: 'c-corvid', name: 'Corvid' }, { company_id: 'c-halyard', name: 'Halyard' }, { company_id: 'c-kestrel', name: 'Kestrel' }];
@@ -124,6 +158,34 @@ async function record(request: Request) {
   const text = request.method === 'GET' ? '' : await request.clone().text();
   const body: unknown = text ? JSON.parse(text) : undefined;
   admin.requests.push({ method: request.method, path: url.pathname + url.search, body });
+}
+
+/** An instrument's settings, newest first (the scheduled ones first); one in force, from the instrument, when none were set. */
+function settingsOf(instrument: Record<string, unknown>): MockSetting[] {
+  const id = String(instrument.instrument_id);
+  admin.settings[id] ??= [
+    {
+      setting_id: settingId(1000 + admin.nextId++), instrument_id: id, effective_from: String(instrument.created_at), tick_size: Number(instrument.tick_size),
+      exchange_tick_size: instrument.exchange_tick_size == null ? null : Number(instrument.exchange_tick_size), min_quantity: Number(instrument.min_quantity),
+      state: 'IN_FORCE', created_by_email: null, created_at: String(instrument.created_at),
+    },
+  ];
+  return admin.settings[id].sort((a, b) => Date.parse(b.effective_from) - Date.parse(a.effective_from));
+}
+
+const notFound = (detail: string) => HttpResponse.json({ status: 404, detail }, { status: 404 });
+
+/** The server's field rules (the decimals are compared as numbers here: the mock only echoes them). */
+function settingErrors(body: Partial<Record<keyof MockSetting, unknown>>) {
+  const errors: { field: string; message: string }[] = [];
+  const at = typeof body.effective_from === 'string' ? Date.parse(body.effective_from) : NaN;
+  if (!(at > Date.now())) errors.push({ field: 'effective_from', message: 'Choose a time after now' });
+  if (!(typeof body.tick_size === 'number' && body.tick_size > 0)) errors.push({ field: 'tick_size', message: 'Tick size must be greater than 0' });
+  if (body.exchange_tick_size != null && !(typeof body.exchange_tick_size === 'number' && body.exchange_tick_size > 0)) {
+    errors.push({ field: 'exchange_tick_size', message: 'Tick size must be greater than 0' });
+  }
+  if (!(Number.isInteger(body.min_quantity) && Number(body.min_quantity) > 0)) errors.push({ field: 'min_quantity', message: 'The minimum block must be a whole number above 0' });
+  return errors;
 }
 
 const page = (items: unknown[]) => HttpResponse.json({ items, total_items: items.length });
@@ -232,5 +294,44 @@ export const adminHandlers: HttpHandler[] = [
     if (!i) return HttpResponse.json({ status: 404, detail: 'Instrument not found.' }, { status: 404 });
     Object.assign(i, (await request.json()) as object);
     return HttpResponse.json(i);
+  }),
+  http.get('*/api/admin/instruments/:id/settings', ({ params }) => {
+    const i = admin.instruments.find((x) => x.instrument_id === params.id);
+    return i ? HttpResponse.json(settingsOf(i)) : notFound('Instrument not found.');
+  }),
+  http.post('*/api/admin/instruments/:id/settings', async ({ request, params }) => {
+    const i = admin.instruments.find((x) => x.instrument_id === params.id);
+    if (!i) return notFound('Instrument not found.');
+    const body = (await request.json()) as Partial<Record<keyof MockSetting, unknown>>;
+    const errors = settingErrors(body);
+    if (errors.length > 0) return HttpResponse.json({ status: 400, detail: 'The settings are not valid.', errors }, { status: 400 });
+    const at = Date.parse(String(body.effective_from));
+    const list = settingsOf(i);
+    if (list.some((s) => s.state === 'SCHEDULED' && Date.parse(s.effective_from) === at)) {
+      return HttpResponse.json({ status: 409, detail: "A change of this instrument's settings is already scheduled for that time." }, { status: 409 });
+    }
+    const s: MockSetting = {
+      setting_id: settingId(100 + admin.nextId++),
+      instrument_id: String(i.instrument_id),
+      effective_from: new Date(at).toISOString(),
+      tick_size: body.tick_size as number,
+      exchange_tick_size: (body.exchange_tick_size as number | null | undefined) ?? null,
+      min_quantity: body.min_quantity as number,
+      state: 'SCHEDULED',
+      created_by_email: caller(request)?.email ?? null,
+      created_at: new Date().toISOString(),
+    };
+    list.push(s);
+    return HttpResponse.json(s, { status: 201 });
+  }),
+  http.delete('*/api/admin/instruments/:id/settings/:settingId', ({ params }) => {
+    const i = admin.instruments.find((x) => x.instrument_id === params.id);
+    if (!i) return notFound('Instrument not found.');
+    const list = settingsOf(i);
+    const s = list.find((x) => x.setting_id === params.settingId);
+    if (!s) return notFound('Setting not found.');
+    if (s.state !== 'SCHEDULED') return HttpResponse.json({ status: 409, detail: 'This change is in force already: schedule another to change it.' }, { status: 409 });
+    list.splice(list.indexOf(s), 1);
+    return new HttpResponse(null, { status: 204 });
   }),
 ];

@@ -16,6 +16,7 @@ import TableSortLabel from '@mui/material/TableSortLabel';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import EditOutlined from '@mui/icons-material/EditOutlined';
+import History from '@mui/icons-material/History';
 import ShowChart from '@mui/icons-material/ShowChart';
 import { FormDrawer, serverFieldError } from '@/components/form/form-drawer';
 import { FormSwitch, FormTextField } from '@/components/form/form-fields';
@@ -31,6 +32,7 @@ import { useCreateInstrument } from '../api/create-instrument';
 import { useAdminInstruments, type InstrumentFilters, type SortBy } from '../api/get-instruments';
 import { useUpdateInstrument } from '../api/update-instrument';
 import { BandChartDialog } from './band-chart-dialog';
+import { SettingsHistoryDialog } from './settings-history-dialog';
 import { BAND_TICKS, instrumentFormSchema, instrumentRequest, otherSide, toInstrumentForm, type InstrumentForm } from '../lib/instrument-form';
 
 /** Admin spec section 9: the name filter is debounced 500 ms. */
@@ -90,6 +92,7 @@ export function InstrumentsPanel() {
   const instruments = useAdminInstruments({ name: debouncedName, exchange_id: debouncedExchange, active, ...sort });
   const [editing, setEditing] = useState<{ instrument: Instrument | null } | null>(null);
   const [charting, setCharting] = useState<Instrument | null>(null);
+  const [settingsOf, setSettingsOf] = useState<Instrument | null>(null);
   const items = instruments.data?.items ?? [];
 
   const filters = (
@@ -116,6 +119,7 @@ export function InstrumentsPanel() {
         <>
           {editing && <InstrumentDrawer instrument={editing.instrument} onClose={() => setEditing(null)} />}
           {charting && <BandChartDialog instrument={charting} onClose={() => setCharting(null)} />}
+          {settingsOf && <SettingsHistoryDialog instrument={settingsOf} onClose={() => setSettingsOf(null)} />}
         </>
       }
       emptyText="No instrument matches these filters."
@@ -155,6 +159,9 @@ export function InstrumentsPanel() {
                 <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
                   <IconButton size="small" aria-label={`Band chart of ${i.name}`} onClick={() => setCharting(i)}>
                     <ShowChart fontSize="small" />
+                  </IconButton>
+                  <IconButton size="small" aria-label={`Settings of ${i.name}`} onClick={() => setSettingsOf(i)}>
+                    <History fontSize="small" />
                   </IconButton>
                   <IconButton size="small" aria-label={`Edit ${i.name}`} onClick={() => setEditing({ instrument: i })}>
                     <EditOutlined fontSize="small" />

@@ -54,7 +54,7 @@ function priceError(text: string, tick: string): string | undefined {
 }
 
 /** A tick size: a decimal above 0 that can be sent exactly. */
-function tickError(text: string): string | undefined {
+export function tickError(text: string): string | undefined {
   const t = parseDecimal(text);
   if (!t || t.units <= 0n) return 'Tick size must be greater than 0';
   return exact(text) ? undefined : 'Invalid value';
@@ -93,7 +93,7 @@ export function otherSide(changed: 'min_tick_price' | 'max_tick_price', value: s
 }
 
 /** A valid form field's decimal as the JSON number whose text is exactly what was typed. */
-function decimalValue(text: string): number {
+export function decimalValue(text: string): number {
   const n = toJsonNumber(dec(text));
   // The form's rules refuse a decimal a double cannot carry exactly, so this never happens.
   if (n === null) throw new Error(`not an exact decimal: ${text}`);
@@ -101,7 +101,7 @@ function decimalValue(text: string): number {
 }
 
 /** An instrument's decimal as the form shows it: its plain exact text ('0.005', never '5e-3'). */
-const plain = (value: number) => toPlain(dec(value));
+export const plain = (value: number) => toPlain(dec(value));
 
 /** The edit form's values for an instrument (a new one when null); an instrument without an exchange tick size shows an empty field. */
 export function toInstrumentForm(i: Instrument | null): InstrumentForm {

@@ -140,6 +140,16 @@ test('the demo admin watches FIX sessions log on and off, and gives a company it
       ['Northgate', 'NORTHGATE', 'Never', '1', '1', '—'],
     ]);
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 1440, 'nothing overflows the window');
+    // The demo's market-data session, to its own FIX provider (ADR 0049): logged on, its six symbols, prices coming.
+    const md = page.getByRole('table', { name: 'Market-data session' });
+    const mdRow = async () => (await md.getByRole('row').nth(1).getByRole('cell').allTextContents());
+    await until(async () => {
+      const r = await mdRow();
+      return r[2] === 'Logged on' && r[4] === '6' && r[5] !== '—';
+    }, { timeoutMs: 20_000, what: 'the market-data session logged on with six symbols and a price' });
+    const [provider, compIds, , , , , stale] = await mdRow();
+    assert.match(provider, /^127\.0\.0\.1:\d+$/);
+    assert.deepEqual([compIds, stale], ['UPSTAIRS-MD → DEMO-PROVIDER', '0']);
     await shot(page, T, '01-never-logged-on');
 
     // Northgate's FIX client logs on: the screen follows without a click (5 s poll).

@@ -41,6 +41,9 @@ pub const FIX_HOLD: chrono::TimeDelta = chrono::TimeDelta::seconds(30);
 /// How often a node renews its hold, well inside [`FIX_HOLD`].
 pub const FIX_HOLD_RENEW: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// The venue-wide lease of the node running the market-data session (ADR 0049).
+pub const MARKET_DATA_LEASE: &str = "market-data";
+
 /// How many unsent messages a session takes from the outbox at a time.
 pub const OUTBOX_BATCH: i64 = 100;
 
@@ -296,6 +299,29 @@ impl<S: Store> Fix<S> {
             s.logged_on &= s.owner_until.is_none_or(|until| until >= now);
         }
         Ok(listed)
+    }
+
+    /// Saves the market-data session's state as this node, holding it, sees it now.
+    pub async fn record_market_data(&self, mut s: MarketDataSession) -> Result<(), EngineError> {
+        s.node_id = self.node().to_owned();
+        s.updated_at = self.clock.now();
+        let mut tx = self.store.write().await?;
+        tx.save_market_data_session(&s).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The market-data session as its node last said, logged on only while that node
+    /// holds its lease (a node that died says nothing more), with the instruments stale
+    /// now; none when no session ever ran (venue admins).
+    pub async fn market_data_session(&self, actor: &Actor) -> Result<Option<(MarketDataSession, i64)>, EngineError> {
+        require(actor, Permission::Admin)?;
+        let now = self.clock.now();
+        let read = self.store.read().await?.market_data_session(MARKET_DATA_LEASE, now).await?;
+        Ok(read.map(|(mut s, held, stale)| {
+            s.logged_on &= held;
+            (s, stale)
+        }))
     }
 
     /// Takes the company's FIX session for this node at a Logon: false while another

@@ -289,6 +289,15 @@ pub trait UserRepo {
     ) -> StoreResult<bool>;
     /// Lets go of the lease `name`, if `node` holds it.
     async fn release_lease(&mut self, name: &str, node: &str) -> StoreResult<()>;
+    /// Saves the market-data session's state, replacing the one saved before.
+    async fn save_market_data_session(&mut self, s: &MarketDataSession) -> StoreResult<()>;
+    /// The market-data session as saved, whether its node holds the lease `lease` beyond
+    /// `now`, and how many instruments are stale; none when no session ever ran.
+    async fn market_data_session(
+        &mut self,
+        lease: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Option<(MarketDataSession, bool, i64)>>;
 }
 
 #[async_trait]

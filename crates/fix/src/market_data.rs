@@ -7,6 +7,7 @@
 //! dialled again with backoff when it drops, and subscribes again.
 
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use ironfix_core::message::{MsgType, RawMessage};
 use ironfix_core::types::CompId;
 use ironfix_engine::application::{Application, RejectReason, SessionId};
@@ -20,6 +21,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use upstairs_domain::InstrumentId;
+use upstairs_engine::model::MarketDataSession;
 use upstairs_engine::{Engine, Store};
 
 use crate::BEGIN_STRING;
@@ -28,7 +30,7 @@ use crate::BEGIN_STRING;
 const BANDS_AT_ONCE: usize = 4;
 
 /// The lease the node running the session holds.
-pub const LEASE: &str = "market-data";
+pub const LEASE: &str = upstairs_engine::fix::MARKET_DATA_LEASE;
 /// How long a hold lasts unless renewed.
 pub const HOLD: chrono::Duration = chrono::Duration::seconds(30);
 /// The longest wait before dialling the provider again.
@@ -149,48 +151,67 @@ async fn session<S: Store>(
     let mut subscribed = BTreeSet::new();
     let mut requests = 0u64;
     let mut tick = tokio::time::interval(settings.refresh);
-    loop {
+    let since = engine.clock().now();
+    let state = |on: bool, since, symbols: usize| MarketDataSession {
+        node_id: String::new(),
+        provider: settings.connect.clone(),
+        sender_comp_id: settings.sender_comp_id.clone(),
+        target_comp_id: settings.target_comp_id.clone(),
+        logged_on: on,
+        since,
+        last_price_at: *app.last_price_at.lock().unwrap_or_else(PoisonError::into_inner),
+        symbols: i32::try_from(symbols).unwrap_or(i32::MAX),
+        updated_at: since,
+    };
+    let say = |s: MarketDataSession| async move {
+        if let Err(e) = engine.fix.record_market_data(s).await {
+            tracing::warn!(error = %e, "market data: could not save the session's state");
+        }
+    };
+    say(state(true, since, 0)).await;
+    let stopped = loop {
         tokio::select! {
             _ = conn.wait_closed() => {
                 tracing::warn!(reason = ?conn.close_reason(), "market data: the session closed");
-                return false;
+                break false;
             }
             _ = stop.changed() => {
                 let _ = conn.logout_with_text("The venue is shutting down").await;
                 let _ = tokio::time::timeout(Duration::from_secs(5), conn.wait_closed()).await;
-                return true;
+                break true;
             }
             _ = tick.tick() => {
                 if !matches!(engine.reference.hold_lease(LEASE, HOLD).await, Ok(true)) {
                     tracing::warn!("market data: the lease is lost; logging out");
                     let _ = conn.logout_with_text("Another node holds the market-data session").await;
                     let _ = tokio::time::timeout(Duration::from_secs(5), conn.wait_closed()).await;
+                    // Another node holds it now and says how it stands.
                     return false;
                 }
-                let symbols = match engine.reference.market_data_symbols().await {
-                    Ok(s) => s,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "market data: could not read the instruments");
-                        continue;
+                match engine.reference.market_data_symbols().await {
+                    Ok(symbols) => {
+                        app.know(&symbols);
+                        let new: Vec<String> =
+                            symbols.into_iter().map(|(s, _)| s).filter(|s| !subscribed.contains(s)).collect();
+                        if !new.is_empty() {
+                            requests += 1;
+                            match conn.send(subscription(&format!("UPSTAIRS-{requests}"), &new)).await {
+                                Ok(()) => {
+                                    tracing::info!(symbols = new.len(), "market data: subscribed");
+                                    subscribed.extend(new);
+                                }
+                                Err(e) => tracing::warn!(error = %e, "market data: could not subscribe"),
+                            }
+                        }
                     }
-                };
-                app.know(&symbols);
-                let new: Vec<String> =
-                    symbols.into_iter().map(|(s, _)| s).filter(|s| !subscribed.contains(s)).collect();
-                if new.is_empty() {
-                    continue;
+                    Err(e) => tracing::warn!(error = %e, "market data: could not read the instruments"),
                 }
-                requests += 1;
-                match conn.send(subscription(&format!("UPSTAIRS-{requests}"), &new)).await {
-                    Ok(()) => {
-                        tracing::info!(symbols = new.len(), "market data: subscribed");
-                        subscribed.extend(new);
-                    }
-                    Err(e) => tracing::warn!(error = %e, "market data: could not subscribe"),
-                }
+                say(state(true, since, subscribed.len())).await;
             }
         }
-    }
+    };
+    say(state(false, engine.clock().now(), subscribed.len())).await;
+    stopped
 }
 
 /// A MarketDataRequest (35=V): snapshot and updates (263=1) of the top of the book
@@ -293,6 +314,8 @@ struct Provider<S: Store> {
     tops: Mutex<HashMap<String, Top>>,
     changed: Mutex<BTreeSet<String>>,
     wake: tokio::sync::Notify,
+    /// When the last price came (for the FIX sessions screen).
+    last_price_at: Mutex<Option<DateTime<Utc>>>,
 }
 
 impl<S: Store> Provider<S> {
@@ -304,6 +327,7 @@ impl<S: Store> Provider<S> {
             tops: Mutex::default(),
             changed: Mutex::default(),
             wake: tokio::sync::Notify::new(),
+            last_price_at: Mutex::default(),
         }
     }
 
@@ -313,6 +337,7 @@ impl<S: Store> Provider<S> {
 
     /// Takes a snapshot or a refresh into the tops, and marks the symbols it changed.
     fn prices(&self, m: &RawMessage<'_>, snapshot: bool) {
+        *self.last_price_at.lock().unwrap_or_else(PoisonError::into_inner) = Some(self.engine.clock().now());
         let (symbol, entries) = entries(m);
         let changed = apply(&mut self.tops.lock().unwrap_or_else(PoisonError::into_inner), snapshot, symbol, entries);
         if !changed.is_empty() {

@@ -1072,6 +1072,51 @@ macro_rules! shared_repos {
                 Ok(r.rows_affected() == 1)
             }
 
+            async fn save_market_data_session(&mut self, s: &MarketDataSession) -> StoreResult<()> {
+                sqlx::query(
+                    "insert into market_data_session (id, node_id, provider, sender_comp_id, target_comp_id, \
+                     logged_on, since, last_price_at, symbols, updated_at) \
+                     values (1, $1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict (id) do update \
+                     set node_id = excluded.node_id, provider = excluded.provider, \
+                     sender_comp_id = excluded.sender_comp_id, target_comp_id = excluded.target_comp_id, \
+                     logged_on = excluded.logged_on, since = excluded.since, last_price_at = excluded.last_price_at, \
+                     symbols = excluded.symbols, updated_at = excluded.updated_at",
+                )
+                .bind(&s.node_id)
+                .bind(&s.provider)
+                .bind(&s.sender_comp_id)
+                .bind(&s.target_comp_id)
+                .bind(s.logged_on)
+                .bind(Ts(s.since))
+                .bind(s.last_price_at.map(Ts))
+                .bind(s.symbols)
+                .bind(Ts(s.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn market_data_session(
+                &mut self,
+                lease: &str,
+                now: DateTime<Utc>,
+            ) -> StoreResult<Option<(MarketDataSession, bool, i64)>> {
+                let row: Option<MarketDataRow> = sqlx::query_as(
+                    "select m.node_id, m.provider, m.sender_comp_id, m.target_comp_id, m.logged_on, m.since, \
+                     m.last_price_at, m.symbols, m.updated_at, \
+                     exists (select 1 from lease l where l.name = $1 and l.node_id = m.node_id and l.until >= $2) \
+                     as held, (select count(*) from instrument where prices_stale) as stale \
+                     from market_data_session m where m.id = 1",
+                )
+                .bind(lease)
+                .bind(Ts(now))
+                .fetch_optional(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(row.map(market_data_row))
+            }
+
             async fn release_lease(&mut self, name: &str, node: &str) -> StoreResult<()> {
                 sqlx::query("delete from lease where name = $1 and node_id = $2")
                     .bind(name)

@@ -1017,3 +1017,22 @@ pub fn setting(r: SettingRow) -> InstrumentSetting {
         applied_at: r.9.map(|t| t.0),
     }
 }
+
+/// The market-data session as `market_data_session` reads it: the row, whether its node
+/// holds the lease, and the stale instruments.
+pub type MarketDataRow = (String, String, String, String, bool, Ts, Option<Ts>, i32, Ts, bool, i64);
+
+pub fn market_data_row(r: MarketDataRow) -> (MarketDataSession, bool, i64) {
+    let s = MarketDataSession {
+        node_id: r.0,
+        provider: r.1,
+        sender_comp_id: r.2,
+        target_comp_id: r.3,
+        logged_on: r.4,
+        since: r.5.0,
+        last_price_at: r.6.map(|t| t.0),
+        symbols: r.7,
+        updated_at: r.8.0,
+    };
+    (s, r.9, r.10)
+}

@@ -141,6 +141,8 @@ async fn the_execution_system_is_pulled(b: Backend) {
     assert_eq!((s, e["detail"].clone()), (StatusCode::CONFLICT, json!(none)));
     let admin = v.app.admin_token().await;
     assert_eq!(v.app.post(PULL, Some(&admin), json!({})).await.0, StatusCode::FORBIDDEN);
+    // No market-data session ever ran here.
+    assert_eq!(v.app.get("/api/admin/fix-sessions", Some(&admin)).await.1["market_data"], Value::Null);
 
     let dir = temp_dir();
     let mut ems = FixPeer::spawn(port, "HALYARD", FIRM_PW, dir.path(), &[]);
@@ -1249,6 +1251,15 @@ async fn exchange_prices_come_over_a_market_data_session(b: Backend) {
     run_timers(&v).await;
     let (_, i) = v.app.get(&format!("/api/instruments/{}", v.instrument), Some(&v.b)).await;
     assert_eq!(i["prices_stale"], true, "{i}");
+    // The FIX sessions screen: the session logged on, its symbol, its last price, the
+    // instrument stale.
+    let md =
+        md_screen(&v, &admin, |m| m["state"] == "LOGGED_ON" && m["symbols"] == 1 && m["stale_instruments"] == 1).await;
+    assert_eq!(
+        (&md["provider"], &md["sender_comp_id"], &md["target_comp_id"]),
+        (&json!(format!("127.0.0.1:{port}")), &json!("UPSTAIRS-MD"), &json!("PROVIDER"))
+    );
+    assert!(md["last_price_at"].is_string() && md["node_id"].is_string(), "{md}");
     provider.command(json!({"cmd": "price", "symbol": "ERZ6", "bid": "94.73", "offer": "94.83"})).await;
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
     loop {
@@ -1271,8 +1282,24 @@ async fn exchange_prices_come_over_a_market_data_session(b: Backend) {
     let (_, history) = v.app.get(&format!("/api/instruments/{}/band-history", v.instrument), Some(&v.b)).await;
     let last = history.as_array().unwrap().last().unwrap().clone();
     assert_eq!((&last["min_tick_price"], &last["max_tick_price"]), (&json!(94.74), &json!(94.84)), "{history}");
+    // The provider goes away: the screen says the session is logged off.
     provider.command(json!({"cmd": "stop"})).await;
+    md_screen(&v, &admin, |m| m["state"] == "LOGGED_OFF" && m["stale_instruments"] == 0).await;
     v.app.stop().await;
+}
+
+/// The market-data session on the FIX sessions screen, once `ok` says so (within 15 s).
+async fn md_screen(v: &Venue, admin: &str, ok: impl Fn(&Value) -> bool) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let (s, list) = v.app.get("/api/admin/fix-sessions", Some(admin)).await;
+        assert_eq!(s, StatusCode::OK, "{list}");
+        if ok(&list["market_data"]) {
+            return list["market_data"].clone();
+        }
+        assert!(std::time::Instant::now() < deadline, "{}", list["market_data"]);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 fn md_settings(port: u16) -> upstairs_fix::market_data::MarketDataSettings {

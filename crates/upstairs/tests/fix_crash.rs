@@ -113,6 +113,10 @@ async fn market_data_survives_sigkill() {
     assert!(stale(&refused), "{refused:?}");
     provider.command(json!({"cmd": "price", "symbol": "ERZ6", "bid": "94.70", "offer": "94.80"})).await;
     until("a preview on a live price", || async { take(true).await.0 == StatusCode::OK }).await;
+    let admin = v.app.login(ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let screen = || async { v.app.get("/api/admin/fix-sessions", Some(&admin)).await.1["market_data"].clone() };
+    let before = screen().await;
+    assert_eq!(before["state"], "LOGGED_ON", "{before}");
 
     // SIGKILL the holder: no logout, the lease is left to lapse. Prices stop: within
     // the limit the instrument is stale, and neither a preview nor a take goes through.
@@ -129,6 +133,12 @@ async fn market_data_survives_sigkill() {
     let taken_over = killed.elapsed();
     provider.expect("subscribed", |e| e["symbols"] == json!(["ERZ6"])).await;
     eprintln!("the market-data session moved to the second node {taken_over:?} after the SIGKILL");
+    // The FIX sessions screen names the second node.
+    until("the second node on the screen", || async {
+        let now = screen().await;
+        now["state"] == "LOGGED_ON" && now["node_id"] != before["node_id"]
+    })
+    .await;
     let (_, requests) = v.app.get("/api/order-match-requests", Some(&b)).await;
     assert_eq!(requests.as_array().map(Vec::len), Some(0), "nothing traded while stale: {requests}");
 

@@ -62,6 +62,25 @@ pub struct StoredFixMessage {
     pub frame: Vec<u8>,
 }
 
+/// The market-data session as the node holding it last said (ADR 0049), for the FIX
+/// sessions screen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MarketDataSession {
+    pub node_id: String,
+    /// The provider's FIX acceptor, `host:port`.
+    pub provider: String,
+    pub sender_comp_id: String,
+    pub target_comp_id: String,
+    pub logged_on: bool,
+    /// When it last logged on or off.
+    pub since: DateTime<Utc>,
+    /// When the provider's last price came; none since it logged on.
+    pub last_price_at: Option<DateTime<Utc>>,
+    /// The symbols it subscribed to.
+    pub symbols: i32,
+    pub updated_at: DateTime<Utc>,
+}
+
 /// What waits in the database, as `/metrics` shows it: undelivered e-mails and FIX
 /// messages, due timers, each with its oldest.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -73,6 +73,33 @@ pub struct FixSessionList {
     /// (`UPSTAIRS_FIX_BIND` unset), so no session can log on there.
     #[schema(required = true)]
     pub acceptor: Option<FixAcceptorDto>,
+    /// The venue's market-data session (ADR 0049) as the node holding it last said; null
+    /// when none ever ran.
+    #[schema(required = true)]
+    pub market_data: Option<MarketDataSessionDto>,
+}
+
+/// The market-data session: the provider it dials, whether it is logged on (only while
+/// the node holding it lives) and since when, its last price and what it subscribed to.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MarketDataSessionDto {
+    /// The provider's FIX acceptor, `host:port`.
+    pub provider: String,
+    pub sender_comp_id: String,
+    pub target_comp_id: String,
+    /// `LOGGED_ON` or `LOGGED_OFF`.
+    pub state: FixSessionStateDto,
+    /// The node that holds it, or held it last.
+    pub node_id: String,
+    /// When it last logged on or off.
+    pub since: DateTime<Utc>,
+    /// When the provider's last price came; null since it logged on.
+    #[schema(required = true)]
+    pub last_price_at: Option<DateTime<Utc>>,
+    /// How many symbols it subscribed to.
+    pub symbols: i32,
+    /// Instruments whose prices are stale now (ADR 0048).
+    pub stale_instruments: i64,
 }
 
 /// A node's FIX 4.4 acceptor.
@@ -94,5 +121,16 @@ pub async fn fix_sessions<S: Store>(
     Auth(actor): Auth,
 ) -> ApiResult<Json<FixSessionList>> {
     let items = st.engine.fix.fix_sessions(&actor).await?.into_iter().map(Into::into).collect();
-    Ok(Json(FixSessionList { items, acceptor: st.fix_acceptor.clone() }))
+    let market_data = st.engine.fix.market_data_session(&actor).await?.map(|(s, stale)| MarketDataSessionDto {
+        provider: s.provider,
+        sender_comp_id: s.sender_comp_id,
+        target_comp_id: s.target_comp_id,
+        state: if s.logged_on { FixSessionStateDto::LoggedOn } else { FixSessionStateDto::LoggedOff },
+        node_id: s.node_id,
+        since: s.since,
+        last_price_at: s.last_price_at,
+        symbols: s.symbols,
+        stale_instruments: stale,
+    });
+    Ok(Json(FixSessionList { items, acceptor: st.fix_acceptor.clone(), market_data }))
 }

@@ -1731,6 +1731,7 @@ export interface components {
         FixSessionList: {
             acceptor: null | components["schemas"]["FixAcceptorDto"];
             items: components["schemas"]["FixSessionDto"][];
+            market_data: null | components["schemas"]["MarketDataSessionDto"];
         };
         /**
          * @description Where a company's FIX session stands.
@@ -1927,6 +1928,40 @@ export interface components {
             min_tick_price: number;
             /** @description No recent exchange price: takes and accepts on it are refused until one comes (ADR 0048). */
             prices_stale: boolean;
+        };
+        /**
+         * @description The market-data session: the provider it dials, whether it is logged on (only while
+         *     the node holding it lives) and since when, its last price and what it subscribed to.
+         */
+        MarketDataSessionDto: {
+            /**
+             * Format: date-time
+             * @description When the provider's last price came; null since it logged on.
+             */
+            last_price_at: string | null;
+            /** @description The node that holds it, or held it last. */
+            node_id: string;
+            /** @description The provider's FIX acceptor, `host:port`. */
+            provider: string;
+            sender_comp_id: string;
+            /**
+             * Format: date-time
+             * @description When it last logged on or off.
+             */
+            since: string;
+            /**
+             * Format: int64
+             * @description Instruments whose prices are stale now (ADR 0048).
+             */
+            stale_instruments: number;
+            /** @description `LOGGED_ON` or `LOGGED_OFF`. */
+            state: components["schemas"]["FixSessionStateDto"];
+            /**
+             * Format: int32
+             * @description How many symbols it subscribed to.
+             */
+            symbols: number;
+            target_comp_id: string;
         };
         /** @description The band's mid some minutes after each trade, against its price. */
         MarkoutDto: components["schemas"]["TicksDto"] & {

@@ -261,6 +261,7 @@ export const adminHandlers: HttpHandler[] = [
         .sort((a, b) => a.name.localeCompare(b.name))
         .map((c) => ({ company_id: c.company_id, company_name: c.name, fix_comp_id: c.fix_comp_id, state: 'NEVER', next_sender_seq: 1, next_target_seq: 1, last_message_at: null })),
       acceptor: admin.fixAcceptor,
+      market_data: null,
     }),
   ),
   http.post('*/api/admin/companies/:id/accounts', async ({ request, params }) => {

@@ -30,12 +30,12 @@ const LAST = '2026-11-24T10:15:42Z';
 /** Answers GET /admin/fix-sessions with what `items()` gives at the time of the call, counting the calls. */
 const ACCEPTOR = { address: '10.0.0.7:9878', tls: true, comp_id: 'UPSTAIRS' };
 
-function answer(items: () => unknown[], acceptor: typeof ACCEPTOR | null = ACCEPTOR) {
+function answer(items: () => unknown[], acceptor: typeof ACCEPTOR | null = ACCEPTOR, marketData: unknown = null) {
   const calls = { count: 0 };
   server.use(
     http.get('*/api/admin/fix-sessions', () => {
       calls.count += 1;
-      return HttpResponse.json({ items: items(), acceptor });
+      return HttpResponse.json({ items: items(), acceptor, market_data: marketData });
     }),
   );
   return calls;
@@ -45,6 +45,35 @@ async function bodyRows() {
   const table = await screen.findByRole('table', { name: 'FIX sessions' });
   return within(table).getAllByRole('row').slice(1);
 }
+
+describe('the market-data session', () => {
+  it('shows the provider, its state, node, symbols, last price and stale instruments', async () => {
+    const md = {
+      provider: '10.0.0.9:9880',
+      sender_comp_id: 'UPSTAIRS-MD',
+      target_comp_id: 'PROVIDER',
+      state: 'LOGGED_ON',
+      node_id: 'node-a',
+      since: '2026-11-24T08:00:00Z',
+      last_price_at: LAST,
+      symbols: 6,
+      stale_instruments: 2,
+    };
+    answer(() => [session('Baltic')], ACCEPTOR, md);
+    asAdmin();
+    const table = await screen.findByRole('table', { name: 'Market-data session' });
+    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Provider', 'CompIDs', 'State', 'Node', 'Symbols', 'Last price', 'Stale instruments']);
+    const cells = within(table).getAllByRole('row').slice(1).map((r) => within(r).getAllByRole('cell').map((c) => c.textContent));
+    expect(cells).toEqual([['10.0.0.9:9880', 'UPSTAIRS-MD → PROVIDER', 'Logged on', 'node-a', '6', dayjs(LAST).format('DD/MM/YYYY HH:mm'), '2']]);
+  });
+
+  it('says when the venue has no market-data session', async () => {
+    answer(() => [session('Baltic')]);
+    asAdmin();
+    expect(await screen.findByTestId('market-data-session')).toHaveTextContent("No market-data session: bands move only by the operator's band call.");
+    expect(screen.queryByRole('table', { name: 'Market-data session' })).not.toBeInTheDocument();
+  });
+});
 
 describe('FIX sessions', () => {
   it('lists each session with its state, sequence numbers both ways and last message', async () => {
@@ -133,7 +162,7 @@ describe('FIX sessions', () => {
     let fail = true;
     server.use(
       http.get('*/api/admin/fix-sessions', () =>
-        fail ? HttpResponse.json({ status: 500, detail: 'Internal error.' }, { status: 500 }) : HttpResponse.json({ items: [session('Halyard')], acceptor: ACCEPTOR }),
+        fail ? HttpResponse.json({ status: 500, detail: 'Internal error.' }, { status: 500 }) : HttpResponse.json({ items: [session('Halyard')], acceptor: ACCEPTOR, market_data: null }),
       ),
     );
     const { user } = asAdmin();

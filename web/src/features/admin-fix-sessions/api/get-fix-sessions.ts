@@ -19,9 +19,24 @@ const fixSessionSchema = z.object({
   last_message_at: z.string().nullable(),
 }) satisfies z.ZodType<FixSession>;
 
+export type MarketDataSession = components['schemas']['MarketDataSessionDto'];
+
+const marketDataSchema = z.object({
+  provider: z.string(),
+  sender_comp_id: z.string(),
+  target_comp_id: z.string(),
+  state: z.enum(['LOGGED_ON', 'LOGGED_OFF', 'NEVER']),
+  node_id: z.string(),
+  since: z.string(),
+  last_price_at: z.string().nullable(),
+  symbols: z.number().int(),
+  stale_instruments: z.number().int(),
+}) satisfies z.ZodType<MarketDataSession>;
+
 const fixSessionListSchema = z.object({
   items: z.array(fixSessionSchema),
   acceptor: z.object({ address: z.string(), tls: z.boolean(), comp_id: z.string() }).nullable(),
+  market_data: marketDataSchema.nullable(),
 }) satisfies z.ZodType<components['schemas']['FixSessionList']>;
 
 export const fixSessionsQueryKey = ['admin', 'fix-sessions'] as const;

@@ -14,7 +14,7 @@ import Refresh from '@mui/icons-material/Refresh';
 import dayjs from 'dayjs';
 import { AdminPage } from '@/components/layout/admin-page';
 import { formatDateTime } from '@/lib/format-date';
-import { type FixSessionState, useFixSessions } from '../api/get-fix-sessions';
+import { type FixSessionState, type MarketDataSession, useFixSessions } from '../api/get-fix-sessions';
 
 const STATE: Record<FixSessionState, { label: string; color: 'success' | 'warning' | 'default' }> = {
   LOGGED_ON: { label: 'Logged on', color: 'success' },
@@ -23,6 +23,64 @@ const STATE: Record<FixSessionState, { label: string; color: 'success' | 'warnin
 };
 
 const numeric = { fontVariantNumeric: 'tabular-nums' } as const;
+const mono = { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: 13, whiteSpace: 'nowrap' } as const;
+
+/**
+ * The venue's market-data session (ADR 0049) as the node holding it last said: the provider,
+ * whether it is logged on and since when, its last price, and how many instruments are stale.
+ */
+function MarketData({ session }: { session: MarketDataSession | null }) {
+  if (!session) {
+    return (
+      <Typography variant="body2" color="text.secondary" data-testid="market-data-session">
+        No market-data session: bands move only by the operator&apos;s band call.
+      </Typography>
+    );
+  }
+  return (
+    <Stack spacing={1}>
+      <Typography variant="h3" component="h2">
+        Market data
+      </Typography>
+      <TableContainer component={Paper} variant="outlined">
+        <Table size="small" aria-label="Market-data session">
+          <TableHead>
+            <TableRow>
+              <TableCell>Provider</TableCell>
+              <TableCell>CompIDs</TableCell>
+              <TableCell>State</TableCell>
+              <TableCell>Node</TableCell>
+              <TableCell align="right">Symbols</TableCell>
+              <TableCell>Last price</TableCell>
+              <TableCell align="right">Stale instruments</TableCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            <TableRow>
+              <TableCell sx={mono}>{session.provider}</TableCell>
+              <TableCell sx={mono}>
+                {session.sender_comp_id} → {session.target_comp_id}
+              </TableCell>
+              <TableCell>
+                <Chip size="small" variant="outlined" color={STATE[session.state].color} label={STATE[session.state].label} title={`Since ${formatDateTime(session.since)}`} />
+              </TableCell>
+              <TableCell sx={mono}>{session.node_id}</TableCell>
+              <TableCell align="right" sx={numeric}>
+                {session.symbols}
+              </TableCell>
+              <TableCell sx={{ whiteSpace: 'nowrap', ...numeric }} title={session.last_price_at ?? undefined}>
+                {session.last_price_at ? formatDateTime(session.last_price_at) : '—'}
+              </TableCell>
+              <TableCell align="right" sx={numeric}>
+                {session.stale_instruments > 0 ? <Chip size="small" color="warning" label={session.stale_instruments} /> : 0}
+              </TableCell>
+            </TableRow>
+          </TableBody>
+        </Table>
+      </TableContainer>
+    </Stack>
+  );
+}
 
 /**
  * The FIX sessions of the venue's companies (ADR 0025), for venue admins: whether each
@@ -59,7 +117,18 @@ export function FixSessionsPanel() {
     </Stack>
   );
   return (
-    <AdminPage title="FIX sessions" filters={actions} query={sessions} empty={items.length === 0} emptyText="No company has a FIX CompID yet.">
+    <AdminPage
+      title="FIX sessions"
+      filters={
+        <Stack spacing={3}>
+          {actions}
+          {sessions.data && <MarketData session={sessions.data.market_data} />}
+        </Stack>
+      }
+      query={sessions}
+      empty={items.length === 0}
+      emptyText="No company has a FIX CompID yet."
+    >
       <TableContainer component={Paper} variant="outlined">
         <Table size="small" aria-label="FIX sessions">
           <TableHead>

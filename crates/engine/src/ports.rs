@@ -39,6 +39,17 @@ pub trait Store: Clone + Send + Sync + 'static {
     /// marked sent under `seq` (ADR 0030).
     async fn file_fix_message(&self, m: &FiledFixMessage) -> StoreResult<()>;
 
+    /// Notes at `at` that a price came for an instrument whose band it repeats, in one
+    /// statement that is its own transaction: false, writing nothing, when the band is
+    /// another or the instrument is marked stale (ADR 0048).
+    async fn touch_band(
+        &self,
+        id: InstrumentId,
+        min: rust_decimal::Decimal,
+        max: rust_decimal::Decimal,
+        at: DateTime<Utc>,
+    ) -> StoreResult<bool>;
+
     /// Puts a child order in, only into a parent in `parent_state`, together with its
     /// audit row: one transaction in one round trip, the order path's only write (ADR
     /// 0019). False, with nothing written, when the parent is in another state;

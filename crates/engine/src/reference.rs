@@ -505,6 +505,16 @@ impl<S: Store> Reference<S> {
         if let Some(a) = actor {
             require(a, Permission::Admin)?;
         }
+        // A feed's price that repeats the band only says that prices still come: one
+        // statement, no read, no audit, no push, no cache to drop (ADR 0048).
+        if actor.is_none() {
+            let now = self.clock.now();
+            if self.store.touch_band(id, min, max, now).await? {
+                let mut i = (*self.cached_instrument(id).await?).clone();
+                i.band_seen_at = now;
+                return Ok(i);
+            }
+        }
         let ch = InstrumentChanges { min_tick_price: Some(min), max_tick_price: Some(max), ..Default::default() };
         self.change_instrument(actor.map(|a| a.user.user_id), id, ch, "band", None).await
     }

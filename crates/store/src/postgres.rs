@@ -199,6 +199,16 @@ impl Store for PgStore {
         file_fix_message_on(&self.pool, m).await
     }
 
+    async fn touch_band(
+        &self,
+        id: InstrumentId,
+        min: rust_decimal::Decimal,
+        max: rust_decimal::Decimal,
+        at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        touch_band_on(&self.pool, id, min, max, at).await
+    }
+
     async fn insert_order_audited(
         &self,
         o: &ChildOrder,

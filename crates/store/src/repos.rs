@@ -229,6 +229,30 @@ macro_rules! shared_repos {
             Ok(())
         }
 
+        async fn touch_band_on<'e, E>(
+            db: E,
+            id: InstrumentId,
+            min: rust_decimal::Decimal,
+            max: rust_decimal::Decimal,
+            at: DateTime<Utc>,
+        ) -> StoreResult<bool>
+        where
+            E: sqlx::Executor<'e, Database = $db>,
+        {
+            let done = sqlx::query(
+                "update instrument set band_seen_at = $2 where instrument_id = $1 \
+                 and min_tick_price = $3 and max_tick_price = $4 and not prices_stale",
+            )
+            .bind(id.0)
+            .bind(Ts(at))
+            .bind(Dec(min))
+            .bind(Dec(max))
+            .execute(db)
+            .await
+            .map_err(map_err)?;
+            Ok(done.rows_affected() == 1)
+        }
+
         /// Binds a child order's columns in the order of [`sql::ORDER_COLUMNS`]; the row
         /// carries what it adds to its parent's counters and whether it rests (ADR 0019).
         fn bind_order<'q>(

@@ -2,7 +2,7 @@
 """A real FIX 4.4 acceptor (QuickFIX, the quickfix-ssl wheel) playing a market-data provider.
 
 Usage: md_provider.py --port N --sender PROVIDER --target UPSTAIRS-MD --store DIR
-                      [--password P] [--heartbeat 30]
+                      [--password P] [--heartbeat 30] [--tls --cert FILE --key FILE]
 
 Accepts the venue's market-data session (an initiator) on port N as SenderCompID
 --sender for TargetCompID --target, FIX.4.4, validated against the wheel's own
@@ -353,6 +353,16 @@ def settings_text(args):
         "ResetOnLogon=Y",
         f"SocketAcceptPort={args.port}",
         "SocketReuseAddress=Y",
+    ]
+    if args.tls:
+        # TLS 1.2 with the given certificate; no client certificate asked for (QuickFIX
+        # wants an authorities file all the same: the certificate's own).
+        lines += ["SSLProtocol=-all +TLSv1_2",
+                  f"ServerCertificateFile={os.path.abspath(args.cert)}",
+                  f"ServerCertificateKeyFile={os.path.abspath(args.key)}",
+                  f"CertificationAuthoritiesFile={os.path.abspath(args.cert)}",
+                  "CertificateVerifyLevel=0"]
+    lines += [
         "[SESSION]",
         "BeginString=FIX.4.4",
         f"SenderCompID={args.sender}",
@@ -370,7 +380,12 @@ def main():
     parser.add_argument("--store", required=True)
     parser.add_argument("--password", help="the Password (554) a Logon must carry")
     parser.add_argument("--heartbeat", type=int, default=30)
+    parser.add_argument("--tls", action="store_true", help="accept TLS 1.2 only (QuickFIX's SSLSocketAcceptor)")
+    parser.add_argument("--cert", help="with --tls: the PEM certificate")
+    parser.add_argument("--key", help="with --tls: its PEM key")
     args = parser.parse_args()
+    if args.tls and not (args.cert and args.key):
+        parser.error("--tls needs --cert and --key")
     # Keep stdout for events only: whatever QuickFIX prints goes to stderr.
     _stdout = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
@@ -384,7 +399,8 @@ def main():
     settings = fix.SessionSettings(config)
     session_id = fix.SessionID("FIX.4.4", args.sender, args.target)
     provider = Provider(session_id, args.password)
-    acceptor = fix.SocketAcceptor(provider, fix.FileStoreFactory(settings), settings,
+    acceptor_class = fix.SSLSocketAcceptor if args.tls else fix.SocketAcceptor
+    acceptor = acceptor_class(provider, fix.FileStoreFactory(settings), settings,
                                   fix.FileLogFactory(settings))
     acceptor.start()
     emit("listening", port=args.port)

@@ -12,6 +12,7 @@ use ironfix_core::message::{MsgType, RawMessage};
 use ironfix_core::types::CompId;
 use ironfix_engine::application::{Application, RejectReason, SessionId};
 use ironfix_engine::close::CloseReason;
+use ironfix_engine::tls::rustls;
 use ironfix_engine::{Connection, Initiator, OutboundMessage, SessionConfig};
 use ironfix_store::MemoryStore;
 use rust_decimal::Decimal;
@@ -52,6 +53,45 @@ pub struct MarketDataSettings {
     /// How often the hold is renewed and new instruments are subscribed to (well inside
     /// the hold's 30 s).
     pub refresh: Duration,
+    /// TLS to the provider: the PEM certificates of the authorities that sign its
+    /// certificate, and the name it must carry (by default the host of `connect`).
+    pub tls: Option<MarketDataTls>,
+}
+
+/// TLS to the market-data provider.
+#[derive(Clone, Debug)]
+pub struct MarketDataTls {
+    pub ca: std::path::PathBuf,
+    pub server_name: Option<String>,
+}
+
+/// A TLS client trusting only the authorities in `tls.ca`, and the name the provider's
+/// certificate must carry.
+fn tls_client(
+    tls: &MarketDataTls,
+    connect: &str,
+) -> Result<(Arc<rustls::ClientConfig>, rustls::pki_types::ServerName<'static>), String> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, ServerName};
+    let mut roots = rustls::RootCertStore::empty();
+    let certs = CertificateDer::pem_file_iter(&tls.ca).map_err(|e| format!("{}: {e}", tls.ca.display()))?;
+    for cert in certs {
+        let cert = cert.map_err(|e| format!("{}: {e}", tls.ca.display()))?;
+        roots.add(cert).map_err(|e| format!("{}: {e}", tls.ca.display()))?;
+    }
+    if roots.is_empty() {
+        return Err(format!("{}: no certificate", tls.ca.display()));
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let host = connect.rsplit_once(':').map_or(connect, |(h, _)| h).trim_matches(['[', ']']);
+    let name = tls.server_name.clone().unwrap_or_else(|| host.to_owned());
+    let name = ServerName::try_from(name.clone()).map_err(|e| format!("TLS server name {name}: {e}"))?;
+    Ok((Arc::new(config), name))
 }
 
 impl MarketDataSettings {
@@ -63,6 +103,7 @@ impl MarketDataSettings {
             password: None,
             heartbeat: Duration::from_secs(30),
             refresh: Duration::from_secs(10),
+            tls: None,
         }
     }
 }
@@ -79,6 +120,13 @@ async fn run<S: Store>(engine: Engine<S>, settings: MarketDataSettings, mut stop
         tracing::error!(sender = %settings.sender_comp_id, target = %settings.target_comp_id,
             "market data: invalid CompIDs; the session does not start");
         return;
+    };
+    let tls = match settings.tls.as_ref().map(|t| tls_client(t, &settings.connect)).transpose() {
+        Ok(tls) => tls,
+        Err(e) => {
+            tracing::error!(error = %e, "market data: TLS to the provider cannot be set up; the session does not start");
+            return;
+        }
     };
     let mut backoff = BACKOFF_FIRST;
     while !*stop.borrow() {
@@ -105,7 +153,13 @@ async fn run<S: Store>(engine: Engine<S>, settings: MarketDataSettings, mut stop
         // subscription's snapshot brings the book back.
         config.reset_on_logon = true;
         let initiator = Initiator::new(config, app.clone()).with_store(Arc::new(MemoryStore::new()));
-        match initiator.connect(settings.connect.as_str()).await {
+        let connected = match &tls {
+            Some((config, name)) => {
+                initiator.connect_tls(settings.connect.as_str(), config.clone(), name.clone()).await
+            }
+            None => initiator.connect(settings.connect.as_str()).await,
+        };
+        match connected {
             Ok(conn) => {
                 backoff = BACKOFF_FIRST;
                 tracing::info!(provider = %settings.connect, "market data: logged on");

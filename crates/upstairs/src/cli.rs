@@ -142,6 +142,13 @@ pub struct ServeArgs {
     /// The Password (554) of the market-data Logon.
     #[arg(long, env = "UPSTAIRS_MD_PASSWORD", hide_env_values = true)]
     pub md_password: Option<String>,
+    /// TLS to the market-data provider: a PEM file of the authorities that sign its
+    /// certificate (unset: no TLS).
+    #[arg(long, env = "UPSTAIRS_MD_TLS_CA")]
+    pub md_tls_ca: Option<PathBuf>,
+    /// The name the provider's certificate must carry (default: the host of --md-connect).
+    #[arg(long, env = "UPSTAIRS_MD_TLS_SERVER_NAME", requires = "md_tls_ca")]
+    pub md_tls_server_name: Option<String>,
     /// The largest order of any kind (parent order, child order, take, RFQ, quote), in
     /// lots: at most 10^12, the ceiling the database keeps (ADR 0027).
     #[arg(long, env = "UPSTAIRS_MAX_ORDER_QUANTITY", default_value_t = upstairs_domain::quantity::DEFAULT_MAX_ORDER_QUANTITY,
@@ -204,6 +211,10 @@ impl ServeArgs {
                 self.md_target_comp_id,
             );
             m.password = self.md_password.filter(|p| !p.is_empty());
+            m.tls = self.md_tls_ca.map(|ca| upstairs_fix::market_data::MarketDataTls {
+                ca,
+                server_name: self.md_tls_server_name.filter(|n| !n.trim().is_empty()),
+            });
             m
         });
         let defaults = Settings::default();

@@ -32,6 +32,7 @@ on_both_backends!(
     a_broker_acknowledges_allocations_by_fix,
     exchange_prices_come_over_a_market_data_session,
     the_execution_system_is_pulled,
+    market_data_over_tls,
 );
 
 /// Issue 30 (ADR 0049): one node at a time holds the market-data session; when it stops,
@@ -619,6 +620,116 @@ async fn logons_are_authenticated(b: Backend) {
         )
         .await;
     assert_eq!((s, e["errors"][0]["field"].clone()), (StatusCode::CONFLICT, json!("fix_comp_id")), "{e}");
+    v.app.stop().await;
+}
+
+/// An authority (RSA, as QuickFIX 1.15's TLS takes no other) and a certificate it signs
+/// for 127.0.0.1 and localhost, made by openssl in `dir`: (authority, certificate, key).
+fn authority_and_leaf(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let at = |f: &str| dir.join(f);
+    let ext = at("leaf.ext");
+    std::fs::write(&ext, "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n").unwrap();
+    let openssl = |args: &[&std::ffi::OsStr]| {
+        let ok = std::process::Command::new("openssl")
+            .args(args)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("openssl")
+            .success();
+        assert!(ok, "openssl {args:?}");
+    };
+    let s = |v: &'static str| std::ffi::OsStr::new(v);
+    let (ca, ca_key, leaf, key, csr) = (at("ca.pem"), at("ca.key"), at("leaf.pem"), at("leaf.key"), at("leaf.csr"));
+    openssl(&[
+        s("req"),
+        s("-x509"),
+        s("-newkey"),
+        s("rsa:2048"),
+        s("-nodes"),
+        s("-days"),
+        s("2"),
+        s("-subj"),
+        s("/CN=Test market-data CA"),
+        s("-keyout"),
+        ca_key.as_os_str(),
+        s("-out"),
+        ca.as_os_str(),
+    ]);
+    openssl(&[
+        s("req"),
+        s("-newkey"),
+        s("rsa:2048"),
+        s("-nodes"),
+        s("-subj"),
+        s("/CN=127.0.0.1"),
+        s("-keyout"),
+        key.as_os_str(),
+        s("-out"),
+        csr.as_os_str(),
+    ]);
+    openssl(&[
+        s("x509"),
+        s("-req"),
+        s("-in"),
+        csr.as_os_str(),
+        s("-CA"),
+        ca.as_os_str(),
+        s("-CAkey"),
+        ca_key.as_os_str(),
+        s("-CAcreateserial"),
+        s("-days"),
+        s("2"),
+        s("-extfile"),
+        ext.as_os_str(),
+        s("-out"),
+        leaf.as_os_str(),
+    ]);
+    (ca, leaf, key)
+}
+
+/// Issue 30 (ADR 0049): the market-data session over TLS to a QuickFIX provider that
+/// speaks only TLS; a provider whose certificate the venue does not trust is never
+/// logged on to.
+async fn market_data_over_tls(b: Backend) {
+    let pki = temp_dir();
+    let (ca, cert, key) = authority_and_leaf(pki.path());
+    let port = free_port();
+    let (c, k) = (cert.to_string_lossy().into_owned(), key.to_string_lossy().into_owned());
+    let mut provider = MdProvider::start_with(port, "md-pass", &["--tls", "--cert", &c, "--key", &k]).await;
+    let tls = |ca: std::path::PathBuf| upstairs_fix::market_data::MarketDataTls { ca, server_name: None };
+    let v = venue_with(b, |s| {
+        let mut m = md_settings(port);
+        m.tls = Some(tls(ca.clone()));
+        s.market_data = Some(m);
+    })
+    .await;
+    provider.expect("logon", |_| true).await;
+    let admin = v.app.admin_token().await;
+    let path = format!("/api/admin/instruments/{}", v.instrument);
+    assert_eq!(v.app.patch(&path, Some(&admin), json!({"exchange_instrument_id": "ERZ6"})).await.0, StatusCode::OK);
+    provider.expect("subscribed", |e| e["symbols"] == json!(["ERZ6"])).await;
+    provider.command(json!({"cmd": "price", "symbol": "ERZ6", "bid": "94.71", "offer": "94.81"})).await;
+    band_becomes(&v, (94.71, 94.81)).await;
+    v.app.stop().await;
+
+    // Another authority: the handshake fails, the venue never logs on, and says why.
+    let other = temp_dir();
+    let (stranger, _, _) = authority_and_leaf(other.path());
+    let v = venue_with(b, |s| {
+        let mut m = md_settings(port);
+        m.tls = Some(tls(stranger.clone()));
+        s.market_data = Some(m);
+    })
+    .await;
+    // Several attempts (the backoff starts at half a second) within three seconds.
+    let until = tokio::time::Instant::now() + Duration::from_secs(3);
+    while let Some(e) = provider.peer.next_json(until.saturating_duration_since(tokio::time::Instant::now())).await {
+        assert_ne!(e["event"], "logon", "{e}");
+    }
+    let admin = v.app.admin_token().await;
+    let (_, list) = v.app.get("/api/admin/fix-sessions", Some(&admin)).await;
+    assert_eq!(list["market_data"], Value::Null, "never logged on: {list}");
+    provider.command(json!({"cmd": "stop"})).await;
     v.app.stop().await;
 }
 

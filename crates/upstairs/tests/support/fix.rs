@@ -312,18 +312,24 @@ pub fn tag(m: &[(u32, String)], t: u32) -> Option<String> {
 
 /// A QuickFIX acceptor playing the market-data provider (`tests/peers/md_provider.py`).
 pub struct MdProvider {
-    peer: Peer,
+    pub peer: Peer,
     _store: tempfile::TempDir,
 }
 
 impl MdProvider {
     pub async fn start(port: u16, password: &str) -> MdProvider {
+        Self::start_with(port, password, &[]).await
+    }
+
+    /// [`Self::start`] with more arguments (e.g. `--tls --cert … --key …`).
+    pub async fn start_with(port: u16, password: &str, extra: &[&str]) -> MdProvider {
         let store = temp_dir();
         let args =
             ["--port", &port.to_string(), "--sender", "PROVIDER", "--target", "UPSTAIRS-MD", "--password", password]
                 .map(str::to_owned)
                 .into_iter()
                 .chain(["--store".to_owned(), store.path().display().to_string()])
+                .chain(extra.iter().map(|a| (*a).to_owned()))
                 .collect::<Vec<_>>();
         let mut p = MdProvider { peer: Peer::spawn("md_provider.py", &args), _store: store };
         p.expect("listening", |_| true).await;

@@ -177,6 +177,9 @@ pub trait InstrumentRepo {
         from: DateTime<Utc>,
         to: DateTime<Utc>,
     ) -> StoreResult<Vec<(DateTime<Utc>, rust_decimal::Decimal, rust_decimal::Decimal)>>;
+    /// Forgets the band moves before `before`, keeping each instrument's band in force
+    /// then; how many it forgot.
+    async fn prune_band_history(&mut self, before: DateTime<Utc>) -> StoreResult<u64>;
     /// Keeps a version of an instrument's settings.
     async fn insert_instrument_setting(&mut self, s: &InstrumentSetting) -> StoreResult<()>;
     /// Every version of an instrument's settings, the latest `effective_from` first (the

@@ -25,6 +25,9 @@ pub use crate::core::OUTBOX_DELIVER;
 pub const CLEANUP: &str = "cleanup.tokens";
 const CLEANUP_KEY: &str = "cleanup.tokens";
 const CLEANUP_EVERY: Duration = Duration::hours(1);
+/// How long an instrument's band moves are kept: two years, a scorecard's longest period
+/// (366 days) and the one before it (ADR 0047).
+pub const BAND_HISTORY_KEPT: Duration = Duration::days(732);
 /// A claimed timer not finished within this time is taken by another run.
 const LEASE: Duration = Duration::minutes(2);
 const BATCH: i64 = 50;
@@ -200,6 +203,8 @@ impl<S: Store> Scheduler<S> {
                 let s = tx.delete_expired_sessions(now).await.map_err(|e| e.to_string())?;
                 // Keep used or expired links a day, so a second click still says "expired".
                 let l = tx.delete_stale_link_tokens(now - Duration::days(1)).await.map_err(|e| e.to_string())?;
+                // The bands two years back and more (scorecards reach 366 days; ADR 0047).
+                let b = tx.prune_band_history(now - BAND_HISTORY_KEPT).await.map_err(|e| e.to_string())?;
                 tx.delete_timer(timer.timer_id).await.map_err(|e| e.to_string())?;
                 tx.insert_timer(&Timer {
                     timer_id: Uuid::now_v7(),
@@ -212,7 +217,7 @@ impl<S: Store> Scheduler<S> {
                 .await
                 .map_err(|e| e.to_string())?;
                 tx.commit().await.map_err(|e| e.to_string())?;
-                tracing::info!(sessions = s, links = l, "cleaned up expired sessions and links");
+                tracing::info!(sessions = s, links = l, bands = b, "cleaned up expired sessions, links and old bands");
                 Ok(Outcome::Done)
             }
             crate::kill_switch::KILL_SWEEP => {

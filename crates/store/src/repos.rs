@@ -877,6 +877,18 @@ macro_rules! shared_repos {
                 Ok(rows.into_iter().map(|(at, min, max)| (at.0, min.0, max.0)).collect())
             }
 
+            async fn prune_band_history(&mut self, before: DateTime<Utc>) -> StoreResult<u64> {
+                let done = sqlx::query(
+                    "delete from band_history where at < $1 and at < (select max(b.at) from band_history b \
+                     where b.instrument_id = band_history.instrument_id and b.at <= $1)",
+                )
+                .bind(Ts(before))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(done.rows_affected())
+            }
+
             async fn insert_instrument_setting(&mut self, s: &InstrumentSetting) -> StoreResult<()> {
                 sqlx::query(
                     "insert into instrument_setting (setting_id, instrument_id, effective_from, tick_size, \

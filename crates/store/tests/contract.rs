@@ -604,6 +604,18 @@ async fn band_history_is_kept<S: Store>(s: S) {
     );
     let window = tx.band_history(i.instrument_id, at(90), at(100)).await.unwrap();
     assert_eq!(window, [(at(60), d("-0.035"), d("-0.01"))], "the band in force at the start");
+    drop(tx);
+
+    // Pruned before 90 s: the moves before go, but the band in force then stays.
+    let mut tx = s.write().await.unwrap();
+    assert_eq!(tx.prune_band_history(at(90)).await.unwrap(), 1);
+    assert_eq!(tx.prune_band_history(at(90)).await.unwrap(), 0, "twice is once");
+    tx.commit().await.unwrap();
+    let mut tx = s.read().await.unwrap();
+    let all = tx.band_history(i.instrument_id, at(-60), at(600)).await.unwrap();
+    assert_eq!(all, [(at(60), d("-0.035"), d("-0.01")), (at(120), d("-0.03"), d("-0.005"))]);
+    let window = tx.band_history(i.instrument_id, at(90), at(100)).await.unwrap();
+    assert_eq!(window, [(at(60), d("-0.035"), d("-0.01"))], "still in force at 90 s");
 }
 
 async fn timers_are_claimed_once_under_concurrency<S: Store>(s: S) {

@@ -72,6 +72,22 @@ impl<K: Hash + Eq + Clone, V> Cache<K, V> {
         }
     }
 
+    /// Changes the value kept for `key`, if one is kept (a load in flight is left alone:
+    /// what it reads is at least as new).
+    pub fn update(&self, key: &K, change: impl FnOnce(&mut V))
+    where
+        V: Clone,
+    {
+        let mut slots = self.slots.lock().expect("cache lock");
+        if let Some(slot) = slots.get_mut(key)
+            && let Some(v) = &slot.value
+        {
+            let mut changed = (**v).clone();
+            change(&mut changed);
+            slot.value = Some(Arc::new(changed));
+        }
+    }
+
     pub fn drop_all(&self) {
         self.slots.lock().expect("cache lock").clear();
     }
@@ -145,6 +161,17 @@ impl Caches {
 mod tests {
     use super::*;
     use std::convert::Infallible;
+
+    #[tokio::test]
+    async fn changes_only_a_value_it_keeps() {
+        let cache: Cache<u8, u32> = Cache::default();
+        cache.update(&1, |v| *v += 1);
+        assert_eq!(cache.len(), 0, "nothing kept, nothing made");
+        cache.get(1, || async { Ok::<_, Infallible>(Some(10)) }).await.unwrap();
+        cache.update(&1, |v| *v += 1);
+        let got = cache.get(1, || async { Err("loaded again") }).await.unwrap();
+        assert_eq!(got.as_deref(), Some(&11));
+    }
 
     #[tokio::test]
     async fn keeps_a_load_until_dropped_and_never_keeps_one_that_raced_a_drop() {

@@ -510,8 +510,10 @@ impl<S: Store> Reference<S> {
         if actor.is_none() {
             let now = self.clock.now();
             if self.store.touch_band(id, min, max, now).await? {
+                // This node's copy says so too, so that its takes do not read the row again.
+                self.caches.instruments.update(&id, |i| i.band_seen_at = i.band_seen_at.max(now));
                 let mut i = (*self.cached_instrument(id).await?).clone();
-                i.band_seen_at = now;
+                i.band_seen_at = i.band_seen_at.max(now);
                 return Ok(i);
             }
         }

@@ -98,6 +98,11 @@ pub(crate) fn action_log(
     }
 }
 
+/// The latest time both databases keep and a reader means: 9999-12-31T23:59:59Z.
+pub(crate) fn latest_time() -> DateTime<Utc> {
+    "9999-12-31T23:59:59Z".parse::<DateTime<Utc>>().unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
 pub(crate) fn require_trade(actor: &Actor) -> Result<(), EngineError> {
     if actor.can(Permission::Trade) { Ok(()) } else { Err(EngineError::Forbidden("Your account cannot trade.".into())) }
 }

@@ -73,6 +73,8 @@ pub struct FixOrderStatus {
     /// Whether the execution system still works it (OrdStatus new, partly filled,
     /// pending or replaced); a filled, cancelled, rejected or expired order is not.
     pub working: bool,
+    /// Why the gateway could not read it as an order (its side, quantity or MinQty).
+    pub unreadable: Option<String>,
 }
 
 /// What a working order an execution system reported came to.
@@ -499,23 +501,22 @@ impl<S: Store> Fix<S> {
             (tx.fix_parent_by_cl_ord_id(company, &cl_ord_id).await?, tx.fix_refusal(company, &cl_ord_id).await?)
         };
         match (known, status.working) {
-            (None, true) if refused.is_none() => Ok(match self.fix_new_parent_order(company, status.order).await? {
-                FixOrderAnswer::Created(p) => FixStatusAnswer::Created(p),
-                FixOrderAnswer::Refused(text) => FixStatusAnswer::Refused(text),
-                FixOrderAnswer::Known(_) => FixStatusAnswer::Unchanged,
+            // Unreadable (its side, quantity or MinQty): refused once, as a NewOrderSingle.
+            (None, true) if refused.is_none() => Ok(match status.unreadable {
+                Some(text) => FixStatusAnswer::Refused(text),
+                None => match self.fix_new_parent_order(company, status.order).await? {
+                    FixOrderAnswer::Created(p) => FixStatusAnswer::Created(p),
+                    FixOrderAnswer::Refused(text) => FixStatusAnswer::Refused(text),
+                    FixOrderAnswer::Known(_) => FixStatusAnswer::Unchanged,
+                },
             }),
             (Some(parent), false) => {
-                let v = self.store.single().await?.parent_order(parent).await?;
-                let Some(v) = v.filter(|v| v.parent.state == ParentState::Active) else {
+                let Some((v, actor)) = self.parent_and_trader(parent).await? else {
                     return Ok(FixStatusAnswer::Unchanged);
                 };
-                let user = self.store.single().await?.user(v.parent.created_by).await?;
-                let Some(user) = user.filter(|u| u.user.active) else { return Ok(FixStatusAnswer::Unchanged) };
-                let actor = Actor {
-                    user: user.user,
-                    company_name: user.company_name,
-                    session_id: upstairs_domain::SessionId::new(),
-                };
+                if v.parent.state != ParentState::Active {
+                    return Ok(FixStatusAnswer::Unchanged);
+                }
                 match self.withdrawals.cancel_parent_order_from(&actor, parent, None).await {
                     Ok(()) => Ok(FixStatusAnswer::Cancelled(parent)),
                     // Matched already: the venue's trade stands, the parent with it.
@@ -538,23 +539,15 @@ impl<S: Store> Fix<S> {
         let unknown =
             |parent| CancelRefusal { reason: CancelRefusalReason::UnknownOrder, text: "Unknown order".into(), parent };
         let Some(parent) = parent else { return Ok(Err(unknown(None))) };
-        let creator = self.store.single().await?.parent_order(parent).await?.map(|v| v.parent.created_by);
-        let user = match creator {
-            Some(u) => self.store.single().await?.user(u).await?,
-            None => None,
-        };
-        let Some(user) = user.filter(|u| u.user.active) else { return Ok(Err(unknown(Some(parent)))) };
+        let Some((v, actor)) = self.parent_and_trader(parent).await? else { return Ok(Err(unknown(Some(parent)))) };
         // Cancelled already (this request resent, or the trader cancelled on screen): the
         // order's state is reported again.
-        let state = self.store.single().await?.parent_order(parent).await?.map(|v| v.parent.state);
-        if state == Some(ParentState::Cancelled) {
+        if v.parent.state == ParentState::Cancelled {
             if let Some(report) = self.fix_parent_report(parent).await? {
                 self.fix_reply(company, FixReport::Execution(report)).await?;
             }
             return Ok(Ok(parent));
         }
-        let actor =
-            Actor { user: user.user, company_name: user.company_name, session_id: upstairs_domain::SessionId::new() };
         match self.withdrawals.cancel_parent_order_from(&actor, parent, Some(cl_ord_id)).await {
             Ok(()) => Ok(Ok(parent)),
             Err(e) => match refusal_text(&e) {
@@ -564,6 +557,17 @@ impl<S: Store> Fix<S> {
                 None => Err(e),
             },
         }
+    }
+
+    /// A parent order and its trader, as the actor of a cancel the execution system asks
+    /// for; none when the parent is unknown or its trader is no longer active.
+    async fn parent_and_trader(&self, parent: ParentOrderId) -> Result<Option<(ParentOrderView, Actor)>, EngineError> {
+        let Some(v) = self.store.single().await?.parent_order(parent).await? else { return Ok(None) };
+        let user = self.store.single().await?.user(v.parent.created_by).await?;
+        Ok(user.filter(|u| u.user.active).map(|u| {
+            let session_id = upstairs_domain::SessionId::new();
+            (v, Actor { user: u.user, company_name: u.company_name, session_id })
+        }))
     }
 
     /// The state of a parent an execution system sent, for a repeated ClOrdID.

@@ -188,8 +188,9 @@ pub trait InstrumentRepo {
     async fn instrument_setting(&mut self, id: uuid::Uuid) -> StoreResult<Option<InstrumentSetting>>;
     /// Removes a version not yet applied; false when there is none such.
     async fn delete_instrument_setting(&mut self, id: uuid::Uuid) -> StoreResult<bool>;
-    /// Marks a version applied at `at`.
-    async fn apply_instrument_setting(&mut self, id: uuid::Uuid, at: DateTime<Utc>) -> StoreResult<()>;
+    /// Marks a version not yet applied as applied at `at`; false when there is none such
+    /// (cancelled meanwhile, or applied already).
+    async fn apply_instrument_setting(&mut self, id: uuid::Uuid, at: DateTime<Utc>) -> StoreResult<bool>;
 }
 
 #[async_trait]

@@ -411,7 +411,7 @@ impl<S: Store> Reference<S> {
         to: DateTime<Utc>,
     ) -> Result<Vec<BandPoint>, EngineError> {
         // Times both databases keep, and a reader means.
-        let latest = "9999-12-31T23:59:59Z".parse::<DateTime<Utc>>().unwrap_or(DateTime::<Utc>::MAX_UTC);
+        let latest = crate::context::latest_time();
         for (field, at) in [("from", from), ("to", to)] {
             if !(DateTime::<Utc>::UNIX_EPOCH..=latest).contains(&at) {
                 return Err(EngineError::invalid(field, "Must be a time from 1970 to 9999"));
@@ -558,7 +558,11 @@ impl<S: Store> Reference<S> {
             tx.record_band(&i, now).await?;
         }
         match setting {
-            Some(s) => tx.apply_instrument_setting(s, now).await?,
+            // Cancelled while the timer ran: nothing changes (the transaction is dropped).
+            Some(s) if !tx.apply_instrument_setting(s, now).await? => {
+                return Err(EngineError::Conflict { detail: "This change was cancelled.".into(), errors: vec![] });
+            }
+            Some(_) => {}
             None if (was.tick_size, was.exchange_tick_size, was.min_quantity)
                 != (i.tick_size, i.exchange_tick_size, i.min_quantity) =>
             {
@@ -606,7 +610,7 @@ impl<S: Store> Reference<S> {
     ) -> Result<InstrumentSetting, EngineError> {
         require(actor, Permission::Admin)?;
         let now = self.clock.now();
-        let latest = "9999-12-31T23:59:59Z".parse::<DateTime<Utc>>().unwrap_or(DateTime::<Utc>::MAX_UTC);
+        let latest = crate::context::latest_time();
         let mut errors = Vec::new();
         if new.effective_from <= now || new.effective_from > latest {
             errors.push(FieldError::new("effective_from", "Choose a time after now"));
@@ -709,7 +713,7 @@ impl<S: Store> Reference<S> {
         let Some(s) = s.filter(|s| s.applied_at.is_none()) else { return Ok(()) };
         let ch = settings_changes(s.tick_size, s.exchange_tick_size, s.min_quantity);
         match self.change_instrument(s.created_by, s.instrument_id, ch, "settings", Some(id)).await {
-            Ok(_) => Ok(()),
+            Ok(_) | Err(EngineError::Conflict { .. }) => Ok(()),
             Err(EngineError::Invalid { detail, errors }) => {
                 let why: Vec<String> = errors.into_iter().map(|e| format!("{}: {}", e.field, e.message)).collect();
                 let now = self.clock.now();

@@ -188,7 +188,7 @@ impl<S: Store> Scorecards<S> {
         to: DateTime<Utc>,
     ) -> Result<Scorecard, EngineError> {
         // Times both databases keep, and a reader means.
-        let latest = "9999-12-31T23:59:59Z".parse::<DateTime<Utc>>().unwrap_or(DateTime::<Utc>::MAX_UTC);
+        let latest = crate::context::latest_time();
         let earliest = DateTime::<Utc>::UNIX_EPOCH;
         for (field, at) in [("from", from), ("to", to)] {
             if !(earliest..=latest).contains(&at) {

@@ -343,11 +343,8 @@ impl<S: Store> VenueApp<S> {
             return Ok(());
         }
         let working = m.get_field_str(tag::ORD_STATUS).is_some_and(crate::messages::working_status);
-        let (order, refused) = read_order(m, tag::LEAVES_QTY)?;
-        if let (true, Some(text)) = (working, refused) {
-            return self.refuse_order(company, m, tag::LEAVES_QTY, text).await;
-        }
-        let status = FixOrderStatus { order, working };
+        let (order, unreadable) = read_order(m, tag::LEAVES_QTY)?;
+        let status = FixOrderStatus { order, working, unreadable };
         match self.engine.fix.fix_order_status(company, status).await.map_err(|e| venue_failure(&e))? {
             FixStatusAnswer::Refused(text) => self.refuse_order(company, m, tag::LEAVES_QTY, text).await,
             answer => {

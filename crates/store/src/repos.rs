@@ -941,14 +941,16 @@ macro_rules! shared_repos {
                 Ok(done.rows_affected() == 1)
             }
 
-            async fn apply_instrument_setting(&mut self, id: Uuid, at: DateTime<Utc>) -> StoreResult<()> {
-                sqlx::query("update instrument_setting set applied_at = $2 where setting_id = $1")
-                    .bind(id)
-                    .bind(Ts(at))
-                    .execute(&mut *self.tx)
-                    .await
-                    .map_err(map_err)?;
-                Ok(())
+            async fn apply_instrument_setting(&mut self, id: Uuid, at: DateTime<Utc>) -> StoreResult<bool> {
+                let done = sqlx::query(
+                    "update instrument_setting set applied_at = $2 where setting_id = $1 and applied_at is null",
+                )
+                .bind(id)
+                .bind(Ts(at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(done.rows_affected() == 1)
             }
 
             async fn instruments(&mut self, f: &InstrumentFilter) -> StoreResult<Page<Instrument>> {

@@ -171,6 +171,84 @@ impl Calendar {
     }
 }
 
+/// How a time zone is named in messages: `Europe/London` (the spec's) is UK time.
+pub fn zone_label(tz: Tz) -> String {
+    if tz == chrono_tz::Europe::London { "UK time".into() } else { format!("{} time", tz.name()) }
+}
+
+impl Calendar {
+    /// A calendar as stored: an IANA zone, `HH:MM` times, days like `Mon,Tue` and one
+    /// holiday per line (`2026-12-25=Christmas Day`).
+    pub fn from_stored(
+        time_zone: &str,
+        open: &str,
+        close: &str,
+        parent_orders_from: &str,
+        days: &str,
+        holidays: &str,
+    ) -> Result<Self, String> {
+        let time = |s: &str| NaiveTime::parse_from_str(s, "%H:%M").map_err(|_| format!("time {s}"));
+        Ok(Self {
+            time_zone: time_zone.parse().map_err(|_| format!("time zone {time_zone}"))?,
+            open: time(open)?,
+            close: time(close)?,
+            parent_orders_from: time(parent_orders_from)?,
+            days: days
+                .split(',')
+                .filter(|d| !d.is_empty())
+                .map(|d| d.parse::<Weekday>().map_err(|_| format!("day {d}")))
+                .collect::<Result<_, _>>()?,
+            holidays: holidays.lines().filter(|l| !l.is_empty()).map(Holiday::parse).collect::<Result<_, _>>()?,
+            always_open: false,
+        })
+    }
+
+    /// The days as stored: `Mon,Tue,Wed,Thu,Fri`.
+    pub fn stored_days(&self) -> String {
+        self.days.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+    }
+
+    /// The holidays as stored, one per line.
+    pub fn stored_holidays(&self) -> String {
+        self.holidays
+            .iter()
+            .map(|h| match &h.name {
+                Some(n) => format!("{}={n}", h.date),
+                None => h.date.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Why `who` (`The platform`, `ICE Futures Europe`) is closed at `now`, and when it
+    /// opens again: 'ICE Futures Europe is closed today for Christmas Day. It opens again
+    /// on Monday 28 December at 08:00 UK time.'
+    pub fn closed_message(&self, who: &str, now: DateTime<Utc>) -> String {
+        let mut text = match self.holiday(now) {
+            Some(h) => format!("{who} is closed today for {}.", h.name.as_deref().unwrap_or("a holiday")),
+            None => format!("{who} is closed."),
+        };
+        if let Some(at) = self.next_open(now) {
+            let local = at.with_timezone(&self.time_zone);
+            let day = local.date_naive();
+            let today = self.local_date(now);
+            let when = if day == today {
+                "today".to_owned()
+            } else if Some(day) == today.succ_opt() {
+                "tomorrow".to_owned()
+            } else {
+                format!("on {}", local.format("%A %-d %B"))
+            };
+            text.push_str(&format!(
+                " It opens again {when} at {} {}.",
+                local.format("%H:%M"),
+                zone_label(self.time_zone)
+            ));
+        }
+        text
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,6 +358,46 @@ mod tests {
         assert_eq!(
             (s.open, s.parent_orders_open, s.next_open, s.next_close, s.closing_soon),
             (true, true, None, None, false)
+        );
+    }
+
+    #[test]
+    fn a_stored_calendar_reads_back() {
+        let c = Calendar {
+            time_zone: chrono_tz::Europe::Berlin,
+            holidays: vec![Holiday::parse("2026-12-25=Christmas Day").unwrap(), Holiday::parse("2026-12-28").unwrap()],
+            days: vec![Weekday::Mon, Weekday::Wed],
+            ..Calendar::default()
+        };
+        assert_eq!(c.stored_days(), "Mon,Wed");
+        let back =
+            Calendar::from_stored("Europe/Berlin", "09:00", "17:00", "05:30", &c.stored_days(), &c.stored_holidays());
+        assert_eq!(back, Ok(c));
+        assert!(Calendar::from_stored("Mars/Base", "09:00", "17:00", "05:30", "Mon", "").is_err());
+        assert!(Calendar::from_stored("UTC", "9h", "17:00", "05:30", "Mon", "").is_err());
+        assert!(Calendar::from_stored("UTC", "09:00", "17:00", "05:30", "Someday", "").is_err());
+    }
+
+    #[test]
+    fn the_closed_message_names_the_holiday_and_the_next_opening() {
+        let c = Calendar { holidays: vec![Holiday::parse("2026-12-25=Christmas Day").unwrap()], ..Calendar::default() };
+        assert_eq!(
+            c.closed_message("ICE Futures Europe", utc("2026-12-25T10:00:00Z")),
+            "ICE Futures Europe is closed today for Christmas Day. It opens again on Monday 28 December at 09:00 UK time."
+        );
+        // Before the open: today; after the close: tomorrow.
+        assert_eq!(
+            c.closed_message("The platform", utc("2026-12-23T07:00:00Z")),
+            "The platform is closed. It opens again today at 09:00 UK time."
+        );
+        assert_eq!(
+            c.closed_message("The platform", utc("2026-12-23T18:00:00Z")),
+            "The platform is closed. It opens again tomorrow at 09:00 UK time."
+        );
+        let berlin = Calendar { time_zone: chrono_tz::Europe::Berlin, ..Calendar::default() };
+        assert_eq!(
+            berlin.closed_message("Eurex", utc("2026-12-26T10:00:00Z")),
+            "Eurex is closed. It opens again on Monday 28 December at 09:00 Europe/Berlin time."
         );
     }
 }

@@ -14,7 +14,7 @@ use upstairs_domain::{CompanyId, InstrumentId, ParentOrderId};
 
 use crate::book::BookLevels;
 use crate::events::Event;
-use crate::model::{CompanyRef, CounterpartyFilter, Instrument, ParentOrder, Session, UserView};
+use crate::model::{CompanyRef, CounterpartyFilter, Exchange, Instrument, ParentOrder, Session, UserView};
 
 pub(crate) struct Cache<K, V> {
     slots: Mutex<HashMap<K, Slot<V>>>,
@@ -115,6 +115,8 @@ pub(crate) struct Caches {
     /// Every counterparty filter of the venue (one row per firm or trader that set one,
     /// ADR 0042): every take and preview screens with them.
     pub counterparty_filters: Cache<(), Vec<CounterpartyFilter>>,
+    /// Every exchange's calendar (ADR 0052): every trading check reads its instrument's.
+    pub exchanges: Cache<(), Vec<Exchange>>,
 }
 
 impl Caches {
@@ -126,6 +128,7 @@ impl Caches {
         self.parents.drop_all();
         self.sessions.drop_all();
         self.counterparty_filters.drop_all();
+        self.exchanges.drop_all();
     }
 
     /// Drops what `event` makes stale.
@@ -145,6 +148,7 @@ impl Caches {
                 self.counterparty_filters.drop_all();
             }
             Event::CounterpartyFiltersChanged => self.counterparty_filters.drop_all(),
+            Event::ExchangesChanged => self.exchanges.drop_all(),
             // Rare beside the calls that read them: all sessions are read again.
             Event::SessionsEnded { .. } | Event::UserChanged { .. } => self.sessions.drop_all(),
             Event::ParentOrderChanged { parent_order_id, active: false, .. } => self.parents.drop_key(parent_order_id),

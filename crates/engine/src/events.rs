@@ -34,6 +34,8 @@ pub enum Event {
     CompanyChanged { company_id: CompanyId },
     /// Not delivered: a firm's or a trader's counterparty filter changed (ADR 0042).
     CounterpartyFiltersChanged,
+    /// Not delivered: an exchange's calendar was created, changed or removed (ADR 0052).
+    ExchangesChanged,
     /// Not delivered: some sessions of this user ended (logout, deactivation, new password),
     /// so its open sockets re-check their session at once.
     SessionsEnded { user_id: UserId },
@@ -140,6 +142,7 @@ pub enum Announced {
         id: CompanyId,
     },
     CounterpartyFilters,
+    Exchanges,
     SessionsEnded {
         user: UserId,
     },
@@ -166,6 +169,7 @@ impl Announced {
             }
             Event::CompanyChanged { company_id } => Self::Company { id: *company_id },
             Event::CounterpartyFiltersChanged => Self::CounterpartyFilters,
+            Event::ExchangesChanged => Self::Exchanges,
             Event::SessionsEnded { user_id } => Self::SessionsEnded { user: *user_id },
             Event::UserChanged { user_id } => Self::User { user: *user_id },
         }

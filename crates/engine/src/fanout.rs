@@ -168,6 +168,7 @@ impl<S: Store> Hearing<S> {
                 .map(|n| Event::NotificationChanged { user_id: n.user_id, notification: n }),
             Announced::Company { id } => Some(Event::CompanyChanged { company_id: id }),
             Announced::CounterpartyFilters => Some(Event::CounterpartyFiltersChanged),
+            Announced::Exchanges => Some(Event::ExchangesChanged),
             Announced::SessionsEnded { user } => Some(Event::sessions_ended(user)),
             Announced::User { user } => Some(Event::UserChanged { user_id: user }),
         })

@@ -8,6 +8,7 @@ pub mod admin_orders;
 pub mod allocations;
 pub mod book;
 mod cache;
+pub mod calendars;
 pub mod clock;
 pub mod confirmations;
 pub mod context;
@@ -16,6 +17,7 @@ pub mod counterparties;
 pub mod disconnects;
 pub mod error;
 pub mod events;
+pub mod exchanges;
 pub mod fanout;
 pub mod fix;
 pub mod keyed;
@@ -122,6 +124,7 @@ pub struct Engine<S: Store> {
     pub matches: matches::Matches<S>,
     pub rfqs: rfqs::Rfqs<S>,
     pub reference: reference::Reference<S>,
+    pub exchanges: exchanges::Exchanges<S>,
     pub withdrawals: withdrawals::Withdrawals<S>,
     pub kill_switch: kill_switch::KillSwitch<S>,
     pub disconnects: disconnects::Disconnects<S>,
@@ -147,6 +150,7 @@ impl<S: Store> Clone for Engine<S> {
             matches: self.matches.clone(),
             rfqs: self.rfqs.clone(),
             reference: self.reference.clone(),
+            exchanges: self.exchanges.clone(),
             withdrawals: self.withdrawals.clone(),
             kill_switch: self.kill_switch.clone(),
             disconnects: self.disconnects.clone(),
@@ -188,6 +192,7 @@ impl<S: Store> Engine<S> {
         let matches = matches::Matches::new(&core, &counterparties, &notifications, &orders, &confirmations);
         let rfqs = rfqs::Rfqs::new(&core, &counterparties, &notifications, &orders, &confirmations);
         let reference = reference::Reference::new(&core, &counterparties, &matches);
+        let exchanges = exchanges::Exchanges::new(&core, &orders);
         let withdrawals = withdrawals::Withdrawals::new(&core, &fix_reports, &notifications, &orders, &matches, &rfqs);
         let kill_switch = kill_switch::KillSwitch::new(&core, &matches, &rfqs);
         let disconnects = disconnects::Disconnects::new(&core, &matches);
@@ -218,6 +223,7 @@ impl<S: Store> Engine<S> {
             matches,
             rfqs,
             reference,
+            exchanges,
             withdrawals,
             kill_switch,
             disconnects,

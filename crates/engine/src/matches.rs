@@ -21,7 +21,7 @@ use crate::error::{EngineError, StoreError};
 use crate::model::*;
 use crate::notifications::Notifications;
 use crate::orders::Orders;
-use crate::orders::{closed, not_found_order, not_found_parent};
+use crate::orders::{not_found_order, not_found_parent};
 use crate::ports::*;
 use crate::ratelimit::Write;
 
@@ -116,10 +116,19 @@ impl<S: Store> Matches<S> {
             self.throttle(actor, Write::MatchRequests)?;
         }
         let now = self.clock.now();
-        if !self.config.calendar.is_open(now) {
-            return Err(closed());
-        }
-        // Read before any transaction opens: a cold cache takes a connection of its own.
+        // The instrument's exchange decides (ADR 0052); read before any transaction
+        // opens, as the caches below: a cold cache takes a connection of its own.
+        let parent = self.orders.cached_parent(actor, take.requesting_parent_order_id).await?;
+        let calendar =
+            crate::calendars::calendar_of(self, &*self.cached_instrument(parent.instrument_id).await?).await?;
+        calendar.require_open(now)?;
+        // Orders placed up to its last close are over, even while its timer has yet to
+        // run (a late close after a restart expires them; ADR 0017).
+        let day_from = calendar.calendar.previous_close(now);
+        let today = |mut facing: Vec<FacingOrder>| {
+            facing.retain(|f| day_from.is_none_or(|close| f.order.created_at > close));
+            facing
+        };
         let filters = self.counterparties.all().await?;
         if take.dry_run {
             let mut tx = self.store.read().await?;
@@ -128,7 +137,7 @@ impl<S: Store> Matches<S> {
             // A preview tells no more than the book shows (ADR 0027): it allocates against
             // each iceberg's shown block, never its hidden size; the take itself may reach more.
             let facing = tx.orders_facing(view.parent.parent_order_id, actor.user.company_id, take.price).await?;
-            let facing = self.counterparties.screen_in(&mut tx, actor, &filters, facing, them).await?;
+            let facing = today(self.counterparties.screen_in(&mut tx, actor, &filters, facing, them).await?);
             let hits = self.hits(&instrument, view.parent.direction, &take, &facing, None, Reach::Shown)?;
             let mut out = Vec::with_capacity(hits.len());
             for (FacingOrder { order: o, .. }, quantity) in hits {
@@ -149,7 +158,7 @@ impl<S: Store> Matches<S> {
         // take and an answer, never wait on each other in a cycle; then the side is read
         // again under the locks. The checks run on the locked parent.
         let seen = tx.orders_facing(own, company, take.price).await?;
-        let seen = self.counterparties.screen_in(&mut tx, actor, &filters, seen, them).await?;
+        let seen = today(self.counterparties.screen_in(&mut tx, actor, &filters, seen, them).await?);
         let mut parents = BTreeSet::new();
         if let Some(first) = seen.first() {
             let instrument = self.instrument_in(&mut tx, first.order.instrument_id).await?;
@@ -175,7 +184,7 @@ impl<S: Store> Matches<S> {
             (false, true) => seen,
             (false, false) => {
                 let facing = tx.orders_facing(own, company, take.price).await?;
-                self.counterparties.screen_in(&mut tx, actor, &filters, facing, them).await?
+                today(self.counterparties.screen_in(&mut tx, actor, &filters, facing, them).await?)
             }
         };
         let hits = self.hits(&instrument, view.parent.direction, &take, &facing, Some(&parents), Reach::Whole)?;
@@ -354,8 +363,10 @@ impl<S: Store> Matches<S> {
                 )]));
             }
         };
-        if event != MatchRequestEvent::Cancel && !self.config.calendar.is_open(self.clock.now()) {
-            return Err(closed());
+        if event != MatchRequestEvent::Cancel {
+            crate::calendars::calendar_of(self, &*self.cached_instrument(m.instrument_id).await?)
+                .await?
+                .require_open(self.clock.now())?;
         }
         self.end_match_request(id, event, By::User(actor.user.user_id)).await
     }
@@ -556,9 +567,6 @@ impl<S: Store> Matches<S> {
         if direction == Direction::Sell {
             prices.reverse();
         }
-        // Orders placed up to the last close are over, even while its timer has yet to run
-        // (a late close after a restart expires them; ADR 0017).
-        let day_from = self.config.calendar.previous_close(self.clock.now());
         let mut candidates: Vec<FacingOrder> = Vec::new();
         let mut hits = Vec::new();
         for price in prices {
@@ -567,9 +575,7 @@ impl<S: Store> Matches<S> {
                     .iter()
                     .filter(|f| {
                         let o = &f.order;
-                        o.price.normalize() == price
-                            && only.is_none_or(|locked| locked.contains(&o.parent_order_id))
-                            && day_from.is_none_or(|close| o.created_at > close)
+                        o.price.normalize() == price && only.is_none_or(|locked| locked.contains(&o.parent_order_id))
                     })
                     .cloned(),
             );

@@ -15,6 +15,7 @@ use uuid::Uuid;
 
 use crate::Store;
 pub use crate::book::{Book, BookLevels, Level, book_levels};
+use crate::calendars::calendar_for;
 use crate::context::{Actor, action_log, audit};
 use crate::core::service;
 use crate::error::{COMPANY_TRADING_STOPPED, EngineError, StoreError, trading_stopped};
@@ -133,8 +134,10 @@ pub(crate) fn not_found_parent() -> EngineError {
     EngineError::NotFound("Parent order not found.".into())
 }
 
-pub(crate) fn closed() -> EngineError {
-    EngineError::Conflict { detail: "The platform is closed.".into(), errors: vec![] }
+/// The key of a calendar's pending close: the venue's own (`day.close`), or an
+/// exchange's (`day.close:IFEU`).
+pub fn close_key(mic: Option<&str>) -> String {
+    mic.map_or_else(|| DAY_CLOSE.to_owned(), |m| format!("{DAY_CLOSE}:{m}"))
 }
 
 fn order_json(o: &ChildOrder) -> serde_json::Value {
@@ -259,12 +262,7 @@ impl<S: Store> Orders<S> {
             return Err(EngineError::invalid_many(errors));
         };
         let now = self.clock.now();
-        if !self.config.calendar.parent_orders_open(now) {
-            return Err(EngineError::Conflict {
-                detail: "Parent orders can be created on trading days from 05:30 to 17:00 UK time.".into(),
-                errors: vec![],
-            });
-        }
+        crate::calendars::calendar_of(self, &instrument).await?.require_parent_orders_open(now)?;
         let parent = ParentOrder {
             parent_order_id: ParentOrderId::new(),
             company_id: actor.user.company_id,
@@ -310,8 +308,7 @@ impl<S: Store> Orders<S> {
         let orders = self.store.single().await?.orders(&filter).await?;
         let mut out = Vec::with_capacity(orders.len());
         for o in orders {
-            let matchable = self.matchable(&o).await?;
-            out.push(self.order_detail(o, matchable));
+            out.push(self.detail_now(o).await?);
         }
         Ok(out)
     }
@@ -319,20 +316,21 @@ impl<S: Store> Orders<S> {
     pub async fn order(&self, actor: &Actor, id: OrderId) -> Result<OrderDetail, EngineError> {
         let o = self.store.single().await?.order(id).await?;
         let o = o.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
-        let matchable = self.matchable(&o).await?;
-        Ok(self.order_detail(o, matchable))
+        self.detail_now(o).await
     }
 
-    /// An order as its owner sees it now: matchable in the band once the venue is open.
-    pub(crate) fn order_detail(&self, order: ChildOrder, in_band: bool) -> OrderDetail {
-        let waiting_for_open = order.state == OrderState::Working && !self.config.calendar.is_open(self.clock.now());
+    /// An order as its owner sees it: matchable in the band once its exchange is open.
+    pub(crate) fn order_detail(&self, order: ChildOrder, in_band: bool, open: bool) -> OrderDetail {
+        let waiting_for_open = order.state == OrderState::Working && !open;
         OrderDetail { matchable: in_band && !waiting_for_open, waiting_for_open, order }
     }
 
-    /// Whether an order's price is inside its instrument's band (so it can be matched).
-    async fn matchable(&self, o: &ChildOrder) -> Result<bool, EngineError> {
+    /// An order as its owner sees it now: whether its price is inside its instrument's
+    /// band and its exchange open (from the caches).
+    async fn detail_now(&self, o: ChildOrder) -> Result<OrderDetail, EngineError> {
         let i = self.cached_instrument(o.instrument_id).await?;
-        Ok(i.in_band(o.price))
+        let open = crate::calendars::calendar_of(self, &i).await?.calendar.is_open(self.clock.now());
+        Ok(self.order_detail(o.clone(), i.in_band(o.price), open))
     }
 
     /// Works part of a parent order in the book at a price (from 05:30; it waits for the open).
@@ -340,10 +338,6 @@ impl<S: Store> Orders<S> {
         crate::context::require_trade(actor)?;
         self.throttle(actor, Write::Orders)?;
         let now = self.clock.now();
-        // From the parent-order opening (05:30): an order worked before the open waits for it.
-        if !self.config.calendar.parent_orders_open(now) {
-            return Err(closed());
-        }
         // Everything but the parent's state and quantities comes from the caches (ADR
         // 0014, 0019); those two the insert itself checks: only into an active parent,
         // and the database refuses a tradable quantity below zero. No read, no lock
@@ -353,6 +347,11 @@ impl<S: Store> Orders<S> {
         let instrument = self.cached_instrument(parent.instrument_id).await?;
         if !crate::context::may_trade(actor, &instrument) {
             return Err(not_found_parent());
+        }
+        // From its exchange's parent-order opening: an order worked before the open waits for it.
+        let calendar = crate::calendars::calendar_of(self, &instrument).await?;
+        if !calendar.calendar.parent_orders_open(now) {
+            return Err(calendar.closed(now));
         }
         let mut errors = Vec::new();
         if input.instrument_id.is_some_and(|i| i != parent.instrument_id) {
@@ -424,7 +423,7 @@ impl<S: Store> Orders<S> {
         // Its quantities moved; it was active when the order went in.
         self.publish_parent(&ParentOrder { state: ParentState::Active, ..(*parent).clone() });
         self.publish_book(order.instrument_id);
-        Ok(self.order_detail(order, true))
+        Ok(self.order_detail(order, true, calendar.calendar.is_open(now)))
     }
 
     /// After a trade or a broker's decline moved their matched quantity: each of the
@@ -462,14 +461,17 @@ impl<S: Store> Orders<S> {
         crate::context::require_trade(actor)?;
         self.throttle(actor, Write::Orders)?;
         let now = self.clock.now();
-        if !self.config.calendar.parent_orders_open(now) {
-            return Err(closed());
-        }
+        let exchanges = crate::calendars::exchange_calendars(self).await?;
         let mut tx = self.store.write().await?;
         let current =
             tx.order(id).await?.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
-        if !crate::context::may_trade(actor, &*self.instrument_in(&mut tx, current.instrument_id).await?) {
+        let instrument = self.instrument_in(&mut tx, current.instrument_id).await?;
+        if !crate::context::may_trade(actor, &instrument) {
             return Err(not_found_order());
+        }
+        let calendar = calendar_for(&exchanges, &self.config.calendar, &instrument.exchange_iso_code);
+        if !calendar.calendar.parent_orders_open(now) {
+            return Err(calendar.closed(now));
         }
         let view = self.own_parent(&mut tx, actor, current.parent_order_id, true).await?;
         // Re-read under the parent's lock.
@@ -533,7 +535,7 @@ impl<S: Store> Orders<S> {
         self.publish_parent(&view.parent);
         self.publish_book(o.instrument_id);
         let in_band = instrument.in_band(o.price);
-        Ok(self.order_detail(o, in_band))
+        Ok(self.order_detail(o, in_band, calendar.calendar.is_open(now)))
     }
 
     /// The anonymous book of an instrument the caller may see, with its own share marked.
@@ -560,8 +562,7 @@ impl<S: Store> Orders<S> {
     ) -> Result<(Vec<OrderDetail>, Vec<ParentOrderDetail>), EngineError> {
         let mut children = Vec::with_capacity(orders.len());
         for o in orders {
-            let in_band = self.matchable(&o).await?;
-            children.push(self.order_detail(o, in_band));
+            children.push(self.detail_now(o).await?);
         }
         let mut details = Vec::with_capacity(parents.len());
         if !parents.is_empty() {
@@ -572,15 +573,23 @@ impl<S: Store> Orders<S> {
         Ok((children, details))
     }
 
-    /// Schedules the next close (idempotent); nothing when the venue is always open.
+    /// Schedules the next close after `after` of the venue's calendar and of each
+    /// exchange's (ADR 0052; idempotent per calendar); none for a calendar always open.
     pub(crate) async fn schedule_close(&self, tx: &mut S::Tx, after: DateTime<Utc>) -> Result<(), EngineError> {
-        if let Some(at) = self.config.calendar.next_close(after) {
+        let venue = &self.config.calendar;
+        let mut closes = vec![(None, venue.next_close(after))];
+        for (e, _) in tx.exchanges().await? {
+            let calendar = upstairs_domain::calendar::Calendar { always_open: venue.always_open, ..e.calendar };
+            closes.push((Some(e.mic), calendar.next_close(after)));
+        }
+        for (mic, at) in closes {
+            let Some(at) = at else { continue };
             tx.insert_timer(&Timer {
                 timer_id: Uuid::now_v7(),
                 kind: DAY_CLOSE.into(),
-                payload: json!({"close": at}),
+                payload: json!({"close": at, "mic": mic}),
                 due_at: at,
-                dedupe_key: Some(DAY_CLOSE.into()),
+                dedupe_key: Some(close_key(mic.as_deref())),
                 attempts: 0,
             })
             .await?;

@@ -191,6 +191,13 @@ pub trait InstrumentRepo {
     /// Marks a version not yet applied as applied at `at`; false when there is none such
     /// (cancelled meanwhile, or applied already).
     async fn apply_instrument_setting(&mut self, id: uuid::Uuid, at: DateTime<Utc>) -> StoreResult<bool>;
+    /// Every exchange by MIC, each with the number of instruments naming it.
+    async fn exchanges(&mut self) -> StoreResult<Vec<(Exchange, i64)>>;
+    async fn exchange(&mut self, mic: &str) -> StoreResult<Option<Exchange>>;
+    /// Creates the exchange, or replaces the one of its MIC (keeping its `created_at`).
+    async fn save_exchange(&mut self, e: &Exchange) -> StoreResult<()>;
+    /// Whether there was one to delete.
+    async fn delete_exchange(&mut self, mic: &str) -> StoreResult<bool>;
 }
 
 #[async_trait]
@@ -399,6 +406,8 @@ pub trait TimerRepo {
     /// due time (a cause that now comes sooner).
     async fn advance_timer(&mut self, dedupe_key: &str, due_at: DateTime<Utc>) -> StoreResult<()>;
     async fn pending_timers(&mut self) -> StoreResult<Vec<Timer>>;
+    /// Removes the timer of `dedupe_key` (a close an exchange's new hours replace).
+    async fn delete_timers_of(&mut self, dedupe_key: &str) -> StoreResult<()>;
     /// Makes every timer of `kind` that nobody holds due at `now` at the latest;
     /// returns how many moved.
     async fn bring_forward(&mut self, kind: &str, now: DateTime<Utc>) -> StoreResult<u64>;

@@ -21,6 +21,7 @@ use upstairs_domain::{
 use uuid::Uuid;
 
 use crate::Store;
+use crate::calendars::calendar_for;
 use crate::confirmations::Confirmations;
 use crate::context::{Actor, action_log, audit};
 use crate::core::service;
@@ -31,7 +32,7 @@ use crate::keyed::first;
 use crate::model::*;
 use crate::notifications::Notifications;
 use crate::orders::Orders;
-use crate::orders::{closed, not_found_parent};
+use crate::orders::not_found_parent;
 use crate::ports::*;
 use crate::ratelimit::Write;
 
@@ -134,11 +135,9 @@ impl<S: Store> Rfqs<S> {
         crate::context::require_trade(actor)?;
         self.throttle(actor, Write::Rfqs)?;
         let now = self.clock.now();
-        if !self.config.calendar.is_open(now) {
-            return Err(closed());
-        }
         let parent = self.orders.cached_parent(actor, input.parent_order_id).await?;
         let instrument = self.cached_instrument(parent.instrument_id).await?;
+        crate::calendars::calendar_of(self, &instrument).await?.require_open(now)?;
         if !crate::context::may_trade(actor, &instrument) {
             return Err(crate::orders::not_found_parent());
         }
@@ -396,11 +395,12 @@ impl<S: Store> Rfqs<S> {
         crate::context::require_trade(actor)?;
         self.throttle(actor, Write::Quotes)?;
         let now = self.clock.now();
-        if !self.config.calendar.is_open(now) {
-            return Err(closed());
-        }
+        // Read before the transaction opens: a cold cache takes a connection of its own.
+        let exchanges = crate::calendars::exchange_calendars(self).await?;
         let mut tx = self.store.write().await?;
         let rfq = tx.rfq(id).await?.ok_or_else(not_found)?;
+        let instrument = self.instrument_in(&mut tx, rfq.instrument_id).await?;
+        calendar_for(&exchanges, &self.config.calendar, &instrument.exchange_iso_code).require_open(now)?;
         let responses = tx.rfq_responses(&[id]).await?;
         let before = responses.into_iter().find(|r| r.company_id == actor.user.company_id).ok_or_else(not_found)?;
         if rfq.state != RfqState::Open || now >= rfq.expires_at {
@@ -503,11 +503,11 @@ impl<S: Store> Rfqs<S> {
         crate::context::require_trade(actor)?;
         self.throttle(actor, Write::Rfqs)?;
         let now = self.clock.now();
-        if !self.config.calendar.is_open(now) {
-            return Err(closed());
-        }
+        let exchanges = crate::calendars::exchange_calendars(self).await?;
         let mut tx = self.store.write().await?;
         let seen = tx.rfq(id).await?.filter(|r| r.company_id == actor.user.company_id).ok_or_else(not_found)?;
+        let instrument = self.instrument_in(&mut tx, seen.instrument_id).await?;
+        calendar_for(&exchanges, &self.config.calendar, &instrument.exchange_iso_code).require_open(now)?;
         let locked = tx.lock_parent_order(seen.parent_order_id).await?.ok_or_else(not_found_parent)?;
         // Read again under the lock: what they are now is what the compare-and-sets expect.
         let rfq = tx.rfq(id).await?.ok_or_else(not_found)?;
@@ -721,9 +721,17 @@ impl<S: Store> Rfqs<S> {
     }
 
     /// The close at `close`: every RFQ sent up to then that is still open expires.
-    pub(crate) async fn expire_rfqs(&self, close: DateTime<Utc>) -> Result<(), EngineError> {
+    pub(crate) async fn expire_rfqs(
+        &self,
+        close: DateTime<Utc>,
+        exchanges: &[Exchange],
+        mic: Option<&str>,
+    ) -> Result<(), EngineError> {
         let open = self.store.single().await?.rfqs_in_state(RfqState::Open).await?;
         for r in open.into_iter().filter(|r| r.created_at <= close) {
+            if !crate::calendars::closes_with(exchanges, &*self.cached_instrument(r.instrument_id).await?, mic) {
+                continue;
+            }
             match self.end_rfq(r.rfq_id, RfqEvent::Expire, None, close.min(self.clock.now())).await {
                 Ok(_) | Err(EngineError::Conflict { .. }) | Err(EngineError::NotFound(_)) => {}
                 Err(e) => return Err(e),

@@ -253,16 +253,18 @@ impl<S: Store> Scheduler<S> {
                     .get("close")
                     .and_then(|v| serde_json::from_value::<DateTime<Utc>>(v.clone()).ok())
                     .unwrap_or(now);
+                // Whose close: an exchange's (ADR 0052), or the venue's own.
+                let mic = timer.payload.get("mic").and_then(|v| v.as_str());
                 let n = if self.config.calendar.always_open {
                     0
                 } else {
-                    self.withdrawals.expire_day(close).await.map_err(|e| e.to_string())?
+                    self.withdrawals.expire_day(close, mic).await.map_err(|e| e.to_string())?
                 };
                 let mut tx = self.store.write().await.map_err(|e| e.to_string())?;
                 tx.delete_timer(timer.timer_id).await.map_err(|e| e.to_string())?;
                 self.orders.schedule_close(&mut tx, now).await.map_err(|e| e.to_string())?;
                 tx.commit().await.map_err(|e| e.to_string())?;
-                tracing::info!(expired = n, "the venue closed; working orders expired");
+                tracing::info!(expired = n, exchange = mic, "a trading day closed; working orders expired");
                 Ok(Outcome::Done)
             }
             other => {

@@ -9,6 +9,7 @@ use upstairs_domain::order::{OrderEvent, OrderState, ParentEvent, parent_transit
 use upstairs_domain::{InstrumentId, OrderId, ParentOrderId};
 
 use crate::Store;
+use crate::calendars::closes_with;
 use crate::context::{Actor, audit};
 use crate::core::service;
 use crate::error::EngineError;
@@ -118,7 +119,7 @@ impl<S: Store> Withdrawals<S> {
             drop(tx);
             self.matches.end_match_requests_of(actor, id).await?;
             let o = self.store.single().await?.order(id).await?.ok_or_else(not_found_order)?;
-            return Ok(self.orders.order_detail(o, false));
+            return Ok(self.orders.order_detail(o, false, true));
         }
         let mut o = before.clone();
         o.state = transition(o.state, OrderEvent::Cancel).map_err(|_| EngineError::Conflict {
@@ -133,16 +134,19 @@ impl<S: Store> Withdrawals<S> {
         self.publish_order(&o);
         self.publish_parent(&view.parent);
         self.publish_book(o.instrument_id);
-        Ok(self.orders.order_detail(o, false))
+        Ok(self.orders.order_detail(o, false, true))
     }
 
     /// The close at `close`: every working, locked or reserved child order placed up to
     /// then expires and its quantity returns to its parent; pending match requests made
     /// up to then time out. A late run (after a restart or a retry) never touches what
-    /// was placed after `close`. Returns how many orders expired.
-    pub async fn expire_day(&self, close: DateTime<Utc>) -> Result<usize, EngineError> {
+    /// was placed after `close`. Only the instruments on the closing calendar end their
+    /// day: the exchange's of `mic`, or the venue's own (ADR 0052). Returns how many
+    /// orders expired.
+    pub async fn expire_day(&self, close: DateTime<Utc>, mic: Option<&str>) -> Result<usize, EngineError> {
+        let exchanges = crate::calendars::exchange_calendars(self).await?;
         // Open RFQs end first, each with its responses and reserved order.
-        self.rfqs.expire_rfqs(close).await?;
+        self.rfqs.expire_rfqs(close, &exchanges, mic).await?;
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
         let states = [OrderState::Working, OrderState::AwaitingMatch, OrderState::AwaitingRfqAcceptance];
@@ -150,6 +154,9 @@ impl<S: Store> Withdrawals<S> {
         let mut expired = Vec::new();
         let mut locked = std::collections::HashSet::new();
         for seen in open {
+            if !closes_with(&exchanges, &*self.instrument_in(&mut tx, seen.instrument_id).await?, mic) {
+                continue;
+            }
             // Lock the parent as every other writer of its orders does, then read the
             // order again: what it is now is what the compare-and-set expects.
             if locked.insert(seen.parent_order_id) {
@@ -181,6 +188,9 @@ impl<S: Store> Withdrawals<S> {
         let (mut notices, mut rows) = (Vec::new(), NewRows::default());
         let pending = tx.match_requests_in_state(MatchRequestState::Pending).await?;
         for m in pending.into_iter().filter(|m| m.created_at <= close) {
+            if !closes_with(&exchanges, &*self.instrument_in(&mut tx, m.instrument_id).await?, mic) {
+                continue;
+            }
             // Ended at the close, not by its own deadline: it does not count against the
             // responder's reliability (`received_by_state`).
             let at = close.min(now);

@@ -11,6 +11,7 @@ use std::path::Path;
 const CORE: &[&str] = &[
     "core",
     "book",
+    "calendars",
     "cache",
     "clock",
     "context",
@@ -37,6 +38,7 @@ const FEATURES: &[(&str, &str)] = &[
     ("matches", "Matches"),
     ("rfqs", "Rfqs"),
     ("reference", "Reference"),
+    ("exchanges", "Exchanges"),
     ("withdrawals", "Withdrawals"),
     ("kill_switch", "KillSwitch"),
     ("disconnects", "Disconnects"),

@@ -28,8 +28,8 @@ use utoipa::OpenApi;
 use crate::error::ApiError;
 use crate::openapi::ApiRouter;
 use crate::routes::{
-    action_logs, admin_orders, allocations, auth, counterparties, fix, matches, meta, newsletters, notifications,
-    orders, outbox, reference, rfqs, scorecards, users,
+    action_logs, admin_orders, allocations, auth, counterparties, exchanges, fix, matches, meta, newsletters,
+    notifications, orders, outbox, reference, rfqs, scorecards, users,
 };
 
 /// What every handler can reach.
@@ -132,6 +132,7 @@ fn api<S: Store>() -> (Router<AppState<S>>, utoipa::openapi::OpenApi) {
         .merge(users::router())
         .merge(meta::router())
         .merge(reference::router())
+        .merge(exchanges::router())
         .merge(counterparties::router())
         .merge(allocations::router())
         .merge(orders::router())

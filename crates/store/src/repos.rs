@@ -170,6 +170,10 @@ pub(crate) const SETTINGS: &str = "select s.setting_id, s.instrument_id, s.effec
      s.exchange_tick_size, s.min_quantity, s.created_by, u.email, s.created_at, s.applied_at \
      from instrument_setting s left join app_user u on u.user_id = s.created_by";
 
+/// An exchange's columns, before the instruments count the caller adds (ADR 0052).
+pub(crate) const EXCHANGES: &str = "select e.mic, e.name, e.time_zone, e.open_time, e.close_time, \
+     e.parent_orders_from, e.days, e.holidays, e.created_at, e.updated_at";
+
 /// A timer's columns `$1`–`$6` as `bind_timer` binds them; one already there stays.
 pub(crate) const INSERT_TIMER: &str = "insert into timer (timer_id, kind, payload, due_at, dedupe_key, attempts) \
      values ($1, $2, $3, $4, $5, $6) on conflict do nothing";
@@ -953,6 +957,63 @@ macro_rules! shared_repos {
                 Ok(done.rows_affected() == 1)
             }
 
+            async fn exchanges(&mut self) -> StoreResult<Vec<(Exchange, i64)>> {
+                let rows: Vec<ExchangeRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "{}, (select count(*) from instrument i where i.exchange_iso_code = e.mic) from exchange e \
+                     order by e.mic",
+                    sql::EXCHANGES
+                )))
+                .fetch_all(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                rows.into_iter().map(exchange_row).collect()
+            }
+
+            async fn exchange(&mut self, mic: &str) -> StoreResult<Option<Exchange>> {
+                let row: Option<ExchangeRow> =
+                    sqlx::query_as(sqlx::AssertSqlSafe(format!("{}, cast(0 as bigint) from exchange e where e.mic = $1", sql::EXCHANGES)))
+                        .bind(mic)
+                        .fetch_optional(&mut *self.tx)
+                        .await
+                        .map_err(map_err)?;
+                row.map(|r| exchange_row(r).map(|(e, _)| e)).transpose()
+            }
+
+            async fn save_exchange(&mut self, e: &Exchange) -> StoreResult<()> {
+                let c = &e.calendar;
+                sqlx::query(
+                    "insert into exchange (mic, name, time_zone, open_time, close_time, parent_orders_from, days, \
+                     holidays, created_at, updated_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
+                     on conflict (mic) do update set name = excluded.name, time_zone = excluded.time_zone, \
+                     open_time = excluded.open_time, close_time = excluded.close_time, \
+                     parent_orders_from = excluded.parent_orders_from, days = excluded.days, \
+                     holidays = excluded.holidays, updated_at = excluded.updated_at",
+                )
+                .bind(&e.mic)
+                .bind(&e.name)
+                .bind(c.time_zone.name())
+                .bind(c.open.format("%H:%M").to_string())
+                .bind(c.close.format("%H:%M").to_string())
+                .bind(c.parent_orders_from.format("%H:%M").to_string())
+                .bind(c.stored_days())
+                .bind(c.stored_holidays())
+                .bind(Ts(e.created_at))
+                .bind(Ts(e.updated_at))
+                .execute(&mut *self.tx)
+                .await
+                .map_err(map_err)?;
+                Ok(())
+            }
+
+            async fn delete_exchange(&mut self, mic: &str) -> StoreResult<bool> {
+                let done = sqlx::query("delete from exchange where mic = $1")
+                    .bind(mic)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(done.rows_affected() == 1)
+            }
+
             async fn instruments(&mut self, f: &InstrumentFilter) -> StoreResult<Page<Instrument>> {
                 let filter = format!(
                     "where ($1 is null or {STRPOS}(lower(name), lower($1)) > 0) and ($2 is null or exchange_id = $2) \
@@ -1677,6 +1738,15 @@ macro_rules! shared_repos {
             async fn postpone_timer(&mut self, dedupe_key: &str, due_at: DateTime<Utc>) -> StoreResult<()> {
                 self.shift_timer("update timer set due_at = $2 where dedupe_key = $1 and due_at < $2", dedupe_key, due_at)
                     .await
+            }
+
+            async fn delete_timers_of(&mut self, dedupe_key: &str) -> StoreResult<()> {
+                sqlx::query("delete from timer where dedupe_key = $1")
+                    .bind(dedupe_key)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
+                Ok(())
             }
 
             async fn advance_timer(&mut self, dedupe_key: &str, due_at: DateTime<Utc>) -> StoreResult<()> {

@@ -1036,3 +1036,12 @@ pub fn market_data_row(r: MarketDataRow) -> (MarketDataSession, bool, i64) {
     };
     (s, r.9, r.10)
 }
+
+/// An exchange as `repos::EXCHANGES` reads it, with its count of instruments.
+pub type ExchangeRow = (String, String, String, String, String, String, String, String, Ts, Ts, i64);
+
+pub fn exchange_row(r: ExchangeRow) -> StoreResult<(Exchange, i64)> {
+    let calendar = upstairs_domain::calendar::Calendar::from_stored(&r.2, &r.3, &r.4, &r.5, &r.6, &r.7)
+        .map_err(|e| StoreError::Other(format!("exchange {}: stored {e}", r.0)))?;
+    Ok((Exchange { mic: r.0, name: r.1, calendar, created_at: r.8.0, updated_at: r.9.0 }, r.10))
+}

@@ -37,6 +37,7 @@ contract!(
     timers_are_claimed_once_under_concurrency,
     presence_leases_lapse_once,
     band_history_is_kept,
+    exchanges_round_trip,
     uncommitted_writes_vanish,
     companies_with_brokers,
     instruments_exact_filtered_sorted,
@@ -616,6 +617,45 @@ async fn band_history_is_kept<S: Store>(s: S) {
     assert_eq!(all, [(at(60), d("-0.035"), d("-0.01")), (at(120), d("-0.03"), d("-0.005"))]);
     let window = tx.band_history(i.instrument_id, at(90), at(100)).await.unwrap();
     assert_eq!(window, [(at(60), d("-0.035"), d("-0.01"))], "still in force at 90 s");
+}
+
+async fn exchanges_round_trip<S: Store>(s: S) {
+    use upstairs_domain::calendar::{Calendar, Holiday};
+    let calendar = Calendar {
+        time_zone: "Europe/Berlin".parse().unwrap(),
+        holidays: vec![Holiday::parse("2026-12-24=Christmas Eve").unwrap(), Holiday::parse("2026-12-31").unwrap()],
+        ..Calendar::default()
+    };
+    let eurex = Exchange { mic: "XEUR".into(), name: "Eurex".into(), calendar, created_at: t0(), updated_at: t0() };
+    let mut tx = s.write().await.unwrap();
+    tx.insert_instrument(&instrument("Euribor", "I", true, false, 0)).await.unwrap();
+    tx.save_exchange(&Exchange { mic: "IFEU".into(), name: "ICE Futures Europe".into(), ..eurex.clone() })
+        .await
+        .unwrap();
+    tx.save_exchange(&eurex).await.unwrap();
+    tx.insert_timer(&timer("day.close", t0(), Some("day.close:XEUR"))).await.unwrap();
+    tx.insert_timer(&timer("day.close", t0(), Some("day.close"))).await.unwrap();
+    tx.commit().await.unwrap();
+    let mut tx = s.read().await.unwrap();
+    let all = tx.exchanges().await.unwrap();
+    let listed: Vec<(&str, i64)> = all.iter().map(|(e, n)| (e.mic.as_str(), *n)).collect();
+    assert_eq!(listed, [("IFEU", 1), ("XEUR", 0)], "by MIC, with the instruments naming each");
+    assert_eq!(all[1].0, eurex, "every field back, the holidays and the zone included");
+    drop(tx);
+
+    // Replaced in place (created_at kept as given), a close removed by its key, one deleted.
+    let mut tx = s.write().await.unwrap();
+    let later = Exchange { name: "Eurex Frankfurt".into(), updated_at: t0() + Duration::hours(1), ..eurex.clone() };
+    tx.save_exchange(&later).await.unwrap();
+    tx.delete_timers_of("day.close:XEUR").await.unwrap();
+    assert!(tx.delete_exchange("IFEU").await.unwrap());
+    assert!(!tx.delete_exchange("IFEU").await.unwrap(), "twice is once");
+    tx.commit().await.unwrap();
+    let mut tx = s.read().await.unwrap();
+    assert_eq!(tx.exchange("XEUR").await.unwrap(), Some(later));
+    assert_eq!(tx.exchange("IFEU").await.unwrap(), None);
+    let keys: Vec<_> = tx.pending_timers().await.unwrap().into_iter().filter_map(|t| t.dedupe_key).collect();
+    assert_eq!(keys, ["day.close"]);
 }
 
 async fn timers_are_claimed_once_under_concurrency<S: Store>(s: S) {

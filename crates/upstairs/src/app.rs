@@ -399,7 +399,7 @@ async fn start_with<S: Store>(
     let closing = engine.clone();
     let close = Arc::new(move |at| -> BoxFuture<'static, Result<usize, EngineError>> {
         let engine = closing.clone();
-        Box::pin(async move { engine.withdrawals.expire_day(at).await })
+        Box::pin(async move { engine.withdrawals.expire_day(at, None).await })
     });
     let feeding = engine.clone();
     let feed = Arc::new(move |id, min, max| -> BoxFuture<'static, Result<(), EngineError>> {

@@ -57,6 +57,51 @@ const COMPANIES: &[DemoCompany] = &[
     DemoCompany { name: "Kestrel", full_name: "Kestrel Trading Ltd", types: &[], confirmations: None, brokers: &["Baltic", "Northgate"], fix: None },
 ];
 
+/// The demo's exchanges: MIC, name, time zone, open, close, parent orders from, and the
+/// 2026 and 2027 holidays (the UK's for ICE Futures Europe's financials, Eurex's own).
+type DemoExchange =
+    (&'static str, &'static str, &'static str, &'static str, &'static str, &'static str, &'static [&'static str]);
+const EXCHANGES: &[DemoExchange] = &[
+    (
+        "IFEU",
+        "ICE Futures Europe",
+        "Europe/London",
+        "07:30",
+        "18:00",
+        "05:30",
+        &[
+            "2026-12-25=Christmas Day",
+            "2026-12-28=Boxing Day (substitute day)",
+            "2027-01-01=New Year's Day",
+            "2027-03-26=Good Friday",
+            "2027-03-29=Easter Monday",
+            "2027-05-03=Early May bank holiday",
+            "2027-05-31=Spring bank holiday",
+            "2027-08-30=Summer bank holiday",
+            "2027-12-27=Christmas Day (substitute day)",
+            "2027-12-28=Boxing Day (substitute day)",
+        ],
+    ),
+    (
+        "XEUR",
+        "Eurex",
+        "Europe/Berlin",
+        "08:00",
+        "22:00",
+        "07:30",
+        &[
+            "2026-12-24=Christmas Eve",
+            "2026-12-25=Christmas Day",
+            "2026-12-31=New Year's Eve",
+            "2027-01-01=New Year's Day",
+            "2027-03-26=Good Friday",
+            "2027-03-29=Easter Monday",
+            "2027-12-24=Christmas Eve",
+            "2027-12-31=New Year's Eve",
+        ],
+    ),
+];
+
 struct DemoInstrument {
     name: &'static str,
     term: &'static str,
@@ -202,6 +247,27 @@ pub async fn seed_demo<S: Store>(engine: &Engine<S>) -> Result<bool, EngineError
         // scorecards read it before the demo's walk first moves it).
         tx.record_band(&i, now).await?;
         audit(&mut tx, now, None, "instrument", Some(i.instrument_id.0), "demo_seed", json!({"name": i.name})).await?;
+    }
+    // The two exchanges' calendars (ADR 0052); the demo itself runs always open.
+    for (mic, name, zone, open, close, from, holidays) in EXCHANGES {
+        let calendar = upstairs_domain::calendar::Calendar::from_stored(
+            zone,
+            open,
+            close,
+            from,
+            "Mon,Tue,Wed,Thu,Fri",
+            &holidays.join("\n"),
+        )
+        .map_err(|e| EngineError::Internal(format!("demo exchange {mic}: {e}")))?;
+        let e = upstairs_engine::model::Exchange {
+            mic: (*mic).into(),
+            name: (*name).into(),
+            calendar,
+            created_at: now,
+            updated_at: now,
+        };
+        tx.save_exchange(&e).await?;
+        audit(&mut tx, now, None, "exchange", None, "demo_seed", json!({"mic": mic})).await?;
     }
     tx.commit().await?;
     let mut users = Vec::new();

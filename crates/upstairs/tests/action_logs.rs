@@ -306,6 +306,9 @@ const AUDITED: &[(&str, &str, &str)] = &[
     ("POST /api/admin/instruments/{id}/band", "instrument", "band"),
     ("POST /api/admin/instruments/{id}/settings", "instrument", "settings_scheduled"),
     ("DELETE /api/admin/instruments/{id}/settings/{setting_id}", "instrument", "settings_cancelled"),
+    ("PUT /api/admin/exchanges/{mic}", "exchange", "create"),
+    ("PUT /api/admin/exchanges/{mic}", "exchange", "update"),
+    ("DELETE /api/admin/exchanges/{mic}", "exchange", "delete"),
     ("POST /api/users", "user", "create"),
     ("PATCH /api/users/{id}", "user", "update"),
     ("PATCH /api/users/{id}", "user", "update_preferences"),
@@ -503,6 +506,19 @@ async fn every_mutating_operation_leaves_a_row(b: Backend) {
     let (s, gone) = app.delete(&format!("{path}/settings/{}", id(&body, "setting_id")), Some(&admin)).await;
     let op = "DELETE /api/admin/instruments/{id}/settings/{setting_id}";
     w.left(op, "settings_cancelled", (s, &gone), Some(ADMIN_EMAIL), Some(&bund_id)).await;
+
+    // Exchange calendars: created, changed, removed.
+    let eurex = json!({"name": "Eurex", "time_zone": "Europe/Berlin", "open_time": "08:00", "close_time": "22:00",
+                       "parent_orders_from": "07:30", "days": ["Mon", "Tue", "Wed", "Thu", "Fri"], "holidays": []});
+    let op = "PUT /api/admin/exchanges/{mic}";
+    let (s, body) = app.put("/api/admin/exchanges/XEUR", Some(&admin), eurex.clone()).await;
+    w.left(op, "create", (s, &body), Some(ADMIN_EMAIL), None).await;
+    let mut changed = eurex;
+    changed["holidays"] = json!([{"date": "2030-12-25", "name": "Christmas Day"}]);
+    let (s, body) = app.put("/api/admin/exchanges/XEUR", Some(&admin), changed).await;
+    w.left(op, "update", (s, &body), Some(ADMIN_EMAIL), None).await;
+    let (s, gone) = app.delete("/api/admin/exchanges/XEUR", Some(&admin)).await;
+    w.left("DELETE /api/admin/exchanges/{mic}", "delete", (s, &gone), Some(ADMIN_EMAIL), None).await;
 
     // Users: created by the admin, activated through the e-mail's link, changed.
     let lp_email = "lp@fathom.test";

@@ -26,6 +26,7 @@ on_both_backends!(
     a_late_close_spares_the_next_days_orders,
     one_firm_cannot_break_an_instrument,
     a_holiday_is_named_in_the_status,
+    exchange_calendars_decide_per_instrument,
 );
 
 use support::venue::*;
@@ -102,7 +103,10 @@ async fn parent_order_rules(b: Backend) {
     let take = json!({"requesting_parent_order_id": taker["parent_order_id"], "quantity": 500, "price": p("94.75").0,
                       "requesting_broker_id": v.broker, "dry_run": false});
     let (s, r) = app.post("/api/order-match-requests", Some(&v.b), take.clone()).await;
-    assert_eq!((s, r["detail"].as_str()), (StatusCode::CONFLICT, Some("The platform is closed.")));
+    assert_eq!(
+        (s, r["detail"].as_str()),
+        (StatusCode::CONFLICT, Some("The platform is closed. It opens again today at 09:00 UK time."))
+    );
     let (_, st) = app.get("/api/platform/status", Some(&v.a)).await;
     assert_eq!((st["open"].clone(), st["parent_orders_open"].clone()), (json!(false), json!(true)));
     assert_eq!(
@@ -995,4 +999,167 @@ async fn a_holiday_is_named_in_the_status(b: Backend) {
     let (_, st) = app.get("/api/platform/status", Some(&admin)).await;
     assert_eq!((st["open"].clone(), st["holiday"].clone()), (json!(true), Value::Null));
     app.stop().await;
+}
+
+/// An exchange's calendar (ADR 0052), kept by the venue admin and in force at once: the
+/// instruments naming its MIC follow its hours and holidays, refused with the reason and
+/// the next opening; its close ends only their day; every other instrument keeps the
+/// venue's own hours.
+async fn exchange_calendars_decide_per_instrument(b: Backend) {
+    let v = venue(b).await;
+    let app = &v.app;
+    let admin = app.admin_token().await;
+    let (s, sonia) = app
+        .post(
+            "/api/admin/instruments",
+            Some(&admin),
+            json!({"name": "SONIA 3M Mar27-Jun27", "term": "Mar27-Jun27",
+            "min_quantity": 500, "tick_size": 0.01, "exchange_id": "SO3", "currency": "GBP",
+            "min_tick_price": 94.70, "max_tick_price": 94.80}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{sonia}");
+    let (s, r) = app
+        .patch(&format!("/api/admin/instruments/{}", v.instrument), Some(&admin), json!({"exchange_iso_code": "XEUR"}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    // Tuesday 10:00 in London: an order rests on each instrument.
+    let seller = v.parent(&v.a, "SELL", 1000).await;
+    let (s, resting) = v.child(&v.a, &seller, 500, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{resting}");
+    let (s, other_parent) = app
+        .post(
+            "/api/parent-orders",
+            Some(&v.a),
+            json!({"direction": "SELL", "instrument_id": sonia["instrument_id"], "quantity": 1000}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{other_parent}");
+    let (s, other) = app
+        .post(
+            "/api/orders",
+            Some(&v.a),
+            json!({"parent_order_id": other_parent["parent_order_id"], "quantity": 500,
+            "limit_price": p("94.75").0, "residual": true, "iceberg": false, "broker_id": v.broker}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{other}");
+    let taker = v.parent(&v.b, "BUY", 500).await;
+
+    let eurex = |close: &str, holidays: Value| {
+        json!({"name": "Eurex", "time_zone": "Europe/Berlin", "open_time": "08:00", "close_time": close,
+               "parent_orders_from": "07:30", "days": ["Mon", "Tue", "Wed", "Thu", "Fri"], "holidays": holidays})
+    };
+    // Only a venue admin keeps calendars, and every field is checked.
+    let (s, _) = app.put("/api/admin/exchanges/XEUR", Some(&v.a), eurex("22:00", json!([]))).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    let (s, r) = app
+        .put(
+            "/api/admin/exchanges/xeur",
+            Some(&admin),
+            json!({"name": "", "time_zone": "Mars/Base", "open_time": "9am",
+            "close_time": "17:00", "parent_orders_from": "05:30", "days": [],
+            "holidays": [{"date": "2026-12-25"}, {"date": "2026-12-25", "name": "Christmas"}]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{r}");
+    assert_eq!(
+        messages(&r),
+        [
+            ("mic".into(), "A MIC is 4 capital letters or digits".into()),
+            ("name".into(), "Name is required".into()),
+            ("time_zone".into(), "Unknown time zone: Mars/Base".into()),
+            ("open_time".into(), "Use a time like 09:00".into()),
+            ("days".into(), "Pick at least one trading day".into()),
+            ("holidays".into(), "2026-12-25 is listed twice".into()),
+        ]
+    );
+
+    // Eurex is on holiday today: nothing trades on its instrument, the other trades on.
+    let holiday = json!([{"date": "2026-03-03", "name": "Eurex Day"}, {"date": "2026-12-25", "name": " "}]);
+    let (s, e) = app.put("/api/admin/exchanges/XEUR", Some(&admin), eurex("22:00", holiday)).await;
+    assert_eq!(s, StatusCode::CREATED, "{e}");
+    assert_eq!((e["instruments"].clone(), e["status"]["open"].clone()), (json!(1), json!(false)));
+    assert_eq!(
+        e["holidays"],
+        json!([{"date": "2026-03-03", "name": "Eurex Day"}, {"date": "2026-12-25", "name": null}])
+    );
+    let (_, st) = app.get("/api/platform/status", Some(&v.b)).await;
+    assert_eq!(st["open"], json!(true), "the venue's own hours: {st}");
+    let x = &st["exchanges"][0];
+    assert_eq!(
+        (
+            x["mic"].as_str(),
+            x["open"].clone(),
+            x["holiday"]["name"].as_str(),
+            x["next_open"].as_str(),
+            x["days"].clone()
+        ),
+        (
+            Some("XEUR"),
+            json!(false),
+            Some("Eurex Day"),
+            Some("2026-03-04T07:00:00Z"),
+            json!(["Mon", "Tue", "Wed", "Thu", "Fri"])
+        )
+    );
+    let closed = "Eurex is closed today for Eurex Day. It opens again tomorrow at 08:00 Europe/Berlin time.";
+    let take = json!({"requesting_parent_order_id": taker["parent_order_id"], "quantity": 500, "price": p("94.75").0,
+                      "requesting_broker_id": v.broker, "dry_run": true});
+    let (s, r) = app.post("/api/order-match-requests", Some(&v.b), take.clone()).await;
+    assert_eq!((s, r["detail"].as_str()), (StatusCode::CONFLICT, Some(closed)));
+    let (s, r) = v.child(&v.a, &seller, 500, p("94.75"), false).await;
+    assert_eq!((s, r["detail"].as_str()), (StatusCode::CONFLICT, Some(closed)));
+    let (s, r) = app
+        .post(
+            "/api/parent-orders",
+            Some(&v.b),
+            json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 500}),
+        )
+        .await;
+    assert_eq!((s, r["detail"].as_str()), (StatusCode::CONFLICT, Some(closed)));
+    let (_, r) = app.get(&format!("/api/orders/{}", resting["order_id"].as_str().unwrap()), Some(&v.a)).await;
+    assert_eq!(r["waiting_for_open"], json!(true), "{r}");
+    let (s, r) = app
+        .post(
+            "/api/orders",
+            Some(&v.a),
+            json!({"parent_order_id": other_parent["parent_order_id"], "quantity": 500,
+            "limit_price": p("94.76").0, "residual": true, "iceberg": false, "broker_id": v.broker}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "the venue's own hours: {r}");
+
+    // The holiday is taken out and the close moved to 12:00 Berlin: at once, it trades,
+    // and its day ends at its own close.
+    let (s, e) = app.put("/api/admin/exchanges/XEUR", Some(&admin), eurex("12:00", json!([]))).await;
+    assert_eq!((s, e["status"]["open"].clone()), (StatusCode::OK, json!(true)), "{e}");
+    let (s, r) = app.post("/api/order-match-requests", Some(&v.b), take).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    app.clock.set(tuesday_10am() + Duration::hours(1));
+    run_timers(&v).await;
+    let state = |id: &Value| {
+        let path = format!("/api/orders/{}", id.as_str().unwrap());
+        let token = v.a.clone();
+        async move { app.get(&path, Some(&token)).await.1["state"].clone() }
+    };
+    assert_eq!(state(&resting["order_id"]).await, json!("EXPIRED"), "Eurex closed at 12:00 Berlin");
+    assert_eq!(state(&other["order_id"]).await, json!("WORKING"), "the venue closes at 17:00 London");
+    app.clock.set(tuesday_10am() + Duration::hours(7));
+    run_timers(&v).await;
+    assert_eq!(state(&other["order_id"]).await, json!("EXPIRED"));
+
+    // Removed, its instrument follows the venue's hours again.
+    let (s, _) = app.delete("/api/admin/exchanges/XEUR", Some(&admin)).await;
+    assert_eq!(s, StatusCode::NO_CONTENT);
+    let (s, _) = app.delete("/api/admin/exchanges/XEUR", Some(&admin)).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let (_, list) = app.get("/api/admin/exchanges", Some(&admin)).await;
+    assert_eq!(list, json!([]));
+    app.clock.set(tuesday_10am() + Duration::days(1));
+    let (_, st) = app.get("/api/platform/status", Some(&v.b)).await;
+    assert_eq!((st["open"].clone(), st["exchanges"].clone()), (json!(true), json!([])));
+    let (s, r) = v.child(&v.a, &seller, 500, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{r}");
+    v.app.stop().await;
 }

@@ -192,3 +192,16 @@ pub struct InstrumentSetting {
     pub created_at: DateTime<Utc>,
     pub applied_at: Option<DateTime<Utc>>,
 }
+
+/// An exchange's calendar (ADR 0052): its instruments are those whose
+/// `exchange_iso_code` is its MIC.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exchange {
+    /// ISO 10383 market identifier, e.g. `IFEU`: four capitals or digits.
+    pub mic: String,
+    pub name: String,
+    /// Hours, days, time zone and holidays (`always_open` as the venue's).
+    pub calendar: upstairs_domain::calendar::Calendar,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}

@@ -3,6 +3,7 @@ pub mod admin_orders;
 pub mod allocations;
 pub mod auth;
 pub mod counterparties;
+pub mod exchanges;
 pub mod fix;
 pub mod matches;
 pub mod meta;

@@ -23,6 +23,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiJson, ApiPath, ApiQuery, Auth, bearer};
 use crate::idempotency::{IdempotencyKeyHeader, KeyedJson};
 use crate::openapi::ApiRouter;
+use crate::routes::exchanges::ExchangeStatusDto;
 use crate::routes::reference::CompanyRefDto;
 
 pub fn router<S: Store>() -> ApiRouter<S> {
@@ -66,6 +67,7 @@ pub async fn platform_status<S: Store>(
     let s = st.engine.orders.platform_status();
     let c = &st.engine.config().calendar;
     let trading_stopped_at = st.engine.kill_switch.own_trading_stopped_since(&actor).await?;
+    let exchanges = st.engine.exchanges.statuses().await?;
     Ok(Json(PlatformStatusDto {
         open: s.open,
         parent_orders_open: s.parent_orders_open,
@@ -79,6 +81,7 @@ pub async fn platform_status<S: Store>(
         parent_orders_from: c.parent_orders_from.format("%H:%M").to_string(),
         holiday: s.holiday.map(|h| HolidayDto { date: h.date, name: h.name }),
         trading_stopped_at,
+        exchanges: exchanges.iter().map(|(e, s)| ExchangeStatusDto::new(e, s.clone())).collect(),
     }))
 }
 
@@ -609,10 +612,15 @@ pub struct PlatformStatusDto {
     /// refused); null while it trades.
     #[schema(required = true)]
     pub trading_stopped_at: Option<DateTime<Utc>>,
+    /// Each exchange's calendar and status, by MIC (ADR 0052): an instrument whose
+    /// `exchange_iso_code` is one of them follows it; the fields above are the venue's
+    /// own calendar, which every other instrument follows.
+    pub exchanges: Vec<crate::routes::exchanges::ExchangeStatusDto>,
 }
 
-/// A day the venue is closed.
-#[derive(Debug, Serialize, ToSchema)]
+/// A day the venue (or an exchange) is closed.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct HolidayDto {
     pub date: chrono::NaiveDate,
     /// As configured ('Christmas Day'); null when none was given.

@@ -263,6 +263,7 @@ impl Outgoing {
             Event::BookChanged { .. }
             | Event::CompanyChanged { .. }
             | Event::CounterpartyFiltersChanged
+            | Event::ExchangesChanged
             | Event::InstrumentChanged { .. } => None,
             // Their rows are read for the frame by the per-user pushers (`user_push`).
             Event::OrderChanged { .. }

@@ -93,6 +93,47 @@ export interface paths {
         patch: operations["update_account"];
         trace?: never;
     };
+    "/api/admin/exchanges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every exchange's calendar, by MIC (venue admin). */
+        get: operations["exchanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/exchanges/{mic}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Creates the exchange of a MIC (201) or replaces its calendar (200); in force at once,
+         *     its next close included (venue admin).
+         */
+        put: operations["save_exchange"];
+        post?: never;
+        /**
+         * Removes an exchange's calendar: its instruments follow the venue's hours again (venue
+         *     admin).
+         */
+        delete: operations["delete_exchange"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/fix-sessions": {
         parameters: {
             query?: never;
@@ -1697,6 +1738,66 @@ export interface components {
             /** Format: date-time */
             requested_at: string;
         };
+        /**
+         * @description A trading day of the week.
+         * @enum {string}
+         */
+        ExchangeDay: "Mon" | "Tue" | "Wed" | "Thu" | "Fri" | "Sat" | "Sun";
+        /** @description An exchange's calendar, its instruments and whether it trades now. */
+        ExchangeDto: {
+            close_time: string;
+            days: components["schemas"]["ExchangeDay"][];
+            /** @description Every holiday, earliest first. */
+            holidays: components["schemas"]["HolidayDto"][];
+            /**
+             * Format: int64
+             * @description Instruments whose `exchange_iso_code` is this MIC.
+             */
+            instruments: number;
+            mic: string;
+            name: string;
+            open_time: string;
+            parent_orders_from: string;
+            status: components["schemas"]["ExchangeStatusDto"];
+            time_zone: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description An exchange's calendar. */
+        ExchangeInput: {
+            close_time: string;
+            days: components["schemas"]["ExchangeDay"][];
+            holidays: components["schemas"]["HolidayDto"][];
+            name: string;
+            /** @description Local times, `HH:MM`. */
+            open_time: string;
+            parent_orders_from: string;
+            /** @description IANA time zone, e.g. `Europe/London`. */
+            time_zone: string;
+        };
+        /** @description An exchange's hours and whether it trades now. */
+        ExchangeStatusDto: {
+            close_time: string;
+            /** @description At most 15 minutes to the close. */
+            closing_soon: boolean;
+            days: components["schemas"]["ExchangeDay"][];
+            holiday: null | components["schemas"]["HolidayDto"];
+            /** @description ISO 10383 MIC: the instruments whose `exchange_iso_code` it is follow this calendar. */
+            mic: string;
+            name: string;
+            /** Format: date-time */
+            next_close: string | null;
+            /** Format: date-time */
+            next_open: string | null;
+            /** @description Child orders, editing and matching. */
+            open: boolean;
+            /** @description Local times, `HH:MM`. */
+            open_time: string;
+            parent_orders_from: string;
+            parent_orders_open: boolean;
+            /** @description IANA time zone of the hours. */
+            time_zone: string;
+        };
         /** @description A node's FIX 4.4 acceptor. */
         FixAcceptorDto: {
             /** @description The address it listens on, `host:port`. */
@@ -1738,7 +1839,7 @@ export interface components {
          * @enum {string}
          */
         FixSessionStateDto: "LOGGED_ON" | "LOGGED_OFF" | "NEVER";
-        /** @description A day the venue is closed. */
+        /** @description A day the venue (or an exchange) is closed. */
         HolidayDto: {
             /** Format: date */
             date: string;
@@ -2655,6 +2756,12 @@ export interface components {
             close_time: string;
             /** @description At most 15 minutes to the close. */
             closing_soon: boolean;
+            /**
+             * @description Each exchange's calendar and status, by MIC (ADR 0052): an instrument whose
+             *     `exchange_iso_code` is one of them follows it; the fields above are the venue's
+             *     own calendar, which every other instrument follows.
+             */
+            exchanges: components["schemas"]["ExchangeStatusDto"][];
             holiday: null | components["schemas"]["HolidayDto"];
             /** Format: date-time */
             next_close: string | null;
@@ -3625,6 +3732,250 @@ export interface operations {
             };
             /** @description The body does not have the documented shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The venue is busy: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exchanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExchangeDto"][];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The venue is busy: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    save_exchange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ISO 10383 MIC, e.g. IFEU */
+                mic: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExchangeInput"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExchangeDto"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExchangeDto"];
+                };
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within 10 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not have the documented shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests, of this caller or at once: try again after Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The venue is busy: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete_exchange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ISO 10383 MIC, e.g. IFEU */
+                mic: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request or a field of it is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid session: sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource (or not visible to the caller) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

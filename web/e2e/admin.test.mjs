@@ -249,7 +249,7 @@ test('an admin reads the action log: pages, e-mail filter, sorting, details; a t
     const nav = page.getByRole('navigation', { name: 'Main menu' });
     const links = await nav.getByRole('link').allTextContents();
     assert.deepEqual(links, [
-      'Dashboard', 'Action logs', 'Billing', 'Companies panel', 'Users panel', 'Instruments panel', 'Orders panel', 'Orders newsletter', 'Block Calculator',
+      'Dashboard', 'Action logs', 'Billing', 'Companies panel', 'Users panel', 'Instruments panel', 'Exchanges', 'Orders panel', 'Orders newsletter', 'Block Calculator',
       'E-mail outbox', 'FIX sessions', 'Account Info',
     ]);
     await nav.getByRole('link', { name: 'Action logs' }).click();

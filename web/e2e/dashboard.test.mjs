@@ -3,7 +3,7 @@
 // 470 px and scrolled elsewhere.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { api, failedCalls, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD, until, TIPS } from './harness.mjs';
+import { ADMIN, api, failedCalls, launchBrowser, newPage, seedTwoFirms, shot, signIn, startServer, TRADER_PASSWORD, typeDate, until, TIPS } from './harness.mjs';
 
 const T = 'dashboard';
 
@@ -150,6 +150,94 @@ test('a closed venue names its holiday and its next opening', async () => {
     assert.deepEqual(failed, []);
   } finally {
     await page.context().close();
+    await server.stop();
+  }
+});
+
+test("an exchange's calendar kept in the admin screen closes its instruments' book for its holiday, at once", async () => {
+  const server = await startServer();
+  const admin = await newPage(browser);
+  const trader = await newPage(browser);
+  const failed = failedCalls(trader.page);
+  try {
+    const { traders, instrument, admin: token } = await seedTwoFirms(server, { tips: TIPS });
+    // The instrument is on Eurex (its MIC).
+    await api(server.baseUrl, `/admin/instruments/${instrument.instrument_id}`, { token, method: 'PATCH', body: { exchange_iso_code: 'XEUR' } });
+    // Today in Berlin, as the picker takes it (DD/MM/YYYY).
+    const [y, m, d] = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date()).split('-');
+
+    // The admin adds Eurex, trading every day around the clock (whatever the venue's own hours now).
+    const { page } = admin;
+    await page.goto(`${server.baseUrl}/login`);
+    await page.getByLabel('Email').fill(ADMIN.email);
+    await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Welcome to Upstairs' }).waitFor();
+    await page.getByRole('radio', { name: /Instant/ }).check();
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await page.getByRole('button', { name: 'Open menu' }).click();
+    await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Exchanges' }).click();
+    await page.getByText("No exchanges yet: every instrument trades on the venue's hours.").waitFor();
+    await page.getByRole('button', { name: 'Add exchange' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add exchange' });
+    await dialog.getByLabel('MIC').fill('xeur');
+    await dialog.getByLabel('Name').fill('Eurex');
+    await dialog.getByLabel('Time zone').fill('Europe/Berlin');
+    await dialog.getByLabel('Opens').fill('00:00');
+    await dialog.getByLabel('Closes').fill('23:59');
+    await dialog.getByLabel('Parent orders from').fill('00:00');
+    for (const day of ['Sat', 'Sun']) await dialog.getByRole('checkbox', { name: day }).check();
+    await dialog.getByRole('button', { name: 'Add exchange' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const row = page.getByRole('table', { name: 'Exchanges' }).getByRole('row').filter({ hasText: 'XEUR' });
+    await row.getByText('Open', { exact: true }).waitFor();
+    await row.getByRole('cell', { name: '1', exact: true }).waitFor();
+
+    // Anna works the instrument: Eurex is open, her book of it shows its ladder.
+    await api(server.baseUrl, '/parent-orders', { token: traders.Anna.token, method: 'POST', body: { direction: 'BUY', instrument_id: instrument.instrument_id, quantity: 1000 } });
+    await signIn(trader.page, server.baseUrl, traders.Anna.email, TRADER_PASSWORD);
+    const book = trader.page.getByRole('region', { name: `Order book ${instrument.name}` });
+    await book.getByTestId('ladder-row').first().waitFor();
+    await trader.page.getByTestId('trading-hours-XEUR').getByText(/XEUR/).waitFor();
+
+    // The admin makes today a Eurex holiday: the book says Eurex is closed, why, and when
+    // it opens, from the trader's next look at the status.
+    await row.getByRole('button', { name: 'Edit XEUR' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit XEUR' });
+    await edit.getByRole('button', { name: 'Add holiday' }).click();
+    await typeDate(page, 'Holiday 1 date', `${d}/${m}/${y}`);
+    await edit.getByLabel('Holiday 1 name').fill('Eurex Test Day');
+    await shot(page, T, '10-exchange-holiday');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await edit.waitFor({ state: 'hidden' });
+    await row.getByText('Closed for Eurex Test Day').waitFor();
+    await shot(page, T, '11-exchanges');
+    const closed = trader.page.getByRole('status').filter({ hasText: 'Eurex is closed' });
+    await closed.getByText(/^Closed today for Eurex Test Day\. It opens again tomorrow at 12:00 AM Europe\/Berlin time\.$/).waitFor({ timeout: 40_000 });
+    await shot(trader.page, T, '12-exchange-closed-for-a-holiday');
+    const status = await api(server.baseUrl, '/platform/status', { token: traders.Anna.token });
+    assert.deepEqual(status.exchanges.map((x) => [x.mic, x.open, x.holiday?.name]), [['XEUR', false, 'Eurex Test Day']]);
+    const refused = await fetch(`${server.baseUrl}/api/parent-orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${traders.Anna.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ direction: 'BUY', instrument_id: instrument.instrument_id, quantity: 500 }),
+    });
+    assert.equal(refused.status, 409);
+    assert.match((await refused.json()).detail, /^Eurex is closed today for Eurex Test Day\. It opens again tomorrow at 00:00 Europe\/Berlin time\.$/);
+
+    // The holiday taken out, the book opens again by itself.
+    await row.getByRole('button', { name: 'Edit XEUR' }).click();
+    await edit.getByRole('button', { name: 'Remove holiday 1' }).click();
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await edit.waitFor({ state: 'hidden' });
+    await row.getByText('Open', { exact: true }).waitFor();
+    await closed.waitFor({ state: 'hidden', timeout: 40_000 });
+    await shot(trader.page, T, '13-exchange-open-again');
+    assert.deepEqual(failed, []);
+  } finally {
+    await admin.context.close();
+    await trader.context.close();
     await server.stop();
   }
 });

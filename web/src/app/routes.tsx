@@ -23,6 +23,7 @@ const AdminBillingRoute = lazy(() => import('./routes/admin-billing'));
 const AdminCompaniesRoute = lazy(() => import('./routes/admin-company'));
 const AdminUsersRoute = lazy(() => import('./routes/admin-user'));
 const AdminInstrumentsRoute = lazy(() => import('./routes/admin-instrument'));
+const AdminExchangesRoute = lazy(() => import('./routes/admin-exchanges'));
 const AdminOrdersRoute = lazy(() => import('./routes/admin-order'));
 const AdminOrdersNewsletterRoute = lazy(() => import('./routes/admin-orders-newsletter'));
 const BlockCalculatorRoute = lazy(() => import('./routes/admin-block-calculator'));
@@ -53,6 +54,7 @@ export const routes: RouteObject[] = [
           { path: paths.adminCompanies, element: <AdminCompaniesRoute /> },
           { path: paths.adminUsers, element: <AdminUsersRoute /> },
           { path: paths.adminInstruments, element: <AdminInstrumentsRoute /> },
+          { path: paths.adminExchanges, element: <AdminExchangesRoute /> },
           { path: paths.adminOrders, element: <AdminOrdersRoute /> },
           { path: paths.adminOrdersNewsletter, element: <AdminOrdersNewsletterRoute /> },
           { path: paths.blockCalculator, element: <BlockCalculatorRoute /> },

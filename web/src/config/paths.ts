@@ -16,6 +16,7 @@ export const paths = {
   adminCompanies: '/admin/company',
   adminUsers: '/admin/user',
   adminInstruments: '/admin/instrument',
+  adminExchanges: '/admin/exchanges',
   adminOrders: '/admin/order',
   adminOrdersNewsletter: '/admin/orders-newsletter',
   blockCalculator: '/admin/block-calculator',

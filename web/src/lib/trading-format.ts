@@ -141,31 +141,79 @@ export function formatHour(hhmm: string): string {
 }
 
 type PlatformStatus = components['schemas']['PlatformStatusDto'];
+type ExchangeDay = components['schemas']['ExchangeDay'];
+type Holiday = components['schemas']['HolidayDto'];
 
-/** The venue's hours as GET /platform/status gives them. */
-export type VenueHours = Pick<PlatformStatus, 'open_time' | 'close_time' | 'time_zone'>;
+/** The venue's hours as GET /platform/status gives them; an exchange's carry its trading days (Monday to Friday when absent). */
+export type VenueHours = Pick<PlatformStatus, 'open_time' | 'close_time' | 'time_zone'> & { days?: readonly ExchangeDay[] };
 
 /** How the hours' time zone is named: 'Europe/London' (the spec's) is 'UK time', any other is named as configured. */
 export function zoneLabel(timeZone: string): string {
   return timeZone === 'Europe/London' ? 'UK time' : `${timeZone} time`;
 }
 
+const WEEK: readonly ExchangeDay[] = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+const DAY_NAMES: Record<ExchangeDay, string> = {
+  Mon: 'Monday',
+  Tue: 'Tuesday',
+  Wed: 'Wednesday',
+  Thu: 'Thursday',
+  Fri: 'Friday',
+  Sat: 'Saturday',
+  Sun: 'Sunday',
+};
+const WEEKDAYS: readonly ExchangeDay[] = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'];
+
+/**
+ * The trading days as runs of the week, a run that wraps over Sunday (Sun–Thu) first:
+ * Mon Tue Wed Fri → [[Mon, Tue, Wed], [Fri]].
+ */
+function dayRuns(days: readonly ExchangeDay[]): ExchangeDay[][] {
+  const on = WEEK.map((d) => days.includes(d));
+  const runs: ExchangeDay[][] = [];
+  for (let i = 0; i < 7; i++) {
+    // A run starts on a trading day after a day off (the week read round).
+    if (!on[i] || on[(i + 6) % 7]) continue;
+    const run: ExchangeDay[] = [];
+    for (let j = i; on[j % 7] && run.length < 7; j++) run.push(WEEK[j % 7] as ExchangeDay);
+    runs.push(run);
+  }
+  const wraps = (r: ExchangeDay[]) => WEEK.indexOf(r[0] as ExchangeDay) > WEEK.indexOf(r[r.length - 1] as ExchangeDay);
+  return [...runs.filter(wraps), ...runs.filter((r) => !wraps(r))];
+}
+
+/**
+ * The trading days in words: long 'Monday to Friday' (or 'Monday, Wednesday and Friday'),
+ * short 'Mon–Fri' (or 'Mon, Wed, Fri'); 'every day' for all seven. Three days or more in a
+ * row read as a range.
+ */
+export function daysText(days: readonly ExchangeDay[] = WEEKDAYS, style: 'long' | 'short' = 'long'): string {
+  if (WEEK.every((d) => days.includes(d))) return 'every day';
+  const name = (d: ExchangeDay) => (style === 'long' ? DAY_NAMES[d] : d);
+  const parts = dayRuns(days).flatMap((run) =>
+    run.length >= 3 ? [`${name(run[0] as ExchangeDay)}${style === 'long' ? ' to ' : '–'}${name(run[run.length - 1] as ExchangeDay)}`] : run.map(name),
+  );
+  if (style === 'short' || parts.length < 2) return parts.join(', ');
+  return `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+}
+
 /** The operating-hours sentence of the spec, from the configured calendar (never assumed hours). */
 export function operatingHours(hours: VenueHours): string {
-  return `Operating hours are ${formatHour(hours.open_time)} to ${formatHour(hours.close_time)} (${zoneLabel(hours.time_zone)}, Monday to Friday only).`;
+  const days = daysText(hours.days);
+  return `Operating hours are ${formatHour(hours.open_time)} to ${formatHour(hours.close_time)} (${zoneLabel(hours.time_zone)}, ${days === 'every day' ? days : `${days} only`}).`;
 }
 
 /** 'YYYY-MM-DD' of an instant in a time zone. */
-function localDate(at: Date, timeZone: string): string {
+export function localDate(at: Date, timeZone: string): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
 }
 
 /**
- * Why the venue is closed and when it opens again, in its own time zone (issue 28.15):
- * 'Closed today for Christmas Day. It opens again on Monday 28 December at 9:00 AM UK time.'
- * Empty when the status says neither (open, or no opening ahead).
+ * Why the venue (or an exchange) is closed and when it opens again, in its own time zone
+ * (issue 28.15): 'Closed today for Christmas Day. It opens again on Monday 28 December at
+ * 9:00 AM UK time.' Empty when the status says neither (open, or no opening ahead).
  */
-export function closedText(status: VenueHours & Pick<PlatformStatus, 'holiday' | 'next_open'>, now: Date = new Date()): string {
+export function closedText(status: { time_zone: string; holiday?: Holiday | null; next_open?: string | null }, now: Date = new Date()): string {
   const parts: string[] = [];
   if (status.holiday) parts.push(`Closed today for ${status.holiday.name ?? 'a holiday'}.`);
   if (status.next_open) {
@@ -188,7 +236,13 @@ export function closedText(status: VenueHours & Pick<PlatformStatus, 'holiday' |
 
 /** The top bar's short form of the hours: '9:00 AM–5:00 PM UK time, Mon–Fri'. */
 export function shortHours(hours: VenueHours): string {
-  return `${formatHour(hours.open_time)}–${formatHour(hours.close_time)} ${zoneLabel(hours.time_zone)}, Mon–Fri`;
+  return `${formatHour(hours.open_time)}–${formatHour(hours.close_time)} ${zoneLabel(hours.time_zone)}, ${daysText(hours.days, 'short')}`;
+}
+
+/** Where a calendar stands now: open, before the open (parent orders taken, orders wait for it) or closed. */
+export function phaseLabel(status: { open: boolean; parent_orders_open: boolean }): 'Open' | 'Opens soon' | 'Closed' {
+  if (status.open) return 'Open';
+  return status.parent_orders_open ? 'Opens soon' : 'Closed';
 }
 
 /**

@@ -21,6 +21,7 @@ const SCREENS = [
   { entry: 'Companies panel', path: '/admin/company', heading: 'Companies' },
   { entry: 'Users panel', path: '/admin/user', heading: 'Users' },
   { entry: 'Instruments panel', path: '/admin/instrument', heading: 'Instruments' },
+  { entry: 'Exchanges', path: '/admin/exchanges', heading: 'Exchanges' },
   { entry: 'Orders panel', path: '/admin/order', heading: 'Orders' },
   { entry: 'Orders newsletter', path: '/admin/orders-newsletter', heading: 'Orders newsletter' },
   { entry: 'Block Calculator', path: '/admin/block-calculator', heading: 'Block Calculator' },
@@ -30,12 +31,13 @@ const SCREENS = [
 
 /**
  * Admin spec sections 2 and 6 with DESIGN section 4: the drawer of each role, in the spec's
- * order (the E-mail outbox and FIX sessions, ours, close the Admin group), or no menu at all.
+ * order (Exchanges, ours, follows the instruments; the E-mail outbox and FIX sessions, ours,
+ * close the Admin group), or no menu at all.
  */
 const MATRIX: { role: Role; drawer: string[] | null }[] = [
   {
     role: 'upstairs-admin',
-    drawer: ['Dashboard', 'Action logs', 'Billing', 'Companies panel', 'Users panel', 'Instruments panel', 'Orders panel', 'Orders newsletter', 'Block Calculator', 'E-mail outbox', 'FIX sessions', 'Account Info'],
+    drawer: ['Dashboard', 'Action logs', 'Billing', 'Companies panel', 'Users panel', 'Instruments panel', 'Exchanges', 'Orders panel', 'Orders newsletter', 'Block Calculator', 'E-mail outbox', 'FIX sessions', 'Account Info'],
   },
   { role: 'upstairs-sales', drawer: ['Dashboard', 'Billing', 'Orders panel', 'Orders newsletter', 'Block Calculator', 'Account Info'] },
   { role: 'company-admin', drawer: ['Dashboard', 'Users panel', 'Orders newsletter', 'Block Calculator', 'Account Info'] },

@@ -25,9 +25,9 @@ import { ParentOrderList } from '@/features/parent-orders/components/parent-orde
 import { ActiveRfqs } from '@/features/rfqs/components/active-rfqs';
 import { CreateRfqDrawer, type RfqParent } from '@/features/rfqs/components/create-rfq-drawer';
 import { IncomingRfqs } from '@/features/rfqs/components/incoming-rfqs';
-import type { Order } from '@/lib/api/dto';
+import type { Instrument, Order } from '@/lib/api/dto';
 import { useCurrentUser } from '@/lib/api/get-me';
-import { usePlatformStatus } from '@/lib/api/get-platform-status';
+import { calendarOf, usePlatformStatus } from '@/lib/api/get-platform-status';
 import { instrumentQueryOptions } from '@/lib/api/get-instrument';
 import { tradingKeys } from '@/lib/api/trading-keys';
 import type { Decimal } from '@/lib/decimal';
@@ -90,7 +90,13 @@ function TraderDashboard() {
   // A company stopped by the kill switch sends nothing new: its controls are disabled
   // while the alert says why (issue 28.14); cancels still work.
   const stopped = Boolean(status.data?.trading_stopped_at);
-  const open = (status.data?.open ?? false) && !stopped;
+  // Each instrument follows its exchange's calendar, else the venue's (ADR 0052); with
+  // exchange calendars, an instrument not read yet counts as closed.
+  const isOpen = (instrument: Pick<Instrument, 'exchange_iso_code'> | undefined) => {
+    const s = status.data;
+    if (!s || stopped || (!instrument && s.exchanges.length > 0)) return false;
+    return calendarOf(s, instrument?.exchange_iso_code).open;
+  };
   const canCreate = (status.data?.parent_orders_open ?? false) && !stopped;
   // GET /parent-orders?state=ACTIVE,FILLED: the list of spec section 4.
   const active = parents.data;
@@ -107,16 +113,17 @@ function TraderDashboard() {
   // for those parents; any other row works the quantity there.
   const work = (instrumentId: string, workable: ParentOrder[], price: Decimal, row: LadderRow) => {
     const far = (p: ParentOrder) => (p.direction === 'BUY' ? row.sell - row.ownSell : row.buy - row.ownBuy);
-    // Nothing matches before the open: there, a row only works the quantity.
-    const takers = open ? workable.filter((p) => far(p) > 0) : [];
-    const first = takers[0];
     return queryClient.fetchQuery(instrumentQueryOptions(instrumentId)).then(
-      (instrument) =>
+      (instrument) => {
+        // Nothing matches before the open of the instrument's calendar: there, a row only works the quantity.
+        const takers = isOpen(instrument) ? workable.filter((p) => far(p) > 0) : [];
+        const first = takers[0];
         setTarget(
           first
             ? { kind: 'take', instrument, parents: takers, price, quantity: far(first) }
             : { kind: 'work', instrument, parents: workable, price },
-        ),
+        );
+      },
       () => {},
     );
   };
@@ -195,7 +202,7 @@ function TraderDashboard() {
             parents={newestFirst}
             created={created}
             orders={orders.data ?? []}
-            open={open}
+            isOpen={isOpen}
             canCreate={canCreate}
             onAdd={() => setCreating(true)}
             onEdit={(o, p) => void editOrder(o, p)}

@@ -14,6 +14,7 @@ import EmailOutlined from '@mui/icons-material/EmailOutlined';
 import HistoryOutlined from '@mui/icons-material/HistoryOutlined';
 import LanOutlined from '@mui/icons-material/LanOutlined';
 import PersonOutline from '@mui/icons-material/PersonOutlineOutlined';
+import PublicOutlined from '@mui/icons-material/PublicOutlined';
 import ReceiptLongOutlined from '@mui/icons-material/ReceiptLongOutlined';
 import ShowChartOutlined from '@mui/icons-material/ShowChartOutlined';
 import ViewListOutlined from '@mui/icons-material/ViewListOutlined';
@@ -28,8 +29,9 @@ export type Entry = { to: string; label: string; icon: ReactNode; show: boolean 
 
 /**
  * Admin spec section 2: Dashboard, the Admin group and the User group, in the spec's order
- * (the E-mail outbox and FIX sessions, ours, close the Admin group). Each entry shows for the roles whose
- * route guard lets them in (lib/permissions).
+ * (Exchanges, ours, follows the instruments; the E-mail outbox and FIX sessions, ours, close
+ * the Admin group). Each entry shows for the roles whose route guard lets them in
+ * (lib/permissions).
  */
 export function AdminDrawer({ user, open, onClose }: { user: User; open: boolean; onClose: () => void }) {
   const { pathname } = useLocation();
@@ -67,6 +69,7 @@ export function adminEntries(user: User): Entry[] {
     { to: paths.adminCompanies, label: 'Companies panel', icon: <BusinessOutlined />, show: admin },
     { to: paths.adminUsers, label: 'Users panel', icon: <GroupOutlined />, show: canManageUsers(user) },
     { to: paths.adminInstruments, label: 'Instruments panel', icon: <ShowChartOutlined />, show: admin },
+    { to: paths.adminExchanges, label: 'Exchanges', icon: <PublicOutlined />, show: admin },
     { to: paths.adminOrders, label: 'Orders panel', icon: <ViewListOutlined />, show: isOrderAdmin(user) },
     { to: paths.adminOrdersNewsletter, label: 'Orders newsletter', icon: <CampaignOutlined />, show: canUseNewsletters(user) },
     { to: paths.blockCalculator, label: 'Block Calculator', icon: <CalculateOutlined />, show: hasAdminDrawer(user) },

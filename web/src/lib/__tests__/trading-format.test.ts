@@ -114,6 +114,44 @@ describe('hours', () => {
     expect(closedText({ ...hours, holiday: null, next_open: null })).toBe('');
   });
 
+  it("writes an exchange's trading days: ranges of three days or more, lists otherwise, a run over Sunday first", async () => {
+    const { daysText, operatingHours, shortHours } = await import('@/lib/trading-format');
+    const hours = { open_time: '08:00', close_time: '18:00', time_zone: 'Europe/London' };
+    // Monday to Friday reads as it always did, given or not.
+    expect(operatingHours({ ...hours, days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'] })).toBe('Operating hours are 8:00 AM to 6:00 PM (UK time, Monday to Friday only).');
+    expect(shortHours({ ...hours, days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'] })).toBe('8:00 AM–6:00 PM UK time, Mon–Fri');
+    expect(operatingHours({ ...hours, days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] })).toBe('Operating hours are 8:00 AM to 6:00 PM (UK time, Monday to Saturday only).');
+    expect(shortHours({ ...hours, days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] })).toBe('8:00 AM–6:00 PM UK time, Mon–Sat');
+    expect(operatingHours({ ...hours, days: ['Fri', 'Mon', 'Wed'] })).toBe('Operating hours are 8:00 AM to 6:00 PM (UK time, Monday, Wednesday and Friday only).');
+    expect(shortHours({ ...hours, days: ['Mon', 'Wed', 'Fri'] })).toBe('8:00 AM–6:00 PM UK time, Mon, Wed, Fri');
+    expect(operatingHours({ ...hours, days: ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] })).toBe('Operating hours are 8:00 AM to 6:00 PM (UK time, every day).');
+    expect(shortHours({ ...hours, days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] })).toBe('8:00 AM–6:00 PM UK time, every day');
+    expect(daysText(['Sun', 'Mon', 'Tue', 'Wed', 'Thu'])).toBe('Sunday to Thursday');
+    expect(daysText(['Sun', 'Mon', 'Tue', 'Wed', 'Thu'], 'short')).toBe('Sun–Thu');
+    expect(daysText(['Mon', 'Tue', 'Wed', 'Fri'], 'short')).toBe('Mon–Wed, Fri');
+    expect(daysText(['Mon', 'Tue', 'Wed', 'Fri'])).toBe('Monday to Wednesday and Friday');
+    expect(daysText(['Sat', 'Sun'])).toBe('Saturday and Sunday');
+    expect(daysText(['Sun'], 'short')).toBe('Sun');
+  });
+
+  it('says where a calendar stands now', async () => {
+    const { phaseLabel } = await import('@/lib/trading-format');
+    expect(phaseLabel({ open: true, parent_orders_open: true })).toBe('Open');
+    expect(phaseLabel({ open: false, parent_orders_open: true })).toBe('Opens soon');
+    expect(phaseLabel({ open: false, parent_orders_open: false })).toBe('Closed');
+  });
+
+  it("names an exchange's holiday and its next opening in the exchange's own time zone", async () => {
+    const { closedText } = await import('@/lib/trading-format');
+    // Eurex on Christmas Day 2026: it opens on Monday at 1:10 AM Berlin time (00:10 UTC).
+    const eurex = { time_zone: 'Europe/Berlin', holiday: { date: '2026-12-25', name: 'Christmas Day' }, next_open: '2026-12-28T00:10:00Z' };
+    expect(closedText(eurex, new Date('2026-12-25T10:00:00Z'))).toBe(
+      'Closed today for Christmas Day. It opens again on Monday 28 December at 1:10 AM Europe/Berlin time.',
+    );
+    // An exchange's status may leave out what it does not have.
+    expect(closedText({ time_zone: 'Europe/Berlin' })).toBe('');
+  });
+
   it('names a time zone other than London as configured', async () => {
     const { operatingHours, shortHours } = await import('@/lib/trading-format');
     const hours = { open_time: '09:30', close_time: '16:00', time_zone: 'America/New_York' };

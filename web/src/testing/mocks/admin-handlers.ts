@@ -8,6 +8,8 @@ import { db } from './db';
 type Ref = { company_id: string; name: string };
 export type MockCompany = components['schemas']['CompanyDto'];
 export type MockAccount = components['schemas']['AccountDto'];
+export type MockExchange = components['schemas']['ExchangeDto'];
+type ExchangeInput = components['schemas']['ExchangeInput'];
 
 export const admin = {
   companies: [] as MockCompany[],
@@ -23,7 +25,46 @@ export const admin = {
   accounts: [] as MockAccount[],
   /** Each instrument's dated settings (absent: one version in force, read from the instrument). */
   settings: {} as Record<string, MockSetting[]>,
+  /** The exchanges' calendars (ADR 0052), by MIC. */
+  exchanges: [] as MockExchange[],
 };
+
+/** An exchange as the server lists it: its calendar, its instruments (counted by MIC) and a closed status unless overridden. */
+export function mockExchange(calendar: Pick<MockExchange, 'mic' | 'name'> & Partial<MockExchange>): MockExchange {
+  const x = {
+    time_zone: 'Europe/London',
+    open_time: '08:00',
+    close_time: '18:00',
+    parent_orders_from: '07:00',
+    days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'] as MockExchange['days'],
+    holidays: [],
+    updated_at: now,
+    ...calendar,
+  };
+  const { holidays: _holidays, updated_at: _updatedAt, status, instruments, ...rest } = x;
+  return {
+    ...x,
+    instruments: instruments ?? admin.instruments.filter((i) => i.exchange_iso_code === x.mic).length,
+    status: status ?? { ...rest, open: false, parent_orders_open: false, closing_soon: false, next_open: null, next_close: null, holiday: null },
+  };
+}
+
+/** The server's field rules for PUT /admin/exchanges/{mic}, with its messages. */
+function exchangeErrors(mic: string, body: ExchangeInput) {
+  const errors: { field: string; message: string }[] = [];
+  if (!/^[A-Z0-9]{4}$/.test(mic)) errors.push({ field: 'mic', message: 'A MIC is 4 capital letters or digits' });
+  try {
+    new Intl.DateTimeFormat('en-GB', { timeZone: body.time_zone });
+  } catch {
+    errors.push({ field: 'time_zone', message: `Unknown time zone: ${body.time_zone}` });
+  }
+  if (body.close_time <= body.open_time) errors.push({ field: 'close_time', message: 'The close must be after the open' });
+  if (body.parent_orders_from > body.open_time) errors.push({ field: 'parent_orders_from', message: 'Parent orders cannot open after the open' });
+  if (body.days.length === 0) errors.push({ field: 'days', message: 'Pick at least one trading day' });
+  const twice = body.holidays.find((h, n) => body.holidays.findIndex((x) => x.date === h.date) !== n);
+  if (twice) errors.push({ field: 'holidays', message: `${twice.date} is listed twice` });
+  return errors;
+}
 
 /** A dated version of an instrument's settings as the server sends it (GET /admin/instruments/{id}/settings). */
 export type MockSetting = {
@@ -101,6 +142,17 @@ export function resetAdminMocks() {
       },
     ],
   };
+  admin.exchanges = [
+    mockExchange({
+      mic: 'IFEU',
+      name: 'ICE Futures Europe',
+      holidays: [
+        { date: '2020-12-25', name: 'Christmas Day' },
+        { date: '2099-12-25', name: 'Christmas Day' },
+        { date: '2099-12-28', name: null },
+      ],
+    }),
+  ];
   admin.requests = [];
   admin.nextId = 1;
   admin.firms = [{ company_id: 'c-corvid', name: 'Corvid' }, { company_id: 'c-halyard', name: 'Halyard' }, { company_id: 'c-kestrel', name: 'Kestrel' }];
@@ -295,6 +347,24 @@ export const adminHandlers: HttpHandler[] = [
     if (!i) return HttpResponse.json({ status: 404, detail: 'Instrument not found.' }, { status: 404 });
     Object.assign(i, (await request.json()) as object);
     return HttpResponse.json(i);
+  }),
+  http.get('*/api/admin/exchanges', () => HttpResponse.json([...admin.exchanges].sort((a, b) => a.mic.localeCompare(b.mic)))),
+  http.put('*/api/admin/exchanges/:mic', async ({ request, params }) => {
+    const mic = String(params.mic);
+    const body = (await request.json()) as ExchangeInput;
+    const errors = exchangeErrors(mic, body);
+    if (errors.length > 0) return HttpResponse.json({ status: 400, detail: 'The exchange is not valid.', errors }, { status: 400 });
+    const x = mockExchange({ mic, ...body, updated_at: new Date().toISOString() });
+    const at = admin.exchanges.findIndex((e) => e.mic === mic);
+    if (at >= 0) admin.exchanges[at] = x;
+    else admin.exchanges.push(x);
+    return HttpResponse.json(x, { status: at >= 0 ? 200 : 201 });
+  }),
+  http.delete('*/api/admin/exchanges/:mic', ({ params }) => {
+    const at = admin.exchanges.findIndex((e) => e.mic === params.mic);
+    if (at < 0) return notFound('Exchange not found.');
+    admin.exchanges.splice(at, 1);
+    return new HttpResponse(null, { status: 204 });
   }),
   http.get('*/api/admin/instruments/:id/settings', ({ params }) => {
     const i = admin.instruments.find((x) => x.instrument_id === params.id);

@@ -19,6 +19,9 @@ export type MockInstrument = {
   reversed_spread: boolean;
   /** No recent exchange price (issue 30); fresh when absent. */
   prices_stale?: boolean;
+  /** The exchange's MIC and name (ADR 0052): IFEU, ICE Futures Europe when absent. */
+  exchange_iso_code?: string;
+  exchange?: string;
 };
 
 export type MockParent = {
@@ -63,6 +66,15 @@ const instrumentDto = (i: MockInstrument) => ({
 });
 const parentDto = (p: MockParent) => ({ created_by: 'u-1', updated_at: p.created_at, min_execution: null, ...p });
 const orderDto = (o: MockOrder) => ({ created_by: 'u-1', updated_at: o.created_at, waiting_for_open: false, min_execution: null, ...o });
+
+/** An exchange's status in GET /platform/status (ADR 0052): ICE Futures Europe, open on weekdays 8:00 AM to 6:00 PM, unless overridden. */
+export function exchangeStatus(overrides: Partial<components['schemas']['ExchangeStatusDto']> = {}): components['schemas']['ExchangeStatusDto'] {
+  return {
+    mic: 'IFEU', name: 'ICE Futures Europe', time_zone: 'Europe/London', open_time: '08:00', close_time: '18:00', parent_orders_from: '07:00',
+    days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'], open: true, parent_orders_open: true, closing_soon: false, next_open: null, next_close: null, holiday: null,
+    ...overrides,
+  };
+}
 
 export const BROKER = { company_id: 'b-1', name: 'Northgate' };
 /** The firm's other broker, a trade may be given up to. */
@@ -334,6 +346,7 @@ export const orderHandlers: HttpHandler[] = [
       next_close: null,
       holiday: null,
       trading_stopped_at: null,
+      exchanges: [],
       ...trading.status,
     } satisfies PlatformStatus),
   ),

@@ -2,7 +2,7 @@ import { within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { CLOSING_WARNING_KEY } from '@/features/dashboard/components/closing-warning';
 import { db } from '@/testing/mocks/db';
-import { trading } from '@/testing/mocks/order-handlers';
+import { exchangeStatus, trading } from '@/testing/mocks/order-handlers';
 import { renderApp, screen } from '@/testing/test-utils';
 
 describe('dashboard without orders', () => {
@@ -64,6 +64,45 @@ describe('trading hours', () => {
     expect(await screen.findByTestId('always-open-notice')).toHaveTextContent('Demo: the venue is open around the clock');
     expect(screen.getByTestId('trading-hours')).toHaveTextContent('Demo: open around the clock');
     expect(document.body).not.toHaveTextContent(/9:00|5:00 PM|Operating hours/);
+  });
+
+  it("shows one chip per exchange with its state, and its hours and why it is closed on hover (ADR 0052)", async () => {
+    trading.status = {
+      open: true,
+      parent_orders_open: true,
+      closing_soon: false,
+      exchanges: [
+        exchangeStatus({ open: false, parent_orders_open: false, holiday: { date: '2026-12-25', name: 'Christmas Day' }, next_open: '2026-12-28T08:00:00Z' }),
+        exchangeStatus({
+          mic: 'XEUR', name: 'Eurex', time_zone: 'Europe/Berlin', open_time: '01:10', close_time: '22:00', parent_orders_from: '01:00',
+          days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'], open: false, parent_orders_open: true,
+        }),
+        exchangeStatus({ mic: 'XCME', name: 'CME', time_zone: 'America/Chicago' }),
+      ],
+    };
+    renderApp('/user/account', { signedInAs: 'trader@acme.test' });
+    const bar = await screen.findByTestId('trading-hours');
+    expect(await within(bar).findByTestId('trading-hours-IFEU')).toHaveTextContent('IFEU · Closed');
+    expect(within(bar).getByTestId('trading-hours-XEUR')).toHaveTextContent('XEUR · Opens soon');
+    expect(within(bar).getByTestId('trading-hours-XCME')).toHaveTextContent('XCME · Open');
+    expect(within(bar).getByTestId('trading-hours-IFEU')).toHaveAttribute(
+      'title',
+      expect.stringMatching(
+        /^ICE Futures Europe \(IFEU\): Operating hours are 8:00 AM to 6:00 PM \(UK time, Monday to Friday only\)\. Closed today for Christmas Day\. It opens again .* at 8:00 AM UK time\.$/,
+      ),
+    );
+    expect(within(bar).getByTestId('trading-hours-XEUR')).toHaveAttribute('title', 'Eurex (XEUR): Operating hours are 1:10 AM to 10:00 PM (Europe/Berlin time, Monday to Saturday only).');
+    expect(within(bar).getByTestId('trading-hours-XCME')).toHaveAttribute('title', 'CME (XCME): Operating hours are 8:00 AM to 6:00 PM (America/Chicago time, Monday to Friday only).');
+    // The venue's own chip stays first: the instruments of no such exchange follow it.
+    expect(within(bar).getByTestId('trading-hours-venue')).toHaveTextContent('Open · 9:00 AM–5:00 PM UK time, Mon–Fri');
+  });
+
+  it("keeps the demo's chip with exchanges: it is open around the clock", async () => {
+    trading.status = { open: true, parent_orders_open: true, closing_soon: false, always_open: true, exchanges: [exchangeStatus({ open: false, parent_orders_open: false })] };
+    renderApp('/user/account', { signedInAs: 'trader@acme.test' });
+    const bar = await screen.findByTestId('trading-hours');
+    expect(bar).toHaveTextContent('Demo: open around the clock');
+    expect(within(bar).queryByTestId('trading-hours-IFEU')).not.toBeInTheDocument();
   });
 
   it('keeps the hours in the top bar on every signed-in page', async () => {

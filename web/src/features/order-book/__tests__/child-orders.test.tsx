@@ -2,7 +2,7 @@ import { waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { db } from '@/testing/mocks/db';
-import { addParent, BROKER, stomp, trading } from '@/testing/mocks/order-handlers';
+import { addParent, BROKER, exchangeStatus, stomp, trading } from '@/testing/mocks/order-handlers';
 import { server } from '@/testing/mocks/server';
 import { renderApp, screen } from '@/testing/test-utils';
 
@@ -225,5 +225,28 @@ describe('working and editing child orders', () => {
     expect(await screen.findByText('500 @ -0.030')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: /^Edit order/ })).not.toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Cancel parent order' })).toBeDisabled();
+  });
+
+  it("edits orders and sends RFQs while the instrument's exchange is open, whatever the venue's own hours (ADR 0052)", async () => {
+    const working = (parentId: string, instrumentId: string, id: string) =>
+      trading.orders.push({
+        order_id: id, parent_order_id: parentId, instrument_id: instrumentId, state: 'WORKING', price: instrumentId === 'i-1' ? -0.03 : 0.45, quantity: 1000,
+        direction: 'BUY', iceberg: false, residual: false, broker_id: BROKER.company_id, matchable: true, created_at: '2026-11-23T10:00:00Z',
+      });
+    const euribor = addParent({ quantities: { tradable: 2000, working: 1000, matched: 0 } });
+    working(euribor.parent_order_id, 'i-1', 'o-1');
+    const bund = addParent({ instrument_id: 'i-2', quantity: 5000, quantities: { tradable: 4000, working: 1000, matched: 0 } });
+    working(bund.parent_order_id, 'i-2', 'o-2');
+    // The Euribor's ICE Futures Europe is open; the Bund's MIC has no calendar and the venue's hours are closed.
+    trading.instruments[1]!.exchange_iso_code = 'XLON';
+    trading.status = { open: false, parent_orders_open: false, closing_soon: false, exchanges: [exchangeStatus()] };
+    signIn();
+    expect(await screen.findByRole('button', { name: 'Edit order 1,000 @ -0.030' })).toBeInTheDocument();
+    const euriborCard = await screen.findByRole('listitem', { name: 'Buy Euribor 3M Dec26-Mar27' });
+    const bundCard = await screen.findByRole('listitem', { name: 'Buy Euro-Bund Dec26-Mar27 calendar spread block' });
+    expect(await within(bundCard).findByText('1,000 @ 0.45')).toBeInTheDocument();
+    expect(within(euriborCard).getByRole('button', { name: 'Request quotes' })).toBeEnabled();
+    expect(within(bundCard).getByRole('button', { name: 'Request quotes' })).toBeDisabled();
+    expect(screen.queryByRole('button', { name: 'Edit order 1,000 @ 0.45' })).not.toBeInTheDocument();
   });
 });

@@ -1,7 +1,7 @@
 import { within } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { db } from '@/testing/mocks/db';
-import { addParent, stomp, trading, type MockInstrument } from '@/testing/mocks/order-handlers';
+import { addParent, exchangeStatus, stomp, trading, type MockInstrument } from '@/testing/mocks/order-handlers';
 import { renderApp, screen } from '@/testing/test-utils';
 
 const ALL_TIPS_READ = [
@@ -12,9 +12,9 @@ const ALL_TIPS_READ = [
 ];
 
 
-function signIn() {
+function signIn(options: { fakeTimers?: boolean } = {}) {
   db.user().ui_metadata = ALL_TIPS_READ;
-  return renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+  return renderApp('/dashboard', { signedInAs: 'trader@acme.test', ...options });
 }
 
 async function book(name: RegExp | string) {
@@ -154,5 +154,71 @@ describe('order book', () => {
     expect(await within(region).findByText('Upstairs is closed')).toBeInTheDocument();
     await expect.poll(() => rowTexts(region).length).toBe(10);
     expect(within(region).queryAllByRole('button', { name: /^Price/ })).toHaveLength(0);
+  });
+
+  describe("on an exchange's calendar (ADR 0052)", () => {
+    const BUND = 'Euro-Bund Dec26-Mar27 calendar spread block';
+
+    it("overlays the exchange's holiday and next opening; an instrument on the venue's hours stays open", async () => {
+      // Friday 25 December 2026, 10:00 UK time.
+      vi.useFakeTimers({ shouldAdvanceTime: true, now: new Date('2026-12-25T10:00:00Z') });
+      addParent();
+      addParent({ instrument_id: 'i-2', quantity: 5000, quantities: { tradable: 5000, working: 0, matched: 0 } });
+      // The Bund's MIC has no calendar: it follows the venue's, open now.
+      trading.instruments[1]!.exchange_iso_code = 'XLON';
+      trading.status = {
+        open: true,
+        parent_orders_open: true,
+        closing_soon: false,
+        exchanges: [exchangeStatus({ open: false, parent_orders_open: false, holiday: { date: '2026-12-25', name: 'Christmas Day' }, next_open: '2026-12-28T08:00:00Z' })],
+      };
+      signIn();
+      const euribor = await book('Euribor 3M Dec26-Mar27');
+      const overlay = await within(euribor).findByText('ICE Futures Europe is closed');
+      expect(within(euribor).getByText('Closed today for Christmas Day. It opens again on Monday 28 December at 8:00 AM UK time.')).toBeInTheDocument();
+      expect(within(euribor).getByText('Operating hours are 8:00 AM to 6:00 PM (UK time, Monday to Friday only).')).toBeInTheDocument();
+      expect(overlay.closest('[role="status"]')).not.toBeNull();
+      expect(within(euribor).queryByText('Upstairs is closed')).not.toBeInTheDocument();
+      await expect.poll(() => rowTexts(euribor).length).toBe(10);
+      expect(within(euribor).queryAllByRole('button', { name: /^Price/ })).toHaveLength(0);
+
+      const bund = await book(BUND);
+      await expect.poll(() => within(bund).queryAllByRole('button', { name: /^Price/ }).length).toBeGreaterThan(0);
+      expect(within(bund).queryByText(/is closed/)).not.toBeInTheDocument();
+    });
+
+    it("lets orders be worked on an open exchange while the venue's own hours are closed, and says when it opens", async () => {
+      addParent();
+      addParent({ instrument_id: 'i-2', quantity: 5000, quantities: { tradable: 5000, working: 0, matched: 0 } });
+      trading.instruments[1]!.exchange_iso_code = 'XEUR';
+      trading.status = {
+        open: false,
+        parent_orders_open: false,
+        closing_soon: false,
+        exchanges: [
+          exchangeStatus(),
+          exchangeStatus({ mic: 'XEUR', name: 'Eurex', time_zone: 'Europe/Berlin', open_time: '01:10', close_time: '22:00', open: false, parent_orders_open: true }),
+        ],
+      };
+      signIn();
+      const euribor = await book('Euribor 3M Dec26-Mar27');
+      await expect.poll(() => within(euribor).queryAllByRole('button', { name: /^Price/ }).length).toBeGreaterThan(0);
+      expect(within(euribor).queryByText(/is closed/)).not.toBeInTheDocument();
+      // Before Eurex's open: orders may be worked, and wait for it.
+      const bund = await book(BUND);
+      expect(await within(bund).findByText('Opens at 1:10 AM: orders you work now wait for the open.')).toBeInTheDocument();
+      await expect.poll(() => within(bund).queryAllByRole('button', { name: /^Price/ }).length).toBeGreaterThan(0);
+      expect(within(bund).queryByText(/is closed/)).not.toBeInTheDocument();
+    });
+
+    it("follows the venue's calendar for an instrument whose MIC has no exchange", async () => {
+      addParent();
+      trading.instruments[0]!.exchange_iso_code = 'XLON';
+      trading.status = { open: false, parent_orders_open: false, closing_soon: false, exchanges: [exchangeStatus()] };
+      signIn();
+      const euribor = await book('Euribor 3M Dec26-Mar27');
+      expect(await within(euribor).findByText('Upstairs is closed')).toBeInTheDocument();
+      expect(within(euribor).getByText('Operating hours are 9:00 AM to 5:00 PM (UK time, Monday to Friday only).')).toBeInTheDocument();
+    });
   });
 });

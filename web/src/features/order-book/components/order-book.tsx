@@ -14,15 +14,13 @@ import { dec, eq, type Decimal } from '@/lib/decimal';
 import { useTopic } from '@/lib/realtime';
 import { OnboardingTip } from '@/components/ui/onboarding-tip';
 import { useLiveInstrument } from '@/lib/api/get-instrument';
-import type { components } from '@/lib/api/schema';
+import { calendarOf, type PlatformStatus } from '@/lib/api/get-platform-status';
 import { tradingKeys } from '@/lib/api/trading-keys';
 import { buildLadder, closedText, formatHour, formatPrice, legLabels, operatingHours, truncateName, type LadderRow } from '@/lib/trading-format';
 import { hasOthersLiquidity, Ladder } from './ladder';
 import { useBook, type Book } from '../api/get-book';
 import { applyBookFrame, applyShareFrame, marketDataOf, type BookFrame } from '../lib/book-frames';
 import { useMarketData } from '../api/get-market-data';
-
-type PlatformStatus = components['schemas']['PlatformStatusDto'];
 
 /** Spec section 9: an order book is 564 px high. */
 export const BOOK_HEIGHT = 564;
@@ -36,6 +34,7 @@ export const BOOK_MIN_WIDTH = 200;
 export const BOOK_MAX_WIDTH = 340;
 type Props = {
   instrumentId: string;
+  /** The platform status: the book follows its instrument's exchange's calendar there, else the venue's (ADR 0052). */
   status: PlatformStatus | undefined;
   /** Set when the caller has quantity left to work on this instrument: a row was chosen. */
   onWork?: (price: Decimal, row: LadderRow) => void;
@@ -86,10 +85,13 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
   const tick = instrument.data?.tick_size;
   const rows = useMemo(() => (book.data && tick !== undefined ? buildLadder(book.data, tick) : []), [book.data, tick]);
 
-  // Before the open (from 05:30) orders may be worked: they wait and go live at the open.
-  const preOpen = status !== undefined && !status.open && status.parent_orders_open;
-  const closed = status !== undefined && !status.open && !status.parent_orders_open;
   const i = instrument.data;
+  // The calendar of the instrument's exchange (by its MIC) when it has one, else the venue's;
+  // unknown until the instrument is read, unless no exchange has a calendar.
+  const calendar = status && (i || status.exchanges.length === 0) ? calendarOf(status, i?.exchange_iso_code) : undefined;
+  // Before the open (from 05:30) orders may be worked: they wait and go live at the open.
+  const preOpen = calendar !== undefined && !calendar.open && calendar.parent_orders_open;
+  const closed = calendar !== undefined && !calendar.open && !calendar.parent_orders_open;
   // Issue 30 (ADR 0048): no recent exchange price, so nothing trades here until one comes.
   const stale = book.data?.prices_stale === true;
   const takeTipRow = showTakeTip && !closed && onWork ? rows.find((r) => r.tradable && hasOthersLiquidity(r)) : undefined;
@@ -155,7 +157,7 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
           ) : (
             preOpen && (
               <Typography role="status" variant="caption" sx={{ px: 1.5, py: 0.75, bgcolor: 'action.hover', color: 'text.secondary', borderBottom: 1, borderColor: 'divider' }}>
-                Opens at {formatHour(status.open_time)}: orders you work now wait for the open.
+                Opens at {formatHour(calendar.open_time)}: orders you work now wait for the open.
               </Typography>
             )
           )
@@ -179,11 +181,11 @@ export function OrderBook({ instrumentId, status, onWork, onRemove, showTip = fa
         >
           <NightsStayOutlined color="action" sx={{ fontSize: 40 }} />
           <Typography variant="h3" component="p">
-            {product_name} is closed
+            {calendar.exchange ? calendar.exchange.name : product_name} is closed
           </Typography>
-          {closedText(status) && <Typography variant="body2">{closedText(status)}</Typography>}
+          {closedText(calendar) && <Typography variant="body2">{closedText(calendar)}</Typography>}
           <Typography variant="body2" color="text.secondary">
-            {operatingHours(status)}
+            {operatingHours(calendar)}
           </Typography>
         </Box>
       )}

@@ -49,7 +49,11 @@ type ListProps = {
   /** The parent order just created on this screen: its card is scrolled into view and marked. */
   created?: string | null;
   orders: Order[];
-  open: boolean;
+  /**
+   * Whether an instrument's calendar is open now (ADR 0052: its exchange's, else the venue's):
+   * child orders are edited and RFQs sent only then. Undefined while the instrument loads.
+   */
+  isOpen: (instrument: Instrument | undefined) => boolean;
   canCreate: boolean;
   onAdd: () => void;
   onEdit: (order: Order, parent: ParentOrder) => void;
@@ -60,7 +64,7 @@ type ListProps = {
 };
 
 /** The parent orders on the left of the dashboard, each with its own child orders. */
-export function ParentOrderList({ parents, created = null, orders, open, canCreate, onAdd, onEdit, onShowBook, onRfq }: ListProps) {
+export function ParentOrderList({ parents, created = null, orders, isOpen, canCreate, onAdd, onEdit, onShowBook, onRfq }: ListProps) {
   return (
     <Stack spacing={1.5} sx={{ width: { xs: '100%', md: 340 }, flex: '0 0 auto' }}>
       <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between' }}>
@@ -86,7 +90,7 @@ export function ParentOrderList({ parents, created = null, orders, open, canCrea
             parent={p}
             created={p.parent_order_id === created}
             orders={orders.filter((o) => o.parent_order_id === p.parent_order_id)}
-            open={open}
+            isOpen={isOpen}
             onEdit={(o) => onEdit(o, p)}
             onShowBook={() => onShowBook(p.instrument_id)}
             onRfq={() => onRfq(p)}
@@ -97,9 +101,9 @@ export function ParentOrderList({ parents, created = null, orders, open, canCrea
   );
 }
 
-type CardProps = { parent: ParentOrder; created: boolean; orders: Order[]; open: boolean; onEdit: (o: Order) => void; onShowBook: () => void; onRfq: () => void };
+type CardProps = { parent: ParentOrder; created: boolean; orders: Order[]; isOpen: (instrument: Instrument | undefined) => boolean; onEdit: (o: Order) => void; onShowBook: () => void; onRfq: () => void };
 
-function ParentOrderCard({ parent, created, orders, open, onEdit, onShowBook, onRfq }: CardProps) {
+function ParentOrderCard({ parent, created, orders, isOpen, onEdit, onShowBook, onRfq }: CardProps) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (created) ref.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
@@ -112,6 +116,7 @@ function ParentOrderCard({ parent, created, orders, open, onEdit, onShowBook, on
   const buy = parent.direction === 'BUY';
   const { tradable, working, matched } = parent.quantities;
   const name = instrument.data?.name ?? '…';
+  const open = isOpen(instrument.data);
   return (
     <Paper
       ref={ref}

@@ -27,7 +27,7 @@ import { CreateRfqDrawer, type RfqParent } from '@/features/rfqs/components/crea
 import { IncomingRfqs } from '@/features/rfqs/components/incoming-rfqs';
 import type { Instrument, Order } from '@/lib/api/dto';
 import { useCurrentUser } from '@/lib/api/get-me';
-import { calendarOf, usePlatformStatus } from '@/lib/api/get-platform-status';
+import { anyCalendar, calendarOf, usePlatformStatus } from '@/lib/api/get-platform-status';
 import { instrumentQueryOptions } from '@/lib/api/get-instrument';
 import { tradingKeys } from '@/lib/api/trading-keys';
 import type { Decimal } from '@/lib/decimal';
@@ -97,7 +97,8 @@ function TraderDashboard() {
     if (!s || stopped || (!instrument && s.exchanges.length > 0)) return false;
     return calendarOf(s, instrument?.exchange_iso_code).open;
   };
-  const canCreate = (status.data?.parent_orders_open ?? false) && !stopped;
+  // The server checks the chosen instrument's own calendar: any calendar taking parent orders will do here.
+  const canCreate = status.data !== undefined && anyCalendar(status.data, 'parent_orders_open') && !stopped;
   // GET /parent-orders?state=ACTIVE,FILLED: the list of spec section 4.
   const active = parents.data;
   // Newest parent orders first, so a new one's book is among the 4 shown.

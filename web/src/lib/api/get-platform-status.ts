@@ -101,6 +101,14 @@ export function calendarOf(status: PlatformStatus, mic: string | null | undefine
 }
 
 /**
+ * Whether some calendar, the venue's or an exchange's (ADR 0052), is open now (`open`) or
+ * takes parent orders now (`parent_orders_open`): the server checks each instrument's own.
+ */
+export function anyCalendar(status: PlatformStatus, what: 'open' | 'parent_orders_open'): boolean {
+  return status[what] || status.exchanges.some((e) => e[what]);
+}
+
+/**
  * Whether the caller's company is stopped by the kill switch: the server refuses its new
  * parent orders, orders, takes, RFQs, quotes and quote accepts, so every control that sends
  * one is disabled while the alert says why (issue 28.14).

@@ -24,6 +24,22 @@ describe('dashboard without orders', () => {
   });
 });
 
+describe('dashboard with exchange calendars', () => {
+  it("takes parent orders while an exchange does, though the venue's own hours are over", async () => {
+    trading.status = { open: false, parent_orders_open: false, closing_soon: false, exchanges: [exchangeStatus()] };
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    expect(await screen.findByRole('button', { name: 'Add parent order' })).toBeEnabled();
+    expect(screen.queryByRole('heading', { name: 'Upstairs is closed' })).not.toBeInTheDocument();
+  });
+
+  it('says the platform is closed when every calendar is', async () => {
+    trading.status = { open: false, parent_orders_open: false, closing_soon: false, exchanges: [exchangeStatus({ open: false, parent_orders_open: false })] };
+    renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    expect(await screen.findByRole('heading', { name: 'Upstairs is closed' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Add parent order' })).toBeDisabled();
+  });
+});
+
 describe('load from your execution system', () => {
   it('asks the execution system and says its orders are on their way', async () => {
     trading.executionSystemConnected = true;

@@ -7,7 +7,7 @@ import Inventory2Outlined from '@mui/icons-material/Inventory2Outlined';
 import RocketLaunchOutlined from '@mui/icons-material/RocketLaunchOutlined';
 import NightsStayOutlined from '@mui/icons-material/NightsStayOutlined';
 import { useAppConfig } from '@/lib/api/get-config';
-import type { PlatformStatus } from '@/lib/api/get-platform-status';
+import { anyCalendar, type PlatformStatus } from '@/lib/api/get-platform-status';
 import { closedText, operatingHours } from '@/lib/trading-format';
 import { AlwaysOpenNotice } from './always-open-notice';
 import { TradingStoppedAlert } from './trading-stopped-alert';
@@ -30,7 +30,7 @@ export function EmptyDashboard({ status, action, aside }: Props) {
       <TradingStoppedAlert status={status} />
       <AlwaysOpenNotice status={status} />
       {aside}
-      {status && !status.open && (
+      {status && !anyCalendar(status, 'open') && (
         <Paper variant="outlined" sx={{ p: 3, display: 'flex', gap: 2, alignItems: 'center' }} role="status">
           <NightsStayOutlined color="action" />
           <Box>

@@ -141,6 +141,22 @@ describe('closing warning', () => {
     expect(await screen.findByRole('heading', { name: 'Getting started' })).toBeInTheDocument();
     expect(screen.queryByRole('dialog', { name: 'Upstairs closes soon' })).not.toBeInTheDocument();
   });
+
+  it("warns of an exchange's close too, once a day, after the venue's", async () => {
+    trading.status = {
+      open: true, parent_orders_open: true, closing_soon: true,
+      exchanges: [exchangeStatus({ closing_soon: true }), exchangeStatus({ mic: 'XEUR', name: 'Eurex', time_zone: 'Europe/Berlin' })],
+    };
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    await user.click(within(await screen.findByRole('dialog', { name: 'Upstairs closes soon' })).getByRole('button', { name: 'OK' }));
+    const dialog = await screen.findByRole('dialog', { name: 'ICE Futures Europe closes soon' });
+    expect(dialog).toHaveTextContent(
+      'ICE Futures Europe closes at 6:00 PM UK time. Operating hours are 8:00 AM to 6:00 PM (UK time, Monday to Friday only). Working orders on its instruments expire at the close',
+    );
+    await user.click(within(dialog).getByRole('button', { name: 'OK' }));
+    expect(localStorage.getItem(`${CLOSING_WARNING_KEY}.IFEU`)).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    await expect.poll(() => screen.queryByRole('dialog', { name: /closes soon/ })).toBeNull();
+  });
 });
 
 describe('onboarding tooltips', () => {

@@ -34,6 +34,7 @@ on_two_nodes!(
     a_node_killed_mid_job_leaves_it_to_the_other,
     a_node_reads_back_only_what_its_sessions_hear,
     a_counterparty_filter_set_on_one_node_screens_takes_on_the_other,
+    an_exchange_holiday_set_on_one_node_closes_its_instruments_on_the_other,
     a_session_on_any_node_holds_off_a_cancel_on_disconnect,
 );
 
@@ -231,6 +232,58 @@ mod body {
                 break;
             }
             assert!(std::time::Instant::now() < deadline, "node one never saw the filter lifted: {s} {sent}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        two.stop().await;
+        v.app.stop().await;
+    }
+
+    /// Issue 30 (ADR 0052): each node caches the exchanges' calendars. A holiday an admin
+    /// sets through one node closes the exchange's instrument on the other at once (the
+    /// announcement drops its cache); taken out there, it trades again.
+    pub async fn an_exchange_holiday_set_on_one_node_closes_its_instruments_on_the_other() {
+        let v = venue(Backend::Postgres).await;
+        let two = v.app.spawn_node().await;
+        let admin = v.app.admin_token().await;
+        let path = format!("/api/admin/instruments/{}", v.instrument);
+        assert_eq!(v.app.patch(&path, Some(&admin), json!({"exchange_iso_code": "XEUR"})).await.0, StatusCode::OK);
+        let eurex = |holidays: Value| {
+            json!({"name": "Eurex", "time_zone": "Europe/Berlin", "open_time": "08:00", "close_time": "22:00",
+                   "parent_orders_from": "07:30", "days": ["Mon", "Tue", "Wed", "Thu", "Fri"], "holidays": holidays})
+        };
+        assert_eq!(v.app.put("/api/admin/exchanges/XEUR", Some(&admin), eurex(json!([]))).await.0, StatusCode::CREATED);
+        // A parent order made through node one, as its cache of the calendars says.
+        let new_parent = || {
+            v.app.post(
+                "/api/parent-orders",
+                Some(&v.a),
+                json!({"direction": "SELL", "instrument_id": v.instrument, "quantity": 500}),
+            )
+        };
+        assert_eq!(new_parent().await.0, StatusCode::CREATED, "node one's cache holds the calendar (no holiday yet)");
+        let (s, _) = two
+            .put("/api/admin/exchanges/XEUR", Some(&admin), eurex(json!([{"date": "2026-03-03", "name": "Eurex Day"}])))
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        let deadline = std::time::Instant::now() + WAIT;
+        loop {
+            let (s, r) = new_parent().await;
+            if s == StatusCode::CONFLICT {
+                assert!(r["detail"].as_str().unwrap().starts_with("Eurex is closed today for Eurex Day."), "{r}");
+                break;
+            }
+            assert_eq!(s, StatusCode::CREATED, "{r}");
+            assert!(std::time::Instant::now() < deadline, "node one still takes parent orders on Eurex's holiday");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(two.put("/api/admin/exchanges/XEUR", Some(&admin), eurex(json!([]))).await.0, StatusCode::OK);
+        let deadline = std::time::Instant::now() + WAIT;
+        loop {
+            let (s, r) = new_parent().await;
+            if s == StatusCode::CREATED {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "node one never saw the holiday taken out: {s} {r}");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         two.stop().await;

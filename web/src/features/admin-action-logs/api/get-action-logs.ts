@@ -34,8 +34,8 @@ export type ActionLogFilters = { page: number; size: number; email: string; sort
 
 /** The entities the venue logs, for the filter. */
 export const ENTITIES = [
-  'order', 'parent_order', 'match_request', 'rfq', 'rfq_response', 'instrument', 'company', 'user', 'session', 'newsletter',
-  'notification', 'fix_session',
+  'order', 'parent_order', 'match_request', 'rfq', 'rfq_response', 'instrument', 'exchange', 'company', 'account', 'user',
+  'counterparty_filter', 'session', 'newsletter', 'notification', 'fix_session',
 ] as const;
 
 export const actionLogsQueryKey = ['admin', 'action-logs'] as const;

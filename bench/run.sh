@@ -13,7 +13,10 @@
 # on one node, then twice and four times that rate over two nodes), or
 # bench/run.sh md-latency sqlite | postgres [md_latency.py options] (a provider's price over
 # FIX to the book frame, beside a WebSocket round trip, and the price updates a second one
-# node takes for 100 instruments with p99 under 50 ms)
+# node takes for 100 instruments with p99 under 50 ms), or
+# bench/run.sh md-browser sqlite | postgres [md_browser.mjs options] (a provider's price to the
+# changed ladder in another firm's Chromium session, beside a STOMP round trip from that page;
+# node, web/dist (built when missing) and Debian's chromium, as the browser tests use)
 #
 # Installs wrk (and pgbench for postgres) from Debian when missing, builds the release
 # binary (unless UPSTAIRS_BIN names another build), then runs bench/ratios.py: the
@@ -37,12 +40,13 @@ case "${1:-}" in
   stomp-capacity) script=stomp_capacity ;;
   capacity) script=capacity ;;
   md-latency) script=md_latency ;;
+  md-browser) script=md_browser ;;
 esac
 [ "$script" = ratios ] || shift
 backend=${1:-}
 case "$backend" in
   sqlite | postgres) shift ;;
-  *) echo "usage: bench/run.sh [take-latency|take-vs-order|admin|logins|fix-latency|stomp-capacity|capacity|md-latency] sqlite|postgres [options of bench/ratios.py, take_latency.py, take_vs_order.py, admin_area.py, logins.py, fix_latency.py, stomp_capacity.py, capacity.py or md_latency.py]" >&2
+  *) echo "usage: bench/run.sh [take-latency|take-vs-order|admin|logins|fix-latency|stomp-capacity|capacity|md-latency|md-browser] sqlite|postgres [options of bench/ratios.py, take_latency.py, take_vs_order.py, admin_area.py, logins.py, fix_latency.py, stomp_capacity.py, capacity.py, md_latency.py or md_browser.mjs]" >&2
      exit 2 ;;
 esac
 cd "$(dirname "$0")/.."
@@ -54,12 +58,14 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
 }
 
-# md_latency uses neither wrk nor pgbench (only psql, for its fresh schema).
-[ "$script" = md_latency ] || command -v wrk >/dev/null || { echo "installing wrk"; apt_install wrk; }
+# md_latency and md_browser use neither wrk nor pgbench (only psql, for their fresh schema).
+no_wrk=false
+case "$script" in md_latency | md_browser) no_wrk=true ;; esac
+$no_wrk || command -v wrk >/dev/null || { echo "installing wrk"; apt_install wrk; }
 if [ "$backend" = postgres ]; then
   command -v psql >/dev/null || { echo "installing postgresql-client"; apt_install postgresql-client; }
   # Debian ships pgbench with the server package (postgresql-contrib depends on it).
-  [ "$script" = md_latency ] || command -v pgbench >/dev/null ||
+  $no_wrk || command -v pgbench >/dev/null ||
     { echo "installing pgbench (postgresql-contrib)"; apt_install postgresql-contrib; }
 fi
 
@@ -84,6 +90,16 @@ if [ "$script" = md_latency ]; then
   [ -x .venv/bin/python ] && .venv/bin/python -c 'import quickfix, websocket, websockets' 2>/dev/null ||
     make -s .venv/.installed
   exec .venv/bin/python bench/md_latency.py "$backend" --bin "$UPSTAIRS_BIN" "$@"
+fi
+if [ "$script" = md_browser ]; then
+  # The provider needs QuickFIX from the test peers' venv; the browser side is the web app's
+  # own: its node_modules (playwright-core), its build (web/dist, served by the venue) and
+  # Debian's chromium (web/e2e/ensure-chromium.mjs installs it when missing, as root).
+  [ -x .venv/bin/python ] && .venv/bin/python -c 'import quickfix' 2>/dev/null || make -s .venv/.installed
+  [ -d web/node_modules/playwright-core ] || (cd web && npm ci --no-audit --no-fund)
+  [ -f web/dist/index.html ] || (cd web && npm run -s build)
+  node web/e2e/ensure-chromium.mjs
+  exec node bench/md_browser.mjs "$backend" --bin "$UPSTAIRS_BIN" "$@"
 fi
 if [ "$script" = capacity ]; then
   # The load generator is a Rust client of its own (bench/load).

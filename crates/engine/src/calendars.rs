@@ -54,22 +54,29 @@ impl TradingCalendar {
     }
 }
 
+/// The exchange with `mic` among `exchanges` (none for a blank MIC).
+fn exchange_of<'a>(exchanges: &'a [Exchange], mic: &str) -> Option<&'a Exchange> {
+    exchanges.iter().find(|e| !mic.is_empty() && e.mic == mic)
+}
+
+/// An exchange's calendar as the venue runs it: always open when the venue is (the demo).
+pub fn exchange_calendar(e: &Exchange, venue: &Calendar) -> Calendar {
+    Calendar { always_open: venue.always_open, ..e.calendar.clone() }
+}
+
 /// The calendar of the exchange with `mic` among `exchanges`, or the venue's.
 pub fn calendar_for(exchanges: &[Exchange], venue: &Calendar, mic: &str) -> TradingCalendar {
-    match exchanges.iter().find(|e| !mic.is_empty() && e.mic == mic) {
-        Some(e) => TradingCalendar {
-            exchange: Some((e.mic.clone(), e.name.clone())),
-            calendar: Calendar { always_open: venue.always_open, ..e.calendar.clone() },
-        },
+    match exchange_of(exchanges, mic) {
+        Some(e) => {
+            TradingCalendar { exchange: Some((e.mic.clone(), e.name.clone())), calendar: exchange_calendar(e, venue) }
+        }
         None => TradingCalendar { exchange: None, calendar: venue.clone() },
     }
 }
 
 /// Whether `instrument` closes with the calendar of `mic` (none: the venue's own).
 pub fn closes_with(exchanges: &[Exchange], instrument: &Instrument, mic: Option<&str>) -> bool {
-    let own = instrument.exchange_iso_code.as_str();
-    let on = exchanges.iter().find(|e| !own.is_empty() && e.mic == own).map(|e| e.mic.as_str());
-    on == mic
+    exchange_of(exchanges, &instrument.exchange_iso_code).map(|e| e.mic.as_str()) == mic
 }
 
 /// Every exchange's calendar, as cached (dropped by `ExchangesChanged` on every node).

@@ -58,7 +58,7 @@ impl<S: Store> Exchanges<S> {
     /// Every exchange's status now, for the platform status (anyone signed in).
     pub async fn statuses(&self) -> Result<Vec<(Exchange, Status)>, EngineError> {
         let list = crate::calendars::exchange_calendars(self).await?;
-        Ok(list.iter().map(|e| (e.clone(), self.status(&e.calendar))).collect())
+        Ok(list.iter().map(|e| (e.clone(), self.status(e))).collect())
     }
 
     /// Creates the exchange of `mic` or replaces its calendar; whether it was created.
@@ -111,14 +111,13 @@ impl<S: Store> Exchanges<S> {
         Ok(())
     }
 
-    /// A calendar as it is now, the venue's always-open demo included.
-    fn status(&self, calendar: &Calendar) -> Status {
-        let c = Calendar { always_open: self.config.calendar.always_open, ..calendar.clone() };
-        c.status(self.clock.now())
+    /// An exchange's calendar as it is now, the venue's always-open demo included.
+    fn status(&self, exchange: &Exchange) -> Status {
+        crate::calendars::exchange_calendar(exchange, &self.config.calendar).status(self.clock.now())
     }
 
     fn view(&self, exchange: Exchange, instruments: i64) -> ExchangeView {
-        let status = self.status(&exchange.calendar);
+        let status = self.status(&exchange);
         ExchangeView { exchange, instruments, status }
     }
 }

@@ -330,7 +330,8 @@ impl<S: Store> Orders<S> {
     async fn detail_now(&self, o: ChildOrder) -> Result<OrderDetail, EngineError> {
         let i = self.cached_instrument(o.instrument_id).await?;
         let open = crate::calendars::calendar_of(self, &i).await?.calendar.is_open(self.clock.now());
-        Ok(self.order_detail(o.clone(), i.in_band(o.price), open))
+        let in_band = i.in_band(o.price);
+        Ok(self.order_detail(o, in_band, open))
     }
 
     /// Works part of a parent order in the book at a price (from 05:30; it waits for the open).
@@ -481,7 +482,6 @@ impl<S: Store> Orders<S> {
             errors: vec![],
         })?;
         let before = o.clone();
-        let instrument = self.instrument_in(&mut tx, o.instrument_id).await?;
         let tradable = Quantities::of(view.parent.quantity, view.working, view.matched).map_or(0, |q| q.tradable);
         let quantity = match edit.quantity {
             Some(q) => q,
@@ -579,7 +579,7 @@ impl<S: Store> Orders<S> {
         let venue = &self.config.calendar;
         let mut closes = vec![(None, venue.next_close(after))];
         for (e, _) in tx.exchanges().await? {
-            let calendar = upstairs_domain::calendar::Calendar { always_open: venue.always_open, ..e.calendar };
+            let calendar = crate::calendars::exchange_calendar(&e, venue);
             closes.push((Some(e.mic), calendar.next_close(after)));
         }
         for (mic, at) in closes {

@@ -165,6 +165,10 @@ pub trait InstrumentRepo {
     async fn insert_instrument(&mut self, i: &Instrument) -> StoreResult<()>;
     async fn update_instrument(&mut self, i: &Instrument) -> StoreResult<()>;
     async fn instrument(&mut self, id: InstrumentId) -> StoreResult<Option<Instrument>>;
+    /// Reads an instrument to change it and holds off every other writer of its row until
+    /// commit (a row lock on PostgreSQL; SQLite's write transaction already holds the only
+    /// write lock), so that no read-modify-write of it overwrites another.
+    async fn lock_instrument(&mut self, id: InstrumentId) -> StoreResult<Option<Instrument>>;
     async fn instruments(&mut self, filter: &InstrumentFilter) -> StoreResult<Page<Instrument>>;
     /// Keeps the band an instrument has from `at` on (the scorecards measure against it);
     /// a second move at the same instant replaces the first.

@@ -534,7 +534,8 @@ impl<S: Store> Reference<S> {
     ) -> Result<Instrument, EngineError> {
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        let mut i = tx.instrument(id).await?.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
+        let mut i =
+            tx.lock_instrument(id).await?.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?;
         let before = instrument_json(&i);
         let was = i.clone();
         apply_instrument_changes(&mut i, ch)?;
@@ -743,7 +744,8 @@ impl<S: Store> Reference<S> {
             .ok_or_else(|| EngineError::Internal("prices.stale timer without instrument_id".into()))?;
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
-        let i = tx.instrument(id).await?;
+        // Locked: a price written meanwhile is never overwritten by this flag's write.
+        let i = tx.lock_instrument(id).await?;
         match i.as_ref().and_then(|i| i.stale_at().filter(|_| !i.prices_stale).map(|at| (i, at))) {
             Some((_, at)) if now < at => tx.reschedule_timer(timer.timer_id, at).await?,
             Some((i, _)) => {

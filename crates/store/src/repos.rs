@@ -845,6 +845,17 @@ macro_rules! shared_repos {
                     .map(InstrumentRow::into_model))
             }
 
+            async fn lock_instrument(&mut self, id: InstrumentId) -> StoreResult<Option<Instrument>> {
+                Ok(sqlx::query_as::<_, InstrumentRow>(sqlx::AssertSqlSafe(format!(
+                    "select * from instrument where instrument_id = $1{FOR_UPDATE}"
+                )))
+                .bind(id.0)
+                .fetch_optional(&mut *self.tx)
+                .await
+                .map_err(map_err)?
+                .map(InstrumentRow::into_model))
+            }
+
             async fn record_band(&mut self, i: &Instrument, at: DateTime<Utc>) -> StoreResult<()> {
                 sqlx::query(
                     "insert into band_history (instrument_id, at, min_tick_price, max_tick_price) \

@@ -34,7 +34,9 @@ use crate::routes::{
 
 /// What every handler can reach.
 pub struct AppState<S: Store> {
-    pub engine: Engine<S>,
+    /// Shared: axum clones the state for every request and middleware, and the engine
+    /// holds every feature's service (cloning it was a tenth of a request's CPU).
+    pub engine: Arc<Engine<S>>,
     /// The realtime hub the STOMP sessions listen to.
     pub realtime: stomp::hub::Hub,
     /// Rendered book bodies (ADR 0014).
@@ -48,13 +50,13 @@ pub struct AppState<S: Store> {
     /// How long an `/api` request's body may take to arrive.
     pub body_wait: std::time::Duration,
     /// Where this node accepts FIX sessions; `None`: FIX is off here.
-    pub fix_acceptor: Option<routes::fix::FixAcceptorDto>,
+    pub fix_acceptor: Option<Arc<routes::fix::FixAcceptorDto>>,
 }
 
 impl<S: Store> AppState<S> {
     pub fn new(engine: Engine<S>, realtime: stomp::hub::Hub) -> Self {
         Self {
-            engine,
+            engine: Arc::new(engine),
             realtime,
             books: Arc::default(),
             trusted_proxies: Arc::new([]),
@@ -67,7 +69,7 @@ impl<S: Store> AppState<S> {
 
     /// The node's FIX acceptor, for the admin's FIX sessions page.
     pub fn with_fix_acceptor(mut self, acceptor: Option<routes::fix::FixAcceptorDto>) -> Self {
-        self.fix_acceptor = acceptor;
+        self.fix_acceptor = acceptor.map(Arc::new);
         self
     }
 

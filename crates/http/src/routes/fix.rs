@@ -132,5 +132,5 @@ pub async fn fix_sessions<S: Store>(
         symbols: s.symbols,
         stale_instruments: stale,
     });
-    Ok(Json(FixSessionList { items, acceptor: st.fix_acceptor.clone(), market_data }))
+    Ok(Json(FixSessionList { items, acceptor: st.fix_acceptor.as_deref().cloned(), market_data }))
 }

@@ -22,7 +22,7 @@ use uuid::Uuid;
 
 use crate::adapt::{Dec, Ts};
 use crate::conn::Conn;
-use crate::group::{ORDER_ARGS, PendingOrder};
+use crate::group::PendingOrder;
 use crate::map_err;
 use crate::repos::{self as sql, shared_repos};
 use crate::rows::*;
@@ -148,31 +148,75 @@ async fn write_orders(pool: &PgPool, batch: &[PendingOrder]) -> Vec<StoreResult<
 /// Orders with their audit rows in one statement (one transaction): an order is written
 /// only into a parent in the state it names and a company whose trading runs, its audit
 /// row only from its written row; the counters' trigger failing undoes all. Returns the
-/// ids of the orders written.
+/// ids of the orders written. Each column comes as one array (`unnest`), so that every
+/// batch is the same statement, prepared once per connection and planned once (ADR 0053).
 async fn insert_orders(pool: &PgPool, batch: &[PendingOrder]) -> Result<Vec<Uuid>, sqlx::Error> {
-    let rows: Vec<String> =
-        (0..batch.len()).map(|n| format!("({})", sql::placeholders(n * ORDER_ARGS + 1, ORDER_ARGS))).collect();
-    let query = format!(
-        "with v ({cols}, parent_state, log_id, log_entity, log_entity_id, log_operation, log_user_id, \
-         log_created_at, log_details, log_key, log_part, log_hash) as (values {rows}), \
-         o as (insert into child_order ({cols}) select {cols} from v where exists \
-         (select 1 from parent_order p where p.parent_order_id = v.parent_order_id and p.state = v.parent_state) \
-         and not exists (select 1 from company c where c.company_id = v.company_id and c.trading_stopped_at is not null) \
-         returning order_id) \
-         insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
-         idempotency_key, idempotency_part, request_hash) \
-         select log_id, log_entity, log_entity_id, log_operation, log_user_id, log_created_at, log_details, log_key, \
-         log_part, log_hash from v join o using (order_id) returning entity_id",
-        cols = sql::ORDER_COLUMNS,
-        rows = rows.join(", "),
-    );
-    let mut q = sqlx::query(sqlx::AssertSqlSafe(query));
-    for p in batch {
-        q = bind_action_log(bind_order(q, &p.order).bind(p.parent_state.as_str()), &p.log);
+    fn col<'a, T>(batch: &'a [PendingOrder], f: impl Fn(&'a PendingOrder) -> T) -> Vec<T> {
+        batch.iter().map(f).collect()
     }
-    let written = q.fetch_all(pool).await?;
-    written.iter().map(|r| sqlx::Row::try_get::<Uuid, _>(r, 0)).collect()
+    fn logs(p: &PendingOrder) -> Option<&KeyedRow> {
+        p.log.keyed.as_ref()
+    }
+    let counts: Vec<(i64, i64)> = col(batch, |p| p.order.parent_counts());
+    let written = sqlx::query_scalar::<_, Uuid>(INSERT_ORDERS)
+        .bind(col(batch, |p| p.order.order_id.0))
+        .bind(col(batch, |p| p.order.parent_order_id.0))
+        .bind(col(batch, |p| p.order.company_id.0))
+        .bind(col(batch, |p| p.order.created_by.0))
+        .bind(col(batch, |p| p.order.instrument_id.0))
+        .bind(col(batch, |p| p.order.direction.as_str()))
+        .bind(col(batch, |p| p.order.state.as_str()))
+        .bind(col(batch, |p| p.order.price))
+        .bind(col(batch, |p| p.order.quantity))
+        .bind(col(batch, |p| p.order.iceberg))
+        .bind(col(batch, |p| p.order.residual))
+        .bind(col(batch, |p| p.order.broker_id.0))
+        .bind(col(batch, |p| p.order.created_at))
+        .bind(col(batch, |p| p.order.updated_at))
+        .bind(counts.iter().map(|c| c.0).collect::<Vec<_>>())
+        .bind(counts.iter().map(|c| c.1).collect::<Vec<_>>())
+        .bind(col(batch, |p| p.order.rests()))
+        .bind(col(batch, |p| p.order.min_execution))
+        .bind(col(batch, |p| p.parent_state.as_str()))
+        .bind(col(batch, |p| p.log.action_log_id))
+        .bind(col(batch, |p| p.log.entity.as_str()))
+        .bind(col(batch, |p| p.log.entity_id))
+        .bind(col(batch, |p| p.log.operation.as_str()))
+        .bind(col(batch, |p| p.log.user_id.map(|u| u.0)))
+        .bind(col(batch, |p| p.log.created_at))
+        .bind(col(batch, |p| Json(&p.log.details)))
+        .bind(col(batch, |p| logs(p).map(|k| k.key.key.as_str())))
+        .bind(col(batch, |p| logs(p).map(|k| k.part)))
+        .bind(col(batch, |p| logs(p).map(|k| k.key.request_hash.as_str())))
+        .fetch_all(pool)
+        .await?;
+    Ok(written)
 }
+
+/// The batch of [`insert_orders`]: `$1`–`$18` the columns of [`sql::ORDER_COLUMNS`],
+/// `$19` the parent's state each needs, `$20`–`$29` the audit rows', one array each.
+const INSERT_ORDERS: &str = "with v as (select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], \
+     $5::uuid[], $6::text[], $7::text[], $8::numeric[], $9::int8[], $10::bool[], $11::bool[], $12::uuid[], \
+     $13::timestamptz[], $14::timestamptz[], $15::int8[], $16::int8[], $17::bool[], $18::int8[], $19::text[], \
+     $20::uuid[], $21::text[], $22::uuid[], $23::text[], $24::uuid[], $25::timestamptz[], $26::jsonb[], \
+     $27::text[], $28::int4[], $29::text[]) \
+     as v (order_id, parent_order_id, company_id, created_by, instrument_id, direction, state, price, quantity, \
+     iceberg, residual, broker_id, created_at, updated_at, working_quantity, matched_quantity, rests, \
+     min_execution, parent_state, log_id, log_entity, log_entity_id, log_operation, log_user_id, \
+     log_created_at, log_details, log_key, log_part, log_hash)), \
+     o as (insert into child_order (order_id, parent_order_id, company_id, created_by, instrument_id, direction, \
+     state, price, quantity, iceberg, residual, broker_id, created_at, updated_at, working_quantity, \
+     matched_quantity, rests, min_execution) \
+     select order_id, parent_order_id, company_id, created_by, instrument_id, direction, state, price, quantity, \
+     iceberg, residual, broker_id, created_at, updated_at, working_quantity, matched_quantity, rests, \
+     min_execution from v where exists \
+     (select 1 from parent_order p where p.parent_order_id = v.parent_order_id and p.state = v.parent_state) \
+     and not exists (select 1 from company c where c.company_id = v.company_id and c.trading_stopped_at is not null) \
+     returning order_id) \
+     insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
+     idempotency_key, idempotency_part, request_hash) \
+     select log_id, log_entity, log_entity_id, log_operation, log_user_id, log_created_at, log_details, log_key, \
+     log_part, log_hash from v join o using (order_id) returning entity_id";
 
 pub struct PgTx {
     tx: Conn<Postgres>,

@@ -4,6 +4,11 @@ use upstairs::app;
 use upstairs::cli::{Cli, Command, UserCommand};
 use upstairs::demo as seed;
 
+/// mimalloc, not glibc's malloc: the server allocates per request on every worker thread
+/// (ADR 0053).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     upstairs::telemetry::init();

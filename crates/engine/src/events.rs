@@ -197,9 +197,28 @@ pub struct Announcement {
     pub what: Announced,
 }
 
+impl Announcement {
+    /// How every announcement of `node` begins on the wire (`node` is its first field):
+    /// a node skips its own by these bytes, unread.
+    pub fn prefix(node: &str) -> String {
+        format!("{{\"node\":{}", serde_json::Value::from(node))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_nodes_announcements_begin_with_its_prefix() {
+        for node in ["n1", "node \"two\"\\"] {
+            let a = Announcement { node: node.into(), what: Announced::Book { id: InstrumentId::new() } };
+            let wire = serde_json::to_string(&a).unwrap();
+            assert!(wire.starts_with(&Announcement::prefix(node)), "{wire}");
+            assert!(!wire.contains('\n'), "one line each");
+            assert!(!wire.starts_with(&Announcement::prefix("n")), "another node's prefix is not a prefix of it");
+        }
+    }
 
     #[test]
     fn an_announcement_names_its_one_user_unless_an_earlier_node_sent_it() {

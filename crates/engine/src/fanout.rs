@@ -53,13 +53,15 @@ impl<S: Store> Core<S> {
         let Some(fanout) = self.fanout.clone() else { return Ok(None) };
         let first = fanout.listen().await?;
         self.listening.store(true, Ordering::Release);
-        let hearing = Hearing(self.clone());
+        // A node skips its own announcements by their first bytes, unread.
+        let hearing = Hearing(self.clone(), Announcement::prefix(&self.node));
         Ok(Some(tokio::spawn(async move { hearing.keep_hearing(first, stop).await })))
     }
 }
 
-/// The task that hears the other nodes, over the core it publishes to.
-struct Hearing<S: Store>(Core<S>);
+/// The task that hears the other nodes, over the core it publishes to, and how this
+/// node's own announcements begin.
+struct Hearing<S: Store>(Core<S>, String);
 
 impl<S: Store> std::ops::Deref for Hearing<S> {
     type Target = Core<S>;
@@ -78,7 +80,11 @@ impl<S: Store> Hearing<S> {
                     next = listener.recv() => next,
                 };
                 match next {
-                    Ok(Some(payload)) => self.hear(&payload).await,
+                    Ok(Some(packet)) => {
+                        for payload in packet.lines().filter(|p| !p.starts_with(&self.1)) {
+                            self.hear(payload).await;
+                        }
+                    }
                     Ok(None) => {
                         tracing::warn!("lost the connection that hears the other nodes");
                         break;

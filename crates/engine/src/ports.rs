@@ -83,8 +83,9 @@ pub trait Store: Clone + Send + Sync + 'static {
 /// Announcements between the nodes sharing one database (PostgreSQL LISTEN/NOTIFY, ADR 0026).
 #[async_trait]
 pub trait Fanout: Send + Sync + 'static {
-    /// Queues `payload` for every node listening (this one too); sent in order, soon
-    /// after the commit it follows. Never waits: a full queue drops and counts it.
+    /// Queues `payload` (one line) for every node listening (this one too); sent in
+    /// order, soon after the commit it follows, packed with others. Never waits: a full
+    /// queue drops and counts it.
     fn announce(&self, payload: String);
     /// A listening connection of its own.
     async fn listen(&self) -> StoreResult<Box<dyn FanoutListener>>;
@@ -94,8 +95,8 @@ pub trait Fanout: Send + Sync + 'static {
 
 #[async_trait]
 pub trait FanoutListener: Send {
-    /// The next payload; `None` when the connection was lost (announcements made meanwhile
-    /// are lost with it: listen again).
+    /// The next packet of payloads, one per line, in the order announced; `None` when
+    /// the connection was lost (announcements made meanwhile are lost with it: listen again).
     async fn recv(&mut self) -> StoreResult<Option<String>>;
 }
 

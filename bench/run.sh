@@ -16,7 +16,9 @@
 # node takes for 100 instruments with p99 under 50 ms), or
 # bench/run.sh md-browser sqlite | postgres [md_browser.mjs options] (a provider's price to the
 # changed ladder in another firm's Chromium session, beside a STOMP round trip from that page;
-# node, web/dist (built when missing) and Debian's chromium, as the browser tests use)
+# node, web/dist (built when missing) and Debian's chromium, as the browser tests use), or
+# bench/run.sh order-cpu sqlite | postgres [order_cpu.py options] (the CPU one POST /api/orders
+# costs the node and the database; `--bin A --bin B` compares builds in alternation)
 #
 # Installs wrk (and pgbench for postgres) from Debian when missing, builds the release
 # binary (unless UPSTAIRS_BIN names another build), then runs bench/ratios.py: the
@@ -41,12 +43,13 @@ case "${1:-}" in
   capacity) script=capacity ;;
   md-latency) script=md_latency ;;
   md-browser) script=md_browser ;;
+  order-cpu) script=order_cpu ;;
 esac
 [ "$script" = ratios ] || shift
 backend=${1:-}
 case "$backend" in
   sqlite | postgres) shift ;;
-  *) echo "usage: bench/run.sh [take-latency|take-vs-order|admin|logins|fix-latency|stomp-capacity|capacity|md-latency|md-browser] sqlite|postgres [options of bench/ratios.py, take_latency.py, take_vs_order.py, admin_area.py, logins.py, fix_latency.py, stomp_capacity.py, capacity.py, md_latency.py or md_browser.mjs]" >&2
+  *) echo "usage: bench/run.sh [take-latency|take-vs-order|admin|logins|fix-latency|stomp-capacity|capacity|md-latency|md-browser|order-cpu] sqlite|postgres [options of bench/ratios.py, take_latency.py, take_vs_order.py, admin_area.py, logins.py, fix_latency.py, stomp_capacity.py, capacity.py, md_latency.py, md_browser.mjs or order_cpu.py]" >&2
      exit 2 ;;
 esac
 cd "$(dirname "$0")/.."
@@ -113,5 +116,8 @@ if [ "$script" = stomp_capacity ]; then
   # websockets (asyncio, thousands of sockets in one process) comes from the test peers' venv.
   [ -x .venv/bin/python ] && .venv/bin/python -c 'import websockets, websocket' 2>/dev/null || make -s .venv/.installed
   exec .venv/bin/python bench/stomp_capacity.py "$backend" --bin "$UPSTAIRS_BIN" "$@"
+fi
+if [ "$script" = order_cpu ] && [[ " $* " == *" --bin "* ]]; then
+  exec python3 bench/order_cpu.py "$backend" "$@"   # the builds named, not this one
 fi
 exec python3 "bench/$script.py" "$backend" --bin "$UPSTAIRS_BIN" "$@"

@@ -98,7 +98,7 @@ def main():
     ap.add_argument("--bin", action="append", required=True, help="a build to measure (repeat for several)")
     ap.add_argument("--pg-url", default=os.environ.get("UPSTAIRS_TEST_POSTGRES_URL",
                                                         "postgres://postgres@127.0.0.1:5432/test"))
-    ap.add_argument("--duration", type=float, default=8, help="seconds of the measured run (8)")
+    ap.add_argument("--duration", type=int, default=8, help="whole seconds of the measured run (8)")
     ap.add_argument("--rounds", type=int, default=3, help="rounds, each binary once per round (3)")
     a = ap.parse_args()
     rows = {b: [] for b in a.bin}

@@ -158,7 +158,7 @@ async fn insert_orders(pool: &PgPool, batch: &[PendingOrder]) -> Result<Vec<Uuid
         p.log.keyed.as_ref()
     }
     let counts: Vec<(i64, i64)> = col(batch, |p| p.order.parent_counts());
-    let written = sqlx::query_scalar::<_, Uuid>(INSERT_ORDERS)
+    let written = sqlx::query_scalar::<_, Uuid>(sqlx::AssertSqlSafe(INSERT_ORDERS.as_str()))
         .bind(col(batch, |p| p.order.order_id.0))
         .bind(col(batch, |p| p.order.parent_order_id.0))
         .bind(col(batch, |p| p.order.company_id.0))
@@ -195,28 +195,26 @@ async fn insert_orders(pool: &PgPool, batch: &[PendingOrder]) -> Result<Vec<Uuid
 
 /// The batch of [`insert_orders`]: `$1`–`$18` the columns of [`sql::ORDER_COLUMNS`],
 /// `$19` the parent's state each needs, `$20`–`$29` the audit rows', one array each.
-const INSERT_ORDERS: &str = "with v as (select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], \
-     $5::uuid[], $6::text[], $7::text[], $8::numeric[], $9::int8[], $10::bool[], $11::bool[], $12::uuid[], \
-     $13::timestamptz[], $14::timestamptz[], $15::int8[], $16::int8[], $17::bool[], $18::int8[], $19::text[], \
-     $20::uuid[], $21::text[], $22::uuid[], $23::text[], $24::uuid[], $25::timestamptz[], $26::jsonb[], \
-     $27::text[], $28::int4[], $29::text[]) \
-     as v (order_id, parent_order_id, company_id, created_by, instrument_id, direction, state, price, quantity, \
-     iceberg, residual, broker_id, created_at, updated_at, working_quantity, matched_quantity, rests, \
-     min_execution, parent_state, log_id, log_entity, log_entity_id, log_operation, log_user_id, \
-     log_created_at, log_details, log_key, log_part, log_hash)), \
-     o as (insert into child_order (order_id, parent_order_id, company_id, created_by, instrument_id, direction, \
-     state, price, quantity, iceberg, residual, broker_id, created_at, updated_at, working_quantity, \
-     matched_quantity, rests, min_execution) \
-     select order_id, parent_order_id, company_id, created_by, instrument_id, direction, state, price, quantity, \
-     iceberg, residual, broker_id, created_at, updated_at, working_quantity, matched_quantity, rests, \
-     min_execution from v where exists \
-     (select 1 from parent_order p where p.parent_order_id = v.parent_order_id and p.state = v.parent_state) \
-     and not exists (select 1 from company c where c.company_id = v.company_id and c.trading_stopped_at is not null) \
-     returning order_id) \
-     insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
-     idempotency_key, idempotency_part, request_hash) \
-     select log_id, log_entity, log_entity_id, log_operation, log_user_id, log_created_at, log_details, log_key, \
-     log_part, log_hash from v join o using (order_id) returning entity_id";
+static INSERT_ORDERS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "with v as (select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], \
+         $6::text[], $7::text[], $8::numeric[], $9::int8[], $10::bool[], $11::bool[], $12::uuid[], \
+         $13::timestamptz[], $14::timestamptz[], $15::int8[], $16::int8[], $17::bool[], $18::int8[], $19::text[], \
+         $20::uuid[], $21::text[], $22::uuid[], $23::text[], $24::uuid[], $25::timestamptz[], $26::jsonb[], \
+         $27::text[], $28::int4[], $29::text[]) \
+         as v ({cols}, parent_state, log_id, log_entity, log_entity_id, log_operation, log_user_id, \
+         log_created_at, log_details, log_key, log_part, log_hash)), \
+         o as (insert into child_order ({cols}) select {cols} from v where exists \
+         (select 1 from parent_order p where p.parent_order_id = v.parent_order_id and p.state = v.parent_state) \
+         and not exists (select 1 from company c where c.company_id = v.company_id and c.trading_stopped_at is not null) \
+         returning order_id) \
+         insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
+         idempotency_key, idempotency_part, request_hash) \
+         select log_id, log_entity, log_entity_id, log_operation, log_user_id, log_created_at, log_details, log_key, \
+         log_part, log_hash from v join o using (order_id) returning entity_id",
+        cols = sql::ORDER_COLUMNS,
+    )
+});
 
 pub struct PgTx {
     tx: Conn<Postgres>,

@@ -8,6 +8,12 @@
 -- Updates stay on the row trigger: they change one order at a time, and it subtracts what
 -- the old row showed.
 
+-- The iceberg display rule (the domain's `order::shown_quantity`), once for both triggers;
+-- a SQL function PostgreSQL inlines into the statements that call it.
+create function shown_quantity(iceberg boolean, quantity bigint, min_block bigint) returns bigint
+    language sql immutable parallel safe
+    as $$ select case when iceberg and quantity > min_block then min_block else quantity end $$;
+
 create or replace function child_order_written() returns trigger language plpgsql as $$
 declare
     min_block bigint;
@@ -21,7 +27,7 @@ begin
     if old.rests then
         select min_quantity into min_block from instrument where instrument_id = old.instrument_id;
         update book_level
-           set shown = shown - (case when old.iceberg and old.quantity > min_block then min_block else old.quantity end)
+           set shown = shown - (shown_quantity(old.iceberg, old.quantity, min_block))
          where instrument_id = old.instrument_id and direction = old.direction and price = old.price
            and company_id = old.company_id;
         delete from book_level
@@ -34,7 +40,7 @@ begin
         end if;
         insert into book_level (instrument_id, direction, price, company_id, shown)
         values (new.instrument_id, new.direction, new.price, new.company_id,
-                case when new.iceberg and new.quantity > min_block then min_block else new.quantity end)
+                shown_quantity(new.iceberg, new.quantity, min_block))
         on conflict (instrument_id, direction, price, company_id) do update set shown = book_level.shown + excluded.shown;
     end if;
     return null;
@@ -77,7 +83,7 @@ begin
     end if;
     insert into book_level (instrument_id, direction, price, company_id, shown)
     select i.instrument_id, i.direction, i.price, i.company_id,
-           sum(case when i.iceberg and i.quantity > s.min_quantity then s.min_quantity else i.quantity end)
+           sum(shown_quantity(i.iceberg, i.quantity, s.min_quantity))
       from inserted i join instrument s on s.instrument_id = i.instrument_id
      where i.rests
      group by i.instrument_id, i.direction, i.price, i.company_id

@@ -89,7 +89,7 @@ def one_round(binary, a):
         sys.exit(f"no order was written; see {workdir}")
     d = [y - x for x, y in zip(before, after)]
     return {"rate": r["rate"], "node": d[0] / n * 1e3, "db": d[1] / n * 1e3, "machine": d[2] / n * 1e3,
-            "cores": d[2] / d[3], "commits": d[4] / n, "errors": r["errors_total"]}
+            "cores": d[2] / d[3], "commits": d[4] / n, "errors": r["errors_total"], "p99": r["p99_us"] / 1e3}
 
 
 def main():
@@ -108,14 +108,14 @@ def main():
         for b in a.bin:
             r = one_round(b, a)
             rows[b].append(r)
-            print(f"  round {n + 1} {b}: {r['rate']:.0f} req/s, node {r['node']:.3f} ms, database {r['db']:.3f} ms, "
+            print(f"  round {n + 1} {b}: {r['rate']:.0f} req/s, p99 {r['p99']:.1f} ms, node {r['node']:.3f} ms, database {r['db']:.3f} ms, "
                   f"machine {r['machine']:.3f} ms per order, {r['cores']:.2f} cores busy, "
                   f"{r['commits']:.2f} commits per order, {r['errors']} errors", flush=True)
-    print("\n| binary | req/s | node CPU per order | database CPU per order | machine per order | cores busy "
-          "| commits per order |\n|---|---:|---:|---:|---:|---:|---:|")
+    print("\n| binary | req/s | p99 | node CPU per order | database CPU per order | machine per order | cores busy "
+          "| commits per order |\n|---|---:|---:|---:|---:|---:|---:|---:|")
     for b, rs in rows.items():
         med = lambda k: sorted(r[k] for r in rs)[len(rs) // 2]  # noqa: E731
-        print(f"| {b} | {med('rate'):.0f} | {med('node'):.3f} ms | {med('db'):.3f} ms | {med('machine'):.3f} ms "
+        print(f"| {b} | {med('rate'):.0f} | {med('p99'):.1f} ms | {med('node'):.3f} ms | {med('db'):.3f} ms | {med('machine'):.3f} ms "
               f"| {med('cores'):.2f} | {med('commits'):.2f} |")
 
 

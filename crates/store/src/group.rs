@@ -30,30 +30,67 @@ pub(crate) struct PendingOrder {
 pub(crate) struct Queues(Vec<mpsc::UnboundedSender<PendingOrder>>);
 
 /// Writes one batch on `P` (a pool) and answers, in order, whether each order was written.
-pub(crate) type WriteBatch<P> =
-    for<'a> fn(&'a P, &'a [PendingOrder]) -> Pin<Box<dyn Future<Output = Vec<StoreResult<bool>>> + Send + 'a>>;
+/// `H` is what the writer may keep between batches while more orders wait (SQLite's one
+/// write connection, whose every hand-back to the pool costs a round trip to its thread);
+/// the writer lets it go when its queue is empty, or after [`MAX_TURNS`] batches in a row
+/// so that the other writes waiting for it get their turn.
+pub(crate) type WriteBatch<P, H> = for<'a> fn(
+    &'a P,
+    &'a mut Option<H>,
+    &'a [PendingOrder],
+) -> Pin<Box<dyn Future<Output = Vec<StoreResult<bool>>> + Send + 'a>>;
+
+/// The most batches a writer writes in a row on what it keeps.
+const MAX_TURNS: usize = 8;
+
+/// Where a writer runs.
+pub(crate) enum Run {
+    /// A task on the caller's runtime (PostgreSQL: its connections belong to that
+    /// runtime's I/O driver).
+    OnRuntime,
+    /// Its own thread with a runtime of its own (SQLite, whose connections are threads
+    /// reached over channels), so that its wake-ups do not wait behind HTTP requests.
+    OnOwnThread,
+}
 
 impl Queues {
-    /// Starts `writers` writers on `pool`, each with its queue: every order waiting when
-    /// a writer is free is one batch (at most `max_batch`) for `write`. They end when the
-    /// store is dropped.
-    pub fn start<P: Send + Sync + Clone + 'static>(
+    /// Starts `writers` writers on `pool`, each with its queue, where `run` says: every
+    /// order waiting when a writer is free is one batch (at most `max_batch`) for `write`.
+    /// They end when the store is dropped.
+    pub fn start<P: Send + Sync + Clone + 'static, H: Send + 'static>(
         writers: usize,
         max_batch: usize,
         pool: &P,
-        write: WriteBatch<P>,
+        write: WriteBatch<P, H>,
+        run: Run,
     ) -> Self {
         let senders = (0..writers.max(1))
             .map(|_| {
                 let (sender, mut queue) = mpsc::unbounded_channel();
                 let pool = pool.clone();
-                tokio::spawn(async move {
+                let work = async move {
                     let mut batch = Vec::with_capacity(max_batch);
+                    let (mut held, mut turns) = (None, 0);
                     while queue.recv_many(&mut batch, max_batch).await > 0 {
-                        let results = write(&pool, &batch).await;
+                        let results = write(&pool, &mut held, &batch).await;
                         answer(&mut batch, results);
+                        turns += 1;
+                        if queue.is_empty() || turns == MAX_TURNS {
+                            (held, turns) = (None, 0);
+                        }
                     }
-                });
+                };
+                match run {
+                    Run::OnRuntime => drop(tokio::spawn(work)),
+                    Run::OnOwnThread => {
+                        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                        let runtime = runtime.expect("a current-thread runtime");
+                        std::thread::Builder::new()
+                            .name("order-writer".into())
+                            .spawn(move || runtime.block_on(work))
+                            .expect("the order writer's thread");
+                    }
+                }
                 sender
             })
             .collect();

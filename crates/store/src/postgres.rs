@@ -117,8 +117,13 @@ impl PgStore {
         // database (the tests' schemas) apart.
         let schema: String = sqlx::query_scalar("select current_schema()").fetch_one(&pool).await.map_err(map_err)?;
         let fanout = Arc::new(crate::fanout::PgFanout::start(pool.clone(), format!("upstairs_{schema}")));
-        let orders =
-            crate::group::Queues::start(ORDER_WRITERS, MAX_ORDER_BATCH, &pool, |p, b| Box::pin(write_orders(p, b)));
+        let orders = crate::group::Queues::start(
+            ORDER_WRITERS,
+            MAX_ORDER_BATCH,
+            &pool,
+            |p, _: &mut Option<()>, b| Box::pin(write_orders(p, b)),
+            crate::group::Run::OnRuntime,
+        );
         Ok(Self { pool, orders, fanout })
     }
 

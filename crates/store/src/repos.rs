@@ -122,15 +122,31 @@ pub(crate) const ORDER_COLUMNS: &str = "order_id, parent_order_id, company_id, c
      state, price, quantity, iceberg, residual, broker_id, created_at, updated_at, working_quantity, \
      matched_quantity, rests, min_execution";
 
-/// A child order into a parent in state `$19` only, its columns `$1`–`$18` as `bind_order`
-/// binds them; nothing is written when the parent is in another state or the company's
-/// trading is stopped (the kill switch, ADR 0021).
-pub(crate) fn insert_order_if_parent() -> String {
+/// `n` child orders, each into a parent in the state its `$19` names only, with their audit
+/// rows, in two statements: order `k` binds its columns (`bind_order`) at `$(29k + 1)`–
+/// `$(29k + 18)`, the parent's state at `$(29k + 19)`, its audit row (`bind_action_log`)
+/// at `$(29k + 20)`–`$(29k + 29)`. Nothing is written of an order whose parent is in
+/// another state or whose company's trading is stopped (the kill switch, ADR 0021), nor
+/// its audit row; the second statement returns the ids of the orders written.
+pub(crate) fn insert_orders_if_parent(n: usize) -> String {
+    let rows = |from: usize, width: usize| {
+        (0..n)
+            .map(|k| format!("({})", placeholders(k * crate::group::ORDER_ARGS + from, width)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let columns = |width: usize| (1..=width).map(|c| format!("column{c}")).collect::<Vec<_>>().join(", ");
     format!(
-        "insert into child_order ({ORDER_COLUMNS}) select {} where exists \
-         (select 1 from parent_order where parent_order_id = $2 and state = $19) and not exists \
-         (select 1 from company where company_id = $3 and trading_stopped_at is not null)",
-        placeholders(1, 18)
+        "insert into child_order ({ORDER_COLUMNS}) select {} from (values {}) v where exists \
+         (select 1 from parent_order where parent_order_id = v.column2 and state = v.column19) and not exists \
+         (select 1 from company where company_id = v.column3 and trading_stopped_at is not null); \
+         insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
+         idempotency_key, idempotency_part, request_hash) select {} from (values {}) l \
+         where exists (select 1 from child_order where order_id = l.column3) returning entity_id",
+        columns(18),
+        rows(1, 19),
+        columns(10),
+        rows(20, 10),
     )
 }
 
@@ -197,13 +213,6 @@ pub(crate) const INSERT_OUTBOX: &str = "insert into outbox (outbox_id, message_i
 pub(crate) const INSERT_ACTION_LOG: &str = "insert into action_log (action_log_id, entity, entity_id, operation, \
      user_id, created_at, details, idempotency_key, idempotency_part, request_hash) \
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
-
-/// An audit row from `$20`–`$29` as `bind_action_log` binds them, selected so that the
-/// caller adds the condition (`from` a CTE, or a `where`).
-pub(crate) const INSERT_ACTION_LOG_SELECT: &str = "insert into action_log \
-     (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
-     idempotency_key, idempotency_part, request_hash) \
-     select $20, $21, $22, $23, $24, $25, $26, $27, $28, $29";
 
 macro_rules! shared_repos {
     ($tx:ty, $db:ty) => {

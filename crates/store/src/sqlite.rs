@@ -4,6 +4,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use sqlx::pool::PoolConnection;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::types::Json;
 use sqlx::{Sqlite, SqlitePool};
@@ -22,7 +23,7 @@ use uuid::Uuid;
 
 use crate::adapt::{Dec, Ts};
 use crate::conn::Conn;
-use crate::group::{ORDER_ARGS, PendingOrder};
+use crate::group::PendingOrder;
 use crate::map_err;
 use crate::repos::{self as sql, shared_repos};
 use crate::rows::*;
@@ -103,7 +104,10 @@ impl SqliteStore {
             .max_connections(1)
             .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(15))
-            .connect_with(opts.clone())
+            // A statement inside a transaction keeps the pages it changes in a statement
+            // journal, to undo itself alone: in memory, not in a temporary file whose
+            // writes were most of the writer's I/O under a batch of orders.
+            .connect_with(opts.clone().pragma("temp_store", "memory"))
             .await
             .map_err(map_err)?;
         MIGRATOR.run(&writer).await.map_err(|e| StoreError::Other(format!("migrate: {e}")))?;
@@ -114,36 +118,52 @@ impl SqliteStore {
             .connect_with(opts.read_only(true))
             .await
             .map_err(map_err)?;
-        let orders = crate::group::Queues::start(1, MAX_ORDER_BATCH, &writer, |w, b| Box::pin(write_orders(w, b)));
+        let orders = crate::group::Queues::start(
+            1,
+            MAX_ORDER_BATCH,
+            &writer,
+            |w, h, b| Box::pin(write_orders(w, h, b)),
+            crate::group::Run::OnOwnThread,
+        );
         Ok(Self { writer, readers, orders })
     }
 }
 
 /// Writes one batch of orders with their audit rows on the writer connection (group
 /// commit, [`crate::group`]): one transaction, one batch of statements, one commit, so
-/// that the hand-overs between threads are paid once per batch too.
-async fn write_orders(writer: &SqlitePool, batch: &[PendingOrder]) -> Vec<StoreResult<bool>> {
-    let failed = |e: &sqlx::Error| batch.iter().map(|_| Err(StoreError::Other(format!("order writer: {e}")))).collect();
-    let mut conn = match writer.acquire().await {
-        Ok(c) => c,
-        Err(e) => return failed(&e),
+/// that the hand-overs between threads are paid once per batch too. The connection stays
+/// in `held` for the next batch while orders wait.
+async fn write_orders(
+    writer: &SqlitePool,
+    held: &mut Option<PoolConnection<Sqlite>>,
+    batch: &[PendingOrder],
+) -> Vec<StoreResult<bool>> {
+    let mut out = Vec::with_capacity(batch.len());
+    let mut conn = match held.take() {
+        Some(c) => c,
+        None => match writer.acquire().await {
+            Ok(c) => c,
+            Err(e) => return writer_failed(batch, &e),
+        },
     };
     if batch.len() > 1 {
         match run_order_batch(&mut conn, batch).await {
-            Ok(written) => return batch.iter().map(|p| Ok(written.contains(&p.order.order_id.0))).collect(),
+            Ok(written) => {
+                *held = Some(conn);
+                return batch.iter().map(|p| Ok(written.contains(&p.order.order_id.0))).collect();
+            }
             Err(_) => {
                 if !end_transaction(&mut conn).await {
                     drop(conn);
                     conn = match writer.acquire().await {
                         Ok(c) => c,
-                        Err(e) => return failed(&e),
+                        Err(e) => return writer_failed(batch, &e),
                     };
                 }
             }
         }
     }
-    let mut out = Vec::with_capacity(batch.len());
-    for p in batch {
+    for (n, p) in batch.iter().enumerate() {
         let r = run_order_batch(&mut conn, std::slice::from_ref(p)).await;
         out.push(match r {
             Ok(written) => Ok(written.contains(&p.order.order_id.0)),
@@ -154,11 +174,7 @@ async fn write_orders(writer: &SqlitePool, batch: &[PendingOrder]) -> Vec<StoreR
                         Ok(c) => c,
                         Err(e2) => {
                             out.push(Err(map_err(e)));
-                            out.extend(
-                                batch[out.len()..]
-                                    .iter()
-                                    .map(|_| Err(StoreError::Other(format!("order writer: {e2}")))),
-                            );
+                            out.extend(writer_failed(&batch[n + 1..], &e2));
                             return out;
                         }
                     };
@@ -167,26 +183,19 @@ async fn write_orders(writer: &SqlitePool, batch: &[PendingOrder]) -> Vec<StoreR
             }
         });
     }
+    *held = Some(conn);
     out
 }
 
+fn writer_failed(batch: &[PendingOrder], e: &sqlx::Error) -> Vec<StoreResult<bool>> {
+    batch.iter().map(|_| Err(StoreError::Other(format!("order writer: {e}")))).collect()
+}
+
 /// One transaction of orders and their audit rows in one call to the writer's thread
-/// (sqlx binds `$N` by number in every statement); returns the ids of the orders written
+/// (sqlx binds `$N` by number in every statement), two statements for the batch; returns the ids of the orders written
 /// (an order into a parent no longer in the state asked for is not, nor its audit row).
-async fn run_order_batch(
-    conn: &mut sqlx::pool::PoolConnection<Sqlite>,
-    batch: &[PendingOrder],
-) -> Result<Vec<Uuid>, sqlx::Error> {
-    let mut query = String::from("begin immediate");
-    for n in 0..batch.len() {
-        let by = n * ORDER_ARGS;
-        query.push_str("; ");
-        query.push_str(&sql::shift_placeholders(&sql::insert_order_if_parent(), by));
-        query.push_str("; ");
-        query.push_str(&sql::shift_placeholders(sql::INSERT_ACTION_LOG_SELECT, by));
-        query.push_str(" where changes() = 1 returning entity_id");
-    }
-    query.push_str("; commit");
+async fn run_order_batch(conn: &mut PoolConnection<Sqlite>, batch: &[PendingOrder]) -> Result<Vec<Uuid>, sqlx::Error> {
+    let query = format!("begin immediate; {}; commit", sql::insert_orders_if_parent(batch.len()));
     let mut q = sqlx::query(sqlx::AssertSqlSafe(query));
     for p in batch {
         q = bind_action_log(bind_order(q, &p.order).bind(p.parent_state.as_str()), &p.log);
@@ -197,7 +206,7 @@ async fn run_order_batch(
 
 /// Ends a transaction a failed batch may have left open; false when the connection
 /// cannot be trusted any more (it is then closed instead of going back to the pool).
-async fn end_transaction(conn: &mut sqlx::pool::PoolConnection<Sqlite>) -> bool {
+async fn end_transaction(conn: &mut PoolConnection<Sqlite>) -> bool {
     match sqlx::query("rollback").execute(&mut **conn).await {
         Ok(_) => true,
         // No transaction was open: the failure came before `begin` or after `commit`.

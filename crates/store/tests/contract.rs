@@ -51,6 +51,7 @@ contract!(
     database_refuses_a_stopped_company_s_orders,
     order_and_audit_in_one_write,
     concurrent_order_writes_keep_each_outcome,
+    concurrent_order_writes_leave_out_ended_parents,
     match_requests_and_notifications,
     rfqs_and_responses,
 );
@@ -1301,6 +1302,18 @@ async fn order_and_audit_in_one_write<S: Store>(s: S) {
 /// the ones past the parent's quantity refused alone, the ones into a parent no longer
 /// active not written, every order written with its audit row and no other.
 async fn concurrent_order_writes_keep_each_outcome<S: Store>(s: S) {
+    orders_written_at_once(s, 500, (6, 2, 4), 3000).await;
+}
+
+/// Orders written at once where none is refused (the batch commits as one): the ones
+/// into a parent no longer active are left out of it, with their audit rows.
+async fn concurrent_order_writes_leave_out_ended_parents<S: Store>(s: S) {
+    orders_written_at_once(s, 100, (8, 0, 4), 800).await;
+}
+
+/// Twelve orders at once into a parent of 3,000: eight of `quantity`, four into a
+/// cancelled parent; checks (written, refused, not written) and the parent's working.
+async fn orders_written_at_once<S: Store>(s: S, quantity: i64, outcomes: (i32, i32, i32), working: i64) {
     let (parent, order) = parent_with_orders(&s, 3000).await;
     let ended = ParentOrder {
         parent_order_id: upstairs_domain::ParentOrderId::new(),
@@ -1312,7 +1325,7 @@ async fn concurrent_order_writes_keep_each_outcome<S: Store>(s: S) {
     tx.commit().await.unwrap();
     let late = |o: ChildOrder| ChildOrder { parent_order_id: ended.parent_order_id, ..o };
     let orders: Vec<ChildOrder> = (0..12)
-        .map(|n| if n % 3 == 1 { late(order("-0.02", 100, false)) } else { order("-0.02", 500, false) })
+        .map(|n| if n % 3 == 1 { late(order("-0.02", 100, false)) } else { order("-0.02", quantity, false) })
         .collect();
     let writes = orders.iter().map(|o| {
         let (s, o) = (s.clone(), o.clone());
@@ -1339,10 +1352,10 @@ async fn concurrent_order_writes_keep_each_outcome<S: Store>(s: S) {
             other => panic!("{other:?}"),
         }
     }
-    assert_eq!((written, refused, not_written), (6, 2, 4));
+    assert_eq!((written, refused, not_written), outcomes);
     let mut tx = s.read().await.unwrap();
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
-    assert_eq!(view.working, 3000);
+    assert_eq!(view.working, working);
     let logs = tx.action_logs(100).await.unwrap();
     let mut audited: Vec<Uuid> = logs.iter().filter(|l| l.entity == "order").filter_map(|l| l.entity_id).collect();
     let mut stored = Vec::new();

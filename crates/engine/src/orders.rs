@@ -306,17 +306,14 @@ impl<S: Store> Orders<S> {
     pub async fn orders(&self, actor: &Actor, mut filter: OrderFilter) -> Result<Vec<OrderDetail>, EngineError> {
         filter.company_id = Some(actor.user.company_id);
         let orders = self.store.single().await?.orders(&filter).await?;
-        let mut out = Vec::with_capacity(orders.len());
-        for o in orders {
-            out.push(self.detail_now(o).await?);
-        }
-        Ok(out)
+        self.details_now(orders).await
     }
 
     pub async fn order(&self, actor: &Actor, id: OrderId) -> Result<OrderDetail, EngineError> {
         let o = self.store.single().await?.order(id).await?;
         let o = o.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
-        self.detail_now(o).await
+        let mut one = self.details_now(vec![o]).await?;
+        one.pop().ok_or_else(not_found_order)
     }
 
     /// An order as its owner sees it: matchable in the band once its exchange is open.
@@ -325,13 +322,23 @@ impl<S: Store> Orders<S> {
         OrderDetail { matchable: in_band && !waiting_for_open, waiting_for_open, order }
     }
 
-    /// An order as its owner sees it now: whether its price is inside its instrument's
-    /// band and its exchange open (from the caches).
-    async fn detail_now(&self, o: ChildOrder) -> Result<OrderDetail, EngineError> {
-        let i = self.cached_instrument(o.instrument_id).await?;
-        let open = crate::calendars::calendar_of(self, &i).await?.calendar.is_open(self.clock.now());
-        let in_band = i.in_band(o.price);
-        Ok(self.order_detail(o, in_band, open))
+    /// Orders as their owner sees them now: whether each price is inside its instrument's
+    /// band and its exchange open (from the caches, once per instrument of the list).
+    async fn details_now(&self, orders: Vec<ChildOrder>) -> Result<Vec<OrderDetail>, EngineError> {
+        let now = self.clock.now();
+        let mut seen: std::collections::HashMap<InstrumentId, (Arc<Instrument>, bool)> = Default::default();
+        let mut out = Vec::with_capacity(orders.len());
+        for o in orders {
+            if !seen.contains_key(&o.instrument_id) {
+                let i = self.cached_instrument(o.instrument_id).await?;
+                let open = crate::calendars::calendar_of(self, &i).await?.calendar.is_open(now);
+                seen.insert(o.instrument_id, (i, open));
+            }
+            let (i, open) = &seen[&o.instrument_id];
+            let in_band = i.in_band(o.price);
+            out.push(self.order_detail(o, in_band, *open));
+        }
+        Ok(out)
     }
 
     /// Works part of a parent order in the book at a price (from 05:30; it waits for the open).
@@ -560,10 +567,7 @@ impl<S: Store> Orders<S> {
         orders: Vec<ChildOrder>,
         parents: &std::collections::BTreeSet<ParentOrderId>,
     ) -> Result<(Vec<OrderDetail>, Vec<ParentOrderDetail>), EngineError> {
-        let mut children = Vec::with_capacity(orders.len());
-        for o in orders {
-            children.push(self.detail_now(o).await?);
-        }
+        let children = self.details_now(orders).await?;
         let mut details = Vec::with_capacity(parents.len());
         if !parents.is_empty() {
             for view in self.store.single().await?.parent_orders_by_id(parents).await? {

@@ -329,10 +329,10 @@ impl<S: Store> Orders<S> {
         let mut seen: std::collections::HashMap<InstrumentId, (Arc<Instrument>, bool)> = Default::default();
         let mut out = Vec::with_capacity(orders.len());
         for o in orders {
-            if !seen.contains_key(&o.instrument_id) {
+            if let std::collections::hash_map::Entry::Vacant(v) = seen.entry(o.instrument_id) {
                 let i = self.cached_instrument(o.instrument_id).await?;
                 let open = crate::calendars::calendar_of(self, &i).await?.calendar.is_open(now);
-                seen.insert(o.instrument_id, (i, open));
+                v.insert((i, open));
             }
             let (i, open) = &seen[&o.instrument_id];
             let in_band = i.in_band(o.price);

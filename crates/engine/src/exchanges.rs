@@ -84,11 +84,11 @@ impl<S: Store> Exchanges<S> {
         };
         tx.save_exchange(&exchange).await?;
         tx.delete_timers_of(&close_key(Some(mic))).await?;
-        self.orders.schedule_close(&mut tx, now).await?;
+        let exchanges = self.orders.schedule_close(&mut tx, now).await?;
         let action = if before.is_some() { "update" } else { "create" };
         let body = json!({"mic": mic, "before": before.as_ref().map(stored), "after": stored(&exchange)});
         audit(&mut tx, now, Some(actor.user.user_id), "exchange", None, action, body).await?;
-        let instruments = tx.exchanges().await?.into_iter().find(|(e, _)| e.mic == mic).map_or(0, |(_, n)| n);
+        let instruments = exchanges.into_iter().find(|(e, _)| e.mic == mic).map_or(0, |(_, n)| n);
         tx.commit().await?;
         self.publish(Event::ExchangesChanged);
         self.poke();

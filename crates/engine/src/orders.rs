@@ -579,12 +579,18 @@ impl<S: Store> Orders<S> {
 
     /// Schedules the next close after `after` of the venue's calendar and of each
     /// exchange's (ADR 0052; idempotent per calendar); none for a calendar always open.
-    pub(crate) async fn schedule_close(&self, tx: &mut S::Tx, after: DateTime<Utc>) -> Result<(), EngineError> {
+    /// Returns the exchanges it read, with their instruments' counts.
+    pub(crate) async fn schedule_close(
+        &self,
+        tx: &mut S::Tx,
+        after: DateTime<Utc>,
+    ) -> Result<Vec<(Exchange, i64)>, EngineError> {
         let venue = &self.config.calendar;
         let mut closes = vec![(None, venue.next_close(after))];
-        for (e, _) in tx.exchanges().await? {
-            let calendar = crate::calendars::exchange_calendar(&e, venue);
-            closes.push((Some(e.mic), calendar.next_close(after)));
+        let exchanges = tx.exchanges().await?;
+        for (e, _) in &exchanges {
+            let calendar = crate::calendars::exchange_calendar(e, venue);
+            closes.push((Some(e.mic.clone()), calendar.next_close(after)));
         }
         for (mic, at) in closes {
             let Some(at) = at else { continue };
@@ -598,7 +604,7 @@ impl<S: Store> Orders<S> {
             })
             .await?;
         }
-        Ok(())
+        Ok(exchanges)
     }
 }
 

@@ -138,7 +138,6 @@ async fn write_orders(
     held: &mut Option<PoolConnection<Sqlite>>,
     batch: &[PendingOrder],
 ) -> Vec<StoreResult<bool>> {
-    let mut out = Vec::with_capacity(batch.len());
     let mut conn = match held.take() {
         Some(c) => c,
         None => match writer.acquire().await {
@@ -163,6 +162,7 @@ async fn write_orders(
             }
         }
     }
+    let mut out = Vec::with_capacity(batch.len());
     for (n, p) in batch.iter().enumerate() {
         let r = run_order_batch(&mut conn, std::slice::from_ref(p)).await;
         out.push(match r {
@@ -191,9 +191,10 @@ fn writer_failed(batch: &[PendingOrder], e: &sqlx::Error) -> Vec<StoreResult<boo
     batch.iter().map(|_| Err(StoreError::Other(format!("order writer: {e}")))).collect()
 }
 
-/// One transaction of orders and their audit rows in one call to the writer's thread
-/// (sqlx binds `$N` by number in every statement), two statements for the batch; returns the ids of the orders written
-/// (an order into a parent no longer in the state asked for is not, nor its audit row).
+/// One transaction of orders and their audit rows in one call to the writer's thread, two
+/// statements for the batch (sqlx binds `$N` by number in every statement); returns the
+/// ids of the orders written (an order into a parent no longer in the state asked for is
+/// not, nor its audit row).
 async fn run_order_batch(conn: &mut PoolConnection<Sqlite>, batch: &[PendingOrder]) -> Result<Vec<Uuid>, sqlx::Error> {
     let query = format!("begin immediate; {}; commit", sql::insert_orders_if_parent(batch.len()));
     let mut q = sqlx::query(sqlx::AssertSqlSafe(query));

@@ -6,7 +6,6 @@
 use chrono::{DateTime, Utc};
 use serde_json::json;
 use std::sync::Arc;
-use tokio::sync::Notify;
 use upstairs_domain::{CompanyId, InstrumentId, Permission};
 use uuid::Uuid;
 
@@ -45,11 +44,9 @@ pub struct Shared<S: Store> {
     pub(crate) limiter: Arc<ratelimit::RateLimiter>,
     /// Password hashing's slots and queue (ADR 0024).
     pub(crate) hashing: Arc<security::Hashing>,
-    /// Poked after a commit that created due work, so the scheduler runs at once.
-    pub(crate) wake: Arc<Notify>,
-    /// Counts commits that may have put messages in the FIX outbox; each FIX session
-    /// watches it (ADR 0025).
-    pub(crate) fix_wake: Arc<tokio::sync::watch::Sender<u64>>,
+    /// Poked after a commit that created due work, so the scheduler runs at once; each
+    /// FIX session watches it for its outbox (ADR 0025).
+    pub(crate) wakes: Arc<scheduler::Wakes>,
     pub(crate) caches: Arc<cache::Caches>,
     pub(crate) heartbeat: Arc<scheduler::Heartbeat>,
     pub(crate) lane_passes: Arc<scheduler::LanePasses>,
@@ -95,8 +92,7 @@ impl<S: Store> Core<S> {
             config: Arc::new(config),
             limiter,
             hashing: Arc::default(),
-            wake: Arc::new(Notify::new()),
-            fix_wake: Arc::new(tokio::sync::watch::channel(0).0),
+            wakes: Arc::default(),
             caches: Arc::default(),
             heartbeat: Arc::default(),
             lane_passes: Arc::default(),
@@ -120,13 +116,13 @@ impl<S: Store> Core<S> {
         self.hashing.hash_password(secret).await
     }
 
-    pub fn wake_handle(&self) -> Arc<Notify> {
-        self.wake.clone()
+    pub fn wake_handle(&self) -> Arc<scheduler::Wakes> {
+        self.wakes.clone()
     }
 
     /// Changes whenever a commit may have put messages in the FIX outbox.
     pub fn fix_outbox_changes(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.fix_wake.subscribe()
+        self.wakes.fix_changes()
     }
 
     /// Publishes what a commit changed, after dropping the cache entries it makes
@@ -161,9 +157,7 @@ impl<S: Store> Core<S> {
 
     /// Wakes every lane's loop (new due work was committed).
     pub(crate) fn poke(&self) {
-        self.wake.notify_waiters();
-        self.wake.notify_one();
-        self.fix_wake.send_modify(|n| *n = n.wrapping_add(1));
+        self.wakes.all();
     }
 
     /// One of the user's writes of this kind, within their throttle (ADR 0024; MiFID II

@@ -311,7 +311,7 @@ impl<S: Store> Matches<S> {
         tx.insert_rows(&rows).await?;
         tx.commit().await?;
         self.counters.match_requests.fetch_add(requests.len() as u64, std::sync::atomic::Ordering::Relaxed);
-        self.poke();
+        self.wakes.after(&rows.timers, now);
         self.publish_changes(&changed, locked.into_iter().map(|v| v.parent));
         self.notifications.publish_notifications(notices);
         Ok(TakeOutcome::Requested(requests))
@@ -470,7 +470,7 @@ impl<S: Store> Matches<S> {
         tx.commit().await?;
         if event == MatchRequestEvent::Accept {
             self.counters.matches.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            self.poke();
+            self.wakes.after(&rows.timers, now);
         }
         self.publish_changes(&changed, locked);
         self.notifications.publish_notifications(notices);

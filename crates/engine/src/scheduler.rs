@@ -334,7 +334,7 @@ impl<S: Store> Scheduler<S> {
             }
             self.heartbeat.beat(lane);
             tokio::select! {
-                _ = self.wake.notified() => {}
+                _ = self.wakes.lane(lane).notified() => {}
                 _ = tokio::time::sleep(poll) => {}
                 _ = shutdown.changed() => return,
             }
@@ -417,6 +417,55 @@ where
     }
 }
 
+/// What wakes after a commit: each timer lane's loop, and the FIX sessions (their outbox,
+/// ADR 0025). A commit wakes only the lanes it gave a timer due now: a take's expiry,
+/// minutes away, costs no pass of either lane (each pass is a claim statement in a
+/// transaction of its own); a timer due later is found by the loop's poll.
+pub struct Wakes {
+    lanes: [tokio::sync::Notify; 2],
+    fix: tokio::sync::watch::Sender<u64>,
+}
+
+impl Default for Wakes {
+    fn default() -> Self {
+        Self { lanes: Default::default(), fix: tokio::sync::watch::channel(0).0 }
+    }
+}
+
+impl Wakes {
+    fn lane(&self, lane: Lane) -> &tokio::sync::Notify {
+        match lane {
+            Lane::Trading => &self.lanes[0],
+            Lane::Mail => &self.lanes[1],
+        }
+    }
+
+    /// Runs a pass of every lane now (or right after the one running), and wakes the
+    /// FIX sessions.
+    pub fn all(&self) {
+        for lane in Lane::ALL {
+            self.lane(lane).notify_one();
+        }
+        self.fix.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// After a commit whose new timers are `timers`: the lanes with one due by `now`, and
+    /// the FIX sessions.
+    pub(crate) fn after(&self, timers: &[Timer], now: DateTime<Utc>) {
+        for lane in Lane::ALL {
+            if timers.iter().any(|t| t.due_at <= now && lane.kinds().contains(&t.kind.as_str())) {
+                self.lane(lane).notify_one();
+            }
+        }
+        self.fix.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Changes whenever a commit may have put messages in the FIX outbox.
+    pub(crate) fn fix_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.fix.subscribe()
+    }
+}
+
 /// When each lane's loop last showed life.
 pub(crate) struct Heartbeat {
     started: std::time::Instant,
@@ -454,6 +503,43 @@ impl Heartbeat {
 mod tests {
     use super::*;
     use chrono::Duration;
+
+    #[tokio::test]
+    async fn a_commit_wakes_only_the_lanes_it_gave_work_due_now() {
+        let now = Utc::now();
+        let timer = |kind: &str, due_at| Timer {
+            timer_id: Uuid::now_v7(),
+            kind: kind.into(),
+            payload: json!({}),
+            due_at,
+            dedupe_key: None,
+            attempts: 0,
+        };
+        // Whether a pass of the lane was asked for since the last look (a stored permit).
+        async fn woken(w: &Wakes, lane: Lane) -> bool {
+            tokio::time::timeout(StdDuration::ZERO, w.lane(lane).notified()).await.is_ok()
+        }
+        let w = Wakes::default();
+        let mut fix = w.fix_changes();
+        // A take: its expiry minutes away, an auto-answer 15 s away.
+        let later = [
+            timer(crate::matches::EXPIRE, now + Duration::minutes(5)),
+            timer(crate::matches::AUTO_RESPONSE, now + Duration::seconds(15)),
+        ];
+        w.after(&later, now);
+        assert!(!woken(&w, Lane::Trading).await && !woken(&w, Lane::Mail).await);
+        assert!(fix.has_changed().unwrap(), "the FIX sessions look at their outbox after every commit");
+        fix.mark_unchanged();
+        // An accept that e-mails the brokers: the mail lane only.
+        w.after(&[timer(OUTBOX_DELIVER, now), later[0].clone()], now);
+        assert!(woken(&w, Lane::Mail).await && !woken(&w, Lane::Trading).await);
+        // An instant auto-answer: the trading lane.
+        w.after(&[timer(crate::matches::AUTO_RESPONSE, now)], now);
+        assert!(woken(&w, Lane::Trading).await && !woken(&w, Lane::Mail).await);
+        w.all();
+        assert!(woken(&w, Lane::Trading).await && woken(&w, Lane::Mail).await);
+        assert!(fix.has_changed().unwrap());
+    }
 
     #[tokio::test(start_paused = true)]
     async fn a_panicking_or_overrunning_job_is_a_failure_not_the_end_of_the_loop() {

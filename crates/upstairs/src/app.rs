@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::{Notify, watch};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use upstairs_domain::calendar::Calendar;
 use upstairs_engine::{BroadcastPublisher, Clock, Engine, EngineConfig, EngineError, Store};
@@ -106,7 +106,7 @@ pub struct Running {
     /// Publishes events to connected STOMP sessions.
     pub events: BroadcastPublisher,
     /// Pokes the job loop (after moving a test clock, say).
-    pub wake: Arc<Notify>,
+    pub wake: Arc<upstairs_engine::scheduler::Wakes>,
     /// The FIX gateway, when it listens.
     pub fix: Option<Box<dyn upstairs_fix::FixGateway>>,
     /// The venue's FIX CompID.

@@ -16,6 +16,7 @@ on_both_backends!(
     dry_run_then_accept,
     reject_timeout_and_withdrawal,
     auto_responses,
+    an_instant_auto_answer_runs_without_waiting_for_the_poll,
     only_the_parties_answer,
     nothing_to_match,
     band_move_close_and_cancel_end_requests,
@@ -243,6 +244,28 @@ async fn auto_responses(b: Backend) {
     let kestrel = companies["items"].as_array().unwrap().iter().find(|c| c["name"] == "Kestrel").unwrap();
     assert_eq!(kestrel["reliability_score"], 100);
     assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
+/// A take whose responder accepts instantly wakes the trading lane itself: with the
+/// scheduler's poll an hour away and no pass run by hand, the request is accepted.
+async fn an_instant_auto_answer_runs_without_waiting_for_the_poll(b: Backend) {
+    let v = venue_with(b, |s| s.scheduler_poll = std::time::Duration::from_secs(3600)).await;
+    let (_, _, buy) = rest_and_parent(&v, 1000, "94.75", 1000).await;
+    let (_, me) = v.app.get("/api/users/me", Some(&v.a)).await;
+    let me = format!("/api/users/{}", me["user_id"].as_str().unwrap());
+    let (s, body) = v.app.patch(&me, Some(&v.a), json!({"auto_accept": "INSTANT"})).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let (_, sent) = take(&v, &buy, 500, "94.75", false, false).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let now = request_state(&v, &v.b, &sent[0]).await;
+        if now == "ACCEPTED" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "still {now}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     v.app.stop().await;
 }
 

@@ -411,7 +411,7 @@ impl TestApp {
     pub async fn mails_to(&self, to: &str, n: usize) -> Vec<String> {
         poll_until(Duration::from_secs(10), || {
             if let Some(r) = &self.running {
-                r.wake.notify_one();
+                r.wake.all();
             }
             let found = read_mails(&self.mail_dir, to);
             (found.len() >= n).then_some(found)
@@ -625,10 +625,15 @@ impl SmtpSink {
         files.into_iter().filter_map(|p| std::fs::read_to_string(p).ok()).collect()
     }
 
-    pub async fn wait_for(&self, prefix: &str, n: usize, wake: Option<&Arc<tokio::sync::Notify>>) -> Vec<String> {
+    pub async fn wait_for(
+        &self,
+        prefix: &str,
+        n: usize,
+        wake: Option<&Arc<upstairs_engine::scheduler::Wakes>>,
+    ) -> Vec<String> {
         poll_until(Duration::from_secs(15), || {
             if let Some(w) = wake {
-                w.notify_one();
+                w.all();
             }
             let got = self.received(prefix);
             (got.len() >= n).then_some(got)

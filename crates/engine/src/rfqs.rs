@@ -295,9 +295,6 @@ impl<S: Store> Rfqs<S> {
         Ok(self.with_responses(&mut tx, vec![rfq]).await?.remove(0))
     }
 
-    /// The RFQs addressed to the caller's company whose response is in `state` (on one
-    /// instrument, when given), newest first; without a state, the open ones, then those
-    /// of RFQs sent since the start of the venue's day that have ended.
     /// The caller's company's response to an RFQ, by its id (a quote read back for a retry).
     pub async fn rfq_response_of(
         &self,
@@ -312,6 +309,10 @@ impl<S: Store> Rfqs<S> {
             .ok_or_else(|| EngineError::NotFound("No such RFQ response.".into()))
     }
 
+    /// The RFQs addressed to the caller's company whose response is in `state` (on one
+    /// instrument, when given), newest first; without a state, the open ones, then the
+    /// ended ones of RFQs sent since the start of their instrument's trading day (its
+    /// exchange's calendar, ADR 0052).
     pub async fn incoming_rfqs(
         &self,
         actor: &Actor,
@@ -319,18 +320,39 @@ impl<S: Store> Rfqs<S> {
         instrument: Option<InstrumentId>,
     ) -> Result<Vec<IncomingRfq>, EngineError> {
         let company = actor.user.company_id;
-        let mut tx = self.store.read().await?;
-        let responses = match state {
-            Some(s) => tx.rfq_responses_of_company(company, &[s], instrument, None, MAX_LISTED).await?,
-            None => {
-                let (open, ended): (Vec<_>, Vec<_>) = ResponseState::ALL.into_iter().partition(|s| s.is_open());
-                let today = self.config.calendar.day_start(self.clock.now());
-                let mut r = tx.rfq_responses_of_company(company, &open, instrument, None, MAX_LISTED).await?;
-                r.extend(tx.rfq_responses_of_company(company, &ended, instrument, Some(today), MAX_LISTED).await?);
-                r
-            }
+        let Some(state) = state else {
+            return self.incoming_today(company, instrument).await;
         };
+        let mut tx = self.store.read().await?;
+        let responses = tx.rfq_responses_of_company(company, &[state], instrument, None, MAX_LISTED).await?;
         self.addressed(&mut tx, responses).await
+    }
+
+    /// [`Self::incoming_rfqs`] without a state. The ended ones are read from the earliest
+    /// start of any calendar's day, then each kept from the start of its own.
+    async fn incoming_today(
+        &self,
+        company: CompanyId,
+        instrument: Option<InstrumentId>,
+    ) -> Result<Vec<IncomingRfq>, EngineError> {
+        let now = self.clock.now();
+        // Read before the transaction, as the caches below: a cold cache takes a
+        // connection of its own.
+        let exchanges = crate::calendars::exchange_calendars(self).await?;
+        let day_start = |mic: &str| calendar_for(&exchanges, &self.config.calendar, mic).calendar.day_start(now);
+        let earliest = exchanges.iter().map(|e| day_start(&e.mic)).fold(day_start(""), DateTime::min);
+        let (open, ended): (Vec<_>, Vec<_>) = ResponseState::ALL.into_iter().partition(|s| s.is_open());
+        let mut tx = self.store.read().await?;
+        let open = tx.rfq_responses_of_company(company, &open, instrument, None, MAX_LISTED).await?;
+        let ended = tx.rfq_responses_of_company(company, &ended, instrument, Some(earliest), MAX_LISTED).await?;
+        let mut out = self.addressed(&mut tx, open).await?;
+        for rfq in self.addressed(&mut tx, ended).await? {
+            let mic = &self.instrument_in(&mut tx, rfq.instrument_id).await?.exchange_iso_code;
+            if rfq.created_at >= day_start(mic) {
+                out.push(rfq);
+            }
+        }
+        Ok(out)
     }
 
     /// What the listeners' screens show of changed RFQs, for `user`'s frames (ADR 0029):

@@ -24,6 +24,7 @@ on_both_backends!(
     an_anonymous_rfq_never_reveals_the_requester,
     an_accept_names_the_quote_it_takes,
     providers_see_todays_outcomes,
+    providers_see_today_by_the_instruments_exchange,
     keyed_rfqs_and_quotes_act_once,
     an_accepted_quote_reaches_the_broker_by_fix,
     a_provider_that_blocks_the_requester_is_not_on_its_list,
@@ -1486,5 +1487,45 @@ async fn a_quote_waits_while_prices_are_stale(b: Backend) {
     let (s, done) = accept(&r, &v.b, &seen, response_of(&seen, "Fathom")).await;
     assert_eq!((s, done["state"].clone()), (StatusCode::OK, json!("COMPLETED")), "{done}");
     balanced(&r).await;
+    r.v.app.stop().await;
+}
+
+/// "Today" in a provider's inbox is the instrument's trading day (its exchange's calendar,
+/// ADR 0052), not the venue's: on a Tokyo instrument, an RFQ ended at 23:00 Tokyo time is
+/// yesterday's two hours later, while in London, the venue's day, it is still Tuesday.
+async fn providers_see_today_by_the_instruments_exchange(b: Backend) {
+    let r = rfq_venue(b).await;
+    let v = &r.v;
+    let admin = v.app.admin_token().await;
+    let tokyo = json!({"name": "Japan Exchange", "time_zone": "Asia/Tokyo", "open_time": "00:00",
+                       "close_time": "23:59", "parent_orders_from": "00:00",
+                       "days": ["Mon", "Tue", "Wed", "Thu", "Fri"], "holidays": []});
+    let (s, body) = v.app.put("/api/admin/exchanges/XTKS", Some(&admin), tokyo).await;
+    assert_eq!(s, StatusCode::CREATED, "{body}");
+    let instrument = format!("/api/admin/instruments/{}", v.instrument);
+    assert_eq!(v.app.patch(&instrument, Some(&admin), json!({"exchange_iso_code": "XTKS"})).await.0, StatusCode::OK);
+    let buy = v.parent(&v.b, "BUY", 5000).await;
+    let withdrawn = || async {
+        let (s, rfq) = send(&r, &buy, json!({"quantity": 1000, "liquidity_provider_ids": [r.fathom_id]})).await;
+        assert_eq!(s, StatusCode::CREATED, "{rfq}");
+        let path = format!("/api/rfqs/{}", rfq["rfq_id"].as_str().unwrap());
+        assert_eq!(v.app.patch(&path, Some(&v.b), json!({"state": "CANCELLED"})).await.0, StatusCode::OK);
+        rfq["rfq_id"].clone()
+    };
+    // Tuesday 23:00 in Tokyo (14:00 in London), then Wednesday 01:00 (16:00 in London).
+    v.app.clock.set(tuesday_10am() + Duration::hours(4));
+    let tuesday = withdrawn().await;
+    v.app.clock.set(tuesday_10am() + Duration::hours(6));
+    let wednesday = withdrawn().await;
+    v.app.clock.set(tuesday_10am() + Duration::hours(6) + Duration::minutes(30));
+    let listed = || async {
+        let (s, list) = v.app.get("/api/rfqs/all/responses", Some(&r.fathom)).await;
+        assert_eq!(s, StatusCode::OK, "{list}");
+        list.as_array().unwrap().iter().map(|i| i["rfq_id"].clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(listed().await, vec![wednesday.clone()], "Tokyo's Wednesday began at 15:00 in London");
+    // Back on the venue's calendar, both are Tuesday's.
+    assert_eq!(v.app.delete("/api/admin/exchanges/XTKS", Some(&admin)).await.0, StatusCode::NO_CONTENT);
+    assert_eq!(listed().await, vec![wednesday, tuesday]);
     r.v.app.stop().await;
 }

@@ -14,8 +14,8 @@ What one run does, on 127.0.0.1 only:
    taking them (so the seller is the responder of every take on its instrument).
 2. **One node's rate.** `upstairs-load` (bench/load, a Rust open-loop client: each
    operation on its own schedule, latency from that schedule) sends the mix (orders 3,
-   book reads 4, takes 2, accepts 1) at each of `--rates` for `--step` seconds; the
-   highest rate with p99 under 50 ms and no error (no 5xx, no 429, no transport failure)
+   book reads 4, takes 2, accepts 1; `--mix` sets other weights) at each of `--rates`
+   for `--step` seconds; the highest rate with p99 under 50 ms and no error (no 5xx, no 429, no transport failure)
    is R1.
 3. **Twice that, over two nodes.** A second node starts on the same database; the same
    mix at 2 x R1 for `--duration` seconds, spread round-robin over both nodes: errors,
@@ -136,7 +136,12 @@ def main():
     p.add_argument("--duration", type=float, default=600)
     p.add_argument("--over", type=float, default=60)
     p.add_argument("--keep", action="store_true")
+    p.add_argument("--mix", default=":".join(map(str, MIX)),
+                   help="weights of orders:books:takes:accepts (3:4:2:1); e.g. 1:0:0:0 for orders alone")
     args = p.parse_args()
+    mix = [int(w) for w in args.mix.split(":")]
+    if len(mix) != 4 or min(mix) < 0 or sum(mix) == 0:
+        p.error("--mix takes four weights, orders:books:takes:accepts, not all zero")
     pg_url = os.environ.get("UPSTAIRS_TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test")
     workdir = tempfile.mkdtemp(prefix="upstairs-capacity-")
     version = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
@@ -146,6 +151,7 @@ def main():
         try:
             first = nodes.start()
             world = build_world(args.bin, env, first, args.pairs)
+            world["mix"] = mix
             r1, at_r1 = None, None
             for rate in [int(x) for x in args.rates.split(",")]:
                 r = load(args, world, [first], rate, args.step, workdir, f"one-{rate}")
@@ -167,7 +173,7 @@ def main():
 
     build = os.path.basename(os.path.dirname(os.path.abspath(args.bin)))
     print(f"\nMixed load, commit {version}, {build} build, PostgreSQL, {args.pairs} instrument pairs, "
-          f"mix orders:books:takes:accepts = {':'.join(map(str, MIX))}, open loop\n")
+          f"mix orders:books:takes:accepts = {':'.join(map(str, mix))}, open loop\n")
     print("| phase | nodes | ops/s | sent | p50 ms | p99 ms | max ms | 2xx | 409 | 429 | 5xx | no answer |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results[:-2]:

@@ -15,8 +15,8 @@ What one run does, on 127.0.0.1 only:
 2. **One node's rate.** `upstairs-load` (bench/load, a Rust open-loop client: each
    operation on its own schedule, latency from that schedule) sends the mix (orders 3,
    book reads 4, takes 2, accepts 1; `--mix` sets other weights) at each of `--rates`
-   for `--step` seconds; the highest rate with p99 under 50 ms and no error (no 5xx, no 429, no transport failure)
-   is R1.
+   for `--step` seconds; the highest rate with p99 under 50 ms and no error (no 5xx, no
+   429, no transport failure) is R1.
 3. **Twice that, over two nodes.** A second node starts on the same database; the same
    mix at 2 x R1 for `--duration` seconds, spread round-robin over both nodes: errors,
    p50/p99, and p99 beside R1's on one node.
@@ -61,7 +61,7 @@ class Nodes:
             stop_node(p)
 
 
-def build_world(binary, env, port, pairs):
+def build_world(binary, env, port, pairs, mix):
     admin = sign_in(port, ADMIN)
     broker = create_broker(admin)["company_id"]
     for firm in ("Sellers", "Buyers"):
@@ -78,7 +78,7 @@ def build_world(binary, env, port, pairs):
             pair[side] = trader.token
             pair[f"{side}_parent"] = parent
         world.append(pair)
-    return {"broker_id": broker, "price": PRICE, "lot": 1, "mix": MIX, "pairs": world}
+    return {"broker_id": broker, "price": PRICE, "lot": 1, "mix": mix, "pairs": world}
 
 
 def load(args, world, ports, rate, seconds, workdir, phase):
@@ -150,8 +150,7 @@ def main():
         nodes = Nodes(args.bin, env, workdir)
         try:
             first = nodes.start()
-            world = build_world(args.bin, env, first, args.pairs)
-            world["mix"] = mix
+            world = build_world(args.bin, env, first, args.pairs, mix)
             r1, at_r1 = None, None
             for rate in [int(x) for x in args.rates.split(",")]:
                 r = load(args, world, [first], rate, args.step, workdir, f"one-{rate}")

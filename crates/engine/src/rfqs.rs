@@ -340,7 +340,8 @@ impl<S: Store> Rfqs<S> {
         // connection of its own.
         let exchanges = crate::calendars::exchange_calendars(self).await?;
         let day_start = |mic: &str| calendar_for(&exchanges, &self.config.calendar, mic).calendar.day_start(now);
-        let earliest = exchanges.iter().map(|e| day_start(&e.mic)).fold(day_start(""), DateTime::min);
+        let venue_day = self.config.calendar.day_start(now);
+        let earliest = exchanges.iter().map(|e| day_start(&e.mic)).fold(venue_day, DateTime::min);
         let (open, ended): (Vec<_>, Vec<_>) = ResponseState::ALL.into_iter().partition(|s| s.is_open());
         let mut tx = self.store.read().await?;
         let open = tx.rfq_responses_of_company(company, &open, instrument, None, MAX_LISTED).await?;

@@ -81,9 +81,17 @@ async fn request_state(v: &Venue, token: &str, m: &Value) -> Value {
 /// Runs the due timers until the request reaches `want` (the server's own job loop may
 /// hold a due timer's lease meanwhile), within a deadline.
 async fn settles(v: &Venue, m: &Value, want: &str) {
+    reaches(v, m, want, true).await;
+}
+
+/// Waits (polling, with a deadline) until the request is in `want`, running the due
+/// timers by hand first each time when `by_hand`.
+async fn reaches(v: &Venue, m: &Value, want: &str, by_hand: bool) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
-        run_timers(v).await;
+        if by_hand {
+            run_timers(v).await;
+        }
         let now = request_state(v, &v.b, m).await;
         if now == want {
             return;
@@ -257,15 +265,7 @@ async fn an_instant_auto_answer_runs_without_waiting_for_the_poll(b: Backend) {
     let (s, body) = v.app.patch(&me, Some(&v.a), json!({"auto_accept": "INSTANT"})).await;
     assert_eq!(s, StatusCode::OK, "{body}");
     let (_, sent) = take(&v, &buy, 500, "94.75", false, false).await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        let now = request_state(&v, &v.b, &sent[0]).await;
-        if now == "ACCEPTED" {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "still {now}");
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    reaches(&v, &sent[0], "ACCEPTED", false).await;
     v.app.stop().await;
 }
 

@@ -693,9 +693,9 @@ fn authority_and_leaf(dir: &std::path::Path) -> (std::path::PathBuf, std::path::
 async fn market_data_over_tls(b: Backend) {
     let pki = temp_dir();
     let (ca, cert, key) = authority_and_leaf(pki.path());
-    let port = free_port();
     let (c, k) = (cert.to_string_lossy().into_owned(), key.to_string_lossy().into_owned());
-    let mut provider = MdProvider::start_with(port, "md-pass", &["--tls", "--cert", &c, "--key", &k]).await;
+    let mut provider = MdProvider::start_with("md-pass", &["--tls", "--cert", &c, "--key", &k]).await;
+    let port = provider.port;
     let tls = |ca: std::path::PathBuf| upstairs_fix::market_data::MarketDataTls { ca, server_name: None };
     let v = venue_with(b, |s| {
         let mut m = md_settings(port);
@@ -1326,8 +1326,8 @@ async fn band_becomes(v: &Venue, want: (f64, f64)) -> Value {
 /// clears it; when the provider drops the session the venue logs on again, subscribes
 /// again and goes on.
 async fn exchange_prices_come_over_a_market_data_session(b: Backend) {
-    let port = free_port();
-    let mut provider = MdProvider::start(port, "md-pass").await;
+    let mut provider = MdProvider::start("md-pass").await;
+    let port = provider.port;
     let v = venue_with(b, |s| s.market_data = Some(md_settings(port))).await;
     provider.expect("logon", |_| true).await;
     // Nothing to subscribe to until an instrument names its symbol.
@@ -1428,8 +1428,8 @@ fn md_settings(port: u16) -> upstairs_fix::market_data::MarketDataSettings {
 }
 
 async fn market_data_across_nodes() {
-    let port = free_port();
-    let mut provider = MdProvider::start(port, "md-pass").await;
+    let mut provider = MdProvider::start("md-pass").await;
+    let port = provider.port;
     let v = venue_with(Backend::Postgres, |s| s.market_data = Some(md_settings(port))).await;
     provider.expect("logon", |_| true).await;
     let admin = v.app.admin_token().await;

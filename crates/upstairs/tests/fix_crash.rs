@@ -82,8 +82,8 @@ async fn market_data_survives_sigkill() {
     v.app.running.take().unwrap().stop().await;
 
     // Two nodes with the same market-data settings: the first holds the session.
-    let md_port = free_port();
-    let mut provider = MdProvider::start(md_port, "md-pass").await;
+    let mut provider = MdProvider::start("md-pass").await;
+    let md_port = provider.port;
     let md = format!("127.0.0.1:{md_port}");
     let args = ["--md-connect", md.as_str(), "--md-password", "md-pass"];
     let mail_dir = v.app.dir.path().join("binary-mail");

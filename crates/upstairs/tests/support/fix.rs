@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use super::{Peer, peer_script, python, temp_dir};
+use super::{Peer, free_port, peer_script, python, temp_dir};
 
 pub const WITHIN: Duration = Duration::from_secs(30);
 
@@ -313,27 +313,41 @@ pub fn tag(m: &[(u32, String)], t: u32) -> Option<String> {
 /// A QuickFIX acceptor playing the market-data provider (`tests/peers/md_provider.py`).
 pub struct MdProvider {
     pub peer: Peer,
+    /// The port it listens on (all interfaces).
+    pub port: u16,
     _store: tempfile::TempDir,
 }
 
 impl MdProvider {
-    pub async fn start(port: u16, password: &str) -> MdProvider {
-        Self::start_with(port, password, &[]).await
+    pub async fn start(password: &str) -> MdProvider {
+        Self::start_with(password, &[]).await
     }
 
-    /// [`Self::start`] with more arguments (e.g. `--tls --cert … --key …`).
-    pub async fn start_with(port: u16, password: &str, extra: &[&str]) -> MdProvider {
-        let store = temp_dir();
-        let args =
-            ["--port", &port.to_string(), "--sender", "PROVIDER", "--target", "UPSTAIRS-MD", "--password", password]
-                .map(str::to_owned)
+    /// [`Self::start`] with more arguments (e.g. `--tls --cert … --key …`). It picks a free
+    /// port and, when another process took it first, another one. Loading QuickFIX's FIX 4.4
+    /// dictionary takes seconds on a loaded machine, hence the long deadline.
+    pub async fn start_with(password: &str, extra: &[&str]) -> MdProvider {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+        loop {
+            let port = free_port();
+            let store = temp_dir();
+            let args = ["--port", &port.to_string(), "--sender", "PROVIDER", "--target", "UPSTAIRS-MD"]
                 .into_iter()
-                .chain(["--store".to_owned(), store.path().display().to_string()])
-                .chain(extra.iter().map(|a| (*a).to_owned()))
+                .chain(["--password", password, "--store", &store.path().display().to_string()])
+                .chain(extra.iter().copied())
+                .map(str::to_owned)
                 .collect::<Vec<_>>();
-        let mut p = MdProvider { peer: Peer::spawn("md_provider.py", &args), _store: store };
-        p.expect("listening", |_| true).await;
-        p
+            let mut p = MdProvider { peer: Peer::spawn("md_provider.py", &args), port, _store: store };
+            loop {
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                let Some(e) = p.peer.next_json(left).await else { panic!("the provider never listened") };
+                match e["event"].as_str() {
+                    Some("listening") => return p,
+                    Some("error") if e["text"].as_str().is_some_and(|t| t.contains("cannot listen")) => break,
+                    _ => {}
+                }
+            }
+        }
     }
 
     pub async fn command(&mut self, cmd: Value) {

@@ -21,6 +21,20 @@ pub struct Ts(pub DateTime<Utc>);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dec(pub Decimal);
 
+impl Ts {
+    /// As SQLite stores it: integer microseconds.
+    pub fn sqlite(self) -> i64 {
+        self.0.timestamp_micros()
+    }
+}
+
+impl Dec {
+    /// As SQLite stores it: normalised text.
+    pub fn sqlite(self) -> String {
+        self.0.to_string()
+    }
+}
+
 impl From<Ts> for DateTime<Utc> {
     fn from(t: Ts) -> Self {
         t.0
@@ -44,7 +58,7 @@ impl Type<Sqlite> for Ts {
 
 impl Encode<'_, Sqlite> for Ts {
     fn encode_by_ref(&self, buf: &mut SqliteArgumentsBuffer) -> Result<IsNull, BoxDynError> {
-        <i64 as Encode<Sqlite>>::encode(self.0.timestamp_micros(), buf)
+        <i64 as Encode<Sqlite>>::encode(self.sqlite(), buf)
     }
 }
 
@@ -87,7 +101,7 @@ impl Type<Sqlite> for Dec {
 
 impl Encode<'_, Sqlite> for Dec {
     fn encode_by_ref(&self, buf: &mut SqliteArgumentsBuffer) -> Result<IsNull, BoxDynError> {
-        <String as Encode<Sqlite>>::encode(self.0.to_string(), buf)
+        <String as Encode<Sqlite>>::encode(self.sqlite(), buf)
     }
 }
 

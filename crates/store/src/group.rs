@@ -12,9 +12,6 @@ use upstairs_engine::StoreError;
 use upstairs_engine::model::{ActionLog, ChildOrder, ParentState};
 use upstairs_engine::ports::StoreResult;
 
-/// The arguments of one order and its audit row (`$1`–`$29`).
-pub(crate) const ORDER_ARGS: usize = 29;
-
 /// One `insert_order_audited` waiting for a writer.
 pub(crate) struct PendingOrder {
     pub order: ChildOrder,

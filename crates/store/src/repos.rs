@@ -122,32 +122,36 @@ pub(crate) const ORDER_COLUMNS: &str = "order_id, parent_order_id, company_id, c
      state, price, quantity, iceberg, residual, broker_id, created_at, updated_at, working_quantity, \
      matched_quantity, rests, min_execution";
 
-/// `n` child orders, each into a parent in the state its `$19` names only, with their audit
-/// rows, in two statements: order `k` binds its columns (`bind_order`) at `$(29k + 1)`–
-/// `$(29k + 18)`, the parent's state at `$(29k + 19)`, its audit row (`bind_action_log`)
-/// at `$(29k + 20)`–`$(29k + 29)`. Nothing is written of an order whose parent is in
-/// another state or whose company's trading is stopped (the kill switch, ADR 0021), nor
-/// its audit row; the second statement returns the ids of the orders written.
-pub(crate) fn insert_orders_if_parent(n: usize) -> String {
-    let rows = |from: usize, width: usize| {
-        (0..n)
-            .map(|k| format!("({})", placeholders(k * crate::group::ORDER_ARGS + from, width)))
-            .collect::<Vec<_>>()
-            .join(", ")
+/// SQLite's `n` child orders, each into a parent in the state its row names only, and
+/// their audit rows: two statements whose placeholders are anonymous (`?`, bound in the
+/// order they appear: SQLite finds a numbered one's number by a scan of all of them, once
+/// per argument, quadratic in a batch's 900). The first binds each order's columns
+/// ([`ORDER_COLUMNS`]) and its parent's state; the second each audit row's columns (as
+/// `bind_action_log` does), and returns the ids of the orders written. Nothing is written
+/// of an order whose parent is in another state or whose company's trading is stopped
+/// (the kill switch, ADR 0021), nor its audit row.
+pub(crate) fn insert_orders_if_parent(n: usize) -> [String; 2] {
+    let rows = |width: usize| {
+        let row = format!("({})", vec!["?"; width].join(", "));
+        vec![row; n].join(", ")
     };
     let columns = |width: usize| (1..=width).map(|c| format!("column{c}")).collect::<Vec<_>>().join(", ");
-    format!(
-        "insert into child_order ({ORDER_COLUMNS}) select {} from (values {}) v where exists \
-         (select 1 from parent_order where parent_order_id = v.column2 and state = v.column19) and not exists \
-         (select 1 from company where company_id = v.column3 and trading_stopped_at is not null); \
-         insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
-         idempotency_key, idempotency_part, request_hash) select {} from (values {}) l \
-         where exists (select 1 from child_order where order_id = l.column3) returning entity_id",
-        columns(18),
-        rows(1, 19),
-        columns(10),
-        rows(20, 10),
-    )
+    [
+        format!(
+            "insert into child_order ({ORDER_COLUMNS}) select {} from (values {}) v where exists \
+             (select 1 from parent_order where parent_order_id = v.column2 and state = v.column19) and not exists \
+             (select 1 from company where company_id = v.column3 and trading_stopped_at is not null)",
+            columns(18),
+            rows(19),
+        ),
+        format!(
+            "insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
+             idempotency_key, idempotency_part, request_hash) select {} from (values {}) l \
+             where exists (select 1 from child_order where order_id = l.column3) returning entity_id",
+            columns(10),
+            rows(10),
+        ),
+    ]
 }
 
 /// `sql` with every `$N` placeholder moved up by `by` (`$3` → `$28` for 25), so that

@@ -1,6 +1,7 @@
 //! SQLite backend: one file in WAL mode. Writes go through one writer connection and
-//! queue in the process (the pool's fair wait), never in SQLite's busy handler; reads
-//! use a pool of read-only connections.
+//! queue in the process (the pool's fair wait), never in SQLite's busy handler (the order
+//! writer writes on a connection of its own while it holds that one); reads use a pool
+//! of read-only connections.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -115,13 +116,15 @@ impl SqliteStore {
             .max_connections(READERS)
             .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(15))
-            .connect_with(opts.read_only(true))
+            .connect_with(opts.clone().read_only(true))
             .await
             .map_err(map_err)?;
+        let db = OrderDb::open(opts.get_filename()).map_err(map_sqlite_err)?;
+        let order_writer = OrderWriter { pool: writer.clone(), db: std::sync::Arc::new(db.into()) };
         let orders = crate::group::Queues::start(
             1,
             MAX_ORDER_BATCH,
-            &writer,
+            &order_writer,
             |w, h, b| Box::pin(write_orders(w, h, b)),
             crate::group::Run::OnOwnThread,
         );
@@ -129,94 +132,188 @@ impl SqliteStore {
     }
 }
 
-/// Writes one batch of orders with their audit rows on the writer connection (group
-/// commit, [`crate::group`]): one transaction, one batch of statements, one commit, so
-/// that the hand-overs between threads are paid once per batch too. The connection stays
-/// in `held` for the next batch while orders wait.
+/// The order writer (ADR 0019, 0054, 0055): a connection of its own to the file, driven
+/// on the writer's own thread with no hop to another (sqlx runs each of its connections on
+/// a thread of its own, reached over channels). While it writes it holds the pool's one
+/// write connection, unused, so that no other write runs meanwhile: writes still queue in
+/// the process, never in SQLite's busy handler.
+#[derive(Clone)]
+struct OrderWriter {
+    pool: SqlitePool,
+    db: std::sync::Arc<std::sync::Mutex<OrderDb>>,
+}
+
+struct OrderDb {
+    conn: rusqlite::Connection,
+    path: std::path::PathBuf,
+    /// The two statements of a batch of `n` orders, at `n - 1`, made once.
+    sql: Vec<Option<[String; 2]>>,
+}
+
+impl OrderDb {
+    fn open(path: &std::path::Path) -> rusqlite::Result<Self> {
+        use rusqlite::OpenFlags;
+        let conn = rusqlite::Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        // As the pool's connections: WAL (the file's own setting), NORMAL, foreign keys,
+        // and statement journals in memory (ADR 0054).
+        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.pragma_update(None, "temp_store", "MEMORY")?;
+        conn.set_prepared_statement_cache_capacity(2 * MAX_ORDER_BATCH + 2);
+        Ok(Self { conn, path: path.to_owned(), sql: vec![None; MAX_ORDER_BATCH] })
+    }
+
+    /// Writes a batch as one transaction; when it fails, each order again alone, so that
+    /// only the order at fault gets the error. Answers, in order, whether each was written.
+    fn write(&mut self, batch: &[PendingOrder]) -> Vec<StoreResult<bool>> {
+        let written = |ids: &[Uuid], p: &PendingOrder| ids.contains(&p.order.order_id.0);
+        if batch.len() > 1 {
+            match self.run(batch) {
+                Ok(ids) => return batch.iter().map(|p| Ok(written(&ids, p))).collect(),
+                Err(_) => self.recover(),
+            }
+        }
+        let mut out = Vec::with_capacity(batch.len());
+        for p in batch {
+            out.push(match self.run(std::slice::from_ref(p)) {
+                Ok(ids) => Ok(written(&ids, p)),
+                Err(e) => {
+                    self.recover();
+                    Err(map_sqlite_err(e))
+                }
+            });
+        }
+        out
+    }
+
+    /// One transaction of orders and their audit rows; the ids of the orders written (an
+    /// order into a parent no longer in the state asked for is not, nor its audit row).
+    fn run(&mut self, batch: &[PendingOrder]) -> rusqlite::Result<Vec<Uuid>> {
+        let [orders, logs] = self.sql[batch.len() - 1].get_or_insert_with(|| sql::insert_orders_if_parent(batch.len()));
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let mut args = Vec::with_capacity(batch.len() * 19);
+        for p in batch {
+            order_values(&p.order, p.parent_state, &mut args);
+        }
+        tx.prepare_cached(orders)?.execute(rusqlite::params_from_iter(&args))?;
+        args.clear();
+        for p in batch {
+            log_values(&p.log, &mut args);
+        }
+        let ids = {
+            let mut logs = tx.prepare_cached(logs)?;
+            let ids = logs.query_map(rusqlite::params_from_iter(&args), |r| r.get::<_, Uuid>(0))?;
+            ids.collect::<rusqlite::Result<Vec<_>>>()?
+        };
+        tx.commit()?;
+        Ok(ids)
+    }
+
+    /// After a failure: a transaction its rollback could not end is ended, or the
+    /// connection replaced.
+    fn recover(&mut self) {
+        if self.conn.is_autocommit() || self.conn.execute_batch("rollback").is_ok() {
+            return;
+        }
+        match Self::open(&self.path) {
+            Ok(fresh) => *self = fresh,
+            Err(e) => tracing::error!(error = %e, "the order writer cannot open the database again"),
+        }
+    }
+}
+
+/// A child order's columns as [`sql::ORDER_COLUMNS`] lists them (as `bind_order` binds
+/// them for sqlx), then its parent's state.
+fn order_values(o: &ChildOrder, parent_state: ParentState, out: &mut Vec<rusqlite::types::Value>) {
+    use rusqlite::types::Value::{Integer, Null, Text};
+    let (working, matched) = o.parent_counts();
+    out.extend([
+        id(o.order_id.0),
+        id(o.parent_order_id.0),
+        id(o.company_id.0),
+        id(o.created_by.0),
+        id(o.instrument_id.0),
+        Text(o.direction.as_str().into()),
+        Text(o.state.as_str().into()),
+        Text(Dec(o.price).sqlite()),
+        Integer(o.quantity),
+        Integer(o.iceberg.into()),
+        Integer(o.residual.into()),
+        id(o.broker_id.0),
+        Integer(Ts(o.created_at).sqlite()),
+        Integer(Ts(o.updated_at).sqlite()),
+        Integer(working),
+        Integer(matched),
+        Integer(o.rests().into()),
+        o.min_execution.map_or(Null, Integer),
+        Text(parent_state.as_str().into()),
+    ]);
+}
+
+/// An audit row's columns as `bind_action_log` binds them for sqlx.
+fn log_values(a: &ActionLog, out: &mut Vec<rusqlite::types::Value>) {
+    use rusqlite::types::Value::{Integer, Null, Text};
+    let keyed = a.keyed.as_ref();
+    out.extend([
+        id(a.action_log_id),
+        Text(a.entity.clone()),
+        a.entity_id.map_or(Null, id),
+        Text(a.operation.clone()),
+        a.user_id.map_or(Null, |u| id(u.0)),
+        Integer(Ts(a.created_at).sqlite()),
+        Text(a.details.to_string()),
+        keyed.map_or(Null, |k| Text(k.key.key.clone())),
+        keyed.map_or(Null, |k| Integer(k.part.into())),
+        keyed.map_or(Null, |k| Text(k.key.request_hash.clone())),
+    ]);
+}
+
+/// An id as sqlx stores it in SQLite: its 16 bytes.
+fn id(u: Uuid) -> rusqlite::types::Value {
+    rusqlite::types::Value::Blob(u.as_bytes().to_vec())
+}
+
+/// The order writer's errors as [`map_err`] reads sqlx's.
+fn map_sqlite_err(e: rusqlite::Error) -> StoreError {
+    use rusqlite::ffi;
+    let rusqlite::Error::SqliteFailure(f, message) = &e else { return StoreError::Other(e.to_string()) };
+    let text = message.clone().unwrap_or_else(|| e.to_string());
+    match f.extended_code {
+        ffi::SQLITE_CONSTRAINT_UNIQUE | ffi::SQLITE_CONSTRAINT_PRIMARYKEY => StoreError::Unique(text),
+        // A CHECK, or a bound a trigger keeps (RAISE(ABORT)): refused as a CHECK is (ADR 0027).
+        ffi::SQLITE_CONSTRAINT_CHECK | ffi::SQLITE_CONSTRAINT_TRIGGER => StoreError::Check(text),
+        c if matches!(c & 0xff, ffi::SQLITE_BUSY | ffi::SQLITE_LOCKED) => StoreError::Busy(text),
+        c if matches!(c & 0xff, ffi::SQLITE_READONLY | ffi::SQLITE_IOERR | ffi::SQLITE_FULL) => {
+            StoreError::Unwritable(text)
+        }
+        _ => StoreError::Other(e.to_string()),
+    }
+}
+
+/// Writes one batch of orders with their audit rows (group commit, [`crate::group`]) on
+/// the order writer's connection, holding the pool's write connection meanwhile; that
+/// stays in `held` for the next batch while orders wait.
 async fn write_orders(
-    writer: &SqlitePool,
+    w: &OrderWriter,
     held: &mut Option<PoolConnection<Sqlite>>,
     batch: &[PendingOrder],
 ) -> Vec<StoreResult<bool>> {
-    let mut conn = match held.take() {
+    let turn = match held.take() {
         Some(c) => c,
-        None => match writer.acquire().await {
+        None => match w.pool.acquire().await {
             Ok(c) => c,
-            Err(e) => return writer_failed(batch, &e),
+            Err(e) => {
+                return batch.iter().map(|_| Err(StoreError::Busy(format!("order writer: {e}")))).collect();
+            }
         },
     };
-    if batch.len() > 1 {
-        match run_order_batch(&mut conn, batch).await {
-            Ok(written) => {
-                *held = Some(conn);
-                return batch.iter().map(|p| Ok(written.contains(&p.order.order_id.0))).collect();
-            }
-            Err(_) => {
-                if !end_transaction(&mut conn).await {
-                    drop(conn);
-                    conn = match writer.acquire().await {
-                        Ok(c) => c,
-                        Err(e) => return writer_failed(batch, &e),
-                    };
-                }
-            }
-        }
-    }
-    let mut out = Vec::with_capacity(batch.len());
-    for (n, p) in batch.iter().enumerate() {
-        let r = run_order_batch(&mut conn, std::slice::from_ref(p)).await;
-        out.push(match r {
-            Ok(written) => Ok(written.contains(&p.order.order_id.0)),
-            Err(e) => {
-                if !end_transaction(&mut conn).await {
-                    drop(conn);
-                    conn = match writer.acquire().await {
-                        Ok(c) => c,
-                        Err(e2) => {
-                            out.push(Err(map_err(e)));
-                            out.extend(writer_failed(&batch[n + 1..], &e2));
-                            return out;
-                        }
-                    };
-                }
-                Err(map_err(e))
-            }
-        });
-    }
-    *held = Some(conn);
+    let out = w.db.lock().unwrap_or_else(std::sync::PoisonError::into_inner).write(batch);
+    *held = Some(turn);
     out
-}
-
-fn writer_failed(batch: &[PendingOrder], e: &sqlx::Error) -> Vec<StoreResult<bool>> {
-    batch.iter().map(|_| Err(StoreError::Other(format!("order writer: {e}")))).collect()
-}
-
-/// One transaction of orders and their audit rows in one call to the writer's thread, two
-/// statements for the batch (sqlx binds `$N` by number in every statement); returns the
-/// ids of the orders written (an order into a parent no longer in the state asked for is
-/// not, nor its audit row).
-async fn run_order_batch(conn: &mut PoolConnection<Sqlite>, batch: &[PendingOrder]) -> Result<Vec<Uuid>, sqlx::Error> {
-    let query = format!("begin immediate; {}; commit", sql::insert_orders_if_parent(batch.len()));
-    let mut q = sqlx::query(sqlx::AssertSqlSafe(query));
-    for p in batch {
-        q = bind_action_log(bind_order(q, &p.order).bind(p.parent_state.as_str()), &p.log);
-    }
-    let rows = q.fetch_all(&mut **conn).await?;
-    rows.iter().map(|r| sqlx::Row::try_get::<Uuid, _>(r, 0)).collect()
-}
-
-/// Ends a transaction a failed batch may have left open; false when the connection
-/// cannot be trusted any more (it is then closed instead of going back to the pool).
-async fn end_transaction(conn: &mut PoolConnection<Sqlite>) -> bool {
-    match sqlx::query("rollback").execute(&mut **conn).await {
-        Ok(_) => true,
-        // No transaction was open: the failure came before `begin` or after `commit`.
-        Err(e) if e.to_string().contains("no transaction is active") => true,
-        Err(_) => {
-            conn.close_on_drop();
-            false
-        }
-    }
 }
 
 pub struct SqliteTx {

@@ -44,6 +44,32 @@ pub fn redact_url(url: &str) -> String {
     }
 }
 
+/// A database error by its code (SQLite's extended result code, PostgreSQL's SQLSTATE),
+/// past the unique and CHECK violations each driver names itself.
+pub(crate) fn by_code(code: &str, message: &str) -> Option<StoreError> {
+    // A bound a trigger keeps (SQLite's RAISE(ABORT): SQLITE_CONSTRAINT_TRIGGER) or a sum
+    // that left 64 bits (PostgreSQL's numeric_value_out_of_range): refused as a CHECK is
+    // (ADR 0027).
+    if code == "1811" || code == "22003" {
+        return Some(StoreError::Check(message.to_owned()));
+    }
+    // SQLite BUSY/LOCKED; PostgreSQL serialization failure, deadlock, lock timeout,
+    // statement timeout, idle transaction ended, server shutting down or starting.
+    if matches!(code, "5" | "6" | "517" | "40001" | "40P01" | "55P03" | "57014" | "25P03" | "57P01" | "57P02" | "57P03")
+        || code.starts_with("08")
+    {
+        return Some(StoreError::Busy(message.to_owned()));
+    }
+    // SQLite cannot write: read-only file, disk full, I/O error (primary codes of the
+    // extended ones).
+    if let Ok(n) = code.parse::<u32>()
+        && matches!(n & 0xff, 8 | 10 | 13)
+    {
+        return Some(StoreError::Unwritable(message.to_owned()));
+    }
+    None
+}
+
 pub(crate) fn map_err(e: sqlx::Error) -> StoreError {
     match &e {
         sqlx::Error::Database(db) => {
@@ -54,29 +80,7 @@ pub(crate) fn map_err(e: sqlx::Error) -> StoreError {
                 _ => {}
             }
             let code = db.code().map(|c| c.into_owned()).unwrap_or_default();
-            // A bound a trigger keeps (SQLite's RAISE(ABORT): SQLITE_CONSTRAINT_TRIGGER) or a
-            // sum that left 64 bits (PostgreSQL's numeric_value_out_of_range): refused as a
-            // CHECK is (ADR 0027).
-            if code == "1811" || code == "22003" {
-                return StoreError::Check(db.message().to_owned());
-            }
-            // SQLite BUSY/LOCKED; PostgreSQL serialization failure, deadlock, lock timeout,
-            // statement timeout, idle transaction ended, server shutting down or starting.
-            if matches!(
-                code.as_str(),
-                "5" | "6" | "517" | "40001" | "40P01" | "55P03" | "57014" | "25P03" | "57P01" | "57P02" | "57P03"
-            ) || code.starts_with("08")
-            {
-                return StoreError::Busy(db.message().to_owned());
-            }
-            // SQLite cannot write: read-only file, disk full, I/O error (primary codes of
-            // the extended ones).
-            if let Ok(n) = code.parse::<u32>()
-                && matches!(n & 0xff, 8 | 10 | 13)
-            {
-                return StoreError::Unwritable(db.message().to_owned());
-            }
-            StoreError::Other(e.to_string())
+            by_code(&code, db.message()).unwrap_or_else(|| StoreError::Other(e.to_string()))
         }
         sqlx::Error::PoolTimedOut => StoreError::Busy("connection pool timed out".into()),
         // A connection left inside a transaction whose rollback failed: it is replaced.

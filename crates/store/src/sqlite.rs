@@ -277,20 +277,16 @@ fn id(u: Uuid) -> rusqlite::types::Value {
     rusqlite::types::Value::Blob(u.as_bytes().to_vec())
 }
 
-/// The order writer's errors as [`map_err`] reads sqlx's.
+/// The order writer's errors as [`map_err`] reads sqlx's: unique and CHECK violations by
+/// their extended codes (as sqlx names them), the rest by [`crate::by_code`].
 fn map_sqlite_err(e: rusqlite::Error) -> StoreError {
     use rusqlite::ffi;
     let rusqlite::Error::SqliteFailure(f, message) = &e else { return StoreError::Other(e.to_string()) };
     let text = message.clone().unwrap_or_else(|| e.to_string());
     match f.extended_code {
         ffi::SQLITE_CONSTRAINT_UNIQUE | ffi::SQLITE_CONSTRAINT_PRIMARYKEY => StoreError::Unique(text),
-        // A CHECK, or a bound a trigger keeps (RAISE(ABORT)): refused as a CHECK is (ADR 0027).
-        ffi::SQLITE_CONSTRAINT_CHECK | ffi::SQLITE_CONSTRAINT_TRIGGER => StoreError::Check(text),
-        c if matches!(c & 0xff, ffi::SQLITE_BUSY | ffi::SQLITE_LOCKED) => StoreError::Busy(text),
-        c if matches!(c & 0xff, ffi::SQLITE_READONLY | ffi::SQLITE_IOERR | ffi::SQLITE_FULL) => {
-            StoreError::Unwritable(text)
-        }
-        _ => StoreError::Other(e.to_string()),
+        ffi::SQLITE_CONSTRAINT_CHECK => StoreError::Check(text),
+        code => crate::by_code(&code.to_string(), &text).unwrap_or_else(|| StoreError::Other(e.to_string())),
     }
 }
 

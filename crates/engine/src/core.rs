@@ -120,9 +120,9 @@ impl<S: Store> Core<S> {
         self.wakes.clone()
     }
 
-    /// Changes whenever a commit may have put messages in the FIX outbox.
-    pub fn fix_outbox_changes(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.wakes.fix_changes()
+    /// Changes whenever a commit on this node put messages in `company`'s FIX outbox.
+    pub fn fix_outbox_changes(&self, company: CompanyId) -> tokio::sync::watch::Receiver<u64> {
+        self.store.fix_bell().listen(company)
     }
 
     /// Publishes what a commit changed, after dropping the cache entries it makes

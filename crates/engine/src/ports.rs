@@ -16,6 +16,33 @@ use crate::model::*;
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// Each company's FIX sessions on this node, rung after a commit that put messages in the
+/// company's outbox (the store rings it once the commit succeeded; sessions on other
+/// nodes find them by their poll). Another company's trading never wakes a session.
+#[derive(Default)]
+pub struct FixBell(std::sync::Mutex<std::collections::HashMap<CompanyId, tokio::sync::watch::Sender<u64>>>);
+
+impl FixBell {
+    /// Wakes the sessions listening for these companies.
+    pub fn ring(&self, companies: &[CompanyId]) {
+        if companies.is_empty() {
+            return;
+        }
+        let bells = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for c in companies {
+            if let Some(bell) = bells.get(c) {
+                bell.send_modify(|n| *n = n.wrapping_add(1));
+            }
+        }
+    }
+
+    /// Changes whenever a commit put messages in `company`'s outbox.
+    pub fn listen(&self, company: CompanyId) -> tokio::sync::watch::Receiver<u64> {
+        let mut bells = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        bells.entry(company).or_insert_with(|| tokio::sync::watch::channel(0).0).subscribe()
+    }
+}
+
 /// A database: hands out transactions.
 #[async_trait]
 pub trait Store: Clone + Send + Sync + 'static {
@@ -32,6 +59,9 @@ pub trait Store: Clone + Send + Sync + 'static {
     /// sees one snapshot by itself): no `BEGIN`/`ROLLBACK` round trips on the hottest
     /// reads. Never use it for two statements that must agree, nor for a write.
     async fn single(&self) -> StoreResult<Self::Tx>;
+
+    /// Rung after each commit that queued FIX messages, with their companies.
+    fn fix_bell(&self) -> &std::sync::Arc<FixBell>;
 
     /// Files a frame of a company's FIX session under its number (replacing one filed
     /// there before), in one statement that is its own transaction: the session's next

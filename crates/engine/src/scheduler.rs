@@ -417,19 +417,13 @@ where
     }
 }
 
-/// What wakes after a commit: each timer lane's loop, and the FIX sessions (their outbox,
-/// ADR 0025). A commit wakes only the lanes it gave a timer due now: a take's expiry,
-/// minutes away, costs no pass of either lane (each pass is a claim statement in a
-/// transaction of its own); a timer due later is found by the loop's poll.
+/// What wakes each timer lane's loop after a commit. A commit wakes only the lanes it gave
+/// a timer due now: a take's expiry, minutes away, costs no pass of either lane (each pass
+/// is a claim statement in a transaction of its own); a timer due later is found by the
+/// loop's poll. The FIX sessions have a bell of their own, per company (`FixBell`).
+#[derive(Default)]
 pub struct Wakes {
     lanes: [tokio::sync::Notify; 2],
-    fix: tokio::sync::watch::Sender<u64>,
-}
-
-impl Default for Wakes {
-    fn default() -> Self {
-        Self { lanes: Default::default(), fix: tokio::sync::watch::channel(0).0 }
-    }
 }
 
 impl Wakes {
@@ -440,29 +434,20 @@ impl Wakes {
         }
     }
 
-    /// Runs a pass of every lane now (or right after the one running), and wakes the
-    /// FIX sessions.
+    /// Runs a pass of every lane now (or right after the one running).
     pub fn all(&self) {
         for lane in Lane::ALL {
             self.lane(lane).notify_one();
         }
-        self.fix.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    /// After a commit whose new timers are `timers`: the lanes with one due by `now`, and
-    /// the FIX sessions.
+    /// After a commit whose new timers are `timers`: the lanes with one due by `now`.
     pub(crate) fn after(&self, timers: &[Timer], now: DateTime<Utc>) {
         for lane in Lane::ALL {
             if timers.iter().any(|t| t.due_at <= now && lane.kinds().contains(&t.kind.as_str())) {
                 self.lane(lane).notify_one();
             }
         }
-        self.fix.send_modify(|n| *n = n.wrapping_add(1));
-    }
-
-    /// Changes whenever a commit may have put messages in the FIX outbox.
-    pub(crate) fn fix_changes(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.fix.subscribe()
     }
 }
 
@@ -520,7 +505,6 @@ mod tests {
             tokio::time::timeout(StdDuration::ZERO, w.lane(lane).notified()).await.is_ok()
         }
         let w = Wakes::default();
-        let mut fix = w.fix_changes();
         // A take: its expiry minutes away, an auto-answer 15 s away.
         let later = [
             timer(crate::matches::EXPIRE, now + Duration::minutes(5)),
@@ -528,8 +512,6 @@ mod tests {
         ];
         w.after(&later, now);
         assert!(!woken(&w, Lane::Trading).await && !woken(&w, Lane::Mail).await);
-        assert!(fix.has_changed().unwrap(), "the FIX sessions look at their outbox after every commit");
-        fix.mark_unchanged();
         // An accept that e-mails the brokers: the mail lane only.
         w.after(&[timer(OUTBOX_DELIVER, now), later[0].clone()], now);
         assert!(woken(&w, Lane::Mail).await && !woken(&w, Lane::Trading).await);
@@ -538,7 +520,6 @@ mod tests {
         assert!(woken(&w, Lane::Trading).await && !woken(&w, Lane::Mail).await);
         w.all();
         assert!(woken(&w, Lane::Trading).await && woken(&w, Lane::Mail).await);
-        assert!(fix.has_changed().unwrap());
     }
 
     #[tokio::test(start_paused = true)]

@@ -209,7 +209,7 @@ async fn run_session<S: Store>(
     // parents it sent are pulled unless the company turned it off (ADR 0043).
     let _present = engine.presence.open_fix(company);
     let carried = shared.carried(company);
-    let mut changes = engine.fix_outbox_changes();
+    let mut changes = engine.fix_outbox_changes(company);
     // This node's hold on the session (ADR 0026): renewed while it lives; a session whose
     // hold is lost or lapses ends, so two nodes never speak for one company.
     let mut renew = tokio::time::interval(FIX_HOLD_RENEW);

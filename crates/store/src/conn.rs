@@ -53,6 +53,9 @@ pub struct Memo {
     /// Dedupe keys of timers this transaction already inserted or found pending: another
     /// insert under one of them would do nothing (`on conflict do nothing`).
     pub timers: std::collections::HashSet<String>,
+    /// The companies whose FIX outbox this transaction wrote to: their sessions are rung
+    /// once it commits.
+    pub fix_queued: Vec<upstairs_domain::CompanyId>,
 }
 
 impl Memo {

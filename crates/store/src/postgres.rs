@@ -62,6 +62,8 @@ const ORDER_WRITERS: usize = 4;
 
 #[derive(Clone)]
 pub struct PgStore {
+    /// Rung after each commit that queued FIX messages.
+    bell: Arc<upstairs_engine::ports::FixBell>,
     pool: PgPool,
     /// The order writers' queue (ADR 0040): orders arriving together commit together.
     orders: crate::group::Queues,
@@ -124,7 +126,7 @@ impl PgStore {
             |p, _: &mut Option<()>, b| Box::pin(write_orders(p, b)),
             crate::group::Run::OnRuntime,
         );
-        Ok(Self { pool, orders, fanout })
+        Ok(Self { pool, orders, fanout, bell: Default::default() })
     }
 
     pub fn pool(&self) -> &PgPool {
@@ -224,6 +226,7 @@ static INSERT_ORDERS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| 
 pub struct PgTx {
     tx: Conn<Postgres>,
     memo: crate::conn::Memo,
+    bell: Arc<upstairs_engine::ports::FixBell>,
 }
 
 #[async_trait]
@@ -231,15 +234,31 @@ impl Store for PgStore {
     type Tx = PgTx;
 
     async fn write(&self) -> StoreResult<PgTx> {
-        Ok(PgTx { tx: Conn::Tx(self.pool.begin().await.map_err(map_err)?), memo: Default::default() })
+        Ok(PgTx {
+            tx: Conn::Tx(self.pool.begin().await.map_err(map_err)?),
+            memo: Default::default(),
+            bell: self.bell.clone(),
+        })
     }
 
     async fn read(&self) -> StoreResult<PgTx> {
-        Ok(PgTx { tx: Conn::Tx(self.pool.begin().await.map_err(map_err)?), memo: Default::default() })
+        Ok(PgTx {
+            tx: Conn::Tx(self.pool.begin().await.map_err(map_err)?),
+            memo: Default::default(),
+            bell: self.bell.clone(),
+        })
     }
 
     async fn single(&self) -> StoreResult<PgTx> {
-        Ok(PgTx { tx: Conn::Single(self.pool.acquire().await.map_err(map_err)?), memo: Default::default() })
+        Ok(PgTx {
+            tx: Conn::Single(self.pool.acquire().await.map_err(map_err)?),
+            memo: Default::default(),
+            bell: self.bell.clone(),
+        })
+    }
+
+    fn fix_bell(&self) -> &Arc<upstairs_engine::ports::FixBell> {
+        &self.bell
     }
 
     async fn file_fix_message(&self, m: &FiledFixMessage) -> StoreResult<()> {
@@ -282,7 +301,9 @@ impl Store for PgStore {
 #[async_trait]
 impl Tx for PgTx {
     async fn commit(self) -> StoreResult<()> {
-        self.tx.commit().await
+        self.tx.commit().await?;
+        self.bell.ring(&self.memo.fix_queued);
+        Ok(())
     }
 }
 

@@ -3187,6 +3187,7 @@ macro_rules! shared_repos {
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
+                self.memo.fix_queued.push(m.company_id);
                 Ok(())
             }
 

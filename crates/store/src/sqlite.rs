@@ -10,6 +10,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::types::Json;
 use sqlx::{Sqlite, SqlitePool};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 use upstairs_domain::match_request::MatchRequestState;
 use upstairs_domain::order::{Direction, OrderState};
@@ -62,6 +63,8 @@ const MAX_ORDER_BATCH: usize = 32;
 
 #[derive(Clone)]
 pub struct SqliteStore {
+    /// Rung after each commit that queued FIX messages.
+    bell: Arc<upstairs_engine::ports::FixBell>,
     writer: SqlitePool,
     readers: SqlitePool,
     /// The order writer's queue (ADR 0019): orders arriving together commit together.
@@ -128,7 +131,7 @@ impl SqliteStore {
             |w, h, b| Box::pin(write_orders(w, h, b)),
             crate::group::Run::OnOwnThread,
         );
-        Ok(Self { writer, readers, orders })
+        Ok(Self { writer, readers, orders, bell: Default::default() })
     }
 }
 
@@ -315,6 +318,7 @@ async fn write_orders(
 pub struct SqliteTx {
     tx: Conn<Sqlite>,
     memo: crate::conn::Memo,
+    bell: Arc<upstairs_engine::ports::FixBell>,
 }
 
 #[async_trait]
@@ -333,15 +337,27 @@ impl Store for SqliteStore {
             }
             other => other,
         };
-        Ok(SqliteTx { tx: Conn::Tx(tx.map_err(map_err)?), memo: Default::default() })
+        Ok(SqliteTx { tx: Conn::Tx(tx.map_err(map_err)?), memo: Default::default(), bell: self.bell.clone() })
     }
 
     async fn read(&self) -> StoreResult<SqliteTx> {
-        Ok(SqliteTx { tx: Conn::Tx(self.readers.begin().await.map_err(map_err)?), memo: Default::default() })
+        Ok(SqliteTx {
+            tx: Conn::Tx(self.readers.begin().await.map_err(map_err)?),
+            memo: Default::default(),
+            bell: self.bell.clone(),
+        })
     }
 
     async fn single(&self) -> StoreResult<SqliteTx> {
-        Ok(SqliteTx { tx: Conn::Single(self.readers.acquire().await.map_err(map_err)?), memo: Default::default() })
+        Ok(SqliteTx {
+            tx: Conn::Single(self.readers.acquire().await.map_err(map_err)?),
+            memo: Default::default(),
+            bell: self.bell.clone(),
+        })
+    }
+
+    fn fix_bell(&self) -> &Arc<upstairs_engine::ports::FixBell> {
+        &self.bell
     }
 
     async fn file_fix_message(&self, m: &FiledFixMessage) -> StoreResult<()> {
@@ -385,7 +401,9 @@ impl Store for SqliteStore {
 #[async_trait]
 impl Tx for SqliteTx {
     async fn commit(self) -> StoreResult<()> {
-        self.tx.commit().await
+        self.tx.commit().await?;
+        self.bell.ring(&self.memo.fix_queued);
+        Ok(())
     }
 }
 

@@ -25,6 +25,7 @@ macro_rules! contract {
 
 contract!(
     fix_frames_are_filed_in_one_statement,
+    fix_outbox_rings_only_its_company_once_committed,
     users_round_trip,
     email_is_unique,
     sessions,
@@ -387,6 +388,47 @@ async fn outbox_lifecycle<S: Store>(s: S) {
     assert_eq!(got.email, redacted);
     assert_eq!(got.email.message_id, "<m1@test>");
     assert_eq!(tx.outbox_messages(0, 5).await.unwrap().items.len(), 1);
+}
+
+/// A commit that queued FIX messages rings the sessions of those companies only, once it
+/// committed: a transaction dropped unfinished rings none, and another company's
+/// messages never wake a session.
+async fn fix_outbox_rings_only_its_company_once_committed<S: Store>(s: S) {
+    use upstairs_engine::fix::{FixReport, RefusedAnswer};
+    let (c, _) = seeded(&s).await;
+    let other = company("Bollard");
+    let mut tx = s.write().await.unwrap();
+    tx.insert_company(&other).await.unwrap();
+    tx.commit().await.unwrap();
+    let (mut mine, theirs) = (s.fix_bell().listen(c.company_id), s.fix_bell().listen(other.company_id));
+    let message = |id: &str| FixOutboxMessage {
+        fix_outbox_id: id.into(),
+        company_id: c.company_id,
+        report: FixReport::AnswerRefused(RefusedAnswer {
+            ref_seq_num: 1,
+            trade_report_id: id.into(),
+            text: "Order already accepted".into(),
+        }),
+        created_at: t0(),
+        sent_seq: None,
+    };
+
+    let mut tx = s.write().await.unwrap();
+    tx.insert_fix_outbox(&message("dropped")).await.unwrap();
+    drop(tx);
+    assert!(!mine.has_changed().unwrap(), "a transaction that never committed rings no one");
+
+    let mut tx = s.write().await.unwrap();
+    tx.insert_fix_outbox(&message("m1")).await.unwrap();
+    tx.insert_fix_outbox(&message("m2")).await.unwrap();
+    assert!(!mine.has_changed().unwrap(), "not before the commit: the session would find nothing");
+    tx.commit().await.unwrap();
+    assert!(mine.has_changed().unwrap());
+    mine.mark_unchanged();
+    assert!(!theirs.has_changed().unwrap(), "another company's session sleeps on");
+    let pending = s.single().await.unwrap().pending_fix_outbox(c.company_id, 10).await.unwrap();
+    let ids: Vec<String> = pending.into_iter().map(|m| m.fix_outbox_id).collect();
+    assert_eq!(ids, ["m1", "m2"]);
 }
 
 /// A frame filed moves the session's next number and marks the outbox message it carries

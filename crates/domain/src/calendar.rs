@@ -1,7 +1,7 @@
 //! The venue's trading day: Monday to Friday in `Europe/London`, child orders and
 //! matching from 09:00 to 17:00, parent orders from 05:30, minus holidays. DST-correct.
 
-use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveTime, TimeZone, Utc, Weekday};
+use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveTime, TimeZone, Timelike, Utc, Weekday};
 use chrono_tz::Tz;
 
 /// Configuration of the trading day.
@@ -83,7 +83,7 @@ impl Calendar {
         if self.always_open {
             return None;
         }
-        let today = self.local_date(now);
+        let today = self.trading_date(now);
         self.holidays.iter().find(|h| h.date == today)
     }
 
@@ -100,21 +100,49 @@ impl Calendar {
         Utc.from_utc_datetime(&d.and_time(t))
     }
 
+    /// Whether a session crosses midnight: it opens the evening before the day it closes
+    /// on, and that day names it (CME's Globex hours: Sunday 17:00 to Monday 16:00 is
+    /// Monday's session). Its days and holidays are those it closes on.
+    pub fn crosses_midnight(&self) -> bool {
+        self.close < self.open
+    }
+
+    /// Where a time of the session falls, in minutes from the midnight of the day it
+    /// closes on: negative for a time of the evening before (after the close, in a
+    /// session that crosses midnight).
+    pub fn minute_of_session(&self, t: NaiveTime) -> i64 {
+        let minutes = i64::from(t.num_seconds_from_midnight() / 60);
+        if self.crosses_midnight() && t > self.close { minutes - 24 * 60 } else { minutes }
+    }
+
+    /// The session of trading day `d`, from the time `from` (the open, or when parent
+    /// orders start) to the close.
     fn window(&self, d: NaiveDate, from: NaiveTime) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
-        self.trading_day(d).then(|| (self.at(d, from), self.at(d, self.close)))
+        let starts_on = if self.minute_of_session(from) < 0 { d - Duration::days(1) } else { d };
+        self.trading_day(d).then(|| (self.at(starts_on, from), self.at(d, self.close)))
     }
 
     fn local_date(&self, now: DateTime<Utc>) -> NaiveDate {
         now.with_timezone(&self.time_zone).date_naive()
     }
 
-    fn in_window(&self, now: DateTime<Utc>, from: NaiveTime) -> bool {
-        self.window(self.local_date(now), from).is_some_and(|(a, b)| a <= now && now < b)
+    /// The trading day `now` belongs to: today, or tomorrow once today's close has passed
+    /// in a session that crosses midnight.
+    fn trading_date(&self, now: DateTime<Utc>) -> NaiveDate {
+        let local = now.with_timezone(&self.time_zone);
+        let today = local.date_naive();
+        if self.crosses_midnight() && local.time() >= self.close { today + Duration::days(1) } else { today }
     }
 
-    /// The start (local midnight) of the venue's day that `now` falls in.
+    fn in_window(&self, now: DateTime<Utc>, from: NaiveTime) -> bool {
+        self.window(self.trading_date(now), from).is_some_and(|(a, b)| a <= now && now < b)
+    }
+
+    /// The start of the venue's day that `now` falls in: local midnight, or the last close
+    /// when the sessions cross midnight.
     pub fn day_start(&self, now: DateTime<Utc>) -> DateTime<Utc> {
-        self.at(self.local_date(now), NaiveTime::MIN)
+        let d = self.trading_date(now);
+        if self.crosses_midnight() { self.at(d - Duration::days(1), self.close) } else { self.at(d, NaiveTime::MIN) }
     }
 
     pub fn is_open(&self, now: DateTime<Utc>) -> bool {
@@ -266,6 +294,64 @@ mod tests {
         // Monday morning: Friday's.
         assert_eq!(c.previous_close(utc("2026-11-30T08:00:00Z")), Some(utc("2026-11-27T17:00:00Z")));
         assert_eq!(Calendar { always_open: true, ..c }.previous_close(utc("2026-11-25T09:30:00Z")), None);
+    }
+
+    /// CME Globex's hours: each session opens at 17:00 Chicago time the evening before the
+    /// day it closes on, at 16:00, and that day names it.
+    fn globex() -> Calendar {
+        let t = |h, m| NaiveTime::from_hms_opt(h, m, 0).unwrap();
+        Calendar {
+            time_zone: chrono_tz::America::Chicago,
+            open: t(17, 0),
+            close: t(16, 0),
+            parent_orders_from: t(16, 30),
+            holidays: vec![Holiday::parse("2026-02-16=Presidents' Day").unwrap()],
+            ..Calendar::default()
+        }
+    }
+
+    #[test]
+    fn a_session_may_cross_midnight() {
+        let c = globex();
+        assert!(c.crosses_midnight() && !Calendar::default().crosses_midnight());
+        assert_eq!((c.minute_of_session(c.open), c.minute_of_session(c.close)), (-7 * 60, 16 * 60));
+        // February 2026: Chicago is on CST (UTC-6). Monday 2 February's session opens on
+        // Sunday evening; Saturday's never does.
+        let cases = [
+            ("2026-02-01T22:29:00Z", false, false), // Sunday 16:29
+            ("2026-02-01T22:30:00Z", false, true),  // Sunday 16:30: Monday's parent orders
+            ("2026-02-01T23:00:00Z", true, true),   // Sunday 17:00: Monday's session opens
+            ("2026-02-02T06:00:00Z", true, true),   // Monday 00:00
+            ("2026-02-02T21:59:59Z", true, true),   // Monday 15:59:59
+            ("2026-02-02T22:00:00Z", false, false), // Monday 16:00: closed
+            ("2026-02-02T22:30:00Z", false, true),  // Tuesday's parent orders
+            ("2026-02-02T23:00:00Z", true, true),   // Tuesday's session
+            ("2026-02-06T22:00:00Z", false, false), // Friday 16:00
+            ("2026-02-06T23:00:00Z", false, false), // Friday 17:00: no Saturday session
+        ];
+        for (t, open, parents) in cases {
+            assert_eq!((c.is_open(utc(t)), c.parent_orders_open(utc(t))), (open, parents), "{t}");
+        }
+        let s = c.status(utc("2026-02-02T21:50:00Z"));
+        assert!(s.open && s.closing_soon);
+        assert_eq!(s.next_close, Some(utc("2026-02-02T22:00:00Z")));
+        assert_eq!(s.next_open, Some(utc("2026-02-02T23:00:00Z")));
+        assert_eq!(c.next_open(utc("2026-02-06T22:30:00Z")), Some(utc("2026-02-08T23:00:00Z")), "Sunday 17:00");
+        assert_eq!(c.previous_close(utc("2026-02-02T16:00:00Z")), Some(utc("2026-01-30T22:00:00Z")), "Friday's");
+        assert_eq!(c.previous_close(utc("2026-02-02T22:10:00Z")), Some(utc("2026-02-02T22:00:00Z")));
+        // The venue's day starts at the last close.
+        assert_eq!(c.day_start(utc("2026-02-02T16:00:00Z")), utc("2026-02-01T22:00:00Z"));
+        assert_eq!(c.day_start(utc("2026-02-02T22:00:00Z")), utc("2026-02-02T22:00:00Z"));
+        // A holiday closes the session that ends on it, from the evening before.
+        let sunday = utc("2026-02-15T23:30:00Z");
+        assert!(!c.is_open(sunday));
+        assert_eq!(c.holiday(sunday).and_then(|h| h.name.as_deref()), Some("Presidents' Day"));
+        assert_eq!(c.next_open(sunday), Some(utc("2026-02-16T23:00:00Z")), "Tuesday's, on Monday evening");
+        assert!(c.is_open(utc("2026-02-16T23:00:00Z")) && c.holiday(utc("2026-02-16T23:00:00Z")).is_none());
+        // Clocks go forward on Sunday 8 March: Monday 9 March's session opens at 17:00 CDT.
+        assert!(!c.is_open(utc("2026-03-08T21:59:00Z")));
+        assert!(c.is_open(utc("2026-03-08T22:00:00Z")));
+        assert!(!c.is_open(utc("2026-03-09T21:00:00Z")), "16:00 CDT");
     }
 
     #[test]

@@ -157,15 +157,19 @@ fn checked(mic: &str, input: ExchangeInput) -> Result<(String, Calendar), Engine
     let open = time("open_time", &input.open_time);
     let close = time("close_time", &input.close_time);
     let parent_orders_from = time("parent_orders_from", &input.parent_orders_from);
+    // A close before the open ends the session the next day (it crosses midnight).
     if let (Some(open), Some(close)) = (open, close)
-        && close <= open
+        && close == open
     {
-        errors.push(FieldError::new("close_time", "The close must be after the open"));
+        errors.push(FieldError::new("close_time", "The close must differ from the open"));
     }
-    if let (Some(open), Some(from)) = (open, parent_orders_from)
-        && from > open
-    {
-        errors.push(FieldError::new("parent_orders_from", "Parent orders cannot open after the open"));
+    if let (Some(open), Some(close), Some(from)) = (open, close, parent_orders_from) {
+        let session = Calendar { open, close, ..Calendar::default() };
+        // In session order: after the last close (the evening before, when the session
+        // crosses midnight) and at the open at the latest.
+        if session.minute_of_session(from) > session.minute_of_session(open) {
+            errors.push(FieldError::new("parent_orders_from", "Parent orders cannot open after the open"));
+        }
     }
     let mut days = input.days;
     days.sort_by_key(|d| d.num_days_from_monday());
@@ -231,7 +235,7 @@ mod tests {
             name: " ".into(),
             time_zone: "Mars/Base".into(),
             open_time: "18:00".into(),
-            close_time: "08:00".into(),
+            close_time: "18:00".into(),
             parent_orders_from: "19:00".into(),
             days: vec![],
             holidays: vec![Holiday::parse("2026-12-25").unwrap(), Holiday::parse("2026-12-25=Christmas").unwrap()],
@@ -245,9 +249,36 @@ mod tests {
         );
         assert!(got.contains(&("time_zone".into(), "Unknown time zone: Mars/Base".into())));
         assert!(got.contains(&("holidays".into(), "2026-12-25 is listed twice".into())));
+        assert!(got.contains(&("close_time".into(), "The close must differ from the open".into())));
         assert_eq!(
             reasons("IFEU", ExchangeInput { open_time: "9am".into(), ..input() }),
             [("open_time".to_owned(), "Use a time like 09:00".to_owned())]
         );
+    }
+
+    #[test]
+    fn a_session_may_cross_midnight() {
+        let globex = |from: &str| ExchangeInput {
+            time_zone: "America/Chicago".into(),
+            open_time: "17:00".into(),
+            close_time: "16:00".into(),
+            parent_orders_from: from.into(),
+            ..input()
+        };
+        for from in ["16:01", "16:30", "17:00"] {
+            let (_, c) = checked("XCME", globex(from)).unwrap();
+            assert!(c.crosses_midnight(), "{from}");
+        }
+        // After the open, or before the last close: the day before's session.
+        for from in ["17:01", "23:00", "05:30", "16:00"] {
+            assert_eq!(
+                reasons("XCME", globex(from)),
+                [("parent_orders_from".to_owned(), "Parent orders cannot open after the open".to_owned())],
+                "{from}"
+            );
+        }
+        // A day session: parent orders from any time up to its open.
+        assert!(checked("IFEU", ExchangeInput { parent_orders_from: "00:00".into(), ..input() }).is_ok());
+        assert!(checked("IFEU", ExchangeInput { parent_orders_from: "08:00".into(), ..input() }).is_ok());
     }
 }

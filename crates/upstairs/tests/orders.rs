@@ -1149,6 +1149,27 @@ async fn exchange_calendars_decide_per_instrument(b: Backend) {
     run_timers(&v).await;
     assert_eq!(state(&other["order_id"]).await, json!("EXPIRED"));
 
+    // A session that crosses midnight: Wednesday's opens at 13:00 Berlin on Tuesday and
+    // closes at 12:00 on Wednesday; parent orders open between the close and the open.
+    let overnight = |from: &str| {
+        let mut e = eurex("12:00", json!([]));
+        e["open_time"] = json!("13:00");
+        e["parent_orders_from"] = json!(from);
+        e
+    };
+    let (s, r) = app.put("/api/admin/exchanges/XEUR", Some(&admin), overnight("05:30")).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{r}");
+    assert_eq!(messages(&r), [("parent_orders_from".into(), "Parent orders cannot open after the open".into())]);
+    let (s, e) = app.put("/api/admin/exchanges/XEUR", Some(&admin), overnight("12:30")).await;
+    assert_eq!(s, StatusCode::OK, "{e}");
+    assert_eq!(
+        (e["status"]["open"].clone(), e["status"]["next_close"].as_str()),
+        (json!(true), Some("2026-03-04T11:00:00Z")),
+        "18:00 Berlin on Tuesday is in Wednesday's session: {e}"
+    );
+    let (s, r) = v.child(&v.a, &seller, 500, p("94.75"), false).await;
+    assert_eq!(s, StatusCode::CREATED, "{r}");
+
     // Removed, its instrument follows the venue's hours again.
     let (s, _) = app.delete("/api/admin/exchanges/XEUR", Some(&admin)).await;
     assert_eq!(s, StatusCode::NO_CONTENT);

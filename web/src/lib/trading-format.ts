@@ -239,6 +239,15 @@ export function shortHours(hours: VenueHours): string {
   return `${formatHour(hours.open_time)}–${formatHour(hours.close_time)} ${zoneLabel(hours.time_zone)}, ${daysText(hours.days, 'short')}`;
 }
 
+/**
+ * Where `t` (`HH:MM`) falls in a session, in minutes from the midnight of the day it closes on:
+ * negative for the evening before, when the session crosses midnight (a close before the open).
+ */
+export function minuteOfSession(t: string, open: string, close: string): number {
+  const minutes = Number(t.slice(0, 2)) * 60 + Number(t.slice(3, 5));
+  return close < open && t > close ? minutes - 24 * 60 : minutes;
+}
+
 /** Where a calendar stands now: open, before the open (parent orders taken, orders wait for it) or closed. */
 export function phaseLabel(status: { open: boolean; parent_orders_open: boolean }): 'Open' | 'Opens soon' | 'Closed' {
   if (status.open) return 'Open';

@@ -162,7 +162,10 @@ pub struct ExchangeInput {
     pub time_zone: String,
     /// Local times, `HH:MM`.
     pub open_time: String,
+    /// Before `open_time`, the session crosses midnight: it opens the evening before the
+    /// trading day it closes on (ADR 0052).
     pub close_time: String,
+    /// From the last close to `open_time`.
     pub parent_orders_from: String,
     pub days: Vec<ExchangeDay>,
     #[schema(max_items = 500)]

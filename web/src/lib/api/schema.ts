@@ -1765,12 +1765,17 @@ export interface components {
         };
         /** @description An exchange's calendar. */
         ExchangeInput: {
+            /**
+             * @description Before `open_time`, the session crosses midnight: it opens the evening before the
+             *     trading day it closes on (ADR 0052).
+             */
             close_time: string;
             days: components["schemas"]["ExchangeDay"][];
             holidays: components["schemas"]["HolidayDto"][];
             name: string;
             /** @description Local times, `HH:MM`. */
             open_time: string;
+            /** @description From the last close to `open_time`. */
             parent_orders_from: string;
             /** @description IANA time zone, e.g. `Europe/London`. */
             time_zone: string;

@@ -1,5 +1,6 @@
 import type { components } from '@/lib/api/schema';
 import { http, HttpResponse, type HttpHandler } from 'msw';
+import { minuteOfSession } from '@/lib/trading-format';
 import { db } from './db';
 
 // In-memory admin data behind the MSW handlers; the server's own rules are
@@ -58,8 +59,11 @@ function exchangeErrors(mic: string, body: ExchangeInput) {
   } catch {
     errors.push({ field: 'time_zone', message: `Unknown time zone: ${body.time_zone}` });
   }
-  if (body.close_time <= body.open_time) errors.push({ field: 'close_time', message: 'The close must be after the open' });
-  if (body.parent_orders_from > body.open_time) errors.push({ field: 'parent_orders_from', message: 'Parent orders cannot open after the open' });
+  if (body.close_time === body.open_time) errors.push({ field: 'close_time', message: 'The close must differ from the open' });
+  const inSession = (t: string) => minuteOfSession(t, body.open_time, body.close_time);
+  if (inSession(body.parent_orders_from) > inSession(body.open_time)) {
+    errors.push({ field: 'parent_orders_from', message: 'Parent orders cannot open after the open' });
+  }
   if (body.days.length === 0) errors.push({ field: 'days', message: 'Pick at least one trading day' });
   const twice = body.holidays.find((h, n) => body.holidays.findIndex((x) => x.date === h.date) !== n);
   if (twice) errors.push({ field: 'holidays', message: `${twice.date} is listed twice` });

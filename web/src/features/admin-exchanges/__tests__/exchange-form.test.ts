@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { minuteOfSession } from '@/lib/trading-format';
 import { exchangeErrors, exchangeRequest, toExchangeForm, type ExchangeForm } from '../lib/exchange-form';
 
 const valid: ExchangeForm = {
@@ -39,7 +40,7 @@ describe('exchange form', () => {
         name: ' ',
         time_zone: 'Mars/Base',
         open_time: '18:00',
-        close_time: '08:00',
+        close_time: '18:00',
         parent_orders_from: '19:00',
         days: [],
         holidays: [
@@ -52,7 +53,7 @@ describe('exchange form', () => {
       mic: 'A MIC is 4 capital letters or digits',
       name: 'Name is required',
       time_zone: 'Unknown time zone: Mars/Base',
-      close_time: 'The close must be after the open',
+      close_time: 'The close must differ from the open',
       parent_orders_from: 'Parent orders cannot open after the open',
       days: 'Pick at least one trading day',
       holidays: '2026-12-25 is listed twice',
@@ -65,6 +66,19 @@ describe('exchange form', () => {
     });
     // Parent orders may open with the market, not after it.
     expect(exchangeErrors({ ...valid, parent_orders_from: '08:00' })).toEqual({});
+  });
+
+  it('takes a session that crosses midnight, with parent orders between the close and the open', () => {
+    const globex = { ...valid, time_zone: 'America/Chicago', open_time: '17:00', close_time: '16:00' };
+    for (const from of ['16:01', '16:30', '17:00']) expect(exchangeErrors({ ...globex, parent_orders_from: from })).toEqual({});
+    for (const from of ['17:01', '23:00', '05:30', '16:00']) {
+      expect(exchangeErrors({ ...globex, parent_orders_from: from })).toEqual({
+        parent_orders_from: 'Parent orders cannot open after the open',
+      });
+    }
+    expect(minuteOfSession('17:00', '17:00', '16:00')).toBe(-7 * 60);
+    expect(minuteOfSession('16:00', '17:00', '16:00')).toBe(16 * 60);
+    expect(minuteOfSession('17:00', '08:00', '18:00')).toBe(17 * 60);
   });
 
   it('starts a new exchange on weekdays, and an edit from its calendar', () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EXCHANGE_DAYS, exchangeDaySchema, type ExchangeDay } from '@/lib/api/get-platform-status';
+import { minuteOfSession } from '@/lib/trading-format';
 import { addIssues } from '@/lib/validation';
 import type { Exchange } from '../api/get-exchanges';
 import type { ExchangeInput } from '../api/save-exchange';
@@ -33,7 +34,7 @@ export const EXCHANGE_MESSAGES = {
   nameTooLong: `A name is one line of at most ${MAX_NAME} characters`,
   timeZoneRequired: 'Time zone is required',
   time: 'Use a time like 09:00',
-  closeAfterOpen: 'The close must be after the open',
+  closeIsOpen: 'The close must differ from the open',
   parentOrdersAfterOpen: 'Parent orders cannot open after the open',
   days: 'Pick at least one trading day',
   holidayDate: 'Enter the date',
@@ -87,9 +88,11 @@ export function exchangeErrors(f: ExchangeForm): Partial<Record<string, string>>
   const parents = hhmm(f.parent_orders_from);
   if (!open) e.open_time = EXCHANGE_MESSAGES.time;
   if (!close) e.close_time = EXCHANGE_MESSAGES.time;
-  else if (open && close <= open) e.close_time = EXCHANGE_MESSAGES.closeAfterOpen;
+  else if (open && close === open) e.close_time = EXCHANGE_MESSAGES.closeIsOpen;
   if (!parents) e.parent_orders_from = EXCHANGE_MESSAGES.time;
-  else if (open && parents > open) e.parent_orders_from = EXCHANGE_MESSAGES.parentOrdersAfterOpen;
+  else if (open && close && minuteOfSession(parents, open, close) > minuteOfSession(open, open, close)) {
+    e.parent_orders_from = EXCHANGE_MESSAGES.parentOrdersAfterOpen;
+  }
   if (f.days.length === 0) e.days = EXCHANGE_MESSAGES.days;
   if (f.holidays.length > MAX_HOLIDAYS) e.holidays = EXCHANGE_MESSAGES.tooManyHolidays;
   const seen = new Set<string>();

@@ -210,7 +210,7 @@ impl<S: Store> Disconnects<S> {
         for m in pending {
             let event =
                 if m.requesting_company_id == company { MatchRequestEvent::Cancel } else { MatchRequestEvent::Reject };
-            let done = self.matches.end_match_request(m.match_request_id, event, By::Venue).await.map(|_| ());
+            let done = self.matches.end_match_request(m, event, By::Venue).await.map(|_| ());
             tolerated(done, &mut pulled.match_requests)?;
         }
         for seen in working {

@@ -209,7 +209,7 @@ impl<S: Store> KillSwitch<S> {
         for m in pending.into_iter().filter(|m| crate::matches::party(m, id)) {
             let event =
                 if m.requesting_company_id == id { MatchRequestEvent::Cancel } else { MatchRequestEvent::Reject };
-            let done = self.matches.end_match_request(m.match_request_id, event, who).await.map(|_| ());
+            let done = self.matches.end_match_request(m, event, who).await.map(|_| ());
             tolerated(done, &mut swept.match_requests)?;
         }
         swept.orders = self.cancel_working_orders_of(id, by).await?;

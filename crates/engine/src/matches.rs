@@ -368,7 +368,7 @@ impl<S: Store> Matches<S> {
                 .await?
                 .require_open(self.clock.now())?;
         }
-        self.end_match_request(id, event, By::User(actor.user.user_id)).await
+        self.end_match_request(m, event, By::User(actor.user.user_id)).await
     }
 
     /// Ends a pending match request by `event` and moves both orders accordingly:
@@ -376,18 +376,19 @@ impl<S: Store> Matches<S> {
     /// (its quantity back to its parent) and the taker's working on (residual) or
     /// cancelled; withdrawn or out of the band, the responder's order back in the book
     /// and the taker's cancelled.
+    ///
+    /// `m` is the request as the caller read it, outside the transaction and before the
+    /// parents' locks, so the next order and take on them wait only for the writes (ADR
+    /// 0031): the compare-and-sets below refuse a request or an order that changed since.
     pub(crate) async fn end_match_request(
         &self,
-        id: MatchRequestId,
+        m: MatchRequest,
         event: MatchRequestEvent,
         by: By,
     ) -> Result<MatchRequest, EngineError> {
         let now = self.clock.now();
+        let id = m.match_request_id;
         let mut tx = self.store.write().await?;
-        // Read before the parents' locks, so the next order and take on them wait only for
-        // the writes (ADR 0031): the compare-and-sets below refuse a request or an order
-        // that changed since.
-        let m = tx.match_request(id).await?.ok_or_else(not_found)?;
         let (mine, theirs) = (m.requesting_order_id, m.responding_order_id);
         // A band that moved away from the price since (its sweep of pending requests runs
         // after the move commits) cancels instead of matching.
@@ -494,7 +495,8 @@ impl<S: Store> Matches<S> {
         } else {
             MatchRequestEvent::Reject
         };
-        match self.end_match_request(id, event, By::Venue).await {
+        let Some(m) = self.store.single().await?.match_request(id).await? else { return Ok(()) };
+        match self.end_match_request(m, event, By::Venue).await {
             Ok(_) | Err(EngineError::Conflict { .. }) | Err(EngineError::NotFound(_)) => Ok(()),
             Err(e) => Err(e),
         }
@@ -507,7 +509,7 @@ impl<S: Store> Matches<S> {
         for m in pending {
             let event =
                 if m.requesting_order_id == order { MatchRequestEvent::Cancel } else { MatchRequestEvent::Reject };
-            match self.end_match_request(m.match_request_id, event, By::User(actor.user.user_id)).await {
+            match self.end_match_request(m, event, By::User(actor.user.user_id)).await {
                 Ok(_) | Err(EngineError::Conflict { .. }) => {}
                 Err(e) => return Err(e),
             }
@@ -522,7 +524,7 @@ impl<S: Store> Matches<S> {
         for m in
             pending.into_iter().filter(|m| m.instrument_id == instrument.instrument_id && !instrument.in_band(m.price))
         {
-            match self.end_match_request(m.match_request_id, MatchRequestEvent::PriceOutOfTick, By::Venue).await {
+            match self.end_match_request(m, MatchRequestEvent::PriceOutOfTick, By::Venue).await {
                 Ok(_) | Err(EngineError::Conflict { .. }) => {}
                 Err(e) => return Err(e),
             }

@@ -78,7 +78,13 @@ impl<S: Store> Core<S> {
     ) -> Self {
         let limiter = Arc::new(ratelimit::RateLimiter::new(config.rate_limits.clone()));
         let fanout = store.fanout();
-        let node = uuid::Uuid::new_v4().simple().to_string()[..12].into();
+        let node: Arc<str> = uuid::Uuid::new_v4().simple().to_string()[..12].into();
+        if let Some(fanout) = fanout.clone() {
+            let node = node.to_string();
+            store.fix_bell().tell_peers(move |company| {
+                crate::fanout::tell(&*fanout, &node, events::Announced::FixQueued { company });
+            });
+        }
         Self(Arc::new(Shared {
             fanout,
             node,

@@ -143,6 +143,11 @@ pub enum Announced {
     },
     CounterpartyFilters,
     Exchanges,
+    /// A commit put messages in a company's FIX outbox: its session, wherever it is held,
+    /// sends them now.
+    FixQueued {
+        company: CompanyId,
+    },
     SessionsEnded {
         user: UserId,
     },
@@ -240,5 +245,15 @@ mod tests {
         let allocated = Event::AllocationChanged { user_id: user, order_id: id };
         let wire = serde_json::to_string(&Announcement { node: "n1".into(), what: Announced::of(&allocated) }).unwrap();
         assert_eq!(serde_json::from_str::<Announcement>(&wire).unwrap().what.only_for(), Some(user));
+    }
+
+    #[test]
+    fn a_queued_fix_message_is_announced_by_its_company() {
+        let company = CompanyId::new();
+        let a = Announcement { node: "n1".into(), what: Announced::FixQueued { company } };
+        let wire = serde_json::to_string(&a).unwrap();
+        assert_eq!(wire, format!(r#"{{"node":"n1","k":"fix_queued","company":"{company}"}}"#));
+        assert_eq!(serde_json::from_str::<Announcement>(&wire).unwrap(), a);
+        assert_eq!(a.what.only_for(), None, "every node with the session may hold it");
     }
 }

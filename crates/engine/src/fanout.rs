@@ -9,7 +9,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::events::{Announced, Announcement, Event};
-use crate::ports::{FanoutListener, InstrumentRepo, NotificationRepo, OrderRepo, Store};
+use crate::ports::{Fanout, FanoutListener, InstrumentRepo, NotificationRepo, OrderRepo, Store};
 use crate::{Core, EngineError};
 
 /// How long a node waits before listening again after its connection broke.
@@ -39,11 +39,7 @@ impl<S: Store> Core<S> {
 
     pub(crate) fn announce(&self, event: &Event) {
         let Some(fanout) = &self.fanout else { return };
-        let a = Announcement { node: self.node.to_string(), what: Announced::of(event) };
-        match serde_json::to_string(&a) {
-            Ok(payload) => fanout.announce(payload),
-            Err(e) => tracing::error!(error = %e, "could not encode an announcement"),
-        }
+        tell(&**fanout, &self.node, Announced::of(event));
     }
 
     /// Starts hearing the other nodes: listens before returning (so nothing committed
@@ -56,6 +52,14 @@ impl<S: Store> Core<S> {
         // A node skips its own announcements by their first bytes, unread.
         let hearing = Hearing(self.clone(), Announcement::prefix(&self.node));
         Ok(Some(tokio::spawn(async move { hearing.keep_hearing(first, stop).await })))
+    }
+}
+
+/// Puts one announcement of `node` on the wire.
+pub(crate) fn tell(fanout: &dyn Fanout, node: &str, what: Announced) {
+    match serde_json::to_string(&Announcement { node: node.to_owned(), what }) {
+        Ok(payload) => fanout.announce(payload),
+        Err(e) => tracing::error!(error = %e, "could not encode an announcement"),
     }
 }
 
@@ -123,6 +127,10 @@ impl<S: Store> Hearing<S> {
             return;
         }
         self.counters.announcements_heard.fetch_add(1, Ordering::Relaxed);
+        if let Announced::FixQueued { company } = a.what {
+            self.store.fix_bell().ring_here(&[company]);
+            return;
+        }
         if let Some(user) = a.what.only_for()
             && !self.presence.has(user)
         {
@@ -177,6 +185,8 @@ impl<S: Store> Hearing<S> {
             Announced::Exchanges => Some(Event::ExchangesChanged),
             Announced::SessionsEnded { user } => Some(Event::sessions_ended(user)),
             Announced::User { user } => Some(Event::UserChanged { user_id: user }),
+            // Rung as it is heard, never read back.
+            Announced::FixQueued { .. } => None,
         })
     }
 }

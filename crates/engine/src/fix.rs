@@ -256,7 +256,6 @@ impl<S: Store> Fix<S> {
         tx.refuse_fix_order(company, &refused.cl_ord_id, &refused.text, now).await?;
         enqueue_fix(&mut tx, company, FixReport::OrderRefused(refused), now).await?;
         tx.commit().await?;
-        self.poke();
         Ok(())
     }
 
@@ -267,7 +266,6 @@ impl<S: Store> Fix<S> {
         let mut tx = self.store.write().await?;
         enqueue_fix(&mut tx, company, report, now).await?;
         tx.commit().await?;
-        self.poke();
         Ok(())
     }
 
@@ -482,7 +480,6 @@ impl<S: Store> Fix<S> {
         )
         .await?;
         tx.commit().await?;
-        self.poke();
         Ok(EmsPull { request_id, requested_at: now })
     }
 

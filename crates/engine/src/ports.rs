@@ -16,19 +16,36 @@ use crate::model::*;
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
-/// Each company's FIX sessions on this node, rung after a commit that put messages in the
-/// company's outbox (the store rings it once the commit succeeded; sessions on other
-/// nodes find them by their poll). Another company's trading never wakes a session.
+/// Each company's FIX sessions, rung after a commit that put messages in the company's
+/// outbox: the store rings it once the commit succeeded, and the engine tells the other
+/// nodes, whose sessions it rings in turn (their poll is the fallback). Another company's
+/// trading never wakes a session.
 #[derive(Default)]
-pub struct FixBell(std::sync::Mutex<std::collections::HashMap<CompanyId, tokio::sync::watch::Sender<u64>>>);
+pub struct FixBell {
+    bells: std::sync::Mutex<std::collections::HashMap<CompanyId, tokio::sync::watch::Sender<u64>>>,
+    /// Tells the other nodes, where there are others (set once, by the engine).
+    peers: std::sync::OnceLock<Box<dyn Fn(CompanyId) + Send + Sync>>,
+}
 
 impl FixBell {
-    /// Wakes the sessions listening for these companies.
+    /// After a commit on this node: wakes the sessions listening for these companies, here
+    /// and on the other nodes.
     pub fn ring(&self, companies: &[CompanyId]) {
+        let mut once = companies.to_vec();
+        once.sort_unstable();
+        once.dedup();
+        self.ring_here(&once);
+        if let Some(tell) = self.peers.get() {
+            once.into_iter().for_each(tell);
+        }
+    }
+
+    /// Wakes this node's sessions of these companies only (another node committed).
+    pub fn ring_here(&self, companies: &[CompanyId]) {
         if companies.is_empty() {
             return;
         }
-        let bells = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let bells = self.bells.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         for c in companies {
             if let Some(bell) = bells.get(c) {
                 bell.send_modify(|n| *n = n.wrapping_add(1));
@@ -36,9 +53,14 @@ impl FixBell {
         }
     }
 
+    /// How [`Self::ring`] tells the other nodes; the first one set stays.
+    pub fn tell_peers(&self, tell: impl Fn(CompanyId) + Send + Sync + 'static) {
+        let _ = self.peers.set(Box::new(tell));
+    }
+
     /// Changes whenever a commit put messages in `company`'s outbox.
     pub fn listen(&self, company: CompanyId) -> tokio::sync::watch::Receiver<u64> {
-        let mut bells = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut bells = self.bells.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         bells.entry(company).or_insert_with(|| tokio::sync::watch::channel(0).0).subscribe()
     }
 }

@@ -54,6 +54,8 @@ pub struct Shared {
     live: Mutex<HashSet<CompanyId>>,
     failures: Mutex<HashMap<FailureKey, (u32, DateTime<Utc>)>>,
     carried: Mutex<HashMap<CompanyId, Arc<Carried>>>,
+    /// How often a session looks at its outbox when nothing rang it.
+    pub outbox_poll: std::time::Duration,
 }
 
 /// The outbox message a company's session is sending, handed to its store beside the
@@ -87,6 +89,11 @@ impl Carried {
 }
 
 impl Shared {
+    /// `outbox_poll` is at least 10 ms: a session never reads its outbox in a busy loop.
+    pub fn new(outbox_poll: std::time::Duration) -> Self {
+        Self { outbox_poll: outbox_poll.max(std::time::Duration::from_millis(10)), ..Self::default() }
+    }
+
     /// The session of `comp_id` serves `company`, for as long as the gateway runs.
     pub fn bind(&self, comp_id: &str, company: CompanyId) {
         self.routes.lock().unwrap_or_else(PoisonError::into_inner).insert(comp_id.to_owned(), company);

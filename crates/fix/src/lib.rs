@@ -59,7 +59,13 @@ pub struct FixSettings {
     pub comp_id: String,
     /// A PEM certificate chain and key: TLS on the FIX port.
     pub tls: Option<(PathBuf, PathBuf)>,
+    /// How often a session looks at its outbox unrung ([`OUTBOX_POLL`]): a commit rings it,
+    /// on any node; the poll finds what a lost announcement did not say.
+    pub outbox_poll: Duration,
 }
+
+/// How often a session looks at its outbox when nothing rang it.
+pub const OUTBOX_POLL: Duration = Duration::from_secs(1);
 
 /// A running FIX gateway, whatever FIX engine is behind it.
 #[async_trait]
@@ -80,7 +86,7 @@ pub async fn start<S: Store>(engine: Engine<S>, settings: FixSettings) -> std::i
     if let Err(e) = engine.fix.fix_log_off_all().await {
         tracing::warn!(error = %e, "could not mark the FIX sessions logged off");
     }
-    let shared = Arc::new(Shared::default());
+    let shared = Arc::new(Shared::new(settings.outbox_poll));
     let registry = AcceptorRegistry::new()
         .with_lookup(Arc::new(Lookup { engine: engine.clone(), venue, shared: shared.clone() }))
         .with_max_sessions(MAX_SESSIONS)
@@ -217,7 +223,7 @@ async fn run_session<S: Store>(
     // Past this without a renewal the hold may have lapsed: give the session up first.
     let hold = FIX_HOLD.to_std().unwrap_or_default().saturating_sub(FIX_HOLD_RENEW);
     let mut held_until = Instant::now() + hold;
-    loop {
+    'send: loop {
         match engine.fix.fix_pending(company).await {
             Ok(pending) => {
                 let full = pending.len() as i64 >= upstairs_engine::fix::OUTBOX_BATCH;
@@ -235,24 +241,29 @@ async fn run_session<S: Store>(
             }
             Err(e) => tracing::warn!(%company, error = %e, "could not read the FIX outbox"),
         }
-        tokio::select! {
-            _ = changes.changed() => {}
-            _ = conn.wait_closed() => break,
-            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-            _ = renew.tick() => match engine.fix.fix_renew_session(company).await {
-                Ok(true) => held_until = Instant::now() + hold,
-                Ok(false) => {
-                    tracing::warn!(%company, "another node holds this FIX session now: logging out");
-                    let _ = conn.logout_with_text("This session is held by another node").await;
-                    break;
-                }
-                Err(e) if Instant::now() >= held_until => {
-                    tracing::warn!(%company, error = %e, "could not renew the FIX session's hold in time: logging out");
-                    let _ = conn.logout_with_text("The venue cannot keep this session").await;
-                    break;
-                }
-                Err(e) => tracing::warn!(%company, error = %e, "could not renew the FIX session's hold"),
-            },
+        // Rung, or the poll: the outbox again. A renewal of the hold reads nothing.
+        let poll = tokio::time::sleep(shared.outbox_poll);
+        tokio::pin!(poll);
+        loop {
+            tokio::select! {
+                _ = changes.changed() => continue 'send,
+                _ = conn.wait_closed() => break 'send,
+                _ = &mut poll => continue 'send,
+                _ = renew.tick() => match engine.fix.fix_renew_session(company).await {
+                    Ok(true) => held_until = Instant::now() + hold,
+                    Ok(false) => {
+                        tracing::warn!(%company, "another node holds this FIX session now: logging out");
+                        let _ = conn.logout_with_text("This session is held by another node").await;
+                        break 'send;
+                    }
+                    Err(e) if Instant::now() >= held_until => {
+                        tracing::warn!(%company, error = %e, "could not renew the FIX session's hold in time: logging out");
+                        let _ = conn.logout_with_text("The venue cannot keep this session").await;
+                        break 'send;
+                    }
+                    Err(e) => tracing::warn!(%company, error = %e, "could not renew the FIX session's hold"),
+                },
+            }
         }
     }
     live.lock().unwrap_or_else(PoisonError::into_inner).retain(|c| !c.is_closed());

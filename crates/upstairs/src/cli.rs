@@ -203,6 +203,7 @@ impl ServeArgs {
             bind,
             comp_id: self.fix_comp_id,
             tls: self.fix_tls_cert.zip(self.fix_tls_key),
+            outbox_poll: upstairs_fix::OUTBOX_POLL,
         });
         let market_data = self.md_connect.filter(|c| !c.trim().is_empty()).map(|connect| {
             let mut m = upstairs_fix::market_data::MarketDataSettings::new(

@@ -48,6 +48,12 @@ async fn a_company_is_logged_on_at_one_node_at_a_time() {
     balanced_after(one_session_across_nodes()).await
 }
 
+/// A report queued on one node reaches the session another node holds when it is told.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_reaches_the_session_another_node_holds() {
+    balanced_after(report_across_nodes()).await
+}
+
 const BROKER_PW: &str = "Baltic-FIX-pass";
 const FIRM_PW: &str = "Halyard-FIX-pass";
 
@@ -60,7 +66,12 @@ async fn fix_venue(b: Backend) -> (Venue, u16) {
 /// [`fix_venue`], with TLS on the FIX port when given a certificate and its key.
 async fn fix_venue_with(b: Backend, tls: Option<(std::path::PathBuf, std::path::PathBuf)>) -> (Venue, u16) {
     let v = venue_with(b, |s| {
-        s.fix = Some(FixSettings { bind: "127.0.0.1:0".into(), comp_id: "UPSTAIRS".into(), tls });
+        s.fix = Some(FixSettings {
+            bind: "127.0.0.1:0".into(),
+            comp_id: "UPSTAIRS".into(),
+            tls,
+            outbox_poll: upstairs_fix::OUTBOX_POLL,
+        });
     })
     .await;
     let admin = v.app.admin_token().await;
@@ -1010,7 +1021,12 @@ async fn one_session_across_nodes() {
     let node = v
         .app
         .spawn_node_with(|s| {
-            s.fix = Some(FixSettings { bind: "127.0.0.1:0".into(), comp_id: "UPSTAIRS".into(), tls: None })
+            s.fix = Some(FixSettings {
+                bind: "127.0.0.1:0".into(),
+                comp_id: "UPSTAIRS".into(),
+                tls: None,
+                outbox_poll: upstairs_fix::OUTBOX_POLL,
+            })
         })
         .await;
     let two = node.running.as_ref().unwrap().fix.as_ref().unwrap().local_addr().port();
@@ -1042,6 +1058,39 @@ async fn one_session_across_nodes() {
         assert!(std::time::Instant::now() < deadline, "{sessions}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    node.stop().await;
+    v.app.stop().await;
+}
+
+/// Baltic's session is held at node 2, whose sessions look at their outbox unrung once an
+/// hour; the match is made at node 1. Its trade reports reach Baltic because node 1's
+/// commit rang node 2 (an announcement), not by node 2's poll.
+async fn report_across_nodes() {
+    let (v, _) = fix_venue(Backend::Postgres).await;
+    let hourly = Duration::from_secs(3600);
+    let node = v
+        .app
+        .spawn_node_with(|s| {
+            s.fix = Some(FixSettings {
+                bind: "127.0.0.1:0".into(),
+                comp_id: "UPSTAIRS".into(),
+                tls: None,
+                outbox_poll: hourly,
+            })
+        })
+        .await;
+    let two = node.running.as_ref().unwrap().fix.as_ref().unwrap().local_addr().port();
+    let mut baltic = RawFix::connect(two, "BALTIC").await;
+    baltic.send("A", &[(98, "0"), (108, "30"), (554, BROKER_PW)]).await;
+    baltic.expect("A", WITHIN).await;
+    a_match(&v).await;
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let report = baltic.expect("AE", WITHIN).await;
+        ids.push(tag(&report, 571).expect("a TradeReportID"));
+    }
+    ids.dedup();
+    assert_eq!(ids.len(), 2, "both sides' reports, once each: {ids:?}");
     node.stop().await;
     v.app.stop().await;
 }

@@ -165,7 +165,12 @@ async fn fix_survives_sigkill(backend: Backend) {
     // The data set, made in-process (companies, users, an instrument), then served by
     // the binary on the same database.
     let mut v = venue_with(backend, |s| {
-        s.fix = Some(FixSettings { bind: "127.0.0.1:0".into(), comp_id: "UPSTAIRS".into(), tls: None });
+        s.fix = Some(FixSettings {
+            bind: "127.0.0.1:0".into(),
+            comp_id: "UPSTAIRS".into(),
+            tls: None,
+            outbox_poll: upstairs_fix::OUTBOX_POLL,
+        });
     })
     .await;
     let admin = v.app.admin_token().await;

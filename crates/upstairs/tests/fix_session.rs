@@ -31,7 +31,12 @@ const WITHIN: Duration = Duration::from_secs(10);
 /// The venue with its FIX gateway, Baltic's CompID BALTIC allowed to reset on Logon.
 async fn fix_venue(b: Backend) -> (Venue, u16) {
     let v = venue_with(b, |s| {
-        s.fix = Some(FixSettings { bind: "127.0.0.1:0".into(), comp_id: "UPSTAIRS".into(), tls: None });
+        s.fix = Some(FixSettings {
+            bind: "127.0.0.1:0".into(),
+            comp_id: "UPSTAIRS".into(),
+            tls: None,
+            outbox_poll: upstairs_fix::OUTBOX_POLL,
+        });
     })
     .await;
     let admin = v.app.admin_token().await;

@@ -1396,7 +1396,12 @@ async fn providers_see_todays_outcomes(b: Backend) {
 /// TradeCaptureReport for each side (ADR 0025), at the quote's price.
 async fn an_accepted_quote_reaches_the_broker_by_fix(b: Backend) {
     let v = venue_with(b, |s| {
-        s.fix = Some(upstairs_fix::FixSettings { bind: "127.0.0.1:0".into(), comp_id: "UPSTAIRS".into(), tls: None });
+        s.fix = Some(upstairs_fix::FixSettings {
+            bind: "127.0.0.1:0".into(),
+            comp_id: "UPSTAIRS".into(),
+            tls: None,
+            outbox_poll: upstairs_fix::OUTBOX_POLL,
+        });
     })
     .await;
     let admin = v.app.admin_token().await;

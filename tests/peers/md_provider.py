@@ -28,7 +28,7 @@ stdout: one JSON object per line, flushed, for every event:
    does (header first, body by tag, each group at its count tag with its entries in order)
   {"event": "subscribed", "md_req_id": 262, "symbols": [55, ...], "request_type": 263,
    "unknown": [the requested symbols that are unknown]}  every MarketDataRequest but an
-   unsubscribe
+   unsubscribe, once the snapshots (or the reject) answering it were sent
   {"event": "unsubscribed", "md_req_id": 262}  a MarketDataRequest with 263=2
   {"event": "sent", "msg_type": ..., "seq": N, "poss_dup": bool, "fields": [...]}
      every message QuickFIX sends (W, X and Y, and the session's own admin messages)
@@ -267,9 +267,11 @@ class Provider(fix.Application):
                 answers = [snapshot(md_req_id, s, self.quotes[s]) for s in known if s in self.quotes]
                 if request_type == SNAPSHOT_AND_UPDATES:
                     self.subscriptions[md_req_id] = known
+        # Sent before it is told: a test that sends a price once it hears "subscribed"
+        # knows that price follows the snapshot on the wire, not the other way round.
+        self.send(answers)
         emit("subscribed", md_req_id=md_req_id, symbols=symbols, request_type=request_type,
              unknown=unknown)
-        self.send(answers)
 
     def price(self, symbol, bid, offer, size, full):
         """Set a symbol's quote; the messages the live subscriptions get for it."""

@@ -422,8 +422,15 @@ impl<S: Store> Matches<S> {
         let mut changes = Vec::with_capacity(2);
         for (before, e) in [(requesting, for_requesting), (responding, for_responding)] {
             let mut after = before.clone();
-            // An order the close took meanwhile cannot be answered for (ADR 0017).
-            after.state = transition(before.state, e).map_err(|_| no_longer_answerable())?;
+            // An order the close took meanwhile cannot be answered for (ADR 0017); nor one
+            // whose request was ended meanwhile, after the caller read it.
+            after.state = match transition(before.state, e) {
+                Ok(state) => state,
+                Err(_) => {
+                    let ended = tx.match_request(id).await?.is_none_or(|now| now.state != m.state);
+                    return Err(if ended { no_longer_pending() } else { no_longer_answerable() });
+                }
+            };
             after.updated_at = now;
             if e == OrderEvent::Release && after.order_id == mine {
                 // The taker's residual works on at the price they asked for.

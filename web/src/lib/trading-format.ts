@@ -234,9 +234,13 @@ export function closedText(status: { time_zone: string; holiday?: Holiday | null
   return parts.join(' ');
 }
 
-/** The top bar's short form of the hours: '9:00 AM–5:00 PM UK time, Mon–Fri'. */
+/**
+ * The top bar's short form of the hours: '9:00 AM–5:00 PM UK time, Mon–Fri'; a session that crosses
+ * midnight closes the next day: '5:00 PM–4:00 PM next day America/Chicago time, Mon–Fri'.
+ */
 export function shortHours(hours: VenueHours): string {
-  return `${formatHour(hours.open_time)}–${formatHour(hours.close_time)} ${zoneLabel(hours.time_zone)}, ${daysText(hours.days, 'short')}`;
+  const nextDay = hours.close_time < hours.open_time ? ' next day' : '';
+  return `${formatHour(hours.open_time)}–${formatHour(hours.close_time)}${nextDay} ${zoneLabel(hours.time_zone)}, ${daysText(hours.days, 'short')}`;
 }
 
 /**

@@ -93,6 +93,9 @@ describe('hours', () => {
       'Operating hours are 8:00 AM to 4:30 PM (UK time, Monday to Friday only).',
     );
     expect(shortHours({ open_time: '08:00', close_time: '16:30', time_zone: 'Europe/London' })).toBe('8:00 AM–4:30 PM UK time, Mon–Fri');
+    expect(shortHours({ open_time: '17:00', close_time: '16:00', time_zone: 'America/Chicago' })).toBe(
+      '5:00 PM–4:00 PM next day America/Chicago time, Mon–Fri',
+    );
   });
 
   it('says which holiday closes the venue and when it opens again, in its own time zone', async () => {

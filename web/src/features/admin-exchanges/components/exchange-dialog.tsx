@@ -155,8 +155,8 @@ export function ExchangeDialog({ exchange, onClose }: Props) {
             )}
             <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: 'flex-start' }}>
               {time('open_time', 'Opens', ['close_time', 'parent_orders_from'])}
-              {time('close_time', 'Closes', ['open_time'])}
-              {time('parent_orders_from', 'Parent orders from', ['open_time'])}
+              {time('close_time', 'Closes', ['open_time', 'parent_orders_from'])}
+              {time('parent_orders_from', 'Parent orders from', ['open_time', 'close_time'])}
             </Stack>
             <Controller
               control={control}

@@ -44,7 +44,7 @@ impl TradingCalendar {
         }
         let c = &self.calendar;
         let on = self.exchange.as_ref().map(|(_, name)| format!(" on {name}")).unwrap_or_default();
-        let evening = if c.minute_of_session(c.parent_orders_from) < 0 { " the evening before" } else { "" };
+        let evening = if c.minute_of_session(c.parent_orders_from) < 0 { " the day before" } else { "" };
         let detail = format!(
             "Parent orders{on} can be created on trading days from {}{evening} to {} {}.",
             c.parent_orders_from.format("%H:%M"),

@@ -1169,15 +1169,29 @@ async fn exchange_calendars_decide_per_instrument(b: Backend) {
     );
     let (s, r) = v.child(&v.a, &seller, 500, p("94.75"), false).await;
     assert_eq!(s, StatusCode::CREATED, "{r}");
+    // Wednesday 12:10 Berlin, between its close and Thursday's parent orders: none.
+    app.clock.set(tuesday_10am() + Duration::hours(25) + Duration::minutes(10));
+    let (s, r) = app
+        .post(
+            "/api/parent-orders",
+            Some(&v.b),
+            json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 500}),
+        )
+        .await;
+    let refused = "Parent orders on Eurex can be created on trading days from 12:30 the day before to 12:00 \
+                   Europe/Berlin time.";
+    assert_eq!((s, r["detail"].as_str()), (StatusCode::CONFLICT, Some(refused)));
 
-    // Removed, its instrument follows the venue's hours again.
+    // Removed, its instrument follows the venue's hours again (the admin signs in again: a
+    // day went by).
+    let admin = app.admin_token().await;
     let (s, _) = app.delete("/api/admin/exchanges/XEUR", Some(&admin)).await;
     assert_eq!(s, StatusCode::NO_CONTENT);
     let (s, _) = app.delete("/api/admin/exchanges/XEUR", Some(&admin)).await;
     assert_eq!(s, StatusCode::NOT_FOUND);
     let (_, list) = app.get("/api/admin/exchanges", Some(&admin)).await;
     assert_eq!(list, json!([]));
-    app.clock.set(tuesday_10am() + Duration::days(1));
+    app.clock.set(tuesday_10am() + Duration::days(1) + Duration::hours(2));
     let (_, st) = app.get("/api/platform/status", Some(&v.b)).await;
     assert_eq!((st["open"].clone(), st["exchanges"].clone()), (json!(true), json!([])));
     let (s, r) = v.child(&v.a, &seller, 500, p("94.75"), false).await;

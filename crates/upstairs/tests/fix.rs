@@ -1014,22 +1014,24 @@ async fn refused_logons_look_alike(b: Backend) {
     v.app.stop().await;
 }
 
+/// A second node on the venue's database with a FIX port of its own, whose sessions look
+/// at their outbox unrung every `outbox_poll`; and that port.
+async fn fix_node(v: &Venue, outbox_poll: Duration) -> (TestApp, u16) {
+    let node = v
+        .app
+        .spawn_node_with(|s| {
+            s.fix = Some(FixSettings { bind: "127.0.0.1:0".into(), comp_id: "UPSTAIRS".into(), tls: None, outbox_poll })
+        })
+        .await;
+    let port = node.running.as_ref().unwrap().fix.as_ref().unwrap().local_addr().port();
+    (node, port)
+}
+
 /// Two nodes with a FIX port each: a company logged on at node 1 cannot log on at node 2
 /// as well; once it logs out there, it logs on at node 2 and its numbers go on.
 async fn one_session_across_nodes() {
     let (v, one) = fix_venue(Backend::Postgres).await;
-    let node = v
-        .app
-        .spawn_node_with(|s| {
-            s.fix = Some(FixSettings {
-                bind: "127.0.0.1:0".into(),
-                comp_id: "UPSTAIRS".into(),
-                tls: None,
-                outbox_poll: upstairs_fix::OUTBOX_POLL,
-            })
-        })
-        .await;
-    let two = node.running.as_ref().unwrap().fix.as_ref().unwrap().local_addr().port();
+    let (node, two) = fix_node(&v, upstairs_fix::OUTBOX_POLL).await;
     let within = Duration::from_secs(10);
     let logon = [(98, "0"), (108, "30"), (554, BROKER_PW)];
     let mut first = RawFix::connect(one, "BALTIC").await;
@@ -1067,19 +1069,7 @@ async fn one_session_across_nodes() {
 /// commit rang node 2 (an announcement), not by node 2's poll.
 async fn report_across_nodes() {
     let (v, _) = fix_venue(Backend::Postgres).await;
-    let hourly = Duration::from_secs(3600);
-    let node = v
-        .app
-        .spawn_node_with(|s| {
-            s.fix = Some(FixSettings {
-                bind: "127.0.0.1:0".into(),
-                comp_id: "UPSTAIRS".into(),
-                tls: None,
-                outbox_poll: hourly,
-            })
-        })
-        .await;
-    let two = node.running.as_ref().unwrap().fix.as_ref().unwrap().local_addr().port();
+    let (node, two) = fix_node(&v, Duration::from_secs(3600)).await;
     let mut baltic = RawFix::connect(two, "BALTIC").await;
     baltic.send("A", &[(98, "0"), (108, "30"), (554, BROKER_PW)]).await;
     baltic.expect("A", WITHIN).await;

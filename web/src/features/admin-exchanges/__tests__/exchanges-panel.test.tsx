@@ -97,6 +97,7 @@ describe('exchanges panel', () => {
     expect(screen.queryByRole('table')).not.toBeInTheDocument();
   });
 
+  // Many keystrokes through user-event: 11–13 s on an idle 2-core machine.
   it("adds an exchange, shows the server's field error under its field, then saves it and reads the status again", async () => {
     admin.exchanges = [];
     const { user } = asAdmin();
@@ -162,8 +163,9 @@ describe('exchanges panel', () => {
     expect(cells(row).slice(0, 6)).toEqual(['XEUR', 'Eurex', 'Europe/Berlin', '8:00 AM–10:00 PMParent orders from 7:30 AM', 'Mon–Sat', '2Next: 24 Dec 2026, Christmas Eve']);
     // The top bar and the books read the exchanges from the platform status.
     await expect.poll(() => reads.count).toBeGreaterThan(0);
-  });
+  }, 30_000);
 
+  // Many keystrokes through user-event: 11–13 s on an idle 2-core machine.
   it('checks the calendar as the server does before sending it', async () => {
     admin.exchanges = [];
     const { user } = asAdmin();
@@ -200,7 +202,7 @@ describe('exchanges panel', () => {
     expect(within(dialog).queryByText('2026-12-25 is listed twice')).not.toBeInTheDocument();
     await expect.poll(() => within(dialog).getByRole('button', { name: 'Add exchange' })).toBeEnabled();
     expect(admin.requests.filter((r) => r.method === 'PUT')).toEqual([]);
-  });
+  }, 30_000);
 
   it('edits an exchange: its MIC stays, its calendar is replaced', async () => {
     const { user } = asAdmin();

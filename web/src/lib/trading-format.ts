@@ -239,8 +239,12 @@ export function closedText(status: { time_zone: string; holiday?: Holiday | null
  * midnight closes the next day: '5:00 PM–4:00 PM next day America/Chicago time, Mon–Fri'.
  */
 export function shortHours(hours: VenueHours): string {
-  const nextDay = hours.close_time < hours.open_time ? ' next day' : '';
-  return `${formatHour(hours.open_time)}–${formatHour(hours.close_time)}${nextDay} ${zoneLabel(hours.time_zone)}, ${daysText(hours.days, 'short')}`;
+  return `${sessionHours(hours.open_time, hours.close_time)} ${zoneLabel(hours.time_zone)}, ${daysText(hours.days, 'short')}`;
+}
+
+/** A session's hours: '9:00 AM–5:00 PM', or '5:00 PM–4:00 PM next day' when it crosses midnight. */
+export function sessionHours(open: string, close: string): string {
+  return `${formatHour(open)}–${formatHour(close)}${close < open ? ' next day' : ''}`;
 }
 
 /**

@@ -96,6 +96,8 @@ describe('hours', () => {
     expect(shortHours({ open_time: '17:00', close_time: '16:00', time_zone: 'America/Chicago' })).toBe(
       '5:00 PM–4:00 PM next day America/Chicago time, Mon–Fri',
     );
+    const { sessionHours } = await import('@/lib/trading-format');
+    expect([sessionHours('08:00', '22:00'), sessionHours('17:00', '16:00')]).toEqual(['8:00 AM–10:00 PM', '5:00 PM–4:00 PM next day']);
   });
 
   it('says which holiday closes the venue and when it opens again, in its own time zone', async () => {

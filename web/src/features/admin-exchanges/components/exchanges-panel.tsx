@@ -15,7 +15,7 @@ import { AdminPage } from '@/components/layout/admin-page';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { useToast } from '@/components/ui/toast';
 import { visuallyHidden } from '@/components/ui/visually-hidden';
-import { closedText, daysText, formatHour, localDate, phaseLabel } from '@/lib/trading-format';
+import { closedText, daysText, formatHour, localDate, phaseLabel, sessionHours } from '@/lib/trading-format';
 import { useDeleteExchange } from '../api/delete-exchange';
 import { useExchanges, type Exchange } from '../api/get-exchanges';
 import { ExchangeDialog } from './exchange-dialog';
@@ -147,7 +147,7 @@ export function ExchangesPanel() {
                 <TableCell>{x.name}</TableCell>
                 <TableCell sx={{ whiteSpace: 'nowrap' }}>{x.time_zone}</TableCell>
                 <TableCell sx={{ whiteSpace: 'nowrap' }}>
-                  {`${formatHour(x.open_time)}–${formatHour(x.close_time)}`}
+                  {sessionHours(x.open_time, x.close_time)}
                   <Typography variant="caption" color="text.secondary" component="div">
                     {`Parent orders from ${formatHour(x.parent_orders_from)}`}
                   </Typography>

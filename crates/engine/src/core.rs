@@ -126,7 +126,8 @@ impl<S: Store> Core<S> {
         self.wakes.clone()
     }
 
-    /// Changes whenever a commit on this node put messages in `company`'s FIX outbox.
+    /// Changes whenever a commit, on this node or another, put messages in `company`'s FIX
+    /// outbox.
     pub fn fix_outbox_changes(&self, company: CompanyId) -> tokio::sync::watch::Receiver<u64> {
         self.store.fix_bell().listen(company)
     }

@@ -229,32 +229,27 @@ pub struct PgTx {
     bell: Arc<upstairs_engine::ports::FixBell>,
 }
 
+impl PgStore {
+    /// A transaction or connection of this store, with nothing read or queued yet.
+    fn tx(&self, tx: Conn<Postgres>) -> PgTx {
+        PgTx { tx, memo: Default::default(), bell: self.bell.clone() }
+    }
+}
+
 #[async_trait]
 impl Store for PgStore {
     type Tx = PgTx;
 
     async fn write(&self) -> StoreResult<PgTx> {
-        Ok(PgTx {
-            tx: Conn::Tx(self.pool.begin().await.map_err(map_err)?),
-            memo: Default::default(),
-            bell: self.bell.clone(),
-        })
+        Ok(self.tx(Conn::Tx(self.pool.begin().await.map_err(map_err)?)))
     }
 
     async fn read(&self) -> StoreResult<PgTx> {
-        Ok(PgTx {
-            tx: Conn::Tx(self.pool.begin().await.map_err(map_err)?),
-            memo: Default::default(),
-            bell: self.bell.clone(),
-        })
+        Ok(self.tx(Conn::Tx(self.pool.begin().await.map_err(map_err)?)))
     }
 
     async fn single(&self) -> StoreResult<PgTx> {
-        Ok(PgTx {
-            tx: Conn::Single(self.pool.acquire().await.map_err(map_err)?),
-            memo: Default::default(),
-            bell: self.bell.clone(),
-        })
+        Ok(self.tx(Conn::Single(self.pool.acquire().await.map_err(map_err)?)))
     }
 
     fn fix_bell(&self) -> &Arc<upstairs_engine::ports::FixBell> {

@@ -321,6 +321,13 @@ pub struct SqliteTx {
     bell: Arc<upstairs_engine::ports::FixBell>,
 }
 
+impl SqliteStore {
+    /// A transaction or connection of this store, with nothing read or queued yet.
+    fn tx(&self, tx: Conn<Sqlite>) -> SqliteTx {
+        SqliteTx { tx, memo: Default::default(), bell: self.bell.clone() }
+    }
+}
+
 #[async_trait]
 impl Store for SqliteStore {
     type Tx = SqliteTx;
@@ -337,23 +344,15 @@ impl Store for SqliteStore {
             }
             other => other,
         };
-        Ok(SqliteTx { tx: Conn::Tx(tx.map_err(map_err)?), memo: Default::default(), bell: self.bell.clone() })
+        Ok(self.tx(Conn::Tx(tx.map_err(map_err)?)))
     }
 
     async fn read(&self) -> StoreResult<SqliteTx> {
-        Ok(SqliteTx {
-            tx: Conn::Tx(self.readers.begin().await.map_err(map_err)?),
-            memo: Default::default(),
-            bell: self.bell.clone(),
-        })
+        Ok(self.tx(Conn::Tx(self.readers.begin().await.map_err(map_err)?)))
     }
 
     async fn single(&self) -> StoreResult<SqliteTx> {
-        Ok(SqliteTx {
-            tx: Conn::Single(self.readers.acquire().await.map_err(map_err)?),
-            memo: Default::default(),
-            bell: self.bell.clone(),
-        })
+        Ok(self.tx(Conn::Single(self.readers.acquire().await.map_err(map_err)?)))
     }
 
     fn fix_bell(&self) -> &Arc<upstairs_engine::ports::FixBell> {

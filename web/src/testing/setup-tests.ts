@@ -31,5 +31,7 @@ afterEach(() => {
   cleanup();
   server.resetHandlers();
   vi.useRealTimers();
+  // A worker runs file after file in one module registry (vite.config.ts): no spy outlives its test.
+  vi.restoreAllMocks();
 });
 afterAll(() => server.close());

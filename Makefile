@@ -25,21 +25,27 @@ run: web-build
 ## output marked with its lane. Each of these targets also runs alone (`make rust-test`,
 ## `make e2e`, ...).
 test: test-deps rust-checks rust-build
+	@echo "== $$(date +%T) web-test"
 	$(MAKE) --no-print-directory web-test
+	@echo "== $$(date +%T) check-openapi"
 	$(MAKE) --no-print-directory check-openapi
+	@echo "== $$(date +%T) e2e"
 	$(MAKE) --no-print-directory e2e
+	@echo "== $$(date +%T) rust lane and contract"
 	@( $(MAKE) --no-print-directory rust-lane 2>&1 | sed -u 's/^/[rust] /' ) & rust=$$!; \
 	  ( $(MAKE) --no-print-directory contract 2>&1 | sed -u 's/^/[contract] /' ) & contract=$$!; \
 	  r=0; wait $$rust || r=$$?; c=0; wait $$contract || c=$$?; \
-	  echo "rust lane exit $$r, contract exit $$c"; test $$r -eq 0 -a $$c -eq 0
+	  echo "== $$(date +%T) rust lane exit $$r, contract exit $$c"; test $$r -eq 0 -a $$c -eq 0
 
 .PHONY: rust-build rust-lane
 rust-build:
+	@echo "== $$(date +%T) rust-build"
 	$(CARGO) test --workspace --no-run -q
 	$(CARGO) build -q -p upstairs
 
 rust-lane:
 	$(MAKE) --no-print-directory rust-test
+	@echo "== $$(date +%T) faults-short"
 	$(MAKE) --no-print-directory faults-short
 
 test-deps: $(VENV)/.installed web/node_modules/.installed postgres chromium
@@ -68,6 +74,7 @@ chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
 rust-checks:
+	@echo "== $$(date +%T) rust-checks"
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 

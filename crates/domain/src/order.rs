@@ -235,9 +235,9 @@ pub fn parent_transition(from: ParentState, event: ParentEvent) -> Result<Parent
 }
 
 /// What a resting order shows in the book: all of it, or an iceberg's minimum block
-/// (`min_block`, the instrument's minimum quantity) when it is larger. The database keeps
-/// the book's levels by the same rule (its order triggers and level rebuild); the store's
-/// contract tests hold the two to each other.
+/// (`min_block`, the instrument's minimum quantity) when it is larger. The rule's only
+/// statement: each child order row stores what it shows (`ChildOrder::shown`), and the
+/// database's book levels are sums of those (ADR 0056).
 pub fn shown_quantity(quantity: i64, iceberg: bool, min_block: i64) -> i64 {
     if iceberg { quantity.min(min_block) } else { quantity }
 }

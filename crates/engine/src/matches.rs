@@ -204,13 +204,13 @@ impl<S: Store> Matches<S> {
                 let mut o = resting.clone();
                 o.state = transition(o.state, OrderEvent::Lock).map_err(internal)?;
                 o.updated_at = now;
-                tx.update_order(&resting, &o).await?;
+                tx.update_order(&resting, &o, instrument.min_quantity).await?;
                 o
             } else {
                 let mut rest = resting.clone();
                 rest.quantity -= quantity;
                 rest.updated_at = now;
-                tx.update_order(&resting, &rest).await?;
+                tx.update_order(&resting, &rest, instrument.min_quantity).await?;
                 changed.push(rest);
                 let o = ChildOrder {
                     order_id: OrderId::new(),
@@ -220,7 +220,7 @@ impl<S: Store> Matches<S> {
                     updated_at: now,
                     ..resting.clone()
                 };
-                tx.insert_order(&o).await?;
+                tx.insert_order(&o, instrument.min_quantity).await?;
                 o
             };
             let mine = ChildOrder {
@@ -240,7 +240,7 @@ impl<S: Store> Matches<S> {
                 created_at: now,
                 updated_at: now,
             };
-            tx.insert_order(&mine).await?;
+            tx.insert_order(&mine, instrument.min_quantity).await?;
             let request = MatchRequest {
                 match_request_id: MatchRequestId::new(),
                 instrument_id: instrument.instrument_id,
@@ -305,7 +305,7 @@ impl<S: Store> Matches<S> {
                 created_at: now,
                 updated_at: now,
             };
-            tx.insert_order(&o).await?;
+            tx.insert_order(&o, instrument.min_quantity).await?;
             changed.push(o);
         }
         tx.insert_rows(&rows).await?;
@@ -392,16 +392,18 @@ impl<S: Store> Matches<S> {
         let (mine, theirs) = (m.requesting_order_id, m.responding_order_id);
         // A band that moved away from the price since (its sweep of pending requests runs
         // after the move commits) cancels instead of matching.
-        let event = match event {
+        // An order released back to the book shows by the instrument's block now, not the
+        // request's copy of it.
+        let (event, block) = match event {
             MatchRequestEvent::Accept => {
                 let i = tx.instrument(m.instrument_id).await?.ok_or_else(|| internal("instrument gone"))?;
                 // Stale prices hold the accept: the request waits, as the band it needs (ADR 0048).
                 if i.is_stale(now) {
                     return Err(crate::context::stale_prices(&i));
                 }
-                if i.in_band(m.price) { event } else { MatchRequestEvent::PriceOutOfTick }
+                (if i.in_band(m.price) { event } else { MatchRequestEvent::PriceOutOfTick }, i.min_quantity)
             }
-            e => e,
+            e => (e, self.instrument_in(&mut tx, m.instrument_id).await?.min_quantity),
         };
         let to = mr_transition(m.state, event).map_err(|_| no_longer_pending())?;
         let both = tx.orders_by_id(&[mine, theirs]).await?;
@@ -458,7 +460,7 @@ impl<S: Store> Matches<S> {
         let notices = self.notifications.notify_ended(&mut tx, &mut rows, &ended, event, now).await?;
         let mut changed = Vec::with_capacity(2);
         for (before, after) in changes {
-            tx.update_order(&before, &after).await.map_err(|e| match e {
+            tx.update_order(&before, &after, block).await.map_err(|e| match e {
                 StoreError::Stale(_) => no_longer_answerable(),
                 e => e.into(),
             })?;

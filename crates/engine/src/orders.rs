@@ -408,7 +408,7 @@ impl<S: Store> Orders<S> {
             json!({"after": order_json(&order)}),
         )
         .keyed(input.idempotency.as_ref(), 0);
-        match self.store.insert_order_audited(&order, ParentState::Active, &log).await {
+        match self.store.insert_order_audited(&order, instrument.min_quantity, ParentState::Active, &log).await {
             Ok(true) => {}
             Ok(false) => {
                 // Refused by the insert's own conditions: a parent no longer active, or
@@ -526,7 +526,7 @@ impl<S: Store> Orders<S> {
         o.residual = edit.residual.unwrap_or(o.residual);
         o.iceberg = edit.iceberg.unwrap_or(o.iceberg);
         o.updated_at = now;
-        tx.update_order(&before, &o).await?;
+        tx.update_order(&before, &o, instrument.min_quantity).await?;
         audit(
             &mut tx,
             now,

@@ -110,9 +110,11 @@ pub trait Store: Clone + Send + Sync + 'static {
     /// audit row: one transaction in one round trip, the order path's only write (ADR
     /// 0019). False, with nothing written, when the parent is in another state;
     /// [`StoreError::Check`] when the parent's tradable quantity would fall below zero.
+    /// `block` is the instrument's minimum block ([`ChildOrder::shown`]).
     async fn insert_order_audited(
         &self,
         o: &ChildOrder,
+        block: i64,
         parent_state: ParentState,
         log: &ActionLog,
     ) -> StoreResult<bool>;
@@ -305,13 +307,14 @@ pub trait OrderRepo {
     /// A company's parent orders in the given states, newest first.
     async fn parent_orders(&mut self, company: CompanyId, states: &[ParentState]) -> StoreResult<Vec<ParentOrderView>>;
     /// Inserts a child order and adds it to its parent's counters and, when it rests,
-    /// to the book's levels, in this transaction.
-    async fn insert_order(&mut self, o: &ChildOrder) -> StoreResult<()>;
+    /// to the book's levels (what [`ChildOrder::shown`] says with the instrument's
+    /// minimum block `block`), in this transaction.
+    async fn insert_order(&mut self, o: &ChildOrder, block: i64) -> StoreResult<()>;
     /// Writes state, price, quantity, iceberg, residual and updated_at of `after`, only
     /// if the stored order is still `before` (compare-and-set: otherwise
     /// [`StoreError::Stale`]), and moves the parent's counters and the book's levels
-    /// from `before` to `after`.
-    async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder) -> StoreResult<()>;
+    /// from `before` to `after` (shown with the instrument's minimum block `block`).
+    async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder, block: i64) -> StoreResult<()>;
     async fn order(&mut self, id: OrderId) -> StoreResult<Option<ChildOrder>>;
     /// Child orders by id, in one statement: those found, in no particular order.
     async fn orders_by_id(&mut self, ids: &[OrderId]) -> StoreResult<Vec<ChildOrder>>;

@@ -147,6 +147,22 @@ async fn schedule_stale_sweep<T: Tx>(tx: &mut T, i: &Instrument) -> Result<(), E
     Ok(())
 }
 
+/// An instrument's new minimum block, in the book: each resting iceberg whose shown part
+/// it changes is written again with it (the book's levels follow the rows). The
+/// instrument is locked; an order written meanwhile with the block cached before this
+/// change shows that block until it changes (ADR 0056).
+async fn show_new_block<T: Tx>(tx: &mut T, i: &Instrument) -> Result<(), EngineError> {
+    let filter = OrderFilter {
+        instrument_id: Some(i.instrument_id),
+        states: vec![upstairs_domain::order::OrderState::Working],
+        ..Default::default()
+    };
+    for o in tx.orders(&filter).await?.into_iter().filter(|o| o.iceberg) {
+        tx.update_order(&o, &o, i.min_quantity).await?;
+    }
+    Ok(())
+}
+
 service!(
     /// Reference data: companies, instruments and their bands.
     Reference { counterparties: Counterparties, matches: Matches }
@@ -554,6 +570,9 @@ impl<S: Store> Reference<S> {
             i.updated_at = now;
         }
         tx.update_instrument(&i).await?;
+        if was.min_quantity != i.min_quantity {
+            show_new_block(&mut tx, &i).await?;
+        }
         // Its history, for the scorecards' price improvement and markouts (issue 29).
         if moved {
             tx.record_band(&i, now).await?;

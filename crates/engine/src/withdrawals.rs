@@ -71,7 +71,8 @@ impl<S: Store> Withdrawals<S> {
             o.state = transition(o.state, OrderEvent::Cancel)
                 .map_err(|e| EngineError::Conflict { detail: e.to_string(), errors: vec![] })?;
             o.updated_at = now;
-            tx.update_order(&before, &o).await?;
+            let block = self.instrument_in(&mut tx, before.instrument_id).await?.min_quantity;
+            tx.update_order(&before, &o, block).await?;
             touched.push(o);
         }
         tx.update_parent_order_state(id, to, now).await?;
@@ -109,7 +110,8 @@ impl<S: Store> Withdrawals<S> {
         let mut tx = self.store.write().await?;
         let current =
             tx.order(id).await?.filter(|o| o.company_id == actor.user.company_id).ok_or_else(not_found_order)?;
-        if !crate::context::may_trade(actor, &*self.instrument_in(&mut tx, current.instrument_id).await?) {
+        let instrument = self.instrument_in(&mut tx, current.instrument_id).await?;
+        if !crate::context::may_trade(actor, &instrument) {
             return Err(not_found_order());
         }
         let view = self.orders.own_parent(&mut tx, actor, current.parent_order_id, true).await?;
@@ -127,7 +129,7 @@ impl<S: Store> Withdrawals<S> {
             errors: vec![],
         })?;
         o.updated_at = now;
-        tx.update_order(&before, &o).await?;
+        tx.update_order(&before, &o, instrument.min_quantity).await?;
         audit(&mut tx, now, Some(actor.user.user_id), "order", Some(id.0), "cancel", json!({"quantity": o.quantity}))
             .await?;
         tx.commit().await?;
@@ -169,7 +171,8 @@ impl<S: Store> Withdrawals<S> {
             let mut o = before.clone();
             o.state = transition(o.state, OrderEvent::Expire).map_err(|e| EngineError::Internal(e.to_string()))?;
             o.updated_at = now;
-            tx.update_order(&before, &o).await?;
+            let block = self.instrument_in(&mut tx, before.instrument_id).await?.min_quantity;
+            tx.update_order(&before, &o, block).await?;
             expired.push(o);
         }
         if !expired.is_empty() {

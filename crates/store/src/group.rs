@@ -15,6 +15,8 @@ use upstairs_engine::ports::StoreResult;
 /// One `insert_order_audited` waiting for a writer.
 pub(crate) struct PendingOrder {
     pub order: ChildOrder,
+    /// The instrument's minimum block ([`ChildOrder::shown`]).
+    pub block: i64,
     pub parent_state: ParentState,
     pub log: ActionLog,
     pub reply: oneshot::Sender<StoreResult<bool>>,
@@ -96,9 +98,15 @@ impl Queues {
 
     /// Queues the order and waits for its writer's answer: whether it was written (false
     /// when its parent is no longer in `parent_state`, or its company's trading is stopped).
-    pub async fn submit(&self, order: &ChildOrder, parent_state: ParentState, log: &ActionLog) -> StoreResult<bool> {
+    pub async fn submit(
+        &self,
+        order: &ChildOrder,
+        block: i64,
+        parent_state: ParentState,
+        log: &ActionLog,
+    ) -> StoreResult<bool> {
         let (reply, answer) = oneshot::channel();
-        let pending = PendingOrder { order: order.clone(), parent_state, log: log.clone(), reply };
+        let pending = PendingOrder { order: order.clone(), block, parent_state, log: log.clone(), reply };
         let writer = (order.instrument_id.0.as_u128() % self.0.len() as u128) as usize;
         self.0[writer].send(pending).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?

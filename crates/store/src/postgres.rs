@@ -184,6 +184,7 @@ async fn insert_orders(pool: &PgPool, batch: &[PendingOrder]) -> Result<Vec<Uuid
         .bind(counts.iter().map(|c| c.1).collect::<Vec<_>>())
         .bind(col(batch, |p| p.order.rests()))
         .bind(col(batch, |p| p.order.min_execution))
+        .bind(col(batch, |p| p.order.shown(p.block)))
         .bind(col(batch, |p| p.parent_state.as_str()))
         .bind(col(batch, |p| p.log.action_log_id))
         .bind(col(batch, |p| p.log.entity.as_str()))
@@ -200,15 +201,15 @@ async fn insert_orders(pool: &PgPool, batch: &[PendingOrder]) -> Result<Vec<Uuid
     Ok(written)
 }
 
-/// The batch of [`insert_orders`]: `$1`–`$18` the columns of [`sql::ORDER_COLUMNS`],
-/// `$19` the parent's state each needs, `$20`–`$29` the audit rows', one array each.
+/// The batch of [`insert_orders`]: `$1`–`$19` the columns of [`sql::ORDER_COLUMNS`],
+/// `$20` the parent's state each needs, `$21`–`$30` the audit rows', one array each.
 static INSERT_ORDERS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         "with v as (select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], \
          $6::text[], $7::text[], $8::numeric[], $9::int8[], $10::bool[], $11::bool[], $12::uuid[], \
-         $13::timestamptz[], $14::timestamptz[], $15::int8[], $16::int8[], $17::bool[], $18::int8[], $19::text[], \
-         $20::uuid[], $21::text[], $22::uuid[], $23::text[], $24::uuid[], $25::timestamptz[], $26::jsonb[], \
-         $27::text[], $28::int4[], $29::text[]) \
+         $13::timestamptz[], $14::timestamptz[], $15::int8[], $16::int8[], $17::bool[], $18::int8[], $19::int8[], \
+         $20::text[], $21::uuid[], $22::text[], $23::uuid[], $24::text[], $25::uuid[], $26::timestamptz[], \
+         $27::jsonb[], $28::text[], $29::int4[], $30::text[]) \
          as v ({cols}, parent_state, log_id, log_entity, log_entity_id, log_operation, log_user_id, \
          log_created_at, log_details, log_key, log_part, log_hash)), \
          o as (insert into child_order ({cols}) select {cols} from v where exists \
@@ -273,10 +274,11 @@ impl Store for PgStore {
     async fn insert_order_audited(
         &self,
         o: &ChildOrder,
+        block: i64,
         parent_state: ParentState,
         log: &ActionLog,
     ) -> StoreResult<bool> {
-        self.orders.submit(o, parent_state, log).await
+        self.orders.submit(o, block, parent_state, log).await
     }
 
     fn backend(&self) -> &'static str {

@@ -109,18 +109,10 @@ pub(crate) const NEWSLETTER_RECIPIENTS: &str = "select r.newsletter_id, u.user_i
      u.last_name, c.name as company_name, u.roles from newsletter_recipient r \
      join app_user u on u.user_id = r.user_id join company c on c.company_id = u.company_id";
 
-/// Recomputes an instrument's levels from its resting orders (`$2`: the resting state).
-pub(crate) const REBUILD_LEVELS: &str = "insert into book_level (instrument_id, direction, price, company_id, shown) \
-     select c.instrument_id, c.direction, c.price, c.company_id, \
-            sum(case when c.iceberg and c.quantity > i.min_quantity then i.min_quantity else c.quantity end) \
-     from child_order c join instrument i on i.instrument_id = c.instrument_id \
-     where c.instrument_id = $1 and c.state = $2 \
-     group by c.instrument_id, c.direction, c.price, c.company_id";
-
-/// The columns of a child order as [`bind_order`] binds them (`$1`–`$18`).
+/// The columns of a child order as [`bind_order`] binds them (`$1`–`$19`).
 pub(crate) const ORDER_COLUMNS: &str = "order_id, parent_order_id, company_id, created_by, instrument_id, direction, \
      state, price, quantity, iceberg, residual, broker_id, created_at, updated_at, working_quantity, \
-     matched_quantity, rests, min_execution";
+     matched_quantity, rests, min_execution, shown";
 
 /// SQLite's `n` child orders, each into a parent in the state its row names only, and
 /// their audit rows: two statements whose placeholders are anonymous (`?`, bound in the
@@ -139,10 +131,10 @@ pub(crate) fn insert_orders_if_parent(n: usize) -> [String; 2] {
     [
         format!(
             "insert into child_order ({ORDER_COLUMNS}) select {} from (values {}) v where exists \
-             (select 1 from parent_order where parent_order_id = v.column2 and state = v.column19) and not exists \
+             (select 1 from parent_order where parent_order_id = v.column2 and state = v.column20) and not exists \
              (select 1 from company where company_id = v.column3 and trading_stopped_at is not null)",
-            columns(18),
-            rows(19),
+            columns(19),
+            rows(20),
         ),
         format!(
             "insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
@@ -275,6 +267,7 @@ macro_rules! shared_repos {
         fn bind_order<'q>(
             q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments>,
             o: &ChildOrder,
+            block: i64,
         ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments> {
             let (working, matched) = o.parent_counts();
             q.bind(o.order_id.0)
@@ -295,6 +288,7 @@ macro_rules! shared_repos {
                 .bind(matched)
                 .bind(o.rests())
                 .bind(o.min_execution)
+                .bind(o.shown(block))
         }
 
         /// Binds an audit row's columns in the order of `insert into action_log`.
@@ -791,12 +785,6 @@ macro_rules! shared_repos {
             }
 
             async fn update_instrument(&mut self, i: &Instrument) -> StoreResult<()> {
-                let min_block: Option<i64> =
-                    sqlx::query_scalar("select min_quantity from instrument where instrument_id = $1")
-                        .bind(i.instrument_id.0)
-                        .fetch_optional(&mut *self.tx)
-                        .await
-                        .map_err(map_err)?;
                 sqlx::query(
                     "update instrument set name = $1, term = $2, description = $3, min_quantity = $4, tick_size = $5, \
                      exchange_tick_size = $6, exchange_id = $7, exchange = $8, exchange_iso_code = $9, \
@@ -831,21 +819,6 @@ macro_rules! shared_repos {
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;
-                // Icebergs show at most the minimum block: a new block size changes every
-                // level of the instrument (a rare administrative change).
-                if min_block.is_some_and(|m| m != i.min_quantity) {
-                    sqlx::query("delete from book_level where instrument_id = $1")
-                        .bind(i.instrument_id.0)
-                        .execute(&mut *self.tx)
-                        .await
-                        .map_err(map_err)?;
-                    sqlx::query(sql::REBUILD_LEVELS)
-                        .bind(i.instrument_id.0)
-                        .bind(OrderState::Working.as_str())
-                        .execute(&mut *self.tx)
-                        .await
-                        .map_err(map_err)?;
-                }
                 Ok(())
             }
 
@@ -2051,17 +2024,20 @@ macro_rules! shared_repos {
                 convert(q.fetch_all(&mut *self.tx).await.map_err(map_err)?, ParentOrderRow::into_model)
             }
 
-            async fn insert_order(&mut self, o: &ChildOrder) -> StoreResult<()> {
-                let sql = format!("insert into child_order ({}) values ({})", sql::ORDER_COLUMNS, sql::placeholders(1, 18));
-                bind_order(sqlx::query(sqlx::AssertSqlSafe(sql)), o).execute(&mut *self.tx).await.map_err(map_err)?;
+            async fn insert_order(&mut self, o: &ChildOrder, block: i64) -> StoreResult<()> {
+                let sql = format!("insert into child_order ({}) values ({})", sql::ORDER_COLUMNS, sql::placeholders(1, 19));
+                bind_order(sqlx::query(sqlx::AssertSqlSafe(sql)), o, block)
+                    .execute(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?;
                 Ok(())
             }
 
-            async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder) -> StoreResult<()> {
+            async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder, block: i64) -> StoreResult<()> {
                 let r = sqlx::query(
                     "update child_order set state = $1, price = $2, quantity = $3, iceberg = $4, residual = $5, \
-                     updated_at = $6, working_quantity = $12, matched_quantity = $13, rests = $14, min_execution = $15 \
-                     where order_id = $7 and state = $8 and price = $9 and quantity = $10 and iceberg = $11",
+                     updated_at = $6, working_quantity = $12, matched_quantity = $13, rests = $14, min_execution = $15, \
+                     shown = $16 where order_id = $7 and state = $8 and price = $9 and quantity = $10 and iceberg = $11",
                 )
                 .bind(after.state.as_str())
                 .bind(Dec(after.price))
@@ -2078,6 +2054,7 @@ macro_rules! shared_repos {
                 .bind(after.parent_counts().1)
                 .bind(after.rests())
                 .bind(after.min_execution)
+                .bind(after.shown(block))
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;

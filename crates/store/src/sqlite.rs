@@ -198,9 +198,9 @@ impl OrderDb {
     fn run(&mut self, batch: &[PendingOrder]) -> rusqlite::Result<Vec<Uuid>> {
         let [orders, logs] = self.sql[batch.len() - 1].get_or_insert_with(|| sql::insert_orders_if_parent(batch.len()));
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let mut args = Vec::with_capacity(batch.len() * 19);
+        let mut args = Vec::with_capacity(batch.len() * 20);
         for p in batch {
-            order_values(&p.order, p.parent_state, &mut args);
+            order_values(&p.order, p.block, p.parent_state, &mut args);
         }
         tx.prepare_cached(orders)?.execute(rusqlite::params_from_iter(&args))?;
         args.clear();
@@ -231,7 +231,7 @@ impl OrderDb {
 
 /// A child order's columns as [`sql::ORDER_COLUMNS`] lists them (as `bind_order` binds
 /// them for sqlx), then its parent's state.
-fn order_values(o: &ChildOrder, parent_state: ParentState, out: &mut Vec<rusqlite::types::Value>) {
+fn order_values(o: &ChildOrder, block: i64, parent_state: ParentState, out: &mut Vec<rusqlite::types::Value>) {
     use rusqlite::types::Value::{Integer, Null, Text};
     let (working, matched) = o.parent_counts();
     out.extend([
@@ -253,6 +253,7 @@ fn order_values(o: &ChildOrder, parent_state: ParentState, out: &mut Vec<rusqlit
         Integer(matched),
         Integer(o.rests().into()),
         o.min_execution.map_or(Null, Integer),
+        Integer(o.shown(block)),
         Text(parent_state.as_str().into()),
     ]);
 }
@@ -376,10 +377,11 @@ impl Store for SqliteStore {
     async fn insert_order_audited(
         &self,
         o: &ChildOrder,
+        block: i64,
         parent_state: ParentState,
         log: &ActionLog,
     ) -> StoreResult<bool> {
-        self.orders.submit(o, parent_state, log).await
+        self.orders.submit(o, block, parent_state, log).await
     }
 
     fn backend(&self) -> &'static str {

@@ -964,16 +964,17 @@ async fn book_rows_sum_working_orders<S: Store>(s: S) {
         created_at: t0(),
         updated_at: t0(),
     };
-    for o in [
+    let orders = [
         order(&parent, "-0.020", 1000, false, OrderState::Working),
         order(&parent, "-0.02", 2000, true, OrderState::Working),
         order(&parent, "-0.02", 700, false, OrderState::Cancelled),
         order(&kparent, "-0.02", 300, false, OrderState::Working),
         order(&kparent, "-0.025", 400, true, OrderState::Working),
-    ] {
-        tx.insert_order(&o).await.unwrap();
+    ];
+    for o in &orders {
+        tx.insert_order(o, BLOCK).await.unwrap();
     }
-    assert_eq!(i.min_quantity, 500);
+    assert_eq!(i.min_quantity, BLOCK);
     assert_eq!(
         levels(&mut tx, i.instrument_id, c.company_id).await,
         [("-0.025".into(), false, 400), ("-0.02".into(), false, 300), ("-0.02".into(), true, 1500)]
@@ -981,10 +982,11 @@ async fn book_rows_sum_working_orders<S: Store>(s: S) {
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
     assert_eq!((view.working, view.matched), (3000, 0));
 
-    // A new minimum block re-counts every iceberg of the instrument.
-    let mut bigger = i.clone();
-    bigger.min_quantity = 1500;
-    tx.update_instrument(&bigger).await.unwrap();
+    // Each resting iceberg written again with a new minimum block (as the engine does when
+    // the instrument's changes) moves its level by what it shows now.
+    for o in orders.iter().filter(|o| o.iceberg) {
+        tx.update_order(o, o, 1500).await.unwrap();
+    }
     assert_eq!(
         levels(&mut tx, i.instrument_id, c.company_id).await,
         [("-0.025".into(), false, 400), ("-0.02".into(), false, 300), ("-0.02".into(), true, 2500)]
@@ -1002,6 +1004,9 @@ async fn levels<T: Tx>(
     rows.sort_by_key(|r| (r.price, r.company_id == own));
     rows.iter().map(|r| (r.price.normalize().to_string(), r.company_id == own, r.shown)).collect()
 }
+
+/// The minimum block of the instruments these tests make (`instrument`).
+const BLOCK: i64 = 500;
 
 /// A parent order of `quantity` on a fresh instrument (min block 500), and a function
 /// making its child orders.
@@ -1055,25 +1060,25 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
     let mut tx = s.write().await.unwrap();
     let a = order("-0.02", 1000, false);
     let b = order("-0.02", 2000, true);
-    tx.insert_order(&a).await.unwrap();
-    tx.insert_order(&b).await.unwrap();
+    tx.insert_order(&a, BLOCK).await.unwrap();
+    tx.insert_order(&b, BLOCK).await.unwrap();
     assert_eq!(levels(&mut tx, id, own).await, [("-0.02".into(), true, 1500)]);
 
     // Moving a's price and size moves its level; the emptied level disappears.
     let mut a2 = a.clone();
     a2.price = d("-0.015");
     a2.quantity = 1200;
-    tx.update_order(&a, &a2).await.unwrap();
+    tx.update_order(&a, &a2, BLOCK).await.unwrap();
     assert_eq!(levels(&mut tx, id, own).await, [("-0.02".into(), true, 500), ("-0.015".into(), true, 1200)]);
     let mut b2 = b.clone();
     b2.state = OrderState::Matched;
-    tx.update_order(&b, &b2).await.unwrap();
+    tx.update_order(&b, &b2, BLOCK).await.unwrap();
     assert_eq!(levels(&mut tx, id, own).await, [("-0.015".into(), true, 1200)]);
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
     assert_eq!((view.working, view.matched), (1200, 2000));
     let mut a3 = a2.clone();
     a3.state = OrderState::Cancelled;
-    tx.update_order(&a2, &a3).await.unwrap();
+    tx.update_order(&a2, &a3, BLOCK).await.unwrap();
     assert!(levels(&mut tx, id, own).await.is_empty());
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
     assert_eq!((view.working, view.matched), (0, 2000));
@@ -1083,7 +1088,7 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
     // equal price written otherwise is within), each with its creator's auto-answer; none
     // through a parent of another company than the caller's, or through a seller.
     let c = order("-0.01", 700, false);
-    tx.insert_order(&c).await.unwrap();
+    tx.insert_order(&c, BLOCK).await.unwrap();
     let taker = company("Kestrel");
     let mut trader = user(&taker, "bo@kestrel.test");
     trader.auto_accept = Some(AutoAccept::Instant);
@@ -1113,7 +1118,7 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
         direction: buying.direction,
         ..bid
     };
-    tx.insert_order(&bid).await.unwrap();
+    tx.insert_order(&bid, BLOCK).await.unwrap();
     let got = tx.orders_facing(parent.parent_order_id, own, d("-0.03")).await.unwrap();
     assert_eq!(
         got.iter().map(side).collect::<Vec<_>>(),
@@ -1142,7 +1147,7 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
     assert_eq!(ids(tx.lock_take_parents(me, them, &Default::default()).await.unwrap()), vec![them]);
     let mine = std::collections::BTreeSet::from([them]);
     assert_eq!(ids(tx.lock_take_parents(me, them, &mine).await.unwrap()), vec![them]);
-    tx.update_order(&bid, &ChildOrder { state: OrderState::Cancelled, ..bid.clone() }).await.unwrap();
+    tx.update_order(&bid, &ChildOrder { state: OrderState::Cancelled, ..bid.clone() }, BLOCK).await.unwrap();
 
     // Several orders read, and several parents' states written, each in one statement.
     let mut got = tx.orders_by_id(&[a.order_id, b.order_id, upstairs_domain::OrderId::new()]).await.unwrap();
@@ -1163,8 +1168,8 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
 }
 
 /// The book's levels show what `shown_quantity` says for every kind of order, as orders
-/// are written and when the instrument's minimum block changes (the rule is written once in
-/// the domain and once per schema; this holds them together).
+/// are written and when they are written again with another minimum block: the rule is
+/// the domain's alone, and the levels are sums of what each row shows.
 async fn levels_follow_the_domain_display_rule<S: Store>(s: S) {
     use upstairs_domain::order::shown_quantity;
     let (parent, order) = parent_with_orders(&s, 1_000_000).await;
@@ -1180,8 +1185,9 @@ async fn levels_follow_the_domain_display_rule<S: Store>(s: S) {
         ("0", 10_000, false),
     ];
     let mut tx = s.write().await.unwrap();
-    for (price, quantity, iceberg) in cases {
-        tx.insert_order(&order(price, quantity, iceberg)).await.unwrap();
+    let orders: Vec<_> = cases.iter().map(|&(price, quantity, iceberg)| order(price, quantity, iceberg)).collect();
+    for o in &orders {
+        tx.insert_order(o, BLOCK).await.unwrap();
     }
     let expect = |block: i64| -> Vec<(String, bool, i64)> {
         cases.iter().map(|&(p, q, ice)| (p.to_owned(), true, shown_quantity(q, ice, block))).collect()
@@ -1190,9 +1196,9 @@ async fn levels_follow_the_domain_display_rule<S: Store>(s: S) {
     tx.commit().await.unwrap();
     for block in [1, 499, 501, 20_000] {
         let mut tx = s.write().await.unwrap();
-        let mut i = tx.instrument(id).await.unwrap().unwrap();
-        i.min_quantity = block;
-        tx.update_instrument(&i).await.unwrap();
+        for o in &orders {
+            tx.update_order(o, o, block).await.unwrap();
+        }
         assert_eq!(levels(&mut tx, id, own).await, expect(block), "min block {block}");
         tx.commit().await.unwrap();
     }
@@ -1208,14 +1214,14 @@ async fn database_refuses_a_stopped_company_s_orders<S: Store>(s: S) {
     tx.set_trading_stopped(parent.company_id, Some(t0()), t0()).await.unwrap();
     tx.commit().await.unwrap();
     let mut tx = s.write().await.unwrap();
-    match tx.insert_order(&order("-0.02", 1000, false)).await {
+    match tx.insert_order(&order("-0.02", 1000, false), BLOCK).await {
         Err(StoreError::Check(c)) => assert_eq!(c, "company_trading_stopped"),
         other => panic!("a stopped company's order was not refused: {other:?}"),
     }
     drop(tx);
     let mut tx = s.write().await.unwrap();
     let matched = ChildOrder { state: OrderState::Matched, ..order("-0.02", 1000, false) };
-    tx.insert_order(&matched).await.unwrap();
+    tx.insert_order(&matched, BLOCK).await.unwrap();
     tx.commit().await.unwrap();
 }
 
@@ -1224,7 +1230,7 @@ async fn stale_order_write_is_refused<S: Store>(s: S) {
     let (parent, order) = parent_with_orders(&s, 10_000).await;
     let o = order("-0.02", 1000, false);
     let mut tx = s.write().await.unwrap();
-    tx.insert_order(&o).await.unwrap();
+    tx.insert_order(&o, BLOCK).await.unwrap();
     tx.commit().await.unwrap();
 
     // An edit read the order WORKING; the close expires it before the edit writes.
@@ -1234,13 +1240,13 @@ async fn stale_order_write_is_refused<S: Store>(s: S) {
     let mut tx = s.write().await.unwrap();
     let mut expired = seen.clone();
     expired.state = OrderState::Expired;
-    tx.update_order(&seen, &expired).await.unwrap();
+    tx.update_order(&seen, &expired, BLOCK).await.unwrap();
     tx.commit().await.unwrap();
 
     let mut edited = seen.clone();
     edited.quantity = 1500;
     let mut tx = s.write().await.unwrap();
-    assert!(matches!(tx.update_order(&seen, &edited).await, Err(StoreError::Stale(_))));
+    assert!(matches!(tx.update_order(&seen, &edited, BLOCK).await, Err(StoreError::Stale(_))));
     drop(tx);
     let mut tx = s.read().await.unwrap();
     assert_eq!(tx.order(o.order_id).await.unwrap().unwrap().state, OrderState::Expired, "never back to WORKING");
@@ -1252,8 +1258,8 @@ async fn stale_order_write_is_refused<S: Store>(s: S) {
 async fn database_refuses_negative_tradable<S: Store>(s: S) {
     let (parent, order) = parent_with_orders(&s, 1000).await;
     let mut tx = s.write().await.unwrap();
-    tx.insert_order(&order("-0.02", 600, false)).await.unwrap();
-    assert!(matches!(tx.insert_order(&order("-0.02", 600, false)).await, Err(StoreError::Check(_))));
+    tx.insert_order(&order("-0.02", 600, false), BLOCK).await.unwrap();
+    assert!(matches!(tx.insert_order(&order("-0.02", 600, false), BLOCK).await, Err(StoreError::Check(_))));
     drop(tx);
     let mut tx = s.read().await.unwrap();
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
@@ -1273,14 +1279,17 @@ async fn database_refuses_unbounded_quantities<S: Store>(s: S) {
     }
     // At the ceiling: child orders up to it, and not one lot more, whatever their sum.
     let mut tx = s.write().await.unwrap();
-    tx.insert_order(&order("-0.02", CEILING - 500, false)).await.unwrap();
+    tx.insert_order(&order("-0.02", CEILING - 500, false), BLOCK).await.unwrap();
     tx.commit().await.unwrap();
     for over in [501, CEILING, i64::MAX - CEILING + 600, i64::MAX] {
         let mut tx = s.write().await.unwrap();
-        assert!(matches!(tx.insert_order(&order("-0.02", over, false)).await, Err(StoreError::Check(_))), "{over}");
+        assert!(
+            matches!(tx.insert_order(&order("-0.02", over, false), BLOCK).await, Err(StoreError::Check(_))),
+            "{over}"
+        );
     }
     let mut tx = s.write().await.unwrap();
-    tx.insert_order(&order("-0.02", 500, false)).await.unwrap();
+    tx.insert_order(&order("-0.02", 500, false), BLOCK).await.unwrap();
     tx.commit().await.unwrap();
     let mut tx = s.read().await.unwrap();
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
@@ -1317,14 +1326,17 @@ async fn order_and_audit_in_one_write<S: Store>(s: S) {
     };
 
     let first = order("-0.02", 600, false);
-    assert!(s.insert_order_audited(&first, ParentState::Active, &log(&first)).await.unwrap());
+    assert!(s.insert_order_audited(&first, BLOCK, ParentState::Active, &log(&first)).await.unwrap());
     assert_eq!(audited(s.clone()).await, [600]);
     assert_eq!(counts(s.clone()).await, (600, 1));
 
     // Over the parent's tradable quantity: refused by the counters, nothing written,
     // and the writer is usable at once.
     let over = order("-0.02", 500, false);
-    assert!(matches!(s.insert_order_audited(&over, ParentState::Active, &log(&over)).await, Err(StoreError::Check(_))));
+    assert!(matches!(
+        s.insert_order_audited(&over, BLOCK, ParentState::Active, &log(&over)).await,
+        Err(StoreError::Check(_))
+    ));
     assert_eq!(audited(s.clone()).await, [600]);
     assert_eq!(counts(s.clone()).await, (600, 1));
 
@@ -1333,7 +1345,7 @@ async fn order_and_audit_in_one_write<S: Store>(s: S) {
     tx.update_parent_order_state(parent.parent_order_id, ParentState::Cancelled, t0()).await.unwrap();
     tx.commit().await.unwrap();
     let late = order("-0.03", 400, false);
-    assert!(!s.insert_order_audited(&late, ParentState::Active, &log(&late)).await.unwrap());
+    assert!(!s.insert_order_audited(&late, BLOCK, ParentState::Active, &log(&late)).await.unwrap());
     assert_eq!(audited(s.clone()).await, [600]);
     assert_eq!(counts(s.clone()).await, (600, 1));
     let mut tx = s.read().await.unwrap();
@@ -1382,7 +1394,7 @@ async fn orders_written_at_once<S: Store>(s: S, quantity: i64, outcomes: (i32, i
                 details: json!({}),
                 keyed: None,
             };
-            s.insert_order_audited(&o, ParentState::Active, &log).await
+            s.insert_order_audited(&o, BLOCK, ParentState::Active, &log).await
         })
     });
     let (mut written, mut refused, mut not_written) = (0, 0, 0);
@@ -1451,8 +1463,8 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
     tx.insert_company(&kestrel).await.unwrap();
     tx.insert_user(&taker).await.unwrap();
     tx.insert_parent_order(&theirs).await.unwrap();
-    tx.insert_order(&resting).await.unwrap();
-    tx.insert_order(&mine).await.unwrap();
+    tx.insert_order(&resting, BLOCK).await.unwrap();
+    tx.insert_order(&mine, BLOCK).await.unwrap();
     let request = |state: M, created: i64| MatchRequest {
         match_request_id: MatchRequestId::new(),
         instrument_id: parent.instrument_id,
@@ -1727,7 +1739,7 @@ async fn rfqs_and_responses<S: Store>(s: S) {
     };
     let mut tx = s.write().await.unwrap();
     tx.insert_company(&lp).await.unwrap();
-    tx.insert_order(&reserved).await.unwrap();
+    tx.insert_order(&reserved, BLOCK).await.unwrap();
     tx.insert_rfq(&rfq).await.unwrap();
     tx.insert_rfq_response(&response).await.unwrap();
     let n = Notification {

@@ -804,13 +804,18 @@ async fn reference_changes_apply_to_the_next_call(b: Backend) {
     assert_eq!(own["levels"][0]["own_buy_quantity"], json!(500));
     let (_, again) = app.get(&book_path, Some(&v.b)).await;
     assert_eq!(again, book);
-    // A new minimum block: the iceberg now shows 200 of its 500.
-    let (s, _) = app
-        .patch(&format!("/api/admin/instruments/{}", v.instrument), Some(&admin), json!({"min_quantity": 200}))
-        .await;
-    assert_eq!(s, StatusCode::OK);
-    let (_, book) = app.get(&book_path, Some(&v.b)).await;
-    assert_eq!(book["levels"][0]["buy_quantity"], json!(200));
+    // A new minimum block: the iceberg now shows 200 of its 500; under a larger one, all
+    // of it; its owner's share the same.
+    for (block, shown) in [(200, 200), (1000, 500), (200, 200)] {
+        let (s, _) = app
+            .patch(&format!("/api/admin/instruments/{}", v.instrument), Some(&admin), json!({"min_quantity": block}))
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        let (_, book) = app.get(&book_path, Some(&v.b)).await;
+        assert_eq!(book["levels"][0]["buy_quantity"], json!(shown), "block {block}: {book}");
+        let (_, own) = app.get(&book_path, Some(&v.a)).await;
+        assert_eq!(own["levels"][0]["own_buy_quantity"], json!(shown), "block {block}: {own}");
+    }
 
     // The firm's brokers: a new list and a broker's new name apply at once.
     let (_, dogger) = app

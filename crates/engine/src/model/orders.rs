@@ -76,6 +76,13 @@ impl ChildOrder {
     pub fn rests(&self) -> bool {
         self.state == OrderState::Working
     }
+
+    /// What it adds to its book level now: nothing unless it rests, else what the
+    /// domain's display rule shows of it with the instrument's minimum block `block`.
+    /// The store keeps it on the row, and the book's levels are sums of it.
+    pub fn shown(&self, block: i64) -> i64 {
+        if self.rests() { upstairs_domain::order::shown_quantity(self.quantity, self.iceberg, block) } else { 0 }
+    }
 }
 
 #[derive(Clone, Debug, Default)]

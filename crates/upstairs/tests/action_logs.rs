@@ -550,13 +550,7 @@ async fn every_mutating_operation_leaves_a_row(b: Backend) {
     w.left("PATCH /api/users/{id}", "update_preferences", (s, &body), Some("b@kestrel.test"), Some(&b_id)).await;
 
     // Orders: a parent, a child placed, edited and cancelled, then the parent cancelled.
-    let (s, parent) = app
-        .post(
-            "/api/parent-orders",
-            Some(&v.a),
-            json!({"direction": "SELL", "instrument_id": v.instrument, "quantity": 2000}),
-        )
-        .await;
+    let (s, parent) = v.try_parent(&v.a, "SELL", 2000).await;
     let parent_id = id(&parent, "parent_order_id");
     w.left("POST /api/parent-orders", "create", (s, &parent), Some("a@halyard.test"), Some(&parent_id)).await;
     let (s, order) = v.child(&v.a, &parent, 1000, p("94.78"), false).await;

@@ -461,13 +461,7 @@ async fn kill_switch_ends_everything_a_firm_has_open(b: Backend) {
     let (s, body) = v.child(&v.a, &sell, 1000, p("94.75"), false).await;
     assert_eq!(s, StatusCode::CONFLICT, "{body}");
     assert!(body["detail"].as_str().unwrap().contains("Trading is stopped"), "{body}");
-    let (s, body) = app
-        .post(
-            "/api/parent-orders",
-            Some(&v.a),
-            json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 500}),
-        )
-        .await;
+    let (s, body) = v.try_parent(&v.a, "BUY", 500).await;
     assert_eq!(s, StatusCode::CONFLICT, "{body}");
     let (s, body) = app
         .post(

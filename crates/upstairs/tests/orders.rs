@@ -50,29 +50,11 @@ async fn parent_order_rules(b: Backend) {
             ("quantity".into(), "The minimum block size is 500".into())
         ]
     );
-    let (_, r) = app
-        .post(
-            "/api/parent-orders",
-            Some(&v.a),
-            json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 100_001}),
-        )
-        .await;
+    let (_, r) = v.try_parent(&v.a, "BUY", 100_001).await;
     assert_eq!(messages(&r), [("quantity".into(), "The maximum quantity is 100000".into())]);
-    let (_, r) = app
-        .post(
-            "/api/parent-orders",
-            Some(&v.a_admin_limited),
-            json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 2001}),
-        )
-        .await;
+    let (_, r) = v.try_parent(&v.a_admin_limited, "BUY", 2001).await;
     assert_eq!(messages(&r), [("quantity".into(), "The maximum quantity is 2000".into())], "multiplier × min block");
-    let (s, _) = app
-        .post(
-            "/api/parent-orders",
-            Some(&v.a),
-            json!({"direction": "HOLD", "instrument_id": v.instrument, "quantity": 500}),
-        )
-        .await;
+    let (s, _) = v.try_parent(&v.a, "HOLD", 500).await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
 
     let parent = v.parent(&v.a, "BUY", 5000).await;
@@ -86,13 +68,7 @@ async fn parent_order_rules(b: Backend) {
 
     // Parent orders from 05:30; child orders worked from then wait for the open (09:00).
     app.clock.set(tuesday_10am() - Duration::hours(4) - Duration::minutes(31));
-    let (s, r) = app
-        .post(
-            "/api/parent-orders",
-            Some(&v.a),
-            json!({"direction": "SELL", "instrument_id": v.instrument, "quantity": 500}),
-        )
-        .await;
+    let (s, r) = v.try_parent(&v.a, "SELL", 500).await;
     assert_eq!(s, StatusCode::CONFLICT, "05:29: {r}");
     app.clock.set(tuesday_10am() - Duration::hours(4) - Duration::minutes(30));
     let early = v.parent(&v.a, "SELL", 500).await;
@@ -1115,13 +1091,7 @@ async fn exchange_calendars_decide_per_instrument(b: Backend) {
     assert_eq!((s, r["detail"].as_str()), (StatusCode::CONFLICT, Some(closed)));
     let (s, r) = v.child(&v.a, &seller, 500, p("94.75"), false).await;
     assert_eq!((s, r["detail"].as_str()), (StatusCode::CONFLICT, Some(closed)));
-    let (s, r) = app
-        .post(
-            "/api/parent-orders",
-            Some(&v.b),
-            json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 500}),
-        )
-        .await;
+    let (s, r) = v.try_parent(&v.b, "BUY", 500).await;
     assert_eq!((s, r["detail"].as_str()), (StatusCode::CONFLICT, Some(closed)));
     let (_, r) = app.get(&format!("/api/orders/{}", resting["order_id"].as_str().unwrap()), Some(&v.a)).await;
     assert_eq!(r["waiting_for_open"], json!(true), "{r}");
@@ -1176,13 +1146,7 @@ async fn exchange_calendars_decide_per_instrument(b: Backend) {
     assert_eq!(s, StatusCode::CREATED, "{r}");
     // Wednesday 12:10 Berlin, between its close and Thursday's parent orders: none.
     app.clock.set(tuesday_10am() + Duration::hours(25) + Duration::minutes(10));
-    let (s, r) = app
-        .post(
-            "/api/parent-orders",
-            Some(&v.b),
-            json!({"direction": "BUY", "instrument_id": v.instrument, "quantity": 500}),
-        )
-        .await;
+    let (s, r) = v.try_parent(&v.b, "BUY", 500).await;
     let refused = "Parent orders on Eurex can be created on trading days from 12:30 the day before to 12:00 \
                    Europe/Berlin time.";
     assert_eq!((s, r["detail"].as_str()), (StatusCode::CONFLICT, Some(refused)));

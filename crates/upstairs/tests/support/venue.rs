@@ -81,16 +81,15 @@ pub async fn venue_with(backend: Backend, tweak: impl FnOnce(&mut app::Settings)
 
 impl Venue {
     pub async fn parent(&self, token: &str, direction: &str, quantity: i64) -> Value {
-        let (s, v) = self
-            .app
-            .post(
-                "/api/parent-orders",
-                Some(token),
-                json!({"direction": direction, "instrument_id": self.instrument, "quantity": quantity}),
-            )
-            .await;
+        let (s, v) = self.try_parent(token, direction, quantity).await;
         assert_eq!(s, StatusCode::CREATED, "{v}");
         v
+    }
+
+    /// `POST /api/parent-orders` on the venue's instrument, whatever it answers.
+    pub async fn try_parent(&self, token: &str, direction: &str, quantity: i64) -> (StatusCode, Value) {
+        let body = json!({"direction": direction, "instrument_id": self.instrument, "quantity": quantity});
+        self.app.post("/api/parent-orders", Some(token), body).await
     }
 
     pub async fn child(

@@ -115,6 +115,28 @@ describe('a match request received', () => {
     expect(told).not.toHaveTextContent('You accepted');
   });
 
+  it("keeps the drawer open past the preference's moment until the server's answer, then shows it", async () => {
+    const { m, n } = received();
+    m.auto_answer_at = new Date(Date.now() + 2_000).toISOString();
+    m.auto_accept = true;
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });
+    const view = await screen.findByRole('dialog', { name: 'Match request' });
+    await user.click(within(view).getByRole('button', { name: 'Review' }));
+    const drawer = (await screen.findByRole('heading', { name: 'Match request', level: 2 })).closest('.MuiDrawer-paper') as HTMLElement;
+    expect(await within(drawer).findByText('Your preference accepts in')).toBeInTheDocument();
+    // The browser's clock reaches the preference's moment before the server's frame comes.
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(within(drawer).getByRole('button', { name: 'Accept' })).toBeDisabled();
+    expect(screen.getByRole('heading', { name: 'Match request', level: 2 })).toBeInTheDocument();
+    m.state = 'ACCEPTED';
+    m.answered_automatically = true;
+    n.status = 'ACCEPTED';
+    stomp.publish('/user/topic/notifications', { seq: 1, ...n });
+    const told = await screen.findByRole('dialog', { name: 'Match request accepted' });
+    expect(await within(told).findByText('Accepted automatically by your preference.')).toBeInTheDocument();
+    expect(answers()).toEqual([]);
+  });
+
   it('closes by itself when the countdown ends', async () => {
     received(2);
     renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });

@@ -42,7 +42,11 @@ function Review({ id, onClose, onAccepted }: { id: string; onClose: () => void; 
   const deadline = answerDeadline(m);
   const seconds = useSecondsLeft(deadline.at);
   const pending = m?.state === 'PENDING';
-  const over = seconds === 0 || (m !== undefined && !pending);
+  // The preference's moment passing ends nothing by itself: the server's answer does (its
+  // frame), so that the outcome is shown to whoever has the drawer open; the request's
+  // own time-out ends the review.
+  const awaitsPreference = m?.role === 'RESPONDER' && Boolean(m.auto_answer_at);
+  const over = (seconds === 0 && !awaitsPreference) || (m !== undefined && !pending);
 
   // Answered by the responder's preference while under review: closed, and the outcome
   // shown as when accepted by hand (issue 28.5).

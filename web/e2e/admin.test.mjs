@@ -376,7 +376,7 @@ test("an admin schedules an instrument's tick size and minimum block ahead; they
     assert.deepEqual([instrument.tick_size, instrument.min_quantity], [0.005, 500]);
 
     // The hour passes on the venue's clock: in force by itself.
-    clock.move(3_700);
+    await clock.move(3_700);
     await until(async () => {
       [instrument] = await api(server.baseUrl, '/instruments', { token });
       return instrument.tick_size === 0.0025 && instrument.min_quantity === 1000;

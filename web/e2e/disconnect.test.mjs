@@ -73,10 +73,10 @@ test('a trader who chose it has their working orders cancelled once every window
     assert.deepEqual(due, [clock.now() + 10_000]);
     assert.deepEqual(await Promise.all(annas.map((id) => state(Anna, id))), ['WORKING', 'WORKING']);
     // After it: Anna's orders are cancelled, Ben's works on.
-    clock.move(9);
+    await clock.move(9);
     await until(
       async () => {
-        clock.move(2);
+        await clock.move(2);
         return (await Promise.all(annas.map((id) => state(Anna, id)))).every((s) => s === 'CANCELLED');
       },
       { what: "Anna's orders cancelled", intervalMs: 500 },

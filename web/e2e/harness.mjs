@@ -232,12 +232,23 @@ export async function frozenServer() {
   set(start);
   const server = await startServer({ env: { UPSTAIRS_ALWAYS_OPEN: 'true', UPSTAIRS_CLOCK_FILE: file } });
   let at = start;
+  const pinned = [];
   return {
     server,
     clock: {
-      move(seconds) {
+      async move(seconds) {
         at += seconds * 1000;
         set(at);
+        for (const page of pinned) await page.clock.setFixedTime(at);
+      },
+      /**
+       * The page's Date reads this clock from now on (its timers still run), so that its
+       * countdowns count from the server's time: a 15 s preference never runs out in the
+       * browser while the server's clock stands still, however slow the machine.
+       */
+      async pin(page) {
+        pinned.push(page);
+        await page.clock.setFixedTime(at);
       },
       /** Where it stands, in ms since the epoch. */
       now: () => at,

@@ -166,7 +166,7 @@ test('a trader sends an RFQ, the provider quotes, the trader accepts; an unanswe
     await (await sendRfq(trader.page, { quantity: 1000, minutes: 1 })).getByRole('button', { name: 'Send RFQ' }).click();
     await panel.getByText('Pending').waitFor();
     await incoming.getByRole('group').getByText('Anonymous').waitFor();
-    clock.move(61);
+    await clock.move(61);
     await until(async () => (await api(server.baseUrl, '/rfqs?state=EXPIRED', { token: users.Ben.token })).length === 1, { what: 'the RFQ to expire' });
     await panel.waitFor({ state: 'detached' });
     // The provider: nothing open any more; the day's two RFQs are listed as ended.
@@ -248,7 +248,7 @@ test('the requester withdraws an RFQ, the provider declines one, a quoted one ex
     const quoteView = trader.page.getByRole('dialog', { name: 'Quote received' });
     await quoteView.waitFor();
     await shot(trader.page, T, '13-quote-not-accepted');
-    clock.move(5 * 60 + 1);
+    await clock.move(5 * 60 + 1);
     await until(async () => (await api(server.baseUrl, '/rfqs?state=EXPIRED', { token: users.Ben.token })).length === 2, { what: 'both RFQs to expire' });
     // ...and goes once the RFQ has ended, read, never to open again (issue 28.10).
     await quoteView.waitFor({ state: 'detached' });

@@ -102,6 +102,7 @@ test('A rests, B takes, A accepts from the notification, the brokers confirm by 
   const { server, clock, stop } = await frozenServer();
   const a = await newPage(browser);
   const b = await newPage(browser);
+  for (const p of [a, b]) await clock.pin(p.page);
   const broker = await newPage(browser);
   const failed = [a, b, broker].map((p) => failedCalls(p.page));
   try {
@@ -156,7 +157,7 @@ test('A rests, B takes, A accepts from the notification, the brokers confirm by 
     await shot(broker.page, T, '07-broker-accept-page');
     // The broker answers minutes after the match: the pages keep the match's time.
     const matched = await matchedAt(broker.page);
-    clock.move(3 * 60);
+    await clock.move(3 * 60);
     await broker.page.getByRole('button', { name: 'Accept trade' }).click();
     await broker.page.getByRole('heading', { name: 'Thank you!' }).waitFor();
     await shot(broker.page, T, '08-broker-thank-you');
@@ -232,9 +233,10 @@ test('A rests, B takes, A accepts from the notification, the brokers confirm by 
 // Issue 28.7: a broker declines the trade from its link. Both traders are told at once
 // (the notice opens by itself) and both cards keep the order, shown 'Broker Rejected'.
 test('a broker declines a trade: both traders are told and see it on their cards', async () => {
-  const { server, stop } = await frozenServer();
+  const { server, clock, stop } = await frozenServer();
   const a = await newPage(browser);
   const b = await newPage(browser);
+  for (const p of [a, b]) await clock.pin(p.page);
   const broker = await newPage(browser);
   const failed = [a, b, broker].map((p) => failedCalls(p.page));
   try {
@@ -299,6 +301,7 @@ test("the responder's preference: its countdown, and who accepted", async () => 
   const { server, clock, stop } = await frozenServer();
   const a = await newPage(browser);
   const b = await newPage(browser);
+  for (const p of [a, b]) await clock.pin(p.page);
   const failed = [a, b].map((p) => failedCalls(p.page));
   try {
     const { broker, instrument, traders } = await seedTwoFirms(server, { byEmail: true, answers: { Anna: 'ACCEPT_WITH_DELAY' }, tips: TIPS });
@@ -320,7 +323,7 @@ test("the responder's preference: its countdown, and who accepted", async () => 
       await shot(a.page, T, `14-preference-countdown-${width}`);
     }
     // The preference answers while the drawer is open: the drawer closes, the outcome shows.
-    clock.move(16);
+    await clock.move(16);
     await a.page.getByRole('dialog', { name: 'Match request accepted' }).getByText('Accepted automatically by your preference.').waitFor();
     await b.page.getByRole('dialog', { name: 'Match request accepted' }).getByText('Accepted automatically by the counterparty’s preference.').waitFor();
     assert.equal(await a.page.getByText('You accepted the match request.').count(), 0);
@@ -341,6 +344,7 @@ test('A rejects one request and lets another time out', async () => {
   const { server, clock, stop } = await frozenServer();
   const a = await newPage(browser);
   const b = await newPage(browser);
+  for (const p of [a, b]) await clock.pin(p.page);
   const failed = [a, b].map((p) => failedCalls(p.page));
   try {
     const { venue, instrument, traders } = await seedAndSignIn(server, a, b);
@@ -366,7 +370,7 @@ test('A rejects one request and lets another time out', async () => {
     await clearPreference(server, traders.Anna.email);
     await take(b.page, instrument, '-0.020', '1k', 1000);
     await a.page.getByRole('dialog', { name: 'Match request' }).getByText('You sell 1,000 at -0.020').waitFor();
-    clock.move(5 * 60);
+    await clock.move(5 * 60);
     await a.page.getByRole('dialog', { name: 'Match request expired' }).waitFor();
     await b.page.getByRole('dialog', { name: 'Match request expired' }).waitFor();
     await shot(a.page, T, '14-responder-timed-out');
@@ -406,9 +410,10 @@ test('A rejects one request and lets another time out', async () => {
 // price, the countdown) on the parent card and in the notifications menu, and withdraws
 // it from either; A is told each time.
 test("the taker sees its pending requests on the card and in the menu, and withdraws each", async () => {
-  const { server, stop } = await frozenServer();
+  const { server, clock, stop } = await frozenServer();
   const a = await newPage(browser);
   const b = await newPage(browser);
+  for (const p of [a, b]) await clock.pin(p.page);
   const failed = [a, b].map((p) => failedCalls(p.page));
   try {
     const { venue, instrument, traders } = await seedAndSignIn(server, a, b);
@@ -472,9 +477,10 @@ test("the taker sees its pending requests on the card and in the menu, and withd
 });
 
 test('a minimum execution size: set in the Work drawer, on the card, honoured by the preview, never shown to the other firm', async () => {
-  const { server, stop } = await frozenServer();
+  const { server, clock, stop } = await frozenServer();
   const a = await newPage(browser);
   const b = await newPage(browser);
+  for (const p of [a, b]) await clock.pin(p.page);
   const failed = [a, b].map((p) => failedCalls(p.page));
   try {
     const { instrument, traders } = await seedAndSignIn(server, a, b);
@@ -526,9 +532,10 @@ test('a minimum execution size: set in the Work drawer, on the card, honoured by
 });
 
 test('counterparty filters: a trader blocks a firm in Settings, the operator sees the firm’s in Companies; the blocked firm finds nothing', async () => {
-  const { server, stop } = await frozenServer();
+  const { server, clock, stop } = await frozenServer();
   const a = await newPage(browser);
   const b = await newPage(browser);
+  for (const p of [a, b]) await clock.pin(p.page);
   const op = await newPage(browser);
   const failed = [a, b, op].map((p) => failedCalls(p.page));
   try {
@@ -591,6 +598,7 @@ test('stale prices: the book and the operator are told, a take is refused, the n
   const { server, clock, stop } = await frozenServer();
   const a = await newPage(browser);
   const b = await newPage(browser);
+  for (const p of [a, b]) await clock.pin(p.page);
   const op = await newPage(browser);
   try {
     const { venue, instrument } = await seedAndSignIn(server, a, b);
@@ -601,7 +609,7 @@ test('stale prices: the book and the operator are told, a take is refused, the n
     await book.getByRole('button', { name: 'Price -0.020, sell 1k' }).waitFor();
     assert.equal(await book.getByText('Prices stale').count(), 0);
 
-    clock.move(31);
+    await clock.move(31);
     await book.getByText('Prices stale').waitFor();
     await book.getByText('No recent exchange price: takes and accepts wait until prices return.').waitFor();
     await shot(b.page, T, '26-prices-stale-book');

@@ -11,7 +11,7 @@ use crate::Store;
 use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, action_log, audit, blank_to_none, require};
 use crate::core::service;
 use crate::counterparties::Counterparties;
-use crate::error::EngineError;
+use crate::error::{EngineError, StoreError};
 use crate::events::Event;
 use crate::keyed::first;
 use crate::matches::Matches;
@@ -147,18 +147,31 @@ async fn schedule_stale_sweep<T: Tx>(tx: &mut T, i: &Instrument) -> Result<(), E
     Ok(())
 }
 
-/// An instrument's new minimum block, in the book: each resting iceberg whose shown part
-/// it changes is written again with it (the book's levels follow the rows). The
-/// instrument is locked; an order written meanwhile with the block cached before this
-/// change shows that block until it changes (ADR 0056).
-async fn show_new_block<T: Tx>(tx: &mut T, i: &Instrument) -> Result<(), EngineError> {
+/// An instrument's new minimum block `i.min_quantity` (it was `was`), in the book: each
+/// resting iceberg whose shown part it changes is written again with it (the book's levels
+/// follow the rows). One that a take, an edit or a cancel changed since the list was read
+/// is read again, and written only if it still rests. An order written meanwhile with the
+/// block cached before this change shows that block until it changes (ADR 0056).
+async fn show_new_block<T: Tx>(tx: &mut T, was: i64, i: &Instrument) -> Result<(), EngineError> {
     let filter = OrderFilter {
         instrument_id: Some(i.instrument_id),
         states: vec![upstairs_domain::order::OrderState::Working],
         ..Default::default()
     };
-    for o in tx.orders(&filter).await?.into_iter().filter(|o| o.iceberg) {
-        tx.update_order(&o, &o, i.min_quantity).await?;
+    for mut o in tx.orders(&filter).await?.into_iter().filter(|o| o.iceberg) {
+        for _ in 0..3 {
+            if o.shown(was) == o.shown(i.min_quantity) {
+                break;
+            }
+            match tx.update_order(&o, &o, i.min_quantity).await {
+                Ok(()) => break,
+                Err(StoreError::Stale(_)) => match tx.order(o.order_id).await? {
+                    Some(now) if now.rests() && now.iceberg => o = now,
+                    _ => break,
+                },
+                Err(e) => return Err(e.into()),
+            }
+        }
     }
     Ok(())
 }
@@ -571,7 +584,7 @@ impl<S: Store> Reference<S> {
         }
         tx.update_instrument(&i).await?;
         if was.min_quantity != i.min_quantity {
-            show_new_block(&mut tx, &i).await?;
+            show_new_block(&mut tx, was.min_quantity, &i).await?;
         }
         // Its history, for the scorecards' price improvement and markouts (issue 29).
         if moved {

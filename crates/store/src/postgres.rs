@@ -30,6 +30,9 @@ use crate::rows::*;
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
 const FOR_UPDATE: &str = " for update";
+/// A lock that lets other transactions still insert rows referencing the locked one (a
+/// foreign key's check takes KEY SHARE), for a row whose key does not change.
+const FOR_NO_KEY_UPDATE: &str = " for no key update";
 /// Whether one statement may write several tables (data-modifying CTEs).
 const WRITES_IN_ONE_STATEMENT: bool = true;
 const SKIP_LOCKED: &str = " for update skip locked";

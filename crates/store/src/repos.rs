@@ -833,7 +833,7 @@ macro_rules! shared_repos {
 
             async fn lock_instrument(&mut self, id: InstrumentId) -> StoreResult<Option<Instrument>> {
                 Ok(sqlx::query_as::<_, InstrumentRow>(sqlx::AssertSqlSafe(format!(
-                    "select * from instrument where instrument_id = $1{FOR_UPDATE}"
+                    "select * from instrument where instrument_id = $1{FOR_NO_KEY_UPDATE}"
                 )))
                 .bind(id.0)
                 .fetch_optional(&mut *self.tx)

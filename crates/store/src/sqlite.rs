@@ -33,6 +33,7 @@ use crate::rows::*;
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
 const FOR_UPDATE: &str = "";
+const FOR_NO_KEY_UPDATE: &str = "";
 /// Whether one statement may write several tables: not in SQLite, whose statements cost
 /// no round trip anyway.
 const WRITES_IN_ONE_STATEMENT: bool = false;

@@ -137,6 +137,21 @@ describe('a match request received', () => {
     expect(answers()).toEqual([]);
   });
 
+  it("closes the drawer at the request's time-out when the preference never answers", async () => {
+    const { m } = received(5);
+    m.auto_answer_at = new Date(Date.now() + 2_000).toISOString();
+    m.auto_accept = true;
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });
+    const view = await screen.findByRole('dialog', { name: 'Match request' });
+    await user.click(within(view).getByRole('button', { name: 'Review' }));
+    expect(await screen.findByRole('heading', { name: 'Match request', level: 2 })).toBeInTheDocument();
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(screen.getByRole('heading', { name: 'Match request', level: 2 })).toBeInTheDocument();
+    await vi.advanceTimersByTimeAsync(3000);
+    await waitFor(() => expect(screen.queryByRole('heading', { name: 'Match request', level: 2 })).not.toBeInTheDocument());
+    expect(answers()).toEqual([]);
+  });
+
   it('closes by itself when the countdown ends', async () => {
     received(2);
     renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });

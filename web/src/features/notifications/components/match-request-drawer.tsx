@@ -44,9 +44,18 @@ function Review({ id, onClose, onAccepted }: { id: string; onClose: () => void; 
   const pending = m?.state === 'PENDING';
   // The preference's moment passing ends nothing by itself: the server's answer does (its
   // frame), so that the outcome is shown to whoever has the drawer open; the request's
-  // own time-out ends the review.
+  // own time-out ends the review in any case.
   const awaitsPreference = m?.role === 'RESPONDER' && Boolean(m.auto_answer_at);
-  const over = (seconds === 0 && !awaitsPreference) || (m !== undefined && !pending);
+  const expiry = useSecondsLeft(m?.expired_at);
+  const over = (awaitsPreference ? expiry === 0 : seconds === 0) || (m !== undefined && !pending);
+  // Past the preference's moment and still pending: read again every few seconds, in case
+  // the answer's frame was lost with a dropped socket.
+  const { refetch } = request;
+  useEffect(() => {
+    if (!awaitsPreference || seconds !== 0 || !pending) return;
+    const timer = setInterval(() => void refetch(), 3000);
+    return () => clearInterval(timer);
+  }, [awaitsPreference, seconds, pending, refetch]);
 
   // Answered by the responder's preference while under review: closed, and the outcome
   // shown as when accepted by hand (issue 28.5).

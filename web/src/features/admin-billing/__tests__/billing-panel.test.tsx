@@ -89,7 +89,8 @@ describe('billing', () => {
       });
       return 'blob:billing';
     };
-    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL, revokeObjectURL: () => {} }));
+    // A subclass carries the stubs: the real URL is never changed for the files after this one.
+    vi.stubGlobal('URL', Object.assign(class extends URL {}, { createObjectURL, revokeObjectURL: () => {} }));
     const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
       names.push(this.download);
     });

@@ -35,6 +35,14 @@ function received(secondsLeft = 300, overrides: Partial<MockNotification> = {}) 
   return { m, n };
 }
 
+/** The responder's preference accepted: the server's request, and the notice's frame. */
+function answeredByPreference(m: ReturnType<typeof received>['m'], n: MockNotification) {
+  m.state = 'ACCEPTED';
+  m.answered_automatically = true;
+  n.status = 'ACCEPTED';
+  stomp.publish('/user/topic/notifications', { seq: 1, ...n });
+}
+
 const answers = () => trading.requests.filter((r) => r.method === 'PATCH' && r.path.startsWith('/api/order-match-requests/')).map((r) => r.body);
 
 describe('a match request received', () => {
@@ -106,10 +114,7 @@ describe('a match request received', () => {
     expect(await within(view).findByText('Your preference accepts in')).toBeInTheDocument();
     expect(within(view).getByRole('timer', { name: 'Time to action' })).toHaveTextContent(/accepts in0:1[45]/);
     // The preference answers: the server says so in the notice's frame, and the view stays to tell it.
-    m.state = 'ACCEPTED';
-    m.answered_automatically = true;
-    n.status = 'ACCEPTED';
-    stomp.publish('/user/topic/notifications', { seq: 1, ...n });
+    answeredByPreference(m, n);
     const told = await screen.findByRole('dialog', { name: 'Match request accepted' });
     expect(await within(told).findByText('Accepted automatically by your preference.')).toBeInTheDocument();
     expect(told).not.toHaveTextContent('You accepted');
@@ -128,10 +133,7 @@ describe('a match request received', () => {
     await vi.advanceTimersByTimeAsync(3000);
     expect(within(drawer).getByRole('button', { name: 'Accept' })).toBeDisabled();
     expect(screen.getByRole('heading', { name: 'Match request', level: 2 })).toBeInTheDocument();
-    m.state = 'ACCEPTED';
-    m.answered_automatically = true;
-    n.status = 'ACCEPTED';
-    stomp.publish('/user/topic/notifications', { seq: 1, ...n });
+    answeredByPreference(m, n);
     const told = await screen.findByRole('dialog', { name: 'Match request accepted' });
     expect(await within(told).findByText('Accepted automatically by your preference.')).toBeInTheDocument();
     expect(answers()).toEqual([]);

@@ -45,7 +45,7 @@ function Review({ id, onClose, onAccepted }: { id: string; onClose: () => void; 
   // The preference's moment passing ends nothing by itself: the server's answer does (its
   // frame), so that the outcome is shown to whoever has the drawer open; the request's
   // own time-out ends the review in any case.
-  const awaitsPreference = m?.role === 'RESPONDER' && Boolean(m.auto_answer_at);
+  const awaitsPreference = deadline.byPreference;
   const expiry = useSecondsLeft(m?.expired_at);
   const over = (awaitsPreference ? expiry === 0 : seconds === 0) || (m !== undefined && !pending);
   // Past the preference's moment and still pending: read again every few seconds, in case

@@ -40,13 +40,17 @@ function Terms({ request }: { request: MatchRequest }) {
 
 /**
  * When a pending request is answered unless the responder acts: their preference's
- * moment and answer when they chose one (issue 28.5), else the request's time-out.
+ * moment and answer when they chose one (issue 28.5, `byPreference`), else the request's
+ * time-out.
  */
-export function answerDeadline(m: MatchRequest | undefined, fallback?: string): { at: string | undefined; label: string } {
+export function answerDeadline(
+  m: MatchRequest | undefined,
+  fallback?: string,
+): { at: string | undefined; label: string; byPreference: boolean } {
   if (m?.role === 'RESPONDER' && m.auto_answer_at) {
-    return { at: m.auto_answer_at, label: m.auto_accept ? 'Your preference accepts in' : 'Your preference rejects in' };
+    return { at: m.auto_answer_at, label: m.auto_accept ? 'Your preference accepts in' : 'Your preference rejects in', byPreference: true };
   }
-  return { at: m?.expired_at ?? fallback, label: 'Time to action' };
+  return { at: m?.expired_at ?? fallback, label: 'Time to action', byPreference: false };
 }
 
 /** What became of a request the responder's preference answered, told to each side; null when answered by hand. */

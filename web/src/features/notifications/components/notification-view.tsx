@@ -94,7 +94,7 @@ function Pending({ n, onReview, onClose }: { n: Notification; onReview: () => vo
   const seconds = useSecondsLeft(deadline.at);
   // Spec section 4: when the countdown ends the open notification closes; when it counted
   // down to the preference's answer, it stays to say what the preference did.
-  const byPreference = deadline.at !== n.expired_at;
+  const byPreference = deadline.byPreference;
   useEffect(() => {
     if (seconds === 0 && !byPreference) onClose();
   }, [seconds, byPreference, onClose]);

@@ -63,7 +63,7 @@ impl<S: Store> AdminOrders<S> {
             errors: vec![],
         })?;
         let after = ChildOrder { price: price.normalize(), updated_at: now, ..before.clone() };
-        tx.update_order(&before, &after, instrument.min_quantity).await?;
+        tx.update_order(&before, &after).await?;
         // Its owner is told, with the price before and after.
         let told = crate::notifications::price_corrected(&before, &after, now);
         tx.insert_notification(&told).await?;

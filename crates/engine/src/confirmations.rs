@@ -208,8 +208,7 @@ impl<S: Store> Confirmations<S> {
             let mut after = before.clone();
             after.state = transition(before.state, order_event).map_err(|_| no_longer(m.state))?;
             after.updated_at = now;
-            let block = self.instrument_in(&mut tx, before.instrument_id).await?.min_quantity;
-            tx.update_order(&before, &after, block).await?;
+            tx.update_order(&before, &after).await?;
             changed.push(after);
         }
         if !answer.yes {

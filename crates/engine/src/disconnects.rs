@@ -234,8 +234,7 @@ impl<S: Store> Disconnects<S> {
         }
         let state = transition(before.state, OrderEvent::Cancel).map_err(|_| gone())?;
         let after = ChildOrder { state, updated_at: now, ..before.clone() };
-        let block = self.instrument_in(&mut tx, before.instrument_id).await?.min_quantity;
-        tx.update_order(&before, &after, block).await?;
+        tx.update_order(&before, &after).await?;
         let told = crate::notifications::cancelled_on_disconnect(&after, now);
         tx.insert_notification(&told).await?;
         audit(

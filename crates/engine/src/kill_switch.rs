@@ -258,8 +258,7 @@ impl<S: Store> KillSwitch<S> {
                 let state =
                     transition(before.state, OrderEvent::Cancel).map_err(|e| EngineError::Internal(e.to_string()))?;
                 let after = ChildOrder { state, updated_at: now, ..before.clone() };
-                let block = self.instrument_in(&mut tx, before.instrument_id).await?.min_quantity;
-                tx.update_order(&before, &after, block).await?;
+                tx.update_order(&before, &after).await?;
                 cancelled.push(after);
             }
         }

@@ -7,7 +7,7 @@ use rust_decimal::Decimal;
 use serde_json::json;
 use std::collections::BTreeSet;
 use upstairs_domain::match_request::{MatchRequestEvent, MatchRequestState, transition as mr_transition};
-use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, shown_quantity, transition};
+use upstairs_domain::order::{Direction, OrderEvent, OrderState, Quantities, transition};
 use upstairs_domain::quantity::{Reachable, allocate, least_fill};
 use upstairs_domain::{AutoAccept, CompanyId, FieldError, MatchRequestId, OrderId, ParentOrderId, UserId};
 use uuid::Uuid;
@@ -191,26 +191,31 @@ impl<S: Store> Matches<S> {
         if hits.is_empty() {
             return Err(conflict(NOTHING_MATCHED));
         }
+        // What an iceberg taken in part shows of its rest is by the block held before the
+        // first order is written (ADR 0057).
+        if hits.iter().any(|(f, quantity)| f.order.iceberg && *quantity < f.order.quantity) {
+            tx.hold_block(instrument.instrument_id).await?;
+        }
 
         let mut requests = Vec::with_capacity(hits.len());
         let mut changed = Vec::new();
         let mut notices = Vec::new();
         let mut rows = NewRows::default();
         let mut left = take.quantity.get();
-        for (FacingOrder { order: resting, auto_accept }, quantity) in hits {
+        for (FacingOrder { order: resting, auto_accept, .. }, quantity) in hits {
             left -= quantity;
             // The responder's side: the hit part locked, split off when partial.
             let locked = if quantity == resting.quantity {
                 let mut o = resting.clone();
                 o.state = transition(o.state, OrderEvent::Lock).map_err(internal)?;
                 o.updated_at = now;
-                tx.update_order(&resting, &o, instrument.min_quantity).await?;
+                tx.update_order(&resting, &o).await?;
                 o
             } else {
                 let mut rest = resting.clone();
                 rest.quantity -= quantity;
                 rest.updated_at = now;
-                tx.update_order(&resting, &rest, instrument.min_quantity).await?;
+                tx.update_order(&resting, &rest).await?;
                 changed.push(rest);
                 let o = ChildOrder {
                     order_id: OrderId::new(),
@@ -220,7 +225,7 @@ impl<S: Store> Matches<S> {
                     updated_at: now,
                     ..resting.clone()
                 };
-                tx.insert_order(&o, instrument.min_quantity).await?;
+                tx.insert_order(&o).await?;
                 o
             };
             let mine = ChildOrder {
@@ -240,7 +245,7 @@ impl<S: Store> Matches<S> {
                 created_at: now,
                 updated_at: now,
             };
-            tx.insert_order(&mine, instrument.min_quantity).await?;
+            tx.insert_order(&mine).await?;
             let request = MatchRequest {
                 match_request_id: MatchRequestId::new(),
                 instrument_id: instrument.instrument_id,
@@ -305,7 +310,7 @@ impl<S: Store> Matches<S> {
                 created_at: now,
                 updated_at: now,
             };
-            tx.insert_order(&o, instrument.min_quantity).await?;
+            tx.insert_order(&o).await?;
             changed.push(o);
         }
         tx.insert_rows(&rows).await?;
@@ -392,18 +397,16 @@ impl<S: Store> Matches<S> {
         let (mine, theirs) = (m.requesting_order_id, m.responding_order_id);
         // A band that moved away from the price since (its sweep of pending requests runs
         // after the move commits) cancels instead of matching.
-        // An order released back to the book shows by the instrument's block now, not the
-        // request's copy of it.
-        let (event, block) = match event {
+        let event = match event {
             MatchRequestEvent::Accept => {
                 let i = tx.instrument(m.instrument_id).await?.ok_or_else(|| internal("instrument gone"))?;
                 // Stale prices hold the accept: the request waits, as the band it needs (ADR 0048).
                 if i.is_stale(now) {
                     return Err(crate::context::stale_prices(&i));
                 }
-                (if i.in_band(m.price) { event } else { MatchRequestEvent::PriceOutOfTick }, i.min_quantity)
+                if i.in_band(m.price) { event } else { MatchRequestEvent::PriceOutOfTick }
             }
-            e => (e, self.instrument_in(&mut tx, m.instrument_id).await?.min_quantity),
+            e => e,
         };
         let to = mr_transition(m.state, event).map_err(|_| no_longer_pending())?;
         let both = tx.orders_by_id(&[mine, theirs]).await?;
@@ -458,9 +461,14 @@ impl<S: Store> Matches<S> {
         let ended = MatchRequest { state: to, updated_at: now, answered_automatically: automatic, ..m };
         let mut rows = NewRows::default();
         let notices = self.notifications.notify_ended(&mut tx, &mut rows, &ended, event, now).await?;
+        // An iceberg back in the book shows by the instrument's block now, held before the
+        // first order is written (ADR 0057), not by the request's copy of it.
+        if changes.iter().any(|(_, after)| after.shows_by_block()) {
+            tx.hold_block(m.instrument_id).await?;
+        }
         let mut changed = Vec::with_capacity(2);
         for (before, after) in changes {
-            tx.update_order(&before, &after, block).await.map_err(|e| match e {
+            tx.update_order(&before, &after).await.map_err(|e| match e {
                 StoreError::Stale(_) => no_longer_answerable(),
                 e => e.into(),
             })?;
@@ -569,9 +577,8 @@ impl<S: Store> Matches<S> {
         // taker; then each price's orders, oldest first, until the take is met.
         let mut prices: Vec<Decimal> = working
             .iter()
-            .map(|f| &f.order)
-            .filter(|o| shown_quantity(o.quantity, o.iceberg, block) > 0 && acceptable(o.price))
-            .map(|o| o.price.normalize())
+            .filter(|f| f.shown > 0 && acceptable(f.order.price))
+            .map(|f| f.order.price.normalize())
             .collect();
         prices.sort();
         prices.dedup();
@@ -597,7 +604,9 @@ impl<S: Store> Matches<S> {
                 .iter()
                 .map(|f| Reachable {
                     has: match reach {
-                        Reach::Shown => shown_quantity(f.order.quantity, f.order.iceberg, block),
+                        // What the book shows of it, as its row says (ADR 0057): never
+                        // more, whatever block this node has cached.
+                        Reach::Shown => f.shown,
                         _ => f.order.quantity,
                     },
                     least: least_fill(block, f.order.min_execution, f.order.quantity),

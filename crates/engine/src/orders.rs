@@ -345,6 +345,23 @@ impl<S: Store> Orders<S> {
     pub(crate) async fn create_order_inner(&self, actor: &Actor, input: NewOrder) -> Result<OrderDetail, EngineError> {
         crate::context::require_trade(actor)?;
         self.throttle(actor, Write::Orders)?;
+        // An iceberg checked and shown with a block that changed meanwhile (this node had
+        // not heard yet) is refused by the insert: it is checked and written again with the
+        // instrument read afresh (ADR 0057).
+        for _ in 0..3 {
+            if let Some(done) = self.place_order(actor, &input).await? {
+                return Ok(done);
+            }
+        }
+        Err(EngineError::Conflict {
+            detail: "The instrument's minimum block is changing. Try again.".into(),
+            errors: vec![],
+        })
+    }
+
+    /// [`Self::create_order_inner`] once: `None` when the block it used is no longer the
+    /// instrument's (its cached copy is dropped).
+    async fn place_order(&self, actor: &Actor, input: &NewOrder) -> Result<Option<OrderDetail>, EngineError> {
         let now = self.clock.now();
         // Everything but the parent's state and quantities comes from the caches (ADR
         // 0014, 0019); those two the insert itself checks: only into an active parent,
@@ -411,9 +428,16 @@ impl<S: Store> Orders<S> {
         match self.store.insert_order_audited(&order, instrument.min_quantity, ParentState::Active, &log).await {
             Ok(true) => {}
             Ok(false) => {
-                // Refused by the insert's own conditions: a parent no longer active, or
-                // the company's trading stopped (the kill switch, ADR 0021).
+                // Refused by the insert's own conditions: a block that changed, a parent
+                // no longer active, or the company's trading stopped (the kill switch, ADR 0021).
                 let mut tx = self.store.single().await?;
+                if order.shows_by_block()
+                    && tx.instrument(instrument.instrument_id).await?.map(|i| i.min_quantity)
+                        != Some(instrument.min_quantity)
+                {
+                    self.caches.instruments.drop_key(&instrument.instrument_id);
+                    return Ok(None);
+                }
                 self.require_trading(&mut tx, actor.user.company_id).await?;
                 return Err(EngineError::Conflict {
                     detail: "This parent order is no longer active.".into(),
@@ -431,7 +455,7 @@ impl<S: Store> Orders<S> {
         // Its quantities moved; it was active when the order went in.
         self.publish_parent(&ParentOrder { state: ParentState::Active, ..(*parent).clone() });
         self.publish_book(order.instrument_id);
-        Ok(self.order_detail(order, true, calendar.calendar.is_open(now)))
+        Ok(Some(self.order_detail(order, true, calendar.calendar.is_open(now))))
     }
 
     /// After a trade or a broker's decline moved their matched quantity: each of the
@@ -526,7 +550,7 @@ impl<S: Store> Orders<S> {
         o.residual = edit.residual.unwrap_or(o.residual);
         o.iceberg = edit.iceberg.unwrap_or(o.iceberg);
         o.updated_at = now;
-        tx.update_order(&before, &o, instrument.min_quantity).await?;
+        tx.update_order(&before, &o).await?;
         audit(
             &mut tx,
             now,

@@ -108,9 +108,11 @@ pub trait Store: Clone + Send + Sync + 'static {
 
     /// Puts a child order in, only into a parent in `parent_state`, together with its
     /// audit row: one transaction in one round trip, the order path's only write (ADR
-    /// 0019). False, with nothing written, when the parent is in another state;
+    /// 0019). False, with nothing written, when the parent is in another state, or when
+    /// the order shows by the instrument's minimum block ([`ChildOrder::shows_by_block`])
+    /// and `block`, what it was shown with, is no longer the instrument's (ADR 0057: the
+    /// write holds the instrument's block as [`OrderRepo::hold_block`] does);
     /// [`StoreError::Check`] when the parent's tradable quantity would fall below zero.
-    /// `block` is the instrument's minimum block ([`ChildOrder::shown`]).
     async fn insert_order_audited(
         &self,
         o: &ChildOrder,
@@ -306,15 +308,22 @@ pub trait OrderRepo {
     async fn parent_order(&mut self, id: ParentOrderId) -> StoreResult<Option<ParentOrderView>>;
     /// A company's parent orders in the given states, newest first.
     async fn parent_orders(&mut self, company: CompanyId, states: &[ParentState]) -> StoreResult<Vec<ParentOrderView>>;
+    /// The instrument's minimum block, held until this transaction ends (ADR 0057): a
+    /// change of block ([`InstrumentRepo::lock_instrument`]) waits for this transaction, or
+    /// this for it, and then reads the new block. Read once per transaction and
+    /// instrument. A transaction that will write a resting iceberg after other child
+    /// orders calls it before its first write, so that it never waits for a change of
+    /// block while holding what that change writes.
+    async fn hold_block(&mut self, id: InstrumentId) -> StoreResult<i64>;
     /// Inserts a child order and adds it to its parent's counters and, when it rests,
-    /// to the book's levels (what [`ChildOrder::shown`] says with the instrument's
-    /// minimum block `block`), in this transaction.
-    async fn insert_order(&mut self, o: &ChildOrder, block: i64) -> StoreResult<()>;
+    /// to the book's levels (what [`ChildOrder::shown`] says; a resting iceberg with the
+    /// block [`Self::hold_block`] holds), in this transaction.
+    async fn insert_order(&mut self, o: &ChildOrder) -> StoreResult<()>;
     /// Writes state, price, quantity, iceberg, residual and updated_at of `after`, only
     /// if the stored order is still `before` (compare-and-set: otherwise
     /// [`StoreError::Stale`]), and moves the parent's counters and the book's levels
-    /// from `before` to `after` (shown with the instrument's minimum block `block`).
-    async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder, block: i64) -> StoreResult<()>;
+    /// from `before` to `after` (shown as [`Self::insert_order`] says).
+    async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder) -> StoreResult<()>;
     async fn order(&mut self, id: OrderId) -> StoreResult<Option<ChildOrder>>;
     /// Child orders by id, in one statement: those found, in no particular order.
     async fn orders_by_id(&mut self, ids: &[OrderId]) -> StoreResult<Vec<ChildOrder>>;

@@ -150,8 +150,9 @@ async fn schedule_stale_sweep<T: Tx>(tx: &mut T, i: &Instrument) -> Result<(), E
 /// An instrument's new minimum block `i.min_quantity` (it was `was`), in the book: each
 /// resting iceberg whose shown part it changes is written again with it (the book's levels
 /// follow the rows). One that a take, an edit or a cancel changed since the list was read
-/// is read again, and written only if it still rests. An order written meanwhile with the
-/// block cached before this change shows that block until it changes (ADR 0056).
+/// is read again, and written only if it still rests. No iceberg is written meanwhile with
+/// the old block: every write of one holds the block (ADR 0057), so the instrument's lock,
+/// taken first, waited for those that held it, and those after it read the new block.
 async fn show_new_block<T: Tx>(tx: &mut T, was: i64, i: &Instrument) -> Result<(), EngineError> {
     let filter = OrderFilter {
         instrument_id: Some(i.instrument_id),
@@ -163,7 +164,7 @@ async fn show_new_block<T: Tx>(tx: &mut T, was: i64, i: &Instrument) -> Result<(
             if o.shown(was) == o.shown(i.min_quantity) {
                 break;
             }
-            match tx.update_order(&o, &o, i.min_quantity).await {
+            match tx.update_order(&o, &o).await {
                 Ok(()) => break,
                 Err(StoreError::Stale(_)) => match tx.order(o.order_id).await? {
                     Some(now) if now.rests() && now.iceberg => o = now,

@@ -201,7 +201,7 @@ impl<S: Store> Rfqs<S> {
             created_at: now,
             updated_at: now,
         };
-        tx.insert_order(&order, instrument.min_quantity).await?;
+        tx.insert_order(&order).await?;
         let rfq = Rfq {
             rfq_id: RfqId::new(),
             parent_order_id: view.parent.parent_order_id,
@@ -577,7 +577,7 @@ impl<S: Store> Rfqs<S> {
         mine.price = side.price;
         mine.quantity = side.quantity;
         mine.updated_at = now;
-        tx.update_order(&reserved, &mine, band.min_quantity).await?;
+        tx.update_order(&reserved, &mine).await?;
         let lp_parent = ParentOrder {
             parent_order_id: ParentOrderId::new(),
             company_id: chosen.company_id,
@@ -609,7 +609,7 @@ impl<S: Store> Rfqs<S> {
             created_at: now,
             updated_at: now,
         };
-        tx.insert_order(&theirs, band.min_quantity).await?;
+        tx.insert_order(&theirs).await?;
         let m = MatchRequest {
             match_request_id: MatchRequestId::new(),
             instrument_id: rfq.instrument_id,
@@ -818,8 +818,7 @@ impl<S: Store> Rfqs<S> {
             // The close may have expired it first.
             if let Ok(state) = order_transition(before.state, order_event) {
                 let after = ChildOrder { state, updated_at: now, ..before.clone() };
-                let block = self.instrument_in(&mut tx, before.instrument_id).await?.min_quantity;
-                tx.update_order(&before, &after, block).await?;
+                tx.update_order(&before, &after).await?;
                 changed = Some(after);
             }
         }

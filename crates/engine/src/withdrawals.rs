@@ -71,8 +71,7 @@ impl<S: Store> Withdrawals<S> {
             o.state = transition(o.state, OrderEvent::Cancel)
                 .map_err(|e| EngineError::Conflict { detail: e.to_string(), errors: vec![] })?;
             o.updated_at = now;
-            let block = self.instrument_in(&mut tx, before.instrument_id).await?.min_quantity;
-            tx.update_order(&before, &o, block).await?;
+            tx.update_order(&before, &o).await?;
             touched.push(o);
         }
         tx.update_parent_order_state(id, to, now).await?;
@@ -129,7 +128,7 @@ impl<S: Store> Withdrawals<S> {
             errors: vec![],
         })?;
         o.updated_at = now;
-        tx.update_order(&before, &o, instrument.min_quantity).await?;
+        tx.update_order(&before, &o).await?;
         audit(&mut tx, now, Some(actor.user.user_id), "order", Some(id.0), "cancel", json!({"quantity": o.quantity}))
             .await?;
         tx.commit().await?;
@@ -171,8 +170,7 @@ impl<S: Store> Withdrawals<S> {
             let mut o = before.clone();
             o.state = transition(o.state, OrderEvent::Expire).map_err(|e| EngineError::Internal(e.to_string()))?;
             o.updated_at = now;
-            let block = self.instrument_in(&mut tx, before.instrument_id).await?.min_quantity;
-            tx.update_order(&before, &o, block).await?;
+            tx.update_order(&before, &o).await?;
             expired.push(o);
         }
         if !expired.is_empty() {

@@ -56,6 +56,8 @@ pub struct Memo {
     /// The companies whose FIX outbox this transaction wrote to: their sessions are rung
     /// once it commits.
     pub fix_queued: Vec<upstairs_domain::CompanyId>,
+    /// The minimum blocks this transaction holds (`hold_block`), by instrument.
+    pub blocks: std::collections::HashMap<upstairs_domain::InstrumentId, i64>,
 }
 
 impl Memo {

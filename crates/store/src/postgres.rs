@@ -33,6 +33,9 @@ const FOR_UPDATE: &str = " for update";
 /// A lock that lets other transactions still insert rows referencing the locked one (a
 /// foreign key's check takes KEY SHARE), for a row whose key does not change.
 const FOR_NO_KEY_UPDATE: &str = " for no key update";
+/// A lock that [`FOR_NO_KEY_UPDATE`] and every update of the row wait for, and that waits
+/// for them: an instrument's block held by an order write (ADR 0057).
+const FOR_SHARE: &str = " for share";
 /// Whether one statement may write several tables (data-modifying CTEs).
 const WRITES_IN_ONE_STATEMENT: bool = true;
 const SKIP_LOCKED: &str = " for update skip locked";
@@ -199,25 +202,30 @@ async fn insert_orders(pool: &PgPool, batch: &[PendingOrder]) -> Result<Vec<Uuid
         .bind(col(batch, |p| logs(p).map(|k| k.key.key.as_str())))
         .bind(col(batch, |p| logs(p).map(|k| k.part)))
         .bind(col(batch, |p| logs(p).map(|k| k.key.request_hash.as_str())))
+        .bind(col(batch, |p| p.block))
         .fetch_all(pool)
         .await?;
     Ok(written)
 }
 
 /// The batch of [`insert_orders`]: `$1`–`$19` the columns of [`sql::ORDER_COLUMNS`],
-/// `$20` the parent's state each needs, `$21`–`$30` the audit rows', one array each.
+/// `$20` the parent's state each needs, `$21`–`$30` the audit rows', `$31` the block each
+/// was shown with, one array each. A resting iceberg goes in only while its block is the
+/// instrument's, which it holds (`for share`) until the batch commits (ADR 0057).
 static INSERT_ORDERS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         "with v as (select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], \
          $6::text[], $7::text[], $8::numeric[], $9::int8[], $10::bool[], $11::bool[], $12::uuid[], \
          $13::timestamptz[], $14::timestamptz[], $15::int8[], $16::int8[], $17::bool[], $18::int8[], $19::int8[], \
          $20::text[], $21::uuid[], $22::text[], $23::uuid[], $24::text[], $25::uuid[], $26::timestamptz[], \
-         $27::jsonb[], $28::text[], $29::int4[], $30::text[]) \
+         $27::jsonb[], $28::text[], $29::int4[], $30::text[], $31::int8[]) \
          as v ({cols}, parent_state, log_id, log_entity, log_entity_id, log_operation, log_user_id, \
-         log_created_at, log_details, log_key, log_part, log_hash)), \
+         log_created_at, log_details, log_key, log_part, log_hash, block)), \
          o as (insert into child_order ({cols}) select {cols} from v where exists \
          (select 1 from parent_order p where p.parent_order_id = v.parent_order_id and p.state = v.parent_state) \
          and not exists (select 1 from company c where c.company_id = v.company_id and c.trading_stopped_at is not null) \
+         and case when v.iceberg and v.rests then exists (select 1 from instrument i \
+         where i.instrument_id = v.instrument_id and i.min_quantity = v.block for share) else true end \
          returning order_id) \
          insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
          idempotency_key, idempotency_part, request_hash) \

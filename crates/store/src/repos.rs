@@ -118,10 +118,11 @@ pub(crate) const ORDER_COLUMNS: &str = "order_id, parent_order_id, company_id, c
 /// their audit rows: two statements whose placeholders are anonymous (`?`, bound in the
 /// order they appear: SQLite finds a numbered one's number by a scan of all of them, once
 /// per argument, quadratic in a batch's 900). The first binds each order's columns
-/// ([`ORDER_COLUMNS`]) and its parent's state; the second each audit row's columns (as
-/// `bind_action_log` does), and returns the ids of the orders written. Nothing is written
-/// of an order whose parent is in another state or whose company's trading is stopped
-/// (the kill switch, ADR 0021), nor its audit row.
+/// ([`ORDER_COLUMNS`]), its parent's state and the block it was shown with; the second
+/// each audit row's columns (as `bind_action_log` does), and returns the ids of the
+/// orders written. Nothing is written of an order whose parent is in another state or
+/// whose company's trading is stopped (the kill switch, ADR 0021), nor of a resting
+/// iceberg whose block is no longer the instrument's (ADR 0057), nor their audit rows.
 pub(crate) fn insert_orders_if_parent(n: usize) -> [String; 2] {
     let rows = |width: usize| {
         let row = format!("({})", vec!["?"; width].join(", "));
@@ -132,9 +133,11 @@ pub(crate) fn insert_orders_if_parent(n: usize) -> [String; 2] {
         format!(
             "insert into child_order ({ORDER_COLUMNS}) select {} from (values {}) v where exists \
              (select 1 from parent_order where parent_order_id = v.column2 and state = v.column20) and not exists \
-             (select 1 from company where company_id = v.column3 and trading_stopped_at is not null)",
+             (select 1 from company where company_id = v.column3 and trading_stopped_at is not null) \
+             and case when v.column10 and v.column17 then exists \
+             (select 1 from instrument where instrument_id = v.column5 and min_quantity = v.column21) else 1 end",
             columns(19),
-            rows(20),
+            rows(21),
         ),
         format!(
             "insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
@@ -267,7 +270,7 @@ macro_rules! shared_repos {
         fn bind_order<'q>(
             q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments>,
             o: &ChildOrder,
-            block: i64,
+            shown: i64,
         ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments> {
             let (working, matched) = o.parent_counts();
             q.bind(o.order_id.0)
@@ -288,7 +291,7 @@ macro_rules! shared_repos {
                 .bind(matched)
                 .bind(o.rests())
                 .bind(o.min_execution)
-                .bind(o.shown(block))
+                .bind(shown)
         }
 
         /// Binds an audit row's columns in the order of `insert into action_log`.
@@ -785,6 +788,7 @@ macro_rules! shared_repos {
             }
 
             async fn update_instrument(&mut self, i: &Instrument) -> StoreResult<()> {
+                self.memo.blocks.remove(&i.instrument_id);
                 sqlx::query(
                     "update instrument set name = $1, term = $2, description = $3, min_quantity = $4, tick_size = $5, \
                      exchange_tick_size = $6, exchange_id = $7, exchange = $8, exchange_iso_code = $9, \
@@ -1846,6 +1850,14 @@ macro_rules! shared_repos {
         }
 
         impl $tx {
+            /// What `o` adds to its book level (the domain's rule): a resting iceberg by
+            /// the block this transaction holds ([`OrderRepo::hold_block`], ADR 0057); any
+            /// other order shows the same whatever the block.
+            async fn shown(&mut self, o: &ChildOrder) -> StoreResult<i64> {
+                let block = if o.shows_by_block() { self.hold_block(o.instrument_id).await? } else { 0 };
+                Ok(o.shown(block))
+            }
+
             /// Parent orders by id in one statement, in id order, `lock` appended.
             async fn parent_orders_in(
                 &mut self,
@@ -2024,16 +2036,35 @@ macro_rules! shared_repos {
                 convert(q.fetch_all(&mut *self.tx).await.map_err(map_err)?, ParentOrderRow::into_model)
             }
 
-            async fn insert_order(&mut self, o: &ChildOrder, block: i64) -> StoreResult<()> {
+            async fn hold_block(&mut self, id: InstrumentId) -> StoreResult<i64> {
+                if let Some(&block) = self.memo.blocks.get(&id) {
+                    return Ok(block);
+                }
+                // SQLite: the write transaction already holds the only write lock.
+                let block: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                    "select min_quantity from instrument where instrument_id = $1{FOR_SHARE}"
+                )))
+                .bind(id.0)
+                .fetch_optional(&mut *self.tx)
+                .await
+                .map_err(map_err)?
+                .ok_or_else(|| StoreError::Other(format!("instrument {} not found", id.0)))?;
+                self.memo.blocks.insert(id, block);
+                Ok(block)
+            }
+
+            async fn insert_order(&mut self, o: &ChildOrder) -> StoreResult<()> {
+                let shown = self.shown(o).await?;
                 let sql = format!("insert into child_order ({}) values ({})", sql::ORDER_COLUMNS, sql::placeholders(1, 19));
-                bind_order(sqlx::query(sqlx::AssertSqlSafe(sql)), o, block)
+                bind_order(sqlx::query(sqlx::AssertSqlSafe(sql)), o, shown)
                     .execute(&mut *self.tx)
                     .await
                     .map_err(map_err)?;
                 Ok(())
             }
 
-            async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder, block: i64) -> StoreResult<()> {
+            async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder) -> StoreResult<()> {
+                let shown = self.shown(after).await?;
                 let r = sqlx::query(
                     "update child_order set state = $1, price = $2, quantity = $3, iceberg = $4, residual = $5, \
                      updated_at = $6, working_quantity = $12, matched_quantity = $13, rests = $14, min_execution = $15, \
@@ -2054,7 +2085,7 @@ macro_rules! shared_repos {
                 .bind(after.parent_counts().1)
                 .bind(after.rests())
                 .bind(after.min_execution)
-                .bind(after.shown(block))
+                .bind(shown)
                 .execute(&mut *self.tx)
                 .await
                 .map_err(map_err)?;

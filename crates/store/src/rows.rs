@@ -407,13 +407,14 @@ pub struct FacingOrderRow {
     #[sqlx(flatten)]
     order: ChildOrderRow,
     creator_auto_accept: Option<String>,
+    shown: i64,
 }
 
 impl FacingOrderRow {
     pub fn into_model(self) -> StoreResult<FacingOrder> {
         let auto_accept =
             self.creator_auto_accept.map(|a| stored("auto_accept", &a, AutoAccept::parse(&a))).transpose()?;
-        Ok(FacingOrder { order: self.order.into_model()?, auto_accept })
+        Ok(FacingOrder { order: self.order.into_model()?, auto_accept, shown: self.shown })
     }
 }
 

@@ -34,6 +34,7 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite")
 
 const FOR_UPDATE: &str = "";
 const FOR_NO_KEY_UPDATE: &str = "";
+const FOR_SHARE: &str = "";
 /// Whether one statement may write several tables: not in SQLite, whose statements cost
 /// no round trip anyway.
 const WRITES_IN_ONE_STATEMENT: bool = false;
@@ -199,7 +200,7 @@ impl OrderDb {
     fn run(&mut self, batch: &[PendingOrder]) -> rusqlite::Result<Vec<Uuid>> {
         let [orders, logs] = self.sql[batch.len() - 1].get_or_insert_with(|| sql::insert_orders_if_parent(batch.len()));
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let mut args = Vec::with_capacity(batch.len() * 20);
+        let mut args = Vec::with_capacity(batch.len() * 21);
         for p in batch {
             order_values(&p.order, p.block, p.parent_state, &mut args);
         }
@@ -256,6 +257,7 @@ fn order_values(o: &ChildOrder, block: i64, parent_state: ParentState, out: &mut
         o.min_execution.map_or(Null, Integer),
         Integer(o.shown(block)),
         Text(parent_state.as_str().into()),
+        Integer(block),
     ]);
 }
 

@@ -49,6 +49,7 @@ contract!(
     database_refuses_negative_tradable,
     database_refuses_unbounded_quantities,
     levels_follow_the_domain_display_rule,
+    an_iceberg_shows_by_the_block_it_is_written_with,
     database_refuses_a_stopped_company_s_orders,
     order_and_audit_in_one_write,
     concurrent_order_writes_keep_each_outcome,
@@ -972,7 +973,7 @@ async fn book_rows_sum_working_orders<S: Store>(s: S) {
         order(&kparent, "-0.025", 400, true, OrderState::Working),
     ];
     for o in &orders {
-        tx.insert_order(o, BLOCK).await.unwrap();
+        tx.insert_order(o).await.unwrap();
     }
     assert_eq!(i.min_quantity, BLOCK);
     assert_eq!(
@@ -982,10 +983,11 @@ async fn book_rows_sum_working_orders<S: Store>(s: S) {
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
     assert_eq!((view.working, view.matched), (3000, 0));
 
-    // Each resting iceberg written again with a new minimum block (as the engine does when
-    // the instrument's changes) moves its level by what it shows now.
+    // Each resting iceberg written again after a new minimum block (as the engine does
+    // when it changes the instrument's) moves its level by what it shows now.
+    tx.update_instrument(&Instrument { min_quantity: 1500, ..i.clone() }).await.unwrap();
     for o in orders.iter().filter(|o| o.iceberg) {
-        tx.update_order(o, o, 1500).await.unwrap();
+        tx.update_order(o, o).await.unwrap();
     }
     assert_eq!(
         levels(&mut tx, i.instrument_id, c.company_id).await,
@@ -1060,25 +1062,25 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
     let mut tx = s.write().await.unwrap();
     let a = order("-0.02", 1000, false);
     let b = order("-0.02", 2000, true);
-    tx.insert_order(&a, BLOCK).await.unwrap();
-    tx.insert_order(&b, BLOCK).await.unwrap();
+    tx.insert_order(&a).await.unwrap();
+    tx.insert_order(&b).await.unwrap();
     assert_eq!(levels(&mut tx, id, own).await, [("-0.02".into(), true, 1500)]);
 
     // Moving a's price and size moves its level; the emptied level disappears.
     let mut a2 = a.clone();
     a2.price = d("-0.015");
     a2.quantity = 1200;
-    tx.update_order(&a, &a2, BLOCK).await.unwrap();
+    tx.update_order(&a, &a2).await.unwrap();
     assert_eq!(levels(&mut tx, id, own).await, [("-0.02".into(), true, 500), ("-0.015".into(), true, 1200)]);
     let mut b2 = b.clone();
     b2.state = OrderState::Matched;
-    tx.update_order(&b, &b2, BLOCK).await.unwrap();
+    tx.update_order(&b, &b2).await.unwrap();
     assert_eq!(levels(&mut tx, id, own).await, [("-0.015".into(), true, 1200)]);
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
     assert_eq!((view.working, view.matched), (1200, 2000));
     let mut a3 = a2.clone();
     a3.state = OrderState::Cancelled;
-    tx.update_order(&a2, &a3, BLOCK).await.unwrap();
+    tx.update_order(&a2, &a3).await.unwrap();
     assert!(levels(&mut tx, id, own).await.is_empty());
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
     assert_eq!((view.working, view.matched), (0, 2000));
@@ -1088,7 +1090,7 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
     // equal price written otherwise is within), each with its creator's auto-answer; none
     // through a parent of another company than the caller's, or through a seller.
     let c = order("-0.01", 700, false);
-    tx.insert_order(&c, BLOCK).await.unwrap();
+    tx.insert_order(&c).await.unwrap();
     let taker = company("Kestrel");
     let mut trader = user(&taker, "bo@kestrel.test");
     trader.auto_accept = Some(AutoAccept::Instant);
@@ -1118,7 +1120,7 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
         direction: buying.direction,
         ..bid
     };
-    tx.insert_order(&bid, BLOCK).await.unwrap();
+    tx.insert_order(&bid).await.unwrap();
     let got = tx.orders_facing(parent.parent_order_id, own, d("-0.03")).await.unwrap();
     assert_eq!(
         got.iter().map(side).collect::<Vec<_>>(),
@@ -1147,7 +1149,7 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
     assert_eq!(ids(tx.lock_take_parents(me, them, &Default::default()).await.unwrap()), vec![them]);
     let mine = std::collections::BTreeSet::from([them]);
     assert_eq!(ids(tx.lock_take_parents(me, them, &mine).await.unwrap()), vec![them]);
-    tx.update_order(&bid, &ChildOrder { state: OrderState::Cancelled, ..bid.clone() }, BLOCK).await.unwrap();
+    tx.update_order(&bid, &ChildOrder { state: OrderState::Cancelled, ..bid.clone() }).await.unwrap();
 
     // Several orders read, and several parents' states written, each in one statement.
     let mut got = tx.orders_by_id(&[a.order_id, b.order_id, upstairs_domain::OrderId::new()]).await.unwrap();
@@ -1187,7 +1189,7 @@ async fn levels_follow_the_domain_display_rule<S: Store>(s: S) {
     let mut tx = s.write().await.unwrap();
     let orders: Vec<_> = cases.iter().map(|&(price, quantity, iceberg)| order(price, quantity, iceberg)).collect();
     for o in &orders {
-        tx.insert_order(o, BLOCK).await.unwrap();
+        tx.insert_order(o).await.unwrap();
     }
     let expect = |block: i64| -> Vec<(String, bool, i64)> {
         cases.iter().map(|&(p, q, ice)| (p.to_owned(), true, shown_quantity(q, ice, block))).collect()
@@ -1196,12 +1198,141 @@ async fn levels_follow_the_domain_display_rule<S: Store>(s: S) {
     tx.commit().await.unwrap();
     for block in [1, 499, 501, 20_000] {
         let mut tx = s.write().await.unwrap();
+        let i = tx.lock_instrument(id).await.unwrap().unwrap();
+        tx.update_instrument(&Instrument { min_quantity: block, ..i }).await.unwrap();
         for o in &orders {
-            tx.update_order(o, o, block).await.unwrap();
+            tx.update_order(o, o).await.unwrap();
         }
         assert_eq!(levels(&mut tx, id, own).await, expect(block), "min block {block}");
         tx.commit().await.unwrap();
     }
+}
+
+/// The audit row of a new order, as the order path writes it.
+fn create_log(o: &ChildOrder) -> ActionLog {
+    ActionLog {
+        action_log_id: Uuid::now_v7(),
+        entity: "order".into(),
+        entity_id: Some(o.order_id.0),
+        operation: "create".into(),
+        user_id: Some(o.created_by),
+        created_at: t0(),
+        details: json!({"quantity": o.quantity}),
+        keyed: None,
+    }
+}
+
+/// ADR 0057: a resting iceberg is shown by the block the write holds. The order path's
+/// batch refuses one shown with a block that is no longer the instrument's (the engine
+/// then reads the instrument again); an order that shows the same whatever the block goes
+/// in. A transaction's own change of block is what its later writes show by.
+async fn an_iceberg_shows_by_the_block_it_is_written_with<S: Store>(s: S) {
+    let (parent, order) = parent_with_orders(&s, 100_000).await;
+    let (id, own) = (parent.instrument_id, parent.company_id);
+    // At once, so that the writer may take several in one batch.
+    let orders = [
+        (order("-0.03", 2000, true), 400, false),
+        (order("-0.025", 2000, true), BLOCK, true),
+        (order("-0.02", 2000, false), 400, true),
+    ];
+    let writes: Vec<_> = orders
+        .iter()
+        .map(|(o, block, _)| {
+            let (s, o, block) = (s.clone(), o.clone(), *block);
+            tokio::spawn(async move { s.insert_order_audited(&o, block, ParentState::Active, &create_log(&o)).await })
+        })
+        .collect();
+    for ((o, block, written), w) in orders.iter().zip(writes) {
+        assert_eq!(w.await.unwrap().unwrap(), *written, "{} of {} shown with {block}", o.price, o.quantity);
+    }
+    let mut tx = s.write().await.unwrap();
+    assert!(tx.order(orders[0].0.order_id).await.unwrap().is_none(), "nothing written of the refused one");
+    assert_eq!(levels(&mut tx, id, own).await, [("-0.025".into(), true, 500), ("-0.02".into(), true, 2000)]);
+    // The transaction's own new block: what it writes next shows by it, read afresh.
+    assert_eq!(tx.hold_block(id).await.unwrap(), BLOCK);
+    let i = tx.lock_instrument(id).await.unwrap().unwrap();
+    tx.update_instrument(&Instrument { min_quantity: 700, ..i }).await.unwrap();
+    tx.insert_order(&order("-0.01", 2000, true)).await.unwrap();
+    assert_eq!(tx.hold_block(id).await.unwrap(), 700);
+    assert_eq!(levels(&mut tx, id, own).await.last().unwrap(), &("-0.01".to_owned(), true, 700));
+    tx.commit().await.unwrap();
+}
+
+/// ADR 0057 on PostgreSQL, where transactions overlap: a change of block and a write that
+/// holds the block wait for each other, so no iceberg is written with a block that
+/// changed while it was being written. `waiting` polls until a statement of `like` waits
+/// for a lock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_of_block_and_an_iceberg_write_wait_for_each_other() {
+    let s = fresh_postgres().await;
+    let waiting = |like: &'static str| {
+        let pool = s.pool().clone();
+        async move {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            loop {
+                let n: i64 = sqlx::query_scalar(
+                    "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query like $1",
+                )
+                .bind(like)
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+                if n > 0 {
+                    return;
+                }
+                assert!(std::time::Instant::now() < deadline, "no statement like {like} waited for a lock");
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        }
+    };
+    let (parent, order) = parent_with_orders(&s, 100_000).await;
+    let id = parent.instrument_id;
+    async fn change(s: &upstairs_store::PgStore, id: InstrumentId, block: i64) -> upstairs_store::postgres::PgTx {
+        let mut tx = s.write().await.unwrap();
+        let i = tx.lock_instrument(id).await.unwrap().unwrap();
+        tx.update_instrument(&Instrument { min_quantity: block, ..i }).await.unwrap();
+        tx
+    }
+
+    // A change made first: the write's hold waits for its commit, then reads the new block.
+    let changing = change(&s, id, 200).await;
+    let hold = tokio::spawn({
+        let s = s.clone();
+        async move {
+            let mut tx = s.write().await.unwrap();
+            tx.hold_block(id).await.unwrap()
+        }
+    });
+    waiting("%from instrument where instrument_id = $1 for share").await;
+    changing.commit().await.unwrap();
+    assert_eq!(hold.await.unwrap(), 200);
+
+    // The order path's batch, the same: it waits, then refuses the iceberg shown with 200.
+    let changing = change(&s, id, 300).await;
+    let iceberg = order("-0.02", 2000, true);
+    let write = tokio::spawn({
+        let (s, o) = (s.clone(), iceberg.clone());
+        async move { s.insert_order_audited(&o, 200, ParentState::Active, &create_log(&o)).await }
+    });
+    waiting("with v as (select * from unnest(%").await;
+    changing.commit().await.unwrap();
+    assert!(!write.await.unwrap().unwrap(), "the iceberg shown with the old block is refused");
+
+    // A write that holds the block first: the change waits until the write commits, so
+    // the change then finds the iceberg the write put in.
+    let mut tx = s.write().await.unwrap();
+    assert_eq!(tx.hold_block(id).await.unwrap(), 300);
+    let changing = tokio::spawn({
+        let s = s.clone();
+        async move { change(&s, id, 800).await.commit().await.unwrap() }
+    });
+    waiting("%from instrument where instrument_id = $1 for no key update").await;
+    tx.insert_order(&iceberg).await.unwrap();
+    assert!(!changing.is_finished());
+    tx.commit().await.unwrap();
+    changing.await.unwrap();
+    let mut tx = s.read().await.unwrap();
+    assert_eq!(levels(&mut tx, id, parent.company_id).await, [("-0.02".into(), true, 300)]);
 }
 
 /// The kill switch is in both schemas (ADR 0021): whatever statement writes it, a stopped
@@ -1214,14 +1345,14 @@ async fn database_refuses_a_stopped_company_s_orders<S: Store>(s: S) {
     tx.set_trading_stopped(parent.company_id, Some(t0()), t0()).await.unwrap();
     tx.commit().await.unwrap();
     let mut tx = s.write().await.unwrap();
-    match tx.insert_order(&order("-0.02", 1000, false), BLOCK).await {
+    match tx.insert_order(&order("-0.02", 1000, false)).await {
         Err(StoreError::Check(c)) => assert_eq!(c, "company_trading_stopped"),
         other => panic!("a stopped company's order was not refused: {other:?}"),
     }
     drop(tx);
     let mut tx = s.write().await.unwrap();
     let matched = ChildOrder { state: OrderState::Matched, ..order("-0.02", 1000, false) };
-    tx.insert_order(&matched, BLOCK).await.unwrap();
+    tx.insert_order(&matched).await.unwrap();
     tx.commit().await.unwrap();
 }
 
@@ -1230,7 +1361,7 @@ async fn stale_order_write_is_refused<S: Store>(s: S) {
     let (parent, order) = parent_with_orders(&s, 10_000).await;
     let o = order("-0.02", 1000, false);
     let mut tx = s.write().await.unwrap();
-    tx.insert_order(&o, BLOCK).await.unwrap();
+    tx.insert_order(&o).await.unwrap();
     tx.commit().await.unwrap();
 
     // An edit read the order WORKING; the close expires it before the edit writes.
@@ -1240,13 +1371,13 @@ async fn stale_order_write_is_refused<S: Store>(s: S) {
     let mut tx = s.write().await.unwrap();
     let mut expired = seen.clone();
     expired.state = OrderState::Expired;
-    tx.update_order(&seen, &expired, BLOCK).await.unwrap();
+    tx.update_order(&seen, &expired).await.unwrap();
     tx.commit().await.unwrap();
 
     let mut edited = seen.clone();
     edited.quantity = 1500;
     let mut tx = s.write().await.unwrap();
-    assert!(matches!(tx.update_order(&seen, &edited, BLOCK).await, Err(StoreError::Stale(_))));
+    assert!(matches!(tx.update_order(&seen, &edited).await, Err(StoreError::Stale(_))));
     drop(tx);
     let mut tx = s.read().await.unwrap();
     assert_eq!(tx.order(o.order_id).await.unwrap().unwrap().state, OrderState::Expired, "never back to WORKING");
@@ -1258,8 +1389,8 @@ async fn stale_order_write_is_refused<S: Store>(s: S) {
 async fn database_refuses_negative_tradable<S: Store>(s: S) {
     let (parent, order) = parent_with_orders(&s, 1000).await;
     let mut tx = s.write().await.unwrap();
-    tx.insert_order(&order("-0.02", 600, false), BLOCK).await.unwrap();
-    assert!(matches!(tx.insert_order(&order("-0.02", 600, false), BLOCK).await, Err(StoreError::Check(_))));
+    tx.insert_order(&order("-0.02", 600, false)).await.unwrap();
+    assert!(matches!(tx.insert_order(&order("-0.02", 600, false)).await, Err(StoreError::Check(_))));
     drop(tx);
     let mut tx = s.read().await.unwrap();
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
@@ -1279,17 +1410,14 @@ async fn database_refuses_unbounded_quantities<S: Store>(s: S) {
     }
     // At the ceiling: child orders up to it, and not one lot more, whatever their sum.
     let mut tx = s.write().await.unwrap();
-    tx.insert_order(&order("-0.02", CEILING - 500, false), BLOCK).await.unwrap();
+    tx.insert_order(&order("-0.02", CEILING - 500, false)).await.unwrap();
     tx.commit().await.unwrap();
     for over in [501, CEILING, i64::MAX - CEILING + 600, i64::MAX] {
         let mut tx = s.write().await.unwrap();
-        assert!(
-            matches!(tx.insert_order(&order("-0.02", over, false), BLOCK).await, Err(StoreError::Check(_))),
-            "{over}"
-        );
+        assert!(matches!(tx.insert_order(&order("-0.02", over, false)).await, Err(StoreError::Check(_))), "{over}");
     }
     let mut tx = s.write().await.unwrap();
-    tx.insert_order(&order("-0.02", 500, false), BLOCK).await.unwrap();
+    tx.insert_order(&order("-0.02", 500, false)).await.unwrap();
     tx.commit().await.unwrap();
     let mut tx = s.read().await.unwrap();
     let view = tx.parent_order(parent.parent_order_id).await.unwrap().unwrap();
@@ -1301,16 +1429,7 @@ async fn database_refuses_unbounded_quantities<S: Store>(s: S) {
 /// The order path's single write: order and audit row together, or neither.
 async fn order_and_audit_in_one_write<S: Store>(s: S) {
     let (parent, order) = parent_with_orders(&s, 1000).await;
-    let log = |o: &ChildOrder| ActionLog {
-        action_log_id: Uuid::now_v7(),
-        entity: "order".into(),
-        entity_id: Some(o.order_id.0),
-        operation: "create".into(),
-        user_id: Some(o.created_by),
-        created_at: t0(),
-        details: json!({"quantity": o.quantity}),
-        keyed: None,
-    };
+    let log = create_log;
     let audited = |s: S| async move {
         let mut tx = s.read().await.unwrap();
         let logs = tx.action_logs(100).await.unwrap();
@@ -1383,19 +1502,7 @@ async fn orders_written_at_once<S: Store>(s: S, quantity: i64, outcomes: (i32, i
         .collect();
     let writes = orders.iter().map(|o| {
         let (s, o) = (s.clone(), o.clone());
-        tokio::spawn(async move {
-            let log = ActionLog {
-                action_log_id: Uuid::now_v7(),
-                entity: "order".into(),
-                entity_id: Some(o.order_id.0),
-                operation: "create".into(),
-                user_id: Some(o.created_by),
-                created_at: t0(),
-                details: json!({}),
-                keyed: None,
-            };
-            s.insert_order_audited(&o, BLOCK, ParentState::Active, &log).await
-        })
+        tokio::spawn(async move { s.insert_order_audited(&o, BLOCK, ParentState::Active, &create_log(&o)).await })
     });
     let (mut written, mut refused, mut not_written) = (0, 0, 0);
     for (o, w) in orders.iter().zip(writes.collect::<Vec<_>>()) {
@@ -1463,8 +1570,8 @@ async fn match_requests_and_notifications<S: Store>(s: S) {
     tx.insert_company(&kestrel).await.unwrap();
     tx.insert_user(&taker).await.unwrap();
     tx.insert_parent_order(&theirs).await.unwrap();
-    tx.insert_order(&resting, BLOCK).await.unwrap();
-    tx.insert_order(&mine, BLOCK).await.unwrap();
+    tx.insert_order(&resting).await.unwrap();
+    tx.insert_order(&mine).await.unwrap();
     let request = |state: M, created: i64| MatchRequest {
         match_request_id: MatchRequestId::new(),
         instrument_id: parent.instrument_id,
@@ -1739,7 +1846,7 @@ async fn rfqs_and_responses<S: Store>(s: S) {
     };
     let mut tx = s.write().await.unwrap();
     tx.insert_company(&lp).await.unwrap();
-    tx.insert_order(&reserved, BLOCK).await.unwrap();
+    tx.insert_order(&reserved).await.unwrap();
     tx.insert_rfq(&rfq).await.unwrap();
     tx.insert_rfq_response(&response).await.unwrap();
     let n = Notification {

@@ -342,26 +342,23 @@ async fn seed_demo_orders<S: Store>(
                 Direction::Buy => add_ticks(i.min_tick_price, i.tick_size, ticks_in),
                 Direction::Sell => add_ticks(i.max_tick_price, i.tick_size, -ticks_in),
             };
-            tx.insert_order(
-                &ChildOrder {
-                    order_id: OrderId::new(),
-                    parent_order_id: parent.parent_order_id,
-                    company_id: user.company_id,
-                    created_by: user.user_id,
-                    instrument_id: i.instrument_id,
-                    direction,
-                    state: OrderState::Working,
-                    price,
-                    quantity: i.min_quantity * 3,
-                    iceberg: false,
-                    residual: true,
-                    min_execution: None,
-                    broker_id,
-                    created_at: now,
-                    updated_at: now,
-                },
-                i.min_quantity,
-            )
+            tx.insert_order(&ChildOrder {
+                order_id: OrderId::new(),
+                parent_order_id: parent.parent_order_id,
+                company_id: user.company_id,
+                created_by: user.user_id,
+                instrument_id: i.instrument_id,
+                direction,
+                state: OrderState::Working,
+                price,
+                quantity: i.min_quantity * 3,
+                iceberg: false,
+                residual: true,
+                min_execution: None,
+                broker_id,
+                created_at: now,
+                updated_at: now,
+            })
             .await?;
         }
     }

@@ -23,6 +23,7 @@ on_both_backends!(
     concurrent_writers_keep_counters_exact,
     edits_racing_the_close_never_revive_an_order,
     reference_changes_apply_to_the_next_call,
+    icebergs_show_a_block_the_node_has_not_heard_of,
     a_late_close_spares_the_next_days_orders,
     one_firm_cannot_break_an_instrument,
     a_holiday_is_named_in_the_status,
@@ -747,6 +748,82 @@ async fn edits_racing_the_close_never_revive_an_order(b: Backend) {
 
 /// Instruments, brokers and books are cached (ADR 0014): each change an admin or a
 /// trader commits applies to the very next call, with every cache warm beforehand.
+/// Changes an instrument's minimum block in the database behind the node's back, as
+/// another node does before its announcement arrives: the node's cached copy is stale.
+/// With `icebergs`, also what each resting iceberg shows, as that node's change writes it.
+async fn set_block_unheard(v: &Venue, block: i64, icebergs: Option<i64>) {
+    use sqlx::Connection as _;
+    let id = v.instrument.parse::<sqlx::types::Uuid>().unwrap();
+    let mut sql = vec![("update instrument set min_quantity = $1 where instrument_id = $2", block)];
+    if let Some(shown) = icebergs {
+        sql.push(("update child_order set shown = $1 where instrument_id = $2 and rests and iceberg", shown));
+    }
+    for (sql, n) in sql {
+        if v.app.database_url.starts_with("sqlite:") {
+            let mut c = sqlx::SqliteConnection::connect(&v.app.database_url).await.unwrap();
+            sqlx::query(sql).bind(n).bind(id).execute(&mut c).await.unwrap();
+        } else {
+            let mut c = sqlx::PgConnection::connect(&v.app.database_url).await.unwrap();
+            sqlx::query(sql).bind(n).bind(id).execute(&mut c).await.unwrap();
+        }
+    }
+}
+
+/// ADR 0057: what an iceberg shows is by the instrument's block when it is written, even
+/// on a node whose copy of the instrument is stale. The order path's insert refuses the
+/// block it was given and the node reads the instrument again; an edit, a take of part of
+/// it and its part released back to the book (the taker withdraws) each write it by the
+/// block they hold.
+async fn icebergs_show_a_block_the_node_has_not_heard_of(b: Backend) {
+    async fn shown_to_b(v: &Venue, price: &'static str) -> Value {
+        let (_, book) = v.app.get(&format!("/api/instruments/{}/book", v.instrument), Some(&v.b)).await;
+        let level = book["levels"].as_array().unwrap().iter().find(|l| l["price"] == json!(p(price).0)).cloned();
+        level.map_or(json!(0), |l| l["sell_quantity"].clone())
+    }
+    let v = venue(b).await;
+    let app = &v.app;
+    let sell_at = |price| shown_to_b(&v, price);
+    let sell = v.parent(&v.a, "SELL", 10_000).await;
+    set_block_unheard(&v, 200, None).await;
+    let (s, iceberg) = v.child(&v.a, &sell, 3000, p("94.8"), true).await;
+    assert_eq!(s, StatusCode::CREATED, "{iceberg}");
+    assert_eq!(sell_at("94.8").await, json!(200), "a new iceberg");
+
+    set_block_unheard(&v, 300, None).await;
+    let path = format!("/api/orders/{}", iceberg["order_id"].as_str().unwrap());
+    let (s, edited) = app.patch(&path, Some(&v.a), json!({"limit_price": p("94.75").0})).await;
+    assert_eq!(s, StatusCode::OK, "{edited}");
+    assert_eq!((sell_at("94.8").await, sell_at("94.75").await), (json!(0), json!(300)), "an edit");
+
+    set_block_unheard(&v, 250, None).await;
+    let buy = v.parent(&v.b, "BUY", 500).await;
+    let take = json!({"requesting_parent_order_id": buy["parent_order_id"], "quantity": 500, "price": p("94.75").0,
+                      "requesting_broker_id": v.broker, "dry_run": false, "residual": false});
+    let (s, took) = app.post("/api/order-match-requests", Some(&v.b), take).await;
+    assert_eq!(s, StatusCode::CREATED, "{took}");
+    assert_eq!(sell_at("94.75").await, json!(250), "the rest of an iceberg taken in part");
+
+    set_block_unheard(&v, 400, None).await;
+    let request = took[0]["order_match_request_id"].as_str().unwrap();
+    let (s, withdrawn) =
+        app.patch(&format!("/api/order-match-requests/{request}"), Some(&v.b), json!({"state": "CANCELLED"})).await;
+    assert_eq!(s, StatusCode::OK, "{withdrawn}");
+    assert_eq!(sell_at("94.75").await, json!(250 + 400), "the part released back to the book beside the rest");
+
+    // Another node's change of block to 100, with the icebergs it wrote again (the book
+    // shows 100 + 100); this node still has 200 cached. A preview, which reads the rows,
+    // tells no more than the book shows (ADR 0027).
+    set_block_unheard(&v, 100, Some(100)).await;
+    let preview = json!({"requesting_parent_order_id": buy["parent_order_id"], "quantity": 500, "price": p("94.75").0,
+                         "requesting_broker_id": v.broker, "dry_run": true, "residual": false});
+    let (s, previewed) = app.post("/api/order-match-requests", Some(&v.b), preview).await;
+    assert_eq!(s, StatusCode::OK, "{previewed}");
+    let told: i64 = previewed.as_array().unwrap().iter().map(|b| b["quantity"].as_i64().unwrap()).sum();
+    assert!(told <= 200, "a preview of {told} lots where the book shows 200: {previewed}");
+    assert_balanced(&v).await;
+    v.app.stop().await;
+}
+
 async fn reference_changes_apply_to_the_next_call(b: Backend) {
     let v = venue(b).await;
     let app = &v.app;

@@ -32,11 +32,13 @@ pub struct ParentOrderView {
     pub matched: i64,
 }
 
-/// A resting order a take may reach, with its creator's auto-answer preference.
+/// A resting order a take may reach, with its creator's auto-answer preference and what
+/// the book shows of it (its row's, ADR 0056).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FacingOrder {
     pub order: ChildOrder,
     pub auto_accept: Option<AutoAccept>,
+    pub shown: i64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -78,10 +80,16 @@ impl ChildOrder {
     }
 
     /// What it adds to its book level now: nothing unless it rests, else what the
-    /// domain's display rule shows of it with the instrument's minimum block `block`.
-    /// The store keeps it on the row, and the book's levels are sums of it.
+    /// domain's display rule shows of it with the instrument's minimum block `block`
+    /// (which only [`Self::shows_by_block`] orders depend on). The store keeps it on the
+    /// row, and the book's levels are sums of it.
     pub fn shown(&self, block: i64) -> i64 {
         if self.rests() { upstairs_domain::order::shown_quantity(self.quantity, self.iceberg, block) } else { 0 }
+    }
+
+    /// Whether what it shows depends on the instrument's minimum block: a resting iceberg.
+    pub fn shows_by_block(&self) -> bool {
+        self.rests() && self.iceberg
     }
 }
 

@@ -78,6 +78,9 @@ pub(crate) enum By {
     Venue,
 }
 
+/// How many of the best resting orders a take reads first (see `Matches::reach`).
+const FACING_FIRST: i64 = 16;
+
 /// The party of a resting order, as the counterparty filters see it (ADR 0042).
 fn them(f: &FacingOrder) -> Party {
     Party { company: f.order.company_id, user: f.order.created_by }
@@ -136,9 +139,9 @@ impl<S: Store> Matches<S> {
             let instrument = self.check_take(&mut tx, actor, &view, &take).await?;
             // A preview tells no more than the book shows (ADR 0027): it allocates against
             // each iceberg's shown block, never its hidden size; the take itself may reach more.
-            let facing = tx.orders_facing(view.parent.parent_order_id, actor.user.company_id, take.price).await?;
-            let facing = today(self.counterparties.screen_in(&mut tx, actor, &filters, facing, them).await?);
-            let hits = self.hits(&instrument, view.parent.direction, &take, &facing, None, Reach::Shown)?;
+            let direction = view.parent.direction;
+            let hit = |side: &[FacingOrder]| self.hits(&instrument, direction, &take, side, None, Reach::Shown);
+            let (_, hits) = self.reach(&mut tx, actor, &filters, &take, &today, instrument.min_quantity, hit).await?;
             let mut out = Vec::with_capacity(hits.len());
             for (FacingOrder { order: o, .. }, quantity) in hits {
                 out.push(Breakdown {
@@ -157,37 +160,35 @@ impl<S: Store> Matches<S> {
         // are locked with the taker's own in one order (ids ascending), so two takes, or a
         // take and an answer, never wait on each other in a cycle; then the side is read
         // again under the locks. The checks run on the locked parent.
-        let seen = tx.orders_facing(own, company, take.price).await?;
-        let seen = today(self.counterparties.screen_in(&mut tx, actor, &filters, seen, them).await?);
+        let cached = self.instrument_in(&mut tx, parent.instrument_id).await?;
+        let hit = |side: &[FacingOrder]| self.hits(&cached, parent.direction, &take, side, None, Reach::Whole);
+        let (seen, first) = self.reach(&mut tx, actor, &filters, &take, &today, cached.min_quantity, hit).await?;
         let mut parents = BTreeSet::new();
-        if let Some(first) = seen.first() {
-            let instrument = self.instrument_in(&mut tx, first.order.instrument_id).await?;
+        if !seen.is_empty() {
             // A take its terms refuse (broker, price, size, instrument) locks no other
             // firm's parent: only the taker's, whose checks then answer as they always do.
-            if let Err(refused) = self.check_terms(&mut tx, actor, &instrument, &take, i64::MAX).await {
+            if let Err(refused) = self.check_terms(&mut tx, actor, &cached, &take, i64::MAX).await {
                 let locked = tx.lock_take_parents(company, own, &BTreeSet::new()).await?;
                 let view = locked.into_iter().next().ok_or_else(not_found_parent)?;
                 self.check_take(&mut tx, actor, &view, &take).await?;
                 return Err(refused);
             }
-            let direction = first.order.direction.opposite();
-            let first = self.hits(&instrument, direction, &take, &seen, None, Reach::Whole)?;
             parents.extend(first.iter().map(|(o, _)| o.order.parent_order_id));
         }
         let locked = tx.lock_take_parents(company, own, &parents).await?;
         let view = locked.iter().find(|v| v.parent.parent_order_id == own).cloned().ok_or_else(not_found_parent)?;
         let instrument = self.check_take(&mut tx, actor, &view, &take).await?;
         self.require_trading(&mut tx, company).await?;
+        let direction = view.parent.direction;
+        let hit = |side: &[FacingOrder]| self.hits(&instrument, direction, &take, side, Some(&parents), Reach::Whole);
         // With one writer at a time (SQLite) nothing changed since the first read.
-        let facing = match (parents.is_empty(), self.store.one_writer()) {
+        let hits = match (parents.is_empty(), self.store.one_writer()) {
             (true, _) => Vec::new(),
-            (false, true) => seen,
+            (false, true) => hit(&seen)?,
             (false, false) => {
-                let facing = tx.orders_facing(own, company, take.price).await?;
-                today(self.counterparties.screen_in(&mut tx, actor, &filters, facing, them).await?)
+                self.reach(&mut tx, actor, &filters, &take, &today, instrument.min_quantity, hit).await?.1
             }
         };
-        let hits = self.hits(&instrument, view.parent.direction, &take, &facing, Some(&parents), Reach::Whole)?;
         if hits.is_empty() {
             return Err(conflict(NOTHING_MATCHED));
         }
@@ -619,6 +620,37 @@ impl<S: Store> Matches<S> {
             }
         }
         Ok(hits.into_iter().map(|(i, q)| (candidates[i].clone(), q)).collect())
+    }
+
+    /// The side `take` may reach, screened for the taker (counterparty filters, `today`'s
+    /// orders), and the hits `hit` finds on it: the best [`FACING_FIRST`] orders, and all of
+    /// them only when those leave the take unfilled (a take reads what it reaches, not the
+    /// depth of the book; `hits` allocates best first, so a first part that fills the take
+    /// gets what the whole side would).
+    #[allow(clippy::too_many_arguments)]
+    async fn reach(
+        &self,
+        tx: &mut S::Tx,
+        actor: &Actor,
+        filters: &[CounterpartyFilter],
+        take: &Take,
+        today: &impl Fn(Vec<FacingOrder>) -> Vec<FacingOrder>,
+        block: i64,
+        hit: impl Fn(&[FacingOrder]) -> Result<Vec<(FacingOrder, i64)>, EngineError>,
+    ) -> Result<(Vec<FacingOrder>, Vec<(FacingOrder, i64)>), EngineError> {
+        let mut most = Some(FACING_FIRST);
+        loop {
+            let read =
+                tx.orders_facing(take.requesting_parent_order_id, actor.user.company_id, take.price, most).await?;
+            let all = most.is_none_or(|most| (read.len() as i64) < most);
+            let side = today(self.counterparties.screen_in(tx, actor, filters, read, them).await?);
+            let hits = hit(&side)?;
+            let taken: i64 = hits.iter().map(|(_, quantity)| quantity).sum();
+            if all || take.quantity.get() - taken < block {
+                return Ok((side, hits));
+            }
+            most = None;
+        }
     }
 
     /// The checks of a take on its (locked) parent: the parent, the broker, price and size.

@@ -333,16 +333,19 @@ pub trait OrderRepo {
     /// and company, an iceberg counting as at most the instrument's minimum block.
     /// O(levels), whatever the number of resting orders.
     async fn book_rows(&mut self, instrument: InstrumentId) -> StoreResult<Vec<BookRow>>;
-    /// The working orders a take through the parent `parent` may reach, oldest first:
-    /// on the other side of its instrument, of other companies than `company`, priced no
-    /// worse than `limit` for the parent (a sell at or below it for a buy, a buy at or
-    /// above it for a sell; a few beyond it may come too); none when the parent is not
-    /// `company`'s. Each with its creator's auto-answer preference, in one statement.
+    /// The working orders a take through the parent `parent` may reach, the best price
+    /// for the parent first, each price's oldest first, at most `most` of them (all with
+    /// `None`): on the other side of its instrument, of other companies than `company`,
+    /// priced no worse than `limit` for the parent (a sell at or below it for a buy, a buy
+    /// at or above it for a sell; a few beyond it may come too); none when the parent is
+    /// not `company`'s. Each with its creator's auto-answer preference and what the book
+    /// shows of it, in one statement.
     async fn orders_facing(
         &mut self,
         parent: ParentOrderId,
         company: CompanyId,
         limit: rust_decimal::Decimal,
+        most: Option<i64>,
     ) -> StoreResult<Vec<FacingOrder>>;
     /// One page of every company's child orders, newest first, with who placed each,
     /// for which company, on which instrument and through which broker; and how many match.

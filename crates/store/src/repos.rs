@@ -2156,7 +2156,9 @@ macro_rules! shared_repos {
                 parent: ParentOrderId,
                 company: CompanyId,
                 limit: rust_decimal::Decimal,
+                most: Option<i64>,
             ) -> StoreResult<Vec<FacingOrder>> {
+                // Best first for the parent: the lowest sell for a buy, the highest buy for a sell.
                 let rows = sqlx::query_as::<_, FacingOrderRow>(sqlx::AssertSqlSafe(format!(
                     "select c.*, u.auto_accept as creator_auto_accept from parent_order own \
                      join child_order c on c.instrument_id = own.instrument_id \
@@ -2165,7 +2167,9 @@ macro_rules! shared_repos {
                      where own.parent_order_id = $1 and own.company_id = $2 and c.state = $3 and c.company_id <> $2 \
                      and case own.direction when $4 then {PRICE_AS_NUMBER} <= {LIMIT_AS_NUMBER} \
                      else {PRICE_AS_NUMBER} >= {LIMIT_AS_NUMBER} end \
-                     order by c.created_at, c.order_id"
+                     order by case own.direction when $4 then {PRICE_AS_NUMBER} end, \
+                     case own.direction when $4 then null else {PRICE_AS_NUMBER} end desc, c.created_at, c.order_id \
+                     limit $7"
                 )))
                 .bind(parent.0)
                 .bind(company.0)
@@ -2173,6 +2177,7 @@ macro_rules! shared_repos {
                 .bind(Direction::Buy.as_str())
                 .bind(Dec(limit))
                 .bind(Direction::Sell.as_str())
+                .bind(most.unwrap_or(i64::MAX))
                 .fetch_all(&mut *self.tx)
                 .await
                 .map_err(map_err)?;

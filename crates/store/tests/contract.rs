@@ -1106,11 +1106,24 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
     tx.insert_parent_order(&buying).await.unwrap();
     let side = |f: &FacingOrder| (f.order.order_id, f.order.state, f.auto_accept);
     let (them, me) = (buying.parent_order_id, taker.company_id);
-    let got = tx.orders_facing(them, me, d("-0.0100")).await.unwrap();
+    let got = tx.orders_facing(them, me, d("-0.0100"), None).await.unwrap();
     assert_eq!(got.iter().map(side).collect::<Vec<_>>(), vec![(c.order_id, OrderState::Working, None)]);
-    assert!(tx.orders_facing(them, me, d("-0.015")).await.unwrap().is_empty());
-    assert!(tx.orders_facing(them, own, d("0")).await.unwrap().is_empty());
-    assert!(tx.orders_facing(parent.parent_order_id, own, d("-1")).await.unwrap().is_empty());
+    assert!(tx.orders_facing(them, me, d("-0.015"), None).await.unwrap().is_empty());
+    assert!(tx.orders_facing(them, own, d("0"), None).await.unwrap().is_empty());
+    assert!(tx.orders_facing(parent.parent_order_id, own, d("-1"), None).await.unwrap().is_empty());
+    // The best price for the taker first (the lowest sell for a buy), then the oldest; at
+    // most `most` of them.
+    let later = |n: i64, o: ChildOrder| ChildOrder { created_at: t0() + Duration::seconds(n), ..o };
+    let (d1, d2) = (later(2, order("-0.02", 500, false)), later(1, order("-0.02", 600, false)));
+    tx.insert_order(&d1).await.unwrap();
+    tx.insert_order(&d2).await.unwrap();
+    let ids_of = |v: Vec<FacingOrder>| v.into_iter().map(|f| f.order.order_id).collect::<Vec<_>>();
+    let all = tx.orders_facing(them, me, d("-0.01"), None).await.unwrap();
+    assert_eq!(ids_of(all), [d2.order_id, d1.order_id, c.order_id]);
+    assert_eq!(ids_of(tx.orders_facing(them, me, d("-0.01"), Some(2)).await.unwrap()), [d2.order_id, d1.order_id]);
+    for o in [&d1, &d2] {
+        tx.update_order(o, &ChildOrder { state: OrderState::Cancelled, ..o.clone() }).await.unwrap();
+    }
     // A seller faces the buys at or above its limit, with their creators' preference.
     let mut bid = order("-0.03", 500, false);
     bid = ChildOrder {
@@ -1121,12 +1134,26 @@ async fn order_writes_keep_counters_and_levels<S: Store>(s: S) {
         ..bid
     };
     tx.insert_order(&bid).await.unwrap();
-    let got = tx.orders_facing(parent.parent_order_id, own, d("-0.03")).await.unwrap();
+    let got = tx.orders_facing(parent.parent_order_id, own, d("-0.03"), None).await.unwrap();
     assert_eq!(
         got.iter().map(side).collect::<Vec<_>>(),
         vec![(bid.order_id, OrderState::Working, Some(AutoAccept::Instant))]
     );
-    assert!(tx.orders_facing(parent.parent_order_id, own, d("-0.025")).await.unwrap().is_empty());
+    assert!(tx.orders_facing(parent.parent_order_id, own, d("-0.025"), None).await.unwrap().is_empty());
+    // The highest buy first for a seller, however new.
+    let higher = ChildOrder {
+        order_id: upstairs_domain::OrderId::new(),
+        price: d("-0.02").normalize(),
+        created_at: t0() + Duration::seconds(5),
+        ..bid.clone()
+    };
+    tx.insert_order(&higher).await.unwrap();
+    let best = tx.orders_facing(parent.parent_order_id, own, d("-0.03"), Some(1)).await.unwrap();
+    assert_eq!(
+        best.iter().map(side).collect::<Vec<_>>(),
+        vec![(higher.order_id, OrderState::Working, Some(AutoAccept::Instant))]
+    );
+    tx.update_order(&higher, &ChildOrder { state: OrderState::Cancelled, ..higher.clone() }).await.unwrap();
 
     // A take's locks: its own parent only when the caller's, the others only when not.
     let ids = |v: Vec<ParentOrderView>| v.into_iter().map(|v| v.parent.parent_order_id).collect::<Vec<_>>();

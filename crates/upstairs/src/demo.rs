@@ -595,7 +595,7 @@ pub async fn demo_trade_step<S: Store>(engine: &Engine<S>, rng: &mut impl rand::
         // The best price facing this robot inside the band, and who rests there or better.
         let facing = {
             let edge = if direction == Direction::Buy { i.max_tick_price } else { i.min_tick_price };
-            engine.store().single().await?.orders_facing(parent_id, actor.user.company_id, edge).await?
+            engine.store().single().await?.orders_facing(parent_id, actor.user.company_id, edge, None).await?
         };
         let in_play: Vec<_> = facing.iter().map(|f| &f.order).filter(|o| i.in_band(o.price)).collect();
         let best = match direction {

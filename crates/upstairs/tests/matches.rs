@@ -27,6 +27,7 @@ on_both_backends!(
     broker_links_are_bound_and_expire,
     a_residual_works_at_the_take_price,
     a_take_sweeps_best_price_then_oldest_across_firms,
+    a_take_reads_what_it_reaches_not_the_depth_of_the_book,
     a_take_reaches_into_an_iceberg,
     an_accept_after_an_unswept_band_move_cancels,
     no_resting_order_is_left_below_a_block,
@@ -46,6 +47,42 @@ async fn rest_and_parent(v: &Venue, quantity: i64, price: &'static str, parent_q
     assert_eq!(s, StatusCode::CREATED, "{resting}");
     let buy = v.parent(&v.b, "BUY", parent_quantity).await;
     (sell, resting, buy)
+}
+
+/// A take reads the best resting orders first (16 of them) and the rest of the side only
+/// when those do not fill it: the best price wherever it stands in time, and past the
+/// first 16 when the take needs them, in a preview as in the take.
+async fn a_take_reads_what_it_reaches_not_the_depth_of_the_book(b: Backend) {
+    let v = venue(b).await;
+    let sell = v.parent(&v.a, "SELL", 100_000).await;
+    for _ in 0..70 {
+        assert_eq!(v.child(&v.a, &sell, 500, p("94.78"), false).await.0, StatusCode::CREATED);
+    }
+    assert_eq!(v.child(&v.a, &sell, 500, p("94.72"), false).await.0, StatusCode::CREATED);
+    let buy = v.parent(&v.b, "BUY", 40_000).await;
+    let prices = |requests: &Value| {
+        requests
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["price"].to_string(), r["quantity"].as_i64().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let (s, preview) = take(&v, &buy, 500, "94.8", true, false).await;
+    assert_eq!(
+        (s, prices(&preview)),
+        (StatusCode::OK, vec![("94.72".into(), 500)]),
+        "the newest order, at the best price"
+    );
+    let (s, sent) = take(&v, &buy, 500, "94.8", false, false).await;
+    assert_eq!((s, prices(&sent)), (StatusCode::CREATED, vec![("94.72".into(), 500)]));
+
+    let (s, preview) = take(&v, &buy, 35_000, "94.8", true, false).await;
+    assert_eq!((s, prices(&preview)), (StatusCode::OK, vec![("94.78".into(), 500); 70]));
+    let (s, sent) = take(&v, &buy, 34_500, "94.8", false, false).await;
+    assert_eq!((s, prices(&sent)), (StatusCode::CREATED, vec![("94.78".into(), 500); 69]), "past the first 16");
+    assert_balanced(&v).await;
+    v.app.stop().await;
 }
 
 async fn take(

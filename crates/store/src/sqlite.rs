@@ -74,6 +74,11 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
+    /// The pool every write goes through (one connection).
+    pub fn pool(&self) -> &SqlitePool {
+        &self.writer
+    }
+
     /// Opens (creating the file and its folder when missing) and migrates.
     /// Writes a consistent copy of the database at `url` to the new file `to`, while the
     /// venue may keep running (`VACUUM INTO`: one read transaction, writers go on).

@@ -1362,6 +1362,70 @@ async fn a_change_of_block_and_an_iceberg_write_wait_for_each_other() {
     assert_eq!(levels(&mut tx, id, parent.company_id).await, [("-0.02".into(), true, 300)]);
 }
 
+/// The migration that rebuilds every book level from the rows (PostgreSQL 0040, SQLite
+/// 0036), run again on a book whose levels drifted: the levels are the rows' sums again.
+async fn levels_are_rebuilt_from_rows<S: Store, F: std::future::Future<Output = ()>>(
+    s: S,
+    migration: &'static str,
+    run: impl Fn(&'static str) -> F,
+) {
+    let (parent, order) = parent_with_orders(&s, 100_000).await;
+    let (id, own) = (parent.instrument_id, parent.company_id);
+    let mut tx = s.write().await.unwrap();
+    for o in [order("-0.02", 2000, true), order("-0.02", 700, false), order("-0.01", 900, false)] {
+        tx.insert_order(&o).await.unwrap();
+    }
+    let cancelled = order("-0.03", 800, false);
+    tx.insert_order(&cancelled).await.unwrap();
+    tx.update_order(
+        &cancelled,
+        &ChildOrder { state: upstairs_domain::order::OrderState::Cancelled, ..cancelled.clone() },
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    let rows = [("-0.02".to_owned(), true, BLOCK + 700), ("-0.01".to_owned(), true, 900)];
+    let mut tx = s.read().await.unwrap();
+    assert_eq!(levels(&mut tx, id, own).await, rows);
+    drop(tx);
+    run("update book_level set shown = shown + 7").await;
+    run("insert into book_level (instrument_id, direction, price, company_id, shown) \
+         select instrument_id, direction, '-0.03', company_id, 800 from book_level limit 1")
+    .await;
+    let mut tx = s.read().await.unwrap();
+    assert_ne!(levels(&mut tx, id, own).await, rows, "the levels drifted");
+    drop(tx);
+    run(migration).await;
+    let mut tx = s.read().await.unwrap();
+    assert_eq!(levels(&mut tx, id, own).await, rows);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn levels_are_rebuilt_from_rows_on_sqlite() {
+    let s = fresh_sqlite().await;
+    let pool = s.pool().clone();
+    let run = |sql: &'static str| {
+        let pool = pool.clone();
+        async move {
+            sqlx::raw_sql(sql).execute(&pool).await.unwrap();
+        }
+    };
+    levels_are_rebuilt_from_rows(s, include_str!("../migrations/sqlite/0036_book_levels_from_rows.sql"), run).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn levels_are_rebuilt_from_rows_on_postgres() {
+    let s = fresh_postgres().await;
+    let pool = s.pool().clone();
+    let run = |sql: &'static str| {
+        let pool = pool.clone();
+        async move {
+            sqlx::raw_sql(sql).execute(&pool).await.unwrap();
+        }
+    };
+    levels_are_rebuilt_from_rows(s, include_str!("../migrations/postgres/0040_book_levels_from_rows.sql"), run).await;
+}
+
 /// The kill switch is in both schemas (ADR 0021): whatever statement writes it, a stopped
 /// company's new working order is refused with the switch's name, and one without working
 /// quantity (an RFQ's matched leg) is not.

@@ -332,3 +332,54 @@ pub(crate) fn publish_order_told<S: Store>(
     core.publish_book(order.instrument_id);
     core.publish(Event::NotificationChanged { user_id: told.user_id, notification: told });
 }
+
+/// Holds the instrument's minimum block in `tx` (ADR 0057) while `seen`, the copy a use
+/// case checked against, still has it; otherwise drops the cached copy from `caches` and
+/// answers [`block_changed`], so that the call is made again against the new block.
+pub(crate) async fn hold_seen_block<T: Tx>(
+    caches: &cache::Caches,
+    tx: &mut T,
+    seen: &Instrument,
+) -> Result<(), EngineError> {
+    if tx.hold_block(seen.instrument_id).await? == seen.min_quantity {
+        return Ok(());
+    }
+    caches.instruments.drop_key(&seen.instrument_id);
+    Err(block_changed())
+}
+
+/// The instrument as it is now, read through `tx`, once rows written with another block
+/// showed the cached copy `seen` stale (which is dropped from `caches`).
+pub(crate) async fn instrument_now<T: Tx>(
+    caches: &cache::Caches,
+    tx: &mut T,
+    seen: &Instrument,
+) -> Result<Arc<Instrument>, EngineError> {
+    caches.instruments.drop_key(&seen.instrument_id);
+    let now = tx.instrument(seen.instrument_id).await?;
+    Ok(Arc::new(now.ok_or_else(|| EngineError::NotFound("Instrument not found.".into()))?))
+}
+
+const BLOCK_CHANGED: &str = "The instrument's minimum block has changed. Try again.";
+
+/// A use case checked against a minimum block that changed meanwhile (ADR 0057).
+pub(crate) fn block_changed() -> EngineError {
+    EngineError::Conflict { detail: BLOCK_CHANGED.into(), errors: vec![] }
+}
+
+/// Runs `call` again, up to twice more, while it answers [`block_changed`]: the cached
+/// copy it checked against is dropped by then, so the next run checks against the new
+/// block (ADR 0057).
+pub(crate) async fn again_on_new_block<T, F, Fut>(mut call: F) -> Result<T, EngineError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, EngineError>>,
+{
+    let mut tries = 0;
+    loop {
+        match call().await {
+            Err(EngineError::Conflict { detail, .. }) if detail == BLOCK_CHANGED && tries < 2 => tries += 1,
+            done => return done,
+        }
+    }
+}

@@ -246,9 +246,12 @@ impl<S: Store> KillSwitch<S> {
             by_parent.entry(o.parent_order_id).or_default().push(o.order_id);
         }
         let mut cancelled = Vec::new();
-        let mut parents = Vec::new();
-        for (parent, orders) in by_parent {
-            parents.extend(tx.lock_parent_order(parent).await?.map(|v| v.parent));
+        // Every parent in one statement (ids ascending) before the first order is written,
+        // as a take and an answer lock theirs: none waits for a parent while holding an
+        // order or a book level that another writer, or a change of block, needs (ADR 0057).
+        let ids = by_parent.keys().copied().collect();
+        let parents: Vec<_> = tx.lock_parent_orders(&ids).await?.into_iter().map(|v| v.parent).collect();
+        for orders in by_parent.into_values() {
             for order in orders {
                 let before = tx.order(order).await?.ok_or_else(not_found_order)?;
                 // Only what still works: what the steps above ended is not cancelled twice.

@@ -118,6 +118,10 @@ impl<S: Store> Matches<S> {
         } else {
             self.throttle(actor, Write::MatchRequests)?;
         }
+        crate::core::again_on_new_block(|| self.take_once(actor, &take)).await
+    }
+
+    async fn take_once(&self, actor: &Actor, take: &Take) -> Result<TakeOutcome, EngineError> {
         let now = self.clock.now();
         // The instrument's exchange decides (ADR 0052); read before any transaction
         // opens, as the caches below: a cold cache takes a connection of its own.
@@ -136,12 +140,20 @@ impl<S: Store> Matches<S> {
         if take.dry_run {
             let mut tx = self.store.read().await?;
             let view = self.orders.own_parent(&mut tx, actor, take.requesting_parent_order_id, false).await?;
-            let instrument = self.check_take(&mut tx, actor, &view, &take).await?;
+            let instrument = self.check_take(&mut tx, actor, &view, take).await?;
             // A preview tells no more than the book shows (ADR 0027): it allocates against
             // each iceberg's shown block, never its hidden size; the take itself may reach more.
             let direction = view.parent.direction;
-            let hit = |side: &[FacingOrder]| self.hits(&instrument, direction, &take, side, None, Reach::Shown);
-            let (_, hits) = self.reach(&mut tx, actor, &filters, &take, &today, instrument.min_quantity, hit).await?;
+            let hit = |side: &[FacingOrder]| self.hits(&instrument, direction, take, side, None, Reach::Shown);
+            let (side, mut hits) =
+                self.reach(&mut tx, actor, &filters, take, &today, instrument.min_quantity, hit).await?;
+            // Rows shown with another block than this node's copy: the copy is stale, and
+            // the preview allocates by the block the book shows (ADR 0057).
+            if side.iter().any(|f| f.shown != f.order.shown(instrument.min_quantity)) {
+                let now = crate::core::instrument_now(&self.caches, &mut tx, &instrument).await?;
+                let hit = |side: &[FacingOrder]| self.hits(&now, direction, take, side, None, Reach::Shown);
+                hits = self.reach(&mut tx, actor, &filters, take, &today, now.min_quantity, hit).await?.1;
+            }
             let mut out = Vec::with_capacity(hits.len());
             for (FacingOrder { order: o, .. }, quantity) in hits {
                 out.push(Breakdown {
@@ -161,32 +173,32 @@ impl<S: Store> Matches<S> {
         // take and an answer, never wait on each other in a cycle; then the side is read
         // again under the locks. The checks run on the locked parent.
         let cached = self.instrument_in(&mut tx, parent.instrument_id).await?;
-        let hit = |side: &[FacingOrder]| self.hits(&cached, parent.direction, &take, side, None, Reach::Whole);
-        let (seen, first) = self.reach(&mut tx, actor, &filters, &take, &today, cached.min_quantity, hit).await?;
+        let hit = |side: &[FacingOrder]| self.hits(&cached, parent.direction, take, side, None, Reach::Whole);
+        let (seen, first) = self.reach(&mut tx, actor, &filters, take, &today, cached.min_quantity, hit).await?;
         let mut parents = BTreeSet::new();
         if !seen.is_empty() {
             // A take its terms refuse (broker, price, size, instrument) locks no other
             // firm's parent: only the taker's, whose checks then answer as they always do.
-            if let Err(refused) = self.check_terms(&mut tx, actor, &cached, &take, i64::MAX).await {
+            if let Err(refused) = self.check_terms(&mut tx, actor, &cached, take, i64::MAX).await {
                 let locked = tx.lock_take_parents(company, own, &BTreeSet::new()).await?;
                 let view = locked.into_iter().next().ok_or_else(not_found_parent)?;
-                self.check_take(&mut tx, actor, &view, &take).await?;
+                self.check_take(&mut tx, actor, &view, take).await?;
                 return Err(refused);
             }
             parents.extend(first.iter().map(|(o, _)| o.order.parent_order_id));
         }
         let locked = tx.lock_take_parents(company, own, &parents).await?;
         let view = locked.iter().find(|v| v.parent.parent_order_id == own).cloned().ok_or_else(not_found_parent)?;
-        let instrument = self.check_take(&mut tx, actor, &view, &take).await?;
+        let instrument = self.check_take(&mut tx, actor, &view, take).await?;
         self.require_trading(&mut tx, company).await?;
         let direction = view.parent.direction;
-        let hit = |side: &[FacingOrder]| self.hits(&instrument, direction, &take, side, Some(&parents), Reach::Whole);
+        let hit = |side: &[FacingOrder]| self.hits(&instrument, direction, take, side, Some(&parents), Reach::Whole);
         // With one writer at a time (SQLite) nothing changed since the first read.
         let hits = match (parents.is_empty(), self.store.one_writer()) {
             (true, _) => Vec::new(),
             (false, true) => hit(&seen)?,
             (false, false) => {
-                self.reach(&mut tx, actor, &filters, &take, &today, instrument.min_quantity, hit).await?.1
+                self.reach(&mut tx, actor, &filters, take, &today, instrument.min_quantity, hit).await?.1
             }
         };
         if hits.is_empty() {
@@ -195,7 +207,7 @@ impl<S: Store> Matches<S> {
         // What an iceberg taken in part shows of its rest is by the block held before the
         // first order is written (ADR 0057).
         if hits.iter().any(|(f, quantity)| f.order.iceberg && *quantity < f.order.quantity) {
-            tx.hold_block(instrument.instrument_id).await?;
+            crate::core::hold_seen_block(&self.caches, &mut tx, &instrument).await?;
         }
 
         let mut requests = Vec::with_capacity(hits.len());

@@ -348,20 +348,12 @@ impl<S: Store> Orders<S> {
         // An iceberg checked and shown with a block that changed meanwhile (this node had
         // not heard yet) is refused by the insert: it is checked and written again with the
         // instrument read afresh (ADR 0057).
-        for _ in 0..3 {
-            if let Some(done) = self.place_order(actor, &input).await? {
-                return Ok(done);
-            }
-        }
-        Err(EngineError::Conflict {
-            detail: "The instrument's minimum block is changing. Try again.".into(),
-            errors: vec![],
-        })
+        crate::core::again_on_new_block(|| self.place_order(actor, &input)).await
     }
 
-    /// [`Self::create_order_inner`] once: `None` when the block it used is no longer the
-    /// instrument's (its cached copy is dropped).
-    async fn place_order(&self, actor: &Actor, input: &NewOrder) -> Result<Option<OrderDetail>, EngineError> {
+    /// [`Self::create_order_inner`] once: [`crate::core::block_changed`] when the block it
+    /// used is no longer the instrument's (its cached copy is dropped).
+    async fn place_order(&self, actor: &Actor, input: &NewOrder) -> Result<OrderDetail, EngineError> {
         let now = self.clock.now();
         // Everything but the parent's state and quantities comes from the caches (ADR
         // 0014, 0019); those two the insert itself checks: only into an active parent,
@@ -436,7 +428,7 @@ impl<S: Store> Orders<S> {
                         != Some(instrument.min_quantity)
                 {
                     self.caches.instruments.drop_key(&instrument.instrument_id);
-                    return Ok(None);
+                    return Err(crate::core::block_changed());
                 }
                 self.require_trading(&mut tx, actor.user.company_id).await?;
                 return Err(EngineError::Conflict {
@@ -455,7 +447,7 @@ impl<S: Store> Orders<S> {
         // Its quantities moved; it was active when the order went in.
         self.publish_parent(&ParentOrder { state: ParentState::Active, ..(*parent).clone() });
         self.publish_book(order.instrument_id);
-        Ok(Some(self.order_detail(order, true, calendar.calendar.is_open(now))))
+        Ok(self.order_detail(order, true, calendar.calendar.is_open(now)))
     }
 
     /// After a trade or a broker's decline moved their matched quantity: each of the
@@ -492,6 +484,10 @@ impl<S: Store> Orders<S> {
     pub async fn edit_order(&self, actor: &Actor, id: OrderId, edit: OrderEdit) -> Result<OrderDetail, EngineError> {
         crate::context::require_trade(actor)?;
         self.throttle(actor, Write::Orders)?;
+        crate::core::again_on_new_block(|| self.edit_once(actor, id, &edit)).await
+    }
+
+    async fn edit_once(&self, actor: &Actor, id: OrderId, edit: &OrderEdit) -> Result<OrderDetail, EngineError> {
         let now = self.clock.now();
         let exchanges = crate::calendars::exchange_calendars(self).await?;
         let mut tx = self.store.write().await?;
@@ -550,6 +546,9 @@ impl<S: Store> Orders<S> {
         o.residual = edit.residual.unwrap_or(o.residual);
         o.iceberg = edit.iceberg.unwrap_or(o.iceberg);
         o.updated_at = now;
+        if o.shows_by_block() {
+            crate::core::hold_seen_block(&self.caches, &mut tx, &instrument).await?;
+        }
         tx.update_order(&before, &o).await?;
         audit(
             &mut tx,

@@ -151,18 +151,19 @@ impl<S: Store> Withdrawals<S> {
         let now = self.clock.now();
         let mut tx = self.store.write().await?;
         let states = [OrderState::Working, OrderState::AwaitingMatch, OrderState::AwaitingRfqAcceptance];
-        let open = tx.orders_in_states(&states, close).await?;
+        let mut open = Vec::new();
+        for seen in tx.orders_in_states(&states, close).await? {
+            if closes_with(&exchanges, &*self.instrument_in(&mut tx, seen.instrument_id).await?, mic) {
+                open.push(seen);
+            }
+        }
+        // Lock the parents as every other writer of their orders does, all in one statement
+        // (ids ascending) before the first order is written, so that none is waited for
+        // while an order or a book level is held (ADR 0057); then read each order again:
+        // what it is now is what the compare-and-set expects.
+        tx.lock_parent_orders(&open.iter().map(|o| o.parent_order_id).collect()).await?;
         let mut expired = Vec::new();
-        let mut locked = std::collections::HashSet::new();
         for seen in open {
-            if !closes_with(&exchanges, &*self.instrument_in(&mut tx, seen.instrument_id).await?, mic) {
-                continue;
-            }
-            // Lock the parent as every other writer of its orders does, then read the
-            // order again: what it is now is what the compare-and-set expects.
-            if locked.insert(seen.parent_order_id) {
-                tx.lock_parent_order(seen.parent_order_id).await?;
-            }
             let Some(before) = tx.order(seen.order_id).await? else { continue };
             if transition(before.state, OrderEvent::Expire).is_err() {
                 continue;

@@ -1858,24 +1858,30 @@ macro_rules! shared_repos {
                 Ok(o.shown(block))
             }
 
-            /// Parent orders by id in one statement, in id order, `lock` appended.
+            /// Parent orders by id in one statement (per thousand), in id order, `lock` appended.
             async fn parent_orders_in(
                 &mut self,
                 ids: &std::collections::BTreeSet<ParentOrderId>,
                 lock: &str,
             ) -> StoreResult<Vec<ParentOrderView>> {
-                if ids.is_empty() {
-                    return Ok(Vec::new());
+                // In chunks of ids ascending (a close may name more parents than a statement
+                // takes parameters), so that the locks are still taken in id order.
+                let ids: Vec<_> = ids.iter().collect();
+                let mut out = Vec::with_capacity(ids.len());
+                for chunk in ids.chunks(1000) {
+                    let sql = format!(
+                        "select * from parent_order where parent_order_id in ({}) order by parent_order_id{lock}",
+                        sql::placeholders(1, chunk.len())
+                    );
+                    let mut query = sqlx::query_as::<_, ParentOrderRow>(sqlx::AssertSqlSafe(sql));
+                    for id in chunk {
+                        query = query.bind(id.0);
+                    }
+                    for row in query.fetch_all(&mut *self.tx).await.map_err(map_err)? {
+                        out.push(row.into_model()?);
+                    }
                 }
-                let sql = format!(
-                    "select * from parent_order where parent_order_id in ({}) order by parent_order_id{lock}",
-                    sql::placeholders(1, ids.len())
-                );
-                let mut query = sqlx::query_as::<_, ParentOrderRow>(sqlx::AssertSqlSafe(sql));
-                for id in ids {
-                    query = query.bind(id.0);
-                }
-                query.fetch_all(&mut *self.tx).await.map_err(map_err)?.into_iter().map(ParentOrderRow::into_model).collect()
+                Ok(out)
             }
         }
 

@@ -1362,8 +1362,9 @@ async fn a_change_of_block_and_an_iceberg_write_wait_for_each_other() {
     assert_eq!(levels(&mut tx, id, parent.company_id).await, [("-0.02".into(), true, 300)]);
 }
 
-/// The migration that rebuilds every book level from the rows (PostgreSQL 0040, SQLite
-/// 0036), run again on a book whose levels drifted: the levels are the rows' sums again.
+/// The migration that shows each resting iceberg by its block again and rebuilds every
+/// book level from the rows (PostgreSQL 0040, SQLite 0036), run again on a book whose
+/// iceberg and levels drifted: the levels are what the rule shows again.
 async fn levels_are_rebuilt_from_rows<S: Store, F: std::future::Future<Output = ()>>(
     s: S,
     migration: &'static str,
@@ -1388,6 +1389,7 @@ async fn levels_are_rebuilt_from_rows<S: Store, F: std::future::Future<Output = 
     let mut tx = s.read().await.unwrap();
     assert_eq!(levels(&mut tx, id, own).await, rows);
     drop(tx);
+    run("update child_order set shown = 1 where iceberg and rests").await;
     run("update book_level set shown = shown + 7").await;
     run("insert into book_level (instrument_id, direction, price, company_id, shown) \
          select instrument_id, direction, '-0.03', company_id, 800 from book_level limit 1")

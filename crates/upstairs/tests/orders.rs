@@ -819,7 +819,7 @@ async fn icebergs_show_a_block_the_node_has_not_heard_of(b: Backend) {
     let (s, previewed) = app.post("/api/order-match-requests", Some(&v.b), preview).await;
     assert_eq!(s, StatusCode::OK, "{previewed}");
     let told: i64 = previewed.as_array().unwrap().iter().map(|b| b["quantity"].as_i64().unwrap()).sum();
-    assert!(told <= 200, "a preview of {told} lots where the book shows 200: {previewed}");
+    assert_eq!(told, 200, "a preview of {told} lots where the book shows 200: {previewed}");
     assert_balanced(&v).await;
     v.app.stop().await;
 }

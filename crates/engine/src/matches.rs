@@ -197,9 +197,7 @@ impl<S: Store> Matches<S> {
         let hits = match (parents.is_empty(), self.store.one_writer()) {
             (true, _) => Vec::new(),
             (false, true) => hit(&seen)?,
-            (false, false) => {
-                self.reach(&mut tx, actor, &filters, take, &today, instrument.min_quantity, hit).await?.1
-            }
+            (false, false) => self.reach(&mut tx, actor, &filters, take, &today, instrument.min_quantity, hit).await?.1,
         };
         if hits.is_empty() {
             return Err(conflict(NOTHING_MATCHED));

@@ -42,7 +42,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from ratios import (ADMIN, create_broker, create_firm, create_instrument, create_trader, expect,  # noqa: E402
+from ratios import (ADMIN, cpu_seconds, create_broker, create_firm, create_instrument, create_trader, expect,  # noqa: E402
                     fresh_database, sign_in, start_node, stop_node)
 
 MIX = [3, 4, 2, 1]
@@ -87,26 +87,6 @@ def build_world(binary, env, port, pairs, mix):
     return {"broker_id": broker, "price": PRICE, "lot": 1, "mix": mix, "pairs": world}
 
 
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pids=None, comm=None):
-    """User + system CPU seconds of the processes `pids`, or of every process named `comm`."""
-    total = 0
-    for pid in pids if pids is not None else [p for p in os.listdir("/proc") if p.isdigit()]:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        name = stat[stat.index("(") + 1:stat.rindex(")")]
-        if comm is not None and name != comm:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / TICK
-
-
 def children_cpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
@@ -118,11 +98,12 @@ def load(args, world, nodes, rate, seconds, workdir, phase):
     with open(path, "w") as f:
         json.dump(dict(world, nodes=[f"http://127.0.0.1:{p}" for p in ports]), f)
     ids = os.path.join(workdir, f"{phase}.ids")
-    pids = [p.pid for p in nodes.procs]
-    before = (cpu_seconds(pids), cpu_seconds(comm="postgres"), children_cpu())
+    pids = {p.pid for p in nodes.procs}
+    measured = (lambda pid, _: pid in pids, lambda _, name: name == "postgres")
+    before = (*(cpu_seconds(pick) for pick in measured), children_cpu())
     out = subprocess.run([args.load_bin, path, str(rate), str(seconds), ids], check=True, capture_output=True,
                          text=True)
-    after = (cpu_seconds(pids), cpu_seconds(comm="postgres"), children_cpu())
+    after = (*(cpu_seconds(pick) for pick in measured), children_cpu())
     result = json.loads(out.stdout)
     result["ids"] = ids
     result["rate"] = rate

@@ -30,27 +30,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from ratios import (DECIMALS, TICK_HI, TICK_LO, fresh_database, setup_venue, start_node,  # noqa: E402
-                    stop_node, wrk)
-
-HZ = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pick):
-    """User + system CPU seconds of the processes `pick(pid, name)` chooses."""
-    total = 0
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        name = stat[stat.index("(") + 1:stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2:].split()
-        if pick(int(pid), name):
-            total += int(fields[11]) + int(fields[12])
-    return total / HZ
-
+from ratios import (DECIMALS, HZ, TICK_HI, TICK_LO, cpu_seconds, fresh_database, setup_venue,  # noqa: E402
+                    start_node, stop_node, wrk)
 
 def machine_busy():
     with open("/proc/stat") as f:

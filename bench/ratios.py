@@ -395,6 +395,25 @@ def fill(args, port, trader, broker, instrument, parents, target):
 # ---------------------------------------------------------------- report
 
 
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pick):
+    """User + system CPU seconds of the processes `pick(pid, name)` chooses."""
+    total = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        if pick(int(pid), name):
+            total += int(fields[11]) + int(fields[12])
+    return total / HZ
+
+
 def ms(us):
     return f"{us / 1000:.2f} ms"
 

@@ -79,7 +79,6 @@ impl SqliteStore {
         &self.writer
     }
 
-    /// Opens (creating the file and its folder when missing) and migrates.
     /// Writes a consistent copy of the database at `url` to the new file `to`, while the
     /// venue may keep running (`VACUUM INTO`: one read transaction, writers go on).
     pub async fn backup(url: &str, to: &std::path::Path) -> Result<(), StoreError> {
@@ -99,6 +98,7 @@ impl SqliteStore {
         Ok(())
     }
 
+    /// Opens (creating the file and its folder when missing) and migrates.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let opts = SqliteConnectOptions::from_str(url)
             .map_err(map_err)?

@@ -71,6 +71,8 @@ pub struct PgStore {
     /// Rung after each commit that queued FIX messages.
     bell: Arc<upstairs_engine::ports::FixBell>,
     pool: PgPool,
+    /// The order writers' own connections (ADR 0059).
+    writers: PgPool,
     /// The order writers' queue (ADR 0040): orders arriving together commit together.
     orders: crate::group::Queues,
     /// The other nodes on this database and schema (ADR 0026).
@@ -118,25 +120,38 @@ impl PgStore {
             // dropped fails its first statement, which answers 503 (`map_err`).
             .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(5))
-            .connect_with(opts)
+            .connect_with(opts.clone())
             .await
             .map_err(map_err)?;
         // NOTIFY channels are database-wide: one per schema keeps the venues of one
         // database (the tests' schemas) apart.
         let schema: String = sqlx::query_scalar("select current_schema()").fetch_one(&pool).await.map_err(map_err)?;
         let fanout = Arc::new(crate::fanout::PgFanout::start(pool.clone(), format!("upstairs_{schema}")));
+        // The order writers' own connections, one each, which plan the batch once (ADR 0059):
+        // PostgreSQL would plan it again for every batch, its array sizes making a custom
+        // plan look cheaper than the one it keeps, at about a third of a lone order's cost.
+        let writers = PgPoolOptions::new()
+            .max_connections(ORDER_WRITERS as u32)
+            .test_before_acquire(false)
+            .acquire_timeout(Duration::from_secs(5))
+            .connect_lazy_with(opts.options([("plan_cache_mode", "force_generic_plan")]));
         let orders = crate::group::Queues::start(
             ORDER_WRITERS,
             MAX_ORDER_BATCH,
-            &pool,
+            &writers,
             |p, _: &mut Option<()>, b| Box::pin(write_orders(p, b)),
             crate::group::Run::OnRuntime,
         );
-        Ok(Self { pool, orders, fanout, bell: Default::default() })
+        Ok(Self { pool, writers, orders, fanout, bell: Default::default() })
     }
 
     pub fn pool(&self) -> &PgPool {
         &self.pool
+    }
+
+    /// The order writers' connections (what their prepared batch cost to plan, for tests).
+    pub fn order_writers(&self) -> &PgPool {
+        &self.writers
     }
 }
 

@@ -1428,6 +1428,44 @@ async fn levels_are_rebuilt_from_rows_on_postgres() {
     levels_are_rebuilt_from_rows(s, include_str!("../migrations/postgres/0040_book_levels_from_rows.sql"), run).await;
 }
 
+/// The order writers plan their batch once per connection (ADR 0059): left to choose,
+/// PostgreSQL planned it again for every batch, a custom plan for its arrays' sizes looking
+/// cheaper than the generic one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn order_batches_are_planned_once_on_postgres() {
+    let s = fresh_postgres().await;
+    let (_, order) = parent_with_orders(&s, 1_000_000).await;
+    const ORDERS: i64 = 12;
+    for n in 0..ORDERS {
+        let o = order("-0.02", 1 + n, false);
+        assert!(s.insert_order_audited(&o, BLOCK, ParentState::Active, &create_log(&o)).await.unwrap());
+    }
+    // Every writer connection at once, so that each is asked what it planned: once all are
+    // back in the pool (a connection returns after its batch is answered), none is opened.
+    let writers = s.order_writers();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while writers.num_idle() < writers.size() as usize {
+        assert!(std::time::Instant::now() < deadline, "the writers' connections did not come back");
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let mut held = Vec::new();
+    for _ in 0..writers.size() {
+        held.push(writers.acquire().await.unwrap());
+    }
+    let (mut generic, mut custom) = (0, 0);
+    for conn in &mut held {
+        let (g, c): (i64, i64) = sqlx::query_as(
+            "select coalesce(sum(generic_plans), 0)::int8, coalesce(sum(custom_plans), 0)::int8 \
+             from pg_prepared_statements where statement like 'with v as (select * from unnest(%'",
+        )
+        .fetch_one(&mut **conn)
+        .await
+        .unwrap();
+        (generic, custom) = (generic + g, custom + c);
+    }
+    assert_eq!((generic, custom), (ORDERS, 0), "(generic, custom) plans of the order batch");
+}
+
 /// The kill switch is in both schemas (ADR 0021): whatever statement writes it, a stopped
 /// company's new working order is refused with the switch's name, and one without working
 /// quantity (an RFQ's matched leg) is not.

@@ -168,7 +168,7 @@ impl<S: Store> Orders<S> {
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %input.parent_order_id))]
     pub async fn create_order(&self, actor: &Actor, input: NewOrder) -> Result<OrderDetail, EngineError> {
         let key = input.idempotency.clone();
-        self.once(actor, key.as_ref(), self.create_order_inner(actor, input), |ids| async move {
+        self.once_or_replay(actor, key.as_ref(), self.create_order_inner(actor, input), |ids| async move {
             self.order(actor, OrderId(first(ids)?)).await
         })
         .await

@@ -174,7 +174,8 @@ def main():
             for rate in [int(x) for x in args.rates.split(",")]:
                 r = load(args, world, nodes, rate, args.step, workdir, f"one-{rate}")
                 results.append(r)
-                print(f"one node at {rate}/s: p99 {r['p99_ms']:.1f} ms, errors {errors(r)}, CPU ms/op node "
+                kinds = ", ".join(f"{k} {v['p99_ms']:.1f}" for k, v in sorted(r.get("kinds", {}).items()))
+                print(f"one node at {rate}/s: p99 {r['p99_ms']:.1f} ms ({kinds}), errors {errors(r)}, CPU ms/op node "
                       f"{r['cpu_ms'][0]:.3f} PostgreSQL {r['cpu_ms'][1]:.3f} client {r['cpu_ms'][2]:.3f}", file=sys.stderr)
                 if r["p99_ms"] >= 50 or errors(r) > 0:
                     break

@@ -18,10 +18,12 @@ impl<S: Store> Core<S> {
     /// back by `replay` (the ids in the order created); a new key or none runs `act`. Two
     /// runs racing with one key: the database lets one write, the other replays it (also
     /// when the loser first trips over what the winner made, e.g. a user's e-mail: 409).
+    /// `lookup` says whether the key is read before `act` runs or only when it fails.
     pub(crate) async fn once<O, A, R, RF>(
         &self,
         actor: &Actor,
         key: Option<&IdempotencyKey>,
+        lookup: Lookup,
         act: A,
         replay: R,
     ) -> Result<O, EngineError>
@@ -30,34 +32,36 @@ impl<S: Store> Core<S> {
         R: FnOnce(Vec<Uuid>) -> RF,
         RF: Future<Output = Result<O, EngineError>>,
     {
-        if let Some(k) = key
+        if lookup == Lookup::First
+            && let Some(k) = key
             && let Some(rows) = keyed_write(self, actor, k).await?
         {
             return replay(ids(rows)).await;
         }
-        let lost = |e: &EngineError| matches!(e, EngineError::Repeated | EngineError::Conflict { .. });
-        replay_if(self, actor, key, lost, act.await, replay).await
+        let acted = act.await;
+        // Losing a race to another run: the database refused the repeat, or what it makes.
+        let lost = matches!(acted, Err(EngineError::Repeated | EngineError::Conflict { .. }));
+        match (acted, key) {
+            (Err(e), Some(k)) if lost || lookup == Lookup::OnRefusal => match keyed_write(self, actor, k).await? {
+                Some(rows) => replay(ids(rows)).await,
+                None => Err(e),
+            },
+            (r, _) => r,
+        }
     }
+}
 
-    /// [`Self::once`] for a write that records its key in the one transaction where it
-    /// writes anything (an order, a take; ADR 0059): `act` runs first, and the key is looked
-    /// up only when it fails. A repeat of a write that was made fails, on its checks (the
-    /// quantity is taken, the order is matched) or on the key's unique index, and answers
-    /// what the first run created; a new key costs no read.
-    pub(crate) async fn once_or_replay<O, A, R, RF>(
-        &self,
-        actor: &Actor,
-        key: Option<&IdempotencyKey>,
-        act: A,
-        replay: R,
-    ) -> Result<O, EngineError>
-    where
-        A: Future<Output = Result<O, EngineError>>,
-        R: FnOnce(Vec<Uuid>) -> RF,
-        RF: Future<Output = Result<O, EngineError>>,
-    {
-        replay_if(self, actor, key, |_| true, act.await, replay).await
-    }
+/// When a keyed write reads its key.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lookup {
+    /// Before it acts: a repeat answers at once.
+    First,
+    /// Only when it fails (ADR 0059), for a write that records its key in the one
+    /// transaction where it writes anything (an order, a take): a repeat of a write that
+    /// was made fails, on its checks (the quantity is taken, the order is matched) or on
+    /// the key's unique index, and answers what the first run created; a new key costs
+    /// no read.
+    OnRefusal,
 }
 
 /// What an earlier run of the caller's write with this key created, in order; `None`
@@ -76,29 +80,6 @@ async fn keyed_write<S: Store>(
         return Err(EngineError::KeyReused(KEY_REUSED.into()));
     }
     Ok(Some(rows))
-}
-
-/// What `act` answered, unless it failed as `lost` says and its key names an earlier
-/// run: then what that run created.
-async fn replay_if<S: Store, O, R, RF>(
-    core: &Core<S>,
-    actor: &Actor,
-    key: Option<&IdempotencyKey>,
-    lost: impl Fn(&EngineError) -> bool,
-    acted: Result<O, EngineError>,
-    replay: R,
-) -> Result<O, EngineError>
-where
-    R: FnOnce(Vec<Uuid>) -> RF,
-    RF: Future<Output = Result<O, EngineError>>,
-{
-    match (acted, key) {
-        (Err(e), Some(k)) if lost(&e) => match keyed_write(core, actor, k).await? {
-            Some(rows) => replay(ids(rows)).await,
-            None => Err(e),
-        },
-        (r, _) => r,
-    }
 }
 
 /// The entities a keyed write created, in order.

@@ -18,6 +18,7 @@ use crate::context::{Actor, action_log};
 use crate::core::service;
 use crate::counterparties::{Counterparties, Party};
 use crate::error::{EngineError, StoreError};
+use crate::keyed::Lookup;
 use crate::model::*;
 use crate::notifications::Notifications;
 use crate::orders::Orders;
@@ -95,7 +96,7 @@ impl<S: Store> Matches<S> {
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %take.requesting_parent_order_id))]
     pub async fn take(&self, actor: &Actor, take: Take) -> Result<TakeOutcome, EngineError> {
         let key = take.idempotency.clone().filter(|_| !take.dry_run);
-        self.once_or_replay(actor, key.as_ref(), self.take_inner(actor, take), |ids| async move {
+        self.once(actor, key.as_ref(), Lookup::OnRefusal, self.take_inner(actor, take), |ids| async move {
             let mut requests = Vec::with_capacity(ids.len());
             for id in ids {
                 requests.push(self.match_request(actor, upstairs_domain::MatchRequestId(id)).await?);

@@ -13,7 +13,7 @@ use crate::Store;
 use crate::context::{Actor, action_log, audit, require};
 use crate::core::service;
 use crate::error::EngineError;
-use crate::keyed::first;
+use crate::keyed::{Lookup, first};
 use crate::model::*;
 use crate::ports::*;
 
@@ -95,7 +95,7 @@ impl<S: Store> Newsletters<S> {
         input: NewNewsletter,
         key: Option<&IdempotencyKey>,
     ) -> Result<Newsletter, EngineError> {
-        self.once(actor, key, self.create_newsletter_inner(actor, input, key), |ids| async move {
+        self.once(actor, key, Lookup::First, self.create_newsletter_inner(actor, input, key), |ids| async move {
             self.newsletter(actor, first(ids)?).await
         })
         .await

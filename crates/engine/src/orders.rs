@@ -19,7 +19,7 @@ use crate::calendars::calendar_for;
 use crate::context::{Actor, action_log, audit};
 use crate::core::service;
 use crate::error::{COMPANY_TRADING_STOPPED, EngineError, StoreError, trading_stopped};
-use crate::keyed::first;
+use crate::keyed::{Lookup, first};
 use crate::model::*;
 use crate::ports::*;
 use crate::ratelimit::Write;
@@ -159,7 +159,7 @@ impl<S: Store> Orders<S> {
         input: NewParentOrder,
     ) -> Result<ParentOrderDetail, EngineError> {
         let key = input.idempotency.clone();
-        self.once(actor, key.as_ref(), self.create_parent_order_inner(actor, input), |ids| async move {
+        self.once(actor, key.as_ref(), Lookup::First, self.create_parent_order_inner(actor, input), |ids| async move {
             self.parent_order(actor, ParentOrderId(first(ids)?)).await
         })
         .await
@@ -168,7 +168,7 @@ impl<S: Store> Orders<S> {
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %input.parent_order_id))]
     pub async fn create_order(&self, actor: &Actor, input: NewOrder) -> Result<OrderDetail, EngineError> {
         let key = input.idempotency.clone();
-        self.once_or_replay(actor, key.as_ref(), self.create_order_inner(actor, input), |ids| async move {
+        self.once(actor, key.as_ref(), Lookup::OnRefusal, self.create_order_inner(actor, input), |ids| async move {
             self.order(actor, OrderId(first(ids)?)).await
         })
         .await

@@ -13,7 +13,7 @@ use crate::core::service;
 use crate::counterparties::Counterparties;
 use crate::error::{EngineError, StoreError};
 use crate::events::Event;
-use crate::keyed::first;
+use crate::keyed::{Lookup, first};
 use crate::matches::Matches;
 use crate::model::*;
 use crate::ports::*;
@@ -190,7 +190,7 @@ impl<S: Store> Reference<S> {
         changes: CompanyChanges,
         key: Option<&IdempotencyKey>,
     ) -> Result<Company, EngineError> {
-        self.once(actor, key, self.create_company_inner(actor, changes, key), |ids| async move {
+        self.once(actor, key, Lookup::First, self.create_company_inner(actor, changes, key), |ids| async move {
             self.company(actor, CompanyId(first(ids)?)).await
         })
         .await
@@ -203,7 +203,7 @@ impl<S: Store> Reference<S> {
         changes: InstrumentChanges,
         key: Option<&IdempotencyKey>,
     ) -> Result<Instrument, EngineError> {
-        self.once(actor, key, self.create_instrument_inner(actor, changes, key), |ids| async move {
+        self.once(actor, key, Lookup::First, self.create_instrument_inner(actor, changes, key), |ids| async move {
             self.instrument(actor, InstrumentId(first(ids)?)).await
         })
         .await

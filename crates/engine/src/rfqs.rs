@@ -28,7 +28,7 @@ use crate::core::service;
 use crate::counterparties::Counterparties;
 use crate::error::EngineError;
 use crate::events::Event;
-use crate::keyed::first;
+use crate::keyed::{Lookup, first};
 use crate::model::*;
 use crate::notifications::Notifications;
 use crate::orders::Orders;
@@ -107,7 +107,7 @@ impl<S: Store> Rfqs<S> {
     #[tracing::instrument(skip_all, fields(actor = %actor.user.user_id, parent = %input.parent_order_id))]
     pub async fn create_rfq(&self, actor: &Actor, input: NewRfq) -> Result<RfqView, EngineError> {
         let key = input.idempotency.clone();
-        self.once(actor, key.as_ref(), self.create_rfq_inner(actor, input), |ids| async move {
+        self.once(actor, key.as_ref(), Lookup::First, self.create_rfq_inner(actor, input), |ids| async move {
             self.rfq(actor, RfqId(first(ids)?)).await
         })
         .await
@@ -122,7 +122,7 @@ impl<S: Store> Rfqs<S> {
         key: Option<IdempotencyKey>,
     ) -> Result<RfqResponse, EngineError> {
         let k = key.clone();
-        self.once(actor, k.as_ref(), self.answer_rfq_inner(actor, id, answer, key), |ids| async move {
+        self.once(actor, k.as_ref(), Lookup::First, self.answer_rfq_inner(actor, id, answer, key), |ids| async move {
             self.rfq_response_of(actor, id, RfqResponseId(first(ids)?)).await
         })
         .await

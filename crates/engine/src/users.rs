@@ -11,7 +11,7 @@ use crate::context::{Actor, MAX_PAGE, MAX_PAGE_SIZE, action_log, audit, blank_to
 use crate::core::service;
 use crate::error::{EngineError, StoreError};
 use crate::events::Event;
-use crate::keyed::first;
+use crate::keyed::{Lookup, first};
 use crate::model::*;
 use crate::ports::*;
 
@@ -120,7 +120,7 @@ impl<S: Store> Users<S> {
         input: NewUser,
         key: Option<&IdempotencyKey>,
     ) -> Result<UserView, EngineError> {
-        self.once(actor, key, self.create_user_inner(actor, input, key), |ids| async move {
+        self.once(actor, key, Lookup::First, self.create_user_inner(actor, input, key), |ids| async move {
             self.user(actor, UserId(first(ids)?)).await
         })
         .await

@@ -154,6 +154,26 @@ describe('a match request received', () => {
     expect(answers()).toEqual([]);
   });
 
+  it('leaves the answer to the responder when their preference could not answer', async () => {
+    const { m } = received(60);
+    m.auto_answer_at = new Date(Date.now() + 2_000).toISOString();
+    m.auto_accept = true;
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });
+    const view = await screen.findByRole('dialog', { name: 'Match request' });
+    await user.click(within(view).getByRole('button', { name: 'Review' }));
+    const drawer = (await screen.findByRole('heading', { name: 'Match request', level: 2 })).closest('.MuiDrawer-paper') as HTMLElement;
+    // Past the preference's moment, its answer is waited for.
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(within(drawer).getByRole('button', { name: 'Accept' })).toBeDisabled();
+    // Past the grace, still pending (the server could not carry it out): the request's own
+    // countdown, and the responder's buttons.
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(within(drawer).getByRole('timer', { name: 'Time to action' })).toHaveTextContent(/^Time to action0:5[12]$/);
+    expect(within(drawer).getByRole('button', { name: 'Reject' })).toBeEnabled();
+    await user.click(within(drawer).getByRole('button', { name: 'Accept' }));
+    await waitFor(() => expect(answers()).toEqual([{ state: 'ACCEPTED' }]));
+  });
+
   it('closes by itself when the countdown ends', async () => {
     received(2);
     renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });

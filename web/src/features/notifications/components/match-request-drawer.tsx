@@ -9,7 +9,7 @@ import { DrawerHeader, SideDrawer } from '@/components/ui/side-drawer';
 import { useSecondsLeft } from '@/lib/use-seconds-left';
 import { mutateThen } from '@/lib/api/mutate-then';
 import { useAnswerMatchRequest, useMatchRequest } from '@/lib/api/match-requests';
-import { answerDeadline, MatchSummary, RejectDialog, TimeToAction } from './match-request-parts';
+import { MatchSummary, RejectDialog, TimeToAction, useAnswerDeadline } from './match-request-parts';
 
 type Props = {
   /** The match request to review; null when closed. */
@@ -23,7 +23,8 @@ type Props = {
  * The match request drawer (spec sections 2 and 4): what it trades and the 'Time to action'
  * countdown; the responder accepts or rejects (after a confirmation), the requester may
  * withdraw. Accept and reject are disabled at zero, and the drawer closes when time runs out
- * or the request is no longer pending.
+ * or the request is no longer pending. Past the responder's preference's moment they wait
+ * for its answer; a preference that could not answer leaves them to the responder.
  */
 export function MatchRequestDrawer({ id, onClose, onAccepted }: Props) {
   return (
@@ -39,7 +40,8 @@ function Review({ id, onClose, onAccepted }: { id: string; onClose: () => void; 
   const { showToast } = useToast();
   const [rejecting, setRejecting] = useState(false);
   const m = request.data;
-  const deadline = answerDeadline(m);
+  // The preference's moment; once past it by the grace with no answer, the request's time-out.
+  const deadline = useAnswerDeadline(m);
   const seconds = useSecondsLeft(deadline.at);
   const pending = m?.state === 'PENDING';
   // The preference's moment passing ends nothing by itself: the server's answer does (its

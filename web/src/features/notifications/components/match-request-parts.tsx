@@ -8,7 +8,7 @@ import type { MatchRequest } from '@/lib/api/dto';
 import { useCurrentUser } from '@/lib/api/get-me';
 import { useInstrument } from '@/lib/api/get-instrument';
 import { formatPrice, truncateName } from '@/lib/trading-format';
-import { formatCountdown } from '@/lib/use-seconds-left';
+import { formatCountdown, useSecondsLeft } from '@/lib/use-seconds-left';
 
 const number = new Intl.NumberFormat('en-GB');
 
@@ -43,7 +43,7 @@ function Terms({ request }: { request: MatchRequest }) {
  * moment and answer when they chose one (issue 28.5, `byPreference`), else the request's
  * time-out.
  */
-export function answerDeadline(
+function answerDeadline(
   m: MatchRequest | undefined,
   fallback?: string,
 ): { at: string | undefined; label: string; byPreference: boolean } {
@@ -51,6 +51,22 @@ export function answerDeadline(
     return { at: m.auto_answer_at, label: m.auto_accept ? 'Your preference accepts in' : 'Your preference rejects in', byPreference: true };
   }
   return { at: m?.expired_at ?? fallback, label: 'Time to action', byPreference: false };
+}
+
+/**
+ * How long past the preference's moment the server's answer is waited for. A request still
+ * pending then is one the preference could not answer (the band's prices were stale, say):
+ * the responder answers it by hand until its time-out.
+ */
+export const PREFERENCE_GRACE_MS = 5_000;
+
+/** {@link answerDeadline}, that falls back to the request's time-out once the preference's grace has passed unanswered. */
+export function useAnswerDeadline(m: MatchRequest | undefined, fallback?: string): ReturnType<typeof answerDeadline> {
+  const preference = answerDeadline(m, fallback);
+  const graceEnd =
+    preference.byPreference && preference.at ? new Date(Date.parse(preference.at) + PREFERENCE_GRACE_MS).toISOString() : undefined;
+  const unanswered = useSecondsLeft(graceEnd) === 0;
+  return unanswered ? answerDeadline(undefined, m?.expired_at ?? fallback) : preference;
 }
 
 /** What became of a request the responder's preference answered, told to each side; null when answered by hand. */

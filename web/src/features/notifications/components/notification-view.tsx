@@ -10,7 +10,7 @@ import Close from '@mui/icons-material/Close';
 import { useSecondsLeft } from '@/lib/use-seconds-left';
 import type { Notification } from '../api/get-notifications';
 import { useAnswerMatchRequest, useMatchRequest } from '@/lib/api/match-requests';
-import { answerDeadline, automaticAnswer, MatchSummary, RejectDialog, TimeToAction } from './match-request-parts';
+import { automaticAnswer, MatchSummary, RejectDialog, TimeToAction, useAnswerDeadline } from './match-request-parts';
 
 type Props = {
   notification: Notification;
@@ -89,8 +89,9 @@ function Pending({ n, onReview, onClose }: { n: Notification; onReview: () => vo
       onClose();
     },
   });
-  // The preference's moment, when the responder chose one; else the request's time-out.
-  const deadline = answerDeadline(request.data, n.expired_at);
+  // The preference's moment, when the responder chose one; else, or once the preference
+  // could not answer, the request's time-out.
+  const deadline = useAnswerDeadline(request.data, n.expired_at);
   const seconds = useSecondsLeft(deadline.at);
   // Spec section 4: when the countdown ends the open notification closes; when it counted
   // down to the preference's answer, it stays to say what the preference did.

@@ -18,7 +18,9 @@ export default defineConfig({
     environment: 'jsdom',
     globals: true,
     setupFiles: ['./src/testing/setup-tests.ts'],
-    testTimeout: 15000,
+    // A hang guard, not a speed check: the longest form flows (typing a whole instrument)
+    // took 12–15 s on a 2-core machine twice as slow as usual, beside the other worker.
+    testTimeout: 30000,
     // Vitest keeps a core free by default: one worker on a 2-core CI machine. Nothing
     // else runs beside the unit tests there, so use every core (222 s instead of 290 s).
     maxWorkers: Math.max(2, availableParallelism()),

@@ -45,6 +45,18 @@ function answeredByPreference(m: ReturnType<typeof received>['m'], n: MockNotifi
 
 const answers = () => trading.requests.filter((r) => r.method === 'PATCH' && r.path.startsWith('/api/order-match-requests/')).map((r) => r.body);
 
+/** A request the responder's preference accepts in 2 s, open in the Review drawer (fake timers). */
+async function reviewWithPreference(expiresIn?: number) {
+  const { m, n } = received(expiresIn);
+    m.auto_answer_at = new Date(Date.now() + 2_000).toISOString();
+    m.auto_accept = true;
+    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });
+    const view = await screen.findByRole('dialog', { name: 'Match request' });
+    await user.click(within(view).getByRole('button', { name: 'Review' }));
+    const drawer = (await screen.findByRole('heading', { name: 'Match request', level: 2 })).closest('.MuiDrawer-paper') as HTMLElement;
+  return { m, n, user, drawer };
+}
+
 describe('a match request received', () => {
   it('opens by itself with its terms and countdown; Review opens the drawer, Accept is celebrated', async () => {
     const { m } = received();
@@ -121,13 +133,7 @@ describe('a match request received', () => {
   });
 
   it("keeps the drawer open past the preference's moment until the server's answer, then shows it", async () => {
-    const { m, n } = received();
-    m.auto_answer_at = new Date(Date.now() + 2_000).toISOString();
-    m.auto_accept = true;
-    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });
-    const view = await screen.findByRole('dialog', { name: 'Match request' });
-    await user.click(within(view).getByRole('button', { name: 'Review' }));
-    const drawer = (await screen.findByRole('heading', { name: 'Match request', level: 2 })).closest('.MuiDrawer-paper') as HTMLElement;
+    const { m, n, drawer } = await reviewWithPreference();
     expect(await within(drawer).findByText('Your preference accepts in')).toBeInTheDocument();
     // The browser's clock reaches the preference's moment before the server's frame comes.
     await vi.advanceTimersByTimeAsync(3000);
@@ -140,13 +146,7 @@ describe('a match request received', () => {
   });
 
   it("closes the drawer at the request's time-out when the preference never answers", async () => {
-    const { m } = received(5);
-    m.auto_answer_at = new Date(Date.now() + 2_000).toISOString();
-    m.auto_accept = true;
-    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });
-    const view = await screen.findByRole('dialog', { name: 'Match request' });
-    await user.click(within(view).getByRole('button', { name: 'Review' }));
-    expect(await screen.findByRole('heading', { name: 'Match request', level: 2 })).toBeInTheDocument();
+    await reviewWithPreference(5);
     await vi.advanceTimersByTimeAsync(3000);
     expect(screen.getByRole('heading', { name: 'Match request', level: 2 })).toBeInTheDocument();
     await vi.advanceTimersByTimeAsync(3000);
@@ -155,13 +155,7 @@ describe('a match request received', () => {
   });
 
   it('leaves the answer to the responder when their preference could not answer', async () => {
-    const { m } = received(60);
-    m.auto_answer_at = new Date(Date.now() + 2_000).toISOString();
-    m.auto_accept = true;
-    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });
-    const view = await screen.findByRole('dialog', { name: 'Match request' });
-    await user.click(within(view).getByRole('button', { name: 'Review' }));
-    const drawer = (await screen.findByRole('heading', { name: 'Match request', level: 2 })).closest('.MuiDrawer-paper') as HTMLElement;
+    const { user, drawer } = await reviewWithPreference(60);
     // Past the preference's moment, its answer is waited for.
     await vi.advanceTimersByTimeAsync(3000);
     expect(within(drawer).getByRole('button', { name: 'Accept' })).toBeDisabled();

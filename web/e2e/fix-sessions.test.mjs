@@ -94,10 +94,15 @@ async function openPanel(page, name) {
   await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name, exact: true }).click();
 }
 
-/** The FIX sessions table's rows as cell texts: Company, CompID, State, Seq in, Seq out, Last message. */
+/**
+ * The FIX sessions table's rows as cell texts: Company, CompID, State, Seq in, Seq out, Last message.
+ * Read in one go: rows counted first and read one by one could mix two renders (the cached
+ * list's count with the new list's rows, dropping the last).
+ */
 async function sessionRows(page) {
-  const rows = await page.getByRole('table', { name: 'FIX sessions' }).getByRole('row').all();
-  return Promise.all(rows.slice(1).map((r) => r.getByRole('cell').allTextContents()));
+  return page
+    .getByRole('table', { name: 'FIX sessions' })
+    .evaluate((table) => [...table.tBodies[0].rows].map((r) => [...r.cells].map((c) => c.textContent)));
 }
 
 /** Clicks Refresh until the screen shows what `check` waits for (the server records a session's change just after it). */

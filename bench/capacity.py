@@ -165,7 +165,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="upstairs-capacity-")
     version = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     results = []
-    with fresh_database(args.bin, "postgres", pg_url, workdir, throttle=True) as (env, schema):
+    with fresh_database(args.bin, "postgres", pg_url, workdir, throttle=True, keep=args.keep) as (env, schema):
         nodes = Nodes(args.bin, env, workdir)
         try:
             first = nodes.start()

@@ -309,8 +309,9 @@ pub trait OrderRepo {
     /// A company's parent orders in the given states, newest first.
     async fn parent_orders(&mut self, company: CompanyId, states: &[ParentState]) -> StoreResult<Vec<ParentOrderView>>;
     /// The instrument's minimum block, held until this transaction ends (ADR 0057): a
-    /// change of block ([`InstrumentRepo::lock_instrument`]) waits for this transaction, or
-    /// this for it, and then reads the new block. Read once per transaction and
+    /// change of block ([`InstrumentRepo::update_instrument`] with another block) waits
+    /// for this transaction, or this for it, and then reads the new block; no other change
+    /// of the instrument waits for it, nor it for them (ADR 0060). Read once per transaction and
     /// instrument. A transaction that will write a resting iceberg after other child
     /// orders calls it before its first write, so that it never waits for a change of
     /// block while holding what that change writes.

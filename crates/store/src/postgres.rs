@@ -33,9 +33,9 @@ const FOR_UPDATE: &str = " for update";
 /// A lock that lets other transactions still insert rows referencing the locked one (a
 /// foreign key's check takes KEY SHARE), for a row whose key does not change.
 const FOR_NO_KEY_UPDATE: &str = " for no key update";
-/// A lock that [`FOR_NO_KEY_UPDATE`] and every update of the row wait for, and that waits
-/// for them: an instrument's block held by an order write (ADR 0057).
-const FOR_SHARE: &str = " for share";
+/// An instrument's block, held by an order write until it commits (ADR 0057): a row of its
+/// own that only a change of block updates, so that band moves never wait for it (ADR 0060).
+const HOLD_BLOCK: &str = "select min_quantity from instrument_block where instrument_id = $1 for share";
 /// Whether one statement may write several tables (data-modifying CTEs).
 const WRITES_IN_ONE_STATEMENT: bool = true;
 const SKIP_LOCKED: &str = " for update skip locked";
@@ -239,7 +239,7 @@ static INSERT_ORDERS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| 
          o as (insert into child_order ({cols}) select {cols} from v where exists \
          (select 1 from parent_order p where p.parent_order_id = v.parent_order_id and p.state = v.parent_state) \
          and not exists (select 1 from company c where c.company_id = v.company_id and c.trading_stopped_at is not null) \
-         and case when v.iceberg and v.rests then exists (select 1 from instrument i \
+         and case when v.iceberg and v.rests then exists (select 1 from instrument_block i \
          where i.instrument_id = v.instrument_id and i.min_quantity = v.block for share) else true end \
          returning order_id) \
          insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details, \

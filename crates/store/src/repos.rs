@@ -2046,15 +2046,12 @@ macro_rules! shared_repos {
                 if let Some(&block) = self.memo.blocks.get(&id) {
                     return Ok(block);
                 }
-                // SQLite: the write transaction already holds the only write lock.
-                let block: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-                    "select min_quantity from instrument where instrument_id = $1{FOR_SHARE}"
-                )))
-                .bind(id.0)
-                .fetch_optional(&mut *self.tx)
-                .await
-                .map_err(map_err)?
-                .ok_or_else(|| StoreError::Other(format!("instrument {} not found", id.0)))?;
+                let block: i64 = sqlx::query_scalar(HOLD_BLOCK)
+                    .bind(id.0)
+                    .fetch_optional(&mut *self.tx)
+                    .await
+                    .map_err(map_err)?
+                    .ok_or_else(|| StoreError::Other(format!("instrument {} not found", id.0)))?;
                 self.memo.blocks.insert(id, block);
                 Ok(block)
             }

@@ -34,7 +34,8 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite")
 
 const FOR_UPDATE: &str = "";
 const FOR_NO_KEY_UPDATE: &str = "";
-const FOR_SHARE: &str = "";
+/// The write transaction already holds the only write lock.
+const HOLD_BLOCK: &str = "select min_quantity from instrument where instrument_id = $1";
 /// Whether one statement may write several tables: not in SQLite, whose statements cost
 /// no round trip anyway.
 const WRITES_IN_ONE_STATEMENT: bool = false;

@@ -1330,7 +1330,7 @@ async fn a_change_of_block_and_an_iceberg_write_wait_for_each_other() {
             tx.hold_block(id).await.unwrap()
         }
     });
-    waiting("%from instrument where instrument_id = $1 for share").await;
+    waiting("%from instrument_block where instrument_id = $1 for share").await;
     changing.commit().await.unwrap();
     assert_eq!(hold.await.unwrap(), 200);
 
@@ -1353,13 +1353,31 @@ async fn a_change_of_block_and_an_iceberg_write_wait_for_each_other() {
         let s = s.clone();
         async move { change(&s, id, 800).await.commit().await.unwrap() }
     });
-    waiting("%from instrument where instrument_id = $1 for no key update").await;
+    waiting("update instrument set %").await;
     tx.insert_order(&iceberg).await.unwrap();
     assert!(!changing.is_finished());
     tx.commit().await.unwrap();
     changing.await.unwrap();
     let mut tx = s.read().await.unwrap();
     assert_eq!(levels(&mut tx, id, parent.company_id).await, [("-0.02".into(), true, 300)]);
+    drop(tx);
+
+    // A band move, the feed's touch and any other change of the instrument but its block
+    // never wait for a write holding the block (ADR 0060): a stream of such writes would
+    // otherwise hold them off for as long as it lasts.
+    let mut holding = s.write().await.unwrap();
+    assert_eq!(holding.hold_block(id).await.unwrap(), 800);
+    let moved = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        let mut tx = s.write().await.unwrap();
+        let i = tx.lock_instrument(id).await.unwrap().unwrap();
+        let band = (i.min_tick_price - Decimal::ONE, i.max_tick_price - Decimal::ONE);
+        tx.update_instrument(&Instrument { min_tick_price: band.0, max_tick_price: band.1, ..i }).await.unwrap();
+        tx.commit().await.unwrap();
+        assert!(s.touch_band(id, band.0, band.1, Utc::now()).await.unwrap());
+    })
+    .await;
+    assert!(moved.is_ok(), "the band move waited for the iceberg write's hold");
+    holding.commit().await.unwrap();
 }
 
 /// The migration that shows each resting iceberg by its block again and rebuilds every

@@ -48,12 +48,12 @@ const answers = () => trading.requests.filter((r) => r.method === 'PATCH' && r.p
 /** A request the responder's preference accepts in 2 s, open in the Review drawer (fake timers). */
 async function reviewWithPreference(expiresIn?: number) {
   const { m, n } = received(expiresIn);
-    m.auto_answer_at = new Date(Date.now() + 2_000).toISOString();
-    m.auto_accept = true;
-    const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });
-    const view = await screen.findByRole('dialog', { name: 'Match request' });
-    await user.click(within(view).getByRole('button', { name: 'Review' }));
-    const drawer = (await screen.findByRole('heading', { name: 'Match request', level: 2 })).closest('.MuiDrawer-paper') as HTMLElement;
+  m.auto_answer_at = new Date(Date.now() + 2_000).toISOString();
+  m.auto_accept = true;
+  const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test', fakeTimers: true });
+  const view = await screen.findByRole('dialog', { name: 'Match request' });
+  await user.click(within(view).getByRole('button', { name: 'Review' }));
+  const drawer = (await screen.findByRole('heading', { name: 'Match request', level: 2 })).closest('.MuiDrawer-paper') as HTMLElement;
   return { m, n, user, drawer };
 }
 

@@ -1,8 +1,11 @@
 import { within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { CLOSING_WARNING_KEY } from '@/features/dashboard/components/closing-warning';
+import { meQueryKey, type User } from '@/lib/api/get-me';
 import { db } from '@/testing/mocks/db';
 import { exchangeStatus, trading } from '@/testing/mocks/order-handlers';
+import { server } from '@/testing/mocks/server';
 import { renderApp, screen } from '@/testing/test-utils';
 
 describe('dashboard without orders', () => {
@@ -166,6 +169,35 @@ describe('onboarding tooltips', () => {
     await user.click(within(tip).getByRole('button', { name: 'Got it' }));
     await expect.poll(() => db.user().ui_metadata).toEqual([{ key: 'TOOLTIPS', value: [{ key: 'FIRST_PARENT_ORDER', read: true }] }]);
     await expect.poll(() => screen.queryByTestId('tip-FIRST_PARENT_ORDER')).toBeNull();
+  });
+
+  it('a read of the user answered after the PATCH does not bring a tip back', async () => {
+    const { user, queryClient } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    const tip = await screen.findByTestId('tip-FIRST_PARENT_ORDER');
+    // A background read (as a drawer mounting with a stale user starts) leaves before the
+    // click and is answered, with the user as it was, only after the PATCH.
+    const stale = queryClient.getQueryData<User>(meQueryKey);
+    let answer = () => {};
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    server.use(
+      http.get(
+        '*/api/users/me',
+        async () => {
+          await held;
+          return HttpResponse.json(stale);
+        },
+        { once: true },
+      ),
+    );
+    const reading = queryClient.refetchQueries({ queryKey: meQueryKey });
+    await user.click(within(tip).getByRole('button', { name: 'Got it' }));
+    await expect.poll(() => screen.queryByTestId('tip-FIRST_PARENT_ORDER')).toBeNull();
+    answer();
+    await reading;
+    expect(screen.queryByTestId('tip-FIRST_PARENT_ORDER')).not.toBeInTheDocument();
+    expect(queryClient.getQueryData<User>(meQueryKey)?.ui_metadata).toEqual([
+      { key: 'TOOLTIPS', value: [{ key: 'FIRST_PARENT_ORDER', read: true }] },
+    ]);
   });
 
   it('shows nothing for steps already read', async () => {

@@ -188,6 +188,8 @@ export async function launchBrowser() {
 }
 
 /** A fresh page at 1440×900 (or another size) with the cookie choice already made unless asked otherwise. */
+let pages = 0;
+
 export async function newPage(browser, { width = 1440, height = 900, cookieConsent = true } = {}) {
   const context = await browser.newContext({ viewport: { width, height } });
   if (cookieConsent) {
@@ -198,6 +200,14 @@ export async function newPage(browser, { width = 1440, height = 900, cookieConse
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e));
+  // For the record when a test fails: every API call refused or lost, with its time.
+  const who = `page ${++pages}`;
+  page.on('response', (r) => {
+    if (r.status() >= 400 && r.url().includes('/api/')) console.log(`${new Date().toISOString()} ${who}: ${r.status()} ${r.request().method()} ${r.url()}`);
+  });
+  page.on('requestfailed', (r) => {
+    if (r.url().includes('/api/')) console.log(`${new Date().toISOString()} ${who}: failed ${r.method()} ${r.url()} (${r.failure()?.errorText})`);
+  });
   return { context, page, errors };
 }
 

@@ -187,9 +187,10 @@ export async function launchBrowser() {
   });
 }
 
-/** A fresh page at 1440×900 (or another size) with the cookie choice already made unless asked otherwise. */
+/** Pages opened so far, to name each in the log of API calls refused or lost. */
 let pages = 0;
 
+/** A fresh page at 1440×900 (or another size) with the cookie choice already made unless asked otherwise. */
 export async function newPage(browser, { width = 1440, height = 900, cookieConsent = true } = {}) {
   const context = await browser.newContext({ viewport: { width, height } });
   if (cookieConsent) {

@@ -40,9 +40,10 @@ const HOLD_BLOCK: &str = "select min_quantity from instrument_block where instru
 const WRITES_IN_ONE_STATEMENT: bool = true;
 const SKIP_LOCKED: &str = " for update skip locked";
 const STRPOS: &str = "strpos";
-/// A stored price, and the bound `$5`, as numbers to compare.
-const PRICE_AS_NUMBER: &str = "price";
-const LIMIT_AS_NUMBER: &str = "$5";
+/// A resting order's place on its side, best first, as `child_order_facing` holds it (its
+/// price, negated for a buy), and the bound `$3`, a price to compare it with.
+const FACING_KEY: &str = "case c.direction when 'BUY' then -c.price else c.price end";
+const LIMIT_AS_NUMBER: &str = "$3::numeric";
 const HAS_COMPANY_TYPE: &str = "c.roles @> jsonb_build_array($1::text)";
 const HAS_USER_ROLE: &str = "u.roles @> jsonb_build_array($1::text)";
 /// A company's brokers in order as one JSON array of `[id, name]` (read with the company).

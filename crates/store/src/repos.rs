@@ -223,6 +223,28 @@ macro_rules! shared_repos {
             " as brokers from company c left join company d on d.company_id = c.default_broker_id"
         );
 
+        /// A take's read of the side its parent `$1` (of company `$2`) faces: the working
+        /// orders of other companies within the limit `$3`, best first for the parent (the
+        /// lowest sell for a buy, the highest buy for a sell), each price's oldest first, at
+        /// most `$4`, each with its creator's auto-answer. It walks `child_order_facing` in
+        /// that order and stops after `$4` rows however deep the side (ADR 0062); the
+        /// parent's instrument, side and limit are read once each, as the scan's constants.
+        pub static ORDERS_FACING: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+            let own = "from parent_order where parent_order_id = $1 and company_id = $2";
+            let (buy, sell) = (Direction::Buy.as_str(), Direction::Sell.as_str());
+            format!(
+                "select c.*, u.auto_accept as creator_auto_accept from child_order c \
+                 join app_user u on u.user_id = c.created_by \
+                 where c.instrument_id = (select instrument_id {own}) \
+                 and c.direction = (select case direction when '{buy}' then '{sell}' else '{buy}' end {own}) \
+                 and c.state = '{working}' and c.company_id <> $2 \
+                 and {FACING_KEY} <= (select case direction when '{buy}' then {LIMIT_AS_NUMBER} \
+                 else -{LIMIT_AS_NUMBER} end {own}) \
+                 order by {FACING_KEY}, c.created_at, c.order_id limit $4",
+                working = OrderState::Working.as_str(),
+            )
+        });
+
         /// Files a sent FIX frame in one statement on `db` ([`sql::FILE_FIX_MESSAGE`]).
         async fn file_fix_message_on<'e, E>(db: E, m: &'e FiledFixMessage) -> StoreResult<()>
         where
@@ -2161,25 +2183,10 @@ macro_rules! shared_repos {
                 limit: rust_decimal::Decimal,
                 most: Option<i64>,
             ) -> StoreResult<Vec<FacingOrder>> {
-                // Best first for the parent: the lowest sell for a buy, the highest buy for a sell.
-                let rows = sqlx::query_as::<_, FacingOrderRow>(sqlx::AssertSqlSafe(format!(
-                    "select c.*, u.auto_accept as creator_auto_accept from parent_order own \
-                     join child_order c on c.instrument_id = own.instrument_id \
-                     and c.direction = case own.direction when $4 then $6 else $4 end \
-                     join app_user u on u.user_id = c.created_by \
-                     where own.parent_order_id = $1 and own.company_id = $2 and c.state = $3 and c.company_id <> $2 \
-                     and case own.direction when $4 then {PRICE_AS_NUMBER} <= {LIMIT_AS_NUMBER} \
-                     else {PRICE_AS_NUMBER} >= {LIMIT_AS_NUMBER} end \
-                     order by case own.direction when $4 then {PRICE_AS_NUMBER} end, \
-                     case own.direction when $4 then null else {PRICE_AS_NUMBER} end desc, c.created_at, c.order_id \
-                     limit $7"
-                )))
+                let rows = sqlx::query_as::<_, FacingOrderRow>(sqlx::AssertSqlSafe(ORDERS_FACING.as_str()))
                 .bind(parent.0)
                 .bind(company.0)
-                .bind(OrderState::Working.as_str())
-                .bind(Direction::Buy.as_str())
                 .bind(Dec(limit))
-                .bind(Direction::Sell.as_str())
                 .bind(most.unwrap_or(i64::MAX))
                 .fetch_all(&mut *self.tx)
                 .await

@@ -41,11 +41,13 @@ const HOLD_BLOCK: &str = "select min_quantity from instrument where instrument_i
 const WRITES_IN_ONE_STATEMENT: bool = false;
 const SKIP_LOCKED: &str = "";
 const STRPOS: &str = "instr";
-/// A stored price (text), and the bound `$5`, as numbers to compare: binary floating point,
-/// whose rounding keeps the order of the exact values (p ≤ q gives real(p) ≤ real(q)), so
-/// the comparison lets through every order within the bound; the engine's exact one decides.
-const PRICE_AS_NUMBER: &str = "cast(price as real)";
-const LIMIT_AS_NUMBER: &str = "cast($5 as real)";
+/// A resting order's place on its side, best first, as `child_order_facing` holds it (its
+/// stored price (text) as a number, negated for a buy), and the bound `$3` as a number:
+/// binary floating point, whose rounding keeps the order of the exact values (p ≤ q gives
+/// real(p) ≤ real(q)), so the comparison lets through every order within the bound; the
+/// engine's exact one decides.
+const FACING_KEY: &str = "case c.direction when 'BUY' then -cast(c.price as real) else cast(c.price as real) end";
+const LIMIT_AS_NUMBER: &str = "cast($3 as real)";
 const HAS_COMPANY_TYPE: &str = "exists (select 1 from json_each(c.roles) where value = $1)";
 const HAS_USER_ROLE: &str = "exists (select 1 from json_each(u.roles) where value = $1)";
 /// A company's brokers in order as one JSON array of `[id, name]` (read with the company).

@@ -1484,6 +1484,72 @@ async fn order_batches_are_planned_once_on_postgres() {
     assert_eq!((generic, custom), (ORDERS, 0), "(generic, custom) plans of the order batch");
 }
 
+/// A take's read of the side it faces walks `child_order_facing` best first and stops at
+/// what it asks for, however deep the side (ADR 0062): it used to read and sort every
+/// working order of the instrument (or, planned generically, of every instrument).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_take_s_read_stops_at_what_it_asks_for_on_postgres() {
+    use upstairs_domain::ParentOrderId;
+    let s = fresh_postgres().await;
+    let (parent, order) = parent_with_orders(&s, 1_000_000).await;
+    let taker = company("Kestrel");
+    let trader = user(&taker, "bo@kestrel.test");
+    let buying = ParentOrder {
+        parent_order_id: ParentOrderId::new(),
+        company_id: taker.company_id,
+        created_by: trader.user_id,
+        direction: parent.direction.opposite(),
+        ..parent.clone()
+    };
+    let mut tx = s.write().await.unwrap();
+    tx.insert_company(&taker).await.unwrap();
+    tx.insert_user(&trader).await.unwrap();
+    tx.insert_parent_order(&buying).await.unwrap();
+    const DEPTH: i64 = 200;
+    let mut best = Vec::new();
+    for n in 0..DEPTH {
+        let o = ChildOrder {
+            created_at: t0() + Duration::seconds(n),
+            ..order(if n % 2 == 0 { "-0.01" } else { "-0.02" }, 1, false)
+        };
+        tx.insert_order(&o).await.unwrap();
+        if n % 2 == 1 && best.len() < 3 {
+            best.push(o.order_id);
+        }
+    }
+    let got = tx.orders_facing(buying.parent_order_id, taker.company_id, d("-0.01"), Some(3)).await.unwrap();
+    assert_eq!(got.iter().map(|f| f.order.order_id).collect::<Vec<_>>(), best);
+    tx.commit().await.unwrap();
+
+    let plan: serde_json::Value = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "explain (analyze, format json) {}",
+        upstairs_store::postgres::ORDERS_FACING.as_str()
+    )))
+    .bind(buying.parent_order_id.0)
+    .bind(taker.company_id.0)
+    .bind(d("-0.01"))
+    .bind(3_i64)
+    .fetch_one(s.pool())
+    .await
+    .unwrap();
+    fn scans<'a>(node: &'a serde_json::Value, out: &mut Vec<&'a serde_json::Value>) {
+        if node["Relation Name"] == "child_order" {
+            out.push(node);
+        }
+        for child in node["Plans"].as_array().into_iter().flatten() {
+            scans(child, out);
+        }
+    }
+    let mut found = Vec::new();
+    scans(&plan[0]["Plan"], &mut found);
+    let read: Vec<_> = found.iter().map(|n| (n["Index Name"].as_str(), n["Actual Rows"].as_i64())).collect();
+    assert_eq!(
+        read,
+        [(Some("child_order_facing"), Some(3))],
+        "the scans of child_order, out of {DEPTH} working orders"
+    );
+}
+
 /// The kill switch is in both schemas (ADR 0021): whatever statement writes it, a stopped
 /// company's new working order is refused with the switch's name, and one without working
 /// quantity (an RFQ's matched leg) is not.

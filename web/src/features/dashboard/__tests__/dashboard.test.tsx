@@ -200,6 +200,50 @@ describe('onboarding tooltips', () => {
     ]);
   });
 
+  it('a read of the user set off while the PATCH is on its way and answered after it does not bring a tip back', async () => {
+    const { user, queryClient } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
+    const tip = await screen.findByTestId('tip-FIRST_PARENT_ORDER');
+    // The PATCH is held until a background read (a window focused again with a stale user)
+    // has set off; the read is answered, with the user as it was, only after the PATCH.
+    const stale = queryClient.getQueryData<User>(meQueryKey);
+    let patchSent = () => {};
+    const patching = new Promise<void>((resolve) => (patchSent = resolve));
+    let answerPatch = () => {};
+    const patchHeld = new Promise<void>((resolve) => (answerPatch = resolve));
+    let answerRead = () => {};
+    const readHeld = new Promise<void>((resolve) => (answerRead = resolve));
+    server.use(
+      // Returns nothing: the request goes on to the mock API's own PATCH once let go.
+      http.patch(
+        '*/api/users/:userId',
+        async () => {
+          patchSent();
+          await patchHeld;
+        },
+        { once: true },
+      ),
+      http.get(
+        '*/api/users/me',
+        async () => {
+          await readHeld;
+          return HttpResponse.json(stale);
+        },
+        { once: true },
+      ),
+    );
+    await user.click(within(tip).getByRole('button', { name: 'Got it' }));
+    await patching;
+    const reading = queryClient.refetchQueries({ queryKey: meQueryKey });
+    answerPatch();
+    await expect.poll(() => screen.queryByTestId('tip-FIRST_PARENT_ORDER')).toBeNull();
+    answerRead();
+    await reading;
+    expect(screen.queryByTestId('tip-FIRST_PARENT_ORDER')).not.toBeInTheDocument();
+    expect(queryClient.getQueryData<User>(meQueryKey)?.ui_metadata).toEqual([
+      { key: 'TOOLTIPS', value: [{ key: 'FIRST_PARENT_ORDER', read: true }] },
+    ]);
+  });
+
   it('shows nothing for steps already read', async () => {
     db.user().ui_metadata = [{ key: 'TOOLTIPS', value: [{ key: 'FIRST_PARENT_ORDER', read: true }] }];
     renderApp('/dashboard', { signedInAs: 'trader@acme.test' });

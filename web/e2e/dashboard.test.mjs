@@ -165,6 +165,11 @@ test("an exchange's calendar kept in the admin screen closes its instruments' bo
     await api(server.baseUrl, `/admin/instruments/${instrument.instrument_id}`, { token, method: 'PATCH', body: { exchange_iso_code: 'XEUR' } });
     // Today in Berlin, as the picker takes it (DD/MM/YYYY).
     const [y, m, d] = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date()).split('-');
+    // Eurex closes at 23:59 Berlin time: in the quarter of an hour before, each page would
+    // open on its 'Eurex closes soon' warning. Both have seen today's already.
+    for (const { page } of [admin, trader]) {
+      await page.addInitScript((day) => localStorage.setItem('upstairs.closing-warning.XEUR', day), `${y}-${m}-${d}`);
+    }
 
     // The admin adds Eurex, trading every day around the clock (whatever the venue's own hours now).
     const { page } = admin;

@@ -162,6 +162,20 @@ describe('closing warning', () => {
   });
 });
 
+/** A promise held until `open` is called. */
+function gate() {
+  let open = () => {};
+  const shut = new Promise<void>((resolve) => (open = resolve));
+  return { shut, open: () => open() };
+}
+
+/** The next GET of the user answers `stale`, once `answer` is called. */
+function staleReadOfMe(stale: User | undefined) {
+  const held = gate();
+  server.use(http.get('*/api/users/me', async () => (await held.shut, HttpResponse.json(stale)), { once: true }));
+  return { answer: held.open };
+}
+
 describe('onboarding tooltips', () => {
   it("stores 'Got it' in ui_metadata under TOOLTIPS", async () => {
     const { user } = renderApp('/dashboard', { signedInAs: 'trader@acme.test' });
@@ -176,23 +190,11 @@ describe('onboarding tooltips', () => {
     const tip = await screen.findByTestId('tip-FIRST_PARENT_ORDER');
     // A background read (as a drawer mounting with a stale user starts) leaves before the
     // click and is answered, with the user as it was, only after the PATCH.
-    const stale = queryClient.getQueryData<User>(meQueryKey);
-    let answer = () => {};
-    const held = new Promise<void>((resolve) => (answer = resolve));
-    server.use(
-      http.get(
-        '*/api/users/me',
-        async () => {
-          await held;
-          return HttpResponse.json(stale);
-        },
-        { once: true },
-      ),
-    );
+    const read = staleReadOfMe(queryClient.getQueryData<User>(meQueryKey));
     const reading = queryClient.refetchQueries({ queryKey: meQueryKey });
     await user.click(within(tip).getByRole('button', { name: 'Got it' }));
     await expect.poll(() => screen.queryByTestId('tip-FIRST_PARENT_ORDER')).toBeNull();
-    answer();
+    read.answer();
     await reading;
     expect(screen.queryByTestId('tip-FIRST_PARENT_ORDER')).not.toBeInTheDocument();
     expect(queryClient.getQueryData<User>(meQueryKey)?.ui_metadata).toEqual([
@@ -205,38 +207,17 @@ describe('onboarding tooltips', () => {
     const tip = await screen.findByTestId('tip-FIRST_PARENT_ORDER');
     // The PATCH is held until a background read (a window focused again with a stale user)
     // has set off; the read is answered, with the user as it was, only after the PATCH.
-    const stale = queryClient.getQueryData<User>(meQueryKey);
-    let patchSent = () => {};
-    const patching = new Promise<void>((resolve) => (patchSent = resolve));
-    let answerPatch = () => {};
-    const patchHeld = new Promise<void>((resolve) => (answerPatch = resolve));
-    let answerRead = () => {};
-    const readHeld = new Promise<void>((resolve) => (answerRead = resolve));
-    server.use(
-      // Returns nothing: the request goes on to the mock API's own PATCH once let go.
-      http.patch(
-        '*/api/users/:userId',
-        async () => {
-          patchSent();
-          await patchHeld;
-        },
-        { once: true },
-      ),
-      http.get(
-        '*/api/users/me',
-        async () => {
-          await readHeld;
-          return HttpResponse.json(stale);
-        },
-        { once: true },
-      ),
-    );
+    const read = staleReadOfMe(queryClient.getQueryData<User>(meQueryKey));
+    const sent = gate();
+    const patch = gate();
+    // Returns nothing: the request goes on to the mock API's own PATCH once let go.
+    server.use(http.patch('*/api/users/:userId', async () => (sent.open(), await patch.shut), { once: true }));
     await user.click(within(tip).getByRole('button', { name: 'Got it' }));
-    await patching;
+    await sent.shut;
     const reading = queryClient.refetchQueries({ queryKey: meQueryKey });
-    answerPatch();
+    patch.open();
     await expect.poll(() => screen.queryByTestId('tip-FIRST_PARENT_ORDER')).toBeNull();
-    answerRead();
+    read.answer();
     await reading;
     expect(screen.queryByTestId('tip-FIRST_PARENT_ORDER')).not.toBeInTheDocument();
     expect(queryClient.getQueryData<User>(meQueryKey)?.ui_metadata).toEqual([

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import Alert from '@mui/material/Alert';
 import Snackbar from '@mui/material/Snackbar';
 import { ERROR_SNACKBAR_MS } from '@/config/constants';
@@ -10,7 +10,9 @@ export function ApiErrorSnackbar() {
   const token = useToken();
   const [message, setMessage] = useState<{ text: string; id: number } | null>(null);
 
-  useEffect(() => subscribeErrorDetails((text) => setMessage({ text, id: Date.now() })), []);
+  // Each error its own Snackbar and full time: a count, not the clock (see the toast).
+  const shown = useRef(0);
+  useEffect(() => subscribeErrorDetails((text) => setMessage({ text, id: ++shown.current })), []);
 
   const open = message !== null && token !== null;
   return (

@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from 'react';
 import Alert, { type AlertColor } from '@mui/material/Alert';
 import AlertTitle from '@mui/material/AlertTitle';
 import Button from '@mui/material/Button';
@@ -28,7 +28,10 @@ const ToastContext = createContext<ToastContextValue>({ showToast: () => {} });
  */
 export function ToastProvider({ children }: { children: ReactNode }) {
   const [toast, setToast] = useState<(Toast & { id: number }) | null>(null);
-  const showToast = useCallback((t: Toast) => setToast({ ...t, id: Date.now() }), []);
+  // Each toast its own Snackbar, and so its own full time: a count, not the clock, which may
+  // read the same for two toasts (one millisecond, or a pinned clock).
+  const shown = useRef(0);
+  const showToast = useCallback((t: Toast) => setToast({ ...t, id: ++shown.current }), []);
   const value = useMemo(() => ({ showToast }), [showToast]);
   const close = () => setToast(null);
   const action = toast?.action;

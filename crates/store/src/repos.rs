@@ -245,6 +245,23 @@ macro_rules! shared_repos {
             )
         });
 
+        /// An order's update from what it was (`$7`–`$11`: its key, state, price, quantity and
+        /// iceberg flag as read) to what it becomes. Only the key is a condition an index may
+        /// serve: the rest is compared with `is not distinct from` (the same as `=` on these
+        /// non-null columns), which no index serves, so that no plan, however young the
+        /// table's statistics when it was made, looks the row up by its state (ADR 0063).
+        pub const UPDATE_ORDER: &str = "update child_order set state = $1, price = $2, quantity = $3, \
+             iceberg = $4, residual = $5, updated_at = $6, working_quantity = $12, matched_quantity = $13, \
+             rests = $14, min_execution = $15, shown = $16 where order_id = $7 \
+             and (state, price, quantity, iceberg) is not distinct from ($8, $9, $10, $11)";
+
+        /// A FIX frame `$4` of company `$3` marked sent as `$1` at `$2`, unless it was. Its
+        /// key alone is a condition an index may serve (as in [`UPDATE_ORDER`]): planned
+        /// on a young table, `company_id = $3` read the company's unsent backlog by
+        /// `fix_outbox_pending` (ADR 0063).
+        pub const MARK_FIX_OUTBOX_SENT: &str = "update fix_outbox set sent_seq = $1, sent_at = $2 \
+             where fix_outbox_id = $4 and company_id is not distinct from $3 and sent_seq is null";
+
         /// Files a sent FIX frame in one statement on `db` ([`sql::FILE_FIX_MESSAGE`]).
         async fn file_fix_message_on<'e, E>(db: E, m: &'e FiledFixMessage) -> StoreResult<()>
         where
@@ -2090,11 +2107,7 @@ macro_rules! shared_repos {
 
             async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder) -> StoreResult<()> {
                 let shown = self.shown(after).await?;
-                let r = sqlx::query(
-                    "update child_order set state = $1, price = $2, quantity = $3, iceberg = $4, residual = $5, \
-                     updated_at = $6, working_quantity = $12, matched_quantity = $13, rests = $14, min_execution = $15, \
-                     shown = $16 where order_id = $7 and state = $8 and price = $9 and quantity = $10 and iceberg = $11",
-                )
+                let r = sqlx::query(UPDATE_ORDER)
                 .bind(after.state.as_str())
                 .bind(Dec(after.price))
                 .bind(after.quantity)
@@ -3234,10 +3247,7 @@ macro_rules! shared_repos {
                 seq: i64,
                 at: DateTime<Utc>,
             ) -> StoreResult<bool> {
-                let done = sqlx::query(
-                    "update fix_outbox set sent_seq = $1, sent_at = $2 \
-                     where company_id = $3 and fix_outbox_id = $4 and sent_seq is null",
-                )
+                let done = sqlx::query(MARK_FIX_OUTBOX_SENT)
                 .bind(seq)
                 .bind(Ts(at))
                 .bind(company.0)

@@ -1550,6 +1550,48 @@ async fn a_take_s_read_stops_at_what_it_asks_for_on_postgres() {
     );
 }
 
+/// The index by which the generic plan of `statement` reads the rows it writes, executed
+/// with `args`: planned as a long-lived connection plans it after a few calls, on a table
+/// as young as it was then.
+async fn generic_plan_index(s: &upstairs_store::postgres::PgStore, statement: &str, args: &str) -> serde_json::Value {
+    let mut tx = s.pool().begin().await.unwrap();
+    sqlx::query("set local plan_cache_mode = force_generic_plan").execute(&mut *tx).await.unwrap();
+    sqlx::query(sqlx::AssertSqlSafe(format!("prepare probed as {statement}"))).execute(&mut *tx).await.unwrap();
+    let explain = format!("explain (format json) execute probed({args})");
+    let plan: serde_json::Value = sqlx::query_scalar(sqlx::AssertSqlSafe(explain)).fetch_one(&mut *tx).await.unwrap();
+    sqlx::query("deallocate probed").execute(&mut *tx).await.unwrap();
+    tx.rollback().await.unwrap();
+    plan[0]["Plan"]["Plans"][0]["Index Name"].clone()
+}
+
+/// A write of one row by its key finds it by its key however its plan was made (ADR 0063).
+/// Planned generically while the tables were young, without statistics (autovacuum is off
+/// in CI and the bench), an order's update scanned `child_order_state_created` for every
+/// order in the state and checked each one's key (5,000 rows a call in the mixed load),
+/// and a FIX frame marked sent scanned its company's whole unsent backlog.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_by_key_finds_its_row_by_its_key_on_postgres() {
+    let s = fresh_postgres().await;
+    let (_, order) = parent_with_orders(&s, 1_000_000).await;
+    let mut tx = s.write().await.unwrap();
+    let mut orders = Vec::new();
+    for _ in 0..20 {
+        let o = order("-0.01", 1, false);
+        tx.insert_order(&o).await.unwrap();
+        orders.push(o);
+    }
+    tx.commit().await.unwrap();
+    let args = format!(
+        "'WORKING', -0.01, 1, false, false, now(), '{}', 'WORKING', -0.01, 1, false, 1, 0, true, null, 1",
+        orders[7].order_id.0
+    );
+    let index = generic_plan_index(&s, upstairs_store::postgres::UPDATE_ORDER, &args).await;
+    assert_eq!(index, "child_order_pkey", "an order's update");
+    let args = format!("1, now(), '{}', 'frame-7'", orders[7].company_id.0);
+    let index = generic_plan_index(&s, upstairs_store::postgres::MARK_FIX_OUTBOX_SENT, &args).await;
+    assert_eq!(index, "fix_outbox_pkey", "a FIX frame marked sent");
+}
+
 /// The kill switch is in both schemas (ADR 0021): whatever statement writes it, a stopped
 /// company's new working order is refused with the switch's name, and one without working
 /// quantity (an RFQ's matched leg) is not.

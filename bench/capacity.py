@@ -11,7 +11,10 @@ What one run does, on 127.0.0.1 only:
 1. Starts `upstairs serve` (default settings, so the per-user write throttle is on) on a
    fresh schema and builds a venue through the API: a broker, a selling and a buying firm,
    `--pairs` instruments, each with one seller resting one-lot SELL orders and one buyer
-   taking them (so the seller is the responder of every take on its instrument).
+   taking them (so the seller is the responder of every take on its instrument). The
+   per-user write limit (20 a second per kind) caps what one node accepts of the mix at
+   about 67 x `--pairs` ops/s for the default mix (1,067 at 16 pairs): the bench warns of
+   rates above it; more pairs measure past it.
 2. **One node's rate.** `upstairs-load` (bench/load, a Rust open-loop client: each
    operation on its own schedule, latency from that schedule) sends the mix (orders 3,
    book reads 4, takes 2, accepts 1; `--mix` sets other weights) at each of `--rates`
@@ -46,6 +49,18 @@ from ratios import (ADMIN, cpu_seconds, create_broker, create_firm, create_instr
                     fresh_database, sign_in, start_node, stop_node)
 
 MIX = [3, 4, 2, 1]
+# Each user's writes of one kind a second (orders, takes, answers each their own bucket) at
+# the server's default settings, which this bench keeps: DEFAULT_WRITES_PER_SECOND.
+WRITES_PER_USER = 20
+
+
+def throttle_ceiling(pairs, mix):
+    """The rate above which one node's per-user write limit refuses the mix's own writes:
+    each seller's orders and answers and each buyer's takes stay under WRITES_PER_USER a
+    second only up to here, so a 429 above it is the bench's own shape, not capacity."""
+    total = sum(mix)
+    shares = [w / total / pairs for w in (mix[0], mix[2], mix[3]) if w > 0]
+    return int(WRITES_PER_USER / max(shares)) if shares else None
 PRICE = "95.00"
 
 
@@ -165,6 +180,12 @@ def main():
     workdir = tempfile.mkdtemp(prefix="upstairs-capacity-")
     version = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     results = []
+    ceiling = throttle_ceiling(args.pairs, mix)
+    above = [r for r in map(int, args.rates.split(",")) if ceiling is not None and r > ceiling]
+    if above:
+        print(f"rates {above} are over {ceiling} ops/s, where {args.pairs} pairs' per-user write limit "
+              f"({WRITES_PER_USER} a second) answers 429 to the mix's own writes: give more --pairs to see R1 there",
+              file=sys.stderr)
     with fresh_database(args.bin, "postgres", pg_url, workdir, throttle=True, keep=args.keep) as (env, schema):
         nodes = Nodes(args.bin, env, workdir)
         try:
@@ -206,6 +227,8 @@ def main():
           f"errors {errors(twice)}; at 4 x R1: {count(over, lambda s: s == 429):,} answers 429, "
           f"{count(over, lambda s: s >= 500)} 5xx, {over['failed']} unanswered.")
     print(f"Acknowledged orders: {acknowledged:,}, missing from the database: {missing}.")
+    if ceiling is not None:
+        print(f"One node's per-user write limit refuses this mix above {ceiling:,} ops/s at {args.pairs} pairs.")
     if args.keep:
         print(f"(kept {workdir})")
 

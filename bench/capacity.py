@@ -180,8 +180,9 @@ def main():
     workdir = tempfile.mkdtemp(prefix="upstairs-capacity-")
     version = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     results = []
+    rates = [int(x) for x in args.rates.split(",")]
     ceiling = throttle_ceiling(args.pairs, mix)
-    above = [r for r in map(int, args.rates.split(",")) if ceiling is not None and r > ceiling]
+    above = [r for r in rates if ceiling is not None and r > ceiling]
     if above:
         print(f"rates {above} are over {ceiling} ops/s, where {args.pairs} pairs' per-user write limit "
               f"({WRITES_PER_USER} a second) answers 429 to the mix's own writes: give more --pairs to see R1 there",
@@ -192,7 +193,7 @@ def main():
             first = nodes.start()
             world = build_world(args.bin, env, first, args.pairs, mix)
             r1, at_r1 = None, None
-            for rate in [int(x) for x in args.rates.split(",")]:
+            for rate in rates:
                 r = load(args, world, nodes, rate, args.step, workdir, f"one-{rate}")
                 results.append(r)
                 kinds = ", ".join(f"{k} {v['p99_ms']:.1f}" for k, v in sorted(r.get("kinds", {}).items()))

@@ -34,8 +34,11 @@ const FOR_UPDATE: &str = " for update";
 /// foreign key's check takes KEY SHARE), for a row whose key does not change.
 const FOR_NO_KEY_UPDATE: &str = " for no key update";
 /// An instrument's block, held by an order write until it commits (ADR 0057): a row of its
-/// own that only a change of block updates, so that band moves never wait for it (ADR 0060).
-const HOLD_BLOCK: &str = "select min_quantity from instrument_block where instrument_id = $1 for share";
+/// own that only a change of block updates, so that band moves never wait for it (ADR 0060),
+/// behind the block's lock in shared mode, so that a change waiting for the holds before it
+/// is not held off by those after it (ADR 0064).
+const HOLD_BLOCK: &str = "select min_quantity from instrument_block \
+     where instrument_id = $1 and instrument_block_held($1) for share";
 /// Whether one statement may write several tables (data-modifying CTEs).
 const WRITES_IN_ONE_STATEMENT: bool = true;
 const SKIP_LOCKED: &str = " for update skip locked";
@@ -227,7 +230,8 @@ async fn insert_orders(pool: &PgPool, batch: &[PendingOrder]) -> Result<Vec<Uuid
 /// The batch of [`insert_orders`]: `$1`–`$19` the columns of [`sql::ORDER_COLUMNS`],
 /// `$20` the parent's state each needs, `$21`–`$30` the audit rows', `$31` the block each
 /// was shown with, one array each. A resting iceberg goes in only while its block is the
-/// instrument's, which it holds (`for share`) until the batch commits (ADR 0057).
+/// instrument's, which it holds (`for share`, behind the block's lock, ADR 0064) until the
+/// batch commits (ADR 0057).
 static INSERT_ORDERS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         "with v as (select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], \
@@ -241,7 +245,8 @@ static INSERT_ORDERS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| 
          (select 1 from parent_order p where p.parent_order_id = v.parent_order_id and p.state = v.parent_state) \
          and not exists (select 1 from company c where c.company_id = v.company_id and c.trading_stopped_at is not null) \
          and case when v.iceberg and v.rests then exists (select 1 from instrument_block i \
-         where i.instrument_id = v.instrument_id and i.min_quantity = v.block for share) else true end \
+         where i.instrument_id = v.instrument_id and i.min_quantity = v.block \
+         and instrument_block_held(v.instrument_id) for share) else true end \
          returning order_id) \
          insert into action_log (action_log_id, entity, entity_id, operation, user_id, created_at, details, \
          idempotency_key, idempotency_part, request_hash) \

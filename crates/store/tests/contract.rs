@@ -1292,24 +1292,24 @@ async fn an_iceberg_shows_by_the_block_it_is_written_with<S: Store>(s: S) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_change_of_block_and_an_iceberg_write_wait_for_each_other() {
     let s = fresh_postgres().await;
-    let waiting = |like: &'static str| {
+    // The statements like `like` waiting for a lock now.
+    let queued = |like: &'static str| {
         let pool = s.pool().clone();
         async move {
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-            loop {
-                let n: i64 = sqlx::query_scalar(
-                    "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query like $1",
-                )
-                .bind(like)
-                .fetch_one(&pool)
-                .await
-                .unwrap();
-                if n > 0 {
-                    return;
-                }
-                assert!(std::time::Instant::now() < deadline, "no statement like {like} waited for a lock");
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-            }
+            sqlx::query_scalar::<_, i64>(
+                "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query like $1",
+            )
+            .bind(like)
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+        }
+    };
+    let waiting = |like: &'static str| async move {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while queued(like).await == 0 {
+            assert!(std::time::Instant::now() < deadline, "no statement like {like} waited for a lock");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
     };
     let (parent, order) = parent_with_orders(&s, 100_000).await;
@@ -1330,7 +1330,7 @@ async fn a_change_of_block_and_an_iceberg_write_wait_for_each_other() {
             tx.hold_block(id).await.unwrap()
         }
     });
-    waiting("%from instrument_block where instrument_id = $1 for share").await;
+    waiting("%from instrument_block where instrument_id = $1 and instrument_block_held%").await;
     changing.commit().await.unwrap();
     assert_eq!(hold.await.unwrap(), 200);
 
@@ -1362,11 +1362,53 @@ async fn a_change_of_block_and_an_iceberg_write_wait_for_each_other() {
     assert_eq!(levels(&mut tx, id, parent.company_id).await, [("-0.02".into(), true, 300)]);
     drop(tx);
 
+    // A stream of writes holding the block does not hold a change off (ADR 0064): the
+    // holds asked for while the change waits wait behind it, so that it waits only for
+    // the hold before it, and then each reads the new block (a write of an iceberg shown
+    // with the old one is refused).
+    let mut first = s.write().await.unwrap();
+    assert_eq!(first.hold_block(id).await.unwrap(), 800);
+    let changing = tokio::spawn({
+        let s = s.clone();
+        async move { change(&s, id, 900).await.commit().await.unwrap() }
+    });
+    waiting("update instrument set %").await;
+    let later = tokio::spawn({
+        let s = s.clone();
+        async move {
+            let mut tx = s.write().await.unwrap();
+            let block = tx.hold_block(id).await.unwrap();
+            tx.commit().await.unwrap();
+            block
+        }
+    });
+    let shown_before = order("-0.02", 2000, true);
+    let write = tokio::spawn({
+        let (s, o) = (s.clone(), shown_before.clone());
+        async move { s.insert_order_audited(&o, 800, ParentState::Active, &create_log(&o)).await }
+    });
+    // Both wait (the row lock alone let them in beside the first hold).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while queued("%from instrument_block where instrument_id = $1 and instrument_block_held%").await
+        + queued("with v as (select * from unnest(%").await
+        < 2
+    {
+        assert!(!later.is_finished(), "a hold asked for while the change waits went in before it");
+        assert!(!write.is_finished(), "an iceberg write while the change waits went in before it");
+        assert!(std::time::Instant::now() < deadline, "the holds after the change did not wait for it");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(!changing.is_finished());
+    first.commit().await.unwrap();
+    changing.await.unwrap();
+    assert_eq!(later.await.unwrap(), 900, "the hold after the change reads the new block");
+    assert!(!write.await.unwrap().unwrap(), "the iceberg shown with the old block is refused");
+
     // A band move, the feed's touch and any other change of the instrument but its block
     // never wait for a write holding the block (ADR 0060): a stream of such writes would
     // otherwise hold them off for as long as it lasts.
     let mut holding = s.write().await.unwrap();
-    assert_eq!(holding.hold_block(id).await.unwrap(), 800);
+    assert_eq!(holding.hold_block(id).await.unwrap(), 900);
     let moved = tokio::time::timeout(std::time::Duration::from_secs(20), async {
         let mut tx = s.write().await.unwrap();
         let i = tx.lock_instrument(id).await.unwrap().unwrap();

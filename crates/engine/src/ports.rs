@@ -325,6 +325,11 @@ pub trait OrderRepo {
     /// [`StoreError::Stale`]), and moves the parent's counters and the book's levels
     /// from `before` to `after` (shown as [`Self::insert_order`] says).
     async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder) -> StoreResult<()>;
+    /// Writes each order's shown part again by the block [`Self::hold_block`] holds, as
+    /// [`Self::update_order`] of an order to itself would, in one statement per thousand
+    /// orders: only where the stored order is still as given. Answers the orders it did
+    /// not write (changed since, or gone).
+    async fn show_by_block(&mut self, orders: &[ChildOrder]) -> StoreResult<Vec<OrderId>>;
     async fn order(&mut self, id: OrderId) -> StoreResult<Option<ChildOrder>>;
     /// Child orders by id, in one statement: those found, in no particular order.
     async fn orders_by_id(&mut self, ids: &[OrderId]) -> StoreResult<Vec<ChildOrder>>;

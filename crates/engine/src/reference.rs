@@ -148,28 +148,26 @@ async fn schedule_stale_sweep<T: Tx>(tx: &mut T, i: &Instrument) -> Result<(), E
 }
 
 /// An instrument's new minimum block `i.min_quantity` (it was `was`), in the book: each
-/// resting iceberg whose shown part it changes is written again with it (the book's levels
-/// follow the rows). One that a take, an edit or a cancel changed since the list was read
-/// is read again, and written only if it still rests. No iceberg is written meanwhile with
-/// the old block: every write of one holds the block (ADR 0057), so the instrument's lock,
-/// taken first, waited for those that held it, and those after it read the new block.
+/// resting iceberg whose shown part it changes is written again with it, all in one
+/// statement (the book's levels follow the rows). One that a take, an edit or a cancel
+/// changed since the list was read is read again, and written only if it still rests. No
+/// iceberg is written meanwhile with the old block: every write of one holds the block
+/// (ADR 0057), so the change waited for those that held it, and those after it read the
+/// new block (ADR 0064).
 async fn show_new_block<T: Tx>(tx: &mut T, was: i64, i: &Instrument) -> Result<(), EngineError> {
     let filter = OrderFilter {
         instrument_id: Some(i.instrument_id),
         states: vec![upstairs_domain::order::OrderState::Working],
         ..Default::default()
     };
-    for mut o in tx.orders(&filter).await?.into_iter().filter(|o| o.iceberg) {
+    let moves = |o: &ChildOrder| o.rests() && o.iceberg && o.shown(was) != o.shown(i.min_quantity);
+    let changed: Vec<ChildOrder> = tx.orders(&filter).await?.into_iter().filter(|o| moves(o)).collect();
+    for id in tx.show_by_block(&changed).await? {
         for _ in 0..3 {
-            if o.shown(was) == o.shown(i.min_quantity) {
-                break;
-            }
+            let Some(o) = tx.order(id).await?.filter(|o| moves(o)) else { break };
             match tx.update_order(&o, &o).await {
                 Ok(()) => break,
-                Err(StoreError::Stale(_)) => match tx.order(o.order_id).await? {
-                    Some(now) if now.rests() && now.iceberg => o = now,
-                    _ => break,
-                },
+                Err(StoreError::Stale(_)) => {}
                 Err(e) => return Err(e.into()),
             }
         }

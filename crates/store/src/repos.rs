@@ -172,6 +172,16 @@ pub(crate) fn shift_placeholders(sql: &str, by: usize) -> String {
     out
 }
 
+/// Orders shown again by their block ([`OrderRepo::show_by_block`]): the rows of values
+/// (order id, state, price, quantity and iceberg flag as read, new shown part) go between
+/// the two parts. Only the key is a condition an index may serve (ADR 0063).
+pub(crate) const SHOW_BY_BLOCK: [&str; 2] = [
+    "update child_order set shown = v.column6 from (values ",
+    ") as v where child_order.order_id = v.column1 and (child_order.state, child_order.price, \
+     child_order.quantity, child_order.iceberg) is not distinct from (v.column2, v.column3, v.column4, v.column5) \
+     returning child_order.order_id",
+];
+
 /// A match request's columns `$1`–`$22` as `bind_match_request` binds them.
 pub(crate) const INSERT_MATCH_REQUEST: &str = "insert into match_request (match_request_id, instrument_id, direction, \
      price, quantity, requesting_order_id, requesting_company_id, requesting_user_id, responding_order_id, \
@@ -2103,6 +2113,26 @@ macro_rules! shared_repos {
                     .await
                     .map_err(map_err)?;
                 Ok(())
+            }
+
+            async fn show_by_block(&mut self, orders: &[ChildOrder]) -> StoreResult<Vec<OrderId>> {
+                let mut shown = Vec::with_capacity(orders.len());
+                for o in orders {
+                    shown.push(self.shown(o).await?);
+                }
+                let mut written = std::collections::HashSet::with_capacity(orders.len());
+                for (chunk, shown) in orders.chunks(1000).zip(shown.chunks(1000)) {
+                    let rows: Vec<String> =
+                        (0..chunk.len()).map(|r| format!("({})", sql::placeholders(6 * r + 1, 6))).collect();
+                    let query = format!("{}{} {}", sql::SHOW_BY_BLOCK[0], rows.join(", "), sql::SHOW_BY_BLOCK[1]);
+                    let mut q = sqlx::query_scalar::<_, Uuid>(sqlx::AssertSqlSafe(query));
+                    for (o, shown) in chunk.iter().zip(shown) {
+                        q = q.bind(o.order_id.0).bind(o.state.as_str()).bind(Dec(o.price)).bind(o.quantity)
+                            .bind(o.iceberg).bind(*shown);
+                    }
+                    written.extend(q.fetch_all(&mut *self.tx).await.map_err(map_err)?);
+                }
+                Ok(orders.iter().map(|o| o.order_id).filter(|id| !written.contains(&id.0)).collect())
             }
 
             async fn update_order(&mut self, before: &ChildOrder, after: &ChildOrder) -> StoreResult<()> {

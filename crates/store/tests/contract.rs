@@ -1223,16 +1223,30 @@ async fn levels_follow_the_domain_display_rule<S: Store>(s: S) {
     };
     assert_eq!(levels(&mut tx, id, own).await, expect(500));
     tx.commit().await.unwrap();
-    for block in [1, 499, 501, 20_000] {
+    // Each order written again one by one, or all in one statement (`show_by_block`).
+    for (n, block) in [1, 499, 501, 20_000, 500].into_iter().enumerate() {
         let mut tx = s.write().await.unwrap();
         let i = tx.lock_instrument(id).await.unwrap().unwrap();
         tx.update_instrument(&Instrument { min_quantity: block, ..i }).await.unwrap();
-        for o in &orders {
-            tx.update_order(o, o).await.unwrap();
+        if n % 2 == 0 {
+            for o in &orders {
+                tx.update_order(o, o).await.unwrap();
+            }
+        } else {
+            assert_eq!(tx.show_by_block(&orders).await.unwrap(), []);
         }
         assert_eq!(levels(&mut tx, id, own).await, expect(block), "min block {block}");
         tx.commit().await.unwrap();
     }
+    // An order changed since it was read is not written, and is named.
+    let mut tx = s.write().await.unwrap();
+    let i = tx.lock_instrument(id).await.unwrap().unwrap();
+    tx.update_instrument(&Instrument { min_quantity: 1, ..i }).await.unwrap();
+    let read_before = ChildOrder { quantity: 9_000, ..orders[4].clone() };
+    let (stale, current) = (read_before.order_id, orders[3].clone());
+    assert_eq!(tx.show_by_block(&[read_before, current]).await.unwrap(), [stale]);
+    let shown: Vec<i64> = levels(&mut tx, id, own).await.into_iter().map(|(_, _, shown)| shown).collect();
+    assert_eq!(shown, [1, 499, 500, 1, 500, 499, 10_000], "only the current order shows by the new block");
 }
 
 /// The audit row of a new order, as the order path writes it.

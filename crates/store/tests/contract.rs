@@ -1334,6 +1334,16 @@ async fn a_change_of_block_and_an_iceberg_write_wait_for_each_other() {
         tx.update_instrument(&Instrument { min_quantity: block, ..i }).await.unwrap();
         tx
     }
+    // A change of block committed in a task of its own, and an iceberg shown with `block`
+    // written through the order path's batch in another.
+    let change_later = |block: i64| {
+        let s = s.clone();
+        tokio::spawn(async move { change(&s, id, block).await.commit().await.unwrap() })
+    };
+    let write_later = |o: &ChildOrder, block: i64| {
+        let (s, o) = (s.clone(), o.clone());
+        tokio::spawn(async move { s.insert_order_audited(&o, block, ParentState::Active, &create_log(&o)).await })
+    };
 
     // A change made first: the write's hold waits for its commit, then reads the new block.
     let changing = change(&s, id, 200).await;
@@ -1351,10 +1361,7 @@ async fn a_change_of_block_and_an_iceberg_write_wait_for_each_other() {
     // The order path's batch, the same: it waits, then refuses the iceberg shown with 200.
     let changing = change(&s, id, 300).await;
     let iceberg = order("-0.02", 2000, true);
-    let write = tokio::spawn({
-        let (s, o) = (s.clone(), iceberg.clone());
-        async move { s.insert_order_audited(&o, 200, ParentState::Active, &create_log(&o)).await }
-    });
+    let write = write_later(&iceberg, 200);
     waiting("with v as (select * from unnest(%").await;
     changing.commit().await.unwrap();
     assert!(!write.await.unwrap().unwrap(), "the iceberg shown with the old block is refused");
@@ -1363,10 +1370,7 @@ async fn a_change_of_block_and_an_iceberg_write_wait_for_each_other() {
     // the change then finds the iceberg the write put in.
     let mut tx = s.write().await.unwrap();
     assert_eq!(tx.hold_block(id).await.unwrap(), 300);
-    let changing = tokio::spawn({
-        let s = s.clone();
-        async move { change(&s, id, 800).await.commit().await.unwrap() }
-    });
+    let changing = change_later(800);
     waiting("update instrument set %").await;
     tx.insert_order(&iceberg).await.unwrap();
     assert!(!changing.is_finished());
@@ -1382,10 +1386,7 @@ async fn a_change_of_block_and_an_iceberg_write_wait_for_each_other() {
     // with the old one is refused).
     let mut first = s.write().await.unwrap();
     assert_eq!(first.hold_block(id).await.unwrap(), 800);
-    let changing = tokio::spawn({
-        let s = s.clone();
-        async move { change(&s, id, 900).await.commit().await.unwrap() }
-    });
+    let changing = change_later(900);
     waiting("update instrument set %").await;
     let later = tokio::spawn({
         let s = s.clone();
@@ -1396,11 +1397,7 @@ async fn a_change_of_block_and_an_iceberg_write_wait_for_each_other() {
             block
         }
     });
-    let shown_before = order("-0.02", 2000, true);
-    let write = tokio::spawn({
-        let (s, o) = (s.clone(), shown_before.clone());
-        async move { s.insert_order_audited(&o, 800, ParentState::Active, &create_log(&o)).await }
-    });
+    let write = write_later(&order("-0.02", 2000, true), 800);
     // Both wait (the row lock alone let them in beside the first hold).
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while queued("%from instrument_block where instrument_id = $1 and instrument_block_held%").await

@@ -52,8 +52,9 @@ const HAS_USER_ROLE: &str = "u.roles @> jsonb_build_array($1::text)";
 /// A company's brokers in order as one JSON array of `[id, name]` (read with the company).
 macro_rules! company_brokers {
     () => {
-        "(select coalesce(json_agg(json_build_array(b.company_id::text, b.name) order by cb.position), \
-     '[]'::json) from company_broker cb join company b on b.company_id = cb.broker_id where cb.company_id = c.company_id)"
+        "(select coalesce(json_agg(json_build_array(cb.broker_id::text, \
+     (select b.name from company b where b.company_id = cb.broker_id)) order by cb.position), '[]'::json) \
+     from company_broker cb where cb.company_id = c.company_id)"
     };
 }
 /// A book's levels as one JSON array of `[side, price, company id, shown]`.
@@ -243,7 +244,7 @@ static INSERT_ORDERS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| 
          log_created_at, log_details, log_key, log_part, log_hash, block)), \
          o as (insert into child_order ({cols}) select {cols} from v where exists \
          (select 1 from parent_order p where p.parent_order_id = v.parent_order_id and p.state = v.parent_state) \
-         and not exists (select 1 from company c where c.company_id = v.company_id and c.trading_stopped_at is not null) \
+         and (select c.trading_stopped_at from company c where c.company_id = v.company_id) is null \
          and case when v.iceberg and v.rests then exists (select 1 from instrument_block i \
          where i.instrument_id = v.instrument_id and i.min_quantity = v.block \
          and instrument_block_held(v.instrument_id) for share) else true end \

@@ -22,8 +22,11 @@ pub(crate) const FILE_FIX_MESSAGE: &str = "insert into fix_message (company_id, 
      msg_type = excluded.msg_type, frame = excluded.frame, fix_outbox_id = excluded.fix_outbox_id, \
      created_at = excluded.created_at";
 
+/// A user with its company's name. Each name is looked up by its key for each user read,
+/// never joined: without statistics (a young table) PostgreSQL would hash every company
+/// for a join (ADR 0065).
 pub(crate) const USER_SELECT: &str =
-    "select u.*, c.name as company_name from app_user u join company c on c.company_id = u.company_id";
+    "select u.*, (select c.name from company c where c.company_id = u.company_id) as company_name from app_user u";
 
 /// Audit rows with the acting user's e-mail and company name (null for the venue's own acts).
 pub(crate) const ACTION_LOG_SELECT: &str = "select a.*, u.email, c.name as company_name from action_log a \
@@ -228,9 +231,9 @@ macro_rules! shared_repos {
         /// A company with its default broker's name and its brokers in order (the backend's
         /// `company_brokers!`): one statement per read, built at compile time.
         const COMPANY_SELECT: &str = concat!(
-            "select c.*, d.name as default_broker_name, ",
+            "select c.*, (select d.name from company d where d.company_id = c.default_broker_id) as default_broker_name, ",
             company_brokers!(),
-            " as brokers from company c left join company d on d.company_id = c.default_broker_id"
+            " as brokers from company c"
         );
 
         /// A take's read of the side its parent `$1` (of company `$2`) faces: the working

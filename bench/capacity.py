@@ -92,7 +92,10 @@ def build_world(binary, env, port, pairs, mix):
         instrument = create_instrument(admin, f"Capacity {n} Dec26-Mar27", "Dec26-Mar27")
         pair = {"instrument_id": instrument}
         for side, firm, direction in (("seller", "Sellers", "SELL"), ("buyer", "Buyers", "BUY")):
-            trader = create_trader(binary, env, port, admin, f"{side}{n}@bench.test", firm)
+            # Each pair signs in from an address of its own: the sign-in limit per address
+            # would stop a venue of more than about 48 pairs.
+            address = f"10.{n // 256}.{n % 256}.{1 if side == 'seller' else 2}"
+            trader = create_trader(binary, env, port, admin, f"{side}{n}@bench.test", firm, address)
             parent = expect(trader.call("POST", "/api/parent-orders",
                                         {"direction": direction, "instrument_id": instrument,
                                          "quantity": 1_000_000_000}), 201, "parent")["parent_order_id"]
@@ -188,6 +191,7 @@ def main():
               f"({WRITES_PER_USER} a second) answers 429 to the mix's own writes: give more --pairs to see R1 there",
               file=sys.stderr)
     with fresh_database(args.bin, "postgres", pg_url, workdir, throttle=True, keep=args.keep) as (env, schema):
+        env = dict(env, UPSTAIRS_TRUSTED_PROXIES="127.0.0.1")
         nodes = Nodes(args.bin, env, workdir)
         try:
             first = nodes.start()

@@ -78,8 +78,11 @@ class Client:
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         self.token = token
 
-    def call(self, method, path, body=None):
+    def call(self, method, path, body=None, address=None):
         headers = {"content-type": "application/json"}
+        if address:
+            # Seen as this address by a server that trusts 127.0.0.1 as its proxy.
+            headers["x-forwarded-for"] = address
         if self.token:
             headers["authorization"] = f"Bearer {self.token}"
         try:
@@ -301,10 +304,10 @@ def serving(binary, backend, pg_url, workdir, keep=False):
 # ---------------------------------------------------------------- the venue
 
 
-def sign_in(port, email):
+def sign_in(port, email, address=None):
     client = Client(port)
     body = {"email": email, "password": PASSWORD, "rememberMe": True}
-    client.token = expect(client.call("POST", "/api/auth/login", body), 200, f"{email} sign-in")["token"]
+    client.token = expect(client.call("POST", "/api/auth/login", body, address), 200, f"{email} sign-in")["token"]
     return client
 
 
@@ -327,12 +330,12 @@ def create_instrument(admin, name, term):
         "instrument")["instrument_id"]
 
 
-def create_trader(binary, env, port, admin, email, company):
+def create_trader(binary, env, port, admin, email, company, address=None):
     """A trader of `company` made by the CLI (as an operator would), signed in, with the parent
     order limit lifted: the default (100,000 lots) would stop a long run."""
     subprocess.run([binary, "user", "create", "--email", email, "--password", PASSWORD, "--role", "trader",
                     "--company", company], env=env, check=True, stdout=subprocess.DEVNULL)
-    trader = sign_in(port, email)
+    trader = sign_in(port, email, address)
     me = expect(trader.call("GET", "/api/users/me"), 200, "users/me")
     expect(admin.call("PATCH", f"/api/users/{me['user_id']}", {"parent_order_limit_multiplier": 1_000_000_000}), 200,
            "parent order limit")

@@ -24,6 +24,8 @@ use crate::adapt::{Dec, Ts};
 use crate::conn::Conn;
 use crate::group::PendingOrder;
 use crate::map_err;
+/// A user with its company's name, the text every user read starts with (tests probe its plan).
+pub use crate::repos::USER_SELECT;
 use crate::repos::{self as sql, shared_repos};
 use crate::rows::*;
 

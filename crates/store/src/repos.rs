@@ -25,7 +25,7 @@ pub(crate) const FILE_FIX_MESSAGE: &str = "insert into fix_message (company_id, 
 /// A user with its company's name. Each name is looked up by its key for each user read,
 /// never joined: without statistics (a young table) PostgreSQL would hash every company
 /// for a join (ADR 0065).
-pub(crate) const USER_SELECT: &str =
+pub const USER_SELECT: &str =
     "select u.*, (select c.name from company c where c.company_id = u.company_id) as company_name from app_user u";
 
 /// Audit rows with the acting user's e-mail and company name (null for the venue's own acts).

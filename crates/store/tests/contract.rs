@@ -1607,6 +1607,11 @@ async fn a_take_s_read_stops_at_what_it_asks_for_on_postgres() {
 /// with `args`: planned as a long-lived connection plans it after a few calls, on a table
 /// as young as it was then.
 async fn generic_plan_index(s: &upstairs_store::postgres::PgStore, statement: &str, args: &str) -> serde_json::Value {
+    generic_plan(s, statement, args).await["Plans"][0]["Index Name"].clone()
+}
+
+/// The generic plan PostgreSQL makes of `statement` (run with `args`) on `s`'s tables.
+async fn generic_plan(s: &upstairs_store::postgres::PgStore, statement: &str, args: &str) -> serde_json::Value {
     let mut tx = s.pool().begin().await.unwrap();
     sqlx::query("set local plan_cache_mode = force_generic_plan").execute(&mut *tx).await.unwrap();
     sqlx::query(sqlx::AssertSqlSafe(format!("prepare probed as {statement}"))).execute(&mut *tx).await.unwrap();
@@ -1614,7 +1619,19 @@ async fn generic_plan_index(s: &upstairs_store::postgres::PgStore, statement: &s
     let plan: serde_json::Value = sqlx::query_scalar(sqlx::AssertSqlSafe(explain)).fetch_one(&mut *tx).await.unwrap();
     sqlx::query("deallocate probed").execute(&mut *tx).await.unwrap();
     tx.rollback().await.unwrap();
-    plan[0]["Plan"]["Plans"][0]["Index Name"].clone()
+    plan[0]["Plan"].clone()
+}
+
+/// A user's read looks its company's name up by key: joined, a plan made without
+/// statistics hashed every company for each read (ADR 0065).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_read_looks_its_company_up_by_key_on_postgres() {
+    let s = fresh_postgres().await;
+    let _ = parent_with_orders(&s, 1).await;
+    let statement = format!("{} where u.user_id in ($1, $2)", upstairs_store::postgres::USER_SELECT);
+    let none = "'00000000-0000-0000-0000-000000000000'";
+    let plan = generic_plan(&s, &statement, &format!("{none}, {none}")).await.to_string();
+    assert!(plan.contains("company_pkey") && !plan.contains("Hash"), "a user read: {plan}");
 }
 
 /// A write of one row by its key finds it by its key however its plan was made (ADR 0063).
